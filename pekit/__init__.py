@@ -1,0 +1,48 @@
+"""pekit: positional encodings and self-attention, computed and checked.
+
+The computation package behind the pekit lab; it never imports streamlit. Shapes follow the
+Dive into Deep Learning chapter "Self-Attention and Positional Encoding": rows are positions.
+"""
+
+from .attention import (
+    DotProductAttention,
+    MultiHeadAttention,
+    attention_scores,
+    dot_product_attention,
+    masked_softmax,
+    transpose_output,
+    transpose_qkv,
+)
+from .devices import default_device, describe_device, limit_threads, resolve_device
+from .encodings import (
+    LAYOUTS,
+    PositionalEncoding,
+    binary_encoding,
+    concatenated_to_interleaved,
+    frequencies,
+    interleaved_to_concatenated,
+    sinusoidal_encoding,
+    wavelengths,
+)
+
+__all__ = [
+    "LAYOUTS",
+    "DotProductAttention",
+    "MultiHeadAttention",
+    "PositionalEncoding",
+    "attention_scores",
+    "binary_encoding",
+    "concatenated_to_interleaved",
+    "default_device",
+    "describe_device",
+    "dot_product_attention",
+    "frequencies",
+    "interleaved_to_concatenated",
+    "limit_threads",
+    "masked_softmax",
+    "resolve_device",
+    "sinusoidal_encoding",
+    "transpose_output",
+    "transpose_qkv",
+    "wavelengths",
+]

@@ -1,0 +1,90 @@
+"""Choosing where pekit computes: CUDA when present, Apple's MPS when present, else the CPU.
+
+Every public pekit function that creates tensors takes ``device=None``; ``None`` means
+:func:`default_device`. The environment variable ``PEKIT_DEVICE`` (``cpu``, ``cuda``,
+``cuda:1``, ``mps``) overrides the automatic choice, e.g. to compare CPU and GPU numbers.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import platform
+
+import torch
+
+__all__ = ["default_device", "resolve_device", "describe_device", "cpu_name", "limit_threads"]
+
+
+def _mps_available() -> bool:
+    backend = getattr(torch.backends, "mps", None)
+    return bool(backend is not None and backend.is_available())
+
+
+def default_device() -> torch.device:
+    """The device pekit uses when a function gets ``device=None``."""
+    override = os.environ.get("PEKIT_DEVICE", "").strip()
+    if override:
+        return resolve_device(override)
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if _mps_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def resolve_device(device: str | torch.device | None) -> torch.device:
+    """Turn ``None``, a string or a ``torch.device`` into a usable ``torch.device``.
+
+    Raises ``ValueError`` naming the device when it is unknown or not present here.
+    """
+    if device is None:
+        return default_device()
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as err:
+        raise ValueError(f"device={device!r} is not a device name (try 'cpu' or 'cuda')") from err
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device={device!r}: no CUDA device is available on this machine")
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise ValueError(
+            f"device={device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+        )
+    if dev.type == "mps" and not _mps_available():
+        raise ValueError(f"device={device!r}: Apple's MPS backend is not available here")
+    return dev
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_name() -> str:
+    """The processor's model name, as the operating system reports it."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def describe_device(device: str | torch.device | None = None) -> str:
+    """A one-line human description, e.g. ``'CUDA: NVIDIA H100 80GB HBM3'``."""
+    dev = resolve_device(device)
+    if dev.type == "cuda":
+        return f"CUDA: {torch.cuda.get_device_name(dev)}"
+    if dev.type == "mps":
+        return f"Apple MPS ({platform.machine()})"
+    return f"CPU: {cpu_name()} ({torch.get_num_threads()} threads)"
+
+
+def limit_threads(num_threads: int) -> int:
+    """Cap torch's intra-op CPU threads (for servers where sessions share few cores).
+
+    Returns the number of threads now in use. Raises ``ValueError`` for ``num_threads < 1``.
+    """
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1:
+        raise ValueError(f"num_threads={num_threads!r} must be a whole number >= 1")
+    if torch.get_num_threads() != num_threads:
+        torch.set_num_threads(num_threads)
+    return torch.get_num_threads()

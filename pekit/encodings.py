@@ -1,0 +1,222 @@
+"""Fixed positional encodings: the sinusoidal table of Vaswani et al. (2017) and binary codes.
+
+References
+- Vaswani et al., "Attention Is All You Need" (2017), section 3.5: the interleaved sin/cos table.
+- Dive into Deep Learning, "Self-Attention and Positional Encoding": ``PositionalEncoding``,
+  whose ``P`` has rows = positions and columns = encoding dimensions.
+- tensor2tensor ``get_timing_signal_1d``: all sines, then all cosines, timescales log-spaced
+  from 1 to ``max_timescale`` inclusive.
+
+Accuracy. The book computes the angle ``i / 10000**(2j/d)`` in float32, whose rounding grows
+with the position (about 7e-3 off at position 100 000). Here every angle comes from the sum
+formula ``sin(a + b) = sin a cos b + cos a sin b`` with ``a`` a multiple of a block length and
+``b`` the offset inside the block; both small tables are evaluated in float64, so each entry is
+within a few float32 ulps of the exact value at any position, and the full table costs only
+multiply-adds.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import torch
+from torch import Tensor, nn
+
+from ._checks import check_float, check_float_dtype, check_int, check_probability
+from .devices import resolve_device
+
+__all__ = [
+    "Layout",
+    "LAYOUTS",
+    "frequencies",
+    "wavelengths",
+    "sinusoidal_encoding",
+    "interleaved_to_concatenated",
+    "concatenated_to_interleaved",
+    "PositionalEncoding",
+    "binary_encoding",
+]
+
+Layout = Literal["interleaved", "tensor2tensor"]
+LAYOUTS: tuple[str, ...] = ("interleaved", "tensor2tensor")
+
+
+def _check_layout(layout: object) -> str:
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout={layout!r} must be one of {LAYOUTS}")
+    return layout  # type: ignore[return-value]
+
+
+def frequencies(dim: int, *, base: float = 10000.0, layout: Layout = "interleaved") -> Tensor:
+    r"""Angular frequencies :math:`\omega_j` of the column pairs, float64 on the CPU.
+
+    - ``interleaved``: :math:`\omega_j = \text{base}^{-2j/\text{dim}}` for
+      ``j = 0 .. ceil(dim/2) - 1`` (an odd ``dim`` has a last pair with only its sine).
+    - ``tensor2tensor``: ``dim // 2`` timescales log-spaced from 1 to ``base`` inclusive,
+      :math:`\omega_j = \text{base}^{-j/(k-1)}` with ``k = dim // 2`` (``k = 1`` gives 1).
+    """
+    dim = check_int("dim", dim, minimum=1)
+    base = check_float("base", base, positive=True)
+    layout = _check_layout(layout)
+    if layout == "interleaved":
+        j = torch.arange(0, dim, 2, dtype=torch.float64)
+        return torch.exp(-math.log(base) * j / dim)
+    k = dim // 2
+    step = math.log(base) / max(k - 1, 1)
+    return torch.exp(-step * torch.arange(k, dtype=torch.float64))
+
+
+def wavelengths(dim: int, *, base: float = 10000.0, layout: Layout = "interleaved") -> Tensor:
+    r"""Wavelength :math:`2\pi/\omega_j` of each column pair, in positions (float64)."""
+    return 2 * math.pi / frequencies(dim, base=base, layout=layout)
+
+
+def _sincos_into(sin_out: Tensor, cos_out: Tensor, start: int, omega: Tensor, block: int) -> None:
+    """Fill ``sin_out``/``cos_out`` (views of shape (blocks, block, pairs)) with
+    sin/cos((start + row) * omega) by the angle-sum formula over float64 tables."""
+    blocks = sin_out.shape[0]
+    inner = torch.arange(block, dtype=torch.float64)[:, None] * omega  # (block, pairs)
+    outer = (start + block * torch.arange(blocks, dtype=torch.float64))[:, None] * omega
+    dtype, device = sin_out.dtype, sin_out.device
+    s_in = torch.sin(inner).to(device=device, dtype=dtype)  # (block, pairs)
+    c_in = torch.cos(inner).to(device=device, dtype=dtype)
+    s_out = torch.sin(outer).to(device=device, dtype=dtype)[:, None, :]  # (blocks, 1, pairs)
+    c_out = torch.cos(outer).to(device=device, dtype=dtype)[:, None, :]
+    torch.mul(s_out, c_in, out=sin_out)
+    sin_out.addcmul_(c_out, s_in)  # sin(a+b) = sin a cos b + cos a sin b
+    torch.mul(c_out, c_in, out=cos_out)
+    cos_out.addcmul_(s_out, s_in, value=-1.0)  # cos(a+b) = cos a cos b - sin a sin b
+
+
+def sinusoidal_encoding(
+    num_positions: int,
+    dim: int,
+    *,
+    base: float = 10000.0,
+    start: int = 0,
+    layout: Layout = "interleaved",
+    device: str | torch.device | None = None,
+    dtype: torch.dtype = torch.float32,
+) -> Tensor:
+    r"""The sinusoidal positional encoding table ``P`` of shape ``(num_positions, dim)``.
+
+    Row ``i`` encodes position ``start + i``. With :math:`\omega_j` from :func:`frequencies`:
+
+    - ``interleaved``: :math:`P_{i,2j} = \sin((s+i)\omega_j)`, :math:`P_{i,2j+1} = \cos((s+i)\omega_j)`;
+      an odd ``dim`` ends with the sine column of the last pair.
+    - ``tensor2tensor``: columns ``0..k-1`` are the sines, ``k..2k-1`` the cosines
+      (``k = dim // 2``); an odd ``dim`` gets a zero last column.
+    """
+    num_positions = check_int("num_positions", num_positions, minimum=0)
+    dim = check_int("dim", dim, minimum=1)
+    start = check_int("start", start)
+    layout = _check_layout(layout)
+    dtype = check_float_dtype(dtype)
+    dev = resolve_device(device)
+    if dev.type == "mps" and dtype == torch.float64:
+        raise ValueError("dtype=torch.float64 is not supported on Apple's MPS device")
+    omega = frequencies(dim, base=base, layout=layout)
+    pairs = omega.numel()
+    block = max(1, math.isqrt(max(num_positions, 1)))
+    blocks = -(-num_positions // block)  # ceil
+    rows = blocks * block
+    if layout == "interleaved":
+        buf = torch.empty(blocks, block, pairs, 2, device=dev, dtype=dtype)
+        _sincos_into(buf[..., 0], buf[..., 1], start, omega, block)
+        table = buf.view(rows, 2 * pairs)
+    else:
+        alloc = torch.zeros if dim % 2 else torch.empty
+        buf = alloc(blocks, block, dim, device=dev, dtype=dtype)
+        _sincos_into(buf[..., :pairs], buf[..., pairs : 2 * pairs], start, omega, block)
+        table = buf.view(rows, dim)
+    table = table[:num_positions, :dim]  # (num_positions, dim)
+    return table if table.is_contiguous() else table.contiguous()
+
+
+def interleaved_to_concatenated(P: Tensor) -> Tensor:
+    """Reorder columns ``sin0, cos0, sin1, cos1, ...`` into ``sin0, sin1, ..., cos0, cos1, ...``.
+
+    ``P``: ``(..., dim)`` with even ``dim``. Inverse: :func:`concatenated_to_interleaved`.
+    """
+    dim = P.shape[-1]
+    if dim % 2:
+        raise ValueError(f"P has dim={dim} columns; reordering needs an even number of columns")
+    pairs = P.unflatten(-1, (dim // 2, 2))  # (..., pairs, 2)
+    return pairs.transpose(-1, -2).flatten(-2)  # (..., 2 * pairs)
+
+
+def concatenated_to_interleaved(P: Tensor) -> Tensor:
+    """Reorder columns ``sin0, ..., sin_{k-1}, cos0, ..., cos_{k-1}`` into sin/cos pairs.
+
+    ``P``: ``(..., dim)`` with even ``dim``. Inverse: :func:`interleaved_to_concatenated`.
+    """
+    dim = P.shape[-1]
+    if dim % 2:
+        raise ValueError(f"P has dim={dim} columns; reordering needs an even number of columns")
+    halves = P.unflatten(-1, (2, dim // 2))  # (..., 2, pairs)
+    return halves.transpose(-1, -2).flatten(-2)  # (..., pairs * 2)
+
+
+class PositionalEncoding(nn.Module):
+    """Drop-in for the book's ``PositionalEncoding(num_hiddens, dropout, max_len=1000)``.
+
+    ``P`` has shape ``(1, max_len, num_hiddens)`` and is a non-persistent buffer, so
+    ``.to(device)`` moves it and state dicts stay the same as the book's. ``forward(X)`` with
+    ``X`` of shape ``(batch, steps, num_hiddens)`` returns ``dropout(X + P[:, :steps])``.
+    """
+
+    P: Tensor
+
+    def __init__(
+        self,
+        num_hiddens: int,
+        dropout: float,
+        max_len: int = 1000,
+        *,
+        base: float = 10000.0,
+        layout: Layout = "interleaved",
+        device: str | torch.device | None = None,
+    ) -> None:
+        super().__init__()
+        self.num_hiddens = check_int("num_hiddens", num_hiddens, minimum=1)
+        self.max_len = check_int("max_len", max_len, minimum=1)
+        self.dropout = nn.Dropout(check_probability("dropout", dropout))
+        P = sinusoidal_encoding(max_len, num_hiddens, base=base, layout=layout, device=device)
+        self.register_buffer("P", P.unsqueeze(0), persistent=False)  # (1, max_len, num_hiddens)
+
+    def forward(self, X: Tensor) -> Tensor:
+        # Shape of X: (batch, steps, num_hiddens)
+        if X.dim() != 3 or X.shape[-1] != self.num_hiddens:
+            raise ValueError(
+                f"X must have shape (batch, steps, {self.num_hiddens}); got {tuple(X.shape)}"
+            )
+        steps = X.shape[1]
+        if steps > self.max_len:
+            raise ValueError(f"X has steps={steps} positions but max_len={self.max_len}")
+        return self.dropout(X + self.P[:, :steps].to(dtype=X.dtype, device=X.device))
+
+
+def binary_encoding(
+    num_positions: int,
+    bits: int | None = None,
+    *,
+    device: str | torch.device | None = None,
+    dtype: torch.dtype = torch.float32,
+) -> Tensor:
+    """Binary codes of positions ``0 .. num_positions-1``, shape ``(num_positions, bits)``.
+
+    Column ``b`` is bit ``b`` of the position, least significant first, as 0/1 values.
+    ``bits=None`` uses the fewest bits that represent ``num_positions - 1`` (at least 1); with
+    fewer bits than that the codes wrap around after ``2**bits`` positions.
+    """
+    num_positions = check_int("num_positions", num_positions, minimum=0)
+    if bits is None:
+        bits = max(1, (num_positions - 1).bit_length())
+    bits = check_int("bits", bits, minimum=1, maximum=62)
+    if not dtype.is_floating_point and dtype not in (torch.int64, torch.int32, torch.uint8, torch.bool):
+        raise ValueError(f"dtype={dtype!r} must be a float, integer or bool torch dtype")
+    dev = resolve_device(device)
+    positions = torch.arange(num_positions, device=dev)[:, None]  # (num_positions, 1)
+    shifts = torch.arange(bits, device=dev)  # (bits,)
+    return ((positions >> shifts) & 1).to(dtype)  # (num_positions, bits)
