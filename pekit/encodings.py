@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
+import pandas as pd
 import torch
 from torch import Tensor, nn
 
@@ -34,6 +35,8 @@ __all__ = [
     "sinusoidal_encoding",
     "interleaved_to_concatenated",
     "concatenated_to_interleaved",
+    "frequency_table",
+    "compare_layouts",
     "PositionalEncoding",
     "binary_encoding",
 ]
@@ -156,6 +159,56 @@ def concatenated_to_interleaved(P: Tensor) -> Tensor:
         raise ValueError(f"P has dim={dim} columns; reordering needs an even number of columns")
     halves = P.unflatten(-1, (2, dim // 2))  # (..., 2, pairs)
     return halves.transpose(-1, -2).flatten(-2)  # (..., pairs * 2)
+
+
+def frequency_table(dim: int, *, base: float = 10000.0, layout: Layout = "interleaved") -> pd.DataFrame:
+    """One row per column pair ``j``: the columns holding its sine and cosine (``-1`` where an
+    odd width has no cosine column), its frequency ``omega`` and ``wavelength = 2*pi/omega``."""
+    omega = frequencies(dim, base=base, layout=layout)
+    pairs = omega.numel()
+    j = torch.arange(pairs)
+    if layout == "interleaved":
+        sin_col, cos_col = 2 * j, torch.where(2 * j + 1 < dim, 2 * j + 1, -1)
+    else:
+        sin_col, cos_col = j, pairs + j
+    return pd.DataFrame(
+        {
+            "pair": j.numpy(),
+            "sin column": sin_col.numpy(),
+            "cos column": cos_col.numpy(),
+            "omega": omega.numpy(),
+            "wavelength": (2 * math.pi / omega).numpy(),
+        }
+    )
+
+
+def compare_layouts(num_positions: int, dim: int, *, base: float = 10000.0, start: int = 0) -> pd.DataFrame:
+    """How tensor2tensor's table differs from the interleaved one, pair by pair.
+
+    Both are sines and cosines of ``position * omega_j``; tensor2tensor stores all sines first
+    and spaces its ``dim // 2`` frequencies from 1 to ``1/base`` inclusive
+    (``base**(-j/(k-1))``) where the paper uses ``base**(-2j/dim)``. After moving the columns
+    into the same order, the tables differ only through that spacing: ``max_abs_difference``
+    is the largest gap between the two pairs' values over the positions. An odd width's extra
+    column (an unpaired sine, or tensor2tensor's zero column) is left out.
+    """
+    k = check_int("dim", dim, minimum=2) // 2
+    inter = sinusoidal_encoding(num_positions, dim, base=base, start=start, device="cpu")[:, : 2 * k]
+    t2t = sinusoidal_encoding(num_positions, dim, base=base, start=start, layout="tensor2tensor", device="cpu")
+    diff = (interleaved_to_concatenated(inter) - t2t[:, : 2 * k]).abs()  # (positions, 2k): sines, cosines
+    per_pair = torch.maximum(diff[:, :k], diff[:, k:]).amax(dim=0) if num_positions else torch.zeros(k)
+    w_inter = frequencies(dim, base=base)[:k]
+    w_t2t = frequencies(dim, base=base, layout="tensor2tensor")
+    return pd.DataFrame(
+        {
+            "pair": range(k),
+            "omega interleaved": w_inter.numpy(),
+            "omega tensor2tensor": w_t2t.numpy(),
+            "wavelength interleaved": (2 * math.pi / w_inter).numpy(),
+            "wavelength tensor2tensor": (2 * math.pi / w_t2t).numpy(),
+            "max_abs_difference": per_pair.double().numpy(),
+        }
+    )
 
 
 class PositionalEncoding(nn.Module):

@@ -1,0 +1,193 @@
+"""Drive the app in a real browser: start ``streamlit run`` on a free port, open pages in
+Debian's Chromium through Playwright, wait for scripts to finish, time redraws.
+
+Used by the browser tests (``tests/test_browser.py``) and the redraw/load benchmarks.
+Playwright cannot download its own browsers here, so it launches ``/usr/bin/chromium``
+(override with ``PEKIT_CHROMIUM``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("PEKIT_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+# Streamlit's front end probes for a base path when a page is opened at a deep link
+# (e.g. /encoding_heatmap/_stcore/health); those 404s are the framework's, not the app's.
+_BASE_PATH_PROBES = ("/_stcore/health", "/_stcore/host-config")
+
+
+def chromium_missing_reason() -> str | None:
+    """Why browser tests cannot run here, or None when they can."""
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        return f"Chromium not found at {CHROMIUM} (install Debian's 'chromium' package or set PEKIT_CHROMIUM)"
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        return "the 'playwright' Python package is not installed"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class AppServer:
+    """``streamlit run streamlit_app.py`` on a free local port, for the length of a ``with``."""
+
+    def __init__(self, *, port: int | None = None, env: dict[str, str] | None = None, timeout: float = 90.0):
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {**os.environ, **(env or {})}
+        self.timeout = timeout
+        self.proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> AppServer:
+        cmd = [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port", str(self.port),
+               "--server.address", "127.0.0.1", "--server.headless", "true"]
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited early:\n{self.proc.stdout.read()}")
+            with contextlib.suppress(OSError):
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return self
+            time.sleep(0.1)
+        self.__exit__(None, None, None)
+        raise RuntimeError(f"streamlit did not answer /_stcore/health within {self.timeout} s")
+
+    def __exit__(self, *exc) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+
+def launch(playwright):
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+class PageWatch:
+    """Collects what a page does wrong: console errors, failed or foreign requests."""
+
+    def __init__(self, page, server_url: str):
+        self.page = page
+        self.origin = server_url
+        self.console_errors: list[str] = []
+        self.foreign_requests: list[str] = []
+        self.failed_requests: list[str] = []
+        page.on("console", self._on_console)
+        page.on("request", self._on_request)
+        page.on("requestfailed", lambda r: self.failed_requests.append(r.url))
+        page.on("response", self._on_response)
+        page.on("pageerror", lambda e: self.console_errors.append(f"pageerror: {e}"))
+        self._probe_404s = 0
+
+    def _on_console(self, msg) -> None:
+        if msg.type == "error":
+            if "404" in msg.text and self._probe_404s > 0:
+                self._probe_404s -= 1  # the console echo of a base-path probe
+                return
+            self.console_errors.append(msg.text)
+
+    def _on_response(self, response) -> None:
+        if response.status == 404 and response.url.endswith(_BASE_PATH_PROBES):
+            self._probe_404s += 1
+
+    def _on_request(self, request) -> None:
+        url = request.url
+        if not (url.startswith(self.origin) or url.startswith(("data:", "blob:", "about:"))):
+            self.foreign_requests.append(url)
+
+    def problems(self) -> list[str]:
+        out = [f"console error: {e}" for e in self.console_errors]
+        out += [f"request outside the app: {u}" for u in self.foreign_requests]
+        out += [f"failed request: {u}" for u in self.failed_requests]
+        return out
+
+
+INSTALL_STATE_LOG = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || window.__pekitStates) return;
+  window.__pekitStates = [];
+  new MutationObserver(() => window.__pekitStates.push(
+      [performance.now(), app.getAttribute('data-test-script-state')]))
+    .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+
+
+def wait_for_script(page, timeout_ms: float = 60_000) -> None:
+    """Wait until the app has run its script and rendered the main area."""
+    page.wait_for_function(
+        """() => {
+          const app = document.querySelector('[data-testid="stApp"]');
+          return app && app.getAttribute('data-test-script-state') === 'notRunning'
+                 && document.querySelector('[data-testid="stMain"] h1');
+        }""",
+        timeout=timeout_ms,
+    )
+    page.evaluate(INSTALL_STATE_LOG)
+    settle(page)
+
+
+def settle(page) -> None:
+    """Let pending renders (vega charts draw asynchronously) reach the screen."""
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))))")
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+                 .every(c => c.querySelector('canvas, svg'))""",
+        timeout=30_000,
+    )
+
+
+def timed_interaction(page, action, timeout_ms: float = 60_000) -> float:
+    """Run ``action()`` (e.g. a key press on a slider) and return the seconds until the
+    rerun it triggers has finished and the page has drawn."""
+    page.evaluate(INSTALL_STATE_LOG)
+    t0 = page.evaluate("() => performance.now()")
+    action()
+    page.wait_for_function(
+        """(t0) => (window.__pekitStates || []).some(([t, s]) => t > t0 && s === 'running')
+                && document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') === 'notRunning'""",
+        arg=t0,
+        timeout=timeout_ms,
+    )
+    settle(page)
+    return (page.evaluate("() => performance.now()") - t0) / 1000.0
+
+
+def slider_thumb(page, label: str):
+    """The draggable thumb of the slider whose label is ``label``."""
+    box = page.locator('[data-testid="stSlider"]').filter(has_text=label)
+    return box.locator('input[type="range"]').first

@@ -1,0 +1,88 @@
+"""Streamlit helpers shared by the pages: settings bound to the URL, notes, the sidebar.
+
+Kept beside the pages (and not in pekit, which never imports streamlit). With
+``st.navigation`` nothing in ``pages/`` runs unless ``streamlit_app.py`` lists it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from pekit.params import IntListSetting, Setting
+
+
+class UrlSettings:
+    """A page's settings, seeded from the link on the page's first run and written back to it.
+
+    On the first run of a page in a session each widget key is seeded from the query string;
+    unusable values fall back to the setting's default and a note is shown above the page.
+    After the widgets have run, :meth:`write_url` puts every non-default value into the link,
+    so the address bar always holds a link to the exact view.
+    """
+
+    def __init__(self, page: str, settings: Sequence[Setting]) -> None:
+        self.page = page
+        self.settings = {s.name: s for s in settings}
+        self.notes: list[str] = []
+        missing = [s for s in settings if self.key(s) not in st.session_state]
+        if missing:
+            params = st.query_params
+            for s in missing:
+                parsed = s.parse(params.get_all(s.name) if s.name in params else None)
+                st.session_state[self.key(s)] = list(parsed.value) if isinstance(s, IntListSetting) else parsed.value
+                if parsed.note:
+                    self.notes.append(parsed.note)
+            unknown = sorted(k for k in params.keys() if k not in self.settings)
+            if unknown:
+                shown = ", ".join(repr(k[:30]) for k in unknown[:5]) + (" …" if len(unknown) > 5 else "")
+                self.notes.append(f"Ignored unknown link setting(s): {shown}.")
+        for note in self.notes:
+            st.warning(note, icon=":material/link_off:")
+
+    def key(self, setting: Setting) -> str:
+        return f"{self.page}.{setting.name}"
+
+    def value(self, setting: Setting):
+        return st.session_state[self.key(setting)]
+
+    def narrow(self, setting: IntListSetting, maximum: int) -> IntListSetting:
+        """Narrow a list setting to values ``<= maximum`` (after another control changed),
+        keeping what still fits and noting what was dropped."""
+        narrowed = setting.within(maximum)
+        key = self.key(setting)
+        current = [v for v in st.session_state.get(key, []) if isinstance(v, int)]
+        fit = [v for v in current if v <= maximum]
+        if len(fit) != len(current):
+            st.info(f"{setting.label}: dropped {', '.join(str(v) for v in current if v > maximum)} "
+                    f"(only 0 to {maximum} exist now).")
+        st.session_state[key] = fit or list(narrowed.default)
+        self.settings[setting.name] = narrowed
+        return narrowed
+
+    def write_url(self) -> None:
+        """Put the non-default settings into the address bar (only when they changed)."""
+        wanted: dict[str, str] = {}
+        for name, s in self.settings.items():
+            value = self.value(s)
+            default = list(s.default) if isinstance(s, IntListSetting) else s.default
+            if value != default:
+                wanted[name] = s.format(value)
+        current = {k: st.query_params.get(k) for k in st.query_params.keys()}
+        if current != wanted:
+            st.query_params.from_dict(wanted)
+
+
+def int_slider(url: UrlSettings, setting: Setting, **kwargs) -> int:
+    """A slider over a setting's whole range, bound to the URL."""
+    return st.slider(setting.label, setting.minimum, setting.maximum, key=url.key(setting), **kwargs)
+
+
+def radio(url: UrlSettings, setting: Setting, **kwargs) -> str:
+    return st.radio(setting.label, setting.options, key=url.key(setting), horizontal=True, **kwargs)
+
+
+def show_error(err: Exception) -> None:
+    """Report a pekit ``ValueError`` (bad combination of settings) without a traceback."""
+    st.error(f"These settings cannot be computed: {err}", icon=":material/error:")

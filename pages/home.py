@@ -1,0 +1,27 @@
+"""Home: what the lab is and what each page shows."""
+
+import streamlit as st
+
+st.title("pekit: a lab for positional encodings and self-attention")
+st.markdown(
+    """
+Self-attention compares every token with every other token, all at once. That is what makes it
+fast on parallel hardware, and also why it needs help to know *where* each token is. This lab
+turns the chapter *Self-Attention and Positional Encoding* of *Dive into Deep Learning* into
+pictures you can change: every number on these pages is computed live by the `pekit` package,
+which you can also import in a notebook and get the same values.
+"""
+)
+
+st.subheader("Pages")
+st.page_link("pages/encoding_heatmap.py", label="Encoding heatmap", icon=":material/grid_on:")
+st.markdown(
+    "The sine/cosine table **P** itself: each row is a position, each column a dimension. "
+    "Change the number of positions, the width, the base and the layout; see which columns "
+    "oscillate fast and which slowly, how similar two positions are, and the wavelength of "
+    "every column pair."
+)
+
+st.caption(
+    "Every page keeps its settings in the address bar: copy the link to share the exact view."
+)

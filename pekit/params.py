@@ -1,0 +1,184 @@
+"""Settings a person can type: their ranges, defaults, and parsing from text (URL query strings).
+
+A lab is driven from sliders and from shared links. Links can hold anything: ``n=abc``,
+``n=-5``, ``n=1e9``, ``base=nan``, a 100 000-character string. Each setting here knows its
+valid range and turns raw text into a valid value plus, when the text was not usable, a short
+note saying what was ignored and what is shown instead. Nothing here raises on user text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+__all__ = ["Parsed", "IntSetting", "FloatSetting", "ChoiceSetting", "IntListSetting", "Setting"]
+
+_MAX_SHOWN = 40  # characters of a bad value quoted back in a note
+
+
+def _quote(raw: str) -> str:
+    text = "".join(ch if ch.isprintable() else "?" for ch in raw)
+    return repr(text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "…")
+
+
+class Parsed(NamedTuple):
+    """A valid value, and a note when the raw text could not be used as given."""
+
+    value: Any
+    note: str | None = None
+
+
+def _last(raw: str | Sequence[str] | None) -> tuple[str | None, str | None]:
+    """Reduce a query parameter that may be repeated to its last value, noting repeats."""
+    if raw is None or isinstance(raw, str):
+        return raw, None
+    values = list(raw)
+    if not values:
+        return None, None
+    if len(values) > 1:
+        return values[-1], f"given {len(values)} times; using the last one"
+    return values[0], None
+
+
+@dataclass(frozen=True)
+class _Base:
+    name: str
+    label: str
+
+    def parse(self, raw: str | Sequence[str] | None) -> Parsed:
+        text, repeat = _last(raw)
+        if text is None:
+            return Parsed(self.default)  # type: ignore[attr-defined]
+        value, problem = self._parse_text(text.strip())
+        notes = [n for n in (repeat, problem) if n]
+        if problem:
+            return Parsed(self.default, f"{self.name}={_quote(text)} in the link {'; '.join(notes)}; "  # type: ignore[attr-defined]
+                          f"showing {self.format(self.default)} instead.")  # type: ignore[attr-defined]
+        if repeat:
+            return Parsed(value, f"{self.name} {repeat}.")
+        return Parsed(value)
+
+    def _parse_text(self, text: str) -> tuple[Any, str | None]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class IntSetting(_Base):
+    """A whole number in ``[minimum, maximum]``."""
+
+    default: int
+    minimum: int
+    maximum: int
+
+    def _parse_text(self, text: str) -> tuple[Any, str | None]:
+        want = f"is not a whole number from {self.minimum} to {self.maximum}"
+        if len(text) > 30:
+            return None, want
+        try:
+            number = float(text)
+        except ValueError:
+            return None, want
+        if not math.isfinite(number) or number != int(number):
+            return None, want
+        value = int(number)
+        if not self.minimum <= value <= self.maximum:
+            return None, want
+        return value, None
+
+    def format(self, value: int) -> str:
+        return str(int(value))
+
+    def clamp(self, value: int) -> int:
+        return max(self.minimum, min(self.maximum, int(value)))
+
+
+@dataclass(frozen=True)
+class FloatSetting(_Base):
+    """A finite real number in ``[minimum, maximum]``."""
+
+    default: float
+    minimum: float
+    maximum: float
+
+    def _parse_text(self, text: str) -> tuple[Any, str | None]:
+        want = f"is not a number from {self.format(self.minimum)} to {self.format(self.maximum)}"
+        if len(text) > 30:
+            return None, want
+        try:
+            value = float(text)
+        except ValueError:
+            return None, want
+        if not math.isfinite(value) or not self.minimum <= value <= self.maximum:
+            return None, want
+        return value, None
+
+    def format(self, value: float) -> str:
+        return f"{float(value):g}"
+
+
+@dataclass(frozen=True)
+class ChoiceSetting(_Base):
+    """One of a fixed set of options (compared as text)."""
+
+    default: str
+    options: tuple[str, ...]
+
+    def _parse_text(self, text: str) -> tuple[Any, str | None]:
+        if text in self.options:
+            return text, None
+        return None, f"is not one of {', '.join(self.options)}"
+
+    def format(self, value: str) -> str:
+        return str(value)
+
+
+@dataclass(frozen=True)
+class IntListSetting(_Base):
+    """Several distinct whole numbers in ``[minimum, maximum]``, written ``6,7,8,9`` or ``6-9``.
+
+    The maximum is fixed when a setting is declared; a page whose upper bound depends on
+    another setting narrows it with :meth:`within`.
+    """
+
+    default: tuple[int, ...]
+    minimum: int
+    maximum: int
+    max_items: int
+
+    def _parse_text(self, text: str) -> tuple[Any, str | None]:
+        want = (f"is not a list of up to {self.max_items} whole numbers from {self.minimum} "
+                f"to {self.maximum} (e.g. 6,7,8,9 or 6-9)")
+        if len(text) > 200:
+            return None, want
+        values: list[int] = []
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            lo, sep, hi = part.partition("-") if not part.startswith("-") else (part, "", "")
+            try:
+                first, last = int(lo), int(hi) if sep else int(lo)
+            except ValueError:
+                return None, want
+            if last < first or last - first > self.max_items:
+                return None, want
+            values.extend(range(first, last + 1))
+        values = list(dict.fromkeys(values))
+        if not values or len(values) > self.max_items:
+            return None, want
+        if any(not self.minimum <= v <= self.maximum for v in values):
+            return None, want
+        return tuple(values), None
+
+    def format(self, value: Sequence[int]) -> str:
+        return ",".join(str(int(v)) for v in value)
+
+    def within(self, maximum: int) -> IntListSetting:
+        """The same setting with a smaller upper bound; the default keeps the values that fit
+        (or the first ones that do, when none fit)."""
+        fit = tuple(v for v in self.default if v <= maximum)
+        if not fit:
+            fit = tuple(range(self.minimum, min(maximum, self.minimum + len(self.default) - 1) + 1))
+        return IntListSetting(self.name, self.label, fit, self.minimum, maximum, self.max_items)
+
+
+Setting = IntSetting | FloatSetting | ChoiceSetting | IntListSetting

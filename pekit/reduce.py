@@ -1,0 +1,86 @@
+"""Honest reduction of large matrices for drawing: block means with the range of each block.
+
+A 4096 x 1024 table has 4M cells; drawing each as a chart mark is slow and a browser would
+alias it anyway. :func:`block_summary` averages equal blocks (a box filter: no aliasing) and
+keeps each block's minimum and maximum, so a picture can say exactly what it shows: "each cell
+is the mean of rows a..b and columns c..d, whose values range from lo to hi".
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from ._checks import check_int
+
+__all__ = ["BlockSummary", "block_summary", "block_edges"]
+
+
+class BlockSummary(NamedTuple):
+    """Block statistics of a matrix. ``mean``/``minimum``/``maximum``: ``(R, C)``;
+    ``row_edges``: ``(R + 1,)`` and ``col_edges``: ``(C + 1,)`` give block ``[r, c]`` as rows
+    ``row_edges[r] .. row_edges[r+1] - 1`` and columns ``col_edges[c] .. col_edges[c+1] - 1``.
+    ``minimum``/``maximum`` are ``None`` where only means are known."""
+
+    mean: Tensor
+    minimum: Tensor | None
+    maximum: Tensor | None
+    row_edges: Tensor
+    col_edges: Tensor
+
+    @property
+    def exact(self) -> bool:
+        """True when every block is a single cell (nothing was averaged)."""
+        return self.mean.shape == (self.row_edges[-1].item(), self.col_edges[-1].item())
+
+    @property
+    def block_shape(self) -> tuple[int, int]:
+        """Rows and columns per full block."""
+        return int(self.row_edges[1] - self.row_edges[0]), int(self.col_edges[1] - self.col_edges[0])
+
+
+def block_edges(length: int, max_blocks: int) -> Tensor:
+    """Edges of equal blocks (the last may be shorter) covering ``0 .. length``, at most
+    ``max_blocks`` blocks: ``tensor([0, s, 2s, ..., length])`` with ``s = ceil(length / max_blocks)``."""
+    length = check_int("length", length, minimum=1)
+    max_blocks = check_int("max_blocks", max_blocks, minimum=1)
+    size = -(-length // max_blocks)
+    edges = torch.arange(0, length, size)
+    return torch.cat([edges, torch.tensor([length])])
+
+
+def _pool(X: Tensor, rows: int, cols: int, pad_value: float, op: str) -> Tensor:
+    n, d = X.shape
+    padded = F.pad(X, (0, (-d) % cols, 0, (-n) % rows), value=pad_value)
+    blocks = padded.reshape(padded.shape[0] // rows, rows, padded.shape[1] // cols, cols)
+    return blocks.amax(dim=(1, 3)) if op == "max" else blocks.amin(dim=(1, 3))
+
+
+def block_summary(X: Tensor, max_rows: int, max_cols: int) -> BlockSummary:
+    """Mean, minimum and maximum of ``X`` (``(n, d)``) over at most ``max_rows x max_cols``
+    equal blocks. When ``X`` already fits, every block is one cell and the means are the
+    values themselves."""
+    if not isinstance(X, Tensor) or X.dim() != 2 or X.numel() == 0:
+        raise ValueError("X must be a non-empty 2-D tensor")
+    n, d = X.shape
+    row_edges, col_edges = block_edges(n, max_rows), block_edges(d, max_cols)
+    rows, cols = int(row_edges[1]), int(col_edges[1])
+    if rows == 1 and cols == 1:
+        return BlockSummary(X, X, X, row_edges, col_edges)
+    Xf = X.float() if not X.dtype.is_floating_point else X
+    sums = _pool_sum(Xf, rows, cols)
+    counts = torch.outer(row_edges.diff(), col_edges.diff()).to(sums)
+    mean = sums / counts  # (R, C)
+    return BlockSummary(
+        mean, _pool(Xf, rows, cols, float("inf"), "min"), _pool(Xf, rows, cols, float("-inf"), "max"),
+        row_edges, col_edges,
+    )
+
+
+def _pool_sum(X: Tensor, rows: int, cols: int) -> Tensor:
+    n, d = X.shape
+    padded = F.pad(X, (0, (-d) % cols, 0, (-n) % rows))
+    return padded.reshape(padded.shape[0] // rows, rows, padded.shape[1] // cols, cols).sum(dim=(1, 3))

@@ -1,0 +1,106 @@
+r"""How alike two positions' encodings are: the Gram matrix :math:`PP^\top` and its dependence on
+the offset alone.
+
+For the sinusoidal table, every sine/cosine pair contributes
+:math:`\sin(a)\sin(b) + \cos(a)\cos(b) = \cos(a - b)`, so
+:math:`P_i \cdot P_{i+\delta} = \sum_j \cos(\delta\,\omega_j)` depends on the offset
+:math:`\delta` only, is symmetric in :math:`\pm\delta` and decays (noisily) as :math:`\delta`
+grows. (An odd width's unpaired sine column adds a term that does depend on :math:`i`.)
+The functions here measure that on any table rather than assume it.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+from torch import Tensor
+
+from ._checks import check_int
+from .reduce import BlockSummary, block_edges
+
+__all__ = ["gram_block_means", "OffsetSimilarity", "similarity_by_offset", "neighbour_distances"]
+
+
+def _check_table(P: Tensor) -> None:
+    if not isinstance(P, Tensor) or P.dim() != 2 or P.shape[0] == 0:
+        raise ValueError("P must be a 2-D tensor of shape (positions, dim) with at least one position")
+
+
+def gram_block_means(P: Tensor, max_blocks: int) -> BlockSummary:
+    r"""Block means of the similarity matrix :math:`S = PP^\top` (``(n, n)``) over at most
+    ``max_blocks x max_blocks`` blocks, without forming ``S``.
+
+    The mean of :math:`P_i \cdot P_k` over a block of rows :math:`I` and columns :math:`K`
+    equals :math:`\bar P_I \cdot \bar P_K`, the dot product of the blocks' mean rows, so this
+    costs :math:`O(n d + B^2 d)` and is exact. Only means are known (``minimum``/``maximum`` are
+    ``None``); when ``n <= max_blocks`` the result is ``S`` itself.
+    """
+    _check_table(P)
+    n = P.shape[0]
+    edges = block_edges(n, max_blocks)
+    size = int(edges[1])
+    Pf = P.float() if P.dtype in (torch.float16, torch.bfloat16) else P
+    if size == 1:
+        means = Pf
+    else:
+        padded = torch.nn.functional.pad(Pf, (0, 0, 0, (-n) % size))
+        sums = padded.reshape(-1, size, P.shape[1]).sum(dim=1)  # (blocks, dim)
+        means = sums / edges.diff().to(sums)[:, None]
+    return BlockSummary(means @ means.T, None, None, edges, edges.clone())
+
+
+class OffsetSimilarity(NamedTuple):
+    r""":math:`P_i \cdot P_{i+\delta}` per offset over several starting positions ``i``.
+    ``offsets``, ``mean``, ``minimum``, ``maximum``: ``(D,)``; ``count``: how many starts
+    each offset was measured at; ``starts``: the starting rows used."""
+
+    offsets: Tensor
+    mean: Tensor
+    minimum: Tensor
+    maximum: Tensor
+    count: Tensor
+    starts: Tensor
+
+    @property
+    def spread(self) -> Tensor:
+        """``maximum - minimum`` per offset: 0 means the offset alone decides the similarity."""
+        return self.maximum - self.minimum
+
+
+def similarity_by_offset(P: Tensor, *, max_offset: int | None = None, num_starts: int = 64) -> OffsetSimilarity:
+    r"""Measure :math:`P_i \cdot P_{i+\delta}` for ``delta = 0 .. max_offset`` at up to
+    ``num_starts`` evenly spaced starting rows ``i`` (all rows when there are fewer).
+
+    Costs one ``(starts, dim) x (dim, n)`` product. Offsets beyond the table for a start
+    are skipped for that start; ``count`` says how many starts remain per offset.
+    """
+    _check_table(P)
+    n = P.shape[0]
+    max_offset = n - 1 if max_offset is None else check_int("max_offset", max_offset, minimum=0)
+    max_offset = min(max_offset, n - 1)
+    num_starts = check_int("num_starts", num_starts, minimum=1)
+    starts = torch.unique(torch.linspace(0, n - 1, min(num_starts, n)).round().long())
+    device = P.device
+    starts_d = starts.to(device)
+    Pf = P.float() if P.dtype in (torch.float16, torch.bfloat16) else P
+    G = Pf[starts_d] @ Pf.T  # (starts, n)
+    offsets = torch.arange(max_offset + 1, device=device)
+    cols = starts_d[:, None] + offsets[None, :]  # (starts, offsets)
+    valid = cols < n
+    vals = torch.gather(G, 1, cols.clamp(max=n - 1))  # (starts, offsets)
+    count = valid.sum(0)
+    zero = torch.zeros((), dtype=vals.dtype, device=device)
+    mean = torch.where(valid, vals, zero).sum(0) / count.clamp(min=1)
+    minimum = torch.where(valid, vals, torch.full((), float("inf"), device=device, dtype=vals.dtype)).amin(0)
+    maximum = torch.where(valid, vals, torch.full((), float("-inf"), device=device, dtype=vals.dtype)).amax(0)
+    return OffsetSimilarity(offsets.cpu(), mean.cpu(), minimum.cpu(), maximum.cpu(), count.cpu(), starts)
+
+
+def neighbour_distances(P: Tensor) -> Tensor:
+    r"""Euclidean distance between consecutive rows, :math:`\lVert P_{i+1} - P_i \rVert`, shape
+    ``(positions - 1,)``. For the sinusoidal table each pair adds :math:`2 - 2\cos\omega_j` to the
+    squared distance, whatever ``i`` is, so the result is the same at every position."""
+    _check_table(P)
+    Pd = P.double()
+    return (Pd[1:] - Pd[:-1]).norm(dim=1)

@@ -1,0 +1,18 @@
+"""pekit lab: the entry point. Lists the pages and shows where pekit computes."""
+
+import streamlit as st
+
+import pekit
+
+st.set_page_config(page_title="pekit: positional encodings and self-attention",
+                   layout="wide")
+
+PAGES = [
+    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/encoding_heatmap.py", title="Encoding heatmap", icon=":material/grid_on:",
+            url_path="encoding_heatmap"),
+]
+
+navigation = st.navigation(PAGES)
+st.sidebar.caption(f"Computing on **{pekit.describe_device()}**")
+navigation.run()
