@@ -1,8 +1,14 @@
 """pekit lab: the entry point. Lists the pages and shows where pekit computes."""
 
+import os
+
 import streamlit as st
 
 import pekit
+
+# Sessions run side by side in one server process; one torch thread each keeps them from
+# fighting over the cores (hosted apps get one or two). PEKIT_THREADS overrides.
+pekit.limit_threads(int(os.environ.get("PEKIT_THREADS", "1")))
 
 st.set_page_config(page_title="pekit: positional encodings and self-attention",
                    layout="wide")

@@ -13,6 +13,23 @@ import streamlit as st
 from pekit.params import IntListSetting, Setting
 
 
+def require_shell() -> None:
+    """Make sure the page runs inside ``streamlit_app.py`` (navigation, sidebar, config).
+
+    Until the entry point has called ``st.navigation`` once in a server process, Streamlit
+    treats a folder named ``pages/`` the legacy way and serves a deep link such as
+    ``/encoding_heatmap`` by running the page file on its own. A freshly started server (a
+    hosted app waking up for a workshop link) would then show a bare page with a wrong
+    sidebar. Each page calls this first: in that mode it switches the legacy handling off
+    and reruns, and the rerun goes through the entry point to the same page.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 class UrlSettings:
     """A page's settings, seeded from the link on the page's first run and written back to it.
 
@@ -81,6 +98,11 @@ def int_slider(url: UrlSettings, setting: Setting, **kwargs) -> int:
 
 def radio(url: UrlSettings, setting: Setting, **kwargs) -> str:
     return st.radio(setting.label, setting.options, key=url.key(setting), horizontal=True, **kwargs)
+
+
+def show_chart(spec: dict) -> None:
+    """Draw a Vega-Lite spec made by ``pekit.charts.to_spec`` across the page width."""
+    st.vega_lite_chart(spec=spec, width="stretch")
 
 
 def show_error(err: Exception) -> None:

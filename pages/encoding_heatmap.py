@@ -5,9 +5,11 @@ import streamlit as st
 import pekit
 from pekit import charts
 from pekit.params import ChoiceSetting, IntListSetting, IntSetting
-from pekit.reduce import block_summary
+from pekit.reduce import block_summary, drawing_blocks
 from pekit.similarity import gram_block_means, neighbour_distances, similarity_by_offset
-from pages._shared import UrlSettings, int_slider, radio, show_error
+from pages._shared import UrlSettings, int_slider, radio, require_shell, show_chart, show_error
+
+require_shell()
 
 N = IntSetting("n", "Positions n", default=60, minimum=1, maximum=4096)
 D = IntSetting("d", "Dimension d", default=32, minimum=1, maximum=1024)
@@ -16,8 +18,7 @@ START = ChoiceSetting("start", "First position", default="0", options=("0", "1")
 LAYOUT = ChoiceSetting("layout", "Layout", default="interleaved", options=pekit.LAYOUTS)
 COLS = IntListSetting("cols", "Columns to plot", default=(6, 7, 8, 9), minimum=0, maximum=1023, max_items=8)
 
-MAX_CELLS = (96, 64)  # heatmap rows x columns sent to the browser; larger tables are block-averaged
-MAX_SIM_BLOCKS = 64
+MAX_PIXELS = (320, 320)  # beyond charts.MAX_RECT_MARKS cells, heatmaps are images of at most this size
 LAYOUT_NAMES = {"interleaved": "interleaved (paper, book)", "tensor2tensor": "tensor2tensor (sin | cos)"}
 
 
@@ -25,21 +26,25 @@ LAYOUT_NAMES = {"interleaved": "interleaved (paper, book)", "tensor2tensor": "te
 def table_view(n: int, d: int, base: int, start: int, layout: str):
     """Everything on the page that depends on the table but not on the chosen columns."""
     P = pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout)  # (n, d)
-    summary = block_summary(P, *MAX_CELLS)
-    gram = gram_block_means(P, MAX_SIM_BLOCKS)
+    summary = block_summary(P, *drawing_blocks(n, d, max_marks=charts.MAX_RECT_MARKS, max_pixels=MAX_PIXELS),
+                            extremes=False)
+    gram = gram_block_means(P, drawing_blocks(n, n, max_marks=charts.MAX_RECT_MARKS, max_pixels=MAX_PIXELS)[0])
     offsets = similarity_by_offset(P, max_offset=min(n - 1, 512))
     steps = neighbour_distances(P) if n > 1 else None
     return {
-        "heatmap": charts.heatmap(summary, x_title="Column (encoding dimension)", y_title="Row (position)",
-                                  row_offset=start),
+        "heatmap": charts.to_spec(charts.heatmap(summary, x_title="Column (encoding dimension)",
+                                                 y_title="Row (position)", row_offset=start)),
         "exact": summary.exact,
+        "hover": summary.mean.numel() <= charts.MAX_RECT_MARKS,
         "block": summary.block_shape,
         "grid": tuple(summary.mean.shape),
-        "gram": charts.heatmap(gram, x_title="Position", y_title="Position", value_title="P[i]·P[k]",
-                               scheme="viridis", domain=None, row_offset=start, col_offset=start),
+        "gram": charts.to_spec(charts.heatmap(gram, x_title="Position", y_title="Position",
+                                              value_title="P[i]·P[k]", palette="sequential", domain=None,
+                                              row_offset=start, col_offset=start)),
         "gram_exact": gram.exact,
+        "gram_hover": gram.mean.numel() <= charts.MAX_RECT_MARKS,
         "gram_block": gram.block_shape[0],
-        "offsets": charts.offset_similarity_chart(offsets),
+        "offsets": charts.to_spec(charts.offset_similarity_chart(offsets)),
         "max_spread": float(offsets.spread.max()),
         "starts": len(offsets.starts),
         "step_range": None if steps is None else (float(steps.min()), float(steps.max())),
@@ -50,7 +55,7 @@ def table_view(n: int, d: int, base: int, start: int, layout: str):
 @st.cache_data(max_entries=24, show_spinner=False)
 def curves(n: int, d: int, base: int, start: int, layout: str, columns: tuple[int, ...]):
     P = pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout)
-    return charts.column_curves(P, columns, start=start)
+    return charts.to_spec(charts.column_curves(P, columns, start=start))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -60,7 +65,7 @@ def layout_comparison(n: int, d: int, base: int, start: int):
                       var_name="layout", value_name="wavelength")
     long["layout"] = long["layout"].str.removeprefix("wavelength ")
     long["omega"] = 2 * 3.141592653589793 / long["wavelength"]
-    return table, charts.frequency_chart(long)
+    return table, charts.to_spec(charts.frequency_chart(long))
 
 
 def csv_of_table(n: int, d: int, base: int, start: int, layout: str):
@@ -114,16 +119,19 @@ except ValueError as err:  # pekit refuses a combination of settings
     st.stop()
 
 st.subheader("The table P")
-st.altair_chart(view["heatmap"], width="stretch")
+show_chart(view["heatmap"])
 rows, cols = view["block"]
-if view["exact"]:
+if view["exact"] and view["hover"]:
     st.caption(f"All {n} × {d} entries drawn; hover a cell for its exact value.")
+elif view["exact"]:
+    st.caption(f"All {n} × {d} = {n * d:,} entries drawn, one pixel each (too many cells for "
+               f"hover; below {charts.MAX_RECT_MARKS:,} entries every cell shows its value).")
 else:
     st.caption(
-        f"P has {n} × {d} = {n * d:,} entries, too many to draw one by one. Each cell shows the "
-        f"**mean of a block of {rows} position(s) × {cols} column(s)** ({view['grid'][0]} × "
-        f"{view['grid'][1]} blocks); hover for the block's range, mean, minimum and maximum. Fast "
-        "columns average towards 0 inside a block: lower n or d to see every entry."
+        f"P has {n} × {d} = {n * d:,} entries, more than a chart can show one by one. Each pixel "
+        f"is the **mean of a block of {rows} position(s) × {cols} column(s)** ({view['grid'][0]} × "
+        f"{view['grid'][1]} blocks), so nothing is skipped or aliased, but columns that oscillate "
+        "faster than the block height average out towards 0. Lower n or d to see every entry."
     )
 st.download_button("Download P as CSV", csv_of_table(n, d, base, start, layout),
                    file_name=f"P_n{n}_d{d}_base{base}_start{start}_{layout}.csv", mime="text/csv",
@@ -140,7 +148,12 @@ cols_setting = url.narrow(COLS, d - 1)
 columns = st.multiselect(cols_setting.label, list(range(d)), key=url.key(COLS), max_selections=8,
                          help="The book plots columns 6 to 9.")
 if columns:
-    st.altair_chart(curves(n, d, base, start, layout, tuple(columns)), width="stretch")
+    show_chart(curves(n, d, base, start, layout, tuple(columns)))
+    if n * len(columns) > charts.MAX_CURVE_POINTS:
+        bucket = -(-n // (charts.MAX_CURVE_POINTS // len(columns)))
+        st.caption(f"{n} positions are more than the chart has room for: each column is drawn as the "
+                   f"band between its smallest and largest value over every {bucket} consecutive "
+                   "positions (a fast column fills its band, a slow one stays a line).")
 else:
     st.info("Pick at least one column to plot.")
 if layout == "interleaved":
@@ -151,16 +164,17 @@ else:
 st.subheader("How alike are two positions?")
 left, right = st.columns(2)
 with left:
-    st.altair_chart(view["gram"], width="stretch")
+    show_chart(view["gram"])
     if view["gram_exact"]:
-        st.caption("Similarity matrix P·Pᵀ: entry (i, k) is the dot product of rows i and k.")
+        st.caption("Similarity matrix P·Pᵀ: entry (i, k) is the dot product of rows i and k"
+                   + (" (hover for values)." if view["gram_hover"] else ", one pixel per entry."))
     else:
         b = view["gram_block"]
-        st.caption(f"Similarity matrix P·Pᵀ ({n} × {n}), drawn as exact means over blocks of {b} × {b} "
-                   "positions (the mean of a block of dot products is the dot product of the "
-                   "blocks' mean rows).")
+        st.caption(f"Similarity matrix P·Pᵀ ({n} × {n}): each pixel is the exact mean over a block of "
+                   f"{b} × {b} positions (the mean of a block of dot products is the dot product of "
+                   "the blocks' mean rows).")
 with right:
-    st.altair_chart(view["offsets"], width="stretch")
+    show_chart(view["offsets"])
     st.caption(
         f"P[i]·P[i+δ] measured at {view['starts']} evenly spaced starting rows i: the line is the "
         f"mean, the band runs from the smallest to the largest value. Largest band width: "
@@ -202,7 +216,7 @@ if layout == "tensor2tensor" and d >= 2:
         r"($\omega_j=\text{base}^{-j/(k-1)}$), while the paper's stop one step short "
         r"($\omega_j=\text{base}^{-2j/d}$). So even after reordering, the tables differ, pair by pair:"
     )
-    st.altair_chart(chart, width="stretch")
+    show_chart(chart)
     st.dataframe(table, hide_index=True, height=240)
 
 st.subheader("Questions readers asked")

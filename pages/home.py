@@ -2,6 +2,10 @@
 
 import streamlit as st
 
+from pages._shared import require_shell
+
+require_shell()
+
 st.title("pekit: a lab for positional encodings and self-attention")
 st.markdown(
     """

@@ -14,12 +14,16 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from .reduce import BlockSummary
+from .images import PALETTES, colorize, png_data_url
+from .reduce import BlockSummary, block_summary
 from .similarity import OffsetSimilarity
 
 __all__ = [
+    "to_spec",
     "heatmap_frame",
+    "MAX_RECT_MARKS",
     "heatmap",
+    "MAX_CURVE_POINTS",
     "column_curves",
     "offset_similarity_chart",
     "frequency_chart",
@@ -60,74 +64,151 @@ def heatmap_frame(summary: BlockSummary, *, row_offset: int = 0, col_offset: int
     return frame
 
 
+MAX_RECT_MARKS = 2048  # above this many cells a heatmap is drawn as an image
+
+
 def heatmap(
     summary: BlockSummary,
     *,
     x_title: str,
     y_title: str,
     value_title: str = "value",
-    scheme: str = "blueorange",
+    palette: str = "diverging",
     domain: Sequence[float] | None = (-1.0, 1.0),
     row_offset: int = 0,
     col_offset: int = 0,
     height: int = 360,
-) -> alt.Chart:
-    """A matrix as rectangles, rows downwards (as the book draws ``P``), columns across.
+    max_marks: int = MAX_RECT_MARKS,
+) -> alt.Chart | alt.LayerChart:
+    """A matrix, rows downwards (as the book draws ``P``), columns across, axes in real rows
+    and columns whatever the reduction.
 
-    Each rectangle spans its block's real rows and columns, so the axes always read in
-    positions and dimensions; a reduced summary is drawn honestly as block means with the
-    block's extent, mean, minimum and maximum on hover. An exact summary shows exact values.
+    Up to ``max_marks`` cells: one rectangle per cell or block, with the exact value (or the
+    block's extent, mean, minimum and maximum) on hover. Beyond that: one image pixel per
+    cell or block, colour-mapped with the same stops as the legend and drawn without
+    smoothing, so a browser neither slows down nor blurs or aliases it.
     """
-    frame = heatmap_frame(summary, row_offset=row_offset, col_offset=col_offset)
-    scale = alt.Scale(scheme=scheme, domain=list(domain)) if domain is not None else alt.Scale(scheme=scheme)
+    values = summary.mean.detach().double().cpu()
+    if domain is None:
+        lo, hi = float(values.min()), float(values.max())
+        domain = (lo, hi if hi > lo else lo + 1.0)
+    stops = list(PALETTES[palette])
     label = value_title if summary.exact else f"mean {value_title}"
-    tooltip = [alt.Tooltip("rows:N", title=y_title), alt.Tooltip("cols:N", title=x_title),
-               alt.Tooltip("value:Q", title=label, format=".6f")]
-    if "min" in frame:
-        tooltip += [alt.Tooltip("min:Q", format=".6f"), alt.Tooltip("max:Q", format=".6f")]
-    n_rows, n_cols = int(frame["row1"].max()), int(frame["col1"].max())
-    return (
-        alt.Chart(frame)
-        .mark_rect()
-        .encode(
-            x=alt.X("col0:Q", title=x_title, scale=alt.Scale(domain=[col_offset, n_cols], nice=False)),
-            x2="col1:Q",
-            y=alt.Y("row0:Q", title=y_title, scale=alt.Scale(domain=[row_offset, n_rows], nice=False, reverse=True)),
-            y2="row1:Q",
-            color=alt.Color("value:Q", title=label, scale=scale),
-            tooltip=tooltip,
+    scale = alt.Scale(domain=list(domain), range=stops, interpolate="rgb")
+    n_rows, n_cols = int(summary.row_edges[-1]), int(summary.col_edges[-1])
+    x_scale = alt.Scale(domain=[col_offset, col_offset + n_cols], nice=False, zero=False)
+    y_scale = alt.Scale(domain=[row_offset, row_offset + n_rows], nice=False, zero=False, reverse=True)
+    if values.numel() <= max_marks:
+        frame = heatmap_frame(summary, row_offset=row_offset, col_offset=col_offset)
+        tooltip = [alt.Tooltip("rows", type="nominal", title=y_title), alt.Tooltip("cols", type="nominal", title=x_title),
+                   alt.Tooltip("value", type="quantitative", title=label, format=".6f")]
+        if "min" in frame:
+            tooltip += [alt.Tooltip("min", type="quantitative", format=".6f"), alt.Tooltip("max", type="quantitative", format=".6f")]
+        return (
+            alt.Chart(frame)
+            .mark_rect()
+            .encode(
+                x=alt.X("col0", type="quantitative", title=x_title, scale=x_scale),
+                x2=alt.X2("col1"),
+                y=alt.Y("row0", type="quantitative", title=y_title, scale=y_scale),
+                y2=alt.Y2("row1"),
+                color=alt.Color("value", type="quantitative", title=label, scale=scale),
+                tooltip=tooltip,
+            )
+            .properties(height=height)
         )
-        .properties(height=height)
+    url = png_data_url(colorize(values, vmin=domain[0], vmax=domain[1], palette=palette))
+    image = pd.DataFrame({"url": [url], "x": [col_offset], "x2": [col_offset + n_cols],
+                          "y": [row_offset], "y2": [row_offset + n_rows]})
+    picture = (
+        alt.Chart(image)
+        .mark_image(aspect=False, smooth=False)
+        .encode(x=alt.X("x", type="quantitative", title=x_title, scale=x_scale), x2=alt.X2("x2"),
+                y=alt.Y("y", type="quantitative", title=y_title, scale=y_scale), y2=alt.Y2("y2"), url=alt.Url("url", type="nominal"))
     )
+    # an invisible layer that carries the colour legend for the image's palette
+    legend = (
+        alt.Chart(pd.DataFrame({"value": list(domain), "x": [col_offset] * 2, "y": [row_offset] * 2}))
+        .mark_point(opacity=0)
+        .encode(x=alt.X("x", type="quantitative"), y=alt.Y("y", type="quantitative"), color=alt.Color("value", type="quantitative", title=label, scale=scale))
+    )
+    return alt.layer(picture, legend).properties(height=height)
 
 
-def column_curves(P: Tensor, columns: Sequence[int], *, start: int = 0, height: int = 260) -> alt.Chart:
-    """Chosen columns of ``P`` (``(positions, dim)``) as curves over positions ``start + i``
-    (the book's figure of columns 6-9)."""
+MAX_CURVE_POINTS = 1920  # points over all columns; beyond, curves are drawn as per-bucket ranges
+
+
+def column_curves(
+    P: Tensor, columns: Sequence[int], *, start: int = 0, height: int = 260, max_points: int = MAX_CURVE_POINTS
+) -> alt.Chart:
+    """Chosen columns of ``P`` (``(positions, dim)``) over positions ``start + i`` (the book's
+    figure of columns 6-9).
+
+    Up to ``max_points`` values in all (positions x columns) every value is a point on a
+    line. Beyond that, positions are split into equal buckets (at most
+    ``max_points / len(columns)``) and each column is drawn as the band
+    from its smallest to its largest value inside each bucket: a fast column fills its band,
+    a slow one stays a thin line, and no oscillation is hidden by skipping positions.
+    """
     columns = list(columns)
-    values = P[:, columns].detach().double().cpu()  # (positions, len(columns))
-    n = values.shape[0]
+    sub = P[:, columns].detach().float().cpu()  # (positions, len(columns))
+    n = sub.shape[0]
+    names = [f"Col {c}" for c in columns]
+    color = alt.Color("column", type="nominal", title="Column", sort=names)
+    x = alt.X("position", type="quantitative", title="Row (position)")
+    y_scale = alt.Scale(domain=[-1, 1])
+    per_column = max(1, max_points // max(len(columns), 1))
+    if n <= per_column:
+        frame = pd.DataFrame(
+            {
+                "position": torch.arange(start, start + n).repeat(len(columns)).numpy(),
+                "column": [name for name in names for _ in range(n)],
+                "value": sub.T.double().flatten().numpy(),
+            }
+        )
+        return (
+            alt.Chart(frame)
+            .mark_line(point=n <= 64)
+            .encode(
+                x=x,
+                y=alt.Y("value", type="quantitative", title="P[position, column]", scale=y_scale),
+                color=color,
+                tooltip=[alt.Tooltip("column", type="nominal"), alt.Tooltip("position", type="quantitative"),
+                         alt.Tooltip("value", type="quantitative", format=".6f")],
+            )
+            .properties(height=height)
+        )
+    summary = block_summary(sub, per_column, 1)
+    edges = summary.row_edges
+    buckets = summary.mean.shape[0]
     frame = pd.DataFrame(
         {
-            "position": torch.arange(start, start + n).repeat(len(columns)).numpy(),
-            "column": [f"Col {c}" for c in columns for _ in range(n)],
-            "value": values.T.flatten().numpy(),
+            "position": (start + (edges[:-1] + edges[1:] - 1) / 2).double().repeat(len(columns)).numpy(),
+            "first": (start + edges[:-1]).repeat(len(columns)).numpy(),
+            "last": (start + edges[1:] - 1).repeat(len(columns)).numpy(),
+            "column": [name for name in names for _ in range(buckets)],
+            "min": summary.minimum.T.double().flatten().numpy(),
+            "max": summary.maximum.T.double().flatten().numpy(),
         }
     )
     return (
         alt.Chart(frame)
-        .mark_line(point=n <= 120)
+        .mark_area(opacity=0.55, strokeWidth=1)
         .encode(
-            x=alt.X("position:Q", title="Row (position)"),
-            y=alt.Y("value:Q", title="P[position, column]", scale=alt.Scale(domain=[-1, 1])),
-            color=alt.Color("column:N", title="Column", sort=[f"Col {c}" for c in columns]),
-            tooltip=["column:N", "position:Q", alt.Tooltip("value:Q", format=".6f")],
+            x=x,
+            y=alt.Y("min", type="quantitative", title="P[position, column] (range per bucket)", scale=y_scale),
+            y2=alt.Y2("max"),
+            color=color,
+            stroke=alt.Stroke("column", type="nominal", sort=names, legend=None),
+            tooltip=[alt.Tooltip("column", type="nominal"), alt.Tooltip("first", type="quantitative"),
+                     alt.Tooltip("last", type="quantitative"), alt.Tooltip("min", type="quantitative", format=".6f"),
+                     alt.Tooltip("max", type="quantitative", format=".6f")],
         )
         .properties(height=height)
     )
 
 
-def offset_similarity_chart(sim: OffsetSimilarity, *, height: int = 260) -> alt.Chart:
+def offset_similarity_chart(sim: OffsetSimilarity, *, height: int = 260) -> alt.LayerChart:
     """Mean of ``P[i]·P[i+δ]`` over the measured starts against ``δ``, with the band from the
     smallest to the largest value seen (a flat band means the offset alone decides)."""
     frame = pd.DataFrame(
@@ -139,12 +220,12 @@ def offset_similarity_chart(sim: OffsetSimilarity, *, height: int = 260) -> alt.
             "starts": sim.count.numpy(),
         }
     )
-    base = alt.Chart(frame).encode(x=alt.X("offset:Q", title="Offset δ (positions)"))
-    band = base.mark_area(opacity=0.3).encode(y=alt.Y("min:Q", title="P[i] · P[i+δ]"), y2="max:Q")
+    base = alt.Chart(frame).encode(x=alt.X("offset", type="quantitative", title="Offset δ (positions)"))
+    band = base.mark_area(opacity=0.3).encode(y=alt.Y("min", type="quantitative", title="P[i] · P[i+δ]"), y2=alt.Y2("max"))
     line = base.mark_line().encode(
-        y="mean:Q",
-        tooltip=["offset:Q", alt.Tooltip("mean:Q", format=".6f"), alt.Tooltip("min:Q", format=".6f"),
-                 alt.Tooltip("max:Q", format=".6f"), alt.Tooltip("starts:Q", title="starts measured")],
+        y=alt.Y("mean", type="quantitative"),
+        tooltip=[alt.Tooltip("offset", type="quantitative"), alt.Tooltip("mean", type="quantitative", format=".6f"), alt.Tooltip("min", type="quantitative", format=".6f"),
+                 alt.Tooltip("max", type="quantitative", format=".6f"), alt.Tooltip("starts", type="quantitative", title="starts measured")],
     )
     return (band + line).properties(height=height)
 
@@ -157,11 +238,19 @@ def frequency_chart(frame: pd.DataFrame, *, y: str = "wavelength", height: int =
         alt.Chart(frame)
         .mark_line(point=True)
         .encode(
-            x=alt.X("pair:Q", title="Pair index j"),
-            y=alt.Y(f"{y}:Q", title=title, scale=alt.Scale(type="log")),
-            color=alt.Color("layout:N", title="Layout"),
-            tooltip=["layout:N", "pair:Q", alt.Tooltip("omega:Q", format=".6g"),
-                     alt.Tooltip("wavelength:Q", format=".6g")],
+            x=alt.X("pair", type="quantitative", title="Pair index j"),
+            y=alt.Y(y, type="quantitative", title=title, scale=alt.Scale(type="log")),
+            color=alt.Color("layout", type="nominal", title="Layout"),
+            tooltip=[alt.Tooltip("layout", type="nominal"), alt.Tooltip("pair", type="quantitative"), alt.Tooltip("omega", type="quantitative", format=".6g"),
+                     alt.Tooltip("wavelength", type="quantitative", format=".6g")],
         )
         .properties(height=height)
     )
+
+
+def to_spec(chart: alt.TopLevelMixin) -> dict:
+    """The chart as a Vega-Lite dict with its data inline, skipping Altair's JSON-schema
+    validation (the tests validate every builder's output; a page need not pay for it on
+    every rerun). Sizes are bounded by the builders, so Altair's 5000-row guard is lifted."""
+    with alt.data_transformers.enable("default", max_rows=None):
+        return chart.to_dict(validate=False)

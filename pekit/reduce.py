@@ -16,7 +16,7 @@ from torch import Tensor
 
 from ._checks import check_int
 
-__all__ = ["BlockSummary", "block_summary", "block_edges"]
+__all__ = ["BlockSummary", "block_summary", "block_edges", "drawing_blocks"]
 
 
 class BlockSummary(NamedTuple):
@@ -59,10 +59,10 @@ def _pool(X: Tensor, rows: int, cols: int, pad_value: float, op: str) -> Tensor:
     return blocks.amax(dim=(1, 3)) if op == "max" else blocks.amin(dim=(1, 3))
 
 
-def block_summary(X: Tensor, max_rows: int, max_cols: int) -> BlockSummary:
+def block_summary(X: Tensor, max_rows: int, max_cols: int, *, extremes: bool = True) -> BlockSummary:
     """Mean, minimum and maximum of ``X`` (``(n, d)``) over at most ``max_rows x max_cols``
     equal blocks. When ``X`` already fits, every block is one cell and the means are the
-    values themselves."""
+    values themselves. ``extremes=False`` skips the minima and maxima (``None``)."""
     if not isinstance(X, Tensor) or X.dim() != 2 or X.numel() == 0:
         raise ValueError("X must be a non-empty 2-D tensor")
     n, d = X.shape
@@ -74,6 +74,8 @@ def block_summary(X: Tensor, max_rows: int, max_cols: int) -> BlockSummary:
     sums = _pool_sum(Xf, rows, cols)
     counts = torch.outer(row_edges.diff(), col_edges.diff()).to(sums)
     mean = sums / counts  # (R, C)
+    if not extremes:
+        return BlockSummary(mean, None, None, row_edges, col_edges)
     return BlockSummary(
         mean, _pool(Xf, rows, cols, float("inf"), "min"), _pool(Xf, rows, cols, float("-inf"), "max"),
         row_edges, col_edges,
@@ -84,3 +86,12 @@ def _pool_sum(X: Tensor, rows: int, cols: int) -> Tensor:
     n, d = X.shape
     padded = F.pad(X, (0, (-d) % cols, 0, (-n) % rows))
     return padded.reshape(padded.shape[0] // rows, rows, padded.shape[1] // cols, cols).sum(dim=(1, 3))
+
+
+def drawing_blocks(rows: int, cols: int, *, max_marks: int, max_pixels: tuple[int, int]) -> tuple[int, int]:
+    """How many row and column blocks to draw a ``rows x cols`` matrix with: every cell when
+    it has at most ``max_marks`` cells (one chart mark each), else at most ``max_pixels``
+    blocks (one image pixel each)."""
+    if rows * cols <= max_marks:
+        return rows, cols
+    return min(rows, max_pixels[0]), min(cols, max_pixels[1])

@@ -102,5 +102,5 @@ def neighbour_distances(P: Tensor) -> Tensor:
     ``(positions - 1,)``. For the sinusoidal table each pair adds :math:`2 - 2\cos\omega_j` to the
     squared distance, whatever ``i`` is, so the result is the same at every position."""
     _check_table(P)
-    Pd = P.double()
-    return (Pd[1:] - Pd[:-1]).norm(dim=1)
+    Pf = P.float() if P.dtype in (torch.float16, torch.bfloat16) else P
+    return torch.linalg.vector_norm(Pf[1:] - Pf[:-1], dim=1)
