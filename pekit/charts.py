@@ -178,7 +178,7 @@ def column_curves(
             )
             .properties(height=height)
         )
-    summary = block_summary(sub, per_column, 1)
+    summary = block_summary(sub, per_column, len(columns))  # rows bucketed, columns kept apart
     edges = summary.row_edges
     buckets = summary.mean.shape[0]
     frame = pd.DataFrame(

@@ -13,8 +13,10 @@ import pekit
 from pekit import (
     PositionalEncoding,
     binary_encoding,
+    compare_layouts,
     concatenated_to_interleaved,
     frequencies,
+    frequency_table,
     interleaved_to_concatenated,
     sinusoidal_encoding,
     wavelengths,
@@ -222,3 +224,25 @@ def test_bad_arguments_raise_value_error_naming_them(call, name):
 def test_public_api_is_exported():
     for name in pekit.__all__:
         assert hasattr(pekit, name), name
+
+
+def test_frequency_table_columns():
+    t = frequency_table(5)
+    assert t["sin column"].tolist() == [0, 2, 4] and t["cos column"].tolist() == [1, 3, -1]
+    t2 = frequency_table(8, layout="tensor2tensor")
+    assert t2["sin column"].tolist() == [0, 1, 2, 3] and t2["cos column"].tolist() == [4, 5, 6, 7]
+    assert t2["wavelength"].iloc[-1] == pytest.approx(2 * math.pi * 10000)
+
+
+@pytest.mark.parametrize("d", [2, 16, 33])
+def test_compare_layouts_against_direct_difference(d):
+    table = compare_layouts(40, d, base=100.0)
+    k = d // 2
+    inter = torch.from_numpy(naive_interleaved(40, d, 100.0).numpy())
+    t2t = t2t_timing_signal(40, d, max_timescale=100.0)
+    for j in range(k):
+        gap = max((inter[:, 2 * j] - t2t[:, j]).abs().max(), (inter[:, 2 * j + 1] - t2t[:, k + j]).abs().max())
+        assert table["max_abs_difference"][j] == pytest.approx(float(gap), abs=1e-6)
+    assert table["max_abs_difference"][0] == 0  # both start at frequency 1
+    if d == 2:
+        assert table["max_abs_difference"].max() == 0

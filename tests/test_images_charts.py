@@ -1,0 +1,120 @@
+"""Colour maps, the PNG encoder and the chart builders (through to_dict, which validates)."""
+
+import struct
+import zlib
+
+import altair as alt
+import pytest
+import torch
+
+from pekit import charts, sinusoidal_encoding
+from pekit.images import PALETTES, colorize, png_bytes, png_data_url
+from pekit.reduce import block_summary
+from pekit.similarity import gram_block_means, similarity_by_offset
+
+
+def decode_png(data: bytes) -> torch.Tensor:
+    """Minimal PNG reader for the encoder's output (8-bit RGB, filter 0)."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width, height = 8, b"", 0, 0
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        crc = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])[0]
+        assert crc == zlib.crc32(kind + body) & 0xFFFFFFFF
+        if kind == b"IHDR":
+            width, height = struct.unpack(">II", body[:8])
+            assert body[8:10] == bytes([8, 2])
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = torch.frombuffer(bytearray(zlib.decompress(idat)), dtype=torch.uint8).reshape(height, 1 + 3 * width)
+    assert (raw[:, 0] == 0).all()
+    return raw[:, 1:].reshape(height, width, 3)
+
+
+def test_png_round_trip():
+    rgb = torch.randint(0, 256, (7, 5, 3), dtype=torch.uint8, generator=torch.Generator().manual_seed(0))
+    assert torch.equal(decode_png(png_bytes(rgb)), rgb)
+    assert png_data_url(rgb).startswith("data:image/png;base64,")
+
+
+def test_colorize_ends_and_nan():
+    X = torch.tensor([[-1.0, 1.0, float("nan"), -5.0, 5.0]])
+    rgb = colorize(X, vmin=-1, vmax=1)
+    first, last = PALETTES["diverging"][0], PALETTES["diverging"][-1]
+    as_rgb = lambda h: [int(h[i : i + 2], 16) for i in (1, 3, 5)]  # noqa: E731
+    assert rgb[0, 0].tolist() == as_rgb(first) and rgb[0, 1].tolist() == as_rgb(last)
+    assert rgb[0, 2].tolist() == [128, 128, 128]
+    assert rgb[0, 3].tolist() == as_rgb(first) and rgb[0, 4].tolist() == as_rgb(last)
+    with pytest.raises(ValueError, match="vmax"):
+        colorize(X, vmin=1, vmax=1)
+    with pytest.raises(ValueError, match="palette"):
+        colorize(X, vmin=0, vmax=1, palette="rainbow")
+
+
+def spec_rows(chart) -> int:
+    spec = chart.to_dict()  # validates against the Vega-Lite schema
+    return sum(len(v) for v in spec.get("datasets", {}).values())
+
+
+def test_small_heatmap_has_one_rect_per_cell_with_exact_values():
+    P = sinusoidal_encoding(20, 8, device="cpu")
+    chart = charts.heatmap(block_summary(P, 20, 8), x_title="col", y_title="row")
+    assert isinstance(chart, alt.Chart) and chart.mark == "rect" or chart.mark.type == "rect"
+    frame = charts.heatmap_frame(block_summary(P, 20, 8))
+    assert len(frame) == 160 and spec_rows(chart) == 160
+    assert frame["value"].tolist() == pytest.approx(P.flatten().double().tolist())
+
+
+def test_large_heatmap_is_a_bounded_image():
+    P = sinusoidal_encoding(4096, 1024, device="cpu")
+    s = block_summary(P, 320, 320, extremes=False)
+    chart = charts.heatmap(s, x_title="col", y_title="row")
+    assert isinstance(chart, alt.LayerChart)
+    spec = chart.to_dict()
+    urls = [row["url"] for rows in spec["datasets"].values() for row in rows if "url" in row]
+    assert len(urls) == 1
+    img = decode_png(__import__("base64").b64decode(urls[0].split(",", 1)[1]))
+    assert tuple(img.shape[:2]) == tuple(s.mean.shape)  # one pixel per block, nothing dropped
+    assert torch.equal(img, colorize(s.mean, vmin=-1, vmax=1))
+
+
+def test_block_frame_labels_ranges():
+    s = block_summary(torch.arange(40.0).reshape(10, 4), 3, 2)
+    frame = charts.heatmap_frame(s, row_offset=1)
+    assert frame["rows"].iloc[0] == "1–4" and frame["cols"].iloc[0] == "0–1"
+    assert {"min", "max"} <= set(frame.columns)
+
+
+def test_column_curves_exact_then_bucketed():
+    P = sinusoidal_encoding(60, 32, device="cpu")
+    assert spec_rows(charts.column_curves(P, [6, 7, 8, 9])) == 240
+    big = sinusoidal_encoding(4096, 32, device="cpu")
+    chart = charts.column_curves(big, [0, 9])
+    rows = chart.to_dict()["datasets"]
+    (data,) = rows.values()
+    assert len(data) <= charts.MAX_CURVE_POINTS
+    col0 = [r for r in data if r["column"] == "Col 0"]
+    assert min(r["min"] for r in col0) < -0.99 and max(r["max"] for r in col0) > 0.99  # fast column fills its band
+    assert sum(r["last"] - r["first"] + 1 for r in col0) == 4096  # every position is in a bucket
+
+
+def test_offset_and_frequency_charts_validate():
+    P = sinusoidal_encoding(100, 16, device="cpu")
+    assert spec_rows(charts.offset_similarity_chart(similarity_by_offset(P))) == 100
+    import pekit
+
+    table = pekit.compare_layouts(50, 16)
+    long = table.melt(id_vars="pair", value_vars=["wavelength interleaved", "wavelength tensor2tensor"],
+                      var_name="layout", value_name="wavelength")
+    long["omega"] = 1.0
+    assert spec_rows(charts.frequency_chart(long)) == 16
+
+
+def test_gram_heatmap_and_to_spec():
+    P = sinusoidal_encoding(30, 8, device="cpu")
+    chart = charts.heatmap(gram_block_means(P, 30), x_title="i", y_title="k", palette="sequential", domain=None)
+    spec = charts.to_spec(chart)
+    assert spec["mark"]["type"] == "rect" or spec["mark"] == "rect"
+    assert "datasets" in spec
