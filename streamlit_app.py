@@ -14,8 +14,8 @@ st.set_page_config(page_title="pekit: positional encodings and self-attention",
                    layout="wide")
 
 PAGES = [
-    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-    st.Page("pages/encoding_heatmap.py", title="Encoding heatmap", icon=":material/grid_on:",
+    st.Page("pages/home.py", title="Home", icon="🏠", default=True),
+    st.Page("pages/encoding_heatmap.py", title="Encoding heatmap", icon="🟧",
             url_path="encoding_heatmap"),
 ]
 

@@ -99,7 +99,7 @@ def launch(playwright):
 
 
 class PageWatch:
-    """Collects what a page does wrong: console errors, failed or foreign requests."""
+    """Collects what a page does wrong: console errors, page errors, failed or foreign requests."""
 
     def __init__(self, page, server_url: str):
         self.page = page
@@ -107,23 +107,16 @@ class PageWatch:
         self.console_errors: list[str] = []
         self.foreign_requests: list[str] = []
         self.failed_requests: list[str] = []
-        page.on("console", self._on_console)
+        self.probe_404s = 0
+        page.on("console", lambda msg: self.console_errors.append(msg.text) if msg.type == "error" else None)
+        page.on("pageerror", lambda err: self.console_errors.append(f"uncaught: {err}"))
         page.on("request", self._on_request)
         page.on("requestfailed", lambda r: self.failed_requests.append(r.url))
         page.on("response", self._on_response)
-        page.on("pageerror", lambda e: self.console_errors.append(f"pageerror: {e}"))
-        self._probe_404s = 0
-
-    def _on_console(self, msg) -> None:
-        if msg.type == "error":
-            if "404" in msg.text and self._probe_404s > 0:
-                self._probe_404s -= 1  # the console echo of a base-path probe
-                return
-            self.console_errors.append(msg.text)
 
     def _on_response(self, response) -> None:
         if response.status == 404 and response.url.endswith(_BASE_PATH_PROBES):
-            self._probe_404s += 1
+            self.probe_404s += 1
 
     def _on_request(self, request) -> None:
         url = request.url
@@ -131,7 +124,12 @@ class PageWatch:
             self.foreign_requests.append(url)
 
     def problems(self) -> list[str]:
-        out = [f"console error: {e}" for e in self.console_errors]
+        errors = list(self.console_errors)
+        for _ in range(self.probe_404s):  # the console echo of each base-path probe
+            echo = next((e for e in errors if "status of 404" in e), None)
+            if echo is not None:
+                errors.remove(echo)
+        out = [f"console error: {e}" for e in errors]
         out += [f"request outside the app: {u}" for u in self.foreign_requests]
         out += [f"failed request: {u}" for u in self.failed_requests]
         return out
@@ -162,13 +160,15 @@ def wait_for_script(page, timeout_ms: float = 60_000) -> None:
 
 
 def settle(page) -> None:
-    """Let pending renders (vega charts draw asynchronously) reach the screen."""
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))))")
+    """Let pending renders reach the screen: lazily loaded elements (shown as skeletons until
+    their code arrives) and charts, which vega draws asynchronously."""
     page.wait_for_function(
-        """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
-                 .every(c => c.querySelector('canvas, svg'))""",
+        """() => !document.querySelector('[data-testid="stSkeleton"]')
+                 && [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+                    .every(c => c.querySelector('canvas, svg'))""",
         timeout=30_000,
     )
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))))")
 
 
 def timed_interaction(page, action, timeout_ms: float = 60_000) -> float:

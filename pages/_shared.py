@@ -74,7 +74,7 @@ class UrlSettings:
         if len(fit) != len(current):
             st.info(f"{setting.label}: dropped {', '.join(str(v) for v in current if v > maximum)} "
                     f"(only 0 to {maximum} exist now).")
-        st.session_state[key] = fit or list(narrowed.default)
+        st.session_state[key] = fit if fit or not current else list(narrowed.default)
         self.settings[setting.name] = narrowed
         return narrowed
 

@@ -4,6 +4,7 @@ import streamlit as st
 
 import pekit
 from pekit import charts
+from pekit.export import matrix_csv
 from pekit.params import ChoiceSetting, IntListSetting, IntSetting
 from pekit.reduce import block_summary, drawing_blocks
 from pekit.similarity import gram_block_means, neighbour_distances, similarity_by_offset
@@ -69,13 +70,11 @@ def layout_comparison(n: int, d: int, base: int, start: int):
 
 
 def csv_of_table(n: int, d: int, base: int, start: int, layout: str):
-    def make() -> str:
-        P = pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout).cpu().numpy()
-        import pandas as pd
+    """The CSV download, built only when the button is clicked."""
 
-        frame = pd.DataFrame(P, columns=[f"col{j}" for j in range(d)])
-        frame.insert(0, "position", range(start, start + n))
-        return frame.to_csv(index=False, float_format="%.8g")
+    def make() -> str:
+        P = pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout)
+        return matrix_csv(P, row_start=start)
 
     return make
 

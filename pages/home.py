@@ -18,7 +18,7 @@ which you can also import in a notebook and get the same values.
 )
 
 st.subheader("Pages")
-st.page_link("pages/encoding_heatmap.py", label="Encoding heatmap", icon=":material/grid_on:")
+st.page_link("pages/encoding_heatmap.py", label="Encoding heatmap", icon="🟧")
 st.markdown(
     "The sine/cosine table **P** itself: each row is a position, each column a dimension. "
     "Change the number of positions, the width, the base and the layout; see which columns "

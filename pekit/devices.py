@@ -75,7 +75,8 @@ def describe_device(device: str | torch.device | None = None) -> str:
         return f"CUDA: {torch.cuda.get_device_name(dev)}"
     if dev.type == "mps":
         return f"Apple MPS ({platform.machine()})"
-    return f"CPU: {cpu_name()} ({torch.get_num_threads()} threads)"
+    threads = torch.get_num_threads()
+    return f"CPU: {cpu_name()} ({threads} thread{'' if threads == 1 else 's'})"
 
 
 def limit_threads(num_threads: int) -> int:

@@ -118,3 +118,19 @@ def test_gram_heatmap_and_to_spec():
     spec = charts.to_spec(chart)
     assert spec["mark"]["type"] == "rect" or spec["mark"] == "rect"
     assert "datasets" in spec
+
+
+def test_matrix_csv_round_trip():
+    import io
+
+    import pandas as pd
+
+    from pekit.export import matrix_csv
+
+    P = sinusoidal_encoding(7, 5, start=1, device="cpu")
+    frame = pd.read_csv(io.StringIO(matrix_csv(P, row_start=1)))
+    assert list(frame.columns) == ["position", "col0", "col1", "col2", "col3", "col4"]
+    assert frame["position"].tolist() == list(range(1, 8))
+    assert torch.allclose(torch.tensor(frame.iloc[:, 1:].values), P.double(), atol=1e-7, rtol=0)
+    with pytest.raises(ValueError, match="2-D"):
+        matrix_csv(torch.zeros(3))

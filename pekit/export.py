@@ -1,0 +1,19 @@
+"""Exports: tables as CSV text, with a labelled first column."""
+
+from __future__ import annotations
+
+import pandas as pd
+from torch import Tensor
+
+__all__ = ["matrix_csv"]
+
+
+def matrix_csv(X: Tensor, *, row_label: str = "position", row_start: int = 0, col_prefix: str = "col") -> str:
+    """``X`` (``(rows, cols)``) as CSV: a header ``row_label, col0, col1, ...`` and one line
+    per row, numbered from ``row_start``; values with 8 significant digits (float32 exact
+    to print and read back within 1e-7 relative)."""
+    if not isinstance(X, Tensor) or X.dim() != 2:
+        raise ValueError("X must be a 2-D tensor")
+    frame = pd.DataFrame(X.detach().cpu().double().numpy(), columns=[f"{col_prefix}{j}" for j in range(X.shape[1])])
+    frame.insert(0, row_label, range(row_start, row_start + X.shape[0]))
+    return frame.to_csv(index=False, float_format="%.8g")

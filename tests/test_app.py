@@ -1,0 +1,140 @@
+"""The app through Streamlit's AppTest: navigation, every control, links with good and bad values."""
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+HEATMAP = "pages/encoding_heatmap.py"
+
+
+def open_app(page: str | None = None, query: dict | None = None) -> AppTest:
+    """The app from its entry point (optionally switched to ``page`` with a query string)."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at.query_params.update(query or {})
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def texts(at: AppTest) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [w.value for w in at.warning]
+    parts += [i.value for i in at.info] + [e.value for e in at.error]
+    return "\n".join(parts)
+
+
+def charts(at: AppTest) -> list:
+    return at.get("vega_lite_chart")
+
+
+def test_home_describes_and_links_every_page():
+    at = open_app()
+    assert "lab for positional encodings" in at.title[0].value
+    links = [el.proto.page for el in at.get("page_link")]
+    assert any("encoding_heatmap" in link for link in links)
+    assert "Computing on" in at.sidebar.caption[0].value and "CPU" in at.sidebar.caption[0].value
+
+
+def test_heatmap_defaults_show_every_section():
+    at = open_app(HEATMAP)
+    assert at.title[0].value == "Encoding heatmap"
+    assert len(charts(at)) == 4  # P, columns, similarity matrix, similarity vs offset
+    assert len(at.latex) == 1
+    body = texts(at)
+    assert "All 60 × 32 entries drawn" in body
+    assert at.multiselect(key="heatmap.cols").value == [6, 7, 8, 9]
+    assert at.get("download_button")[0].proto.label == "Download P as CSV"
+    assert len(at.dataframe) == 1 and not at.warning
+    assert len(at.expander) == 3
+    assert dict(at.query_params) == {}  # defaults keep the link clean
+
+
+def link(at: AppTest) -> dict:
+    return {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+
+
+def test_every_control_changes_the_view_and_the_link():
+    at = open_app(HEATMAP)
+    at.slider(key="heatmap.n").set_value(4096).run()
+    at.slider(key="heatmap.d").set_value(1023).run()
+    at.number_input(key="heatmap.base").set_value(500).run()
+    at.radio(key="heatmap.start").set_value("1").run()
+    at.radio(key="heatmap.layout").set_value("tensor2tensor").run()
+    at.multiselect(key="heatmap.cols").set_value([0, 511, 1022]).run()
+    assert not at.exception
+    assert link(at) == {"n": "4096", "d": "1023", "base": "500", "start": "1", "layout": "tensor2tensor",
+                        "cols": "0,511,1022"}
+    body = texts(at)
+    assert "mean of a block of" in body  # the reduced picture says what it draws
+    assert "consecutive positions" in body  # the bucketed curves say so too
+    assert any("tensor2tensor versus the paper" in s.value for s in at.subheader)
+    assert len(charts(at)) == 5
+
+
+def test_link_restores_the_view():
+    at = open_app(HEATMAP, {"n": "100", "d": "17", "base": "100", "start": "1", "layout": "tensor2tensor",
+                            "cols": "0-2"})
+    assert at.slider(key="heatmap.n").value == 100
+    assert at.slider(key="heatmap.d").value == 17
+    assert at.number_input(key="heatmap.base").value == 100
+    assert at.radio(key="heatmap.start").value == "1"
+    assert at.radio(key="heatmap.layout").value == "tensor2tensor"
+    assert at.multiselect(key="heatmap.cols").value == [0, 1, 2]
+    assert not at.warning
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"n": "abc", "d": "-3", "base": "nan", "start": "7", "layout": "<script>alert(1)</script>", "cols": "x"},
+        {"n": "1e9", "d": "0", "base": "inf", "cols": "0-100000"},
+        {"n": "1" * 5000, "d": "🙂", "zzz": "1", "base": "1"},
+    ],
+)
+def test_bad_link_values_fall_back_with_a_note(query):
+    at = open_app(HEATMAP, query)
+    notes = " ".join(w.value for w in at.warning)
+    for key in query:
+        if key != "zzz":
+            assert f"{key}=" in notes, (key, notes)
+    if "zzz" in query:
+        assert "unknown" in notes
+    assert at.slider(key="heatmap.n").value == 60 and at.slider(key="heatmap.d").value == 32
+    assert "<script>" not in "".join(m.value for m in at.markdown)
+    assert len(charts(at)) == 4  # a valid view is still drawn
+
+
+def test_repeated_link_value_uses_the_last():
+    at = open_app(HEATMAP, {"n": ["5", "6"]})
+    assert at.slider(key="heatmap.n").value == 6
+    assert any("2 times" in w.value for w in at.warning)
+
+
+def test_columns_are_narrowed_when_the_width_shrinks():
+    at = open_app(HEATMAP)
+    at.slider(key="heatmap.d").set_value(8).run()
+    assert at.multiselect(key="heatmap.cols").value == [6, 7]
+    at.slider(key="heatmap.d").set_value(3).run()
+    assert not at.exception
+    assert at.multiselect(key="heatmap.cols").value == [0, 1, 2]
+    assert any("dropped" in i.value for i in at.info)
+
+
+def test_odd_width_and_single_position():
+    at = open_app(HEATMAP, {"n": "1", "d": "1"})
+    assert not at.exception and not at.error
+    at.slider(key="heatmap.d").set_value(7).run()
+    assert not at.exception
+    assert "sine and no cosine" in texts(at)
+
+
+def test_empty_column_selection_is_explained():
+    at = open_app(HEATMAP)
+    at.multiselect(key="heatmap.cols").set_value([]).run()
+    assert any("at least one column" in i.value for i in at.info)

@@ -1,0 +1,132 @@
+"""The app in a real browser: Playwright driving Debian's Chromium against ``streamlit run``.
+
+Skipped with a reason where Chromium or Playwright is missing, except in CI (``CI=true``),
+where a missing browser is a failure.
+"""
+
+import os
+
+import pytest
+
+from benchmarks.browser import AppServer, PageWatch, chromium_missing_reason, launch, slider_thumb, timed_interaction, wait_for_script
+
+reason = chromium_missing_reason()
+if reason and os.environ.get("CI"):
+    raise RuntimeError(f"browser tests must run in CI: {reason}")
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason=reason or "")]
+
+PAGES = {"": "pekit: a lab for positional encodings", "encoding_heatmap": "Encoding heatmap"}
+CHARTS = {"": 0, "encoding_heatmap": 4}
+
+
+@pytest.fixture(scope="module")
+def server():
+    with AppServer() as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1400, "height": 6000})  # every chart in view
+    pg = context.new_page()
+    watch = PageWatch(pg, server.url)
+    yield pg, watch
+    context.close()
+    assert not watch.problems(), watch.problems()
+
+
+def open_page(pg, server, path):
+    pg.goto(f"{server.url}/{path}")
+    wait_for_script(pg)
+
+
+def assert_clean(pg, path):
+    assert pg.locator('[data-testid="stException"]').count() == 0
+    assert PAGES[path] in pg.locator("h1").first.inner_text()
+    charts = pg.locator('[data-testid="stVegaLiteChart"]')
+    assert charts.count() == CHARTS[path]
+    for i in range(charts.count()):
+        assert charts.nth(i).locator("canvas, svg").count() > 0, f"chart {i} on /{path} did not draw"
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_page_loads_and_draws(page, server, path):
+    pg, _ = page
+    open_page(pg, server, path)
+    assert_clean(pg, path)
+    nav = pg.locator('[data-testid="stSidebarNav"]').inner_text()
+    assert "Home" in nav and "Encoding heatmap" in nav
+    assert "Computing on" in pg.locator('[data-testid="stSidebar"]').inner_text()
+
+
+def test_home_links_to_every_page(page, server):
+    pg, _ = page
+    open_page(pg, server, "")
+    hrefs = pg.locator('[data-testid="stMain"] [data-testid="stPageLink"] a').evaluate_all("els => els.map(e => e.href)")
+    assert {h.rstrip("/").rsplit("/", 1)[-1] for h in hrefs} == {p for p in PAGES if p}
+
+
+def test_slider_redraws_heatmap_and_updates_link(page, server):
+    pg, _ = page
+    open_page(pg, server, "encoding_heatmap")
+    thumb = slider_thumb(pg, "Positions n")
+    seconds = timed_interaction(pg, lambda: (thumb.focus(), thumb.press("ArrowLeft")))
+    assert "All 59 × 32 entries drawn" in pg.locator('[data-testid="stMain"]').inner_text()
+    assert pg.url.endswith("/encoding_heatmap?n=59")
+    assert_clean(pg, "encoding_heatmap")
+    assert seconds < 30  # a redraw happened; speed itself is measured in benchmarks/
+
+
+def test_shared_link_opens_the_same_view(browser, page, server):
+    pg, _ = page
+    open_page(pg, server, "encoding_heatmap?d=17&layout=tensor2tensor")
+    thumb = slider_thumb(pg, "Positions n")
+    timed_interaction(pg, lambda: (thumb.focus(), thumb.press("ArrowRight")))
+    shared = pg.url
+    assert "n=61" in shared and "d=17" in shared and "layout=tensor2tensor" in shared
+    other = browser.new_context(viewport={"width": 1400, "height": 6000})
+    try:
+        fresh = other.new_page()
+        fresh.goto(shared)
+        wait_for_script(fresh)
+        main = fresh.locator('[data-testid="stMain"]').inner_text()
+        assert "All 61 × 17 entries drawn" in main and "tensor2tensor versus the paper" in main
+        assert fresh.locator('input[type="range"]').first.get_attribute("value") == "61"
+    finally:
+        other.close()
+
+
+def test_bad_link_values_show_a_note(page, server):
+    pg, _ = page
+    open_page(pg, server, "encoding_heatmap?n=abc&d=%3Cscript%3Ealert(1)%3C%2Fscript%3E&base=nan")
+    alerts = pg.locator('[data-testid="stAlert"]').all_inner_texts()
+    assert any("n='abc'" in a for a in alerts) and any("base='nan'" in a for a in alerts)
+    assert pg.locator("main script, [data-testid='stMain'] script").count() == 0
+    assert_clean(pg, "encoding_heatmap")
+
+
+def test_fresh_server_deep_link_runs_the_entry_point(browser):
+    """A deep link is the first thing a freshly started server sees (a hosted app waking up)."""
+    with AppServer() as fresh_server:
+        context = browser.new_context(viewport={"width": 1400, "height": 6000})
+        try:
+            pg = context.new_page()
+            watch = PageWatch(pg, fresh_server.url)
+            open_page(pg, fresh_server, "encoding_heatmap?n=100")
+            nav = pg.locator('[data-testid="stSidebarNav"]').inner_text()
+            assert "Encoding heatmap" in nav and "shared" not in nav.lower()
+            assert "Computing on" in pg.locator('[data-testid="stSidebar"]').inner_text()
+            assert "All 100 × 32 = 3,200 entries drawn" in pg.locator('[data-testid="stMain"]').inner_text()
+            assert not watch.problems(), watch.problems()
+        finally:
+            context.close()
