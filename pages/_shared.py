@@ -48,9 +48,10 @@ class UrlSettings:
             params = st.query_params
             for s in missing:
                 parsed = s.parse(params.get_all(s.name) if s.name in params else None)
-                st.session_state[self.key(s)] = list(parsed.value) if isinstance(s, IntListSetting) else parsed.value
+                # list settings are edited as text ("6-9", "0,2,4"), the syntax of the link
+                st.session_state[self.key(s)] = s.format(parsed.value) if isinstance(s, IntListSetting) else parsed.value
                 if parsed.note:
-                    self.notes.append(parsed.note)
+                    self.notes.append(f"In the link: {parsed.note}")
             unknown = sorted(k for k in params.keys() if k not in self.settings)
             if unknown:
                 shown = ", ".join(repr(k[:30]) for k in unknown[:5]) + (" …" if len(unknown) > 5 else "")
@@ -68,23 +69,36 @@ class UrlSettings:
         """Narrow a list setting to values ``<= maximum`` (after another control changed),
         keeping what still fits and noting what was dropped."""
         narrowed = setting.within(maximum)
+        self.settings[setting.name] = narrowed
         key = self.key(setting)
-        current = [v for v in st.session_state.get(key, []) if isinstance(v, int)]
+        text = st.session_state.get(key, "")
+        current = setting.parse(text).value if text.strip() else ()
         fit = [v for v in current if v <= maximum]
         if len(fit) != len(current):
             st.info(f"{setting.label}: dropped {', '.join(str(v) for v in current if v > maximum)} "
                     f"(only 0 to {maximum} exist now).")
-        st.session_state[key] = fit if fit or not current else list(narrowed.default)
-        self.settings[setting.name] = narrowed
+            st.session_state[key] = setting.format(fit or narrowed.default)
         return narrowed
+
+    def int_list(self, setting: IntListSetting, **kwargs) -> list[int]:
+        """A text field for a list setting; returns the values (empty when the field is empty).
+        Text that does not parse is reported and the setting's default is used."""
+        text = st.text_input(setting.label, key=self.key(setting), **kwargs)
+        if not text.strip():
+            return []
+        parsed = self.settings[setting.name].parse(text)
+        if parsed.note:
+            st.warning(parsed.note, icon=":material/warning:")
+        return list(parsed.value)
 
     def write_url(self) -> None:
         """Put the non-default settings into the address bar (only when they changed)."""
         wanted: dict[str, str] = {}
         for name, s in self.settings.items():
             value = self.value(s)
-            default = list(s.default) if isinstance(s, IntListSetting) else s.default
-            if value != default:
+            if isinstance(s, IntListSetting):
+                value = s.parse(value).value if value.strip() else s.default
+            if value != s.default:
                 wanted[name] = s.format(value)
         current = {k: st.query_params.get(k) for k in st.query_params.keys()}
         if current != wanted:

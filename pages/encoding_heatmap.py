@@ -55,8 +55,8 @@ def table_view(n: int, d: int, base: int, start: int, layout: str):
 
 @st.cache_data(max_entries=24, show_spinner=False)
 def curves(n: int, d: int, base: int, start: int, layout: str, columns: tuple[int, ...]):
-    P = pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout)
-    return charts.to_spec(charts.column_curves(P, columns, start=start))
+    values = pekit.sinusoidal_columns(n, d, columns, base=base, start=start, layout=layout)
+    return charts.to_spec(charts.column_curves(values, columns, start=start))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -144,8 +144,8 @@ st.markdown(
 
 st.subheader("Columns over positions")
 cols_setting = url.narrow(COLS, d - 1)
-columns = st.multiselect(cols_setting.label, list(range(d)), key=url.key(COLS), max_selections=8,
-                         help="The book plots columns 6 to 9.")
+columns = url.int_list(cols_setting, help=f"Up to 8 columns from 0 to {d - 1}, e.g. 6-9 or 0,2,4. "
+                                            "The book plots columns 6 to 9.")
 if columns:
     show_chart(curves(n, d, base, start, layout, tuple(columns)))
     if n * len(columns) > charts.MAX_CURVE_POINTS:

@@ -23,6 +23,7 @@ from .encodings import (
     frequencies,
     frequency_table,
     interleaved_to_concatenated,
+    sinusoidal_columns,
     sinusoidal_encoding,
     wavelengths,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "limit_threads",
     "masked_softmax",
     "resolve_device",
+    "sinusoidal_columns",
     "sinusoidal_encoding",
     "transpose_output",
     "transpose_qkv",

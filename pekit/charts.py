@@ -30,6 +30,16 @@ __all__ = [
 ]
 
 
+def _texts(values, fmt: str = ".6f") -> list[str]:
+    """Numbers as tooltip text. Tooltips are computed for every mark when a chart draws, and
+    formatting there costs more than drawing; a text field costs one lookup."""
+    return [format(float(v), fmt) for v in values]
+
+
+def _tip(field: str, title: str | None = None) -> alt.Tooltip:
+    return alt.Tooltip(field, type="nominal", title=title or field)
+
+
 def _span(lo: int, hi: int) -> str:
     return str(lo) if hi - lo == 1 else f"{lo}–{hi - 1}"
 
@@ -100,10 +110,11 @@ def heatmap(
     y_scale = alt.Scale(domain=[row_offset, row_offset + n_rows], nice=False, zero=False, reverse=True)
     if values.numel() <= max_marks:
         frame = heatmap_frame(summary, row_offset=row_offset, col_offset=col_offset)
-        tooltip = [alt.Tooltip("rows", type="nominal", title=y_title), alt.Tooltip("cols", type="nominal", title=x_title),
-                   alt.Tooltip("value", type="quantitative", title=label, format=".6f")]
+        frame["value text"] = _texts(frame["value"])
+        tooltip = [_tip("rows", y_title), _tip("cols", x_title), _tip("value text", label)]
         if "min" in frame:
-            tooltip += [alt.Tooltip("min", type="quantitative", format=".6f"), alt.Tooltip("max", type="quantitative", format=".6f")]
+            frame["min text"], frame["max text"] = _texts(frame["min"]), _texts(frame["max"])
+            tooltip += [_tip("min text", "min"), _tip("max text", "max")]
         return (
             alt.Chart(frame)
             .mark_rect()
@@ -135,14 +146,15 @@ def heatmap(
     return alt.layer(picture, legend).properties(height=height)
 
 
-MAX_CURVE_POINTS = 1920  # points over all columns; beyond, curves are drawn as per-bucket ranges
+MAX_CURVE_POINTS = 960  # points over all columns; beyond, curves are drawn as per-bucket ranges
 
 
 def column_curves(
-    P: Tensor, columns: Sequence[int], *, start: int = 0, height: int = 260, max_points: int = MAX_CURVE_POINTS
+    values: Tensor, columns: Sequence[int], *, start: int = 0, height: int = 260, max_points: int = MAX_CURVE_POINTS
 ) -> alt.Chart:
-    """Chosen columns of ``P`` (``(positions, dim)``) over positions ``start + i`` (the book's
-    figure of columns 6-9).
+    """Columns of an encoding over positions ``start + i`` (the book's figure of columns 6-9).
+    ``values``: ``(positions, len(columns))``, column ``k`` holding encoding column ``columns[k]``
+    (e.g. from ``pekit.sinusoidal_columns`` or ``P[:, columns]``).
 
     Up to ``max_points`` values in all (positions x columns) every value is a point on a
     line. Beyond that, positions are split into equal buckets (at most
@@ -151,7 +163,9 @@ def column_curves(
     a slow one stays a thin line, and no oscillation is hidden by skipping positions.
     """
     columns = list(columns)
-    sub = P[:, columns].detach().float().cpu()  # (positions, len(columns))
+    if values.dim() != 2 or values.shape[1] != len(columns):
+        raise ValueError(f"values of shape {tuple(values.shape)} must have one column per entry of columns")
+    sub = values.detach().float().cpu()  # (positions, len(columns))
     n = sub.shape[0]
     names = [f"Col {c}" for c in columns]
     color = alt.Color("column", type="nominal", title="Column", sort=names)
@@ -166,6 +180,7 @@ def column_curves(
                 "value": sub.T.double().flatten().numpy(),
             }
         )
+        frame["value text"] = _texts(frame["value"])
         return (
             alt.Chart(frame)
             .mark_line(point=n <= 64)
@@ -173,8 +188,7 @@ def column_curves(
                 x=x,
                 y=alt.Y("value", type="quantitative", title="P[position, column]", scale=y_scale),
                 color=color,
-                tooltip=[alt.Tooltip("column", type="nominal"), alt.Tooltip("position", type="quantitative"),
-                         alt.Tooltip("value", type="quantitative", format=".6f")],
+                tooltip=[_tip("column"), alt.Tooltip("position", type="quantitative"), _tip("value text", "value")],
             )
             .properties(height=height)
         )
@@ -191,6 +205,8 @@ def column_curves(
             "max": summary.maximum.T.double().flatten().numpy(),
         }
     )
+    frame["positions"] = [f"{a}–{b}" for a, b in zip(frame["first"], frame["last"])]
+    frame["range"] = [f"{a:.6f} to {b:.6f}" for a, b in zip(frame["min"], frame["max"])]
     return (
         alt.Chart(frame)
         .mark_area(opacity=0.55, strokeWidth=1)
@@ -200,9 +216,7 @@ def column_curves(
             y2=alt.Y2("max"),
             color=color,
             stroke=alt.Stroke("column", type="nominal", sort=names, legend=None),
-            tooltip=[alt.Tooltip("column", type="nominal"), alt.Tooltip("first", type="quantitative"),
-                     alt.Tooltip("last", type="quantitative"), alt.Tooltip("min", type="quantitative", format=".6f"),
-                     alt.Tooltip("max", type="quantitative", format=".6f")],
+            tooltip=[_tip("column"), _tip("positions"), _tip("range")],
         )
         .properties(height=height)
     )
@@ -220,12 +234,14 @@ def offset_similarity_chart(sim: OffsetSimilarity, *, height: int = 260) -> alt.
             "starts": sim.count.numpy(),
         }
     )
+    frame["mean text"] = _texts(frame["mean"])
+    frame["range"] = [f"{a:.6f} to {b:.6f}" for a, b in zip(frame["min"], frame["max"])]
     base = alt.Chart(frame).encode(x=alt.X("offset", type="quantitative", title="Offset δ (positions)"))
     band = base.mark_area(opacity=0.3).encode(y=alt.Y("min", type="quantitative", title="P[i] · P[i+δ]"), y2=alt.Y2("max"))
     line = base.mark_line().encode(
         y=alt.Y("mean", type="quantitative"),
-        tooltip=[alt.Tooltip("offset", type="quantitative"), alt.Tooltip("mean", type="quantitative", format=".6f"), alt.Tooltip("min", type="quantitative", format=".6f"),
-                 alt.Tooltip("max", type="quantitative", format=".6f"), alt.Tooltip("starts", type="quantitative", title="starts measured")],
+        tooltip=[alt.Tooltip("offset", type="quantitative"), _tip("mean text", "mean"), _tip("range"),
+                 alt.Tooltip("starts", type="quantitative", title="starts measured")],
     )
     return (band + line).properties(height=height)
 

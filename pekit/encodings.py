@@ -33,6 +33,7 @@ __all__ = [
     "frequencies",
     "wavelengths",
     "sinusoidal_encoding",
+    "sinusoidal_columns",
     "interleaved_to_concatenated",
     "concatenated_to_interleaved",
     "frequency_table",
@@ -135,6 +136,48 @@ def sinusoidal_encoding(
         table = buf.view(rows, dim)
     table = table[:num_positions, :dim]  # (num_positions, dim)
     return table if table.is_contiguous() else table.contiguous()
+
+
+def sinusoidal_columns(
+    num_positions: int,
+    dim: int,
+    columns: list[int] | tuple[int, ...],
+    *,
+    base: float = 10000.0,
+    start: int = 0,
+    layout: Layout = "interleaved",
+    device: str | torch.device | None = None,
+    dtype: torch.dtype = torch.float32,
+) -> Tensor:
+    """Only the chosen columns of :func:`sinusoidal_encoding`, shape ``(num_positions, len(columns))``,
+    equal to ``sinusoidal_encoding(...)[:, columns]`` without building the whole table."""
+    num_positions = check_int("num_positions", num_positions, minimum=0)
+    dim = check_int("dim", dim, minimum=1)
+    start = check_int("start", start)
+    layout = _check_layout(layout)
+    dtype = check_float_dtype(dtype)
+    columns = [check_int("columns", c, minimum=0, maximum=dim - 1) for c in columns]
+    dev = resolve_device(device)
+    omega = frequencies(dim, base=base, layout=layout)
+    pairs = omega.numel()
+    # which pair each column belongs to, and whether it is the sine (0) or the cosine (1)
+    if layout == "interleaved":
+        where = [(c // 2, c % 2) for c in columns]
+    else:
+        where = [(c % pairs, c // pairs) if c < 2 * pairs else (None, None) for c in columns]  # None: zero column
+    used = sorted({p for p, _ in where if p is not None})
+    block = max(1, math.isqrt(max(num_positions, 1)))
+    blocks = -(-num_positions // block)
+    buf = torch.zeros(blocks, block, max(len(used), 1), 2, device=dev, dtype=dtype)
+    if used:
+        _sincos_into(buf[..., 0], buf[..., 1], start, omega[used], block)
+    table = buf.view(blocks * block, -1, 2)[:num_positions]  # (positions, used pairs, 2)
+    slot = {p: k for k, p in enumerate(used)}
+    out = torch.zeros(num_positions, len(columns), device=dev, dtype=dtype)
+    for k, (p, kind) in enumerate(where):
+        if p is not None:
+            out[:, k] = table[:, slot[p], kind]
+    return out
 
 
 def interleaved_to_concatenated(P: Tensor) -> Tensor:

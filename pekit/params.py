@@ -54,7 +54,7 @@ class _Base:
         value, problem = self._parse_text(text.strip())
         notes = [n for n in (repeat, problem) if n]
         if problem:
-            return Parsed(self.default, f"{self.name}={_quote(text)} in the link {'; '.join(notes)}; "  # type: ignore[attr-defined]
+            return Parsed(self.default, f"{self.name}={_quote(text)} {'; '.join(notes)}; "  # type: ignore[attr-defined]
                           f"showing {self.format(self.default)} instead.")  # type: ignore[attr-defined]
         if repeat:
             return Parsed(value, f"{self.name} {repeat}.")

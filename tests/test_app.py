@@ -48,7 +48,7 @@ def test_heatmap_defaults_show_every_section():
     assert len(at.latex) == 1
     body = texts(at)
     assert "All 60 × 32 entries drawn" in body
-    assert at.multiselect(key="heatmap.cols").value == [6, 7, 8, 9]
+    assert at.text_input(key="heatmap.cols").value == "6,7,8,9"
     assert at.get("download_button")[0].proto.label == "Download P as CSV"
     assert len(at.dataframe) == 1 and not at.warning
     assert len(at.expander) == 3
@@ -66,7 +66,7 @@ def test_every_control_changes_the_view_and_the_link():
     at.number_input(key="heatmap.base").set_value(500).run()
     at.radio(key="heatmap.start").set_value("1").run()
     at.radio(key="heatmap.layout").set_value("tensor2tensor").run()
-    at.multiselect(key="heatmap.cols").set_value([0, 511, 1022]).run()
+    at.text_input(key="heatmap.cols").input("0, 511,1022").run()
     assert not at.exception
     assert link(at) == {"n": "4096", "d": "1023", "base": "500", "start": "1", "layout": "tensor2tensor",
                         "cols": "0,511,1022"}
@@ -85,7 +85,7 @@ def test_link_restores_the_view():
     assert at.number_input(key="heatmap.base").value == 100
     assert at.radio(key="heatmap.start").value == "1"
     assert at.radio(key="heatmap.layout").value == "tensor2tensor"
-    assert at.multiselect(key="heatmap.cols").value == [0, 1, 2]
+    assert at.text_input(key="heatmap.cols").value == "0,1,2"
     assert not at.warning
 
 
@@ -119,10 +119,10 @@ def test_repeated_link_value_uses_the_last():
 def test_columns_are_narrowed_when_the_width_shrinks():
     at = open_app(HEATMAP)
     at.slider(key="heatmap.d").set_value(8).run()
-    assert at.multiselect(key="heatmap.cols").value == [6, 7]
+    assert at.text_input(key="heatmap.cols").value == "6,7"
     at.slider(key="heatmap.d").set_value(3).run()
     assert not at.exception
-    assert at.multiselect(key="heatmap.cols").value == [0, 1, 2]
+    assert at.text_input(key="heatmap.cols").value == "0,1,2"
     assert any("dropped" in i.value for i in at.info)
 
 
@@ -136,5 +136,15 @@ def test_odd_width_and_single_position():
 
 def test_empty_column_selection_is_explained():
     at = open_app(HEATMAP)
-    at.multiselect(key="heatmap.cols").set_value([]).run()
+    at.text_input(key="heatmap.cols").input("").run()
     assert any("at least one column" in i.value for i in at.info)
+    assert len(charts(at)) == 3
+
+
+@pytest.mark.parametrize("text", ["abc", "0-50", "<b>x</b>", "1" * 10_000, "🙂"])
+def test_bad_column_text_is_reported(text):
+    at = open_app(HEATMAP)
+    at.text_input(key="heatmap.cols").input(text).run()
+    assert not at.exception
+    assert any("cols=" in w.value for w in at.warning)
+    assert len(charts(at)) == 4  # the default columns are drawn

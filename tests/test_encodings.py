@@ -17,6 +17,7 @@ from pekit import (
     concatenated_to_interleaved,
     frequencies,
     frequency_table,
+    sinusoidal_columns,
     interleaved_to_concatenated,
     sinusoidal_encoding,
     wavelengths,
@@ -246,3 +247,15 @@ def test_compare_layouts_against_direct_difference(d):
     assert table["max_abs_difference"][0] == 0  # both start at frequency 1
     if d == 2:
         assert table["max_abs_difference"].max() == 0
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "tensor2tensor"])
+@pytest.mark.parametrize("n, d, cols", [(60, 32, [6, 7, 8, 9]), (1000, 9, [8, 0, 3]), (5, 1, [0]), (17, 7, [6, 6, 1])])
+def test_sinusoidal_columns_equal_table_columns(layout, n, d, cols):
+    full = sinusoidal_encoding(n, d, start=3, layout=layout, device="cpu")
+    assert torch.equal(sinusoidal_columns(n, d, cols, start=3, layout=layout, device="cpu"), full[:, cols])
+
+
+def test_sinusoidal_columns_range_checked():
+    with pytest.raises(ValueError, match="columns"):
+        sinusoidal_columns(5, 4, [4])

@@ -1,0 +1,131 @@
+"""Speed figures the issues ask for, each beside its reference or target, as ratios.
+
+    python -m benchmarks.run                 # everything
+    python -m benchmarks.run encoding rerun  # chosen sections: encoding, rerun, redraw
+
+Timings warm up first, repeat, and report medians; on CUDA each timed call is wrapped in
+``torch.cuda.synchronize()``. Nothing here is a test: it prints numbers for the notes.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import pekit  # noqa: E402
+
+
+def median_seconds(fn: Callable[[], object], *, repeat: int = 15, warmup: int = 3, device: str = "cpu") -> float:
+    sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
+    for _ in range(warmup):
+        fn()
+    sync()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def book_encoding(n: int, d: int, device: str = "cpu") -> torch.Tensor:
+    """The book's float32 construction of P (PositionalEncoding.__init__)."""
+    P = torch.zeros((1, n, d), device=device)
+    X = torch.arange(n, dtype=torch.float32, device=device).reshape(-1, 1) / torch.pow(
+        10000, torch.arange(0, d, 2, dtype=torch.float32, device=device) / d
+    )
+    P[:, :, 0::2] = torch.sin(X)
+    P[:, :, 1::2] = torch.cos(X)
+    return P
+
+
+def float64_row(position: int, d: int) -> torch.Tensor:
+    j = torch.arange(d, dtype=torch.float64)
+    angle = position / 10000.0 ** (2 * torch.div(j, 2, rounding_mode="floor") / d)
+    return torch.where(j % 2 == 0, torch.sin(angle), torch.cos(angle))
+
+
+def bench_encoding() -> None:
+    print("## sinusoidal_encoding(8192, 1024) against the book's float32 construction")
+    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    for device in devices:
+        ours = median_seconds(lambda: pekit.sinusoidal_encoding(8192, 1024, device=device), device=device)
+        book = median_seconds(lambda: book_encoding(8192, 1024, device), device=device)
+        print(f"{device:5s} pekit {ours * 1e3:8.2f} ms | book {book * 1e3:8.2f} ms | ratio {ours / book:5.2f} (target <= 1.5)")
+    n, d = 100_001, 1024
+    ref = float64_row(100_000, d)
+    ours_err = (pekit.sinusoidal_encoding(n, d, device="cpu")[-1].double() - ref).abs().max().item()
+    book_err = (book_encoding(n, d)[0, -1].double() - ref).abs().max().item()
+    print(f"max |error| at position 100000 vs float64: pekit {ours_err:.2e} (target <= 1e-6) | book {book_err:.2e}"
+          f" | ratio book/pekit {book_err / ours_err:,.0f}")
+    if torch.cuda.is_available():
+        gpu = pekit.sinusoidal_encoding(8192, 1024, device="cuda").cpu()
+        cpu = pekit.sinusoidal_encoding(8192, 1024, device="cpu")
+        print(f"cuda vs cpu max |difference|: {(gpu - cpu).abs().max().item():.2e}")
+
+
+def bench_rerun(pages: dict[str, dict] | None = None) -> None:
+    """Warm AppTest reruns at default settings (target <= 100 ms median)."""
+    from streamlit.testing.v1 import AppTest
+
+    pages = pages or {"pages/encoding_heatmap.py": {}}
+    print("## warm rerun in AppTest, default settings (target <= 100 ms median)")
+    for page, query in pages.items():
+        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+        at.query_params.update(query)
+        at.run()
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+        seconds = median_seconds(at.run, repeat=21, warmup=3)
+        print(f"{page:36s} {seconds * 1e3:7.1f} ms | ratio to target {seconds / 0.100:4.2f}")
+
+
+REDRAW_CASES = {
+    "encoding_heatmap": [("defaults", ""), ("largest (n=4096, d=1024)", "n=4096&d=1024"),
+                         ("largest, tensor2tensor, 8 columns", "n=4096&d=1023&layout=tensor2tensor&cols=0-7"),
+                         ("most marks drawn (n=480, d=8, 8 columns)", "n=480&d=8&cols=0-7")],
+}
+
+
+def bench_redraw(cases: dict | None = None, repeat: int = 7) -> None:
+    """Seconds from a slider key press until the rerun finished and the page drew, in Chromium,
+    with the server and the browser sharing this machine's cores."""
+    from playwright.sync_api import sync_playwright
+
+    from benchmarks.browser import AppServer, launch, slider_thumb, timed_interaction, wait_for_script
+
+    cases = cases or REDRAW_CASES
+    print("## redraw after a slider change in Chromium (target <= 0.5 s)")
+    with AppServer() as server, sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        for path, variants in cases.items():
+            for label, query in variants:
+                page.goto(f"{server.url}/{path}?{query}")
+                wait_for_script(page)
+                thumb = slider_thumb(page, "Positions n")
+                # always a new value (n, n-1, n-2, ...): every step misses the caches
+                times = [timed_interaction(page, lambda: (thumb.focus(), thumb.press("ArrowLeft")))
+                         for _ in range(repeat)]
+                med = statistics.median(times)
+                print(f"/{path:18s} {label:42s} median {med:5.3f} s (max {max(times):5.3f}) | ratio to target {med / 0.5:4.2f}")
+        browser.close()
+
+
+SECTIONS = {"encoding": bench_encoding, "rerun": bench_rerun, "redraw": bench_redraw}
+
+if __name__ == "__main__":
+    chosen = sys.argv[1:] or list(SECTIONS)
+    print(f"device: {pekit.describe_device()} | torch {torch.__version__} | threads {torch.get_num_threads()}")
+    for name in chosen:
+        SECTIONS[name]()
+        print()
