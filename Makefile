@@ -1,0 +1,30 @@
+# The two commands of the README, plus benchmarks. Each target makes its own virtual
+# environment in .venv (nothing relies on what happens to be installed) and reinstalls only
+# when a requirements file changes.
+PYTHON ?= python3
+VENV ?= .venv
+# fail fast where an index is unreachable, instead of retrying for minutes
+PIP_FLAGS ?= --retries 1 --timeout 20 --disable-pip-version-check --quiet
+
+.PHONY: run test bench clean
+
+$(VENV)/.app-installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install $(PIP_FLAGS) -r requirements.txt
+	touch $@
+
+$(VENV)/.dev-installed: $(VENV)/.app-installed requirements-dev.txt
+	$(VENV)/bin/python -m pip install $(PIP_FLAGS) -r requirements-dev.txt
+	touch $@
+
+run: $(VENV)/.app-installed
+	$(VENV)/bin/python -m streamlit run streamlit_app.py
+
+test: $(VENV)/.dev-installed
+	$(VENV)/bin/python -m pytest
+
+bench: $(VENV)/.dev-installed
+	$(VENV)/bin/python -m benchmarks.run
+
+clean:
+	rm -rf $(VENV)
