@@ -76,6 +76,19 @@ def wavelengths(dim: int, *, base: float = 10000.0, layout: Layout = "interleave
     return 2 * math.pi / frequencies(dim, base=base, layout=layout)
 
 
+def _check_table_args(num_positions, dim, start, layout, dtype, device):
+    """Validate the arguments shared by the table builders; returns them normalised."""
+    num_positions = check_int("num_positions", num_positions, minimum=0)
+    dim = check_int("dim", dim, minimum=1)
+    start = check_int("start", start)
+    layout = _check_layout(layout)
+    dtype = check_float_dtype(dtype)
+    dev = resolve_device(device)
+    if dev.type == "mps" and dtype == torch.float64:
+        raise ValueError("dtype=torch.float64 is not supported on Apple's MPS device")
+    return num_positions, dim, start, layout, dtype, dev
+
+
 def _sincos_into(sin_out: Tensor, cos_out: Tensor, start: int, omega: Tensor, block: int) -> None:
     """Fill ``sin_out``/``cos_out`` (views of shape (blocks, block, pairs)) with
     sin/cos((start + row) * omega) by the angle-sum formula over float64 tables."""
@@ -112,14 +125,7 @@ def sinusoidal_encoding(
     - ``tensor2tensor``: columns ``0..k-1`` are the sines, ``k..2k-1`` the cosines
       (``k = dim // 2``); an odd ``dim`` gets a zero last column.
     """
-    num_positions = check_int("num_positions", num_positions, minimum=0)
-    dim = check_int("dim", dim, minimum=1)
-    start = check_int("start", start)
-    layout = _check_layout(layout)
-    dtype = check_float_dtype(dtype)
-    dev = resolve_device(device)
-    if dev.type == "mps" and dtype == torch.float64:
-        raise ValueError("dtype=torch.float64 is not supported on Apple's MPS device")
+    num_positions, dim, start, layout, dtype, dev = _check_table_args(num_positions, dim, start, layout, dtype, device)
     omega = frequencies(dim, base=base, layout=layout)
     pairs = omega.numel()
     block = max(1, math.isqrt(max(num_positions, 1)))
@@ -151,13 +157,8 @@ def sinusoidal_columns(
 ) -> Tensor:
     """Only the chosen columns of :func:`sinusoidal_encoding`, shape ``(num_positions, len(columns))``,
     equal to ``sinusoidal_encoding(...)[:, columns]`` without building the whole table."""
-    num_positions = check_int("num_positions", num_positions, minimum=0)
-    dim = check_int("dim", dim, minimum=1)
-    start = check_int("start", start)
-    layout = _check_layout(layout)
-    dtype = check_float_dtype(dtype)
+    num_positions, dim, start, layout, dtype, dev = _check_table_args(num_positions, dim, start, layout, dtype, device)
     columns = [check_int("columns", c, minimum=0, maximum=dim - 1) for c in columns]
-    dev = resolve_device(device)
     omega = frequencies(dim, base=base, layout=layout)
     pairs = omega.numel()
     # which pair each column belongs to, and whether it is the sine (0) or the cosine (1)
