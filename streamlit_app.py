@@ -17,6 +17,7 @@ PAGES = [
     st.Page("pages/home.py", title="Home", icon="🏠", default=True),
     st.Page("pages/encoding_heatmap.py", title="Encoding heatmap", icon="🟧",
             url_path="encoding_heatmap"),
+    st.Page("pages/binary_analogy.py", title="Binary analogy", icon="🔢", url_path="binary_analogy"),
 ]
 
 navigation = st.navigation(PAGES)

@@ -80,6 +80,14 @@ class UrlSettings:
             st.session_state[key] = setting.format(fit or narrowed.default)
         return narrowed
 
+    def clamp(self, setting: Setting, maximum: int) -> None:
+        """Bring an integer setting back to ``<= maximum`` after another control lowered the
+        bound, with a note."""
+        key = self.key(setting)
+        if st.session_state.get(key, 0) > maximum:
+            st.info(f"{setting.label}: {st.session_state[key]} no longer exists; showing {maximum}.")
+            st.session_state[key] = maximum
+
     def int_list(self, setting: IntListSetting, **kwargs) -> list[int]:
         """A text field for a list setting; returns the values (empty when the field is empty).
         Text that does not parse is reported and the setting's default is used."""

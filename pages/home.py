@@ -26,6 +26,13 @@ st.markdown(
     "every column pair."
 )
 
+st.page_link("pages/binary_analogy.py", label="Binary analogy", icon="🔢")
+st.markdown(
+    "Why the table looks the way it does: the bits of a counter flip at halving speeds, the "
+    "encoding's columns oscillate at slowing speeds. Compare a bit with its closest column, see "
+    "where the analogy stops, and why smooth values beat bits."
+)
+
 st.caption(
     "Every page keeps its settings in the address bar: copy the link to share the exact view."
 )

@@ -27,6 +27,8 @@ __all__ = [
     "column_curves",
     "offset_similarity_chart",
     "frequency_chart",
+    "MAX_LINE_POINTS",
+    "line_chart",
 ]
 
 
@@ -73,6 +75,10 @@ def heatmap_frame(summary: BlockSummary, *, row_offset: int = 0, col_offset: int
         frame["max"] = summary.maximum.detach().double().cpu().flatten().numpy()
     return frame
 
+
+# distinct hues for series (Tableau 10), so overlaid lines stay apart in any theme
+SERIES_COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
+                 "#9c755f", "#bab0ac"]
 
 MAX_RECT_MARKS = 2048  # above this many cells a heatmap is drawn as an image
 
@@ -168,7 +174,7 @@ def column_curves(
     sub = values.detach().float().cpu()  # (positions, len(columns))
     n = sub.shape[0]
     names = [f"Col {c}" for c in columns]
-    color = alt.Color("column", type="nominal", title="Column", sort=names)
+    color = alt.Color("column", type="nominal", title="Column", sort=names, scale=alt.Scale(range=SERIES_COLORS))
     x = alt.X("position", type="quantitative", title="Row (position)")
     y_scale = alt.Scale(domain=[-1, 1])
     per_column = max(1, max_points // max(len(columns), 1))
@@ -215,7 +221,7 @@ def column_curves(
             y=alt.Y("min", type="quantitative", title="P[position, column] (range per bucket)", scale=y_scale),
             y2=alt.Y2("max"),
             color=color,
-            stroke=alt.Stroke("column", type="nominal", sort=names, legend=None),
+            stroke=alt.Stroke("column", type="nominal", sort=names, legend=None, scale=alt.Scale(range=SERIES_COLORS)),
             tooltip=[_tip("column"), _tip("positions"), _tip("range")],
         )
         .properties(height=height)
@@ -246,22 +252,86 @@ def offset_similarity_chart(sim: OffsetSimilarity, *, height: int = 260) -> alt.
     return (band + line).properties(height=height)
 
 
+MAX_LINE_POINTS = 600  # points over all series of a line chart; beyond, series become range bands
+
+
+def line_chart(
+    frame: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    series: str | None = None,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    series_title: str | None = None,
+    log_y: bool = False,
+    step: bool = False,
+    points: bool = False,
+    y_domain: Sequence[float] | None = None,
+    height: int = 260,
+    max_points: int = MAX_LINE_POINTS,
+) -> alt.Chart:
+    """Lines of ``y`` against ``x`` from a long-form frame, one per value of ``series``;
+    ``step`` draws square waves (values held until the next x), ``log_y`` a log axis.
+
+    With more than ``max_points`` rows in all, each series is cut into equal runs of
+    consecutive rows (in x order) and drawn as the band from the run's smallest to largest
+    ``y``: nothing is skipped, and a flat series still reads as a line.
+    """
+    names = list(dict.fromkeys(frame[series])) if series else [None]
+    scale = alt.Scale(type="log") if log_y else alt.Scale(domain=list(y_domain)) if y_domain else alt.Scale()
+    x_enc = alt.X(x, type="quantitative", title=x_title or x)
+    color = (
+        {"color": alt.Color(series, type="nominal", title=series_title or series, sort=names,
+                            scale=alt.Scale(range=SERIES_COLORS),
+                            legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400))}
+        if series else {}
+    )
+    if len(frame) <= max_points:
+        frame = frame.copy()
+        frame["y text"] = _texts(frame[y], ".6g")
+        tooltip = ([_tip(series, series_title or series)] if series else []) + [
+            alt.Tooltip(x, type="quantitative", title=x_title or x), _tip("y text", y_title or y)]
+        mark = alt.Chart(frame).mark_line(point=points, interpolate="step-after" if step else "linear")
+        return mark.encode(x=x_enc, y=alt.Y(y, type="quantitative", title=y_title or y, scale=scale),
+                           tooltip=tooltip, **color).properties(height=height)
+    per_series = max(1, max_points // len(names))
+    parts = []
+    for name in names:
+        part = frame[frame[series] == name] if series else frame
+        part = part.sort_values(x)
+        values = torch.tensor(part[[x, y]].to_numpy(dtype="float64"))  # (rows, 2)
+        summary = block_summary(values, per_series, 2)
+        parts.append(pd.DataFrame({
+            x: summary.mean[:, 0].numpy(),
+            "first": values[summary.row_edges[:-1], 0].numpy(),
+            "last": values[summary.row_edges[1:] - 1, 0].numpy(),
+            "low": summary.minimum[:, 1].numpy(),
+            "high": summary.maximum[:, 1].numpy(),
+            **({series: name} if series else {}),
+        }))
+    bands = pd.concat(parts, ignore_index=True)
+    bands["range"] = [f"{a:.6g} to {b:.6g}" for a, b in zip(bands["low"], bands["high"])]
+    bands["span"] = [f"{a:g} to {b:g}" for a, b in zip(bands["first"], bands["last"])]
+    tooltip = ([_tip(series, series_title or series)] if series else []) + [_tip("span", x_title or x),
+                                                                            _tip("range", y_title or y)]
+    stroke = ({"stroke": alt.Stroke(series, type="nominal", sort=names, legend=None,
+                                    scale=alt.Scale(range=SERIES_COLORS))} if series else {})
+    return (
+        alt.Chart(bands)
+        .mark_area(opacity=0.5, strokeWidth=1)
+        .encode(x=x_enc, y=alt.Y("low", type="quantitative", title=f"{y_title or y} (range per run)", scale=scale),
+                y2=alt.Y2("high"), tooltip=tooltip, **color, **stroke)
+        .properties(height=height)
+    )
+
+
 def frequency_chart(frame: pd.DataFrame, *, y: str = "wavelength", height: int = 260) -> alt.Chart:
     """Per-pair wavelength (or frequency) on a log scale; ``frame`` is long-form with columns
     ``pair``, ``layout`` and ``y``."""
     title = {"wavelength": "Wavelength 2π/ω (positions)", "omega": "Frequency ω (radians per position)"}.get(y, y)
-    return (
-        alt.Chart(frame)
-        .mark_line(point=True)
-        .encode(
-            x=alt.X("pair", type="quantitative", title="Pair index j"),
-            y=alt.Y(y, type="quantitative", title=title, scale=alt.Scale(type="log")),
-            color=alt.Color("layout", type="nominal", title="Layout"),
-            tooltip=[alt.Tooltip("layout", type="nominal"), alt.Tooltip("pair", type="quantitative"), alt.Tooltip("omega", type="quantitative", format=".6g"),
-                     alt.Tooltip("wavelength", type="quantitative", format=".6g")],
-        )
-        .properties(height=height)
-    )
+    return line_chart(frame, x="pair", y=y, series="layout", x_title="Pair index j", y_title=title,
+                      series_title="Layout", log_y=True, points=True, height=height)
 
 
 def to_spec(chart: alt.TopLevelMixin) -> dict:

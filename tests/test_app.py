@@ -148,3 +148,46 @@ def test_bad_column_text_is_reported(text):
     assert not at.exception
     assert any("cols=" in w.value for w in at.warning)
     assert len(charts(at)) == 4  # the default columns are drawn
+
+
+BINARY = "pages/binary_analogy.py"
+
+
+def test_binary_defaults():
+    at = open_app(BINARY)
+    assert at.title[0].value == "Binary analogy"
+    assert len(charts(at)) == 6
+    assert at.dataframe[0].value["LSB first"].tolist()[:3] == ["000000", "100000", "010000"]
+    assert [m.value for m in at.metric] == ["64 of 64", "64 of 64", "1", "1.17"]
+    assert len(at.latex) == 2 and not at.warning
+
+
+def test_binary_every_control_and_link():
+    at = open_app(BINARY)
+    at.slider(key="binary.n").set_value(1024).run()
+    at.slider(key="binary.bits").set_value(4).run()
+    at.slider(key="binary.d").set_value(1023).run()
+    at.number_input(key="binary.base").set_value(100).run()
+    at.selectbox(key="binary.bit").set_value(3).run()
+    assert not at.exception
+    assert link(at) == {"n": "1024", "bits": "4", "d": "1023", "base": "100", "bit": "3"}
+    assert at.metric[0].value == "16 of 1024"  # 4 bits tell 16 positions apart
+    body = texts(at)
+    assert "codes start over at 16" in body and "Each pixel" in body
+
+
+def test_binary_bit_follows_the_number_of_bits():
+    at = open_app(BINARY, {"bits": "8", "bit": "7"})
+    assert at.selectbox(key="binary.bit").value == 7
+    at.slider(key="binary.bits").set_value(3).run()
+    assert not at.exception and at.selectbox(key="binary.bit").value == 2
+    assert any("no longer exists" in i.value for i in at.info)
+    at.slider(key="binary.bits").set_value(1).run()
+    assert not at.exception and at.selectbox(key="binary.bit").value == 0
+
+
+@pytest.mark.parametrize("query", [{"n": "1", "bits": "99", "d": "x", "bit": "-1"}, {"bit": "15"}, {"n": "<i>", "base": "1e99"}])
+def test_binary_bad_links(query):
+    at = open_app(BINARY, query)
+    assert at.warning or at.info
+    assert len(charts(at)) == 6

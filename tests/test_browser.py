@@ -15,8 +15,9 @@ if reason and os.environ.get("CI"):
     raise RuntimeError(f"browser tests must run in CI: {reason}")
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason=reason or "")]
 
-PAGES = {"": "pekit: a lab for positional encodings", "encoding_heatmap": "Encoding heatmap"}
-CHARTS = {"": 0, "encoding_heatmap": 4}
+PAGES = {"": "pekit: a lab for positional encodings", "encoding_heatmap": "Encoding heatmap",
+         "binary_analogy": "Binary analogy"}
+CHARTS = {"": 0, "encoding_heatmap": 4, "binary_analogy": 6}
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +66,7 @@ def test_page_loads_and_draws(page, server, path):
     open_page(pg, server, path)
     assert_clean(pg, path)
     nav = pg.locator('[data-testid="stSidebarNav"]').inner_text()
-    assert "Home" in nav and "Encoding heatmap" in nav
+    assert all(title in nav for title in ("Home", "Encoding heatmap", "Binary analogy"))
     assert "Computing on" in pg.locator('[data-testid="stSidebar"]').inner_text()
 
 
@@ -130,3 +131,13 @@ def test_fresh_server_deep_link_runs_the_entry_point(browser):
             assert not watch.problems(), watch.problems()
         finally:
             context.close()
+
+
+def test_binary_analogy_slider_redraws(page, server):
+    pg, _ = page
+    open_page(pg, server, "binary_analogy")
+    thumb = slider_thumb(pg, "Bits")
+    timed_interaction(pg, lambda: (thumb.focus(), thumb.press("ArrowLeft")))
+    assert pg.url.endswith("/binary_analogy?bits=5")
+    assert "codes start over at 32" in pg.locator('[data-testid="stMain"]').inner_text()
+    assert_clean(pg, "binary_analogy")

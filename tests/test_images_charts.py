@@ -134,3 +134,21 @@ def test_matrix_csv_round_trip():
     assert torch.allclose(torch.tensor(frame.iloc[:, 1:].values), P.double(), atol=1e-7, rtol=0)
     with pytest.raises(ValueError, match="2-D"):
         matrix_csv(torch.zeros(3))
+
+
+def test_line_chart_exact_then_banded():
+    import pandas as pd
+
+    small = pd.DataFrame({"x": range(10), "y": [float(i % 3) for i in range(10)], "s": ["a"] * 5 + ["b"] * 5})
+    assert spec_rows(charts.line_chart(small, x="x", y="y", series="s")) == 10
+    n = 3000
+    big = pd.DataFrame({"x": list(range(n)) * 2, "y": [float(i % 7) for i in range(n)] + [1.0] * n,
+                        "s": ["comb"] * n + ["flat"] * n})
+    chart = charts.line_chart(big, x="x", y="y", series="s", max_points=600)
+    (rows,) = chart.to_dict()["datasets"].values()
+    assert len(rows) <= 600
+    comb = [r for r in rows if r["s"] == "comb"]
+    flat = [r for r in rows if r["s"] == "flat"]
+    assert min(r["low"] for r in comb) == 0 and max(r["high"] for r in comb) == 6
+    assert all(r["low"] == r["high"] == 1.0 for r in flat)  # a constant series stays a line
+    assert comb[0]["first"] == 0 and comb[-1]["last"] == n - 1
