@@ -18,6 +18,7 @@ PAGES = [
     st.Page("pages/encoding_heatmap.py", title="Encoding heatmap", icon="🟧",
             url_path="encoding_heatmap"),
     st.Page("pages/binary_analogy.py", title="Binary analogy", icon="🔢", url_path="binary_analogy"),
+    st.Page("pages/offset_rotation.py", title="Offset rotation", icon="🔄", url_path="offset_rotation"),
 ]
 
 navigation = st.navigation(PAGES)

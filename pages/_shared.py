@@ -88,6 +88,11 @@ class UrlSettings:
             st.info(f"{setting.label}: {st.session_state[key]} no longer exists; showing {maximum}.")
             st.session_state[key] = maximum
 
+    def replace(self, setting: Setting, value, note: str) -> None:
+        """Put ``value`` in place of the current one before its widget is drawn, saying why."""
+        st.session_state[self.key(setting)] = value
+        st.warning(note, icon=":material/info:")
+
     def int_list(self, setting: IntListSetting, **kwargs) -> list[int]:
         """A text field for a list setting; returns the values (empty when the field is empty).
         Text that does not parse is reported and the setting's default is used."""
@@ -122,9 +127,10 @@ def radio(url: UrlSettings, setting: Setting, **kwargs) -> str:
     return st.radio(setting.label, setting.options, key=url.key(setting), horizontal=True, **kwargs)
 
 
-def show_chart(spec: dict) -> None:
-    """Draw a Vega-Lite spec made by ``pekit.charts.to_spec`` across the page width."""
-    st.vega_lite_chart(spec=spec, width="stretch")
+def show_chart(spec: dict, *, stretch: bool = True) -> None:
+    """Draw a Vega-Lite spec made by ``pekit.charts.to_spec``, across the column's width or, for
+    charts with their own proportions (a circle), at their own size."""
+    st.vega_lite_chart(spec=spec, width="stretch" if stretch else "content")
 
 
 def show_error(err: Exception) -> None:

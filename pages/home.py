@@ -33,6 +33,13 @@ st.markdown(
     "where the analogy stops, and why smooth values beat bits."
 )
 
+st.page_link("pages/offset_rotation.py", label="Offset rotation", icon="🔄")
+st.markdown(
+    "Why a shift in position is a rotation: each sine/cosine pair turns by an angle that "
+    "depends on the offset only. Check it with numbers, see the block-diagonal matrix T(δ), and "
+    "see how rotary embeddings (RoPE) make attention scores depend on relative position only."
+)
+
 st.caption(
     "Every page keeps its settings in the address bar: copy the link to share the exact view."
 )

@@ -13,6 +13,7 @@ from .attention import (
     transpose_output,
     transpose_qkv,
 )
+from .rotation import apply_rope, offset_rotation
 from .devices import default_device, describe_device, limit_threads, resolve_device
 from .encodings import (
     LAYOUTS,
@@ -33,6 +34,7 @@ __all__ = [
     "DotProductAttention",
     "MultiHeadAttention",
     "PositionalEncoding",
+    "apply_rope",
     "attention_scores",
     "binary_encoding",
     "compare_layouts",
@@ -45,6 +47,7 @@ __all__ = [
     "interleaved_to_concatenated",
     "limit_threads",
     "masked_softmax",
+    "offset_rotation",
     "resolve_device",
     "sinusoidal_columns",
     "sinusoidal_encoding",

@@ -7,6 +7,7 @@ reaches the browser is bounded by the caller's choice of sizes, never by the raw
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import altair as alt
@@ -26,6 +27,7 @@ __all__ = [
     "MAX_CURVE_POINTS",
     "column_curves",
     "offset_similarity_chart",
+    "rotation_circle",
     "frequency_chart",
     "MAX_LINE_POINTS",
     "line_chart",
@@ -332,6 +334,34 @@ def frequency_chart(frame: pd.DataFrame, *, y: str = "wavelength", height: int =
     title = {"wavelength": "Wavelength 2π/ω (positions)", "omega": "Frequency ω (radians per position)"}.get(y, y)
     return line_chart(frame, x="pair", y=y, series="layout", x_title="Pair index j", y_title=title,
                       series_title="Layout", log_y=True, points=True, height=height)
+
+
+def rotation_circle(start: Tensor, end: Tensor, positions: Sequence[int], *, delta: int, height: int = 380) -> alt.LayerChart:
+    """One sine/cosine pair as points on the unit circle: ``start`` (``(count, 2)``) holds
+    ``(sin, cos)`` at the given positions, ``end`` the same pair ``delta`` positions later; an
+    arrow joins each point to where the shift takes it."""
+    s, e = start.detach().double().cpu(), end.detach().double().cpu()
+    pos = list(positions)
+    points = pd.DataFrame({"sin": s[:, 0].numpy(), "cos": s[:, 1].numpy(), "position": pos,
+                           "label": [str(p) for p in pos]})
+    arrows = pd.DataFrame({"x": s[:, 0].numpy(), "y": s[:, 1].numpy(), "x2": e[:, 0].numpy(), "y2": e[:, 1].numpy(),
+                           "move": [f"{p} → {p + delta}" for p in pos]})
+    angle = torch.linspace(0, 2 * math.pi, 181, dtype=torch.float64)
+    circle = pd.DataFrame({"sin": torch.sin(angle).numpy(), "cos": torch.cos(angle).numpy(), "order": range(181)})
+    axis = alt.Scale(domain=[-1.15, 1.15])
+    x = alt.X("sin", type="quantitative", title="P[i, 2j] = sin(iω_j)", scale=axis)
+    y = alt.Y("cos", type="quantitative", title="P[i, 2j+1] = cos(iω_j)", scale=axis)
+    ring = alt.Chart(circle).mark_line(color="#bab0ac").encode(x=x, y=y, order=alt.Order("order", type="quantitative"))
+    shift = alt.Chart(arrows).mark_rule(color="#f28e2b", strokeWidth=2).encode(
+        x=alt.X("x", type="quantitative", scale=axis), y=alt.Y("y", type="quantitative", scale=axis),
+        x2=alt.X2("x2"), y2=alt.Y2("y2"), tooltip=[_tip("move", "shift")])
+    heads = alt.Chart(arrows).mark_point(color="#f28e2b", shape="triangle", size=40, filled=True).encode(
+        x=alt.X("x2", type="quantitative", scale=axis), y=alt.Y("y2", type="quantitative", scale=axis))
+    dots = alt.Chart(points).mark_circle(size=70, color="#4e79a7").encode(
+        x=x, y=y, tooltip=[alt.Tooltip("position", type="quantitative")])
+    labels = alt.Chart(points).mark_text(dx=9, dy=-9, color="#4e79a7").encode(
+        x=x, y=y, text=alt.Text("label", type="nominal"))
+    return alt.layer(ring, shift, heads, dots, labels).properties(height=height, width=height)
 
 
 def to_spec(chart: alt.TopLevelMixin) -> dict:

@@ -191,3 +191,43 @@ def test_binary_bad_links(query):
     at = open_app(BINARY, query)
     assert at.warning or at.info
     assert len(charts(at)) == 6
+
+
+ROTATION = "pages/offset_rotation.py"
+
+
+def test_rotation_defaults():
+    at = open_app(ROTATION)
+    assert at.title[0].value == "Offset rotation"
+    assert len(charts(at)) == 6
+    assert float(at.metric[0].value) < 1e-6  # T(δ)·P[i] = P[i+δ] up to float32 round-off
+    assert "depend on m − n only" in texts(at)
+
+
+def test_rotation_every_control_and_link():
+    at = open_app(ROTATION)
+    at.slider(key="rotation.d").set_value(512).run()
+    at.slider(key="rotation.delta").set_value(-256).run()
+    at.number_input(key="rotation.base").set_value(100).run()
+    at.number_input(key="rotation.pair").set_value(255).run()
+    at.number_input(key="rotation.first").set_value(4096).run()
+    at.slider(key="rotation.count").set_value(128).run()
+    at.number_input(key="rotation.seed").set_value(7).run()
+    assert not at.exception
+    assert link(at) == {"d": "512", "delta": "-256", "base": "100", "pair": "255", "first": "4096",
+                        "count": "128", "seed": "7"}
+    assert float(at.metric[0].value) < 1e-5
+    at.slider(key="rotation.d").set_value(4).run()
+    assert not at.exception and at.number_input(key="rotation.pair").value == 1
+
+
+def test_rotation_odd_dimension_from_link_is_explained():
+    at = open_app(ROTATION, {"d": "7"})
+    assert any("cannot be rotated" in w.value for w in at.warning)
+    assert at.slider(key="rotation.d").value == 8 and len(charts(at)) == 6
+
+
+@pytest.mark.parametrize("query", [{"delta": "1e9", "pair": "x", "count": "0"}, {"first": "-1", "seed": "nan", "d": "513"}])
+def test_rotation_bad_links(query):
+    at = open_app(ROTATION, query)
+    assert at.warning and len(charts(at)) == 6

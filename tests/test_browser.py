@@ -16,8 +16,8 @@ if reason and os.environ.get("CI"):
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason=reason or "")]
 
 PAGES = {"": "pekit: a lab for positional encodings", "encoding_heatmap": "Encoding heatmap",
-         "binary_analogy": "Binary analogy"}
-CHARTS = {"": 0, "encoding_heatmap": 4, "binary_analogy": 6}
+         "binary_analogy": "Binary analogy", "offset_rotation": "Offset rotation"}
+CHARTS = {"": 0, "encoding_heatmap": 4, "binary_analogy": 6, "offset_rotation": 6}
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def test_page_loads_and_draws(page, server, path):
     open_page(pg, server, path)
     assert_clean(pg, path)
     nav = pg.locator('[data-testid="stSidebarNav"]').inner_text()
-    assert all(title in nav for title in ("Home", "Encoding heatmap", "Binary analogy"))
+    assert all(title in nav for title in ("Home", "Encoding heatmap", "Binary analogy", "Offset rotation"))
     assert "Computing on" in pg.locator('[data-testid="stSidebar"]').inner_text()
 
 
@@ -141,3 +141,13 @@ def test_binary_analogy_slider_redraws(page, server):
     assert pg.url.endswith("/binary_analogy?bits=5")
     assert "codes start over at 32" in pg.locator('[data-testid="stMain"]').inner_text()
     assert_clean(pg, "binary_analogy")
+
+
+def test_offset_rotation_slider_redraws(page, server):
+    pg, _ = page
+    open_page(pg, server, "offset_rotation")
+    thumb = slider_thumb(pg, "Offset δ")
+    timed_interaction(pg, lambda: (thumb.focus(), thumb.press("ArrowRight")))
+    assert pg.url.endswith("/offset_rotation?delta=4")
+    assert "i + 4" in pg.locator('[data-testid="stMain"]').inner_text()
+    assert_clean(pg, "offset_rotation")

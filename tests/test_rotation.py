@@ -1,0 +1,152 @@
+"""Offset rotation and RoPE against explicit 2x2 blocks, per-pair loops, complex numbers and
+the algebraic properties of rotations."""
+
+import cmath
+import math
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+from pekit import apply_rope, offset_rotation, sinusoidal_encoding
+from pekit.rotation import (
+    additive_scores,
+    diagonal_spread,
+    offset_dot_product,
+    rope_scores,
+    rotation_angles,
+    rotation_residuals,
+    seeded_query_key,
+)
+from pekit.similarity import similarity_by_offset
+
+
+def explicit_T(dim, delta, base=10000.0):
+    T = torch.zeros(dim, dim, dtype=torch.float64)
+    for j in range(dim // 2):
+        a = delta / base ** (2 * j / dim)
+        T[2 * j, 2 * j], T[2 * j, 2 * j + 1] = math.cos(a), math.sin(a)
+        T[2 * j + 1, 2 * j], T[2 * j + 1, 2 * j + 1] = -math.sin(a), math.cos(a)
+    return T
+
+
+@pytest.mark.parametrize("dim, delta, base", [(2, 1, 10000.0), (8, 5, 10000.0), (16, -3, 100.0), (32, 0, 10000.0)])
+def test_T_matches_explicit_blocks(dim, delta, base):
+    assert_close(offset_rotation(dim, delta, base=base, dtype=torch.float64), explicit_T(dim, delta, base))
+
+
+@pytest.mark.parametrize("delta", [1, 7, -12, 300])
+def test_T_shifts_every_row(delta):
+    n, dim = 200, 32
+    assert rotation_residuals(n, dim, delta, start=5).max() < 1e-6
+    P = sinusoidal_encoding(2 * abs(delta) + 60, dim, dtype=torch.float64, device="cpu")
+    T = offset_rotation(dim, delta, dtype=torch.float64)
+    i0 = abs(delta)
+    assert_close(P[i0 : i0 + 50] @ T.T, P[i0 + delta : i0 + delta + 50], atol=1e-10, rtol=0)
+
+
+def test_rotation_properties():
+    d = 16
+    T = lambda dl: offset_rotation(d, dl, dtype=torch.float64)  # noqa: E731
+    eye = torch.eye(d, dtype=torch.float64)
+    assert_close(T(0), eye)
+    assert_close(T(5) @ T(5).T, eye)  # orthogonal
+    assert_close(T(3) @ T(4), T(7))  # composition adds offsets
+    assert_close(T(-6), T(6).T)  # the inverse turns back
+    off_block = T(9).clone()
+    for j in range(d // 2):
+        off_block[2 * j : 2 * j + 2, 2 * j : 2 * j + 2] = 0
+    assert off_block.abs().max() == 0  # block diagonal
+
+
+def test_angles_and_offset_dot_product():
+    assert_close(rotation_angles(8, 2), 2 * torch.tensor([10000 ** (-2 * j / 8) for j in range(4)], dtype=torch.float64))
+    measured = similarity_by_offset(sinusoidal_encoding(400, 32, device="cpu"), max_offset=50)
+    assert_close(measured.mean.double(), offset_dot_product(32, list(range(51))), atol=2e-5, rtol=0)
+
+
+def naive_rope(x, base=10000.0, start=0):
+    """Per-position, per-pair loop."""
+    out = torch.empty_like(x, dtype=torch.float64)
+    positions, dim = x.shape
+    for i in range(positions):
+        for j in range(dim // 2):
+            t = (start + i) / base ** (2 * j / dim)
+            x0, x1 = float(x[i, 2 * j]), float(x[i, 2 * j + 1])
+            out[i, 2 * j] = x0 * math.cos(t) - x1 * math.sin(t)
+            out[i, 2 * j + 1] = x0 * math.sin(t) + x1 * math.cos(t)
+    return out
+
+
+@pytest.mark.parametrize("positions, dim, start", [(1, 2, 0), (9, 8, 0), (13, 16, 4)])
+def test_rope_matches_loop_and_complex_multiplication(positions, dim, start):
+    x = torch.randn(positions, dim, generator=torch.Generator().manual_seed(dim), dtype=torch.float64)
+    y = apply_rope(x, start=start)
+    assert_close(y, naive_rope(x, start=start))
+    for i in range(positions):  # pairs as complex numbers times e^{i theta}
+        for j in range(dim // 2):
+            z = complex(x[i, 2 * j], x[i, 2 * j + 1]) * cmath.exp(1j * (start + i) / 10000 ** (2 * j / dim))
+            assert y[i, 2 * j].item() == pytest.approx(z.real) and y[i, 2 * j + 1].item() == pytest.approx(z.imag)
+
+
+def test_rope_batched_shapes_and_norms(device):
+    x = torch.randn(2, 3, 10, 8, device=device)
+    y = apply_rope(x)
+    assert y.shape == x.shape and y.device.type == device
+    assert_close(y.norm(dim=-1), x.norm(dim=-1))  # rotations keep lengths
+    assert_close(y[1, 2].cpu(), apply_rope(x[1, 2].cpu()), atol=1e-5, rtol=1e-5)
+
+
+def test_rope_scores_depend_on_offset_only_and_additive_do_not():
+    q, k = seeded_query_key(32, 0)
+    S = rope_scores(q, k, 40)
+    offsets, spread = diagonal_spread(S)
+    assert offsets.tolist() == list(range(-39, 40))
+    assert spread.max() < 1e-4 * S.abs().max()
+    assert diagonal_spread(additive_scores(q, k, 40))[1].max() > 0.1
+
+
+def test_seeded_vectors_are_reproducible():
+    q1, k1 = seeded_query_key(8, 42)
+    q2, k2 = seeded_query_key(8, 42)
+    assert torch.equal(q1, q2) and torch.equal(k1, k2) and not torch.equal(q1, k1)
+
+
+def test_diagonal_spread_against_loop():
+    S = torch.arange(16.0).reshape(4, 4)
+    offsets, spread = diagonal_spread(S)
+    for o, sp in zip(offsets.tolist(), spread.tolist()):
+        vals = [float(S[m, n]) for m in range(4) for n in range(4) if m - n == o]
+        assert sp == max(vals) - min(vals)
+
+
+@pytest.mark.parametrize("call", [lambda: offset_rotation(5, 1), lambda: apply_rope(torch.zeros(3, 7)),
+                                  lambda: rotation_angles(9, 2), lambda: offset_dot_product(3, [1])])
+def test_odd_dimensions_are_refused_with_the_reason(call):
+    with pytest.raises(ValueError, match="odd.*no cosine partner"):
+        call()
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: offset_rotation(8, 1.5), "delta"), (lambda: apply_rope(torch.zeros(4)), "x"),
+    (lambda: apply_rope(torch.zeros(3, 4, dtype=torch.long)), "x"), (lambda: apply_rope(torch.zeros(2, 4), start=0.5), "start"),
+    (lambda: rope_scores(torch.zeros(4), torch.zeros(6), 3), "q and k"), (lambda: diagonal_spread(torch.zeros(2, 3)), "S"),
+    (lambda: seeded_query_key(4, -1), "seed"),
+])
+def test_bad_arguments(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def test_rope_score_closed_form_shown_on_the_page():
+    """sum_j (q0 k0 + q1 k1) cos((m-n) w_j) + (q0 k1 - q1 k0) sin((m-n) w_j)."""
+    q, k = seeded_query_key(8, 3)
+    S = rope_scores(q.double(), k.double(), 6)
+    for m in range(6):
+        for n in range(6):
+            total = 0.0
+            for j in range(4):
+                phi = (m - n) / 10000 ** (2 * j / 8)
+                q0, q1, k0, k1 = (float(v) for v in (q[2 * j], q[2 * j + 1], k[2 * j], k[2 * j + 1]))
+                total += (q0 * k0 + q1 * k1) * math.cos(phi) + (q0 * k1 - q1 * k0) * math.sin(phi)
+            assert S[m, n].item() == pytest.approx(total, abs=1e-9)
