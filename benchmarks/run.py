@@ -77,7 +77,7 @@ def bench_rerun(pages: dict[str, dict] | None = None) -> None:
     """Warm AppTest reruns at default settings (target <= 100 ms median)."""
     from streamlit.testing.v1 import AppTest
 
-    pages = pages or {"pages/encoding_heatmap.py": {}}
+    pages = pages or {"pages/encoding_heatmap.py": {}, "pages/binary_analogy.py": {}, "pages/offset_rotation.py": {}}
     print("## warm rerun in AppTest, default settings (target <= 100 ms median)")
     for page, query in pages.items():
         at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
@@ -93,7 +93,10 @@ REDRAW_CASES = {
     "encoding_heatmap": [("defaults", ""), ("largest (n=4096, d=1024)", "n=4096&d=1024"),
                          ("largest, tensor2tensor, 8 columns", "n=4096&d=1023&layout=tensor2tensor&cols=0-7"),
                          ("most marks drawn (n=480, d=8, 8 columns)", "n=480&d=8&cols=0-7")],
+    "binary_analogy": [("defaults", ""), ("largest (n=1024, d=1024, 16 bits)", "n=1024&d=1024&bits=16")],
+    "offset_rotation": [("defaults", ""), ("largest (d=512, 128 positions)", "d=512&count=128&delta=-256")],
 }
+SLIDERS = {"encoding_heatmap": "Positions n", "binary_analogy": "Positions n", "offset_rotation": "Offset δ"}
 
 
 def bench_redraw(cases: dict | None = None, repeat: int = 7) -> None:
@@ -112,10 +115,10 @@ def bench_redraw(cases: dict | None = None, repeat: int = 7) -> None:
             for label, query in variants:
                 page.goto(f"{server.url}/{path}?{query}")
                 wait_for_script(page)
-                thumb = slider_thumb(page, "Positions n")
-                # always a new value (n, n-1, n-2, ...): every step misses the caches
-                times = [timed_interaction(page, lambda: (thumb.focus(), thumb.press("ArrowLeft")))
-                         for _ in range(repeat)]
+                thumb = slider_thumb(page, SLIDERS[path])
+                # always a new value (v, v+1, v+2, ...): every step misses the caches
+                key = "ArrowRight" if path == "offset_rotation" else "ArrowLeft"
+                times = [timed_interaction(page, lambda: (thumb.focus(), thumb.press(key))) for _ in range(repeat)]
                 med = statistics.median(times)
                 print(f"/{path:18s} {label:42s} median {med:5.3f} s (max {max(times):5.3f}) | ratio to target {med / 0.5:4.2f}")
         browser.close()
