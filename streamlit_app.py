@@ -19,6 +19,8 @@ PAGES = [
             url_path="encoding_heatmap"),
     st.Page("pages/binary_analogy.py", title="Binary analogy", icon="🔢", url_path="binary_analogy"),
     st.Page("pages/offset_rotation.py", title="Offset rotation", icon="🔄", url_path="offset_rotation"),
+    st.Page("pages/complexity_comparison.py", title="Complexity comparison", icon="⏱️",
+            url_path="complexity_comparison"),
 ]
 
 navigation = st.navigation(PAGES)

@@ -40,6 +40,13 @@ st.markdown(
     "see how rotary embeddings (RoPE) make attention scores depend on relative position only."
 )
 
+st.page_link("pages/complexity_comparison.py", label="Complexity comparison", icon="⏱️")
+st.markdown(
+    "Why attention is quadratic: the chapter's table of costs, sequential steps and path "
+    "lengths for CNNs, RNNs and self-attention, derived and plotted for your n, d and k, then "
+    "measured on the machine the lab runs on."
+)
+
 st.caption(
     "Every page keeps its settings in the address bar: copy the link to share the exact view."
 )

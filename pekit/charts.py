@@ -116,6 +116,7 @@ def heatmap(
     n_rows, n_cols = int(summary.row_edges[-1]), int(summary.col_edges[-1])
     x_scale = alt.Scale(domain=[col_offset, col_offset + n_cols], nice=False, zero=False)
     y_scale = alt.Scale(domain=[row_offset, row_offset + n_rows], nice=False, zero=False, reverse=True)
+    x_axis, y_axis = alt.Axis(tickMinStep=1, format="d"), alt.Axis(tickMinStep=1, format="d")
     if values.numel() <= max_marks:
         frame = heatmap_frame(summary, row_offset=row_offset, col_offset=col_offset)
         frame["value text"] = _texts(frame["value"])
@@ -127,9 +128,9 @@ def heatmap(
             alt.Chart(frame)
             .mark_rect()
             .encode(
-                x=alt.X("col0", type="quantitative", title=x_title, scale=x_scale),
+                x=alt.X("col0", type="quantitative", title=x_title, scale=x_scale, axis=x_axis),
                 x2=alt.X2("col1"),
-                y=alt.Y("row0", type="quantitative", title=y_title, scale=y_scale),
+                y=alt.Y("row0", type="quantitative", title=y_title, scale=y_scale, axis=y_axis),
                 y2=alt.Y2("row1"),
                 color=alt.Color("value", type="quantitative", title=label, scale=scale),
                 tooltip=tooltip,
@@ -142,8 +143,9 @@ def heatmap(
     picture = (
         alt.Chart(image)
         .mark_image(aspect=False, smooth=False)
-        .encode(x=alt.X("x", type="quantitative", title=x_title, scale=x_scale), x2=alt.X2("x2"),
-                y=alt.Y("y", type="quantitative", title=y_title, scale=y_scale), y2=alt.Y2("y2"), url=alt.Url("url", type="nominal"))
+        .encode(x=alt.X("x", type="quantitative", title=x_title, scale=x_scale, axis=x_axis), x2=alt.X2("x2"),
+                y=alt.Y("y", type="quantitative", title=y_title, scale=y_scale, axis=y_axis), y2=alt.Y2("y2"),
+                url=alt.Url("url", type="nominal"))
     )
     # an invisible layer that carries the colour legend for the image's palette
     legend = (
@@ -267,22 +269,41 @@ def line_chart(
     y_title: str | None = None,
     series_title: str | None = None,
     log_y: bool = False,
+    log_x: bool = False,
     step: bool = False,
     points: bool = False,
     y_domain: Sequence[float] | None = None,
     height: int = 260,
     max_points: int = MAX_LINE_POINTS,
-) -> alt.Chart:
+    marks: dict[str, float] | None = None,
+) -> alt.Chart | alt.LayerChart:
     """Lines of ``y`` against ``x`` from a long-form frame, one per value of ``series``;
     ``step`` draws square waves (values held until the next x), ``log_y`` a log axis.
 
     With more than ``max_points`` rows in all, each series is cut into equal runs of
     consecutive rows (in x order) and drawn as the band from the run's smallest to largest
-    ``y``: nothing is skipped, and a flat series still reads as a line.
+    ``y``: nothing is skipped, and a flat series still reads as a line. ``marks`` draws a
+    labelled vertical rule at each given x (e.g. crossover points).
     """
+    chart = _lines(frame, x=x, y=y, series=series, x_title=x_title, y_title=y_title, series_title=series_title,
+                   log_y=log_y, log_x=log_x, step=step, points=points, y_domain=y_domain, height=height,
+                   max_points=max_points)
+    if not marks:
+        return chart
+    rules = pd.DataFrame({x: list(marks.values()), "mark": list(marks.keys())})
+    x_scale = alt.Scale(type="log") if log_x else alt.Scale()
+    rule = alt.Chart(rules).mark_rule(strokeDash=[4, 3], color="#76706f").encode(
+        x=alt.X(x, type="quantitative", scale=x_scale), tooltip=[_tip("mark")])
+    text = alt.Chart(rules).mark_text(align="left", dx=4, dy=8, baseline="top", color="#76706f").encode(
+        x=alt.X(x, type="quantitative", scale=x_scale), y=alt.value(0), text=alt.Text("mark", type="nominal"))
+    return alt.layer(chart, rule, text)
+
+
+def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, log_x, step, points, y_domain,
+           height, max_points):
     names = list(dict.fromkeys(frame[series])) if series else [None]
     scale = alt.Scale(type="log") if log_y else alt.Scale(domain=list(y_domain)) if y_domain else alt.Scale()
-    x_enc = alt.X(x, type="quantitative", title=x_title or x)
+    x_enc = alt.X(x, type="quantitative", title=x_title or x, scale=alt.Scale(type="log") if log_x else alt.Scale())
     color = (
         {"color": alt.Color(series, type="nominal", title=series_title or series, sort=names,
                             scale=alt.Scale(range=SERIES_COLORS),

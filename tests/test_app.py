@@ -231,3 +231,45 @@ def test_rotation_odd_dimension_from_link_is_explained():
 def test_rotation_bad_links(query):
     at = open_app(ROTATION, query)
     assert at.warning and len(charts(at)) == 6
+
+
+COMPLEXITY = "pages/complexity_comparison.py"
+
+
+def test_complexity_defaults_do_not_measure():
+    at = open_app(COMPLEXITY)
+    assert at.title[0].value == "Complexity comparison"
+    assert len(charts(at)) == 2  # theory and path picture; no sweep on a plain rerun
+    assert at.dataframe[0].value["FLOPs"].tolist() == ["19,660,800", "6,553,600", "2,560,000"]
+    assert any("Press **Measure**" in i.value for i in at.info)
+
+
+def test_complexity_every_control_and_a_tiny_measurement():
+    at = open_app(COMPLEXITY)
+    at.number_input(key="complexity.n").set_value(1_000_000).run()
+    at.number_input(key="complexity.d").set_value(64).run()
+    at.slider(key="complexity.k").set_value(15).run()
+    at.slider(key="complexity.path_n").set_value(64).run()
+    at.selectbox(key="complexity.from").set_value("16").run()
+    at.selectbox(key="complexity.to").set_value("64").run()
+    assert not at.exception
+    assert link(at) == {"n": "1000000", "d": "64", "k": "15", "path_n": "64", "from": "16", "to": "64"}
+    at.button[0].click().run()
+    assert not at.exception
+    assert len(charts(at)) == 3
+    slopes = at.dataframe[-1].value
+    assert slopes["layer"].tolist() == ["CNN", "RNN", "Self-attention", "Self-attention (fused)"]
+    at.slider(key="complexity.path_n").set_value(5).run()  # a plain rerun keeps the result, no new sweep
+    assert len(charts(at)) == 3
+
+
+def test_complexity_refuses_sweeps_that_do_not_fit():
+    at = open_app(COMPLEXITY, {"to": "8192"})
+    assert any("refused before anything is allocated" in w.value for w in at.warning)
+    assert not at.button
+
+
+@pytest.mark.parametrize("query", [{"n": "0", "d": "1e6", "k": "1"}, {"from": "3", "to": "x", "path_n": "999"}])
+def test_complexity_bad_links(query):
+    at = open_app(COMPLEXITY, query)
+    assert at.warning and len(charts(at)) == 2

@@ -16,8 +16,9 @@ if reason and os.environ.get("CI"):
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason=reason or "")]
 
 PAGES = {"": "pekit: a lab for positional encodings", "encoding_heatmap": "Encoding heatmap",
-         "binary_analogy": "Binary analogy", "offset_rotation": "Offset rotation"}
-CHARTS = {"": 0, "encoding_heatmap": 4, "binary_analogy": 6, "offset_rotation": 6}
+         "binary_analogy": "Binary analogy", "offset_rotation": "Offset rotation",
+         "complexity_comparison": "Complexity comparison"}
+CHARTS = {"": 0, "encoding_heatmap": 4, "binary_analogy": 6, "offset_rotation": 6, "complexity_comparison": 2}
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +67,7 @@ def test_page_loads_and_draws(page, server, path):
     open_page(pg, server, path)
     assert_clean(pg, path)
     nav = pg.locator('[data-testid="stSidebarNav"]').inner_text()
-    assert all(title in nav for title in ("Home", "Encoding heatmap", "Binary analogy", "Offset rotation"))
+    assert all(title in nav for title in ("Home", *PAGES.values()) if title != PAGES[""])
     assert "Computing on" in pg.locator('[data-testid="stSidebar"]').inner_text()
 
 
@@ -151,3 +152,13 @@ def test_offset_rotation_slider_redraws(page, server):
     assert pg.url.endswith("/offset_rotation?delta=4")
     assert "i + 4" in pg.locator('[data-testid="stMain"]').inner_text()
     assert_clean(pg, "offset_rotation")
+
+
+def test_complexity_measures_on_click(page, server):
+    pg, _ = page
+    open_page(pg, server, "complexity_comparison?from=16&to=128&d=64")
+    timed_interaction(pg, lambda: pg.get_by_role("button", name="Measure").click())
+    pg.wait_for_function("() => document.querySelectorAll('[data-testid=\"stVegaLiteChart\"]').length === 3")
+    main = pg.locator('[data-testid="stMain"]').inner_text()
+    assert "Small n is dominated by fixed costs" in main and pg.locator('[data-testid="stDataFrame"]').count() == 2
+    assert pg.locator('[data-testid="stException"]').count() == 0
