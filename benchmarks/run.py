@@ -77,7 +77,8 @@ def bench_rerun(pages: dict[str, dict] | None = None) -> None:
     """Warm AppTest reruns at default settings (target <= 100 ms median)."""
     from streamlit.testing.v1 import AppTest
 
-    pages = pages or {"pages/encoding_heatmap.py": {}, "pages/binary_analogy.py": {}, "pages/offset_rotation.py": {}}
+    pages = pages or {"pages/encoding_heatmap.py": {}, "pages/binary_analogy.py": {}, "pages/offset_rotation.py": {},
+                      "pages/complexity_comparison.py": {}}
     print("## warm rerun in AppTest, default settings (target <= 100 ms median)")
     for page, query in pages.items():
         at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
@@ -95,8 +96,10 @@ REDRAW_CASES = {
                          ("most marks drawn (n=480, d=8, 8 columns)", "n=480&d=8&cols=0-7")],
     "binary_analogy": [("defaults", ""), ("largest (n=1024, d=1024, 16 bits)", "n=1024&d=1024&bits=16")],
     "offset_rotation": [("defaults", ""), ("largest (d=512, 128 positions)", "d=512&count=128&delta=-256")],
+    "complexity_comparison": [("defaults", "")],
 }
-SLIDERS = {"encoding_heatmap": "Positions n", "binary_analogy": "Positions n", "offset_rotation": "Offset δ"}
+SLIDERS = {"encoding_heatmap": "Positions n", "binary_analogy": "Positions n", "offset_rotation": "Offset δ",
+           "complexity_comparison": "Kernel size k"}
 
 
 def bench_redraw(cases: dict | None = None, repeat: int = 7) -> None:
@@ -117,14 +120,42 @@ def bench_redraw(cases: dict | None = None, repeat: int = 7) -> None:
                 wait_for_script(page)
                 thumb = slider_thumb(page, SLIDERS[path])
                 # always a new value (v, v+1, v+2, ...): every step misses the caches
-                key = "ArrowRight" if path == "offset_rotation" else "ArrowLeft"
+                key = "ArrowRight" if path in ("offset_rotation", "complexity_comparison") else "ArrowLeft"
                 times = [timed_interaction(page, lambda: (thumb.focus(), thumb.press(key))) for _ in range(repeat)]
                 med = statistics.median(times)
                 print(f"/{path:18s} {label:42s} median {med:5.3f} s (max {max(times):5.3f}) | ratio to target {med / 0.5:4.2f}")
         browser.close()
 
 
-SECTIONS = {"encoding": bench_encoding, "rerun": bench_rerun, "redraw": bench_redraw}
+def bench_sweep() -> None:
+    """The complexity page's default sweep (n = 64 .. 2048, d = 256, k = 3), as the page runs it
+    (one torch thread), on every device here; attention TFLOP/s at the largest n."""
+    from pekit import complexity
+
+    print("## complexity page: default sweep (target <= 10 s on a 2-core CPU)")
+    ns, d, k = [64, 128, 256, 512, 1024, 2048], 256, 3
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for device in ["cpu"] + (["cuda"] if torch.cuda.is_available() else []):
+            t0 = time.perf_counter()
+            frame = complexity.measure_layers(ns, d, k, heads=8, device=device)
+            total = time.perf_counter() - t0
+            slopes = complexity.fitted_slopes(frame)
+            print(f"{device:5s} sweep {total:5.2f} s | ratio to target {total / 10:4.2f}")
+            for _, row in slopes.iterrows():
+                print(f"      {row['layer']:24s} fitted slope {row['slope']:5.2f} (theory 1 for CNN/RNN, 2 for attention)")
+            n = ns[-1]
+            flops = 2 * 2 * n * n * d  # QK^T and weights @ V, multiply-adds x 2
+            for layer in ("Self-attention", "Self-attention (fused)"):
+                sec = float(frame[(frame["layer"] == layer) & (frame["n"] == n)]["seconds"].iloc[0])
+                print(f"      {layer:24s} n={n}: {flops / sec / 1e12:.3f} TFLOP/s in the n^2 part "
+                      "(includes the projections' time)")
+    finally:
+        torch.set_num_threads(before)
+
+
+SECTIONS = {"encoding": bench_encoding, "rerun": bench_rerun, "redraw": bench_redraw, "sweep": bench_sweep}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SECTIONS)
