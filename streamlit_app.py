@@ -21,6 +21,7 @@ PAGES = [
     st.Page("pages/offset_rotation.py", title="Offset rotation", icon="🔄", url_path="offset_rotation"),
     st.Page("pages/complexity_comparison.py", title="Complexity comparison", icon="⏱️",
             url_path="complexity_comparison"),
+    st.Page("pages/live_attention.py", title="Live attention", icon="👀", url_path="live_attention"),
 ]
 
 navigation = st.navigation(PAGES)

@@ -47,6 +47,14 @@ st.markdown(
     "measured on the machine the lab runs on."
 )
 
+st.page_link("pages/live_attention.py", label="Live attention", icon="👀")
+st.markdown(
+    "Multi-head self-attention on a sentence you type: the weight map of every head, "
+    "`valid_lens` masking step by step (and why a length of 0 gives zeros, not NaN), and the "
+    "experiment behind 'self-attention ignores order': shuffle the tokens, with and without "
+    "positional encoding."
+)
+
 st.caption(
     "Every page keeps its settings in the address bar: copy the link to share the exact view."
 )

@@ -28,6 +28,7 @@ __all__ = [
     "column_curves",
     "offset_similarity_chart",
     "rotation_circle",
+    "token_heatmap",
     "frequency_chart",
     "MAX_LINE_POINTS",
     "line_chart",
@@ -383,6 +384,51 @@ def rotation_circle(start: Tensor, end: Tensor, positions: Sequence[int], *, del
     labels = alt.Chart(points).mark_text(dx=9, dy=-9, color="#4e79a7").encode(
         x=x, y=y, text=alt.Text("label", type="nominal"))
     return alt.layer(ring, shift, heads, dots, labels).properties(height=height, width=height)
+
+
+def token_heatmap(
+    M: Tensor,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    x_title: str = "key",
+    y_title: str = "query",
+    value_title: str = "weight",
+    palette: str = "sequential",
+    domain: Sequence[float] | None = (0.0, 1.0),
+    height: int | None = None,
+) -> alt.Chart:
+    """A matrix over tokens (e.g. attention weights, ``(queries, keys)``), tokens as axis labels
+    (numbered, so repeated words stay apart) and values on hover. Entries that are ``-inf`` or
+    NaN (masked) are left blank and read "masked" on hover."""
+    values = M.detach().double().cpu()
+    rows, cols = values.shape
+    ylab = [f"{i} {str(t)[:24]}" for i, t in enumerate(row_labels)]
+    xlab = [f"{j} {str(t)[:24]}" for j, t in enumerate(col_labels)]
+    flat = values.flatten()
+    finite = torch.isfinite(flat)
+    frame = pd.DataFrame({
+        "query": [ylab[i] for i in range(rows) for _ in range(cols)],
+        "key": [xlab[j] for _ in range(rows) for j in range(cols)],
+        "value": torch.where(finite, flat, torch.full_like(flat, float("nan"))).numpy(),
+    })
+    frame["value text"] = [format(float(v), ".6f") if ok else "masked" for v, ok in zip(flat, finite.tolist())]
+    if domain is None:
+        shown = flat[finite]
+        lo, hi = (float(shown.min()), float(shown.max())) if shown.numel() else (0.0, 1.0)
+        domain = (lo, hi if hi > lo else lo + 1.0)
+    scale = alt.Scale(domain=list(domain), range=list(PALETTES[palette]), interpolate="rgb")
+    return (
+        alt.Chart(frame)
+        .mark_rect()
+        .encode(
+            x=alt.X("key", type="ordinal", sort=xlab, title=x_title, axis=alt.Axis(labelAngle=-50, labelLimit=120)),
+            y=alt.Y("query", type="ordinal", sort=ylab, title=y_title, axis=alt.Axis(labelLimit=120)),
+            color=alt.Color("value", type="quantitative", title=value_title, scale=scale),
+            tooltip=[_tip("query", y_title), _tip("key", x_title), _tip("value text", value_title)],
+        )
+        .properties(height=height or max(160, 18 * rows + 60))
+    )
 
 
 def to_spec(chart: alt.TopLevelMixin) -> dict:

@@ -13,14 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-__all__ = ["Parsed", "IntSetting", "FloatSetting", "ChoiceSetting", "IntListSetting", "Setting"]
+__all__ = ["Parsed", "IntSetting", "FloatSetting", "ChoiceSetting", "IntListSetting", "BoolSetting", "TextSetting",
+           "Setting"]
 
 _MAX_SHOWN = 40  # characters of a bad value quoted back in a note
 
 
 def _quote(raw: str) -> str:
-    text = "".join(ch if ch.isprintable() else "?" for ch in raw)
-    return repr(text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "…")
+    """The raw value shortened and quoted as a code span, so Markdown in it is shown, not run."""
+    text = "".join(ch if ch.isprintable() and ch != "`" else "?" for ch in raw)
+    return "`" + (text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "…") + "`"
 
 
 class Parsed(NamedTuple):
@@ -181,4 +183,43 @@ class IntListSetting(_Base):
         return IntListSetting(self.name, self.label, fit, self.minimum, maximum, self.max_items)
 
 
-Setting = IntSetting | FloatSetting | ChoiceSetting | IntListSetting
+@dataclass(frozen=True)
+class BoolSetting(_Base):
+    """On or off, written ``1``/``0`` (``true``/``false``, ``on``/``off`` and ``yes``/``no`` are read too)."""
+
+    default: bool
+
+    def _parse_text(self, text: str) -> tuple[Any, str | None]:
+        word = text.lower()
+        if word in ("1", "true", "on", "yes"):
+            return True, None
+        if word in ("0", "false", "off", "no"):
+            return False, None
+        return None, "is not on or off (1 or 0)"
+
+    def format(self, value: bool) -> str:
+        return "1" if value else "0"
+
+
+@dataclass(frozen=True)
+class TextSetting(_Base):
+    """Free text of at most ``max_chars`` characters (longer text is cut, with a note)."""
+
+    default: str
+    max_chars: int
+
+    def parse(self, raw: str | Sequence[str] | None) -> Parsed:
+        text, repeat = _last(raw)
+        if text is None:
+            return Parsed(self.default)
+        notes = [repeat] if repeat else []
+        if len(text) > self.max_chars:
+            notes.append(f"is {len(text):,} characters long; only the first {self.max_chars:,} are used")
+            text = text[: self.max_chars]
+        return Parsed(text, f"{self.name} {'; '.join(notes)}." if notes else None)
+
+    def format(self, value: str) -> str:
+        return str(value)
+
+
+Setting = IntSetting | FloatSetting | ChoiceSetting | IntListSetting | BoolSetting | TextSetting

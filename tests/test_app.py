@@ -273,3 +273,65 @@ def test_complexity_refuses_sweeps_that_do_not_fit():
 def test_complexity_bad_links(query):
     at = open_app(COMPLEXITY, query)
     assert at.warning and len(charts(at)) == 2
+
+
+ATTENTION = "pages/live_attention.py"
+
+
+def test_attention_defaults():
+    at = open_app(ATTENTION)
+    assert at.title[0].value == "Live attention"
+    assert len(charts(at)) == 4
+    assert at.code[0].value.startswith("The | animal | didn't")
+    gaps = [float(m.value) for m in at.metric]
+    assert gaps[0] < 1e-6 and gaps[1] < 1e-6 and gaps[2] > 1e-3  # order ignored without P, not with it
+    assert "(1, 12, 64)" in texts(at)
+
+
+@pytest.mark.parametrize("sentence, expect", [
+    ("", "at least one word"),
+    ("a " * 500, "first 64 are used"),
+    ("<script>alert('x')</script> <b>bold</b> **md** [l](javascript:1)", None),
+    ("🙂🙂 \x00\x07\x1b ok", None),
+])
+def test_attention_hostile_sentences(sentence, expect):
+    at = open_app(ATTENTION)
+    at.text_input(key="attention.text").input(sentence).run()
+    assert not at.exception
+    body = texts(at)
+    if expect:
+        assert expect in body
+    # the text is only ever shown in code blocks, never as Markdown
+    assert all("<script>" not in m.value and "**md**" not in m.value for m in at.markdown)
+
+
+def test_attention_every_control_and_link():
+    at = open_app(ATTENTION)
+    at.text_input(key="attention.text").input("man bites dog").run()
+    at.select_slider(key="attention.hidden").set_value("256").run()
+    at.select_slider(key="attention.heads").set_value("8").run()
+    at.toggle(key="attention.pe").set_value(True).run()
+    at.number_input(key="attention.seed").set_value(5).run()
+    at.selectbox(key="attention.head").set_value(7).run()
+    at.radio(key="attention.form").set_value("one per query (causal)").run()
+    at.slider(key="attention.len_a").set_value(0).run()
+    at.slider(key="attention.len_b").set_value(1).run()
+    at.radio(key="attention.show").set_value("B").run()
+    at.button[0].click().run()
+    assert not at.exception
+    assert link(at) == {"text": "man bites dog", "hidden": "256", "heads": "8", "pe": "1", "seed": "5", "head": "7",
+                        "form": "one per query (causal)", "len_a": "0", "len_b": "1", "show": "B", "shuffle": "2"}
+    at.select_slider(key="attention.heads").set_value("2").run()
+    assert at.selectbox(key="attention.head").value == 1
+
+
+def test_attention_zero_length_rows_are_zero_not_nan():
+    at = open_app(ATTENTION, {"len_a": "0"})
+    assert "valid length of 0: they are all zeros" in texts(at)
+
+
+@pytest.mark.parametrize("query", [{"hidden": "100", "heads": "3", "pe": "maybe", "len_a": "99"},
+                                   {"text": "x" * 5000, "head": "-1", "shuffle": "nan"}])
+def test_attention_bad_links(query):
+    at = open_app(ATTENTION, query)
+    assert at.warning and len(charts(at)) == 4

@@ -17,8 +17,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason
 
 PAGES = {"": "pekit: a lab for positional encodings", "encoding_heatmap": "Encoding heatmap",
          "binary_analogy": "Binary analogy", "offset_rotation": "Offset rotation",
-         "complexity_comparison": "Complexity comparison"}
-CHARTS = {"": 0, "encoding_heatmap": 4, "binary_analogy": 6, "offset_rotation": 6, "complexity_comparison": 2}
+         "complexity_comparison": "Complexity comparison", "live_attention": "Live attention"}
+CHARTS = {"": 0, "encoding_heatmap": 4, "binary_analogy": 6, "offset_rotation": 6, "complexity_comparison": 2,
+          "live_attention": 4}
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +113,7 @@ def test_bad_link_values_show_a_note(page, server):
     pg, _ = page
     open_page(pg, server, "encoding_heatmap?n=abc&d=%3Cscript%3Ealert(1)%3C%2Fscript%3E&base=nan")
     alerts = pg.locator('[data-testid="stAlert"]').all_inner_texts()
-    assert any("n='abc'" in a for a in alerts) and any("base='nan'" in a for a in alerts)
+    assert any("n=abc" in a for a in alerts) and any("base=nan" in a for a in alerts)
     assert pg.locator("main script, [data-testid='stMain'] script").count() == 0
     assert_clean(pg, "encoding_heatmap")
 
@@ -162,3 +163,19 @@ def test_complexity_measures_on_click(page, server):
     main = pg.locator('[data-testid="stMain"]').inner_text()
     assert "Small n is dominated by fixed costs" in main and pg.locator('[data-testid="stDataFrame"]').count() == 2
     assert pg.locator('[data-testid="stException"]').count() == 0
+
+
+def test_live_attention_sentence_redraws_and_stays_text(page, server):
+    pg, _ = page
+    open_page(pg, server, "live_attention")
+    box = pg.get_by_role("textbox", name="Your sentence")
+
+    def type_sentence():
+        box.fill("<img src=x onerror=alert(1)> man bites dog 🙂")
+        box.press("Enter")
+
+    timed_interaction(pg, type_sentence)
+    main = pg.locator('[data-testid="stMain"]')
+    assert "< | img | src | = | x | onerror" in main.inner_text()
+    assert main.locator("img[src='x']").count() == 0  # shown as text, never as HTML
+    assert_clean(pg, "live_attention")
