@@ -78,7 +78,7 @@ def bench_rerun(pages: dict[str, dict] | None = None) -> None:
     from streamlit.testing.v1 import AppTest
 
     pages = pages or {"pages/encoding_heatmap.py": {}, "pages/binary_analogy.py": {}, "pages/offset_rotation.py": {},
-                      "pages/complexity_comparison.py": {}}
+                      "pages/complexity_comparison.py": {}, "pages/live_attention.py": {}}
     print("## warm rerun in AppTest, default settings (target <= 100 ms median)")
     for page, query in pages.items():
         at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
@@ -155,7 +155,37 @@ def bench_sweep() -> None:
         torch.set_num_threads(before)
 
 
-SECTIONS = {"encoding": bench_encoding, "rerun": bench_rerun, "redraw": bench_redraw, "sweep": bench_sweep}
+def bench_sentence(repeat: int = 7) -> None:
+    """Seconds from pressing Enter on a new 64-token sentence (8 heads) until the live attention
+    page has redrawn, in Chromium."""
+    from playwright.sync_api import sync_playwright
+
+    from benchmarks.browser import AppServer, launch, timed_interaction, wait_for_script
+
+    print("## live attention: a new 64-token sentence, 8 heads (target <= 0.2 s)")
+    words = "the quick brown fox jumps over a lazy dog while it rains on the quiet town".split()
+    with AppServer() as server, sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        for label, query, count in (("defaults (12 tokens, 4 heads)", "", 12), ("64 tokens, 8 heads", "heads=8", 64)):
+            page.goto(f"{server.url}/live_attention?{query}")
+            wait_for_script(page)
+            box = page.get_by_role("textbox", name="Your sentence")
+            times = []
+            for r in range(repeat):
+                sentence = " ".join(words[(r + i) % len(words)] for i in range(count))
+
+                def submit(s=sentence):
+                    box.fill(s)
+                    box.press("Enter")
+
+                times.append(timed_interaction(page, submit))
+            med = statistics.median(times)
+            print(f"/live_attention {label:32s} median {med:5.3f} s (max {max(times):5.3f}) | ratio to target {med / 0.2:4.2f}")
+        browser.close()
+
+
+SECTIONS = {"sentence": bench_sentence, "encoding": bench_encoding, "rerun": bench_rerun, "redraw": bench_redraw, "sweep": bench_sweep}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SECTIONS)

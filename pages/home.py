@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from pages._shared import require_shell
+from pages._shared import LAB_PAGES, require_shell
 
 require_shell()
 
@@ -18,42 +18,9 @@ which you can also import in a notebook and get the same values.
 )
 
 st.subheader("Pages")
-st.page_link("pages/encoding_heatmap.py", label="Encoding heatmap", icon="🟧")
-st.markdown(
-    "The sine/cosine table **P** itself: each row is a position, each column a dimension. "
-    "Change the number of positions, the width, the base and the layout; see which columns "
-    "oscillate fast and which slowly, how similar two positions are, and the wavelength of "
-    "every column pair."
-)
-
-st.page_link("pages/binary_analogy.py", label="Binary analogy", icon="🔢")
-st.markdown(
-    "Why the table looks the way it does: the bits of a counter flip at halving speeds, the "
-    "encoding's columns oscillate at slowing speeds. Compare a bit with its closest column, see "
-    "where the analogy stops, and why smooth values beat bits."
-)
-
-st.page_link("pages/offset_rotation.py", label="Offset rotation", icon="🔄")
-st.markdown(
-    "Why a shift in position is a rotation: each sine/cosine pair turns by an angle that "
-    "depends on the offset only. Check it with numbers, see the block-diagonal matrix T(δ), and "
-    "see how rotary embeddings (RoPE) make attention scores depend on relative position only."
-)
-
-st.page_link("pages/complexity_comparison.py", label="Complexity comparison", icon="⏱️")
-st.markdown(
-    "Why attention is quadratic: the chapter's table of costs, sequential steps and path "
-    "lengths for CNNs, RNNs and self-attention, derived and plotted for your n, d and k, then "
-    "measured on the machine the lab runs on."
-)
-
-st.page_link("pages/live_attention.py", label="Live attention", icon="👀")
-st.markdown(
-    "Multi-head self-attention on a sentence you type: the weight map of every head, "
-    "`valid_lens` masking step by step (and why a length of 0 gives zeros, not NaN), and the "
-    "experiment behind 'self-attention ignores order': shuffle the tokens, with and without "
-    "positional encoding."
-)
+for lab_page in LAB_PAGES:
+    st.page_link(lab_page.path, label=lab_page.title, icon=lab_page.icon)
+    st.markdown(lab_page.blurb)
 
 st.caption(
     "Every page keeps its settings in the address bar: copy the link to share the exact view."

@@ -79,6 +79,20 @@ def test_home_links_to_every_page(page, server):
     assert {h.rstrip("/").rsplit("/", 1)[-1] for h in hrefs} == {p for p in PAGES if p}
 
 
+@pytest.mark.parametrize("path, label, key, url_end, text", [
+    ("binary_analogy", "Bits", "ArrowLeft", "/binary_analogy?bits=5", "codes start over at 32"),
+    ("offset_rotation", "Offset δ", "ArrowRight", "/offset_rotation?delta=4", "i + 4"),
+])
+def test_slider_redraws_page_and_updates_link(page, server, path, label, key, url_end, text):
+    pg, _ = page
+    open_page(pg, server, path)
+    thumb = slider_thumb(pg, label)
+    timed_interaction(pg, lambda: (thumb.focus(), thumb.press(key)))
+    assert pg.url.endswith(url_end)
+    assert text in pg.locator('[data-testid="stMain"]').inner_text()
+    assert_clean(pg, path)
+
+
 def test_slider_redraws_heatmap_and_updates_link(page, server):
     pg, _ = page
     open_page(pg, server, "encoding_heatmap")
@@ -133,26 +147,6 @@ def test_fresh_server_deep_link_runs_the_entry_point(browser):
             assert not watch.problems(), watch.problems()
         finally:
             context.close()
-
-
-def test_binary_analogy_slider_redraws(page, server):
-    pg, _ = page
-    open_page(pg, server, "binary_analogy")
-    thumb = slider_thumb(pg, "Bits")
-    timed_interaction(pg, lambda: (thumb.focus(), thumb.press("ArrowLeft")))
-    assert pg.url.endswith("/binary_analogy?bits=5")
-    assert "codes start over at 32" in pg.locator('[data-testid="stMain"]').inner_text()
-    assert_clean(pg, "binary_analogy")
-
-
-def test_offset_rotation_slider_redraws(page, server):
-    pg, _ = page
-    open_page(pg, server, "offset_rotation")
-    thumb = slider_thumb(pg, "Offset δ")
-    timed_interaction(pg, lambda: (thumb.focus(), thumb.press("ArrowRight")))
-    assert pg.url.endswith("/offset_rotation?delta=4")
-    assert "i + 4" in pg.locator('[data-testid="stMain"]').inner_text()
-    assert_clean(pg, "offset_rotation")
 
 
 def test_complexity_measures_on_click(page, server):
