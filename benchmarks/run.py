@@ -37,6 +37,25 @@ def median_seconds(fn: Callable[[], object], *, repeat: int = 15, warmup: int = 
     return statistics.median(times)
 
 
+def interleaved_medians(fns: dict[str, Callable[[], object]], *, repeat: int = 21, warmup: int = 3,
+                        device: str = "cpu") -> dict[str, float]:
+    """Median seconds of each function, timed in alternation (a, b, a, b, ...) so that both
+    see the same machine state: on two shared cores, timing one after the other is unfair."""
+    sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
+    for _ in range(warmup):
+        for fn in fns.values():
+            fn()
+    sync()
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            sync()
+            times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(v) for name, v in times.items()}
+
+
 def book_encoding(n: int, d: int, device: str = "cpu") -> torch.Tensor:
     """The book's float32 construction of P (PositionalEncoding.__init__)."""
     P = torch.zeros((1, n, d), device=device)
@@ -58,8 +77,9 @@ def bench_encoding() -> None:
     print("## sinusoidal_encoding(8192, 1024) against the book's float32 construction")
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     for device in devices:
-        ours = median_seconds(lambda: pekit.sinusoidal_encoding(8192, 1024, device=device), device=device)
-        book = median_seconds(lambda: book_encoding(8192, 1024, device), device=device)
+        medians = interleaved_medians({"pekit": lambda: pekit.sinusoidal_encoding(8192, 1024, device=device),
+                                       "book": lambda: book_encoding(8192, 1024, device)}, device=device)
+        ours, book = medians["pekit"], medians["book"]
         print(f"{device:5s} pekit {ours * 1e3:8.2f} ms | book {book * 1e3:8.2f} ms | ratio {ours / book:5.2f} (target <= 1.5)")
     n, d = 100_001, 1024
     ref = float64_row(100_000, d)
