@@ -41,7 +41,7 @@ def ladders(bits: int, d: int, base: int):
                       "kind": "column pair j: wavelength 2π·base^(2j/d)"}),
     ])
     chart = charts.line_chart(periods, x="index", y="positions", series="kind", x_title="Bit b or pair j",
-                              y_title="Positions per cycle", series_title="", log_y=True, points=True)
+                              y_title="Positions per cycle", series_title="", log_y=True, points=len(periods) <= 128)
     return matches, charts.to_spec(chart)
 
 
@@ -153,9 +153,11 @@ bit = st.selectbox(BIT.label, list(range(bits)), key=url.key(BIT),
                    help="Bit b is a square wave with period 2^(b+1) positions.")
 matches, periods_chart = ladders(bits, d, base)
 row = matches.iloc[bit]
-show_chart(overlay(n, bit, d, base, int(row["sin column"]), float(row["wavelength"])))
+window = min(n, max(32, min(300, 4 * 2 ** (bit + 1))))  # about four periods, drawn point by point
+show_chart(overlay(window, bit, d, base, int(row["sin column"]), float(row["wavelength"])))
 st.caption(
-    f"Bit {bit} repeats every {int(row['period'])} positions; the closest wavelength is pair "
+    f"Positions 0 to {window - 1}" + (f" (about four of the bit's periods; the rest repeats)" if window < n else "")
+    + f". Bit {bit} repeats every {int(row['period'])} positions; the closest wavelength is pair "
     f"{int(row['pair'])} (columns {int(row['sin column'])} and {int(row['sin column']) + 1}) at "
     f"{row['wavelength']:.4g} positions, {row['ratio']:.3g} times the bit's period. The bit jumps "
     "between two values; the column glides through every value in between."
