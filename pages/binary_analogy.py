@@ -1,7 +1,5 @@
 """Binary analogy: the bits of a counter next to the columns of the sinusoidal encoding."""
 
-import math
-
 import pandas as pd
 import streamlit as st
 
@@ -156,7 +154,7 @@ row = matches.iloc[bit]
 window = min(n, max(32, min(300, 4 * 2 ** (bit + 1))))  # about four periods, drawn point by point
 show_chart(overlay(window, bit, d, base, int(row["sin column"]), float(row["wavelength"])))
 st.caption(
-    f"Positions 0 to {window - 1}" + (f" (about four of the bit's periods; the rest repeats)" if window < n else "")
+    f"Positions 0 to {window - 1}" + (" (about four of the bit's periods; the rest repeats)" if window < n else "")
     + f". Bit {bit} repeats every {int(row['period'])} positions; the closest wavelength is pair "
     f"{int(row['pair'])} (columns {int(row['sin column'])} and {int(row['sin column']) + 1}) at "
     f"{row['wavelength']:.4g} positions, {row['ratio']:.3g} times the bit's period. The bit jumps "

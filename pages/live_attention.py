@@ -3,7 +3,6 @@
 import pandas as pd
 import streamlit as st
 
-import pekit
 from pekit import charts, order, text
 from pekit.params import BoolSetting, ChoiceSetting, IntSetting, TextSetting
 from pages._shared import UrlSettings, require_shell, show_chart, show_error

@@ -16,7 +16,6 @@ References
 
 from __future__ import annotations
 
-import math
 
 import torch
 from torch import Tensor
