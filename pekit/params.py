@@ -66,6 +66,17 @@ class _Base:
         raise NotImplementedError
 
 
+def _finite_number(text: str) -> float | None:
+    """``text`` as a finite float, or None (also for absurdly long text)."""
+    if len(text) > 30:
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 @dataclass(frozen=True)
 class IntSetting(_Base):
     """A whole number in ``[minimum, maximum]``."""
@@ -75,25 +86,13 @@ class IntSetting(_Base):
     maximum: int
 
     def _parse_text(self, text: str) -> tuple[Any, str | None]:
-        want = f"is not a whole number from {self.minimum} to {self.maximum}"
-        if len(text) > 30:
-            return None, want
-        try:
-            number = float(text)
-        except ValueError:
-            return None, want
-        if not math.isfinite(number) or number != int(number):
-            return None, want
-        value = int(number)
-        if not self.minimum <= value <= self.maximum:
-            return None, want
-        return value, None
+        number = _finite_number(text)
+        if number is None or number != int(number) or not self.minimum <= int(number) <= self.maximum:
+            return None, f"is not a whole number from {self.minimum} to {self.maximum}"
+        return int(number), None
 
     def format(self, value: int) -> str:
         return str(int(value))
-
-    def clamp(self, value: int) -> int:
-        return max(self.minimum, min(self.maximum, int(value)))
 
 
 @dataclass(frozen=True)
@@ -105,16 +104,10 @@ class FloatSetting(_Base):
     maximum: float
 
     def _parse_text(self, text: str) -> tuple[Any, str | None]:
-        want = f"is not a number from {self.format(self.minimum)} to {self.format(self.maximum)}"
-        if len(text) > 30:
-            return None, want
-        try:
-            value = float(text)
-        except ValueError:
-            return None, want
-        if not math.isfinite(value) or not self.minimum <= value <= self.maximum:
-            return None, want
-        return value, None
+        number = _finite_number(text)
+        if number is None or not self.minimum <= number <= self.maximum:
+            return None, f"is not a number from {self.format(self.minimum)} to {self.format(self.maximum)}"
+        return number, None
 
     def format(self, value: float) -> str:
         return f"{float(value):g}"
