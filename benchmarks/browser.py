@@ -145,16 +145,22 @@ INSTALL_STATE_LOG = """() => {
 }"""
 
 
+# JavaScript conditions shared by the sync helpers here and the async load script
+SCRIPT_DONE_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return app && app.getAttribute('data-test-script-state') === 'notRunning'
+         && document.querySelector('[data-testid="stMain"] h1');
+}"""
+DRAWN_JS = """() => !document.querySelector('[data-testid="stSkeleton"]')
+  && [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].every(c => c.querySelector('canvas, svg'))"""
+NEXT_FRAMES_JS = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))))"
+RERUN_DONE_JS = """(t0) => (window.__pekitStates || []).some(([t, s]) => t > t0 && s === 'running')
+  && document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') === 'notRunning'"""
+
+
 def wait_for_script(page, timeout_ms: float = 60_000) -> None:
     """Wait until the app has run its script and rendered the main area."""
-    page.wait_for_function(
-        """() => {
-          const app = document.querySelector('[data-testid="stApp"]');
-          return app && app.getAttribute('data-test-script-state') === 'notRunning'
-                 && document.querySelector('[data-testid="stMain"] h1');
-        }""",
-        timeout=timeout_ms,
-    )
+    page.wait_for_function(SCRIPT_DONE_JS, timeout=timeout_ms)
     page.evaluate(INSTALL_STATE_LOG)
     settle(page)
 
@@ -162,13 +168,8 @@ def wait_for_script(page, timeout_ms: float = 60_000) -> None:
 def settle(page) -> None:
     """Let pending renders reach the screen: lazily loaded elements (shown as skeletons until
     their code arrives) and charts, which vega draws asynchronously."""
-    page.wait_for_function(
-        """() => !document.querySelector('[data-testid="stSkeleton"]')
-                 && [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
-                    .every(c => c.querySelector('canvas, svg'))""",
-        timeout=30_000,
-    )
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))))")
+    page.wait_for_function(DRAWN_JS, timeout=30_000)
+    page.evaluate(NEXT_FRAMES_JS)
 
 
 def timed_interaction(page, action, timeout_ms: float = 60_000) -> float:
@@ -177,12 +178,7 @@ def timed_interaction(page, action, timeout_ms: float = 60_000) -> float:
     page.evaluate(INSTALL_STATE_LOG)
     t0 = page.evaluate("() => performance.now()")
     action()
-    page.wait_for_function(
-        """(t0) => (window.__pekitStates || []).some(([t, s]) => t > t0 && s === 'running')
-                && document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') === 'notRunning'""",
-        arg=t0,
-        timeout=timeout_ms,
-    )
+    page.wait_for_function(RERUN_DONE_JS, arg=t0, timeout=timeout_ms)
     settle(page)
     return (page.evaluate("() => performance.now()") - t0) / 1000.0
 
