@@ -79,7 +79,7 @@ async def attendee(browser, url: str, index: int, results: dict, timeout: float,
     try:
         for path, action in TOUR:
             t0 = time.perf_counter()
-            await page.goto(f"{url}/{path}")
+            await page.goto(f"{url}/{path}", timeout=timeout, wait_until="commit")
             await page.wait_for_function(SCRIPT_DONE_JS, timeout=timeout)
             await wait_drawn(page, timeout)
             results["loads"].append(time.perf_counter() - t0)

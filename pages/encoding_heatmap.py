@@ -20,6 +20,7 @@ LAYOUT = ChoiceSetting("layout", "Layout", default="interleaved", options=pekit.
 COLS = IntListSetting("cols", "Columns to plot", default=(6, 7, 8, 9), minimum=0, maximum=1023, max_items=8)
 
 MAX_PIXELS = (320, 320)  # beyond charts.MAX_RECT_MARKS cells, heatmaps are images of at most this size
+MAX_CSV_CELLS = 1 << 20  # about 12 MB of CSV; many attendees downloading at once stay within a hosted app's memory
 LAYOUT_NAMES = {"interleaved": "interleaved (paper, book)", "tensor2tensor": "tensor2tensor (sin | cos)"}
 
 
@@ -132,9 +133,13 @@ else:
         f"{view['grid'][1]} blocks), so nothing is skipped or aliased, but columns that oscillate "
         "faster than the block height average out towards 0. Lower n or d to see every entry."
     )
-st.download_button("Download P as CSV", csv_of_table(n, d, base, start, layout),
-                   file_name=f"P_n{n}_d{d}_base{base}_start{start}_{layout}.csv", mime="text/csv",
-                   on_click="ignore", icon=":material/download:")
+if n * d <= MAX_CSV_CELLS:
+    st.download_button("Download P as CSV", csv_of_table(n, d, base, start, layout),
+                       file_name=f"P_n{n}_d{d}_base{base}_start{start}_{layout}.csv", mime="text/csv",
+                       on_click="ignore", icon=":material/download:")
+else:
+    st.caption(f"CSV download up to {MAX_CSV_CELLS:,} entries (this table has {n * d:,}); for larger tables use "
+               f"`pekit.sinusoidal_encoding({n}, {d}, base={base}, start={start}, layout='{layout}')` in Python.")
 st.markdown(
     "Read the picture column by column: the first columns flip sign from one row to the next, "
     "later columns change ever more slowly, and the last ones barely move over the whole table. "

@@ -73,6 +73,7 @@ def test_every_control_changes_the_view_and_the_link():
     body = texts(at)
     assert "mean of a block of" in body  # the reduced picture says what it draws
     assert "consecutive positions" in body  # the bucketed curves say so too
+    assert not at.get("download_button") and "CSV download up to 1,048,576 entries" in body
     assert any("tensor2tensor versus the paper" in s.value for s in at.subheader)
     assert len(charts(at)) == 5
 
