@@ -2,7 +2,6 @@
 
 import pandas as pd
 import streamlit as st
-import torch
 
 import pekit
 from pekit import charts, rotation
@@ -127,8 +126,7 @@ with right:
         f"Every orange arrow goes from i to i + {delta}, and every arrow sweeps the same angle "
         f"δ·ω_{pair} = {turn:.6g} rad ({turn * 57.29577951308232:.4g}°), wherever it starts."
     )
-    block = pekit.offset_rotation(d, delta, base=base, dtype=torch.float64)[2 * pair : 2 * pair + 2, 2 * pair : 2 * pair + 2]
-    (a, b), (c, e) = block.tolist()
+    (a, b), (c, e) = rotation.rotation_block(d, delta, pair, base=base)
     st.latex(rf"T_{{{pair}}}({delta})=\begin{{bmatrix}}{a:.4f} & {b:.4f}\\ {c:.4f} & {e:.4f}\end{{bmatrix}}")
 
 st.subheader("The whole matrix T(δ)")

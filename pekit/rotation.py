@@ -27,6 +27,7 @@ from .encodings import frequencies, sinusoidal_encoding
 __all__ = [
     "rotation_angles",
     "offset_rotation",
+    "rotation_block",
     "rotation_residuals",
     "offset_dot_product",
     "apply_rope",
@@ -72,6 +73,12 @@ def offset_rotation(
     blocks = torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)  # (pairs, 2, 2)
     T = torch.block_diag(*blocks) if len(blocks) else torch.zeros(0, 0, dtype=torch.float64)
     return T.to(device=resolve_device(device), dtype=dtype)
+
+
+def rotation_block(dim: int, delta: int, pair: int, *, base: float = 10000.0) -> list[list[float]]:
+    """The 2x2 block of :func:`offset_rotation` for column pair ``pair`` (float64, as lists)."""
+    angle = float(rotation_angles(dim, delta, base=base)[check_int("pair", pair, minimum=0, maximum=dim // 2 - 1)])
+    return [[math.cos(angle), math.sin(angle)], [-math.sin(angle), math.cos(angle)]]
 
 
 def rotation_residuals(

@@ -45,6 +45,16 @@ def test_T_shifts_every_row(delta):
     assert_close(P[i0 : i0 + 50] @ T.T, P[i0 + delta : i0 + delta + 50], atol=1e-10, rtol=0)
 
 
+def test_rotation_block_is_the_diagonal_block_of_T():
+    from pekit.rotation import rotation_block
+
+    T = offset_rotation(12, 5, dtype=torch.float64)
+    for j in range(6):
+        assert_close(torch.tensor(rotation_block(12, 5, j), dtype=torch.float64), T[2 * j : 2 * j + 2, 2 * j : 2 * j + 2])
+    with pytest.raises(ValueError, match="pair"):
+        rotation_block(12, 5, 6)
+
+
 def test_rotation_properties():
     d = 16
     T = lambda dl: offset_rotation(d, dl, dtype=torch.float64)  # noqa: E731
