@@ -16,6 +16,7 @@ References
 
 from __future__ import annotations
 
+import math
 
 import torch
 from torch import Tensor
