@@ -61,9 +61,11 @@ def require_shell() -> None:
     sidebar. Each page calls this first: in that mode it switches the legacy handling off
     and reruns, and the rerun goes through the entry point to the same page.
     """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
+    try:  # an internal of Streamlit 1.67; if a later version drops it, there is nothing to undo
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:
+        return
+    if getattr(PagesManager, "uses_pages_directory", None):
         PagesManager.uses_pages_directory = False
         st.rerun()
 
