@@ -154,8 +154,12 @@ SCRIPT_DONE_JS = """() => {
 DRAWN_JS = """() => !document.querySelector('[data-testid="stSkeleton"]')
   && [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].every(c => c.querySelector('canvas, svg'))"""
 NEXT_FRAMES_JS = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))))"
-RERUN_DONE_JS = """(t0) => (window.__pekitStates || []).some(([t, s]) => t > t0 && s === 'running')
-  && document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') === 'notRunning'"""
+# A rerun is over when the app is idle again and either a 'running' state was seen after the
+# action or the address changed (a fast rerun can go from running to idle within one render, so
+# 'running' may never reach the DOM; every settings change rewrites the link).
+RERUN_DONE_JS = """([t0, href0]) => document.querySelector('[data-testid="stApp"]')
+    .getAttribute('data-test-script-state') === 'notRunning'
+  && ((window.__pekitStates || []).some(([t, s]) => t > t0 && s === 'running') || location.href !== href0)"""
 
 
 def wait_for_script(page, timeout_ms: float = 60_000) -> None:
@@ -176,9 +180,9 @@ def timed_interaction(page, action, timeout_ms: float = 60_000) -> float:
     """Run ``action()`` (e.g. a key press on a slider) and return the seconds until the
     rerun it triggers has finished and the page has drawn."""
     page.evaluate(INSTALL_STATE_LOG)
-    t0 = page.evaluate("() => performance.now()")
+    t0, href0 = page.evaluate("() => [performance.now(), location.href]")
     action()
-    page.wait_for_function(RERUN_DONE_JS, arg=t0, timeout=timeout_ms)
+    page.wait_for_function(RERUN_DONE_JS, arg=[t0, href0], timeout=timeout_ms)
     settle(page)
     return (page.evaluate("() => performance.now()") - t0) / 1000.0
 

@@ -85,7 +85,7 @@ async def attendee(browser, url: str, index: int, results: dict, timeout: float,
             results["loads"].append(time.perf_counter() - t0)
             if action:
                 await page.evaluate(INSTALL_STATE_LOG)
-                start = await page.evaluate("() => performance.now()")
+                start = await page.evaluate("() => [performance.now(), location.href]")
                 kind, label, value = action
                 t0 = time.perf_counter()
                 if kind == "slider":
