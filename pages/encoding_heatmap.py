@@ -63,11 +63,7 @@ def curves(n: int, d: int, base: int, start: int, layout: str, columns: tuple[in
 @st.cache_data(max_entries=8, show_spinner=False)
 def layout_comparison(n: int, d: int, base: int, start: int):
     table = pekit.compare_layouts(n, d, base=base, start=start)
-    long = table.melt(id_vars="pair", value_vars=["wavelength interleaved", "wavelength tensor2tensor"],
-                      var_name="layout", value_name="wavelength")
-    long["layout"] = long["layout"].str.removeprefix("wavelength ")
-    long["omega"] = 2 * 3.141592653589793 / long["wavelength"]
-    return table, charts.to_spec(charts.frequency_chart(long))
+    return table, charts.to_spec(charts.layout_comparison_chart(table))
 
 
 def csv_of_table(n: int, d: int, base: int, start: int, layout: str):

@@ -30,8 +30,7 @@ LAB_STEPS = 8  # the masking lab pads two short sequences to this many steps
 def attention_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool):
     model = text.seeded_attention(hidden, heads, seed=seed)
     X = text.token_embeddings(list(tokens), hidden, seed=seed, device=model.W_q.weight.device)
-    check = order.order_check(model, X, text.permutation(len(tokens), 0), positional=positional)
-    return check.weights.cpu()  # (heads, n, n)
+    return order.self_attention(model, X, positional=positional)[1].cpu()  # (heads, n, n)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

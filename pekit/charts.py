@@ -30,6 +30,7 @@ __all__ = [
     "rotation_circle",
     "token_heatmap",
     "frequency_chart",
+    "layout_comparison_chart",
     "MAX_LINE_POINTS",
     "line_chart",
 ]
@@ -429,6 +430,16 @@ def token_heatmap(
         )
         .properties(height=height or max(160, 18 * rows + 60))
     )
+
+
+def layout_comparison_chart(table: pd.DataFrame, *, height: int = 260) -> alt.Chart:
+    """Wavelengths of both layouts per pair, from ``pekit.compare_layouts``'s table."""
+    long = pd.concat(
+        [pd.DataFrame({"pair": table["pair"], "layout": layout, "wavelength": table[f"wavelength {layout}"],
+                       "omega": table[f"omega {layout}"]}) for layout in ("interleaved", "tensor2tensor")],
+        ignore_index=True,
+    )
+    return frequency_chart(long, height=height)
 
 
 def to_spec(chart: alt.TopLevelMixin) -> dict:

@@ -16,7 +16,7 @@ from torch import Tensor
 from .attention import MultiHeadAttention, attention_scores, masked_softmax
 from .encodings import sinusoidal_encoding
 
-__all__ = ["OrderCheck", "order_check", "MaskingSteps", "masking_steps", "causal_lengths", "padded_batch"]
+__all__ = ["self_attention", "OrderCheck", "order_check", "MaskingSteps", "masking_steps", "causal_lengths", "padded_batch"]
 
 
 class OrderCheck(NamedTuple):
@@ -30,19 +30,25 @@ class OrderCheck(NamedTuple):
     weights_gap: float
 
 
+def self_attention(model: MultiHeadAttention, X: Tensor, *, positional: bool, base: float = 10000.0) -> tuple[Tensor, Tensor]:
+    """Self-attention of one sequence ``X`` (``(n, num_hiddens)``), optionally with the sinusoidal
+    table added by slot; returns the output ``(n, num_hiddens)`` and weights ``(heads, n, n)``."""
+    n, d = X.shape
+    if positional:
+        X = X + sinusoidal_encoding(n, d, base=base, device=X.device, dtype=X.dtype)
+    with torch.inference_mode():
+        inp = X[None]  # (1, n, d)
+        out = model(inp, inp, inp)[0]
+        return out, model.attention_weights[0]
+
+
 def order_check(model: MultiHeadAttention, X: Tensor, perm: Tensor, *, positional: bool, base: float = 10000.0) -> OrderCheck:
     """Run self-attention on ``X`` (``(n, num_hiddens)`` token embeddings) and on ``X[perm]``,
     optionally adding the sinusoidal table (by slot, so it is not shuffled), and compare the
     shuffled results with the original ones shuffled."""
-    n, d = X.shape
-    P = sinusoidal_encoding(n, d, base=base, device=X.device, dtype=X.dtype) if positional else torch.zeros_like(X)
-    with torch.inference_mode():
-        inp = (X + P)[None]  # (1, n, d)
-        out = model(inp, inp, inp)[0]  # (n, d)
-        weights = model.attention_weights[0]  # (heads, n, n)
-        shuffled = (X[perm] + P)[None]
-        out_s = model(shuffled, shuffled, shuffled)[0]
-        weights_s = model.attention_weights[0]
+    out, weights = self_attention(model, X, positional=positional, base=base)
+    out_s, weights_s = self_attention(model, X[perm], positional=positional, base=base)
+    n = X.shape[0]
     output_gap = float((out_s - out[perm]).abs().max()) if n else 0.0
     weights_gap = float((weights_s - weights[:, perm][:, :, perm]).abs().max()) if n else 0.0
     return OrderCheck(out, weights, output_gap, weights_gap)

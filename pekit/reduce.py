@@ -52,11 +52,11 @@ def block_edges(length: int, max_blocks: int) -> Tensor:
     return torch.cat([edges, torch.tensor([length])])
 
 
-def _pool(X: Tensor, rows: int, cols: int, pad_value: float, op: str) -> Tensor:
+def _blocks(X: Tensor, rows: int, cols: int, pad_value: float = 0.0) -> Tensor:
+    """``X`` padded with ``pad_value`` to whole blocks and viewed as ``(R, rows, C, cols)``."""
     n, d = X.shape
     padded = F.pad(X, (0, (-d) % cols, 0, (-n) % rows), value=pad_value)
-    blocks = padded.reshape(padded.shape[0] // rows, rows, padded.shape[1] // cols, cols)
-    return blocks.amax(dim=(1, 3)) if op == "max" else blocks.amin(dim=(1, 3))
+    return padded.reshape(padded.shape[0] // rows, rows, padded.shape[1] // cols, cols)
 
 
 def block_summary(X: Tensor, max_rows: int, max_cols: int, *, extremes: bool = True) -> BlockSummary:
@@ -71,21 +71,16 @@ def block_summary(X: Tensor, max_rows: int, max_cols: int, *, extremes: bool = T
     if rows == 1 and cols == 1:
         return BlockSummary(X, X, X, row_edges, col_edges)
     Xf = X.float() if not X.dtype.is_floating_point else X
-    sums = _pool_sum(Xf, rows, cols)
+    sums = _blocks(Xf, rows, cols).sum(dim=(1, 3))
     counts = torch.outer(row_edges.diff(), col_edges.diff()).to(sums)
     mean = sums / counts  # (R, C)
     if not extremes:
         return BlockSummary(mean, None, None, row_edges, col_edges)
     return BlockSummary(
-        mean, _pool(Xf, rows, cols, float("inf"), "min"), _pool(Xf, rows, cols, float("-inf"), "max"),
+        mean, _blocks(Xf, rows, cols, float("inf")).amin(dim=(1, 3)),
+        _blocks(Xf, rows, cols, float("-inf")).amax(dim=(1, 3)),
         row_edges, col_edges,
     )
-
-
-def _pool_sum(X: Tensor, rows: int, cols: int) -> Tensor:
-    n, d = X.shape
-    padded = F.pad(X, (0, (-d) % cols, 0, (-n) % rows))
-    return padded.reshape(padded.shape[0] // rows, rows, padded.shape[1] // cols, cols).sum(dim=(1, 3))
 
 
 def drawing_blocks(rows: int, cols: int, *, max_marks: int, max_pixels: tuple[int, int]) -> tuple[int, int]:

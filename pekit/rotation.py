@@ -155,7 +155,8 @@ def diagonal_spread(S: Tensor) -> tuple[Tensor, Tensor]:
         raise ValueError(f"S must be a square matrix; got shape {tuple(S.shape)}")
     N = S.shape[0]
     offsets = torch.arange(-(N - 1), N)
-    spread = torch.stack([(lambda d: d.max() - d.min())(torch.diagonal(S, offset=-int(o))) for o in offsets])
+    diagonals = [torch.diagonal(S, offset=-int(o)) for o in offsets]  # S[m, m - o]
+    spread = torch.stack([diag.max() - diag.min() for diag in diagonals])
     return offsets, spread
 
 

@@ -17,7 +17,7 @@ import torch
 from torch import Tensor
 
 from ._checks import check_int
-from .reduce import BlockSummary, block_edges
+from .reduce import BlockSummary, block_summary
 
 __all__ = ["gram_block_means", "OffsetSimilarity", "similarity_by_offset", "neighbour_distances"]
 
@@ -37,17 +37,10 @@ def gram_block_means(P: Tensor, max_blocks: int) -> BlockSummary:
     ``None``); when ``n <= max_blocks`` the result is ``S`` itself.
     """
     _check_table(P)
-    n = P.shape[0]
-    edges = block_edges(n, max_blocks)
-    size = int(edges[1])
     Pf = P.float() if P.dtype in (torch.float16, torch.bfloat16) else P
-    if size == 1:
-        means = Pf
-    else:
-        padded = torch.nn.functional.pad(Pf, (0, 0, 0, (-n) % size))
-        sums = padded.reshape(-1, size, P.shape[1]).sum(dim=1)  # (blocks, dim)
-        means = sums / edges.diff().to(sums)[:, None]
-    return BlockSummary(means @ means.T, None, None, edges, edges.clone())
+    rows = block_summary(Pf, max_blocks, Pf.shape[1], extremes=False)  # mean row of each block
+    means = rows.mean  # (blocks, dim)
+    return BlockSummary(means @ means.T, None, None, rows.row_edges, rows.row_edges.clone())
 
 
 class OffsetSimilarity(NamedTuple):
