@@ -162,6 +162,27 @@ RERUN_DONE_JS = """([t0, href0]) => document.querySelector('[data-testid="stApp"
   && ((window.__pekitStates || []).some(([t, s]) => t > t0 && s === 'running') || location.href !== href0)"""
 
 
+# The end of a redraw is the paint after the last change to the page. "Every chart has a canvas"
+# is not enough: vega reuses the canvas element when a chart gets a new spec, so the old picture
+# satisfies that test while the new one is still being computed. Each DOM change is logged with
+# the time of the frame painted after it; a redraw is over once the page has been quiet for
+# QUIET_MS, and it ended at that last paint. (Idle pages make no DOM changes.)
+QUIET_MS = 300
+INSTALL_PAINT_LOG = """() => {
+  if (window.__pekitPaintObserver) return;
+  window.__pekitPainted = performance.now();
+  window.__pekitChanged = performance.now();
+  window.__pekitPaintObserver = new MutationObserver(() => {
+    window.__pekitChanged = performance.now();
+    requestAnimationFrame(() => setTimeout(() => { window.__pekitPainted = performance.now(); }, 0));
+  });
+  window.__pekitPaintObserver.observe(document.querySelector('[data-testid="stApp"]') || document.body,
+                                      {subtree: true, childList: true, attributes: true, characterData: true});
+}"""
+QUIET_JS = """(ms) => performance.now() - Math.max(window.__pekitPainted, window.__pekitChanged) > ms"""
+LAST_PAINT_JS = "() => window.__pekitPainted"
+
+
 def wait_for_script(page, timeout_ms: float = 60_000) -> None:
     """Wait until the app has run its script and rendered the main area."""
     page.wait_for_function(SCRIPT_DONE_JS, timeout=timeout_ms)
@@ -178,13 +199,16 @@ def settle(page) -> None:
 
 def timed_interaction(page, action, timeout_ms: float = 60_000) -> float:
     """Run ``action()`` (e.g. a key press on a slider) and return the seconds until the
-    rerun it triggers has finished and the page has drawn."""
+    rerun it triggers has finished and the last change it made to the page was painted."""
     page.evaluate(INSTALL_STATE_LOG)
+    page.evaluate(INSTALL_PAINT_LOG)
+    page.wait_for_function(QUIET_JS, arg=QUIET_MS, timeout=timeout_ms)
     t0, href0 = page.evaluate("() => [performance.now(), location.href]")
     action()
     page.wait_for_function(RERUN_DONE_JS, arg=[t0, href0], timeout=timeout_ms)
     settle(page)
-    return (page.evaluate("() => performance.now()") - t0) / 1000.0
+    page.wait_for_function(QUIET_JS, arg=QUIET_MS, timeout=timeout_ms)
+    return (page.evaluate(LAST_PAINT_JS) - t0) / 1000.0
 
 
 def slider_thumb(page, label: str):
