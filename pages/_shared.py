@@ -6,12 +6,30 @@ Kept beside the pages (and not in pekit, which never imports streamlit). With
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from typing import NamedTuple
 
 import streamlit as st
 
 from pekit.params import IntListSetting, Setting
+
+
+def freeze_startup_objects() -> None:
+    """Once per server process: put everything alive after the imports (torch, pandas, altair,
+    streamlit and pekit: about 250 000 objects, none of them ever garbage) out of the cyclic
+    garbage collector's sight. Each full collection would otherwise walk them all (about
+    100 ms on a 2-core CPU, holding the GIL while every session waits). Objects made later
+    are collected as usual."""
+    global _FROZEN
+    if not _FROZEN:
+        import pekit.charts  # noqa: F401  (pulls in altair and pandas before freezing)
+
+        gc.freeze()
+        _FROZEN = True
+
+
+_FROZEN = False
 
 
 class LabPage(NamedTuple):
