@@ -7,6 +7,7 @@ reaches the browser is bounded by the caller's choice of sizes, never by the raw
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 
@@ -28,6 +29,7 @@ __all__ = [
     "column_curves",
     "offset_similarity_chart",
     "rotation_circle",
+    "MAX_TOKEN_RECTS",
     "token_heatmap",
     "frequency_chart",
     "layout_comparison_chart",
@@ -43,7 +45,7 @@ def _texts(values, fmt: str = ".6f") -> list[str]:
 
 
 def _tip(field: str, title: str | None = None) -> alt.Tooltip:
-    return alt.Tooltip(field, type="nominal", title=title or field)
+    return alt.Tooltip(field=field, type="nominal", title=title or field)
 
 
 def _span(lo: int, hi: int) -> str:
@@ -387,6 +389,9 @@ def rotation_circle(start: Tensor, end: Tensor, positions: Sequence[int], *, del
     return alt.layer(ring, shift, heads, dots, labels).properties(height=height, width=height)
 
 
+MAX_TOKEN_RECTS = 1024  # above this many cells (32 × 32 tokens) a token map is drawn as an image
+
+
 def token_heatmap(
     M: Tensor,
     row_labels: Sequence[str],
@@ -398,38 +403,134 @@ def token_heatmap(
     palette: str = "sequential",
     domain: Sequence[float] | None = (0.0, 1.0),
     height: int | None = None,
-) -> alt.Chart:
+    max_marks: int = MAX_TOKEN_RECTS,
+) -> alt.Chart | alt.LayerChart:
     """A matrix over tokens (e.g. attention weights, ``(queries, keys)``), tokens as axis labels
     (numbered, so repeated words stay apart) and values on hover. Entries that are ``-inf`` or
-    NaN (masked) are left blank and read "masked" on hover."""
+    NaN (masked) read "masked" on hover.
+
+    Up to ``max_marks`` cells: one rectangle per cell with a tooltip; masked cells are left
+    blank. Beyond that (a 64-token sentence has 4096 cells): one image pixel per cell, masked
+    ones grey, and a line above the map that reads out the cell under the pointer. Browsers
+    draw Streamlit's charts as SVG, one element per mark, so the image keeps a long sentence
+    as quick to redraw as a short one.
+    """
     values = M.detach().double().cpu()
+    if values.dim() != 2:
+        raise ValueError(f"M must be 2-D; got shape {tuple(values.shape)}")
     rows, cols = values.shape
+    if len(row_labels) != rows or len(col_labels) != cols:
+        raise ValueError(f"row_labels and col_labels must match M's shape {tuple(values.shape)}; "
+                         f"got {len(row_labels)} and {len(col_labels)} labels")
     ylab = [f"{i} {str(t)[:24]}" for i, t in enumerate(row_labels)]
     xlab = [f"{j} {str(t)[:24]}" for j, t in enumerate(col_labels)]
     flat = values.flatten()
     finite = torch.isfinite(flat)
+    texts = [format(float(v), ".6f") if ok else "masked" for v, ok in zip(flat.tolist(), finite.tolist())]
+    height = height or min(max(160, 18 * rows + 60), 640)
+    if rows * cols > max_marks:
+        if domain is None:
+            shown = flat[finite]
+            lo, hi = (float(shown.min()), float(shown.max())) if shown.numel() else (0.0, 1.0)
+            domain = (lo, hi if hi > lo else lo + 1.0)
+        scale = alt.Scale(domain=list(domain), range=list(PALETTES[palette]), interpolate="rgb")
+        return _token_image(values, ylab, xlab, texts, x_title=x_title, y_title=y_title,
+                            value_title=value_title, palette=palette, domain=domain, scale=scale, height=height)
     frame = pd.DataFrame({
         "query": [ylab[i] for i in range(rows) for _ in range(cols)],
         "key": [xlab[j] for _ in range(rows) for j in range(cols)],
         "value": torch.where(finite, flat, torch.full_like(flat, float("nan"))).numpy(),
+        "value text": texts,
     })
-    frame["value text"] = [format(float(v), ".6f") if ok else "masked" for v, ok in zip(flat, finite.tolist())]
-    if domain is None:
-        shown = flat[finite]
-        lo, hi = (float(shown.min()), float(shown.max())) if shown.numel() else (0.0, 1.0)
-        domain = (lo, hi if hi > lo else lo + 1.0)
-    scale = alt.Scale(domain=list(domain), range=list(PALETTES[palette]), interpolate="rgb")
+    # domain None: the browser takes the range of the finite values, so two maps of one size
+    # differ only in their data (see to_spec)
+    scale = alt.Scale(range=list(PALETTES[palette]), interpolate="rgb", zero=False, nice=False,
+                      **({} if domain is None else {"domain": list(domain)}))
     return (
         alt.Chart(frame)
         .mark_rect()
         .encode(
-            x=alt.X("key", type="ordinal", sort=xlab, title=x_title, axis=alt.Axis(labelAngle=-50, labelLimit=120)),
-            y=alt.Y("query", type="ordinal", sort=ylab, title=y_title, axis=alt.Axis(labelLimit=120)),
-            color=alt.Color("value", type="quantitative", title=value_title, scale=scale),
+            # sort=None: the axes keep the order in which the frame lists the tokens (a list of
+            # labels would cost an expression per cell when the browser draws)
+            x=alt.X(field="key", type="ordinal", sort=None, title=x_title, axis=alt.Axis(labelAngle=-50, labelLimit=120)),
+            y=alt.Y(field="query", type="ordinal", sort=None, title=y_title, axis=alt.Axis(labelLimit=120)),
+            color=alt.Color(field="value", type="quantitative", title=value_title, scale=scale),
             tooltip=[_tip("query", y_title), _tip("key", x_title), _tip("value text", value_title)],
         )
-        .properties(height=height or max(160, 18 * rows + 60))
+        .properties(height=height)
     )
+
+
+# Names of the parameters the image form of token_heatmap carries to the browser.
+HOVER, ROW_NAMES, COL_NAMES, CELL_TEXTS = "hover", "row_names", "col_names", "cell_texts"
+
+
+def _token_image(values: Tensor, ylab: list[str], xlab: list[str], texts: list[str], *, x_title: str,
+                 y_title: str, value_title: str, palette: str, domain: Sequence[float], scale: alt.Scale,
+                 height: int) -> alt.LayerChart:
+    """``token_heatmap`` as one image, with a read-out of the cell under the pointer.
+
+    The pointer is followed by an interval selection that restarts on every move, so it is
+    always one pixel wide: its pixel signals ``hover_x``/``hover_y`` hold the pointer's position,
+    which the read-out turns back into a cell with ``invert``. Labels and values travel as
+    parameters (data, never code), so any text a user typed stays text."""
+    rows, cols = values.shape
+    url = png_data_url(colorize(torch.where(torch.isfinite(values), values, torch.full_like(values, float("nan"))),
+                                vmin=domain[0], vmax=domain[1], palette=palette))
+    x_scale = alt.Scale(domain=[0, cols], nice=False, zero=False)
+    y_scale = alt.Scale(domain=[0, rows], nice=False, zero=False, reverse=True)
+    # one tick in the middle of every row and column; labels looked up by their number
+    x_axis = alt.Axis(values=alt.ExprRef(f"sequence(0.5, {cols})"), labelExpr=f"{COL_NAMES}[floor(datum.value)]",
+                      labelAngle=-90, labelLimit=120, labelFontSize=10, labelOverlap="greedy", grid=False, ticks=False)
+    y_axis = alt.Axis(values=alt.ExprRef(f"sequence(0.5, {rows})"), labelExpr=f"{ROW_NAMES}[floor(datum.value)]",
+                      labelLimit=120, labelFontSize=10, labelOverlap="greedy", grid=False, ticks=False)
+    hover = alt.selection_interval(name=HOVER, encodings=["x", "y"], on="[pointermove, pointerout] > pointermove",
+                                   clear="pointerout", translate=False, zoom=False,
+                                   mark=alt.BrushConfig(fillOpacity=0, strokeOpacity=0))
+    picture = (
+        alt.Chart(alt.InlineData(values=[{"url": url, "k0": 0, "k1": cols, "q0": 0, "q1": rows}]))
+        .mark_image(aspect=False, smooth=False, tooltip=None)
+        .encode(x=alt.X(field="k0", type="quantitative", title=x_title, scale=x_scale, axis=x_axis),
+                x2=alt.X2(field="k1"),
+                y=alt.Y(field="q0", type="quantitative", title=y_title, scale=y_scale, axis=y_axis),
+                y2=alt.Y2(field="q1"), url=alt.Url(field="url", type="nominal"))
+        .add_params(hover)
+    )
+    on = f"length({HOVER}_x) == 2 && length({HOVER}_y) == 2 && {HOVER}_x[1] + {HOVER}_y[1] > 0"
+    k = f"clamp(floor(invert('x', {HOVER}_x[1])), 0, {cols - 1})"
+    q = f"clamp(floor(invert('y', {HOVER}_y[1])), 0, {rows - 1})"
+    # the values as one string of fixed-width fields: a list of 4096 strings would cost Altair
+    # about 0.2 s to copy and convert, element by element
+    width = max(len(t) for t in texts)
+    packed = "".join(t.ljust(width) for t in texts)
+    cell = f"({q} * {cols} + {k})"
+    say = json.dumps  # a string literal in a Vega expression
+    readout = (f"{on} ? {say(y_title + ' ')} + {ROW_NAMES}[{q}] + {say('  →  ' + x_title + ' ')} + {COL_NAMES}[{k}] + "
+               f"{say(':  ' + value_title + ' ')} + trim(substring({CELL_TEXTS}, {cell} * {width}, {cell} * {width} + {width})) "
+               f": {say(f'Point at a cell to read its {value_title}.')}")
+    one = alt.InlineData(values=[{}])  # one mark, placed by expressions
+    line = (
+        alt.Chart(one)
+        .mark_text(align="left", baseline="bottom", dy=-6, fontSize=13, tooltip=None, text=alt.ExprRef(readout))
+        .encode(alt.XValue(0), alt.YValue(0))
+    )
+    outline = (
+        alt.Chart(one)
+        .mark_rect(filled=False, stroke="#111111", strokeWidth=1.5, tooltip=None,
+                   opacity=alt.ExprRef(f"{on} ? 1 : 0"))
+        .encode(alt.XValue(alt.ExprRef(f"scale('x', {k})")), alt.X2Value(alt.ExprRef(f"scale('x', {k} + 1)")),
+                alt.YValue(alt.ExprRef(f"scale('y', {q})")), alt.Y2Value(alt.ExprRef(f"scale('y', {q} + 1)")))
+    )
+    # an invisible layer that carries the colour legend for the image's palette
+    legend = (
+        alt.Chart(alt.InlineData(values=[{"value": v, "k0": 0, "q0": 0} for v in domain]))
+        .mark_point(opacity=0, tooltip=None)
+        .encode(x=alt.X(field="k0", type="quantitative"), y=alt.Y(field="q0", type="quantitative"),
+                color=alt.Color(field="value", type="quantitative", title=value_title, scale=scale))
+    )
+    params = [alt.VariableParameter(name=ROW_NAMES, value=ylab), alt.VariableParameter(name=COL_NAMES, value=xlab),
+              alt.VariableParameter(name=CELL_TEXTS, value=packed)]
+    return alt.LayerChart(layer=[picture, outline, line, legend], params=params, height=height)
 
 
 def layout_comparison_chart(table: pd.DataFrame, *, height: int = 260) -> alt.Chart:
@@ -445,6 +546,15 @@ def layout_comparison_chart(table: pd.DataFrame, *, height: int = 260) -> alt.Ch
 def to_spec(chart: alt.TopLevelMixin) -> dict:
     """The chart as a Vega-Lite dict with its data inline, skipping Altair's JSON-schema
     validation (the tests validate every builder's output; a page need not pay for it on
-    every rerun). Sizes are bounded by the builders, so Altair's 5000-row guard is lifted."""
+    every rerun). Sizes are bounded by the builders, so Altair's 5000-row guard is lifted.
+
+    A chart drawn from one table gets it as top-level ``data.values``: Streamlit then sends the
+    table beside a spec that does not mention it, and when only the numbers change between
+    two reruns, the browser swaps the data in the chart it has instead of building it anew."""
     with alt.data_transformers.enable("default", max_rows=None):
-        return chart.to_dict(validate=False)
+        spec = chart.to_dict(validate=False)
+    datasets, data = spec.get("datasets", {}), spec.get("data", {})
+    if len(datasets) == 1 and set(data) == {"name"} and data["name"] in datasets:
+        spec["data"] = {"values": datasets.pop(data["name"])}
+        del spec["datasets"]
+    return spec

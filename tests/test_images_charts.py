@@ -117,7 +117,64 @@ def test_gram_heatmap_and_to_spec():
     chart = charts.heatmap(gram_block_means(P, 30), x_title="i", y_title="k", palette="sequential", domain=None)
     spec = charts.to_spec(chart)
     assert spec["mark"]["type"] == "rect" or spec["mark"] == "rect"
-    assert "datasets" in spec
+    assert "datasets" not in spec and len(spec["data"]["values"]) == 900  # one table: sent beside the spec
+
+
+def test_to_spec_sends_one_table_beside_a_spec_that_depends_only_on_the_shape():
+    def spec(M, tokens):
+        return charts.to_spec(charts.token_heatmap(M, tokens, tokens, palette="diverging", domain=None))
+
+    a, b = spec(torch.randn(8, 8), list("abcdefgh")), spec(torch.randn(8, 8), list("stuvwxyz"))
+    assert "datasets" not in a and len(a["data"]["values"]) == 64
+    assert a["data"] != b["data"]
+    a.pop("data"), b.pop("data")
+    assert a == b  # a new sentence changes the data only, so the browser keeps its chart
+
+
+def test_small_token_map_one_rect_per_cell_masked_blank():
+    M = torch.softmax(torch.randn(5, 5, dtype=torch.float64), -1)
+    M[1, 3:] = float("-inf")
+    tokens = ["the", "cat", "the", "<b>x</b>", "🙂"]
+    chart = charts.token_heatmap(M, tokens, tokens)
+    assert isinstance(chart, alt.Chart)
+    (rows,) = chart.to_dict()["datasets"].values()  # validates against the Vega-Lite schema
+    assert len(rows) == 25
+    assert [r["query"] for r in rows[::5]] == ["0 the", "1 cat", "2 the", "3 <b>x</b>", "4 🙂"]  # repeats stay apart
+    assert [r["key"] for r in rows[:5]] == ["0 the", "1 cat", "2 the", "3 <b>x</b>", "4 🙂"]
+    by_cell = {(r["query"][0], r["key"][0]): r for r in rows}
+    assert by_cell[("1", "3")]["value"] is None and by_cell[("1", "3")]["value text"] == "masked"
+    assert by_cell[("2", "4")]["value text"] == format(float(M[2, 4]), ".6f")
+    assert by_cell[("2", "4")]["value"] == pytest.approx(float(M[2, 4]))
+    with pytest.raises(ValueError, match="row_labels"):
+        charts.token_heatmap(M, tokens[:4], tokens)
+
+
+def test_large_token_map_is_one_image_with_a_read_out():
+    n = 64
+    M = torch.softmax(torch.randn(n, n, dtype=torch.float64), -1)
+    M[5, 60:] = float("-inf")
+    tokens = [f"w{i}" for i in range(n)]
+    tokens[7] = "');alert(1)//"  # whatever was typed travels as data, never inside an expression
+    chart = charts.token_heatmap(M, tokens, tokens, x_title="key token", y_title="query token")
+    assert isinstance(chart, alt.LayerChart) and n * n > charts.MAX_TOKEN_RECTS
+    spec = chart.to_dict()  # validates
+    urls = [row["url"] for rows in spec["datasets"].values() for row in rows if "url" in row]
+    assert len(urls) == 1 and sum(len(rows) for rows in spec["datasets"].values()) <= 4
+    img = decode_png(__import__("base64").b64decode(urls[0].split(",", 1)[1]))
+    finite = torch.where(torch.isfinite(M), M, torch.full_like(M, float("nan")))
+    assert torch.equal(img, colorize(finite, vmin=0.0, vmax=1.0, palette="sequential"))  # masked cells grey
+    params = {p["name"]: p.get("value") for p in spec["params"]}
+    assert params[charts.ROW_NAMES] == params[charts.COL_NAMES] == [f"{i} {t}" for i, t in enumerate(tokens)]
+    packed = params[charts.CELL_TEXTS]
+    width = len(packed) // (n * n)
+    cells = [packed[i * width:(i + 1) * width].strip() for i in range(n * n)]
+    assert cells[5 * n + 61] == "masked"
+    assert cells[17 * n + 42] == format(float(M[17, 42]), ".6f")
+    assert sum(c != "masked" for c in cells) == n * n - 4
+    import json
+
+    assert "alert" not in json.dumps([layer.get("mark") for layer in spec["layer"]])
+    assert any(p["name"] == charts.HOVER and "select" in p for p in spec["params"])
 
 
 def test_matrix_csv_round_trip():
