@@ -5,9 +5,9 @@ import os
 import streamlit as st
 
 import pekit
-from pages._shared import LAB_PAGES, freeze_startup_objects
+from pages._shared import LAB_PAGES, prepare_server
 
-freeze_startup_objects()
+prepare_server()
 
 # Sessions run side by side in one server process; one torch thread each keeps them from
 # fighting over the cores (hosted apps get one or two). PEKIT_THREADS overrides.
