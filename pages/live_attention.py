@@ -22,6 +22,7 @@ LEN_A = IntSetting("len_a", "valid length of sequence A", default=8, minimum=0, 
 LEN_B = IntSetting("len_b", "valid length of sequence B", default=4, minimum=0, maximum=8)
 SHOW = ChoiceSetting("show", "Show sequence", default="A", options=("A", "B"))
 SHUFFLE = IntSetting("shuffle", "Shuffle seed (0 = original order)", default=1, minimum=0, maximum=2**31 - 1)
+VIEW = ChoiceSetting("view", "Section", default="Weights", options=("Weights", "Masking", "Order"))
 MAX_TOKENS = 64
 LAB_STEPS = 8  # the masking lab pads two short sequences to this many steps
 
@@ -51,9 +52,11 @@ def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuf
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def masking_view(tokens: tuple[str, ...], hidden: int, seed: int, len_a: int, len_b: int, form: str, show: str):
-    """Two sequences from the sentence (A: its first tokens, B: half as many), padded to LAB_STEPS."""
-    a = list(tokens[:LAB_STEPS])
+def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: int, len_b: int, form: str, show: str):
+    """Two sequences from the sentence's first LAB_STEPS tokens ``first`` (A: all of them, B:
+    half as many), padded to LAB_STEPS. Keyed on those tokens only, so editing the end of a
+    long sentence does not redraw the lab."""
+    a = list(first)
     b = list(tokens[: max(1, len(a) // 2)])
     batch = order.padded_batch([text.token_embeddings(a, hidden, seed=seed),
                                 text.token_embeddings(b, hidden, seed=seed)], LAB_STEPS)
@@ -84,7 +87,7 @@ st.markdown(
     "linguistically meaningful; the mechanics are exactly those of a trained model."
 )
 
-url = UrlSettings("attention", [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, FORM, LEN_A, LEN_B, SHOW, SHUFFLE])
+url = UrlSettings("attention", [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW])
 sentence = st.text_input(SENTENCE.label, key=url.key(SENTENCE), max_chars=SENTENCE.max_chars,
                          help="Words and punctuation become tokens; at most 64 are used.")
 c1, c2, c3, c4 = st.columns([2, 2, 2, 1])
@@ -118,78 +121,93 @@ except ValueError as err:
     st.stop()
 
 n = len(tokens)
-st.subheader("Attention weights, head by head")
-url.clamp(HEAD, heads - 1)
-head = st.selectbox(HEAD.label, list(range(heads)), key=url.key(HEAD), format_func=lambda h: f"head {h}")
-show_chart(head_chart(tokens, hidden, heads, seed, positional, head))
-st.markdown(
-    f"Input: ({1}, {n}, {hidden}): one sentence of {n} tokens, {hidden} numbers each. Output: the same "
-    f"shape ({1}, {n}, {hidden}). Weights: ({1}, {heads}, {n}, {n}), one {n} × {n} map per head; "
-    "each row (a query token) sums to 1 over the keys it looks at."
-)
-st.latex(r"\mathrm{head}_i = \mathrm{softmax}\!\left(\frac{(XW_q^{(i)})(XW_k^{(i)})^\top}{\sqrt{d/h}}\right)XW_v^{(i)}"
-         r",\qquad \mathrm{output} = [\mathrm{head}_1;\dots;\mathrm{head}_h]\,W_o")
 
-st.subheader("Masking with valid_lens")
-st.markdown(
-    "Batches hold sequences of different lengths, padded to a common length. `valid_lens` "
-    f"says how many keys of each sequence are real; the rest get weight exactly 0. Here: "
-    f"sequence A is the first {min(n, LAB_STEPS)} tokens of your sentence, B the first "
-    f"{max(1, min(n, LAB_STEPS) // 2)}, both padded to {LAB_STEPS} steps."
-)
-c5, c6, c7, c8 = st.columns(4)
-with c5:
-    form = st.radio(FORM.label, FORM.options, key=url.key(FORM))
-with c6:
-    len_a = st.slider(LEN_A.label, 0, LAB_STEPS, key=url.key(LEN_A))
-with c7:
-    len_b = st.slider(LEN_B.label, 0, LAB_STEPS, key=url.key(LEN_B))
-with c8:
-    show = st.radio(SHOW.label, SHOW.options, key=url.key(SHOW), horizontal=True)
-specs, valid, masked_total, zero_rows = masking_view(tokens, hidden, seed, len_a, len_b, form, show)
-st.code(f"valid_lens = {valid}", language="python")
-left, mid, right = st.columns(3)
-for column, spec, title in zip((left, mid, right), specs, ("1. scores QKᵀ/√d", "2. masked (blank = −∞)", "3. weights")):
-    with column:
-        st.markdown(f"**{title}**")
-        show_chart(spec)
-st.markdown(
-    f"Total weight on masked keys in sequence {show}: **{masked_total:g}** (exactly zero). "
-    + (f"Rows {', '.join(map(str, zero_rows))} have a valid length of 0: they are all zeros, not NaN "
-       "(a plain softmax over nothing would divide 0 by 0)." if zero_rows else
-       "Every row sums to 1 over its valid keys.")
-)
-with st.expander("The book's example: MultiHeadAttention(100, 5, 0.5) on ones(2, 4, 100), valid_lens = [3, 2]"):
-    out_shape, w_shape, w0, w1 = book_example()
-    st.code(f"output shape: {out_shape}\nattention_weights shape: {w_shape}\n"
-            f"weights, sequence 0, head 0 (3 valid keys):\n{pd.DataFrame(w0).round(4).to_string()}\n"
-            f"weights, sequence 1, head 0 (2 valid keys):\n{pd.DataFrame(w1).round(4).to_string()}", language=None)
-    st.caption("All inputs are equal, so every valid key gets the same weight: 1/3 and 1/2.")
 
-st.subheader("Does attention know the order?")
-c9, c10 = st.columns([1, 3])
-with c9:
-    st.button("Shuffle again", icon=":material/shuffle:",
-              on_click=lambda: st.session_state.__setitem__(url.key(SHUFFLE), st.session_state[url.key(SHUFFLE)] % (2**31 - 1) + 1))
-    shuffle = st.number_input(SHUFFLE.label, SHUFFLE.minimum, SHUFFLE.maximum, key=url.key(SHUFFLE))
-perm, out_gap, w_gap, out_gap_pe, w_gap_pe = order_view(tokens, hidden, heads, seed, shuffle)
-with c10:
-    st.caption("Shuffled sentence (plain text):")
-    st.code(" | ".join(tokens[i] for i in perm), language=None, wrap_lines=True)
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("Without positions: outputs", f"{out_gap:.1e}", help="max |shuffled output − original output shuffled|")
-m2.metric("Without positions: weights", f"{w_gap:.1e}")
-m3.metric("With positions: outputs", f"{out_gap_pe:.2g}")
-m4.metric("With positions: weights", f"{w_gap_pe:.2g}")
-st.markdown(
-    "Run the layer on the shuffled tokens, put its results back into the original order, and "
-    "compare. Without positional encoding the difference is float round-off: every token gets "
-    "exactly the same output wherever it stands, and its attention weights move with it. The "
-    "output rows do stay in the order of the input rows, as the discussion thread points out, "
-    "but nothing a token computes depends on that order, so 'dog bites man' and 'man bites "
-    "dog' give each word the same vector. Adding P changes each token's vector according to "
-    "its slot, and the differences become large: now the order matters."
-    if n > 1 else "With a single token there is nothing to shuffle: type a longer sentence."
-)
+def weights_section() -> None:
+    st.subheader("Attention weights, head by head")
+    url.clamp(HEAD, heads - 1)
+    head = st.selectbox(HEAD.label, list(range(heads)), key=url.key(HEAD), format_func=lambda h: f"head {h}")
+    show_chart(head_chart(tokens, hidden, heads, seed, positional, head))
+    st.markdown(
+        f"Input: ({1}, {n}, {hidden}): one sentence of {n} tokens, {hidden} numbers each. Output: the same "
+        f"shape ({1}, {n}, {hidden}). Weights: ({1}, {heads}, {n}, {n}), one {n} × {n} map per head; "
+        "each row (a query token) sums to 1 over the keys it looks at."
+    )
+    st.latex(r"\mathrm{head}_i = \mathrm{softmax}\!\left(\frac{(XW_q^{(i)})(XW_k^{(i)})^\top}{\sqrt{d/h}}\right)XW_v^{(i)}"
+             r",\qquad \mathrm{output} = [\mathrm{head}_1;\dots;\mathrm{head}_h]\,W_o")
+
+
+def masking_section() -> None:
+    st.subheader("Masking with valid_lens")
+    st.markdown(
+        "Batches hold sequences of different lengths, padded to a common length. `valid_lens` "
+        f"says how many keys of each sequence are real; the rest get weight exactly 0. Here: "
+        f"sequence A is the first {min(n, LAB_STEPS)} tokens of your sentence, B the first "
+        f"{max(1, min(n, LAB_STEPS) // 2)}, both padded to {LAB_STEPS} steps."
+    )
+    c5, c6, c7, c8 = st.columns(4)
+    with c5:
+        form = st.radio(FORM.label, FORM.options, key=url.key(FORM))
+    with c6:
+        len_a = st.slider(LEN_A.label, 0, LAB_STEPS, key=url.key(LEN_A))
+    with c7:
+        len_b = st.slider(LEN_B.label, 0, LAB_STEPS, key=url.key(LEN_B))
+    with c8:
+        show = st.radio(SHOW.label, SHOW.options, key=url.key(SHOW), horizontal=True)
+    specs, valid, masked_total, zero_rows = masking_view(tokens[:LAB_STEPS], hidden, seed, len_a, len_b, form, show)
+    st.code(f"valid_lens = {valid}", language="python")
+    left, mid, right = st.columns(3)
+    for column, spec, title in zip((left, mid, right), specs, ("1. scores QKᵀ/√d", "2. masked (blank = −∞)", "3. weights")):
+        with column:
+            st.markdown(f"**{title}**")
+            show_chart(spec)
+    st.markdown(
+        f"Total weight on masked keys in sequence {show}: **{masked_total:g}** (exactly zero). "
+        + (f"Rows {', '.join(map(str, zero_rows))} have a valid length of 0: they are all zeros, not NaN "
+           "(a plain softmax over nothing would divide 0 by 0)." if zero_rows else
+           "Every row sums to 1 over its valid keys.")
+    )
+    with st.expander("The book's example: MultiHeadAttention(100, 5, 0.5) on ones(2, 4, 100), valid_lens = [3, 2]"):
+        out_shape, w_shape, w0, w1 = book_example()
+        st.code(f"output shape: {out_shape}\nattention_weights shape: {w_shape}\n"
+                f"weights, sequence 0, head 0 (3 valid keys):\n{pd.DataFrame(w0).round(4).to_string()}\n"
+                f"weights, sequence 1, head 0 (2 valid keys):\n{pd.DataFrame(w1).round(4).to_string()}", language=None)
+        st.caption("All inputs are equal, so every valid key gets the same weight: 1/3 and 1/2.")
+
+
+def order_section() -> None:
+    st.subheader("Does attention know the order?")
+    c9, c10 = st.columns([1, 3])
+    with c9:
+        st.button("Shuffle again", icon=":material/shuffle:",
+                  on_click=lambda: st.session_state.__setitem__(url.key(SHUFFLE), st.session_state[url.key(SHUFFLE)] % (2**31 - 1) + 1))
+        shuffle = st.number_input(SHUFFLE.label, SHUFFLE.minimum, SHUFFLE.maximum, key=url.key(SHUFFLE))
+    perm, out_gap, w_gap, out_gap_pe, w_gap_pe = order_view(tokens, hidden, heads, seed, shuffle)
+    with c10:
+        st.caption("Shuffled sentence (plain text):")
+        st.code(" | ".join(tokens[i] for i in perm), language=None, wrap_lines=True)
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Without positions: outputs", f"{out_gap:.1e}", help="max |shuffled output − original output shuffled|")
+    m2.metric("Without positions: weights", f"{w_gap:.1e}")
+    m3.metric("With positions: outputs", f"{out_gap_pe:.2g}")
+    m4.metric("With positions: weights", f"{w_gap_pe:.2g}")
+    st.markdown(
+        "Run the layer on the shuffled tokens, put its results back into the original order, and "
+        "compare. Without positional encoding the difference is float round-off: every token gets "
+        "exactly the same output wherever it stands, and its attention weights move with it. The "
+        "output rows do stay in the order of the input rows, as the discussion thread points out, "
+        "but nothing a token computes depends on that order, so 'dog bites man' and 'man bites "
+        "dog' give each word the same vector. Adding P changes each token's vector according to "
+        "its slot, and the differences become large: now the order matters."
+        if n > 1 else "With a single token there is nothing to shuffle: type a longer sentence."
+    )
+
+
+# Only the open tab runs: a new sentence recomputes and redraws one section, not all three.
+for tab, section in zip(st.tabs(VIEW.options, key=url.key(VIEW), on_change="rerun"),
+                        (weights_section, masking_section, order_section)):
+    if tab.open:
+        with tab:
+            section()
 
 url.write_url()

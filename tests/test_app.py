@@ -279,14 +279,28 @@ def test_complexity_bad_links(query):
 ATTENTION = "pages/live_attention.py"
 
 
+def open_tab(at: AppTest, tab: str) -> AppTest:
+    """Select a tab of the live attention page, as a click on it does (only the open tab runs)."""
+    at.session_state["attention.view"] = tab
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def test_attention_defaults():
     at = open_app(ATTENTION)
     assert at.title[0].value == "Live attention"
-    assert len(charts(at)) == 4
+    assert [t.label for t in at.tabs] == ["Weights", "Masking", "Order"]
+    assert len(charts(at)) == 1 and not at.metric  # only the open tab runs
     assert at.code[0].value.startswith("The | animal | didn't")
+    assert "(1, 12, 64)" in texts(at)
+    open_tab(at, "Order")
+    assert len(charts(at)) == 0
     gaps = [float(m.value) for m in at.metric]
     assert gaps[0] < 1e-6 and gaps[1] < 1e-6 and gaps[2] > 1e-3  # order ignored without P, not with it
-    assert "(1, 12, 64)" in texts(at)
+    open_tab(at, "Masking")
+    assert len(charts(at)) == 3 and "valid_lens = [8, 4]" in at.code[1].value
+    assert link(at) == {"view": "Masking"}
 
 
 @pytest.mark.parametrize("sentence, expect", [
@@ -298,12 +312,13 @@ def test_attention_defaults():
 def test_attention_hostile_sentences(sentence, expect):
     at = open_app(ATTENTION)
     at.text_input(key="attention.text").input(sentence).run()
-    assert not at.exception
-    body = texts(at)
-    if expect:
-        assert expect in body
-    # the text is only ever shown in code blocks, never as Markdown
-    assert all("<script>" not in m.value and "**md**" not in m.value for m in at.markdown)
+    for tab in ("Weights", "Masking", "Order"):
+        open_tab(at, tab)
+        body = texts(at)
+        if expect:
+            assert expect in body
+        # the text is only ever shown in code blocks, never as Markdown
+        assert all("<script>" not in m.value and "**md**" not in m.value for m in at.markdown)
 
 
 def test_attention_every_control_and_link():
@@ -314,25 +329,33 @@ def test_attention_every_control_and_link():
     at.toggle(key="attention.pe").set_value(True).run()
     at.number_input(key="attention.seed").set_value(5).run()
     at.selectbox(key="attention.head").set_value(7).run()
+    open_tab(at, "Masking")
     at.radio(key="attention.form").set_value("one per query (causal)").run()
     at.slider(key="attention.len_a").set_value(0).run()
     at.slider(key="attention.len_b").set_value(1).run()
     at.radio(key="attention.show").set_value("B").run()
+    open_tab(at, "Order")
     at.button[0].click().run()
     assert not at.exception
     assert link(at) == {"text": "man bites dog", "hidden": "256", "heads": "8", "pe": "1", "seed": "5", "head": "7",
-                        "form": "one per query (causal)", "len_a": "0", "len_b": "1", "show": "B", "shuffle": "2"}
+                        "form": "one per query (causal)", "len_a": "0", "len_b": "1", "show": "B", "shuffle": "2",
+                        "view": "Order"}
+    # settings of hidden tabs survive (they live in the link while their widgets are not drawn)
+    open_tab(at, "Masking")
+    assert at.slider(key="attention.len_a").value == 0 and at.radio(key="attention.show").value == "B"
+    open_tab(at, "Weights")
+    assert at.selectbox(key="attention.head").value == 7
     at.select_slider(key="attention.heads").set_value("2").run()
     assert at.selectbox(key="attention.head").value == 1
 
 
 def test_attention_zero_length_rows_are_zero_not_nan():
-    at = open_app(ATTENTION, {"len_a": "0"})
+    at = open_app(ATTENTION, {"len_a": "0", "view": "Masking"})
     assert "valid length of 0: they are all zeros" in texts(at)
 
 
-@pytest.mark.parametrize("query", [{"hidden": "100", "heads": "3", "pe": "maybe", "len_a": "99"},
-                                   {"text": "x" * 5000, "head": "-1", "shuffle": "nan"}])
+@pytest.mark.parametrize("query", [{"hidden": "100", "heads": "3", "pe": "maybe", "len_a": "99", "view": "Masking"},
+                                   {"text": "x" * 5000, "head": "-1", "shuffle": "nan", "view": "<b>all</b>"}])
 def test_attention_bad_links(query):
     at = open_app(ATTENTION, query)
-    assert at.warning and len(charts(at)) == 4
+    assert at.warning and len(charts(at)) == (3 if query["view"] == "Masking" else 1)

@@ -19,7 +19,7 @@ PAGES = {"": "pekit: a lab for positional encodings", "encoding_heatmap": "Encod
          "binary_analogy": "Binary analogy", "offset_rotation": "Offset rotation",
          "complexity_comparison": "Complexity comparison", "live_attention": "Live attention"}
 CHARTS = {"": 0, "encoding_heatmap": 4, "binary_analogy": 6, "offset_rotation": 6, "complexity_comparison": 2,
-          "live_attention": 4}
+          "live_attention": 1}
 
 
 @pytest.fixture(scope="module")
@@ -175,13 +175,55 @@ def test_live_attention_sentence_redraws_and_stays_text(page, server):
     assert_clean(pg, "live_attention")
 
 
+def test_live_attention_long_sentence_reads_out_the_cell_under_the_pointer(page, server):
+    """64 tokens: the weight map is one image; pointing at a cell reads out its tokens and weight,
+    the very number pekit computes for that cell."""
+    from pekit import order, text
+
+    pg, _ = page
+    words = "the quick brown fox jumps over a lazy dog while it rains on the quiet town".split()
+    sentence = " ".join(words[i % len(words)] for i in range(64))
+    open_page(pg, server, "live_attention?heads=8&head=3&text=" + sentence.replace(" ", "+"))
+    tokens = text.tokenize(sentence).tokens
+    model = text.seeded_attention(64, 8, seed=0, device="cpu")
+    weights = order.self_attention(model, text.token_embeddings(tokens, 64, seed=0, device="cpu"), positional=False)[1][3]
+    chart = pg.locator('[data-testid="stVegaLiteChart"]').first
+    picture = chart.locator("svg image").first.bounding_box()
+    for q, k in ((0, 0), (17, 42), (63, 63)):
+        x = picture["x"] + (k + 0.5) * picture["width"] / 64
+        y = picture["y"] + (q + 0.5) * picture["height"] / 64
+        pg.mouse.move(x - 2, y - 2)
+        pg.mouse.move(x, y, steps=3)
+        expected = f"query token {q} {tokens[q]}  →  key token {k} {tokens[k]}:  weight {float(weights[q, k]):.6f}"
+        pg.wait_for_function("(t) => [...document.querySelectorAll('svg text')].some(e => e.textContent === t)",
+                             arg=expected, timeout=10_000)
+    assert_clean(pg, "live_attention")
+
+
+def test_live_attention_tabs_run_on_click(page, server):
+    pg, _ = page
+    open_page(pg, server, "live_attention")
+    timed_interaction(pg, lambda: pg.get_by_role("tab", name="Masking").click())
+    assert "valid_lens = [8, 4]" in pg.locator('[data-testid="stMain"]').inner_text()
+    assert_clean(pg, "live_attention", 3)
+    assert pg.url.endswith("/live_attention?view=Masking")
+    thumb = slider_thumb(pg, "valid length of sequence A")
+    timed_interaction(pg, lambda: (thumb.focus(), thumb.press("Home")))
+    assert "valid length of 0: they are all zeros" in pg.locator('[data-testid="stMain"]').inner_text()
+    timed_interaction(pg, lambda: pg.get_by_role("tab", name="Order").click())
+    assert pg.locator('[data-testid="stMetric"]').count() == 4
+    assert_clean(pg, "live_attention", 0)
+    timed_interaction(pg, lambda: pg.get_by_role("tab", name="Masking").click())
+    assert "valid_lens = [0, 4]" in pg.locator('[data-testid="stMain"]').inner_text()  # kept while hidden
+
+
 SHARED_LINKS = {
     "encoding_heatmap": "n=100&d=17&base=100&start=1&layout=tensor2tensor&cols=0%2C3%2C16",
     "binary_analogy": "n=200&bits=5&d=48&base=500&bit=3",
     "offset_rotation": "d=32&base=100&delta=-7&pair=3&first=10&count=20&seed=9",
     "complexity_comparison": "n=5000&d=64&k=5&path_n=9&from=32&to=256",
     "live_attention": "text=man+bites+dog&hidden=32&heads=2&pe=1&seed=4&head=1&form=one+per+query+%28causal%29"
-                      "&len_a=3&len_b=0&show=B&shuffle=5",
+                      "&len_a=3&len_b=0&show=B&shuffle=5&view=Masking",
 }
 
 
@@ -198,7 +240,8 @@ def test_shared_link_restores_every_page(browser, server, path):
             open_page(pg, server, f"{path}?{SHARED_LINKS[path]}")
             assert pg.locator('[data-testid="stAlert"]').filter(has_text="link").count() == 0
             seen.append((pg.url, pg.locator('[data-testid="stMain"]').inner_text()))
-            assert_clean(pg, path, 5 if path == "encoding_heatmap" else None)  # + the tensor2tensor comparison
+            # + the tensor2tensor comparison; the masking tab's three maps
+            assert_clean(pg, path, {"encoding_heatmap": 5, "live_attention": 3}.get(path))
             assert not watch.problems(), watch.problems()
         finally:
             context.close()
