@@ -176,8 +176,8 @@ def bench_sweep() -> None:
 
 
 def bench_sentence(repeat: int = 7) -> None:
-    """Seconds from pressing Enter on a new 64-token sentence (8 heads) until the live attention
-    page has redrawn, in Chromium."""
+    """Seconds from pressing Enter on a new sentence (every token different from the last one's)
+    until the live attention page has redrawn, in Chromium, on each of its tabs."""
     from playwright.sync_api import sync_playwright
 
     from benchmarks.browser import AppServer, launch, timed_interaction, wait_for_script
@@ -187,7 +187,10 @@ def bench_sentence(repeat: int = 7) -> None:
     with AppServer() as server, sync_playwright() as p:
         browser = launch(p)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        for label, query, count in (("defaults (12 tokens, 4 heads)", "", 12), ("64 tokens, 8 heads", "heads=8", 64)):
+        cases = (("defaults (12 tokens, 4 heads)", "", 12), ("64 tokens, 8 heads", "heads=8", 64),
+                 ("64 tokens, 8 heads, Masking tab", "heads=8&view=Masking", 64),
+                 ("64 tokens, 8 heads, Order tab", "heads=8&view=Order", 64))
+        for label, query, count in cases:
             page.goto(f"{server.url}/live_attention?{query}")
             wait_for_script(page)
             box = page.get_by_role("textbox", name="Your sentence")
@@ -201,7 +204,7 @@ def bench_sentence(repeat: int = 7) -> None:
 
                 times.append(timed_interaction(page, submit))
             med = statistics.median(times)
-            print(f"/live_attention {label:32s} median {med:5.3f} s (max {max(times):5.3f}) | ratio to target {med / 0.2:4.2f}")
+            print(f"/live_attention {label:34s} median {med:5.3f} s (max {max(times):5.3f}) | ratio to target {med / 0.2:4.2f}")
         browser.close()
 
 
