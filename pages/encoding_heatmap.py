@@ -62,8 +62,14 @@ def curves(n: int, d: int, base: int, start: int, layout: str, columns: tuple[in
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def layout_comparison(n: int, d: int, base: int, start: int):
-    table = pekit.compare_layouts(n, d, base=base, start=start)
-    return table, charts.to_spec(charts.layout_comparison_chart(table))
+    return pekit.compare_layouts(n, d, base=base, start=start)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def layout_comparison_chart(d: int, base: int):
+    """The wavelengths of both layouts depend on d and base only, so a change of n leaves this
+    chart as it is (the browser has nothing to redraw)."""
+    return charts.to_spec(charts.layout_comparison_chart(pekit.compare_layouts(1, d, base=base)))
 
 
 def csv_of_table(n: int, d: int, base: int, start: int, layout: str):
@@ -207,7 +213,7 @@ st.caption(
 
 if layout == "tensor2tensor" and d >= 2:
     st.subheader("tensor2tensor versus the paper's layout")
-    table, chart = layout_comparison(n, d, base, start)
+    table, chart = layout_comparison(n, d, base, start), layout_comparison_chart(d, base)
     st.markdown(
         "Same ingredients, two differences. **Order:** tensor2tensor puts all sines first and all "
         "cosines after them, where the paper interleaves sin/cos pairs; reordering the columns "
