@@ -57,7 +57,7 @@ def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: int, len
     half as many), padded to LAB_STEPS. Keyed on those tokens only, so editing the end of a
     long sentence does not redraw the lab."""
     a = list(first)
-    b = list(tokens[: max(1, len(a) // 2)])
+    b = list(first[: max(1, len(a) // 2)])
     batch = order.padded_batch([text.token_embeddings(a, hidden, seed=seed),
                                 text.token_embeddings(b, hidden, seed=seed)], LAB_STEPS)
     lens = [len_a, len_b]

@@ -112,8 +112,7 @@ def heatmap(
     """
     values = summary.mean.detach().double().cpu()
     if domain is None:
-        lo, hi = float(values.min()), float(values.max())
-        domain = (lo, hi if hi > lo else lo + 1.0)
+        domain = _data_domain(values)
     stops = list(PALETTES[palette])
     label = value_title if summary.exact else f"mean {value_title}"
     scale = alt.Scale(domain=list(domain), range=stops, interpolate="rgb")
@@ -151,13 +150,28 @@ def heatmap(
                 y=alt.Y("y", type="quantitative", title=y_title, scale=y_scale, axis=y_axis), y2=alt.Y2("y2"),
                 url=alt.Url("url", type="nominal"))
     )
-    # an invisible layer that carries the colour legend for the image's palette
-    legend = (
-        alt.Chart(pd.DataFrame({"value": list(domain), "x": [col_offset] * 2, "y": [row_offset] * 2}))
-        .mark_point(opacity=0)
-        .encode(x=alt.X("x", type="quantitative"), y=alt.Y("y", type="quantitative"), color=alt.Color("value", type="quantitative", title=label, scale=scale))
+    return alt.layer(picture, _legend_layer(domain, scale, label, x=("x", col_offset), y=("y", row_offset))
+                     ).properties(height=height)
+
+
+def _data_domain(values: Tensor) -> tuple[float, float]:
+    """The range of the finite values (``(0, 1)`` when there are none), never empty."""
+    shown = values[torch.isfinite(values)]
+    lo, hi = (float(shown.min()), float(shown.max())) if shown.numel() else (0.0, 1.0)
+    return lo, hi if hi > lo else lo + 1.0
+
+
+def _legend_layer(domain: Sequence[float], scale: alt.Scale, title: str, *, x: tuple[str, float],
+                  y: tuple[str, float]) -> alt.Chart:
+    """An invisible layer that carries the colour legend of an image's palette (an image mark
+    has no colour channel). ``x`` and ``y`` name the image's position fields and a value in
+    their domains, so the layer shares the image's scales."""
+    return (
+        alt.Chart(alt.InlineData(values=[{"value": v, x[0]: x[1], y[0]: y[1]} for v in domain]))
+        .mark_point(opacity=0, tooltip=None)
+        .encode(x=alt.X(field=x[0], type="quantitative"), y=alt.Y(field=y[0], type="quantitative"),
+                color=alt.Color(field="value", type="quantitative", title=title, scale=scale))
     )
-    return alt.layer(picture, legend).properties(height=height)
 
 
 MAX_CURVE_POINTS = 960  # points over all columns; beyond, curves are drawn as per-bucket ranges
@@ -429,13 +443,8 @@ def token_heatmap(
     texts = [format(float(v), ".6f") if ok else "masked" for v, ok in zip(flat.tolist(), finite.tolist())]
     height = height or min(max(160, 18 * rows + 60), 640)
     if rows * cols > max_marks:
-        if domain is None:
-            shown = flat[finite]
-            lo, hi = (float(shown.min()), float(shown.max())) if shown.numel() else (0.0, 1.0)
-            domain = (lo, hi if hi > lo else lo + 1.0)
-        scale = alt.Scale(domain=list(domain), range=list(PALETTES[palette]), interpolate="rgb")
-        return _token_image(values, ylab, xlab, texts, x_title=x_title, y_title=y_title,
-                            value_title=value_title, palette=palette, domain=domain, scale=scale, height=height)
+        return _token_image(values, ylab, xlab, texts, x_title=x_title, y_title=y_title, value_title=value_title,
+                            palette=palette, domain=_data_domain(values) if domain is None else domain, height=height)
     frame = pd.DataFrame({
         "query": [ylab[i] for i in range(rows) for _ in range(cols)],
         "key": [xlab[j] for _ in range(rows) for j in range(cols)],
@@ -466,8 +475,7 @@ HOVER, ROW_NAMES, COL_NAMES, CELL_TEXTS = "hover", "row_names", "col_names", "ce
 
 
 def _token_image(values: Tensor, ylab: list[str], xlab: list[str], texts: list[str], *, x_title: str,
-                 y_title: str, value_title: str, palette: str, domain: Sequence[float], scale: alt.Scale,
-                 height: int) -> alt.LayerChart:
+                 y_title: str, value_title: str, palette: str, domain: Sequence[float], height: int) -> alt.LayerChart:
     """``token_heatmap`` as one image, with a read-out of the cell under the pointer.
 
     The pointer is followed by an interval selection that restarts on every move, so it is
@@ -521,13 +529,8 @@ def _token_image(values: Tensor, ylab: list[str], xlab: list[str], texts: list[s
         .encode(alt.XValue(alt.ExprRef(f"scale('x', {k})")), alt.X2Value(alt.ExprRef(f"scale('x', {k} + 1)")),
                 alt.YValue(alt.ExprRef(f"scale('y', {q})")), alt.Y2Value(alt.ExprRef(f"scale('y', {q} + 1)")))
     )
-    # an invisible layer that carries the colour legend for the image's palette
-    legend = (
-        alt.Chart(alt.InlineData(values=[{"value": v, "k0": 0, "q0": 0} for v in domain]))
-        .mark_point(opacity=0, tooltip=None)
-        .encode(x=alt.X(field="k0", type="quantitative"), y=alt.Y(field="q0", type="quantitative"),
-                color=alt.Color(field="value", type="quantitative", title=value_title, scale=scale))
-    )
+    scale = alt.Scale(domain=list(domain), range=list(PALETTES[palette]), interpolate="rgb")
+    legend = _legend_layer(domain, scale, value_title, x=("k0", 0), y=("q0", 0))
     params = [alt.VariableParameter(name=ROW_NAMES, value=ylab), alt.VariableParameter(name=COL_NAMES, value=xlab),
               alt.VariableParameter(name=CELL_TEXTS, value=packed)]
     return alt.LayerChart(layer=[picture, outline, line, legend], params=params, height=height)
