@@ -13,8 +13,10 @@ $(VENV)/.app-installed: requirements.txt
 	$(VENV)/bin/python -m pip install $(PIP_FLAGS) -r requirements.txt
 	touch $@
 
-$(VENV)/.dev-installed: $(VENV)/.app-installed requirements-dev.txt
+# the tests import pekit as an installed package (editable: the checkout's own files)
+$(VENV)/.dev-installed: $(VENV)/.app-installed requirements-dev.txt pyproject.toml
 	$(VENV)/bin/python -m pip install $(PIP_FLAGS) -r requirements-dev.txt
+	$(VENV)/bin/python -m pip install $(PIP_FLAGS) --no-deps -e .
 	touch $@
 
 run: $(VENV)/.app-installed

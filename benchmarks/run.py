@@ -12,48 +12,14 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import torch
 
+import pekit
+from pekit.timing import interleaved_medians, median_seconds
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import pekit  # noqa: E402
-
-
-def median_seconds(fn: Callable[[], object], *, repeat: int = 15, warmup: int = 3, device: str = "cpu") -> float:
-    sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
-    for _ in range(warmup):
-        fn()
-    sync()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
-def interleaved_medians(fns: dict[str, Callable[[], object]], *, repeat: int = 21, warmup: int = 3,
-                        device: str = "cpu") -> dict[str, float]:
-    """Median seconds of each function, timed in alternation (a, b, a, b, ...) so that both
-    see the same machine state: on two shared cores, timing one after the other is unfair."""
-    sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    sync()
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            fn()
-            sync()
-            times[name].append(time.perf_counter() - t0)
-    return {name: statistics.median(v) for name, v in times.items()}
 
 
 def book_encoding(n: int, d: int, device: str = "cpu") -> torch.Tensor:
@@ -106,7 +72,7 @@ def bench_rerun(pages: dict[str, dict] | None = None) -> None:
         at.run()
         at.switch_page(page).run()
         assert not at.exception, at.exception
-        seconds = median_seconds(at.run, repeat=21, warmup=3)
+        seconds = median_seconds(at.run, repeats=21, warmup=3)
         print(f"{page:36s} {seconds * 1e3:7.1f} ms | ratio to target {seconds / 0.100:4.2f}")
 
 
@@ -159,18 +125,17 @@ def bench_sweep() -> None:
     try:
         for device in ["cpu"] + (["cuda"] if torch.cuda.is_available() else []):
             t0 = time.perf_counter()
-            frame = complexity.measure_layers(ns, d, k, heads=8, device=device)
+            frame = complexity.measure_layers(ns, d, k, num_heads=8, device=device)
             total = time.perf_counter() - t0
             slopes = complexity.fitted_slopes(frame)
             print(f"{device:5s} sweep {total:5.2f} s | ratio to target {total / 10:4.2f}")
             for _, row in slopes.iterrows():
                 print(f"      {row['layer']:24s} fitted slope {row['slope']:5.2f} (theory 1 for CNN/RNN, 2 for attention)")
             n = ns[-1]
-            flops = 2 * 2 * n * n * d  # QK^T and weights @ V, multiply-adds x 2
+            flops = int(complexity.layer_costs(n, d, k).loc["Self-attention", "flops"])  # every term, as measured
             for layer in ("Self-attention", "Self-attention (fused)"):
                 sec = float(frame[(frame["layer"] == layer) & (frame["n"] == n)]["seconds"].iloc[0])
-                print(f"      {layer:24s} n={n}: {flops / sec / 1e12:.3f} TFLOP/s in the n^2 part "
-                      "(includes the projections' time)")
+                print(f"      {layer:24s} n={n}: {flops / sec / 1e12:.3f} TFLOP/s (projections and both n² products)")
     finally:
         torch.set_num_threads(before)
 

@@ -5,11 +5,9 @@ import streamlit as st
 
 import pekit
 from pekit import charts, complexity
-from pekit.params import ChoiceSetting, IntSetting
-from pekit.reduce import block_summary
-from pages._shared import UrlSettings, int_slider, require_shell, show_chart, show_error
-
-require_shell()
+from pages._display import show_chart
+from pages._page import lab_page
+from pages._settings import ChoiceSetting, IntSetting
 
 N = IntSetting("n", "Sequence length n", default=100, minimum=1, maximum=1_000_000)
 D = IntSetting("d", "Width d", default=256, minimum=1, maximum=4096)
@@ -19,10 +17,7 @@ POWERS = tuple(str(2**e) for e in range(4, 14))  # 16 .. 8192
 SWEEP_FROM = ChoiceSetting("from", "Sweep from n =", default="64", options=POWERS)
 SWEEP_TO = ChoiceSetting("to", "to n =", default="2048", options=POWERS)
 BUDGET_BYTES = 512 * 2**20  # attention weights of the largest n in a sweep
-MAX_FLOPS = 400 * 10**9  # one pass of a whole sweep, so a click cannot tie the server up for minutes
-BIG_O = {"CNN": ("O(k·n·d²)", "O(1)", "O(n/k)"), "RNN": ("O(n·d²)", "O(n)", "O(n)"),
-         "Self-attention": ("O(n²·d)", "O(1)", "O(1)")}
-THEORY_EXPONENT = {"CNN": 1, "RNN": 1, "Self-attention": 2, "Self-attention (fused)": 2}
+MAX_MULTIPLY_ADDS = 400 * 10**9  # one pass of a whole sweep, so a click cannot tie the server up for minutes
 
 
 def heads_for(d: int) -> int:
@@ -32,43 +27,43 @@ def heads_for(d: int) -> int:
 @st.cache_data(max_entries=32, show_spinner=False)
 def theory_view(n: int, d: int, k: int):
     table = complexity.complexity_table(n, d, k)
+    costs = complexity.layer_costs(n, d, k)
     shown = pd.DataFrame({
         "layer": table.index,
-        "FLOPs": [f"{v:,}" for v in table["flops"]],
-        "FLOPs (order)": [BIG_O[layer][0] for layer in table.index],
-        "sequential operations": table["sequential_operations"].tolist(),
-        "(order)": [BIG_O[layer][1] for layer in table.index],
-        "maximum path length": table["max_path_length"].tolist(),
-        "(order) ": [BIG_O[layer][2] for layer in table.index],
+        "multiply_adds": [f"{v:,}" for v in costs["multiply_adds"]],
+        "order": [complexity.BIG_O[layer][0] for layer in table.index],
+        "sequential_operations": table["sequential_operations"].tolist(),
+        "sequential_order": [complexity.BIG_O[layer][1] for layer in table.index],
+        "max_path_length": table["max_path_length"].tolist(),
+        "path_order": [complexity.BIG_O[layer][2] for layer in table.index],
     })
-    top = max(4 * k * d, 2 * n, 16)
-    ns = sorted({int(round(top ** (i / 60))) for i in range(61)} | {n})
-    costs = complexity.theoretical_costs(ns, d, k)
-    chart = charts.line_chart(costs, x="n", y="flops", series="layer", x_title="Sequence length n",
-                              y_title="multiply-adds per layer", series_title="", log_x=True, log_y=True, height=380,
-                              marks={f"n = d = {d}": d, f"n = k·d = {k * d}": k * d, f"your n = {n}": n})
-    return shown, charts.to_spec(chart)
+    curves = complexity.cost_curves(complexity.cost_curve_lengths(n, d, k), d, k)
+    cross = complexity.crossovers(d, k)
+    chart = charts.line_chart(curves, x="n", y="multiply_adds", series="layer", x_title="Sequence length n",
+                              y_title="multiply-adds per layer", series_title="Layer", log_x=True, log_y=True,
+                              height=380, marks={f"n = d = {d}": cross["RNN"], f"n = k·d/2 = {cross['CNN']:g}": cross["CNN"],
+                                                 f"your n = {n}": n})
+    return shown, complexity.cost_terms(n, d, k), chart.spec()
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def path_view(path_n: int, k: int):
     field = complexity.cnn_receptive_field(path_n, k).float()  # (layers + 1, path_n)
-    chart = charts.heatmap(block_summary(field, *field.shape), x_title="Input token (0-based)",
-                           y_title="Stacked layers", value_title="reaches the last token", palette="sequential",
-                           domain=(0.0, 1.0), height=40 + 28 * field.shape[0])
-    return charts.to_spec(chart), field.shape[0] - 1
+    chart = charts.heatmap(field, x_title="Input token (0-based)", y_title="Stacked layers",
+                           value_title="reaches the last token", palette="sequential", domain=(0.0, 1.0),
+                           height=40 + 28 * field.shape[0])
+    return chart.spec(), field.shape[0] - 1
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def measured(ns: tuple[int, ...], d: int, k: int, device_name: str, _progress=None):
     """One sweep per settings and device, shared by every session (a timing cannot be redone
     identically, and fifty attendees need not each run it)."""
-    return complexity.measure_layers(list(ns), d, k, heads=heads_for(d), budget_bytes=BUDGET_BYTES,
-                                     max_flops=MAX_FLOPS, progress=_progress)
+    return complexity.measure_layers(list(ns), d, k, num_heads=heads_for(d), budget_bytes=BUDGET_BYTES,
+                                     max_multiply_adds=MAX_MULTIPLY_ADDS, progress=_progress)
 
 
-st.title("Complexity comparison")
-st.markdown(
+INTRO = (
     "Three ways to turn n tokens of width d into n new tokens: a convolution, a recurrent "
     "layer, self-attention. They differ in how much arithmetic they do, how much of it must "
     "happen one step after another, and how many steps separate the first token from the "
@@ -76,109 +71,106 @@ st.markdown(
     "timings of the three layers on this machine."
 )
 
-url = UrlSettings("complexity", [N, D, K, PATH_N, SWEEP_FROM, SWEEP_TO])
-c1, c2, c3 = st.columns(3)
-with c1:
-    n = st.number_input(N.label, N.minimum, N.maximum, key=url.key(N))
-with c2:
-    d = st.number_input(D.label, D.minimum, D.maximum, key=url.key(D))
-with c3:
-    k = int_slider(url, K, help="Width of the convolution's window.")
+with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SWEEP_FROM, SWEEP_TO]) as page:
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        n = page.number(N)
+    with c2:
+        d = page.number(D)
+    with c3:
+        k = page.slider(K, help="Width of the convolution's window.")
+    shown, terms, theory_chart = theory_view(n, d, k)
 
-try:
-    shown, theory_chart = theory_view(n, d, k)
-except ValueError as err:
-    show_error(err)
-    st.stop()
-
-st.subheader("The table, for your sizes")
-st.dataframe(shown, hide_index=True, width="stretch")
-st.markdown(
-    f"""
-- **CNN.** Each of the n outputs mixes k neighbouring inputs of d channels into d channels:
-  k·d² multiply-adds per output, k·n·d² in all. All outputs are computed at once (O(1)
-  sequential steps), but one layer only sees k − 1 neighbours, so it takes
-  ⌈(n−1)/(k−1)⌉ = {int(shown['maximum path length'][0])} stacked layers before the first token reaches the last.
-- **RNN.** Each step multiplies the hidden state (d numbers) by a d × d matrix: d² per step,
-  n·d² in all (the input term has the same order, so the book counts the recurrent one).
-  Step t needs step t − 1, so the n steps are sequential, and information from the first
-  token passes through n − 1 = {n - 1} steps to reach the last.
-- **Self-attention.** The scores QKᵀ are n × n dot products of length d (n²·d), and the
-  weighted sum of values is the same again. Every token sees every other token in one
-  step: path length 1, no sequential dependence.
-"""
-)
-st.latex(r"\text{self-attention} < \text{RNN} \iff n^2 d < n d^2 \iff n < d")
-st.latex(r"\text{self-attention} < \text{CNN} \iff n^2 d < k n d^2 \iff n < k d")
-show_chart(theory_chart)
-cheaper = [name for name, limit in (("the RNN", d), ("the CNN", k * d)) if n < limit]
-st.caption(
-    f"Multiply-adds per layer for d = {d}, k = {k} on log-log axes: lines of slope 1 (CNN, RNN) "
-    f"and 2 (self-attention). At n = {n}, self-attention is "
-    + (f"cheaper than {' and '.join(cheaper)}." if cheaper else "the most expensive of the three.")
-)
-
-st.subheader("How many steps from the first token to the last?")
-path_n = int_slider(url, PATH_N, help="The book's example: x1 … x5 with k = 3.")
-path_chart, layers = path_view(path_n, k)
-show_chart(path_chart)
-st.markdown(
-    f"Row l shows which inputs reach the last token through l stacked convolutions of kernel "
-    f"{k}: each layer widens the view by k − 1 = {k - 1}, so **{layers} layer(s)** connect the "
-    f"first of {path_n} tokens to the last. An RNN needs **{path_n - 1} steps**, one per token. "
-    "Self-attention needs **one**: every output looks at every input directly."
-)
-
-st.subheader("Measured on this machine")
-device = pekit.describe_device()
-c4, c5, _ = st.columns([1, 1, 2])
-with c4:
-    lo = int(st.selectbox(SWEEP_FROM.label, POWERS, key=url.key(SWEEP_FROM)))
-with c5:
-    hi = int(st.selectbox(SWEEP_TO.label, POWERS, key=url.key(SWEEP_TO)))
-if hi < lo:
-    lo, hi = hi, lo
-ns = tuple(2**e for e in range(lo.bit_length() - 1, hi.bit_length()))
-heads = heads_for(d)
-st.caption(f"One forward pass of each layer on a (1, n, {d}) input, n = {', '.join(map(str, ns))}; "
-           f"attention with {heads} heads; median of 3 timed runs after a warm-up, on **{device}**.")
-key = (ns, d, k, device)
-try:
-    complexity.check_sweep(ns, d, heads, budget_bytes=BUDGET_BYTES, k=k, max_flops=MAX_FLOPS)
-except ValueError as err:
-    st.warning(f"This sweep is refused before anything is allocated: {err}.", icon=":material/block:")
-else:
-    # the click is recorded by a callback (it survives any rerun before this line is reached)
-    st.button("Measure", icon=":material/timer:", type="primary", on_click=st.session_state.__setitem__,
-              args=("complexity.request", key))
-    if st.session_state.pop("complexity.request", None) == key:
-        bar = st.progress(0.0, text="warming up")
-        st.session_state["complexity.results"] = {
-            "key": key, "frame": measured(ns, d, k, device, _progress=lambda f, label: bar.progress(f, text=label))}
-        bar.empty()
-results = st.session_state.get("complexity.results")
-if results and results["key"] == key:
-    frame = results["frame"]
-    show_chart(charts.to_spec(charts.line_chart(frame, x="n", y="seconds", series="layer", x_title="n",
-                                                y_title="seconds per forward pass", series_title="",
-                                                log_x=True, log_y=True, points=True)))
-    fitted = complexity.fitted_slopes(frame)
-    slopes = pd.DataFrame({
-        "layer": fitted["layer"],
-        f"fitted slope (n ≥ {int(fitted['from n'].iloc[0])})": fitted["slope"].round(2),
-        "theory (in n)": [THEORY_EXPONENT[layer] for layer in fitted["layer"]],
-        "attention weights at largest n": [f"{b / 2**20:.1f} MiB" for b in fitted["weights_bytes"]],
-    })
-    st.dataframe(slopes, hide_index=True, width="stretch")
+    st.subheader("The table, for your sizes")
+    st.dataframe(shown, hide_index=True, width="stretch", column_config={
+        "multiply_adds": "multiply-adds (all terms)", "order": "order (chapter)",
+        "sequential_operations": "sequential operations", "sequential_order": "order",
+        "max_path_length": "maximum path length", "path_order": "order "})
     st.markdown(
-        "Small n is dominated by fixed costs (launching work, Python), so the slopes are fitted "
-        "on the largest half of the sweep. The convolution and the RNN grow linearly; the RNN "
-        "is slow for its arithmetic because its n steps run one after another, which hurts most "
-        "on a GPU that could otherwise do them all at once. Explicit attention grows as n² in "
-        "time and memory: its (heads, n, n) weights are stored. The fused kernel computes the "
-        "same result in tiles without keeping the n × n weights, so its memory stays linear."
+        "- **CNN.** Each of the n outputs mixes k neighbouring inputs of d channels into d channels: "
+        "k·d² multiply-adds per output, k·n·d² in all. All outputs are computed at once (O(1) sequential "
+        "steps), but one layer only sees k − 1 neighbours, so it takes "
+        f"⌈(n−1)/(k−1)⌉ = {int(shown['max_path_length'][0])} stacked layers before the first token reaches "
+        "the last.\n"
+        "- **RNN.** Each step multiplies the input and the hidden state (d numbers each) by a d × d matrix: "
+        "2·d² per step, 2·n·d² in all (the chapter writes O(n·d²)). Step t needs step t − 1, so the n steps "
+        f"are sequential, and information from the first token passes through n − 1 = {n - 1} steps to "
+        "reach the last.\n"
+        "- **Self-attention.** The scores QKᵀ are n × n dot products of length d (n²·d), and the weighted "
+        "sum of the values is the same again (2·n²·d in all). Around them, four d × d projections per token "
+        "(W_q, W_k, W_v, W_o: 4·n·d²) are the part that does not grow with n². Every token sees every other "
+        "token in one step: path length 1, no sequential dependence."
     )
-else:
-    st.info("Press **Measure** to time the layers on this machine (a few seconds for the default sweep).")
+    st.dataframe(terms, hide_index=True, width="stretch", column_config={
+        "multiply_adds": st.column_config.NumberColumn("multiply-adds", format="localized")})
+    st.caption("One multiply-add is two floating-point operations (FLOPs).")
+    st.latex(r"\text{attention's } n^2 \text{ terms} < \text{RNN} \iff 2n^2 d < 2n d^2 \iff n < d")
+    st.latex(r"\text{attention's } n^2 \text{ terms} < \text{CNN} \iff 2n^2 d < k n d^2 \iff n < k d / 2")
+    show_chart(theory_chart)
+    st.caption(
+        f"Multiply-adds per layer for d = {d}, k = {k} on log-log axes: lines of slope 1 (CNN, RNN) and 2 "
+        "(self-attention's n² terms). Counted whole, self-attention also pays 4·n·d² for its projections, "
+        "twice an RNN layer's 2·n·d², so it is never the cheaper layer of the same width; what the chapter "
+        "compares is how each layer's cost grows with n."
+    )
 
-url.write_url()
+    st.subheader("How many steps from the first token to the last?")
+    path_n = page.slider(PATH_N, help="The book's example: x1 … x5 with k = 3.")
+    path_chart, layers = path_view(path_n, k)
+    show_chart(path_chart)
+    st.markdown(
+        f"Row l shows which inputs reach the last token through l stacked convolutions of kernel "
+        f"{k}: each layer widens the view by k − 1 = {k - 1}, so **{layers} layer(s)** connect the "
+        f"first of {path_n} tokens to the last. An RNN needs **{path_n - 1} steps**, one per token. "
+        "Self-attention needs **one**: every output looks at every input directly."
+    )
+
+    st.subheader("Measured on this machine")
+    device = pekit.describe_device()
+    c4, c5, _ = st.columns([1, 1, 2])
+    with c4:
+        lo = int(page.select(SWEEP_FROM))
+    with c5:
+        hi = int(page.select(SWEEP_TO))
+    ns = tuple(complexity.sweep_lengths(lo, hi))
+    heads = heads_for(d)
+    st.caption(f"One forward pass of each layer on a (1, n, {d}) input, n = {', '.join(map(str, ns))}; "
+               f"attention with {heads} heads; median of 3 timed runs after a warm-up, on **{device}**.")
+    key = (ns, d, k, device)
+    try:
+        complexity.check_sweep(ns, d, heads, budget_bytes=BUDGET_BYTES, k=k, max_multiply_adds=MAX_MULTIPLY_ADDS)
+    except ValueError as err:
+        st.warning(f"This sweep is refused before anything is allocated: {err}.", icon=":material/block:")
+    else:
+        # the click is recorded by a callback (it survives any rerun before this line is reached)
+        st.button("Measure", icon=":material/timer:", type="primary", on_click=st.session_state.__setitem__,
+                  args=("complexity.request", key))
+        if st.session_state.pop("complexity.request", None) == key:
+            bar = st.progress(0.0, text="warming up")
+            st.session_state["complexity.results"] = {
+                "key": key, "frame": measured(ns, d, k, device, _progress=lambda f, label: bar.progress(f, text=label))}
+            bar.empty()
+    results = st.session_state.get("complexity.results")
+    if results and results["key"] == key:
+        frame = results["frame"]
+        show_chart(charts.line_chart(frame, x="n", y="seconds", series="layer", x_title="n",
+                                     y_title="seconds per forward pass", series_title="Layer",
+                                     log_x=True, log_y=True, points=True).spec())
+        fitted = complexity.fitted_slopes(frame)
+        slopes = pd.DataFrame({
+            "layer": fitted["layer"],
+            f"fitted slope (n ≥ {int(fitted['from_n'].iloc[0])})": fitted["slope"].round(2),
+            "theory (in n)": fitted["theory"],
+            "attention weights at largest n": [f"{b / 2**20:.1f} MiB" for b in fitted["weights_bytes"]],
+        })
+        st.dataframe(slopes, hide_index=True, width="stretch")
+        st.markdown(
+            "Small n is dominated by fixed costs (launching work, Python), so the slopes are fitted "
+            "on the largest half of the sweep. The convolution and the RNN grow linearly; the RNN "
+            "is slow for its arithmetic because its n steps run one after another, which hurts most "
+            "on a GPU that could otherwise do them all at once. Explicit attention grows as n² in "
+            "time and memory: its (heads, n, n) weights are stored. The fused kernel computes the "
+            "same result in tiles without keeping the n × n weights, so its memory stays linear."
+        )
+    else:
+        st.info("Press **Measure** to time the layers on this machine (a few seconds for the default sweep).")

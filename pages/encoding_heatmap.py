@@ -4,23 +4,16 @@ import streamlit as st
 
 import pekit
 from pekit import charts
-from pekit.export import matrix_csv
-from pekit.params import ChoiceSetting, IntListSetting, IntSetting
-from pekit.reduce import block_summary, drawing_blocks
 from pekit.similarity import gram_block_means, neighbour_distances, similarity_by_offset
-from pages._shared import UrlSettings, int_slider, radio, require_shell, show_chart, show_error
-
-require_shell()
+from pages._display import show_chart
+from pages._page import lab_page
+from pages._settings import BASE, ChoiceSetting, IntListSetting, IntSetting
 
 N = IntSetting("n", "Positions n", default=60, minimum=1, maximum=4096)
 D = IntSetting("d", "Dimension d", default=32, minimum=1, maximum=1024)
-BASE = IntSetting("base", "Base", default=10000, minimum=2, maximum=1_000_000)
 START = ChoiceSetting("start", "First position", default="0", options=("0", "1"))
 LAYOUT = ChoiceSetting("layout", "Layout", default="interleaved", options=pekit.LAYOUTS)
 COLS = IntListSetting("cols", "Columns to plot", default=(6, 7, 8, 9), minimum=0, maximum=1023, max_items=8)
-
-MAX_PIXELS = (320, 320)  # beyond charts.MAX_RECT_MARKS cells, heatmaps are images of at most this size
-MAX_CSV_CELLS = 1 << 20  # about 12 MB of CSV; many attendees downloading at once stay within a hosted app's memory
 LAYOUT_NAMES = {"interleaved": "interleaved (paper, book)", "tensor2tensor": "tensor2tensor (sin | cos)"}
 
 
@@ -28,28 +21,21 @@ LAYOUT_NAMES = {"interleaved": "interleaved (paper, book)", "tensor2tensor": "te
 def table_view(n: int, d: int, base: int, start: int, layout: str):
     """Everything on the page that depends on the table but not on the chosen columns."""
     P = pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout)  # (n, d)
-    summary = block_summary(P, *drawing_blocks(n, d, max_marks=charts.MAX_RECT_MARKS, max_pixels=MAX_PIXELS),
-                            extremes=False)
-    gram = gram_block_means(P, drawing_blocks(n, n, max_marks=charts.MAX_RECT_MARKS, max_pixels=MAX_PIXELS)[0])
+    table = charts.heatmap(P, x_title="Column (encoding dimension)", y_title="Row (position)", row_offset=start)
+    gram = gram_block_means(P, charts.drawing_blocks(n, n, max_marks=charts.MAX_RECT_MARKS)[0])
+    gram_chart = charts.heatmap(gram, x_title="Position", y_title="Position", value_title="P[i]·P[k]",
+                                palette="sequential", domain=None, row_offset=start, col_offset=start)
     offsets = similarity_by_offset(P, max_offset=min(n - 1, 512))
     steps = neighbour_distances(P) if n > 1 else None
     return {
-        "heatmap": charts.to_spec(charts.heatmap(summary, x_title="Column (encoding dimension)",
-                                                 y_title="Row (position)", row_offset=start)),
-        "exact": summary.exact,
-        "hover": summary.mean.numel() <= charts.MAX_RECT_MARKS,
-        "block": summary.block_shape,
-        "grid": tuple(summary.mean.shape),
-        "gram": charts.to_spec(charts.heatmap(gram, x_title="Position", y_title="Position",
-                                              value_title="P[i]·P[k]", palette="sequential", domain=None,
-                                              row_offset=start, col_offset=start)),
-        "gram_exact": gram.exact,
-        "gram_hover": gram.mean.numel() <= charts.MAX_RECT_MARKS,
-        "gram_block": gram.block_shape[0],
-        "offsets": charts.to_spec(charts.offset_similarity_chart(offsets)),
-        "max_spread": float(offsets.spread.max()),
+        "heatmap": table.spec(),
+        "drawing": table.drawing,
+        "gram": gram_chart.spec(),
+        "gram_drawing": gram_chart.drawing,
+        "offsets": charts.offset_similarity_chart(offsets).spec(),
+        "max_spread": offsets.max_spread,
         "starts": len(offsets.starts),
-        "step_range": None if steps is None else (float(steps.min()), float(steps.max())),
+        "step_range": None if steps is None else tuple(steps.aminmax()),
         "frequencies": pekit.frequency_table(d, base=base, layout=layout),
     }
 
@@ -57,7 +43,8 @@ def table_view(n: int, d: int, base: int, start: int, layout: str):
 @st.cache_data(max_entries=24, show_spinner=False)
 def curves(n: int, d: int, base: int, start: int, layout: str, columns: tuple[int, ...]):
     values = pekit.sinusoidal_columns(n, d, columns, base=base, start=start, layout=layout)
-    return charts.to_spec(charts.column_curves(values, columns, start=start))
+    drawn = charts.column_curves(values, columns, start=start)
+    return drawn.spec(), drawn.drawing
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -69,7 +56,7 @@ def layout_comparison(n: int, d: int, base: int, start: int):
 def layout_comparison_chart(d: int, base: int):
     """The wavelengths of both layouts depend on d and base only, so a change of n leaves this
     chart as it is (the browser has nothing to redraw)."""
-    return charts.to_spec(charts.layout_comparison_chart(pekit.compare_layouts(1, d, base=base)))
+    return charts.layout_comparison_chart(pekit.compare_layouts(1, d, base=base)).spec()
 
 
 def csv_of_table(n: int, d: int, base: int, start: int, layout: str):
@@ -77,180 +64,165 @@ def csv_of_table(n: int, d: int, base: int, start: int, layout: str):
 
     def make() -> str:
         P = pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout)
-        return matrix_csv(P, row_start=start)
+        return charts.matrix_csv(P, row_start=start)
 
     return make
 
 
-st.title("Encoding heatmap")
-st.markdown(
+INTRO = (
     "Self-attention treats its input as a *set*: nothing in "
     "$\\mathrm{softmax}(QK^\\top/\\sqrt d)V$ knows which token came first. The fix in the "
     "Transformer is to add a fixed table $\\mathbf P$ to the token embeddings, one row per "
     "position, so that each row carries its position in a form the model can read."
 )
 
-url = UrlSettings("heatmap", [N, D, BASE, START, LAYOUT, COLS])
-c1, c2, c3 = st.columns([2, 2, 1])
-with c1:
-    n = int_slider(url, N, help="Rows of P: how many positions to encode.")
-with c2:
-    d = int_slider(url, D, help="Columns of P: the width of each position's vector. Odd widths work.")
-with c3:
-    base = st.number_input(BASE.label, BASE.minimum, BASE.maximum, step=1000, key=url.key(BASE),
-                           help="Sets the slowest wavelength: 2π·base. The paper uses 10000.")
-c4, c5 = st.columns(2)
-with c4:
-    start = int(radio(url, START, help="The Python edition of the book counts positions from 0, "
-                                        "the Julia edition from 1."))
-with c5:
-    layout = radio(url, LAYOUT, format_func=LAYOUT_NAMES.get)
+with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, COLS]) as page:
+    c1, c2, c3 = st.columns([2, 2, 1])
+    with c1:
+        n = page.slider(N, help="Rows of P: how many positions to encode.")
+    with c2:
+        d = page.slider(D, help="Columns of P: the width of each position's vector. Odd widths work.")
+    with c3:
+        base = page.number(BASE, step=1000, help="Sets the slowest wavelength: 2π·base. The paper uses 10000.")
+    c4, c5 = st.columns(2)
+    with c4:
+        start = int(page.radio(START, help="The Python edition of the book counts positions from 0, "
+                                           "the Julia edition from 1."))
+    with c5:
+        layout = page.radio(LAYOUT, format_func=LAYOUT_NAMES.get)
 
-st.latex(
-    r"P_{i,\,2j} = \sin\!\Big(\frac{i}{\text{base}^{2j/d}}\Big),\qquad "
-    r"P_{i,\,2j+1} = \cos\!\Big(\frac{i}{\text{base}^{2j/d}}\Big)"
-    if layout == "interleaved"
-    else r"P_{i,\,j} = \sin(i\,\omega_j),\quad P_{i,\,k+j} = \cos(i\,\omega_j),\quad "
-    r"\omega_j = \text{base}^{-j/(k-1)},\ k = \lfloor d/2 \rfloor"
-)
+    st.latex(
+        r"P_{i,\,2j} = \sin\!\Big(\frac{i}{\text{base}^{2j/d}}\Big),\qquad "
+        r"P_{i,\,2j+1} = \cos\!\Big(\frac{i}{\text{base}^{2j/d}}\Big)"
+        if layout == "interleaved"
+        else r"P_{i,\,j} = \sin(i\,\omega_j),\quad P_{i,\,k+j} = \cos(i\,\omega_j),\quad "
+        r"\omega_j = \text{base}^{-j/(k-1)},\ k = \lfloor d/2 \rfloor"
+    )
 
-try:
     view = table_view(n, d, base, start, layout)
-except ValueError as err:  # pekit refuses a combination of settings
-    show_error(err)
-    st.stop()
 
-st.subheader("The table P")
-show_chart(view["heatmap"])
-rows, cols = view["block"]
-if view["exact"] and view["hover"]:
-    st.caption(f"All {n} × {d} entries drawn; hover a cell for its exact value.")
-elif view["exact"]:
-    st.caption(f"All {n} × {d} = {n * d:,} entries drawn, one pixel each (too many cells for "
-               f"hover; below {charts.MAX_RECT_MARKS:,} entries every cell shows its value).")
-else:
-    st.caption(
-        f"P has {n} × {d} = {n * d:,} entries, more than a chart can show one by one. Each pixel "
-        f"is the **mean of a block of {rows} position(s) × {cols} column(s)** ({view['grid'][0]} × "
-        f"{view['grid'][1]} blocks), so nothing is skipped or aliased, but columns that oscillate "
-        "faster than the block height average out towards 0. Lower n or d to see every entry."
-    )
-if n * d <= MAX_CSV_CELLS:
-    st.download_button("Download P as CSV", csv_of_table(n, d, base, start, layout),
-                       file_name=f"P_n{n}_d{d}_base{base}_start{start}_{layout}.csv", mime="text/csv",
-                       on_click="ignore", icon=":material/download:")
-else:
-    st.caption(f"CSV download up to {MAX_CSV_CELLS:,} entries (this table has {n * d:,}); for larger tables use "
-               f"`pekit.sinusoidal_encoding({n}, {d}, base={base}, start={start}, layout='{layout}')` in Python.")
-st.markdown(
-    "Read the picture column by column: the first columns flip sign from one row to the next, "
-    "later columns change ever more slowly, and the last ones barely move over the whole table. "
-    "Each row is therefore a unique combination of fast and slow waves, the way a clock tells "
-    "the time with a second hand, a minute hand and an hour hand."
-)
-
-st.subheader("Columns over positions")
-cols_setting = url.narrow(COLS, d - 1)
-columns = url.int_list(cols_setting, help=f"Up to 8 columns from 0 to {d - 1}, e.g. 6-9 or 0,2,4. "
-                                            "The book plots columns 6 to 9.")
-if columns:
-    show_chart(curves(n, d, base, start, layout, tuple(columns)))
-    if n * len(columns) > charts.MAX_CURVE_POINTS:
-        bucket = -(-n // (charts.MAX_CURVE_POINTS // len(columns)))
-        st.caption(f"{n} positions are more than the chart has room for: each column is drawn as the "
-                   f"band between its smallest and largest value over every {bucket} consecutive "
-                   "positions (a fast column fills its band, a slow one stays a line).")
-else:
-    st.info("Pick at least one column to plot.")
-if layout == "interleaved":
-    st.caption("Columns 2j and 2j+1 share a frequency: a sine and its cosine, a quarter period apart.")
-else:
-    st.caption(f"Column j and column {d // 2}+j share a frequency: the sines come first, then the cosines.")
-
-st.subheader("How alike are two positions?")
-left, right = st.columns(2)
-with left:
-    show_chart(view["gram"])
-    if view["gram_exact"]:
-        st.caption("Similarity matrix P·Pᵀ: entry (i, k) is the dot product of rows i and k"
-                   + (" (hover for values)." if view["gram_hover"] else ", one pixel per entry."))
+    st.subheader("The table P")
+    drawing = view["drawing"]
+    show_chart(view["heatmap"], caption=drawing.describe("position(s)", "column(s)")
+               + ("" if drawing.exact else " Lower n or d to see every entry."))
+    if n * d <= charts.MAX_CSV_CELLS:
+        st.download_button("Download P as CSV", csv_of_table(n, d, base, start, layout),
+                           file_name=f"P_n{n}_d{d}_base{base}_start{start}_{layout}.csv", mime="text/csv",
+                           on_click="ignore", icon=":material/download:")
     else:
-        b = view["gram_block"]
-        st.caption(f"Similarity matrix P·Pᵀ ({n} × {n}): each pixel is the exact mean over a block of "
-                   f"{b} × {b} positions (the mean of a block of dot products is the dot product of "
-                   "the blocks' mean rows).")
-with right:
-    show_chart(view["offsets"])
+        st.caption(f"CSV download up to {charts.MAX_CSV_CELLS:,} entries (this table has {n * d:,}); for larger "
+                   f"tables use `pekit.sinusoidal_encoding({n}, {d}, base={base}, start={start}, layout='{layout}')` "
+                   "in Python.")
+    st.markdown(
+        "Read the picture column by column: the first columns flip sign from one row to the next, "
+        "later columns change ever more slowly, and the last ones barely move over the whole table. "
+        "Each row is therefore a unique combination of fast and slow waves, the way a clock tells "
+        "the time with a second hand, a minute hand and an hour hand."
+    )
+
+    st.subheader("Columns over positions")
+    cols_setting = page.narrow(COLS, d - 1)
+    columns = page.int_list(cols_setting, help=f"Up to 8 columns from 0 to {d - 1}, e.g. 6-9 or 0,2,4. "
+                                                 "The book plots columns 6 to 9.")
+    if columns:
+        spec, drawing = curves(n, d, base, start, layout, tuple(columns))
+        show_chart(spec, caption=None if drawing.exact else drawing.describe("positions"))
+    else:
+        st.info("Pick at least one column to plot.")
+    if layout == "interleaved":
+        st.caption("Columns 2j and 2j+1 share a frequency: a sine and its cosine, a quarter period apart.")
+    else:
+        st.caption(f"Column j and column {d // 2}+j share a frequency: the sines come first, then the cosines.")
+
+    st.subheader("How alike are two positions?")
+    left, right = st.columns(2)
+    with left:
+        gram = view["gram_drawing"]
+        show_chart(view["gram"])
+        if gram.exact:
+            st.caption("Similarity matrix P·Pᵀ: entry (i, k) is the dot product of rows i and k"
+                       + (" (hover for values)." if gram.hover else ", one pixel per entry."))
+        else:
+            b = gram.block[0]
+            st.caption(f"Similarity matrix P·Pᵀ ({n} × {n}): each pixel is the exact mean over a block of "
+                       f"{b} × {b} positions (the mean of a block of dot products is the dot product of "
+                       "the blocks' mean rows).")
+    with right:
+        show_chart(view["offsets"])
+        st.caption(
+            f"P[i]·P[i+δ] measured at {view['starts']} evenly spaced starting rows i: the line is the "
+            f"mean, the band runs from the smallest to the largest value. Largest band width: "
+            f"{view['max_spread']:.2g}."
+        )
+    st.markdown(
+        r"Every sine/cosine pair contributes $\sin a\sin b + \cos a\cos b = \cos(a-b)$, so "
+        r"$P_i\cdot P_{i+\delta} = \sum_j \cos(\delta\,\omega_j)$: it depends on the **offset δ only**, "
+        "not on where you start (the band stays a line, up to float rounding), and it falls off as "
+        "the positions move apart. An odd width adds one unpaired sine column, which leaves a small "
+        "dependence on i."
+    )
+    if view["step_range"] is not None:
+        lo, hi = map(float, view["step_range"])
+        st.metric("Distance between neighbouring positions ‖P[i+1] − P[i]‖", f"{lo:.6f}",
+                  help="Smallest over all i; the largest is shown below.")
+        st.caption(f"Largest over all i: {hi:.6f}. Every step along the sequence moves the encoding by the "
+                   "same distance.")
+
+    st.subheader("Wavelengths of the column pairs")
+    freq = view["frequencies"]
+    st.dataframe(freq, hide_index=True, height=240,
+                 column_config={"sin_column": "sin column", "cos_column": "cos column",
+                                "omega": st.column_config.NumberColumn("ω_j", format="%.6g"),
+                                "wavelength": st.column_config.NumberColumn("wavelength 2π/ω_j", format="%.6g")})
     st.caption(
-        f"P[i]·P[i+δ] measured at {view['starts']} evenly spaced starting rows i: the line is the "
-        f"mean, the band runs from the smallest to the largest value. Largest band width: "
-        f"{view['max_spread']:.2g}."
-    )
-st.markdown(
-    r"Every sine/cosine pair contributes $\sin a\sin b + \cos a\cos b = \cos(a-b)$, so "
-    r"$P_i\cdot P_{i+\delta} = \sum_j \cos(\delta\,\omega_j)$: it depends on the **offset δ only**, "
-    "not on where you start (the band stays a line, up to float rounding), and it falls off as "
-    "the positions move apart. An odd width adds one unpaired sine column, which leaves a small "
-    "dependence on i."
-)
-if view["step_range"] is not None:
-    lo, hi = view["step_range"]
-    st.metric("Distance between neighbouring positions ‖P[i+1] − P[i]‖", f"{lo:.6f}",
-              help="Smallest over all i; the largest is shown below.")
-    st.caption(f"Largest over all i: {hi:.6f}. Every step along the sequence moves the encoding by the "
-               "same distance.")
-
-st.subheader("Wavelengths of the column pairs")
-freq = view["frequencies"]
-st.dataframe(freq, hide_index=True, height=240,
-             column_config={"omega": st.column_config.NumberColumn("ω_j", format="%.6g"),
-                            "wavelength": st.column_config.NumberColumn("wavelength 2π/ω_j", format="%.6g")})
-st.caption(
-    f"The wavelengths grow geometrically from 2π ≈ 6.28 positions towards 2π·base = {6.283185307179586 * base:,.0f}; "
-    + ("an odd d has a last pair with a sine and no cosine (cos column −1)." if d % 2 and layout == "interleaved"
-       else "each pair is one sine/cosine frequency.")
-)
-
-if layout == "tensor2tensor" and d >= 2:
-    st.subheader("tensor2tensor versus the paper's layout")
-    table, chart = layout_comparison(n, d, base, start), layout_comparison_chart(d, base)
-    st.markdown(
-        "Same ingredients, two differences. **Order:** tensor2tensor puts all sines first and all "
-        "cosines after them, where the paper interleaves sin/cos pairs; reordering the columns "
-        "turns one arrangement into the other. **Spacing:** its "
-        r"$\lfloor d/2\rfloor$ frequencies run from 1 down to exactly $1/\text{base}$ "
-        r"($\omega_j=\text{base}^{-j/(k-1)}$), while the paper's stop one step short "
-        r"($\omega_j=\text{base}^{-2j/d}$). So even after reordering, the tables differ, pair by pair:"
-    )
-    show_chart(chart)
-    st.dataframe(table, hide_index=True, height=240)
-
-st.subheader("Questions readers asked")
-with st.expander("Why do nearby positions look so alike in the later columns?"):
-    st.markdown(
-        "Because those columns are slow on purpose. Column pair j turns by ω_j radians per step; "
-        "for the last pairs ω_j is tiny, so the first rows all sit near sin 0 = 0 and cos 0 = 1 "
-        "there. That is not a loss of information: the fast columns at the start of the row "
-        "already tell neighbours apart (the distance between neighbours above is the same "
-        "everywhere), and the slow columns are what still differ between positions hundreds or "
-        "thousands of steps apart, where the fast columns have wrapped around many times."
-    )
-with st.expander("Does an odd dimension d break the encoding?"):
-    st.markdown(
-        "Not here. The formula defines column c for every c: even columns are sines, odd columns "
-        "cosines. With an odd d the table simply ends on a sine column whose cosine partner "
-        "would be column d. Code that fills the sine and cosine halves with slices of equal "
-        "length fails for odd d (the book's MXNet version did); pekit evaluates the formula per "
-        "column instead. The one thing an odd d loses is the rotation trick for that last "
-        "column: a sine alone cannot be shifted by a fixed linear map."
-    )
-with st.expander("If the rows of the output stay in order, why does attention 'lose' the order?"):
-    st.markdown(
-        "The rows stay in the order you wrote them, but nothing inside attention *uses* that "
-        "order: shuffle the input tokens and you get exactly the shuffled outputs, with each "
-        "token's result unchanged. The model cannot tell 'dog bites man' from 'man bites dog'. "
-        "Adding P makes each token's vector depend on where it sits, so the same word at "
-        "another position gives different queries and keys."
+        f"The wavelengths grow geometrically from 2π ≈ 6.28 positions towards 2π·base (the last pair here: "
+        f"{freq['wavelength'].iloc[-1]:,.0f} positions); "
+        + ("an odd d has a last pair with a sine and no cosine (cos column −1)." if d % 2 and layout == "interleaved"
+           else "each pair is one sine/cosine frequency.")
     )
 
-url.write_url()
+    if layout == "tensor2tensor" and d >= 2:
+        st.subheader("tensor2tensor versus the paper's layout")
+        table, chart = layout_comparison(n, d, base, start), layout_comparison_chart(d, base)
+        st.markdown(
+            "Same ingredients, two differences. **Order:** tensor2tensor puts all sines first and all "
+            "cosines after them, where the paper interleaves sin/cos pairs; reordering the columns "
+            "turns one arrangement into the other. **Spacing:** its "
+            r"$\lfloor d/2\rfloor$ frequencies run from 1 down to exactly $1/\text{base}$ "
+            r"($\omega_j=\text{base}^{-j/(k-1)}$), while the paper's stop one step short "
+            r"($\omega_j=\text{base}^{-2j/d}$). So even after reordering, the tables differ, pair by pair:"
+        )
+        show_chart(chart)
+        st.dataframe(table, hide_index=True, height=240, column_config={
+            "omega_interleaved": "ω interleaved", "omega_tensor2tensor": "ω tensor2tensor",
+            "wavelength_interleaved": "wavelength interleaved", "wavelength_tensor2tensor": "wavelength tensor2tensor",
+            "max_abs_difference": "largest |difference| over the positions"})
+
+    st.subheader("Questions readers asked")
+    with st.expander("Why do nearby positions look so alike in the later columns?"):
+        st.markdown(
+            "Because those columns are slow on purpose. Column pair j turns by ω_j radians per step; "
+            "for the last pairs ω_j is tiny, so the first rows all sit near sin 0 = 0 and cos 0 = 1 "
+            "there. That is not a loss of information: the fast columns at the start of the row "
+            "already tell neighbours apart (the distance between neighbours above is the same "
+            "everywhere), and the slow columns are what still differ between positions hundreds or "
+            "thousands of steps apart, where the fast columns have wrapped around many times."
+        )
+    with st.expander("Does an odd dimension d break the encoding?"):
+        st.markdown(
+            "Not here. The formula defines column c for every c: even columns are sines, odd columns "
+            "cosines. With an odd d the table simply ends on a sine column whose cosine partner "
+            "would be column d. Code that fills the sine and cosine halves with slices of equal "
+            "length fails for odd d (the book's MXNet version did); pekit evaluates the formula per "
+            "column instead. The one thing an odd d loses is the rotation trick for that last "
+            "column: a sine alone cannot be shifted by a fixed linear map."
+        )
+    with st.expander("If the rows of the output stay in order, why does attention 'lose' the order?"):
+        st.markdown(
+            "The rows stay in the order you wrote them, but nothing inside attention *uses* that "
+            "order: shuffle the input tokens and you get exactly the shuffled outputs, with each "
+            "token's result unchanged. The model cannot tell 'dog bites man' from 'man bites dog'. "
+            "Adding P makes each token's vector depend on where it sits, so the same word at "
+            "another position gives different queries and keys."
+        )
+

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from pages._shared import LAB_PAGES, require_shell
+from pages._registry import LAB_PAGES
+from pages._server import require_shell
 
 require_shell()
 

@@ -3,11 +3,10 @@
 import pandas as pd
 import streamlit as st
 
-from pekit import charts, order, text
-from pekit.params import BoolSetting, ChoiceSetting, IntSetting, TextSetting
-from pages._shared import UrlSettings, require_shell, show_chart, show_error
-
-require_shell()
+from pekit import charts, order, seeded, text
+from pages._display import show_chart
+from pages._page import lab_page
+from pages._settings import BoolSetting, ChoiceSetting, IntSetting, TextSetting
 
 SENTENCE = TextSetting("text", "Your sentence", default="The animal didn't cross the street because it was too tired.",
                        max_chars=2000)
@@ -29,7 +28,7 @@ LAB_STEPS = 8  # the masking lab pads two short sequences to this many steps
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def attention_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool):
-    model = text.seeded_attention(hidden, heads, seed=seed)
+    model = seeded.seeded_attention(hidden, heads, seed=seed)
     X = text.token_embeddings(list(tokens), hidden, seed=seed, device=model.W_q.weight.device)
     return order.self_attention(model, X, positional=positional)[1].cpu()  # (heads, n, n)
 
@@ -37,15 +36,15 @@ def attention_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, 
 @st.cache_data(max_entries=64, show_spinner=False)
 def head_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool, head: int):
     weights = attention_view(tokens, hidden, heads, seed, positional)
-    return charts.to_spec(charts.token_heatmap(weights[head], tokens, tokens, x_title="key token",
-                                               y_title="query token", value_title="weight"))
+    return charts.token_heatmap(weights[head], tokens, tokens, x_title="key token", y_title="query token",
+                                value_title="weight").spec()
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuffle: int):
-    model = text.seeded_attention(hidden, heads, seed=seed)
+    model = seeded.seeded_attention(hidden, heads, seed=seed)
     X = text.token_embeddings(list(tokens), hidden, seed=seed, device=model.W_q.weight.device)
-    perm = text.permutation(len(tokens), shuffle)
+    perm = seeded.permutation(len(tokens), shuffle)
     without = order.order_check(model, X, perm, positional=False)
     with_pe = order.order_check(model, X, perm, positional=True)
     return perm.tolist(), without.output_gap, without.weights_gap, with_pe.output_gap, with_pe.weights_gap
@@ -65,149 +64,137 @@ def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: int, len
     result = order.masking_steps(batch, valid)
     i = 0 if show == "A" else 1
     names = (a if show == "A" else b) + ["<pad>"] * (LAB_STEPS - len(a if show == "A" else b))
-    specs = [charts.to_spec(charts.token_heatmap(result.scores[i], names, names, value_title="score",
-                                                 palette="diverging", domain=None)),
-             charts.to_spec(charts.token_heatmap(result.masked[i], names, names, value_title="score",
-                                                 palette="diverging", domain=None)),
-             charts.to_spec(charts.token_heatmap(result.weights[i], names, names))]
+    specs = [charts.token_heatmap(result.scores[i], names, names, value_title="score", palette="diverging",
+                                  domain=None).spec(),
+             charts.token_heatmap(result.masked[i], names, names, value_title="score", palette="diverging",
+                                  domain=None).spec(),
+             charts.token_heatmap(result.weights[i], names, names).spec()]
     zero_rows = [q for q, total in enumerate(result.row_sums[i].tolist()) if total == 0]
     return specs, valid, float(result.masked_weight[i]), zero_rows
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def book_example():
-    return order.book_example()
+    return seeded.book_example()
 
 
-st.title("Live attention")
-st.markdown(
+INTRO = (
     "Type a sentence. Each token becomes a vector, multi-head self-attention mixes the vectors, "
     "and the weight maps show which tokens each token draws on. The weights here come from a "
     "freshly initialised (untrained) layer with a fixed seed, so the patterns are not "
     "linguistically meaningful; the mechanics are exactly those of a trained model."
 )
+SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW]
 
-url = UrlSettings("attention", [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW])
-sentence = st.text_input(SENTENCE.label, key=url.key(SENTENCE), max_chars=SENTENCE.max_chars,
-                         help="Words and punctuation become tokens; at most 64 are used.")
-c1, c2, c3, c4 = st.columns([2, 2, 2, 1])
-with c1:
-    hidden = int(st.select_slider(HIDDEN.label, HIDDEN.options, key=url.key(HIDDEN)))
-with c2:
-    heads = int(st.select_slider(HEADS.label, HEADS.options, key=url.key(HEADS)))
-with c3:
-    positional = st.toggle(PE.label, key=url.key(PE), help="Add the sinusoidal table P to the token vectors.")
-with c4:
-    seed = st.number_input(SEED.label, SEED.minimum, SEED.maximum, key=url.key(SEED))
+with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
+    sentence = page.text(SENTENCE, help="Words and punctuation become tokens; at most 64 are used.")
+    c1, c2, c3, c4 = st.columns([2, 2, 2, 1])
+    with c1:
+        hidden = int(page.select_slider(HIDDEN))
+    with c2:
+        heads = int(page.select_slider(HEADS))
+    with c3:
+        positional = page.toggle(PE, help="Add the sinusoidal table P to the token vectors.")
+    with c4:
+        seed = page.number(SEED)
 
-tok = text.tokenize(sentence, max_tokens=MAX_TOKENS)
-if tok.clipped:
-    st.warning(f"Only the first {text.MAX_CHARS:,} characters of the text are read.")
-if tok.dropped:
-    st.warning(f"The sentence has {len(tok.tokens) + tok.dropped} tokens; the first {MAX_TOKENS} are used "
-               f"and {tok.dropped} are cut.")
-if not tok.tokens:
-    st.info("Type a sentence with at least one word or symbol to see attention at work.")
-    url.write_url()
-    st.stop()
-tokens = tuple(tok.tokens)
-st.caption("Tokens (shown as plain text):")
-st.code(" | ".join(tokens), language=None, wrap_lines=True)
+    tok = text.tokenize(sentence, max_tokens=MAX_TOKENS)
+    if tok.clipped:
+        st.warning(f"Only the first {text.MAX_CHARS:,} characters of the text are read.")
+    if tok.dropped:
+        st.warning(f"The sentence has {len(tok.tokens) + tok.dropped} tokens; the first {MAX_TOKENS} are used "
+                   f"and {tok.dropped} are cut.")
+    if not tok.tokens:
+        st.info("Type a sentence with at least one word or symbol to see attention at work.")
+        st.stop()
+    tokens = tuple(tok.tokens)
+    st.caption("Tokens (shown as plain text):")
+    st.code(" | ".join(tokens), language=None, wrap_lines=True)
 
-try:
     weights = attention_view(tokens, hidden, heads, seed, positional)
-except ValueError as err:
-    show_error(err)
-    st.stop()
 
-n = len(tokens)
+    n = len(tokens)
 
 
-def weights_section() -> None:
-    st.subheader("Attention weights, head by head")
-    url.clamp(HEAD, heads - 1)
-    head = st.selectbox(HEAD.label, list(range(heads)), key=url.key(HEAD), format_func=lambda h: f"head {h}")
-    show_chart(head_chart(tokens, hidden, heads, seed, positional, head))
-    st.markdown(
-        f"Input: ({1}, {n}, {hidden}): one sentence of {n} tokens, {hidden} numbers each. Output: the same "
-        f"shape ({1}, {n}, {hidden}). Weights: ({1}, {heads}, {n}, {n}), one {n} × {n} map per head; "
-        "each row (a query token) sums to 1 over the keys it looks at."
-    )
-    st.latex(r"\mathrm{head}_i = \mathrm{softmax}\!\left(\frac{(XW_q^{(i)})(XW_k^{(i)})^\top}{\sqrt{d/h}}\right)XW_v^{(i)}"
-             r",\qquad \mathrm{output} = [\mathrm{head}_1;\dots;\mathrm{head}_h]\,W_o")
+    def weights_section() -> None:
+        st.subheader("Attention weights, head by head")
+        page.clamp(HEAD, heads - 1)
+        head = page.select(HEAD, options=range(heads), format_func=lambda h: f"head {h}")
+        show_chart(head_chart(tokens, hidden, heads, seed, positional, head))
+        st.markdown(
+            f"Input: ({1}, {n}, {hidden}): one sentence of {n} tokens, {hidden} numbers each. Output: the same "
+            f"shape ({1}, {n}, {hidden}). Weights: ({1}, {heads}, {n}, {n}), one {n} × {n} map per head; "
+            "each row (a query token) sums to 1 over the keys it looks at."
+        )
+        st.latex(r"\mathrm{head}_i = \mathrm{softmax}\!\left(\frac{(XW_q^{(i)})(XW_k^{(i)})^\top}{\sqrt{d/h}}\right)XW_v^{(i)}"
+                 r",\qquad \mathrm{output} = [\mathrm{head}_1;\dots;\mathrm{head}_h]\,W_o")
 
 
-def masking_section() -> None:
-    st.subheader("Masking with valid_lens")
-    st.markdown(
-        "Batches hold sequences of different lengths, padded to a common length. `valid_lens` "
-        f"says how many keys of each sequence are real; the rest get weight exactly 0. Here: "
-        f"sequence A is the first {min(n, LAB_STEPS)} tokens of your sentence, B the first "
-        f"{max(1, min(n, LAB_STEPS) // 2)}, both padded to {LAB_STEPS} steps."
-    )
-    c5, c6, c7, c8 = st.columns(4)
-    with c5:
-        form = st.radio(FORM.label, FORM.options, key=url.key(FORM))
-    with c6:
-        len_a = st.slider(LEN_A.label, 0, LAB_STEPS, key=url.key(LEN_A))
-    with c7:
-        len_b = st.slider(LEN_B.label, 0, LAB_STEPS, key=url.key(LEN_B))
-    with c8:
-        show = st.radio(SHOW.label, SHOW.options, key=url.key(SHOW), horizontal=True)
-    specs, valid, masked_total, zero_rows = masking_view(tokens[:LAB_STEPS], hidden, seed, len_a, len_b, form, show)
-    st.code(f"valid_lens = {valid}", language="python")
-    left, mid, right = st.columns(3)
-    for column, spec, title in zip((left, mid, right), specs, ("1. scores QKᵀ/√d", "2. masked (blank = −∞)", "3. weights")):
-        with column:
-            st.markdown(f"**{title}**")
-            show_chart(spec)
-    st.markdown(
-        f"Total weight on masked keys in sequence {show}: **{masked_total:g}** (exactly zero). "
-        + (f"Rows {', '.join(map(str, zero_rows))} have a valid length of 0: they are all zeros, not NaN "
-           "(a plain softmax over nothing would divide 0 by 0)." if zero_rows else
-           "Every row sums to 1 over its valid keys.")
-    )
-    with st.expander("The book's example: MultiHeadAttention(100, 5, 0.5) on ones(2, 4, 100), valid_lens = [3, 2]"):
-        out_shape, w_shape, w0, w1 = book_example()
-        st.code(f"output shape: {out_shape}\nattention_weights shape: {w_shape}\n"
-                f"weights, sequence 0, head 0 (3 valid keys):\n{pd.DataFrame(w0).round(4).to_string()}\n"
-                f"weights, sequence 1, head 0 (2 valid keys):\n{pd.DataFrame(w1).round(4).to_string()}", language=None)
-        st.caption("All inputs are equal, so every valid key gets the same weight: 1/3 and 1/2.")
+    def masking_section() -> None:
+        st.subheader("Masking with valid_lens")
+        st.markdown(
+            "Batches hold sequences of different lengths, padded to a common length. `valid_lens` "
+            f"says how many keys of each sequence are real; the rest get weight exactly 0. Here: "
+            f"sequence A is the first {min(n, LAB_STEPS)} tokens of your sentence, B the first "
+            f"{max(1, min(n, LAB_STEPS) // 2)}, both padded to {LAB_STEPS} steps."
+        )
+        c5, c6, c7, c8 = st.columns(4)
+        with c5:
+            form = page.radio(FORM, horizontal=False)
+        with c6:
+            len_a = page.slider(LEN_A)
+        with c7:
+            len_b = page.slider(LEN_B)
+        with c8:
+            show = page.radio(SHOW)
+        specs, valid, masked_total, zero_rows = masking_view(tokens[:LAB_STEPS], hidden, seed, len_a, len_b, form, show)
+        st.code(f"valid_lens = {valid}", language="python")
+        left, mid, right = st.columns(3)
+        for column, spec, title in zip((left, mid, right), specs, ("1. scores QKᵀ/√d", "2. masked (blank = −∞)", "3. weights")):
+            with column:
+                st.markdown(f"**{title}**")
+                show_chart(spec)
+        st.markdown(
+            f"Total weight on masked keys in sequence {show}: **{masked_total:g}** (exactly zero). "
+            + (f"Rows {', '.join(map(str, zero_rows))} have a valid length of 0: they are all zeros, not NaN "
+               "(a plain softmax over nothing would divide 0 by 0)." if zero_rows else
+               "Every row sums to 1 over its valid keys.")
+        )
+        with st.expander("The book's example: MultiHeadAttention(100, 5, 0.5) on ones(2, 4, 100), valid_lens = [3, 2]"):
+            out_shape, w_shape, w0, w1 = book_example()
+            st.code(f"output shape: {out_shape}\nattention_weights shape: {w_shape}\n"
+                    f"weights, sequence 0, head 0 (3 valid keys):\n{pd.DataFrame(w0).round(4).to_string()}\n"
+                    f"weights, sequence 1, head 0 (2 valid keys):\n{pd.DataFrame(w1).round(4).to_string()}", language=None)
+            st.caption("All inputs are equal, so every valid key gets the same weight: 1/3 and 1/2.")
 
 
-def order_section() -> None:
-    st.subheader("Does attention know the order?")
-    c9, c10 = st.columns([1, 3])
-    with c9:
-        st.button("Shuffle again", icon=":material/shuffle:",
-                  on_click=lambda: st.session_state.__setitem__(url.key(SHUFFLE), st.session_state[url.key(SHUFFLE)] % (2**31 - 1) + 1))
-        shuffle = st.number_input(SHUFFLE.label, SHUFFLE.minimum, SHUFFLE.maximum, key=url.key(SHUFFLE))
-    perm, out_gap, w_gap, out_gap_pe, w_gap_pe = order_view(tokens, hidden, heads, seed, shuffle)
-    with c10:
-        st.caption("Shuffled sentence (plain text):")
-        st.code(" | ".join(tokens[i] for i in perm), language=None, wrap_lines=True)
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Without positions: outputs", f"{out_gap:.1e}", help="max |shuffled output − original output shuffled|")
-    m2.metric("Without positions: weights", f"{w_gap:.1e}")
-    m3.metric("With positions: outputs", f"{out_gap_pe:.2g}")
-    m4.metric("With positions: weights", f"{w_gap_pe:.2g}")
-    st.markdown(
-        "Run the layer on the shuffled tokens, put its results back into the original order, and "
-        "compare. Without positional encoding the difference is float round-off: every token gets "
-        "exactly the same output wherever it stands, and its attention weights move with it. The "
-        "output rows do stay in the order of the input rows, as the discussion thread points out, "
-        "but nothing a token computes depends on that order, so 'dog bites man' and 'man bites "
-        "dog' give each word the same vector. Adding P changes each token's vector according to "
-        "its slot, and the differences become large: now the order matters."
-        if n > 1 else "With a single token there is nothing to shuffle: type a longer sentence."
-    )
+    def order_section() -> None:
+        st.subheader("Does attention know the order?")
+        c9, c10 = st.columns([1, 3])
+        with c9:
+            st.button("Shuffle again", icon=":material/shuffle:",
+                      on_click=lambda: st.session_state.__setitem__(page.key(SHUFFLE),
+                                                                    st.session_state[page.key(SHUFFLE)] % (2**31 - 1) + 1))
+            shuffle = page.number(SHUFFLE)
+        perm, out_gap, w_gap, out_gap_pe, w_gap_pe = order_view(tokens, hidden, heads, seed, shuffle)
+        with c10:
+            st.caption("Shuffled sentence (plain text):")
+            st.code(" | ".join(tokens[i] for i in perm), language=None, wrap_lines=True)
+        m1, m2, m3, m4 = st.columns(4)
+        m1.metric("Without positions: outputs", f"{out_gap:.1e}", help="max |shuffled output − original output shuffled|")
+        m2.metric("Without positions: weights", f"{w_gap:.1e}")
+        m3.metric("With positions: outputs", f"{out_gap_pe:.2g}")
+        m4.metric("With positions: weights", f"{w_gap_pe:.2g}")
+        st.markdown(
+            "Run the layer on the shuffled tokens, put its results back into the original order, and "
+            "compare. Without positional encoding the difference is float round-off: every token gets "
+            "exactly the same output wherever it stands, and its attention weights move with it. The "
+            "output rows do stay in the order of the input rows, as the discussion thread points out, "
+            "but nothing a token computes depends on that order, so 'dog bites man' and 'man bites "
+            "dog' give each word the same vector. Adding P changes each token's vector according to "
+            "its slot, and the differences become large: now the order matters."
+            if n > 1 else "With a single token there is nothing to shuffle: type a longer sentence."
+        )
 
 
-# Only the open tab runs: a new sentence recomputes and redraws one section, not all three.
-for tab, section in zip(st.tabs(VIEW.options, key=url.key(VIEW), on_change="rerun"),
-                        (weights_section, masking_section, order_section)):
-    if tab.open:
-        with tab:
-            section()
-
-url.write_url()
+    page.tabs(VIEW, (weights_section, masking_section, order_section))

@@ -4,42 +4,34 @@ import pandas as pd
 import streamlit as st
 
 import pekit
-from pekit import charts, rotation
-from pekit.params import IntSetting
-from pekit.reduce import block_summary, drawing_blocks
-from pages._shared import UrlSettings, int_slider, require_shell, show_chart, show_error
-
-require_shell()
+from pekit import charts, rotation, seeded
+from pages._display import show_chart
+from pages._page import lab_page
+from pages._settings import BASE, IntSetting
 
 D = IntSetting("d", "Dimension d (even)", default=16, minimum=2, maximum=512)
-BASE = IntSetting("base", "Base", default=10000, minimum=2, maximum=1_000_000)
 DELTA = IntSetting("delta", "Offset δ", default=3, minimum=-256, maximum=256)
 PAIR = IntSetting("pair", "Pair j", default=1, minimum=0, maximum=255)
 FIRST = IntSetting("first", "First position", default=0, minimum=0, maximum=4096)
 COUNT = IntSetting("count", "Positions shown", default=12, minimum=1, maximum=128)
 SEED = IntSetting("seed", "Seed for q and k", default=0, minimum=0, maximum=2**31 - 1)
-MAX_PIXELS = (320, 320)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def rotation_view(d: int, base: int, delta: int, first: int, count: int):
     T = pekit.offset_rotation(d, delta, base=base)  # (d, d)
-    summary = block_summary(T, *drawing_blocks(d, d, max_marks=charts.MAX_RECT_MARKS, max_pixels=MAX_PIXELS),
-                            extremes=False)
+    matrix = charts.heatmap(T, x_title="Column of T", y_title="Row of T", value_title="T[r, c]", height=320)
     residuals = rotation.rotation_residuals(count, d, delta, base=base, start=first).double().cpu()
-    angles = rotation.rotation_angles(d, delta, base=base)
-    angle_frame = pd.DataFrame({"pair": range(d // 2), "angle": angles.numpy(),
-                                "turns": (angles / (2 * 3.141592653589793)).numpy()})
+    angle_frame = rotation.angle_table(d, delta, base=base)
     res_frame = pd.DataFrame({"position": range(first, first + count), "residual": residuals.numpy()})
     return {
-        "T": charts.to_spec(charts.heatmap(summary, x_title="Column of T", y_title="Row of T",
-                                           value_title="T[r, c]", height=320)),
-        "T_exact": summary.exact,
-        "residuals": charts.to_spec(charts.line_chart(res_frame, x="position", y="residual", x_title="Position i",
-                                                      y_title="max |T(δ)·P[i] − P[i+δ]|", points=True)),
+        "T": matrix.spec(),
+        "T_exact": matrix.drawing.exact,
+        "residuals": charts.line_chart(res_frame, x="position", y="residual", x_title="Position i",
+                                       y_title="max |T(δ)·P[i] − P[i+δ]|", points=True).spec(),
         "max_residual": float(residuals.max()),
-        "angles": charts.to_spec(charts.line_chart(angle_frame, x="pair", y="angle", x_title="Pair j",
-                                                   y_title="Rotation δ·ω_j (radians)", points=True)),
+        "angles": charts.line_chart(angle_frame, x="pair", y="angle", x_title="Pair j",
+                                    y_title="Rotation δ·ω_j (radians)", points=True).spec(),
         "angle_table": angle_frame,
     }
 
@@ -49,27 +41,23 @@ def circle(d: int, base: int, delta: int, pair: int, first: int, count: int):
     cols = [2 * pair, 2 * pair + 1]
     here = pekit.sinusoidal_columns(count, d, cols, base=base, start=first)
     there = pekit.sinusoidal_columns(count, d, cols, base=base, start=first + delta)
-    return charts.to_spec(charts.rotation_circle(here, there, range(first, first + count), delta=delta))
+    return charts.rotation_circle(here, there, range(first, first + count), delta=delta).spec()
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def rope_view(d: int, base: int, count: int, seed: int):
-    q, k = rotation.seeded_query_key(d, seed)
+    q, k = seeded.seeded_query_key(d, seed)
     S_rope = rotation.rope_scores(q, k, count, base=base)  # (count, count)
     S_add = rotation.additive_scores(q, k, count, base=base)
     out = {}
     for name, S in (("rope", S_rope), ("additive", S_add)):
-        s = block_summary(S, *drawing_blocks(count, count, max_marks=charts.MAX_RECT_MARKS, max_pixels=MAX_PIXELS))
-        lo, hi = float(S.min()), float(S.max())
-        bound = max(abs(lo), abs(hi), 1e-9)
-        out[name] = charts.to_spec(charts.heatmap(s, x_title="Key position n", y_title="Query position m",
-                                                  value_title="score", domain=(-bound, bound), height=300))
+        out[name] = charts.heatmap(S, x_title="Key position n", y_title="Query position m", value_title="score",
+                                   domain="symmetric", height=300).spec()
         out[name + "_spread"] = float(rotation.diagonal_spread(S)[1].max())
     return out
 
 
-st.title("Offset rotation")
-st.markdown(
+INTRO = (
     "The chapter's claim about relative positions: move every position by the same offset δ, "
     "and the encoding of position i + δ is a fixed linear function of the encoding of "
     "position i. Each sine/cosine pair simply turns by an angle that depends on δ and on the "
@@ -77,115 +65,110 @@ st.markdown(
     "rotary position embeddings (RoPE) use it."
 )
 
-url = UrlSettings("rotation", [D, BASE, DELTA, PAIR, FIRST, COUNT, SEED])
-if url.value(D) % 2:
-    odd = url.value(D)
-    url.replace(D, odd + 1 if odd < D.maximum else odd - 1,
-                f"d={odd} is odd, and an odd width cannot be rotated: its last column is a sine "
-                "without a cosine partner, and a sine alone cannot be shifted by a fixed linear map. "
-                f"Showing d={odd + 1 if odd < D.maximum else odd - 1}.")
-c1, c2, c3 = st.columns(3)
-with c1:
-    d = st.slider(D.label, D.minimum, D.maximum, step=2, key=url.key(D))
-with c2:
-    delta = int_slider(url, DELTA, help="Negative offsets turn the other way.")
-with c3:
-    base = st.number_input(BASE.label, BASE.minimum, BASE.maximum, step=1000, key=url.key(BASE))
-c4, c5, c6 = st.columns(3)
-url.clamp(PAIR, d // 2 - 1)
-with c4:
-    pair = st.number_input(PAIR.label, 0, d // 2 - 1, key=url.key(PAIR),
-                           help="Columns 2j (sine) and 2j+1 (cosine) share the frequency ω_j.")
-with c5:
-    first = st.number_input(FIRST.label, FIRST.minimum, FIRST.maximum, key=url.key(FIRST))
-with c6:
-    count = int_slider(url, COUNT, help="How many positions to draw and check, starting at the first.")
-
-try:
+with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST, COUNT, SEED]) as page:
+    if page.value(D) % 2:
+        odd = page.value(D)
+        even = odd + 1 if odd < D.maximum else odd - 1
+        page.replace(D, even, f"d={odd} is odd, and an odd width cannot be rotated: its last column is a sine "
+                              "without a cosine partner, and a sine alone cannot be shifted by a fixed linear map. "
+                              f"Showing d={even}.")
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        d = page.slider(D, step=2)
+    with c2:
+        delta = page.slider(DELTA, help="Negative offsets turn the other way.")
+    with c3:
+        base = page.number(BASE, step=1000)
+    c4, c5, c6 = st.columns(3)
+    page.clamp(PAIR, d // 2 - 1)
+    with c4:
+        pair = page.number(PAIR, maximum=d // 2 - 1, help="Columns 2j (sine) and 2j+1 (cosine) share the frequency ω_j.")
+    with c5:
+        first = page.number(FIRST)
+    with c6:
+        count = page.slider(COUNT, help="How many positions to draw and check, starting at the first.")
     view = rotation_view(d, base, delta, first, count)
-except ValueError as err:
-    show_error(err)
-    st.stop()
 
-st.latex(
-    r"\begin{bmatrix}\cos\delta\omega_j & \sin\delta\omega_j\\ -\sin\delta\omega_j & \cos\delta\omega_j\end{bmatrix}"
-    r"\begin{bmatrix}\sin i\omega_j\\ \cos i\omega_j\end{bmatrix}"
-    r"=\begin{bmatrix}\sin(i+\delta)\omega_j\\ \cos(i+\delta)\omega_j\end{bmatrix},"
-    r"\qquad \omega_j = \text{base}^{-2j/d}"
-)
-
-st.subheader(f"Pair {pair} on its circle")
-left, right = st.columns([3, 2])
-with left:
-    show_chart(circle(d, base, delta, pair, first, count), stretch=False)
-with right:
-    w = float(pekit.frequencies(d, base=base)[pair])
-    turn = float(rotation.rotation_angles(d, delta, base=base)[pair])
-    st.markdown(
-        f"Each blue point is one position i, drawn at (sin iω_j, cos iω_j) for ω_{pair} = {w:.6g}. "
-        f"Every orange arrow goes from i to i + {delta}, and every arrow sweeps the same angle "
-        f"δ·ω_{pair} = {turn:.6g} rad ({turn * 57.29577951308232:.4g}°), wherever it starts."
+    st.latex(
+        r"\begin{bmatrix}\cos\delta\omega_j & \sin\delta\omega_j\\ -\sin\delta\omega_j & \cos\delta\omega_j\end{bmatrix}"
+        r"\begin{bmatrix}\sin i\omega_j\\ \cos i\omega_j\end{bmatrix}"
+        r"=\begin{bmatrix}\sin(i+\delta)\omega_j\\ \cos(i+\delta)\omega_j\end{bmatrix},"
+        r"\qquad \omega_j = \text{base}^{-2j/d}"
     )
-    (a, b), (c, e) = rotation.rotation_block(d, delta, pair, base=base)
-    st.latex(rf"T_{{{pair}}}({delta})=\begin{{bmatrix}}{a:.4f} & {b:.4f}\\ {c:.4f} & {e:.4f}\end{{bmatrix}}")
 
-st.subheader("The whole matrix T(δ)")
-left, right = st.columns(2)
-with left:
-    show_chart(view["T"])
-    st.caption(f"T({delta}) for d = {d}: one 2×2 rotation block per pair on the diagonal, zeros elsewhere"
-               + ("." if view["T_exact"] else "; each pixel is the mean of a block of entries."))
-with right:
-    show_chart(view["residuals"])
-    st.metric("Largest error over the positions shown", f"{view['max_residual']:.2e}",
-              help="max over i and columns of |T(δ)·P[i] − P[i+δ]|, in float32")
-    st.caption("The same matrix moves every row of P by δ positions: the error stays at float32 "
-               "round-off (about 1e-7) for every i, so T does not depend on i.")
+    st.subheader(f"Pair {pair} on its circle")
+    left, right = st.columns([3, 2])
+    with left:
+        show_chart(circle(d, base, delta, pair, first, count), stretch=False)
+    with right:
+        w = float(pekit.frequencies(d, base=base)[pair])
+        turn = rotation.split_turns(float(rotation.rotation_angles(d, delta, base=base)[pair]))
+        sweep = (f"{turn.turns:,} whole turn{'s' if turn.turns != 1 else ''} and {turn.degrees:.4g}°"
+                 if turn.turns else f"{turn.degrees:.4g}°")
+        st.markdown(
+            f"Each blue point is one position i, drawn at (sin iω_j, cos iω_j) for ω_{pair} = {w:.6g}. "
+            f"Every orange arrow goes from i to i + {delta}, and every arrow sweeps the same angle "
+            f"δ·ω_{pair} = {turn.radians:.6g} rad ({'−' if turn.sign < 0 else ''}{sweep}"
+            f"{', the other way' if turn.sign < 0 else ''}), wherever it starts."
+        )
+        (a, b), (c, e) = rotation.rotation_block(d, delta, pair, base=base)
+        st.latex(rf"T_{{{pair}}}({delta})=\begin{{bmatrix}}{a:.4f} & {b:.4f}\\ {c:.4f} & {e:.4f}\end{{bmatrix}}")
 
-st.subheader("How far each pair turns")
-show_chart(view["angles"])
-st.markdown(
-    "Fast pairs (small j) turn a lot for a given offset, often more than a full turn; slow "
-    "pairs barely move. A small offset is therefore visible in the fast pairs and a large one "
-    "in the slow pairs, which is what lets attention tell near from far. The rotation needs "
-    "both members of a pair: sin(a + δω) = sin a·cos δω + cos a·sin δω mixes the sine with the "
-    "cosine, so no fixed multiple of the sine column alone gives the shifted sine. That is "
-    "also why an odd d has no rotation for its last, unpaired column."
-)
-st.markdown(
-    "**Sign convention.** The book writes the rotation as acting on the column (sin, cos) of "
-    "a pair, so its top row is (cos δω, sin δω). Read as an ordinary rotation of the point "
-    "(x, y) = (sin, cos), it turns clockwise by δω: the same turn as the counter-clockwise "
-    "rotation of (cos, sin) that RoPE uses below."
-)
+    st.subheader("The whole matrix T(δ)")
+    left, right = st.columns(2)
+    with left:
+        show_chart(view["T"])
+        st.caption(f"T({delta}) for d = {d}: one 2×2 rotation block per pair on the diagonal, zeros elsewhere"
+                   + ("." if view["T_exact"] else "; each pixel is the mean of a block of entries."))
+    with right:
+        show_chart(view["residuals"])
+        st.metric("Largest error over the positions shown", f"{view['max_residual']:.2e}",
+                  help="max over i and columns of |T(δ)·P[i] − P[i+δ]|, in float32")
+        st.caption("The same matrix moves every row of P by δ positions: the error stays at float32 "
+                   "round-off (about 1e-7) for every i, so T does not depend on i.")
 
-st.subheader("RoPE: rotate queries and keys instead of adding positions")
-c7, _ = st.columns([1, 2])
-with c7:
-    seed = st.number_input(SEED.label, SEED.minimum, SEED.maximum, key=url.key(SEED),
-                           help="q and k are random vectors drawn from this seed.")
-rope = rope_view(d, base, count, seed)
-st.latex(
-    r"\mathrm{RoPE}(x, m)_{2j,\,2j+1} = \begin{bmatrix}\cos m\omega_j & -\sin m\omega_j\\ "
-    r"\sin m\omega_j & \cos m\omega_j\end{bmatrix}\begin{bmatrix}x_{2j}\\ x_{2j+1}\end{bmatrix}"
-)
-st.latex(r"\mathrm{RoPE}(q,m)\cdot\mathrm{RoPE}(k,n) = \sum_j \big[(q_{2j}k_{2j} + q_{2j+1}k_{2j+1})\cos(m-n)\omega_j"
-         r" + (q_{2j}k_{2j+1} - q_{2j+1}k_{2j})\sin(m-n)\omega_j\big]")
-left, right = st.columns(2)
-with left:
-    show_chart(rope["rope"])
-    st.caption(f"RoPE scores q_m·k_n: constant along every diagonal (largest spread along a "
-               f"diagonal: {rope['rope_spread']:.2e}), so they depend on m − n only.")
-with right:
-    show_chart(rope["additive"])
-    st.caption(f"Scores (q + P_m)·(k + P_n) with the table added: the diagonals are not constant "
-               f"(largest spread {rope['additive_spread']:.3g}); absolute positions leak in.")
-st.markdown(
-    "Rotating both vectors by their own position makes the dot product see only the difference "
-    "of the angles, (m − n)·ω_j, pair by pair. pekit pairs adjacent columns (2j, 2j+1), as this "
-    "page and the chapter do; some large-language-model code pairs column j with column "
-    "j + d/2 instead (\"rotate half\"). Both give scores that depend on m − n only, but the "
-    "weights of one do not work with the other."
-)
+    st.subheader("How far each pair turns")
+    show_chart(view["angles"])
+    st.markdown(
+        "Fast pairs (small j) turn a lot for a given offset, often more than a full turn; slow "
+        "pairs barely move. A small offset is therefore visible in the fast pairs and a large one "
+        "in the slow pairs, which is what lets attention tell near from far. The rotation needs "
+        "both members of a pair: sin(a + δω) = sin a·cos δω + cos a·sin δω mixes the sine with the "
+        "cosine, so no fixed multiple of the sine column alone gives the shifted sine. That is "
+        "also why an odd d has no rotation for its last, unpaired column."
+    )
+    st.markdown(
+        "**Sign convention.** The book writes the rotation as acting on the column (sin, cos) of "
+        "a pair, so its top row is (cos δω, sin δω). Read as an ordinary rotation of the point "
+        "(x, y) = (sin, cos), it turns clockwise by δω: the same turn as the counter-clockwise "
+        "rotation of (cos, sin) that RoPE uses below."
+    )
 
-url.write_url()
+    st.subheader("RoPE: rotate queries and keys instead of adding positions")
+    c7, _ = st.columns([1, 2])
+    with c7:
+        seed = page.number(SEED, help="q and k are random vectors drawn from this seed.")
+    rope = rope_view(d, base, count, seed)
+    st.latex(
+        r"\mathrm{RoPE}(x, m)_{2j,\,2j+1} = \begin{bmatrix}\cos m\omega_j & -\sin m\omega_j\\ "
+        r"\sin m\omega_j & \cos m\omega_j\end{bmatrix}\begin{bmatrix}x_{2j}\\ x_{2j+1}\end{bmatrix}"
+    )
+    st.latex(r"\mathrm{RoPE}(q,m)\cdot\mathrm{RoPE}(k,n) = \sum_j \big[(q_{2j}k_{2j} + q_{2j+1}k_{2j+1})\cos(m-n)\omega_j"
+             r" + (q_{2j}k_{2j+1} - q_{2j+1}k_{2j})\sin(m-n)\omega_j\big]")
+    left, right = st.columns(2)
+    with left:
+        show_chart(rope["rope"])
+        st.caption(f"RoPE scores q_m·k_n: constant along every diagonal (largest spread along a "
+                   f"diagonal: {rope['rope_spread']:.2e}), so they depend on m − n only.")
+    with right:
+        show_chart(rope["additive"])
+        st.caption(f"Scores (q + P_m)·(k + P_n) with the table added: the diagonals are not constant "
+                   f"(largest spread {rope['additive_spread']:.3g}); absolute positions leak in.")
+    st.markdown(
+        "Rotating both vectors by their own position makes the dot product see only the difference "
+        "of the angles, (m − n)·ω_j, pair by pair. pekit pairs adjacent columns (2j, 2j+1), as this "
+        "page and the chapter do; some large-language-model code pairs column j with column "
+        "j + d/2 instead (\"rotate half\"). Both give scores that depend on m − n only, but the "
+        "weights of one do not work with the other."
+    )
+

@@ -1,7 +1,17 @@
 """pekit: positional encodings and self-attention, computed and checked.
 
-The computation package behind the pekit lab; it never imports streamlit. Shapes follow the
-Dive into Deep Learning chapter "Self-Attention and Positional Encoding": rows are positions.
+The computation package behind the pekit lab; it imports torch and never streamlit (pandas
+only inside the functions that return tables, altair only in :mod:`pekit.charts`). Shapes
+follow the Dive into Deep Learning chapter "Self-Attention and Positional Encoding": rows are
+positions.
+
+Modules, one concept each: :mod:`~pekit.encodings` (sinusoidal and binary tables),
+:mod:`~pekit.attention` (masked softmax, dot-product and multi-head attention),
+:mod:`~pekit.rotation` (a shift is a rotation; RoPE), :mod:`~pekit.complexity` (CNN / RNN /
+self-attention), :mod:`~pekit.similarity` and :mod:`~pekit.reduce` (measuring and summarising
+tables), :mod:`~pekit.binary` (the binary analogy), :mod:`~pekit.text` and :mod:`~pekit.order`
+(attention on a sentence, masking, order), :mod:`~pekit.seeded` (reproducible demo inputs),
+:mod:`~pekit.timing` and :mod:`~pekit.devices`.
 """
 
 from .attention import (
@@ -10,10 +20,11 @@ from .attention import (
     attention_scores,
     dot_product_attention,
     masked_softmax,
+    multi_head_attention,
     transpose_output,
     transpose_qkv,
 )
-from .rotation import apply_rope, offset_rotation
+from .complexity import complexity_table
 from .devices import default_device, describe_device, limit_threads, resolve_device
 from .encodings import (
     LAYOUTS,
@@ -28,6 +39,9 @@ from .encodings import (
     sinusoidal_encoding,
     wavelengths,
 )
+from .rotation import apply_rope, offset_rotation
+
+__version__ = "0.2.0"
 
 __all__ = [
     "LAYOUTS",
@@ -38,6 +52,7 @@ __all__ = [
     "attention_scores",
     "binary_encoding",
     "compare_layouts",
+    "complexity_table",
     "concatenated_to_interleaved",
     "default_device",
     "describe_device",
@@ -47,6 +62,7 @@ __all__ = [
     "interleaved_to_concatenated",
     "limit_threads",
     "masked_softmax",
+    "multi_head_attention",
     "offset_rotation",
     "resolve_device",
     "sinusoidal_columns",

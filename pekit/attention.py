@@ -2,11 +2,19 @@ r"""Scaled dot-product attention with ``valid_lens`` masking, and multi-head att
 
 References
 - Vaswani et al., "Attention Is All You Need" (2017), sections 3.2.1-3.2.2:
-  :math:`\mathrm{softmax}(QK^\top/\sqrt{d})V` and heads concatenated then projected by
-  :math:`W_o`.
+  :math:`\mathrm{softmax}(QK^\top/\sqrt{d})V`, heads concatenated then projected by :math:`W_o`.
 - Dive into Deep Learning, "Attention Scoring Functions" and "Multi-Head Attention": the
   signatures, the parameter names ``W_q, W_k, W_v, W_o`` and ``transpose_qkv`` /
   ``transpose_output``, so a state dict saved from the book's classes loads here.
+- The Annotated Transformer: a plain ``attention(query, key, value, mask)`` function under the
+  module. Here :func:`multi_head_attention` is that function; :class:`MultiHeadAttention`
+  only holds the parameters and calls it.
+
+Where positions enter. :func:`multi_head_attention` takes two optional hooks used by the
+position schemes of :mod:`pekit.positions`: ``rotary`` turns the queries and keys of every head
+(RoPE), ``score_bias`` is added to the scaled scores (ALiBi, T5's relative buckets); a ``-inf``
+in the bias masks that key like ``valid_lens`` does. ``causal=True`` lets query ``i`` see keys
+``0 .. i`` only (a decoder).
 
 Shapes use the book's words: ``(batch, queries, num_hiddens)`` for queries,
 ``(batch, keys, num_hiddens)`` for keys and values.
@@ -15,12 +23,14 @@ Shapes use the book's words: ``(batch, queries, num_hiddens)`` for queries,
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Callable, Sequence
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from ._checks import check_int, check_probability
+from ._checks import MAX_ELEMENTS, check_int, check_probability
 
 __all__ = [
     "masked_softmax",
@@ -29,52 +39,84 @@ __all__ = [
     "DotProductAttention",
     "transpose_qkv",
     "transpose_output",
+    "multi_head_attention",
     "MultiHeadAttention",
 ]
 
+ValidLens = Tensor | Sequence | None
 
-def _check_valid_lens(valid_lens: Tensor | list | tuple, batch: int, queries: int, device) -> Tensor:
-    """Validate ``valid_lens`` and return it as an int64 tensor of shape (batch, queries)."""
-    lens = torch.as_tensor(valid_lens, device=device)
-    if lens.dtype == torch.bool or lens.is_complex():
-        raise ValueError(f"valid_lens must hold whole numbers; got dtype {lens.dtype}")
+
+def _describe(t: object) -> str:
+    return f"shape {tuple(t.shape)}" if isinstance(t, Tensor) else f"a {type(t).__name__}"
+
+
+def _check_3d(name: str, t: object, what: str) -> Tensor:
+    if not isinstance(t, Tensor) or t.dim() != 3:
+        raise ValueError(f"{name} must be a tensor of shape {what}; got {_describe(t)}")
+    if not t.dtype.is_floating_point:
+        raise ValueError(f"{name} must hold floating-point numbers; got dtype {t.dtype} (convert with .float())")
+    return t
+
+
+def _valid_lengths(valid_lens: object, batch: int, queries: int, keys: int, device: torch.device) -> Tensor:
+    """Validate ``valid_lens`` and return it as int64 of shape ``(batch, queries)``, each
+    length at most ``keys`` (a longer length masks nothing, as in the book)."""
+    if isinstance(valid_lens, Tensor):
+        lens = valid_lens.detach()
+        if lens.dtype == torch.bool or lens.is_complex():
+            raise ValueError(f"valid_lens must hold whole numbers; got dtype {lens.dtype}")
+    else:
+        if isinstance(valid_lens, (str, bytes, dict, set)) or not isinstance(valid_lens, (Sequence, numbers.Real)):
+            raise ValueError(f"valid_lens must be a tensor or a list of whole numbers; got {type(valid_lens).__name__}")
+        try:  # float64 keeps 2.0000001 apart from 2 (float32 would round it away)
+            lens = torch.tensor(valid_lens, dtype=torch.float64)
+        except (TypeError, ValueError, RuntimeError, OverflowError) as err:
+            raise ValueError(f"valid_lens must be a list of whole numbers; got {str(valid_lens)[:60]!r}") from err
     if lens.dim() == 1:
         if lens.shape[0] != batch:
-            raise ValueError(f"valid_lens of shape {tuple(lens.shape)} must have shape ({batch},)")
+            raise ValueError(f"valid_lens of shape {tuple(lens.shape)} must have shape ({batch},) or ({batch}, {queries})")
         lens = lens[:, None].expand(batch, queries)
-    elif lens.dim() == 2:
-        if tuple(lens.shape) != (batch, queries):
-            raise ValueError(
-                f"valid_lens of shape {tuple(lens.shape)} must have shape ({batch},) "
-                f"or ({batch}, {queries})"
-            )
-    else:
-        raise ValueError(
-            f"valid_lens must have shape ({batch},) or ({batch}, {queries}); got {tuple(lens.shape)}"
-        )
+    elif lens.dim() != 2 or tuple(lens.shape) != (batch, queries):
+        raise ValueError(f"valid_lens of shape {tuple(lens.shape)} must have shape ({batch},) or ({batch}, {queries})")
     if lens.dtype.is_floating_point:
         if not bool(torch.isfinite(lens).all()) or bool((lens != lens.round()).any()):
             raise ValueError("valid_lens must hold whole numbers (lengths of sequences)")
     if lens.numel() and bool((lens < 0).any()):
         raise ValueError(f"valid_lens must be >= 0; got minimum {lens.min().item()}")
-    return lens.to(torch.int64)
+    return lens.clamp(max=keys).to(device=device, dtype=torch.int64)
 
 
-def masked_softmax(X: Tensor, valid_lens: Tensor | list | tuple | None = None) -> Tensor:
-    r"""Softmax over the last axis of ``X`` that gives keys at index ``>= valid_len`` weight 0.
+def _keep_mask(X: Tensor, valid_lens: object, causal: bool) -> Tensor | None:
+    """Which keys each query may see, ``(batch, queries, keys)``, or None when all."""
+    batch, queries, keys = X.shape
+    keep = None
+    if valid_lens is not None:
+        lens = _valid_lengths(valid_lens, batch, queries, keys, X.device)  # (batch, queries)
+        keep = torch.arange(keys, device=X.device) < lens[..., None]
+    if causal:
+        # query i sees keys up to i, aligned at the end when there are more keys than queries
+        q = torch.arange(queries, device=X.device)[:, None] + (keys - queries)
+        seen = torch.arange(keys, device=X.device)[None, :] <= q  # (queries, keys)
+        keep = seen.expand(batch, queries, keys) if keep is None else keep & seen
+    if bool((X == float("-inf")).any()):  # a -inf score (e.g. from a bias) masks its key
+        finite = X != float("-inf")
+        keep = finite if keep is None else keep & finite
+    return keep
+
+
+def masked_softmax(X: Tensor, valid_lens: ValidLens = None, *, causal: bool = False) -> Tensor:
+    r"""Softmax over the last axis of ``X`` that gives masked keys weight exactly 0.
 
     ``X``: ``(batch, queries, keys)``. ``valid_lens``: ``None``, ``(batch,)`` (one length per
-    sequence) or ``(batch, queries)`` (one per query). Masked keys get weight exactly 0; a row
-    whose valid length is 0 is all zeros, never NaN.
+    sequence) or ``(batch, queries)`` (one per query); keys at index ``>= valid_len`` are
+    masked. ``causal=True`` also masks the keys after each query. A score of ``-inf`` masks
+    its key too. A row with no visible key is all zeros, never NaN (the book's code, which
+    fills with ``-1e6``, gives such a row uniform weights instead).
     """
-    if not isinstance(X, Tensor) or X.dim() != 3:
-        shape = tuple(X.shape) if isinstance(X, Tensor) else type(X).__name__
-        raise ValueError(f"X must be a tensor of shape (batch, queries, keys); got {shape}")
-    if valid_lens is None:
+    X = _check_3d("X", X, "(batch, queries, keys)")
+    keep = _keep_mask(X, valid_lens, bool(causal))
+    if keep is None:
         return F.softmax(X, dim=-1)
-    batch, queries, keys = X.shape
-    lens = _check_valid_lens(valid_lens, batch, queries, X.device)  # (batch, queries)
-    keep = torch.arange(keys, device=X.device) < lens[..., None]  # (batch, queries, keys)
     # A finite fill keeps fully masked rows free of NaN (also in the backward pass);
     # exp(min - max) underflows to exactly 0, and torch.where zeroes those rows outright.
     filled = X.masked_fill(~keep, torch.finfo(X.dtype).min)
@@ -82,47 +124,69 @@ def masked_softmax(X: Tensor, valid_lens: Tensor | list | tuple | None = None) -
 
 
 def _check_qkv(queries: Tensor, keys: Tensor, values: Tensor) -> None:
+    what = "(batch, steps, features)"
     for name, t in (("queries", queries), ("keys", keys), ("values", values)):
-        if not isinstance(t, Tensor) or t.dim() != 3:
-            shape = tuple(t.shape) if isinstance(t, Tensor) else type(t).__name__
-            raise ValueError(f"{name} must be a tensor of shape (batch, steps, features); got {shape}")
-    if queries.shape[0] != keys.shape[0] or keys.shape[0] != values.shape[0]:
+        _check_3d(name, t, what)
+    if not queries.shape[0] == keys.shape[0] == values.shape[0]:
         raise ValueError(
-            f"queries, keys and values must share the batch size; got "
-            f"{queries.shape[0]}, {keys.shape[0]}, {values.shape[0]}"
+            f"queries, keys and values must share the batch size; got {queries.shape[0]}, {keys.shape[0]}, {values.shape[0]}"
         )
     if keys.shape[1] != values.shape[1]:
-        raise ValueError(f"keys ({keys.shape[1]} steps) and values ({values.shape[1]}) must have as many steps")
+        raise ValueError(f"keys ({keys.shape[1]} steps) and values ({values.shape[1]} steps) must have as many steps")
+    if not queries.dtype == keys.dtype == values.dtype:
+        raise ValueError(f"queries, keys and values must share a dtype; got {queries.dtype}, {keys.dtype}, {values.dtype}")
+    if not queries.device == keys.device == values.device:
+        raise ValueError(f"queries, keys and values must be on one device; got {queries.device}, {keys.device}, {values.device}")
 
 
 def attention_scores(queries: Tensor, keys: Tensor) -> Tensor:
     r"""Scaled dot products :math:`QK^\top/\sqrt{d}`: ``(batch, queries, d)`` x ``(batch, keys, d)``
     -> ``(batch, queries, keys)``."""
+    _check_3d("queries", queries, "(batch, queries, d)")
+    _check_3d("keys", keys, "(batch, keys, d)")
+    if queries.shape[0] != keys.shape[0]:
+        raise ValueError(f"queries ({queries.shape[0]} sequences) and keys ({keys.shape[0]}) must share the batch size")
     if queries.shape[-1] != keys.shape[-1]:
-        raise ValueError(
-            f"queries have {queries.shape[-1]} features but keys have {keys.shape[-1]}; they must match"
-        )
-    d = queries.shape[-1]
+        raise ValueError(f"queries have {queries.shape[-1]} features but keys have {keys.shape[-1]}; they must match")
+    if queries.dtype != keys.dtype or queries.device != keys.device:
+        raise ValueError("queries and keys must share a dtype and a device")
+    d = max(queries.shape[-1], 1)
     return torch.bmm(queries, keys.transpose(1, 2)) / math.sqrt(d)
+
+
+def _check_bias(score_bias: object, shape: tuple[int, int, int], dtype: torch.dtype) -> Tensor:
+    if not isinstance(score_bias, Tensor) or not score_bias.dtype.is_floating_point:
+        raise ValueError(f"score_bias must be a floating-point tensor; got {_describe(score_bias)}")
+    try:
+        return torch.broadcast_to(score_bias, shape).to(dtype)
+    except RuntimeError as err:
+        raise ValueError(f"score_bias of shape {tuple(score_bias.shape)} does not broadcast to the scores' shape {shape}") from err
 
 
 def dot_product_attention(
     queries: Tensor,
     keys: Tensor,
     values: Tensor,
-    valid_lens: Tensor | None = None,
+    valid_lens: ValidLens = None,
     *,
+    causal: bool = False,
+    score_bias: Tensor | None = None,
     dropout: float = 0.0,
     training: bool = False,
 ) -> tuple[Tensor, Tensor]:
-    r""":math:`\mathrm{softmax}(QK^\top/\sqrt{d})\,V` with ``valid_lens`` masking.
+    r""":math:`\mathrm{softmax}(QK^\top/\sqrt{d} + B)\,V` with ``valid_lens`` (and causal) masking.
 
+    ``score_bias`` (``B``) broadcasts to ``(batch, queries, keys)``; ``-inf`` entries mask.
     Returns ``(output, weights)``: ``(batch, queries, value_dim)`` and ``(batch, queries, keys)``.
     Dropout (only when ``training``) acts on the weights used for the output, as in the book;
     the returned weights are the ones before dropout.
     """
     _check_qkv(queries, keys, values)
-    weights = masked_softmax(attention_scores(queries, keys), valid_lens)  # (batch, queries, keys)
+    dropout = check_probability("dropout", dropout)
+    scores = attention_scores(queries, keys)  # (batch, queries, keys)
+    if score_bias is not None:
+        scores = scores + _check_bias(score_bias, tuple(scores.shape), scores.dtype)
+    weights = masked_softmax(scores, valid_lens, causal=causal)  # (batch, queries, keys)
     dropped = F.dropout(weights, p=dropout, training=training) if dropout else weights
     return torch.bmm(dropped, values), weights
 
@@ -136,9 +200,7 @@ class DotProductAttention(nn.Module):
         super().__init__()
         self.dropout = check_probability("dropout", dropout)
 
-    def forward(
-        self, queries: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None = None
-    ) -> Tensor:
+    def forward(self, queries: Tensor, keys: Tensor, values: Tensor, valid_lens: ValidLens = None) -> Tensor:
         # Shapes: queries (batch, queries, d), keys (batch, keys, d), values (batch, keys, v)
         output, self.attention_weights = dot_product_attention(
             queries, keys, values, valid_lens, dropout=self.dropout, training=self.training
@@ -146,32 +208,149 @@ class DotProductAttention(nn.Module):
         return output  # (batch, queries, v)
 
 
+def _check_heads(X: object, num_heads: object, name: str) -> tuple[Tensor, int]:
+    if not isinstance(X, Tensor) or X.dim() != 3:
+        raise ValueError(f"X must be a tensor of shape {name}; got {_describe(X)}")
+    num_heads = check_int("num_heads", num_heads, minimum=1)
+    return X, num_heads
+
+
 def transpose_qkv(X: Tensor, num_heads: int) -> Tensor:
     """Split the last axis into heads: ``(batch, steps, num_hiddens)`` ->
     ``(batch * num_heads, steps, num_hiddens / num_heads)``. Inverse: :func:`transpose_output`."""
+    X, num_heads = _check_heads(X, num_heads, "(batch, steps, num_hiddens)")
     batch, steps, num_hiddens = X.shape
-    X = X.reshape(batch, steps, num_heads, num_hiddens // num_heads)  # (batch, steps, heads, hs)
-    X = X.permute(0, 2, 1, 3)  # (batch, heads, steps, hs)
+    if num_hiddens % num_heads:
+        raise ValueError(f"X has num_hiddens={num_hiddens} features, not divisible by num_heads={num_heads}")
+    X = X.reshape(batch, steps, num_heads, num_hiddens // num_heads)  # (batch, steps, num_heads, hs)
+    X = X.permute(0, 2, 1, 3)  # (batch, num_heads, steps, hs)
     return X.reshape(batch * num_heads, steps, num_hiddens // num_heads)
 
 
 def transpose_output(X: Tensor, num_heads: int) -> Tensor:
     """Merge heads back: ``(batch * num_heads, steps, hs)`` -> ``(batch, steps, num_heads * hs)``.
     Inverse: :func:`transpose_qkv`."""
+    X, num_heads = _check_heads(X, num_heads, "(batch * num_heads, steps, hs)")
     bh, steps, hs = X.shape
-    X = X.reshape(bh // num_heads, num_heads, steps, hs)  # (batch, heads, steps, hs)
-    X = X.permute(0, 2, 1, 3)  # (batch, steps, heads, hs)
+    if bh % num_heads:
+        raise ValueError(f"X has {bh} rows in its first axis, not a multiple of num_heads={num_heads}")
+    X = X.reshape(bh // num_heads, num_heads, steps, hs)  # (batch, num_heads, steps, hs)
+    X = X.permute(0, 2, 1, 3)  # (batch, steps, num_heads, hs)
     return X.reshape(bh // num_heads, steps, num_heads * hs)
+
+
+def _check_projection(name: str, W: object, in_features: int, bias: object, dtype: torch.dtype, device) -> None:
+    if not isinstance(W, Tensor) or W.dim() != 2:
+        raise ValueError(f"{name} must be a 2-D weight tensor (out_features, in_features); got {_describe(W)}")
+    if W.shape[1] != in_features:
+        raise ValueError(f"{name} takes {W.shape[1]} input features; its input has {in_features}")
+    if W.dtype != dtype or W.device != device:
+        raise ValueError(
+            f"{name} is {W.dtype} on {W.device} but its input is {dtype} on {device}; convert one to match "
+            "(e.g. the inputs with .float(), or the layer with .double())"
+        )
+    if bias is not None and (not isinstance(bias, Tensor) or tuple(bias.shape) != (W.shape[0],)):
+        raise ValueError(f"the bias of {name} must have shape ({W.shape[0]},); got {_describe(bias)}")
+
+
+def multi_head_attention(
+    queries: Tensor,
+    keys: Tensor,
+    values: Tensor,
+    W_q: Tensor,
+    W_k: Tensor,
+    W_v: Tensor,
+    W_o: Tensor,
+    *,
+    num_heads: int,
+    biases: tuple[Tensor | None, Tensor | None, Tensor | None, Tensor | None] | None = None,
+    valid_lens: ValidLens = None,
+    causal: bool = False,
+    score_bias: Tensor | None = None,
+    rotary: Callable[[Tensor], Tensor] | None = None,
+    dropout: float = 0.0,
+    training: bool = False,
+    need_weights: bool = True,
+) -> tuple[Tensor, Tensor | None]:
+    r""":math:`[\mathrm{head}_1;\dots;\mathrm{head}_h]W_o^\top` with
+    :math:`\mathrm{head}_i = \mathrm{softmax}(Q_iK_i^\top/\sqrt{d/h} + B_i)V_i`,
+    :math:`Q = \text{queries}\,W_q^\top` (and likewise K, V), each split into ``num_heads`` heads.
+
+    Weights are stored as ``nn.Linear`` stores them: ``W_q`` is ``(num_hiddens, query_size)``;
+    ``biases`` holds the four biases (or ``None``). ``rotary`` maps the per-head queries and
+    keys ``(batch, num_heads, steps, num_hiddens / num_heads)`` to the same shape (RoPE).
+    ``score_bias`` broadcasts to ``(batch, num_heads, queries, keys)``. Returns the output
+    ``(batch, queries, num_hiddens)`` and the weights ``(batch, num_heads, queries, keys)``.
+
+    ``need_weights=False`` computes the same output with torch's fused
+    ``scaled_dot_product_attention``, which never stores the ``(queries, keys)`` weights (its
+    memory grows linearly with the length), and returns ``None`` for them.
+    """
+    _check_qkv(queries, keys, values)
+    num_heads = check_int("num_heads", num_heads, minimum=1)
+    b_q, b_k, b_v, b_o = biases if biases is not None else (None, None, None, None)
+    for name, W, t, b in (("W_q", W_q, queries, b_q), ("W_k", W_k, keys, b_k), ("W_v", W_v, values, b_v)):
+        _check_projection(name, W, t.shape[-1], b, queries.dtype, queries.device)
+    num_hiddens = W_q.shape[0]
+    if W_k.shape[0] != num_hiddens or W_v.shape[0] != num_hiddens:
+        raise ValueError(f"W_q, W_k and W_v must have as many rows; got {W_q.shape[0]}, {W_k.shape[0]}, {W_v.shape[0]}")
+    _check_projection("W_o", W_o, num_hiddens, b_o, queries.dtype, queries.device)
+    if num_hiddens % num_heads:
+        raise ValueError(f"num_hiddens={num_hiddens} is not divisible by num_heads={num_heads}")
+    batch, n_q, n_k, h = queries.shape[0], queries.shape[1], keys.shape[1], num_heads
+    lens = None if valid_lens is None else _valid_lengths(valid_lens, batch, n_q, n_k, queries.device)
+    q = transpose_qkv(F.linear(queries, W_q, b_q), h)  # (batch * num_heads, queries, hs)
+    k = transpose_qkv(F.linear(keys, W_k, b_k), h)  # (batch * num_heads, keys, hs)
+    v = transpose_qkv(F.linear(values, W_v, b_v), h)  # (batch * num_heads, keys, hs)
+    if rotary is not None:
+        q = _rotate(rotary, q, batch, h)
+        k = _rotate(rotary, k, batch, h)
+    bias = None
+    if score_bias is not None:
+        bias = _check_bias(score_bias, (batch, h, n_q, n_k), q.dtype).reshape(batch * h, n_q, n_k)
+    if lens is not None:
+        lens = torch.repeat_interleave(lens, repeats=h, dim=0)  # (batch * num_heads, queries)
+    if not need_weights:
+        out = _fused(q, k, v, lens, causal, bias, check_probability("dropout", dropout) if training else 0.0)
+        return F.linear(transpose_output(out, h), W_o, b_o), None
+    out, weights = dot_product_attention(q, k, v, lens, causal=causal, score_bias=bias, dropout=dropout,
+                                         training=training)  # (batch * num_heads, queries, hs)
+    output = F.linear(transpose_output(out, h), W_o, b_o)  # (batch, queries, num_hiddens)
+    return output, weights.reshape(batch, h, n_q, n_k)
+
+
+def _fused(q: Tensor, k: Tensor, v: Tensor, lens: Tensor | None, causal: bool, bias: Tensor | None,
+           dropout: float) -> Tensor:
+    """``scaled_dot_product_attention`` with pekit's masking: a query with no visible key gets
+    an output of zeros (its weights are all zero), never NaN."""
+    if lens is None and bias is None and (not causal or q.shape[1] == k.shape[1]):
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout, is_causal=bool(causal))
+    scores_shape = (q.shape[0], q.shape[1], k.shape[1])
+    mask = torch.zeros(scores_shape, dtype=q.dtype, device=q.device) if bias is None else bias
+    keep = _keep_mask(mask, lens, bool(causal))
+    if keep is None:
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout)
+    mask = mask.masked_fill(~keep, float("-inf"))
+    empty = ~keep.any(dim=-1, keepdim=True)  # (batch * num_heads, queries, 1): nothing to attend to
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask.masked_fill(empty, 0.0), dropout_p=dropout)
+    return out.masked_fill(empty, 0.0)
+
+
+def _rotate(rotary: Callable[[Tensor], Tensor], X: Tensor, batch: int, num_heads: int) -> Tensor:
+    per_head = X.unflatten(0, (batch, num_heads))  # (batch, num_heads, steps, hs)
+    turned = rotary(per_head)
+    if not isinstance(turned, Tensor) or turned.shape != per_head.shape:
+        raise ValueError(f"rotary must return a tensor of the shape it was given, {tuple(per_head.shape)}")
+    return turned.flatten(0, 1)
 
 
 class MultiHeadAttention(nn.Module):
     r"""The book's ``MultiHeadAttention(num_hiddens, num_heads, dropout, bias=False)``.
 
-    :math:`\mathrm{MultiHead}(Q,K,V) = W_o[\mathrm{head}_1;\dots;\mathrm{head}_h]`, with
-    :math:`\mathrm{head}_i = \mathrm{attention}(QW_q^{(i)}, KW_k^{(i)}, VW_v^{(i)})`.
-    The input sizes default to ``num_hiddens`` (the book infers them lazily); pass
-    ``query_size``, ``key_size`` or ``value_size`` for other widths. After a forward,
-    ``attention_weights`` holds ``(batch, num_heads, queries, keys)``.
+    Holds the four projections ``W_q, W_k, W_v, W_o`` (``nn.Linear``, the book's names) and
+    calls :func:`multi_head_attention`. The input sizes default to ``num_hiddens`` (the book
+    infers them lazily); pass ``query_size``, ``key_size`` or ``value_size`` for other
+    widths. After a forward, ``attention_weights`` holds ``(batch, num_heads, queries, keys)``.
     """
 
     attention_weights: Tensor
@@ -189,41 +368,41 @@ class MultiHeadAttention(nn.Module):
     ) -> None:
         super().__init__()
         num_hiddens = check_int("num_hiddens", num_hiddens, minimum=1)
-        num_heads = check_int("num_heads", num_heads, minimum=1)
+        num_heads = check_int("num_heads", num_heads, minimum=1, maximum=num_hiddens)
         if num_hiddens % num_heads:
             raise ValueError(f"num_hiddens={num_hiddens} is not divisible by num_heads={num_heads}")
         sizes = {}
         for name, size in (("query_size", query_size), ("key_size", key_size), ("value_size", value_size)):
             sizes[name] = num_hiddens if size is None else check_int(name, size, minimum=1)
+        params = num_hiddens * (sum(sizes.values()) + num_hiddens)
+        if params > MAX_ELEMENTS:
+            raise ValueError(f"num_hiddens={num_hiddens} would need {params:,} weights, over the {MAX_ELEMENTS:,} "
+                             "pekit allocates in one layer")
         self.num_hiddens, self.num_heads = num_hiddens, num_heads
-        self.attention = DotProductAttention(dropout)
-        self.W_q = nn.Linear(sizes["query_size"], num_hiddens, bias=bias)
-        self.W_k = nn.Linear(sizes["key_size"], num_hiddens, bias=bias)
-        self.W_v = nn.Linear(sizes["value_size"], num_hiddens, bias=bias)
-        self.W_o = nn.Linear(num_hiddens, num_hiddens, bias=bias)
+        self.dropout = check_probability("dropout", dropout)
+        self.W_q = nn.Linear(sizes["query_size"], num_hiddens, bias=bool(bias))
+        self.W_k = nn.Linear(sizes["key_size"], num_hiddens, bias=bool(bias))
+        self.W_v = nn.Linear(sizes["value_size"], num_hiddens, bias=bool(bias))
+        self.W_o = nn.Linear(num_hiddens, num_hiddens, bias=bool(bias))
 
     def forward(
-        self, queries: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None = None
+        self,
+        queries: Tensor,
+        keys: Tensor,
+        values: Tensor,
+        valid_lens: ValidLens = None,
+        *,
+        causal: bool = False,
+        score_bias: Tensor | None = None,
+        rotary: Callable[[Tensor], Tensor] | None = None,
     ) -> Tensor:
         # Shapes: queries (batch, queries, query_size), keys (batch, keys, key_size),
         # values (batch, keys, value_size); valid_lens (batch,) or (batch, queries)
-        _check_qkv(queries, keys, values)
-        for name, t, layer in (("queries", queries, self.W_q), ("keys", keys, self.W_k), ("values", values, self.W_v)):
-            if t.shape[-1] != layer.in_features:
-                raise ValueError(f"{name} have {t.shape[-1]} features; this layer expects {layer.in_features}")
-        h = self.num_heads
-        q = transpose_qkv(self.W_q(queries), h)  # (batch * heads, queries, hs)
-        k = transpose_qkv(self.W_k(keys), h)  # (batch * heads, keys, hs)
-        v = transpose_qkv(self.W_v(values), h)  # (batch * heads, keys, hs)
-        if valid_lens is not None:
-            valid_lens = torch.as_tensor(valid_lens, device=queries.device)
-            if valid_lens.dim() not in (1, 2) or valid_lens.shape[0] != queries.shape[0]:
-                raise ValueError(
-                    f"valid_lens of shape {tuple(valid_lens.shape)} must have shape "
-                    f"({queries.shape[0]},) or ({queries.shape[0]}, {queries.shape[1]})"
-                )
-            valid_lens = torch.repeat_interleave(valid_lens, repeats=h, dim=0)
-        output = self.attention(q, k, v, valid_lens)  # (batch * heads, queries, hs)
-        batch, n_q, n_k = queries.shape[0], queries.shape[1], keys.shape[1]
-        self.attention_weights = self.attention.attention_weights.reshape(batch, h, n_q, n_k)
-        return self.W_o(transpose_output(output, h))  # (batch, queries, num_hiddens)
+        output, self.attention_weights = multi_head_attention(
+            queries, keys, values, self.W_q.weight, self.W_k.weight, self.W_v.weight, self.W_o.weight,
+            num_heads=self.num_heads,
+            biases=(self.W_q.bias, self.W_k.bias, self.W_v.bias, self.W_o.bias),
+            valid_lens=valid_lens, causal=causal, score_bias=score_bias, rotary=rotary,
+            dropout=self.dropout, training=self.training,
+        )
+        return output  # (batch, queries, num_hiddens)

@@ -15,13 +15,17 @@ encoding is a sine/cosine with wavelength :math:`2\pi\,\text{base}^{2j/d}`.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, NamedTuple
 
-import pandas as pd
 import torch
 from torch import Tensor
 
-from ._checks import check_float, check_int
-from .encodings import Layout, wavelengths
+from ._checks import check_elements, check_float, check_int, check_tensor
+from .encodings import Layout, binary_encoding, check_base, sinusoidal_encoding, wavelengths
+from .similarity import neighbour_distances
+
+if TYPE_CHECKING:  # pandas is imported by the functions that return tables
+    import pandas as pd
 
 __all__ = [
     "bit_periods",
@@ -29,9 +33,15 @@ __all__ = [
     "binary_strings",
     "match_bits_to_pairs",
     "pairwise_distances",
+    "Distinctness",
     "distinct_positions",
     "dial_encoding",
     "distances_from_first",
+    "CodeComparison",
+    "compare_codes",
+    "bits_needed",
+    "wavelength_growth",
+    "overlay_window",
 ]
 
 
@@ -44,7 +54,7 @@ def bit_periods(bits: int) -> Tensor:
 def bit_wave(num_positions: int, bit: int) -> Tensor:
     """Bit ``bit`` of positions ``0 .. num_positions-1`` as a square wave of -1 (bit 0) and
     +1 (bit 1), float64: the same range as a sine column, for overlaying the two."""
-    num_positions = check_int("num_positions", num_positions, minimum=0)
+    num_positions = check_int("num_positions", num_positions, minimum=0, maximum=1 << 26)
     bit = check_int("bit", bit, minimum=0, maximum=62)
     i = torch.arange(num_positions, dtype=torch.int64)
     return (((i >> bit) & 1) * 2 - 1).double()
@@ -54,7 +64,7 @@ def binary_strings(num_positions: int, bits: int, *, lsb_first: bool = True) -> 
     """Each position's code as a string, e.g. 6 with 3 bits: ``'011'``
     least significant bit first (as the Julia edition prints), ``'110'`` most significant first.
     With fewer bits than a position needs, only its low ``bits`` bits are shown (it wraps)."""
-    num_positions = check_int("num_positions", num_positions, minimum=0)
+    num_positions = check_int("num_positions", num_positions, minimum=0, maximum=1 << 20)
     bits = check_int("bits", bits, minimum=1, maximum=62)
     out = []
     for i in range(num_positions):
@@ -67,54 +77,67 @@ def match_bits_to_pairs(
     bits: int, dim: int, *, base: float = 10000.0, layout: Layout = "interleaved"
 ) -> pd.DataFrame:
     """For each bit, the column pair whose wavelength is closest to the bit's period (on a log
-    scale, i.e. by ratio): ``bit, period, pair, sin column, wavelength, ratio``
-    (``ratio = wavelength / period``; 1 is a perfect match). Bits whose period lies beyond the
-    longest wavelength match the last pair with a ratio below 1: there the analogy stops."""
+    scale, i.e. by ratio): ``bit, period, pair, sin_column, wavelength, ratio``
+    (``ratio = wavelength / period``; 1 is a perfect match), and where the analogy stops:
+    ``faster_than_every_pair`` (the period is shorter than the shortest wavelength, 2π) and
+    ``slower_than_every_pair`` (longer than the longest wavelength)."""
+    import pandas as pd
+
     periods = bit_periods(bits)
-    waves = wavelengths(dim, base=check_float("base", base, positive=True), layout=layout)
+    waves = wavelengths(dim, base=check_base(base), layout=layout)
     if waves.numel() == 0:
         raise ValueError(f"dim={dim} has no sine/cosine pair to compare with (tensor2tensor needs dim >= 2)")
     gap = (waves[None, :].log() - periods[:, None].log()).abs()  # (bits, pairs)
     pair = gap.argmin(dim=1)
-    pairs = waves.numel()
     sin_col = 2 * pair if layout == "interleaved" else pair
     return pd.DataFrame(
         {
             "bit": range(bits),
             "period": periods.numpy(),
             "pair": pair.numpy(),
-            "sin column": sin_col.numpy(),
+            "sin_column": sin_col.numpy(),
             "wavelength": waves[pair].numpy(),
             "ratio": (waves[pair] / periods).numpy(),
-            "pairs": pairs,
+            "faster_than_every_pair": (periods < waves.min()).numpy(),
+            "slower_than_every_pair": (periods > waves.max()).numpy(),
         }
-    ).drop(columns="pairs")
+    )
 
 
 def pairwise_distances(X: Tensor) -> Tensor:
     """Euclidean distances between all rows of ``X`` (``(n, d)``), ``(n, n)``, in ``X``'s
     floating dtype (float32 for other dtypes), through matrix products: fast, exact for 0/1
     codes, and within ~1e-7 (float64) or ~1e-3 (float32, d up to 1024) of the direct differences."""
-    if not isinstance(X, Tensor) or X.dim() != 2:
-        raise ValueError("X must be a 2-D tensor of shape (positions, dim)")
+    check_tensor("X", X, dims=2, what="(positions, dim)")
+    check_elements({"positions": X.shape[0], "positions ": X.shape[0]})
     Xf = X.detach() if X.dtype in (torch.float32, torch.float64) else X.detach().float()
     return torch.cdist(Xf, Xf)
 
 
-def distinct_positions(X: Tensor, *, tol: float = 1e-3) -> dict:
-    """How well rows of ``X`` tell positions apart: ``distinct`` (how many rows remain when
-    every row within ``tol`` of an earlier row is counted with it), ``min_distance`` between
-    two different positions and the first such pair ``(i, k)``."""
+class Distinctness(NamedTuple):
+    """``distinct``: how many rows remain when every row within ``tol`` of an earlier row is
+    counted with it; ``min_distance``: the smallest distance between two different positions
+    (NaN with fewer than two); ``pair``: the first such pair ``(i, k)``, ``i < k``, or None."""
+
+    distinct: int
+    min_distance: float
+    pair: tuple[int, int] | None
+
+
+def distinct_positions(X: Tensor, *, tol: float = 1e-3) -> Distinctness:
+    """How well the rows of ``X`` (``(positions, dim)``) tell positions apart."""
+    check_tensor("X", X, dims=2, what="(positions, dim)")
+    tol = check_float("tol", tol, minimum=0.0)
     n = X.shape[0]
     if n < 2:
-        return {"distinct": n, "min_distance": float("nan"), "pair": None}
+        return Distinctness(n, float("nan"), None)
     D = pairwise_distances(X)
     D.fill_diagonal_(float("inf"))
     flat = int(D.argmin())
     i, k = divmod(flat, n)
     same = D <= tol  # (n, n): rows that coincide with an earlier or later row
     earlier = torch.triu(same, diagonal=1).any(dim=0)  # row k equals some row i < k
-    return {"distinct": int(n - earlier.sum()), "min_distance": float(D[i, k]), "pair": (min(i, k), max(i, k))}
+    return Distinctness(int(n - earlier.sum()), float(D[i, k]), (min(i, k), max(i, k)))
 
 
 def dial_encoding(num_positions: int, columns: int) -> Tensor:
@@ -122,6 +145,7 @@ def dial_encoding(num_positions: int, columns: int) -> Tensor:
     float64 with the angle reduced exactly (``i mod 2^j``), so collisions are real, not rounding."""
     num_positions = check_int("num_positions", num_positions, minimum=0)
     columns = check_int("columns", columns, minimum=1, maximum=52)
+    check_elements({"num_positions": num_positions, "columns": columns})
     i = torch.arange(num_positions, dtype=torch.int64)[:, None]
     period = 2 ** torch.arange(columns, dtype=torch.int64)[None, :]
     return torch.sin(2 * math.pi * (i % period).double() / period.double())
@@ -129,7 +153,67 @@ def dial_encoding(num_positions: int, columns: int) -> Tensor:
 
 def distances_from_first(X: Tensor) -> Tensor:
     """``||X[i] - X[0]||`` for every row ``i`` (float64)."""
-    if not isinstance(X, Tensor) or X.dim() != 2 or X.shape[0] == 0:
-        raise ValueError("X must be a non-empty 2-D tensor of shape (positions, dim)")
+    check_tensor("X", X, dims=2, what="(positions, dim)")
+    if X.shape[0] == 0:
+        raise ValueError("X must have at least one position")
     Xd = X.detach().double()
     return (Xd - Xd[0]).norm(dim=1)
+
+
+class CodeComparison(NamedTuple):
+    """Binary codes of ``bits`` bits against the sinusoidal table of width ``dim`` over
+    ``n`` positions (see :func:`compare_codes`). Distances are float64 tensors:
+    ``binary_steps``/``sinusoidal_steps`` ``(n - 1,)`` between positions i−1 and i;
+    ``dial_distances``/``sinusoidal_distances`` ``(n,)`` from position 0."""
+
+    binary_steps: Tensor
+    sinusoidal_steps: Tensor
+    biggest_jump: int  # the position i whose step from i − 1 flips the most bits
+    biggest_jump_flips: int
+    binary: Distinctness
+    sinusoidal: Distinctness
+    dial_distances: Tensor
+    sinusoidal_distances: Tensor
+    dial_returns: list[int]  # positions > 0 whose dial code equals position 0's exactly
+    sinusoidal_min_from_first: float
+
+
+def compare_codes(n: int, bits: int, dim: int, *, base: float = 10000.0) -> CodeComparison:
+    r"""Everything the binary analogy measures: steps between neighbours, how many positions
+    each code tells apart, the dials :math:`\sin(2\pi i/2^j)` (``bits`` columns) returning to
+    position 0's code, and the sinusoidal table's distance from position 0."""
+    n = check_int("n", n, minimum=2, maximum=1 << 14)
+    B = binary_encoding(n, bits, device="cpu", dtype=torch.float64)  # (n, bits)
+    P = sinusoidal_encoding(n, dim, base=base, device="cpu", dtype=torch.float64)  # (n, dim)
+    binary_steps = neighbour_distances(B)
+    flips = (binary_steps**2).round().long()  # squared distance of 0/1 codes = bits flipped
+    jump = int(flips.argmax()) + 1
+    M = dial_encoding(n, bits)
+    dials = distances_from_first(M)
+    sin_from_first = distances_from_first(P)
+    returns = [int(i) for i in torch.nonzero(dials[1:] < 1e-9).flatten() + 1]
+    return CodeComparison(
+        binary_steps, neighbour_distances(P), jump, int(flips[jump - 1]), distinct_positions(B), distinct_positions(P),
+        dials, sin_from_first, returns, float(sin_from_first[1:].min()),
+    )
+
+
+def bits_needed(num_positions: int) -> int:
+    """The fewest bits that tell positions ``0 .. num_positions - 1`` apart (at least 1)."""
+    num_positions = check_int("num_positions", num_positions, minimum=1)
+    return max(1, (num_positions - 1).bit_length())
+
+
+def wavelength_growth(dim: int, *, base: float = 10000.0) -> float:
+    """The factor ``base**(2/dim)`` by which each pair's wavelength exceeds the previous one's
+    (interleaved table); a bit's period grows by 2 from one bit to the next."""
+    dim = check_int("dim", dim, minimum=1)
+    return check_base(base) ** (2 / dim)
+
+
+def overlay_window(num_positions: int, bit: int) -> int:
+    """How many positions to draw a bit against a column with: about four of the bit's periods
+    (at least 32, at most 300), within ``num_positions``."""
+    num_positions = check_int("num_positions", num_positions, minimum=1)
+    bit = check_int("bit", bit, minimum=0, maximum=62)
+    return min(num_positions, max(32, min(300, 4 * 2 ** (bit + 1))))

@@ -1,60 +1,87 @@
-r"""CNN, RNN and self-attention on n tokens of width d: the chapter's table, and measurements.
+r"""CNN, RNN and self-attention on n tokens of width d: the chapter's table, exact counts, and
+measurements.
 
 References
 - Dive into Deep Learning, "Comparing CNNs, RNNs, and Self-Attention": a convolution with
   kernel k costs :math:`O(knd^2)` with :math:`O(1)` sequential operations and maximum path
   length :math:`O(n/k)`; a recurrent layer :math:`O(nd^2)`, :math:`O(n)`, :math:`O(n)`;
   self-attention :math:`O(n^2 d)`, :math:`O(1)`, :math:`O(1)`.
-- nanoGPT's ``bench.py``: warm up, synchronize around timed CUDA work, report medians.
+- nanoGPT's ``bench.py``: warm up, synchronize around timed CUDA work, report medians
+  (:mod:`pekit.timing`).
 
-Where the terms come from: each of the n outputs of a convolution mixes k inputs of d channels
-into d channels (:math:`k d^2` multiply-adds); an RNN step multiplies a d-vector by a
-:math:`d\times d` matrix, n times, one after the other; self-attention forms the
-:math:`n\times n` scores :math:`QK^\top`, each a d-term dot product, then the same for the
-weighted values.
+Where the terms come from, counted as multiply-adds (one multiply-add is two FLOPs):
+each of the n outputs of a convolution mixes k inputs of d channels into d channels
+(:math:`k d^2` each); an RNN step multiplies the input and the hidden state by a
+:math:`d\times d` matrix each (:math:`2d^2`), n times, one after the other; self-attention
+forms the :math:`n\times n` scores :math:`QK^\top` (each a d-term dot product, :math:`n^2 d`)
+and the weighted sum of the values (:math:`n^2 d` again), after projecting the tokens to
+queries, keys and values and before projecting the result (four :math:`d\times d` products per
+token, :math:`4nd^2`). The chapter's table keeps the leading term of each.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 
 from ._checks import check_int
-from .attention import MultiHeadAttention, transpose_output, transpose_qkv
+from .attention import multi_head_attention
 from .devices import resolve_device
+from .timing import time_calls
+
+if TYPE_CHECKING:  # pandas is imported by the functions that return tables
+    import pandas as pd
 
 __all__ = [
     "LAYERS",
+    "BIG_O",
     "complexity_table",
-    "theoretical_costs",
+    "cost_terms",
+    "layer_costs",
+    "crossovers",
+    "cost_curves",
+    "cost_curve_lengths",
     "cnn_receptive_field",
     "attention_weights_bytes",
-    "sweep_flops",
+    "sweep_multiply_adds",
     "check_sweep",
+    "sweep_lengths",
+    "MEASURED_LAYERS",
+    "THEORY_EXPONENT",
     "measure_layers",
     "fit_slope",
     "fitted_slopes",
 ]
 
 LAYERS = ("CNN", "RNN", "Self-attention")
+# the chapter's orders: computational cost, sequential operations, maximum path length
+BIG_O = {
+    "CNN": ("O(k·n·d²)", "O(1)", "O(n/k)"),
+    "RNN": ("O(n·d²)", "O(n)", "O(n)"),
+    "Self-attention": ("O(n²·d)", "O(1)", "O(1)"),
+}
+MAX_N = 10**9
+MAX_D = 1 << 20
 
 
 def _check(n: int, d: int, k: int) -> tuple[int, int, int]:
-    return (check_int("n", n, minimum=1), check_int("d", d, minimum=1), check_int("k", k, minimum=2))
+    return (check_int("n", n, minimum=1, maximum=MAX_N), check_int("d", d, minimum=1, maximum=MAX_D),
+            check_int("k", k, minimum=2, maximum=1024))
 
 
 def complexity_table(n: int, d: int, k: int = 3) -> pd.DataFrame:
     """The chapter's table for concrete sizes: one row each for ``CNN``, ``RNN`` and
-    ``Self-attention``; columns ``flops`` (``k*n*d**2``, ``n*d**2``, ``n**2*d``),
+    ``Self-attention``; columns ``flops`` (the chapter's leading terms ``k*n*d**2``,
+    ``n*d**2``, ``n**2*d``, which count multiply-adds; :func:`layer_costs` has every term),
     ``sequential_operations`` (``1``, ``n``, ``1``) and ``max_path_length``
     (``ceil((n-1)/(k-1))``, ``n-1``, ``1``). ``k`` must be at least 2."""
+    import pandas as pd
+
     n, d, k = _check(n, d, k)
     return pd.DataFrame(
         {
@@ -66,81 +93,151 @@ def complexity_table(n: int, d: int, k: int = 3) -> pd.DataFrame:
     )
 
 
-def theoretical_costs(ns: Sequence[int], d: int, k: int = 3) -> pd.DataFrame:
-    """Long-form ``n, layer, flops`` over the lengths ``ns``."""
+def cost_terms(n: int, d: int, k: int = 3) -> pd.DataFrame:
+    """Every multiply-add term of one forward pass of each layer as it is measured
+    (``Conv1d(d, d, k)``, ``RNN(d, d)``, multi-head self-attention with its projections):
+    columns ``layer``, ``term`` (what it computes), ``formula`` and ``multiply_adds``. Biases,
+    the softmax and the activation are left out (a few operations per output, no d² or n²d)."""
+    import pandas as pd
+
+    n, d, k = _check(n, d, k)
+    rows = [
+        ("CNN", "kernel: k positions × d channels into d channels, per output", "k·n·d²", k * n * d * d),
+        ("RNN", "input product W_xh·x_t, per step", "n·d²", n * d * d),
+        ("RNN", "recurrent product W_hh·h_(t−1), per step", "n·d²", n * d * d),
+        ("Self-attention", "scores QKᵀ: n × n dot products of length d", "n²·d", n * n * d),
+        ("Self-attention", "weighted sum of the values: n × n weights times n × d", "n²·d", n * n * d),
+        ("Self-attention", "projections W_q, W_k, W_v, W_o: four d × d products per token", "4·n·d²", 4 * n * d * d),
+    ]
+    return pd.DataFrame(rows, columns=["layer", "term", "formula", "multiply_adds"])
+
+
+def layer_costs(n: int, d: int, k: int = 3) -> pd.DataFrame:
+    """Per layer (index ``layer``): ``multiply_adds`` (the sum of :func:`cost_terms`), ``flops``
+    (twice that), ``mixing_multiply_adds`` (the terms that combine positions: the convolution
+    itself, the recurrent product, the two n²·d products of attention) and the chapter's
+    ``order``."""
+    terms = cost_terms(n, d, k)
+    total = terms.groupby("layer", sort=False)["multiply_adds"].sum()
+    mixing = terms[~terms["term"].str.startswith(("input", "projections"))].groupby("layer", sort=False)[
+        "multiply_adds"].sum()
+    frame = total.to_frame("multiply_adds")
+    frame["flops"] = 2 * frame["multiply_adds"]
+    frame["mixing_multiply_adds"] = mixing
+    frame["order"] = [BIG_O[layer][0] for layer in frame.index]
+    return frame
+
+
+def crossovers(d: int, k: int = 3) -> dict[str, float]:
+    """Lengths n where attention's two n²·d products cost as much as a whole other layer:
+    ``"RNN"`` at ``2n²d = 2nd²``, i.e. ``n = d``; ``"CNN"`` at ``2n²d = knd²``, i.e.
+    ``n = k·d/2``. Below them attention's mixing is the cheaper; its projections (``4nd²``)
+    come on top, so counted whole, a self-attention layer never costs less than an RNN layer of
+    the same width."""
+    d = check_int("d", d, minimum=1, maximum=MAX_D)
+    k = check_int("k", k, minimum=2, maximum=1024)
+    return {"RNN": float(d), "CNN": k * d / 2}
+
+
+def cost_curve_lengths(n: int, d: int, k: int = 3, *, points: int = 60) -> list[int]:
+    """Lengths for a log-log cost chart: log-spaced from 1 past the crossovers and past ``n``,
+    with ``n`` itself included."""
+    n, d, k = _check(n, d, k)
+    points = check_int("points", points, minimum=2, maximum=1000)
+    top = max(2 * k * d, 2 * n, 16)
+    return sorted({max(1, round(top ** (i / points))) for i in range(points + 1)} | {n})
+
+
+def cost_curves(ns: Sequence[int], d: int, k: int = 3) -> pd.DataFrame:
+    """Long-form ``n, layer, multiply_adds`` over the lengths ``ns``: each layer's total, and
+    ``Self-attention (n² terms only)`` for the part the chapter compares."""
+    import pandas as pd
+
+    ns = [check_int("ns", v, minimum=1, maximum=MAX_N) for v in ns]
     rows = []
     for n in ns:
-        table = complexity_table(n, d, k)
-        rows += [{"n": n, "layer": layer, "flops": int(table.loc[layer, "flops"])} for layer in LAYERS]
-    return pd.DataFrame(rows)
+        costs = layer_costs(n, d, k)
+        rows += [{"n": n, "layer": layer, "multiply_adds": int(costs.loc[layer, "multiply_adds"])} for layer in LAYERS]
+        rows.append({"n": n, "layer": "Self-attention (n² terms only)",
+                     "multiply_adds": int(costs.loc["Self-attention", "mixing_multiply_adds"])})
+    return pd.DataFrame(rows, columns=["n", "layer", "multiply_adds"])
 
 
 def cnn_receptive_field(n: int, k: int = 3) -> Tensor:
     """Which inputs reach the last output through ``l`` stacked convolutions of kernel ``k``:
     a bool tensor ``(layers + 1, n)``, row ``l`` covering positions ``n-1-l*(k-1) .. n-1``,
     with as many layers as it takes to reach position 0."""
-    n = check_int("n", n, minimum=1)
-    k = check_int("k", k, minimum=2)
+    n = check_int("n", n, minimum=1, maximum=1 << 12)
+    k = check_int("k", k, minimum=2, maximum=1024)
     layers = math.ceil((n - 1) / (k - 1))
     reach = (torch.arange(layers + 1) * (k - 1))[:, None]  # (layers + 1, 1)
     return torch.arange(n)[None, :] >= (n - 1 - reach)  # (layers + 1, n)
 
 
-def attention_weights_bytes(n: int, heads: int, *, batch: int = 1, dtype: torch.dtype = torch.float32) -> int:
-    """Bytes of the explicit attention weights ``(batch, heads, n, n)``."""
-    return batch * heads * n * n * torch.empty((), dtype=dtype).element_size()
+def attention_weights_bytes(n: int, num_heads: int, *, batch: int = 1, dtype: torch.dtype = torch.float32) -> int:
+    """Bytes of the explicit attention weights ``(batch, num_heads, n, n)``."""
+    n = check_int("n", n, minimum=0, maximum=MAX_N)
+    num_heads = check_int("num_heads", num_heads, minimum=1, maximum=1 << 16)
+    batch = check_int("batch", batch, minimum=0, maximum=1 << 32)
+    if not isinstance(dtype, torch.dtype):
+        raise ValueError(f"dtype={dtype!r} must be a torch dtype")
+    return batch * num_heads * n * n * torch.empty((), dtype=dtype).element_size()
 
 
-def sweep_flops(ns: Sequence[int], d: int, k: int = 3) -> int:
-    """Multiply-adds of one pass of every measured layer over the sweep: the table's figures,
-    the attention counted twice (explicit and fused) with its four d x d projections."""
+def sweep_multiply_adds(ns: Sequence[int], d: int, k: int = 3) -> int:
+    """Multiply-adds of one pass of every measured layer over the sweep (:func:`cost_terms`),
+    attention counted twice (explicit and fused)."""
     total = 0
     for n in ns:
-        table = complexity_table(n, d, k)
-        total += int(table["flops"].sum()) + n**2 * d + 2 * 4 * n * d**2
+        costs = layer_costs(n, d, k)["multiply_adds"]
+        total += int(costs.sum()) + int(costs["Self-attention"])
     return total
 
 
 def check_sweep(
-    ns: Sequence[int], d: int, heads: int, *, budget_bytes: int, k: int = 3, max_flops: int | None = None
+    ns: Sequence[int], d: int, num_heads: int, *, budget_bytes: int, k: int = 3, max_multiply_adds: int | None = None
 ) -> list[int]:
     """Validate a sweep before anything is allocated: positive lengths, ``d`` divisible by
-    ``heads``, the explicit attention (scores, weights and their softmax, three
-    ``(heads, n, n)`` float32 tensors) within ``budget_bytes``, and (optionally) one pass of
-    the sweep within ``max_flops`` multiply-adds."""
-    ns = [check_int("n", n, minimum=1) for n in ns]
+    ``num_heads``, the explicit attention (scores, weights and their softmax, three
+    ``(num_heads, n, n)`` float32 tensors) within ``budget_bytes``, and (optionally) one pass of
+    the sweep within ``max_multiply_adds``. Returns the distinct lengths in order."""
+    if isinstance(ns, (str, bytes)) or not isinstance(ns, Sequence):
+        raise ValueError(f"ns must be a list of lengths; got {type(ns).__name__}")
+    ns = [check_int("n", n, minimum=1, maximum=MAX_N) for n in ns]
     if not ns:
         raise ValueError("ns must hold at least one length")
-    d = check_int("d", d, minimum=1)
-    heads = check_int("heads", heads, minimum=1)
-    if d % heads:
-        raise ValueError(f"d={d} is not divisible by heads={heads}")
+    d = check_int("d", d, minimum=1, maximum=MAX_D)
+    num_heads = check_int("num_heads", num_heads, minimum=1, maximum=d)
+    budget_bytes = check_int("budget_bytes", budget_bytes, minimum=0)
+    if d % num_heads:
+        raise ValueError(f"d={d} is not divisible by num_heads={num_heads}")
     biggest = max(ns)
-    need = 3 * attention_weights_bytes(biggest, heads)
+    need = 3 * attention_weights_bytes(biggest, num_heads)
     if need > budget_bytes:
         raise ValueError(
             f"n={biggest} needs about {need / 2**30:.2f} GiB for the attention weights alone "
-            f"(3 x heads x n^2 x 4 bytes), over the {budget_bytes / 2**30:.2f} GiB allowed here"
+            f"(3 × num_heads × n² × 4 bytes), over the {budget_bytes / 2**30:.2f} GiB allowed here"
         )
-    if max_flops is not None:
-        work = sweep_flops(ns, d, k)
-        if work > max_flops:
+    if max_multiply_adds is not None:
+        work = sweep_multiply_adds(ns, d, k)
+        if work > max_multiply_adds:
             raise ValueError(
                 f"this sweep needs about {work / 1e9:.0f} G multiply-adds per pass, over the "
-                f"{max_flops / 1e9:.0f} G allowed here; lower d or the largest n"
+                f"{max_multiply_adds / 1e9:.0f} G allowed here; lower d or the largest n"
             )
     return sorted(set(ns))
 
 
-def _fused_self_attention(mha: MultiHeadAttention, X: Tensor) -> Tensor:
-    """The same projections as ``mha``, with torch's fused scaled_dot_product_attention in
-    the middle (no (n, n) weights kept)."""
-    h = mha.num_heads
-    q = transpose_qkv(mha.W_q(X), h)[None]  # (1, batch * heads, n, hs)
-    k = transpose_qkv(mha.W_k(X), h)[None]
-    v = transpose_qkv(mha.W_v(X), h)[None]
-    out = F.scaled_dot_product_attention(q, k, v)[0]  # (batch * heads, n, hs)
-    return mha.W_o(transpose_output(out, h))
+def sweep_lengths(low: int, high: int) -> list[int]:
+    """The powers of two from ``low`` to ``high`` (either order), both rounded down to one."""
+    low = check_int("low", low, minimum=1, maximum=MAX_N)
+    high = check_int("high", high, minimum=1, maximum=MAX_N)
+    low, high = min(low, high), max(low, high)
+    return [2**e for e in range(low.bit_length() - 1, high.bit_length())]
+
+
+MEASURED_LAYERS = ("CNN", "RNN", "Self-attention", "Self-attention (fused)")
+THEORY_EXPONENT = {"CNN": 1, "RNN": 1, "Self-attention": 2, "Self-attention (fused)": 2}
 
 
 def measure_layers(
@@ -148,45 +245,50 @@ def measure_layers(
     d: int,
     k: int = 3,
     *,
-    heads: int = 4,
+    num_heads: int = 4,
     device: str | torch.device | None = None,
     repeats: int = 3,
     warmup: int = 1,
     budget_bytes: int = 1 << 30,
-    max_flops: int | None = None,
+    max_multiply_adds: int | None = None,
     seed: int = 0,
     progress: Callable[[float, str], None] | None = None,
 ) -> pd.DataFrame:
     """Time one forward pass of each layer on a ``(1, n, d)`` input for every ``n`` in ``ns``.
 
-    Layers: ``CNN`` (``nn.Conv1d(d, d, k)``, same padding), ``RNN`` (``nn.RNN(d, d)``),
-    ``Self-attention`` (pekit's ``MultiHeadAttention``, weights formed explicitly) and
-    ``Self-attention (fused)`` (the same projections around
-    ``torch.nn.functional.scaled_dot_product_attention``). Each is warmed up, then timed
-    ``repeats`` times (synchronizing on CUDA); the median is reported. Returns a long-form
-    frame ``n, layer, seconds, weights_bytes`` (bytes of the explicit attention weights; on
-    CUDA the measured peak of allocated memory during the pass). ``progress(fraction, label)``
-    is called as the sweep advances. The sweep is validated (see :func:`check_sweep`) before
-    anything is allocated.
+    Layers: ``CNN`` (``nn.Conv1d(d, d, k, padding="same")``: n outputs for any k), ``RNN`` (``nn.RNN(d, d)``),
+    ``Self-attention`` (pekit's :func:`~pekit.attention.multi_head_attention`, weights formed
+    explicitly) and ``Self-attention (fused)`` (the same projections around torch's fused
+    ``scaled_dot_product_attention``: ``need_weights=False``). Each is warmed up, then timed
+    ``repeats`` times (:func:`pekit.timing.time_calls`); the median is reported. Returns a
+    long-form frame ``n, layer, seconds, weights_bytes`` (bytes of the explicit attention
+    weights; on CUDA the measured peak of allocated memory during the pass).
+    ``progress(fraction, label)`` is called as the sweep advances. The sweep is validated (see
+    :func:`check_sweep`) before anything is allocated.
     """
-    d = check_int("d", d, minimum=1)
-    k = check_int("k", k, minimum=2)
-    repeats = check_int("repeats", repeats, minimum=1)
-    warmup = check_int("warmup", warmup, minimum=0)
-    ns = check_sweep(ns, d, heads, budget_bytes=budget_bytes, k=k, max_flops=max_flops)
+    import pandas as pd
+
+    d = check_int("d", d, minimum=1, maximum=MAX_D)
+    k = check_int("k", k, minimum=2, maximum=1024)
+    repeats = check_int("repeats", repeats, minimum=1, maximum=1000)
+    warmup = check_int("warmup", warmup, minimum=0, maximum=1000)
+    seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
+    if progress is not None and not callable(progress):
+        raise ValueError("progress must be a callable (fraction, label) or None")
+    ns = check_sweep(ns, d, num_heads, budget_bytes=budget_bytes, k=k, max_multiply_adds=max_multiply_adds)
     dev = resolve_device(device)
     cuda = dev.type == "cuda"
     gen = torch.Generator().manual_seed(seed)
     with torch.random.fork_rng(devices=[dev] if cuda else []):
         torch.manual_seed(seed)
-        conv = nn.Conv1d(d, d, k, padding=k // 2).to(dev).eval()
+        conv = nn.Conv1d(d, d, k, padding="same").to(dev).eval()
         rnn = nn.RNN(d, d, batch_first=True).to(dev).eval()
-        mha = MultiHeadAttention(d, heads, 0.0).to(dev).eval()
+        W = [nn.Linear(d, d, bias=False).weight.detach().to(dev) for _ in range(4)]  # W_q, W_k, W_v, W_o
     layers: dict[str, Callable[[Tensor], Tensor]] = {
         "CNN": lambda X: conv(X.transpose(1, 2)),  # (1, d, n)
         "RNN": lambda X: rnn(X)[0],
-        "Self-attention": lambda X: mha(X, X, X),
-        "Self-attention (fused)": lambda X: _fused_self_attention(mha, X),
+        "Self-attention": lambda X: multi_head_attention(X, X, X, *W, num_heads=num_heads),
+        "Self-attention (fused)": lambda X: multi_head_attention(X, X, X, *W, num_heads=num_heads, need_weights=False),
     }
     rows, steps, done = [], len(ns) * len(layers), 0
     with torch.inference_mode():
@@ -195,39 +297,35 @@ def measure_layers(
             for name, forward in layers.items():
                 if progress:
                     progress(done / steps, f"{name}, n = {n}")
-                for _ in range(warmup):
-                    forward(X)
                 if cuda:
                     torch.cuda.synchronize(dev)
                     torch.cuda.reset_peak_memory_stats(dev)
                     base = torch.cuda.memory_allocated(dev)
-                times = []
-                for _ in range(repeats):
-                    t0 = time.perf_counter()
-                    forward(X)
-                    if cuda:
-                        torch.cuda.synchronize(dev)
-                    times.append(time.perf_counter() - t0)
+                times = time_calls(lambda: forward(X), repeats=repeats, warmup=warmup, device=dev)
                 if cuda:
                     weights = torch.cuda.max_memory_allocated(dev) - base
                 else:
-                    weights = attention_weights_bytes(n, heads) if name == "Self-attention" else 0
+                    weights = attention_weights_bytes(n, num_heads) if name == "Self-attention" else 0
                 rows.append({"n": n, "layer": name, "seconds": statistics.median(times), "weights_bytes": int(weights)})
                 done += 1
     if progress:
         progress(1.0, "done")
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["n", "layer", "seconds", "weights_bytes"])
 
 
 def fit_slope(ns: Sequence[float], values: Sequence[float]) -> float:
     """Least-squares slope of ``log(values)`` against ``log(ns)``: the exponent ``p`` in
     ``value ≈ c · n**p``."""
-    x = torch.log(torch.tensor([float(v) for v in ns], dtype=torch.float64))
-    y = torch.log(torch.tensor([float(v) for v in values], dtype=torch.float64))
+    try:
+        x = torch.tensor([float(v) for v in ns], dtype=torch.float64)
+        y = torch.tensor([float(v) for v in values], dtype=torch.float64)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ValueError("ns and values must be sequences of numbers") from err
     if x.numel() < 2 or x.numel() != y.numel():
         raise ValueError("need at least two (n, value) pairs of equal length")
-    if not bool(torch.isfinite(y).all()):
-        raise ValueError("values must be positive and finite")
+    if not bool((x > 0).all() & torch.isfinite(x).all() & (y > 0).all() & torch.isfinite(y).all()):
+        raise ValueError("ns and values must be positive and finite")
+    x, y = torch.log(x), torch.log(y)
     xc = x - x.mean()
     if float((xc**2).sum()) == 0:
         raise ValueError("ns must not all be equal")
@@ -236,14 +334,20 @@ def fit_slope(ns: Sequence[float], values: Sequence[float]) -> float:
 
 def fitted_slopes(measured: pd.DataFrame) -> pd.DataFrame:
     """Per layer of a :func:`measure_layers` frame: the log-log slope of seconds against n over
-    the largest half of the lengths (at least two; small n is dominated by fixed costs), and
-    the weights' bytes at the largest n. Layers with a single length get no slope (NaN)."""
+    the largest half of the lengths (at least two; small n is dominated by fixed costs),
+    ``from_n`` and ``to_n`` (the range fitted), the theory's exponent and the weights' bytes at
+    the largest n. Layers with a single length get no slope (NaN)."""
+    import pandas as pd
+
+    if not isinstance(measured, pd.DataFrame) or not {"n", "layer", "seconds", "weights_bytes"} <= set(measured):
+        raise ValueError("measured must be a frame from measure_layers (columns n, layer, seconds, weights_bytes)")
     ns = sorted(measured["n"].unique())
     top = ns[len(ns) - max(2, math.ceil(len(ns) / 2)):] if len(ns) >= 2 else ns
     rows = []
     for layer, group in measured.groupby("layer", sort=False):
         part = group[group["n"].isin(top)]
         slope = fit_slope(part["n"], part["seconds"]) if len(part) >= 2 else float("nan")
-        rows.append({"layer": layer, "slope": slope, "from n": int(min(top)),
+        rows.append({"layer": layer, "slope": slope, "from_n": int(min(top)), "to_n": int(max(top)),
+                     "theory": THEORY_EXPONENT.get(layer, float("nan")),
                      "weights_bytes": int(group.loc[group["n"].idxmax(), "weights_bytes"])})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["layer", "slope", "from_n", "to_n", "theory", "weights_bytes"])

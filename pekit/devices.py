@@ -13,7 +13,11 @@ import platform
 
 import torch
 
-__all__ = ["default_device", "resolve_device", "describe_device", "cpu_name", "limit_threads"]
+from ._checks import check_int
+
+__all__ = ["DEVICE_TYPES", "default_device", "resolve_device", "describe_device", "cpu_name", "limit_threads"]
+
+DEVICE_TYPES = ("cpu", "cuda", "mps")
 
 
 def _mps_available() -> bool:
@@ -25,7 +29,10 @@ def default_device() -> torch.device:
     """The device pekit uses when a function gets ``device=None``."""
     override = os.environ.get("PEKIT_DEVICE", "").strip()
     if override:
-        return resolve_device(override)
+        try:
+            return resolve_device(override)
+        except ValueError as err:
+            raise ValueError(f"PEKIT_DEVICE: {err}") from None
     if torch.cuda.is_available():
         return torch.device("cuda")
     if _mps_available():
@@ -40,10 +47,16 @@ def resolve_device(device: str | torch.device | None) -> torch.device:
     """
     if device is None:
         return default_device()
+    if not isinstance(device, (str, torch.device)):
+        raise ValueError(f"device={device!r} must be a device name such as 'cpu' or 'cuda', or a torch.device")
     try:
         dev = torch.device(device)
-    except (RuntimeError, TypeError) as err:
-        raise ValueError(f"device={device!r} is not a device name (try 'cpu' or 'cuda')") from err
+    except (RuntimeError, TypeError, ValueError) as err:
+        raise ValueError(f"device={str(device)[:40]!r} is not a device name (try 'cpu' or 'cuda')") from err
+    if dev.type not in DEVICE_TYPES:
+        raise ValueError(f"device={str(device)[:40]!r}: pekit computes on {', '.join(DEVICE_TYPES)}, not on {dev.type!r}")
+    if dev.type == "cpu" and dev.index not in (None, 0):
+        raise ValueError(f"device={device!r}: the CPU has no index {dev.index}")
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device={device!r}: no CUDA device is available on this machine")
     if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
@@ -82,10 +95,11 @@ def describe_device(device: str | torch.device | None = None) -> str:
 def limit_threads(num_threads: int) -> int:
     """Cap torch's intra-op CPU threads (for servers where sessions share few cores).
 
-    Returns the number of threads now in use. Raises ``ValueError`` for ``num_threads < 1``.
+    Returns the number of threads now in use. Raises ``ValueError`` for ``num_threads < 1``
+    or more threads than this machine has cores (the OpenMP runtime cannot start that many).
     """
-    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1:
-        raise ValueError(f"num_threads={num_threads!r} must be a whole number >= 1")
+    cores = os.cpu_count() or 1
+    num_threads = check_int("num_threads", num_threads, minimum=1, maximum=cores)
     if torch.get_num_threads() != num_threads:
         torch.set_num_threads(num_threads)
     return torch.get_num_threads()

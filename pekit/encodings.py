@@ -20,12 +20,16 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_float, check_float_dtype, check_int, check_probability
+from ._checks import check_elements, check_float, check_float_dtype, check_int, check_probability, check_tensor
 from .devices import resolve_device
+
+if TYPE_CHECKING:  # pandas is imported by the functions that return tables
+    import pandas as pd
 
 __all__ = [
     "Layout",
@@ -43,11 +47,21 @@ __all__ = [
 ]
 
 Layout = Literal["interleaved", "tensor2tensor"]
+MAX_DIM = 1 << 20  # encoding width
 LAYOUTS: tuple[str, ...] = ("interleaved", "tensor2tensor")
 
 
+MAX_POSITION = 1 << 52  # beyond this, float64 positions are no longer whole numbers
+
+
+def check_base(base: object) -> float:
+    """The base of the frequencies as a float: positive, and within ``[1e-6, 1e300]`` so that
+    every angle stays a finite float64 at any position."""
+    return check_float("base", base, positive=True, minimum=1e-6, maximum=1e300)
+
+
 def _check_layout(layout: object) -> str:
-    if layout not in LAYOUTS:
+    if not isinstance(layout, str) or layout not in LAYOUTS:
         raise ValueError(f"layout={layout!r} must be one of {LAYOUTS}")
     return layout  # type: ignore[return-value]
 
@@ -60,8 +74,8 @@ def frequencies(dim: int, *, base: float = 10000.0, layout: Layout = "interleave
     - ``tensor2tensor``: ``dim // 2`` timescales log-spaced from 1 to ``base`` inclusive,
       :math:`\omega_j = \text{base}^{-j/(k-1)}` with ``k = dim // 2`` (``k = 1`` gives 1).
     """
-    dim = check_int("dim", dim, minimum=1)
-    base = check_float("base", base, positive=True)
+    dim = check_int("dim", dim, minimum=1, maximum=MAX_DIM)
+    base = check_base(base)
     layout = _check_layout(layout)
     if layout == "interleaved":
         j = torch.arange(0, dim, 2, dtype=torch.float64)
@@ -80,7 +94,8 @@ def _check_table_args(num_positions, dim, start, layout, dtype, device):
     """Validate the arguments shared by the table builders; returns them normalised."""
     num_positions = check_int("num_positions", num_positions, minimum=0)
     dim = check_int("dim", dim, minimum=1)
-    start = check_int("start", start)
+    check_elements({"num_positions": num_positions, "dim": dim})
+    start = check_int("start", start, minimum=-MAX_POSITION, maximum=MAX_POSITION)
     layout = _check_layout(layout)
     dtype = check_float_dtype(dtype)
     dev = resolve_device(device)
@@ -158,7 +173,12 @@ def sinusoidal_columns(
     """Only the chosen columns of :func:`sinusoidal_encoding`, shape ``(num_positions, len(columns))``,
     equal to ``sinusoidal_encoding(...)[:, columns]`` without building the whole table."""
     num_positions, dim, start, layout, dtype, dev = _check_table_args(num_positions, dim, start, layout, dtype, device)
+    if isinstance(columns, (str, bytes)) or not hasattr(columns, "__iter__"):
+        raise ValueError(f"columns must be a list of column numbers; got {type(columns).__name__}")
     columns = [check_int("columns", c, minimum=0, maximum=dim - 1) for c in columns]
+    check_elements({"num_positions": num_positions, "columns": max(len(columns), 1)})
+    if num_positions == 0:
+        return torch.zeros(0, len(columns), device=dev, dtype=dtype)
     omega = frequencies(dim, base=base, layout=layout)
     pairs = omega.numel()
     # which pair each column belongs to, and whether it is the sine (0) or the cosine (1)
@@ -206,8 +226,11 @@ def concatenated_to_interleaved(P: Tensor) -> Tensor:
 
 
 def frequency_table(dim: int, *, base: float = 10000.0, layout: Layout = "interleaved") -> pd.DataFrame:
-    """One row per column pair ``j``: the columns holding its sine and cosine (``-1`` where an
-    odd width has no cosine column), its frequency ``omega`` and ``wavelength = 2*pi/omega``."""
+    """One row per column pair ``j``: ``pair``, the columns holding its sine and cosine
+    (``sin_column``, ``cos_column``; ``-1`` where an odd width has no cosine column), its
+    frequency ``omega`` and ``wavelength = 2*pi/omega``."""
+    import pandas as pd
+
     omega = frequencies(dim, base=base, layout=layout)
     pairs = omega.numel()
     j = torch.arange(pairs)
@@ -218,8 +241,8 @@ def frequency_table(dim: int, *, base: float = 10000.0, layout: Layout = "interl
     return pd.DataFrame(
         {
             "pair": j.numpy(),
-            "sin column": sin_col.numpy(),
-            "cos column": cos_col.numpy(),
+            "sin_column": sin_col.numpy(),
+            "cos_column": cos_col.numpy(),
             "omega": omega.numpy(),
             "wavelength": (2 * math.pi / omega).numpy(),
         }
@@ -234,8 +257,12 @@ def compare_layouts(num_positions: int, dim: int, *, base: float = 10000.0, star
     (``base**(-j/(k-1))``) where the paper uses ``base**(-2j/dim)``. After moving the columns
     into the same order, the tables differ only through that spacing: ``max_abs_difference``
     is the largest gap between the two pairs' values over the positions. An odd width's extra
-    column (an unpaired sine, or tensor2tensor's zero column) is left out.
+    column (an unpaired sine, or tensor2tensor's zero column) is left out. Columns: ``pair``,
+    ``omega_interleaved``, ``omega_tensor2tensor``, ``wavelength_interleaved``,
+    ``wavelength_tensor2tensor``, ``max_abs_difference``.
     """
+    import pandas as pd
+
     k = check_int("dim", dim, minimum=2) // 2
     inter = sinusoidal_encoding(num_positions, dim, base=base, start=start, device="cpu")[:, : 2 * k]
     t2t = sinusoidal_encoding(num_positions, dim, base=base, start=start, layout="tensor2tensor", device="cpu")
@@ -246,10 +273,10 @@ def compare_layouts(num_positions: int, dim: int, *, base: float = 10000.0, star
     return pd.DataFrame(
         {
             "pair": range(k),
-            "omega interleaved": w_inter.numpy(),
-            "omega tensor2tensor": w_t2t.numpy(),
-            "wavelength interleaved": (2 * math.pi / w_inter).numpy(),
-            "wavelength tensor2tensor": (2 * math.pi / w_t2t).numpy(),
+            "omega_interleaved": w_inter.numpy(),
+            "omega_tensor2tensor": w_t2t.numpy(),
+            "wavelength_interleaved": (2 * math.pi / w_inter).numpy(),
+            "wavelength_tensor2tensor": (2 * math.pi / w_t2t).numpy(),
             "max_abs_difference": per_pair.double().numpy(),
         }
     )
@@ -278,12 +305,16 @@ class PositionalEncoding(nn.Module):
         super().__init__()
         self.num_hiddens = check_int("num_hiddens", num_hiddens, minimum=1)
         self.max_len = check_int("max_len", max_len, minimum=1)
+        check_elements({"max_len": self.max_len, "num_hiddens": self.num_hiddens})
         self.dropout = nn.Dropout(check_probability("dropout", dropout))
         P = sinusoidal_encoding(max_len, num_hiddens, base=base, layout=layout, device=device)
         self.register_buffer("P", P.unsqueeze(0), persistent=False)  # (1, max_len, num_hiddens)
 
     def forward(self, X: Tensor) -> Tensor:
         # Shape of X: (batch, steps, num_hiddens)
+        check_tensor("X", X, what=f"(batch, steps, {self.num_hiddens})")
+        if not X.dtype.is_floating_point:
+            raise ValueError(f"X must hold floating-point numbers (P would be cut to integers); got dtype {X.dtype}")
         if X.dim() != 3 or X.shape[-1] != self.num_hiddens:
             raise ValueError(
                 f"X must have shape (batch, steps, {self.num_hiddens}); got {tuple(X.shape)}"
@@ -311,8 +342,11 @@ def binary_encoding(
     if bits is None:
         bits = max(1, (num_positions - 1).bit_length())
     bits = check_int("bits", bits, minimum=1, maximum=62)
-    if not dtype.is_floating_point and dtype not in (torch.int64, torch.int32, torch.uint8, torch.bool):
-        raise ValueError(f"dtype={dtype!r} must be a float, integer or bool torch dtype")
+    check_elements({"num_positions": num_positions, "bits": bits})
+    if not isinstance(dtype, torch.dtype) or (
+        not dtype.is_floating_point and dtype not in (torch.int64, torch.int32, torch.uint8, torch.bool)
+    ):
+        raise ValueError(f"dtype={dtype!r} must be a float, integer or bool torch dtype (e.g. torch.float32)")
     dev = resolve_device(device)
     positions = torch.arange(num_positions, device=dev)[:, None]  # (num_positions, 1)
     shifts = torch.arange(bits, device=dev)  # (bits,)

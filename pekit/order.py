@@ -13,7 +13,8 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from .attention import MultiHeadAttention, attention_scores, masked_softmax
+from ._checks import check_elements, check_int, check_tensor
+from .attention import MultiHeadAttention, _valid_lengths, attention_scores, masked_softmax
 from .encodings import sinusoidal_encoding
 
 __all__ = ["self_attention", "OrderCheck", "order_check", "MaskingSteps", "masking_steps", "causal_lengths", "padded_batch"]
@@ -30,9 +31,20 @@ class OrderCheck(NamedTuple):
     weights_gap: float
 
 
+def _check_model_input(model: object, X: object) -> None:
+    if not isinstance(model, MultiHeadAttention):
+        raise ValueError(f"model must be a pekit MultiHeadAttention; got a {type(model).__name__}")
+    check_tensor("X", X, dims=2, floating=True, what="(n, num_hiddens)")
+    if X.shape[1] != model.W_q.in_features:
+        raise ValueError(f"X has {X.shape[1]} features per token; the model expects {model.W_q.in_features}")
+    if X.dtype != model.W_q.weight.dtype or X.device != model.W_q.weight.device:
+        raise ValueError(f"X is {X.dtype} on {X.device}; the model is {model.W_q.weight.dtype} on {model.W_q.weight.device}")
+
+
 def self_attention(model: MultiHeadAttention, X: Tensor, *, positional: bool, base: float = 10000.0) -> tuple[Tensor, Tensor]:
     """Self-attention of one sequence ``X`` (``(n, num_hiddens)``), optionally with the sinusoidal
     table added by slot; returns the output ``(n, num_hiddens)`` and weights ``(heads, n, n)``."""
+    _check_model_input(model, X)
     n, d = X.shape
     if positional:
         X = X + sinusoidal_encoding(n, d, base=base, device=X.device, dtype=X.dtype)
@@ -46,9 +58,14 @@ def order_check(model: MultiHeadAttention, X: Tensor, perm: Tensor, *, positiona
     """Run self-attention on ``X`` (``(n, num_hiddens)`` token embeddings) and on ``X[perm]``,
     optionally adding the sinusoidal table (by slot, so it is not shuffled), and compare the
     shuffled results with the original ones shuffled."""
+    _check_model_input(model, X)
+    check_tensor("perm", perm, dims=1, what="(n,)")
+    n = X.shape[0]
+    if perm.dtype.is_floating_point or perm.shape[0] != n or not torch.equal(perm.sort().values.cpu(), torch.arange(n)):
+        raise ValueError(f"perm must be a permutation of 0 .. {n - 1}")
+    perm = perm.to(X.device)
     out, weights = self_attention(model, X, positional=positional, base=base)
     out_s, weights_s = self_attention(model, X[perm], positional=positional, base=base)
-    n = X.shape[0]
     output_gap = float((out_s - out[perm]).abs().max()) if n else 0.0
     weights_gap = float((weights_s - weights[:, perm][:, :, perm]).abs().max()) if n else 0.0
     return OrderCheck(out, weights, output_gap, weights_gap)
@@ -57,15 +74,27 @@ def order_check(model: MultiHeadAttention, X: Tensor, perm: Tensor, *, positiona
 def causal_lengths(batch_lens: Tensor, queries: int) -> Tensor:
     """Per-query valid lengths ``(batch, queries)``: query ``i`` sees keys ``0 .. i``, never past
     its sequence's own length."""
+    queries = check_int("queries", queries, minimum=0, maximum=1 << 20)
+    if isinstance(batch_lens, (list, tuple)) or (isinstance(batch_lens, Tensor) and batch_lens.dim() == 1):
+        lens = _valid_lengths(batch_lens, len(batch_lens), 1, 1 << 62, torch.device("cpu"))[:, 0]  # (batch,)
+    else:
+        raise ValueError(f"batch_lens must be a list or 1-D tensor of lengths; got {type(batch_lens).__name__}")
+    check_elements({"batch": len(lens), "queries": queries})
     i = torch.arange(1, queries + 1)[None, :]  # (1, queries)
-    return torch.minimum(i, torch.as_tensor(batch_lens)[:, None])
+    return torch.minimum(i, lens[:, None])
 
 
 def padded_batch(sequences: list[Tensor], steps: int) -> Tensor:
     """Stack sequences ``(length_b, d)`` into one zero-padded batch ``(batch, steps, d)``."""
-    if not sequences:
-        raise ValueError("sequences must hold at least one sequence")
+    if not isinstance(sequences, (list, tuple)) or not sequences:
+        raise ValueError("sequences must be a non-empty list of (length, d) tensors")
+    for b, seq in enumerate(sequences):
+        check_tensor(f"sequences[{b}]", seq, dims=2, floating=True, what="(length, d)")
+        if seq.shape[1] != sequences[0].shape[1] or seq.dtype != sequences[0].dtype:
+            raise ValueError("all sequences must have the same width and dtype")
+    steps = check_int("steps", steps, minimum=0)
     d = sequences[0].shape[1]
+    check_elements({"batch": len(sequences), "steps": steps, "d": d})
     batch = torch.zeros(len(sequences), steps, d, dtype=sequences[0].dtype, device=sequences[0].device)
     for b, seq in enumerate(sequences):
         if seq.shape[0] > steps:
@@ -92,27 +121,11 @@ class MaskingSteps(NamedTuple):
 def masking_steps(X: Tensor, valid_lens: Tensor) -> MaskingSteps:
     """Scaled dot-product self-attention scores of a padded batch ``X`` (``(batch, steps, d)``),
     the same scores with the keys beyond each valid length masked out, and the weights."""
+    check_tensor("X", X, dims=3, floating=True, what="(batch, steps, d)")
     scores = attention_scores(X, X)  # (batch, queries, keys)
     weights = masked_softmax(scores, valid_lens)
-    lens = torch.as_tensor(valid_lens, device=X.device)
-    if lens.dim() == 1:
-        lens = lens[:, None].expand(X.shape[0], X.shape[1])
+    lens = _valid_lengths(valid_lens, X.shape[0], X.shape[1], X.shape[1], X.device)  # (batch, queries)
     keep = torch.arange(X.shape[1], device=X.device)[None, None, :] < lens[..., None]  # (batch, queries, keys)
     masked = scores.masked_fill(~keep, float("-inf"))
     masked_weight = torch.where(keep, torch.zeros_like(weights), weights).abs().sum(dim=(1, 2))
     return MaskingSteps(scores, masked, weights, lens, masked_weight, weights.sum(dim=2))
-
-
-def book_example(seed: int = 0) -> tuple[tuple[int, ...], tuple[int, ...], list, list]:
-    """The chapter's run: ``MultiHeadAttention(100, 5, 0.5)`` (eval) on ``ones(2, 4, 100)`` with
-    ``valid_lens = [3, 2]``. Returns the output shape, the weights' shape and head 0's weights
-    for both sequences (all inputs equal, so each valid key gets 1/3 resp. 1/2)."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        attention = MultiHeadAttention(100, 5, 0.5)
-    attention.eval()
-    X = torch.ones((2, 4, 100))
-    with torch.inference_mode():
-        out = attention(X, X, X, torch.tensor([3, 2]))
-    w = attention.attention_weights
-    return tuple(out.shape), tuple(w.shape), w[0, 0].tolist(), w[1, 0].tolist()

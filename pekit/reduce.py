@@ -16,7 +16,7 @@ from torch import Tensor
 
 from ._checks import check_int
 
-__all__ = ["BlockSummary", "block_summary", "block_edges", "drawing_blocks"]
+__all__ = ["BlockSummary", "block_summary", "block_edges"]
 
 
 class BlockSummary(NamedTuple):
@@ -45,8 +45,8 @@ class BlockSummary(NamedTuple):
 def block_edges(length: int, max_blocks: int) -> Tensor:
     """Edges of equal blocks (the last may be shorter) covering ``0 .. length``, at most
     ``max_blocks`` blocks: ``tensor([0, s, 2s, ..., length])`` with ``s = ceil(length / max_blocks)``."""
-    length = check_int("length", length, minimum=1)
-    max_blocks = check_int("max_blocks", max_blocks, minimum=1)
+    length = check_int("length", length, minimum=1, maximum=1 << 40)
+    max_blocks = check_int("max_blocks", max_blocks, minimum=1, maximum=1 << 40)
     size = -(-length // max_blocks)
     edges = torch.arange(0, length, size)
     return torch.cat([edges, torch.tensor([length])])
@@ -65,15 +65,17 @@ def block_summary(X: Tensor, max_rows: int, max_cols: int, *, extremes: bool = T
     values themselves. ``extremes=False`` skips the minima and maxima (``None``)."""
     if not isinstance(X, Tensor) or X.dim() != 2 or X.numel() == 0:
         raise ValueError("X must be a non-empty 2-D tensor")
+    if X.dtype == torch.bool or X.is_complex():
+        raise ValueError(f"X must hold real numbers; got dtype {X.dtype}")
     n, d = X.shape
     row_edges, col_edges = block_edges(n, max_rows), block_edges(d, max_cols)
     rows, cols = int(row_edges[1]), int(col_edges[1])
     if rows == 1 and cols == 1:
         return BlockSummary(X, X, X, row_edges, col_edges)
     Xf = X.float() if not X.dtype.is_floating_point else X
-    sums = _blocks(Xf, rows, cols).sum(dim=(1, 3))
+    sums = _blocks(Xf, rows, cols).sum(dim=(1, 3), dtype=torch.float64)  # float64: no overflow, no drift
     counts = torch.outer(row_edges.diff(), col_edges.diff()).to(sums)
-    mean = sums / counts  # (R, C)
+    mean = (sums / counts).to(Xf.dtype)  # (R, C)
     if not extremes:
         return BlockSummary(mean, None, None, row_edges, col_edges)
     return BlockSummary(
@@ -81,12 +83,3 @@ def block_summary(X: Tensor, max_rows: int, max_cols: int, *, extremes: bool = T
         _blocks(Xf, rows, cols, float("-inf")).amax(dim=(1, 3)),
         row_edges, col_edges,
     )
-
-
-def drawing_blocks(rows: int, cols: int, *, max_marks: int, max_pixels: tuple[int, int]) -> tuple[int, int]:
-    """How many row and column blocks to draw a ``rows x cols`` matrix with: every cell when
-    it has at most ``max_marks`` cells (one chart mark each), else at most ``max_pixels``
-    blocks (one image pixel each)."""
-    if rows * cols <= max_marks:
-        return rows, cols
-    return min(rows, max_pixels[0]), min(cols, max_pixels[1])

@@ -17,16 +17,23 @@ References
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, NamedTuple
 
 import torch
 from torch import Tensor
 
-from ._checks import check_float, check_float_dtype, check_int
+from ._checks import MAX_ELEMENTS, check_elements, check_float, check_float_dtype, check_int, check_tensor
 from .devices import resolve_device
 from .encodings import frequencies, sinusoidal_encoding
 
+if TYPE_CHECKING:  # pandas is imported by the functions that return tables
+    import pandas as pd
+
 __all__ = [
     "rotation_angles",
+    "Turn",
+    "split_turns",
+    "angle_table",
     "offset_rotation",
     "rotation_block",
     "rotation_residuals",
@@ -35,7 +42,6 @@ __all__ = [
     "rope_scores",
     "additive_scores",
     "diagonal_spread",
-    "seeded_query_key",
 ]
 
 
@@ -53,8 +59,35 @@ def rotation_angles(dim: int, delta: int, *, base: float = 10000.0) -> Tensor:
     r"""The angle :math:`\delta\,\omega_j` (radians, float64) by which pair ``j`` turns when the
     position moves by ``delta``; ``dim // 2`` values."""
     dim = _check_even(dim, "the offset rotation")
-    delta = check_int("delta", delta)
+    delta = check_int("delta", delta, minimum=-(1 << 52), maximum=1 << 52)
     return delta * frequencies(dim, base=base)
+
+
+class Turn(NamedTuple):
+    """An angle as whole turns plus what is left: ``radians = sign · (turns · 2π + degrees · π/180)``
+    with ``0 <= degrees < 360``; ``sign`` is -1 for a negative angle (a turn the other way)."""
+
+    radians: float
+    sign: int
+    turns: int
+    degrees: float
+
+
+def split_turns(radians: float) -> Turn:
+    """``radians`` as whole turns and the remaining degrees, e.g. 14 150° is 39 turns + 110°."""
+    radians = check_float("radians", radians)
+    sign = -1 if radians < 0 else 1
+    turns, rest = divmod(abs(radians), 2 * math.pi)
+    return Turn(radians, sign, int(turns), math.degrees(rest))
+
+
+def angle_table(dim: int, delta: int, *, base: float = 10000.0) -> pd.DataFrame:
+    """Per pair ``j``: ``pair``, ``angle`` (radians, :func:`rotation_angles`) and ``turns``
+    (the angle in whole turns, ``angle / 2π``)."""
+    import pandas as pd
+
+    angles = rotation_angles(dim, delta, base=base)
+    return pd.DataFrame({"pair": range(len(angles)), "angle": angles.numpy(), "turns": (angles / (2 * math.pi)).numpy()})
 
 
 def offset_rotation(
@@ -70,10 +103,15 @@ def offset_rotation(
     so that ``P[i + delta] = T @ P[i]`` for every row ``i`` of the interleaved table."""
     angles = rotation_angles(dim, delta, base=base)  # float64, exact angles
     dtype = check_float_dtype(dtype)
+    dev = resolve_device(device)
+    if dim * dim > MAX_ELEMENTS:
+        raise ValueError(f"dim={dim:,} gives a {dim:,} × {dim:,} matrix, over the {MAX_ELEMENTS:,} numbers pekit "
+                         "allocates at once (rotation_angles gives the same information per pair)")
     c, s = torch.cos(angles), torch.sin(angles)
-    blocks = torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)  # (pairs, 2, 2)
-    T = torch.block_diag(*blocks) if len(blocks) else torch.zeros(0, 0, dtype=torch.float64)
-    return T.to(device=resolve_device(device), dtype=dtype)
+    T = torch.zeros(dim // 2, 2, dim // 2, 2, dtype=torch.float64)  # (pair, row in block, pair, column in block)
+    j = torch.arange(dim // 2)
+    T[j, 0, j, 0], T[j, 0, j, 1], T[j, 1, j, 0], T[j, 1, j, 1] = c, s, -s, c
+    return T.reshape(dim, dim).to(device=dev, dtype=dtype)
 
 
 def rotation_block(dim: int, delta: int, pair: int, *, base: float = 10000.0) -> list[list[float]]:
@@ -89,7 +127,9 @@ def rotation_residuals(
     r""":math:`\max_c |(T(\delta) P_i)_c - P_{i+\delta,c}|` for each of ``num_positions`` rows
     ``i = start ..``, computed with the matrix ``T`` itself (float32, as a model would)."""
     num_positions = check_int("num_positions", num_positions, minimum=1)
-    delta = check_int("delta", delta)
+    delta = check_int("delta", delta, minimum=-(1 << 52), maximum=1 << 52)
+    start = check_int("start", start, minimum=-(1 << 51), maximum=1 << 51)
+    check_elements({"num_positions + |delta|": num_positions + abs(delta), "dim": check_int("dim", dim, minimum=2)})
     T = offset_rotation(dim, delta, base=base, device=device)
     first = min(start, start + delta)
     table = sinusoidal_encoding(num_positions + abs(delta), dim, base=base, start=first, device=device)
@@ -102,36 +142,59 @@ def offset_dot_product(dim: int, deltas: Tensor | list[int], *, base: float = 10
     r""":math:`P_i \cdot P_{i+\delta} = \sum_j \cos(\delta\,\omega_j)` (float64), a function of
     :math:`\delta` alone for the interleaved table of even width."""
     dim = _check_even(dim, "the offset dot product")
-    deltas = torch.as_tensor(deltas, dtype=torch.float64)
+    if isinstance(deltas, (str, bytes)) or not isinstance(deltas, (Tensor, list, tuple, range)):
+        raise ValueError(f"deltas must be a list or 1-D tensor of whole offsets; got {type(deltas).__name__}")
+    deltas = [check_int("deltas", v) for v in (deltas.tolist() if isinstance(deltas, Tensor) else deltas)]
+    check_elements({"deltas": len(deltas), "dim": dim})
+    deltas = torch.tensor(deltas, dtype=torch.float64)
     return torch.cos(deltas[:, None] * frequencies(dim, base=base)[None, :]).sum(dim=1)
 
 
-def apply_rope(x: Tensor, *, base: float = 10000.0, start: int = 0) -> Tensor:
+PAIRINGS = ("adjacent", "halves")
+
+
+def apply_rope(x: Tensor, *, base: float = 10000.0, start: int = 0, pairing: str = "adjacent") -> Tensor:
     r"""Rotary position embedding: ``x`` of shape ``(..., positions, dim)``; the pair
-    ``(x[2j], x[2j+1])`` at position ``start + i`` turns by :math:`\theta = (s+i)\,\omega_j`:
-    :math:`(x_0\cos\theta - x_1\sin\theta,\ x_0\sin\theta + x_1\cos\theta)`."""
-    if not isinstance(x, Tensor) or x.dim() < 2:
-        raise ValueError("x must be a tensor of shape (..., positions, dim)")
-    if not x.dtype.is_floating_point:
-        raise ValueError(f"x must be floating point; got dtype {x.dtype}")
+    ``(x_a, x_b)`` at position ``start + i`` turns by :math:`\theta = (s+i)\,\omega_j`:
+    :math:`(x_a\cos\theta - x_b\sin\theta,\ x_a\sin\theta + x_b\cos\theta)`.
+
+    ``pairing="adjacent"`` pairs ``(x[2j], x[2j+1])`` (RoFormer, rotary-embedding-torch, the
+    book's sin/cos pairs); ``pairing="halves"`` pairs ``(x[j], x[j + dim/2])`` (GPT-NeoX, Hugging
+    Face Llama's ``rotate_half``). Pair ``j`` turns by the same frequency in both."""
+    check_tensor("x", x, floating=True, what="(..., positions, dim)")
+    if x.dim() < 2:
+        raise ValueError(f"x must have shape (..., positions, dim); got {tuple(x.shape)}")
+    if pairing not in PAIRINGS:
+        raise ValueError(f"pairing={pairing!r} must be one of {PAIRINGS}")
     dim = _check_even(x.shape[-1], "RoPE")
-    start = check_int("start", start)
-    check_float("base", base, positive=True)
+    start = check_int("start", start, minimum=-(1 << 52), maximum=1 << 52)
     positions = x.shape[-2]
     theta = (start + torch.arange(positions, dtype=torch.float64))[:, None] * frequencies(dim, base=base)[None, :]
     cos = torch.cos(theta).to(device=x.device, dtype=x.dtype)  # (positions, dim/2)
     sin = torch.sin(theta).to(device=x.device, dtype=x.dtype)
+    if pairing == "halves":
+        x0, x1 = x[..., : dim // 2], x[..., dim // 2 :]  # (..., positions, dim/2) each
+        return torch.cat((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1)
     pairs = x.unflatten(-1, (dim // 2, 2))  # (..., positions, dim/2, 2)
     x0, x1 = pairs[..., 0], pairs[..., 1]
     return torch.stack((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1).flatten(-2)
 
 
+def _check_vectors(q: object, k: object, num_positions: object) -> int:
+    num_positions = check_int("num_positions", num_positions, minimum=1)
+    check_tensor("q", q, dims=1, floating=True, what="(dim,)")
+    check_tensor("k", k, dims=1, floating=True, what="(dim,)")
+    if q.shape != k.shape or q.dtype != k.dtype or q.device != k.device:
+        raise ValueError(f"q and k must be vectors of one length, dtype and device; got {tuple(q.shape)} and {tuple(k.shape)}")
+    check_elements({"num_positions": num_positions, "num_positions ": num_positions})
+    check_elements({"num_positions": num_positions, "dim": q.shape[0]})
+    return num_positions
+
+
 def rope_scores(q: Tensor, k: Tensor, num_positions: int, *, base: float = 10000.0) -> Tensor:
     r"""``S[m, n] = RoPE(q, m) · RoPE(k, n)`` for one query vector ``q`` and one key vector ``k``
     (``(dim,)``) placed at every position ``0 .. num_positions-1``; ``(num_positions, num_positions)``."""
-    num_positions = check_int("num_positions", num_positions, minimum=1)
-    if q.shape != k.shape or q.dim() != 1:
-        raise ValueError(f"q and k must be vectors of the same length; got {tuple(q.shape)} and {tuple(k.shape)}")
+    num_positions = _check_vectors(q, k, num_positions)
     Q = apply_rope(q.expand(num_positions, -1), base=base)  # (positions, dim)
     K = apply_rope(k.expand(num_positions, -1), base=base)
     return Q @ K.T
@@ -140,9 +203,7 @@ def rope_scores(q: Tensor, k: Tensor, num_positions: int, *, base: float = 10000
 def additive_scores(q: Tensor, k: Tensor, num_positions: int, *, base: float = 10000.0) -> Tensor:
     r"""``S[m, n] = (q + P_m) · (k + P_n)``: the same vectors with the sinusoidal table added
     (the Transformer's way), ``(num_positions, num_positions)``."""
-    num_positions = check_int("num_positions", num_positions, minimum=1)
-    if q.shape != k.shape or q.dim() != 1:
-        raise ValueError(f"q and k must be vectors of the same length; got {tuple(q.shape)} and {tuple(k.shape)}")
+    num_positions = _check_vectors(q, k, num_positions)
     P = sinusoidal_encoding(num_positions, q.shape[0], base=base, device=q.device, dtype=q.dtype)
     return (q + P) @ (k + P).T
 
@@ -151,21 +212,11 @@ def diagonal_spread(S: Tensor) -> tuple[Tensor, Tensor]:
     """For a square ``S``, each diagonal ``m - n = o`` (``o = -(N-1) .. N-1``): returns
     ``(offsets, spread)`` with ``spread = max - min`` along that diagonal; 0 everywhere means
     ``S`` depends on ``m - n`` only."""
-    if S.dim() != 2 or S.shape[0] != S.shape[1]:
-        raise ValueError(f"S must be a square matrix; got shape {tuple(S.shape)}")
+    check_tensor("S", S, dims=2, what="(N, N)")
+    if S.shape[0] != S.shape[1] or S.shape[0] == 0:
+        raise ValueError(f"S must be a non-empty square matrix; got shape {tuple(S.shape)}")
     N = S.shape[0]
     offsets = torch.arange(-(N - 1), N)
     diagonals = [torch.diagonal(S, offset=-int(o)) for o in offsets]  # S[m, m - o]
     spread = torch.stack([diag.max() - diag.min() for diag in diagonals])
     return offsets, spread
-
-
-def seeded_query_key(dim: int, seed: int, *, device: str | torch.device | None = None) -> tuple[Tensor, Tensor]:
-    """A query and a key vector (``(dim,)`` each, standard normal, float32) that depend only on
-    ``dim`` and ``seed``, so everyone with the same settings sees the same picture."""
-    dim = check_int("dim", dim, minimum=1)
-    seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
-    g = torch.Generator().manual_seed(seed)
-    q, k = torch.randn(2, dim, generator=g)
-    dev = resolve_device(device)
-    return q.to(dev), k.to(dev)

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from ._checks import check_int
+from ._checks import check_elements, check_int
 from .reduce import BlockSummary, block_summary
 
 __all__ = ["gram_block_means", "OffsetSimilarity", "similarity_by_offset", "neighbour_distances"]
@@ -25,6 +25,8 @@ __all__ = ["gram_block_means", "OffsetSimilarity", "similarity_by_offset", "neig
 def _check_table(P: Tensor) -> None:
     if not isinstance(P, Tensor) or P.dim() != 2 or P.shape[0] == 0:
         raise ValueError("P must be a 2-D tensor of shape (positions, dim) with at least one position")
+    if not P.dtype.is_floating_point:
+        raise ValueError(f"P must hold floating-point numbers; got dtype {P.dtype}")
 
 
 def gram_block_means(P: Tensor, max_blocks: int) -> BlockSummary:
@@ -37,6 +39,9 @@ def gram_block_means(P: Tensor, max_blocks: int) -> BlockSummary:
     ``None``); when ``n <= max_blocks`` the result is ``S`` itself.
     """
     _check_table(P)
+    max_blocks = check_int("max_blocks", max_blocks, minimum=1)
+    blocks = min(max_blocks, P.shape[0])
+    check_elements({"blocks": blocks, "blocks ": blocks})
     Pf = P.float() if P.dtype in (torch.float16, torch.bfloat16) else P
     rows = block_summary(Pf, max_blocks, Pf.shape[1], extremes=False)  # mean row of each block
     means = rows.mean  # (blocks, dim)
@@ -60,6 +65,11 @@ class OffsetSimilarity(NamedTuple):
         """``maximum - minimum`` per offset: 0 means the offset alone decides the similarity."""
         return self.maximum - self.minimum
 
+    @property
+    def max_spread(self) -> float:
+        """The largest spread over all offsets."""
+        return float(self.spread.max())
+
 
 def similarity_by_offset(P: Tensor, *, max_offset: int | None = None, num_starts: int = 64) -> OffsetSimilarity:
     r"""Measure :math:`P_i \cdot P_{i+\delta}` for ``delta = 0 .. max_offset`` at up to
@@ -73,6 +83,7 @@ def similarity_by_offset(P: Tensor, *, max_offset: int | None = None, num_starts
     max_offset = n - 1 if max_offset is None else check_int("max_offset", max_offset, minimum=0)
     max_offset = min(max_offset, n - 1)
     num_starts = check_int("num_starts", num_starts, minimum=1)
+    check_elements({"starts": min(num_starts, n), "positions": n})
     starts = torch.unique(torch.linspace(0, n - 1, min(num_starts, n)).round().long())
     device = P.device
     starts_d = starts.to(device)

@@ -18,11 +18,10 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from ._checks import check_int
-from .attention import MultiHeadAttention
+from ._checks import check_elements, check_float_dtype, check_int
 from .devices import resolve_device
 
-__all__ = ["TOKEN_PATTERN", "Tokens", "tokenize", "token_embeddings", "seeded_attention", "permutation"]
+__all__ = ["TOKEN_PATTERN", "MAX_CHARS", "Tokens", "tokenize", "token_embeddings"]
 
 TOKEN_PATTERN = re.compile(r"\w+(?:'\w+)*|[^\w\s]")
 MAX_CHARS = 20_000  # text beyond this is not read at all
@@ -60,30 +59,15 @@ def token_embeddings(
 ) -> Tensor:
     """One standard-normal vector per token, ``(len(tokens), dim)``; identical tokens get
     identical rows, and the rows depend only on ``(seed, token, dim)``."""
+    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, (list, tuple)):
+        raise ValueError(f"tokens must be a list of strings (e.g. from tokenize); got a {type(tokens).__name__}")
+    if not all(isinstance(t, str) for t in tokens):
+        raise ValueError("tokens must be a list of strings (e.g. from tokenize)")
     dim = check_int("dim", dim, minimum=1)
-    seed = check_int("seed", seed, minimum=0)
+    check_elements({"tokens": len(tokens), "dim": dim})
+    seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
+    dtype = check_float_dtype(dtype)
     rows = [torch.randn(dim, generator=torch.Generator().manual_seed(_token_seed(t, seed)), dtype=torch.float64)
             for t in tokens]
     table = torch.stack(rows) if rows else torch.zeros(0, dim, dtype=torch.float64)
     return table.to(device=resolve_device(device), dtype=dtype)
-
-
-def seeded_attention(
-    num_hiddens: int, num_heads: int, *, seed: int = 0, device: str | torch.device | None = None
-) -> MultiHeadAttention:
-    """A ``MultiHeadAttention(num_hiddens, num_heads, 0.0)`` in eval mode whose weights depend
-    only on the arguments (the global random state is left untouched)."""
-    seed = check_int("seed", seed, minimum=0)
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        model = MultiHeadAttention(num_hiddens, num_heads, 0.0)
-    return model.to(resolve_device(device)).eval()
-
-
-def permutation(n: int, seed: int) -> Tensor:
-    """A permutation of ``0 .. n-1`` drawn from ``seed``; seed 0 is the identity (no shuffle)."""
-    n = check_int("n", n, minimum=0)
-    seed = check_int("seed", seed, minimum=0)
-    if seed == 0:
-        return torch.arange(n)
-    return torch.randperm(n, generator=torch.Generator().manual_seed(seed))

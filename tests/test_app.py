@@ -4,6 +4,8 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
+
+import pekit
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +40,7 @@ def test_home_describes_and_links_every_page():
     assert "lab for positional encodings" in at.title[0].value
     links = [el.proto.page for el in at.get("page_link")]
     assert any("encoding_heatmap" in link for link in links)
-    assert "Computing on" in at.sidebar.caption[0].value and "CPU" in at.sidebar.caption[0].value
+    assert at.sidebar.caption[0].value == f"Computing on **{pekit.describe_device()}**"
 
 
 def test_heatmap_defaults_show_every_section():
@@ -158,7 +160,7 @@ def test_binary_defaults():
     at = open_app(BINARY)
     assert at.title[0].value == "Binary analogy"
     assert len(charts(at)) == 6
-    assert at.dataframe[0].value["LSB first"].tolist()[:3] == ["000000", "100000", "010000"]
+    assert at.dataframe[0].value["lsb_first"].tolist()[:3] == ["000000", "100000", "010000"]
     assert [m.value for m in at.metric] == ["64 of 64", "64 of 64", "1", "1.17"]
     assert len(at.latex) == 2 and not at.warning
 
@@ -241,7 +243,8 @@ def test_complexity_defaults_do_not_measure():
     at = open_app(COMPLEXITY)
     assert at.title[0].value == "Complexity comparison"
     assert len(charts(at)) == 2  # theory and path picture; no sweep on a plain rerun
-    assert at.dataframe[0].value["FLOPs"].tolist() == ["19,660,800", "6,553,600", "2,560,000"]
+    # every term counted: 3·100·256², 2·100·256², 2·100²·256 + 4·100·256²
+    assert at.dataframe[0].value["multiply_adds"].tolist() == ["19,660,800", "13,107,200", "31,334,400"]
     assert any("Press **Measure**" in i.value for i in at.info)
 
 

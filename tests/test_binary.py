@@ -39,21 +39,21 @@ def test_match_bits_to_pairs_is_the_log_nearest():
     for _, row in table.iterrows():
         period = 2 ** (row["bit"] + 1)
         best = min(range(len(waves)), key=lambda j: abs(math.log(waves[j]) - math.log(period)))
-        assert row["pair"] == best and row["sin column"] == 2 * best
+        assert row["pair"] == best and row["sin_column"] == 2 * best
         assert row["ratio"] == pytest.approx(float(waves[best]) / period)
     assert table["pair"].iloc[0] == 0  # bit 0 (period 2) is faster than any column
 
 
 def test_distinct_positions_binary_vs_sinusoidal():
     four = distinct_positions(binary_encoding(64, 4, device="cpu"))
-    assert four["distinct"] == 16 and four["min_distance"] == 0 and four["pair"] == (0, 16)
+    assert four.distinct == 16 and four.min_distance == 0 and four.pair == (0, 16)
     full = distinct_positions(binary_encoding(64, 6, device="cpu"))
-    assert full["distinct"] == 64 and full["min_distance"] == pytest.approx(1.0)
+    assert full.distinct == 64 and full.min_distance == pytest.approx(1.0)
     P = sinusoidal_encoding(512, 16, device="cpu")
     sin = distinct_positions(P)
     D = torch.tensor([[float((P[i] - P[k]).double().norm()) for k in range(0, 512, 7)] for i in range(0, 512, 7)])
     D.fill_diagonal_(float("inf"))
-    assert sin["distinct"] == 512 and sin["min_distance"] <= float(D.min()) + 1e-3
+    assert sin.distinct == 512 and sin.min_distance <= float(D.min()) + 1e-3
 
 
 def test_pairwise_distances_against_loop():

@@ -5,16 +5,25 @@ import math
 import pytest
 import torch
 
+from torch import nn
+from torch.utils.flop_counter import FlopCounterMode
+
+from pekit import multi_head_attention
 from pekit.complexity import (
     attention_weights_bytes,
     check_sweep,
     cnn_receptive_field,
     complexity_table,
+    cost_curve_lengths,
+    cost_curves,
+    cost_terms,
+    crossovers,
     fit_slope,
     fitted_slopes,
+    layer_costs,
     measure_layers,
-    sweep_flops,
-    theoretical_costs,
+    sweep_lengths,
+    sweep_multiply_adds,
 )
 
 
@@ -35,9 +44,50 @@ def test_crossovers_follow_from_the_table():
         assert (t["Self-attention"] < t["CNN"]) == (n < k * d)
 
 
-def test_theoretical_costs_long_form():
-    frame = theoretical_costs([2, 4], 3, 3)
-    assert len(frame) == 6 and set(frame["layer"]) == {"CNN", "RNN", "Self-attention"}
+def counted_flops(fn) -> int:
+    """FLOPs of the matrix products and convolutions ``fn`` runs, as torch itself counts them."""
+    with FlopCounterMode(display=False) as counter:
+        fn()
+    return counter.get_total_flops()
+
+
+@pytest.mark.parametrize("n, d, k", [(5, 4, 3), (17, 8, 5), (64, 16, 2)])
+def test_layer_costs_match_what_torch_counts(n, d, k):
+    costs = layer_costs(n, d, k)
+    X = torch.randn(1, n, d)
+    conv = nn.Conv1d(d, d, k, padding="same", bias=False)
+    assert costs.loc["CNN", "flops"] == counted_flops(lambda: conv(X.transpose(1, 2))) == 2 * costs.loc["CNN", "multiply_adds"]
+    W = [torch.randn(d, d) for _ in range(4)]
+    heads = 2 if d % 2 == 0 else 1
+    assert costs.loc["Self-attention", "flops"] == counted_flops(lambda: multi_head_attention(X, X, X, *W, num_heads=heads))
+    # an RNN step by hand: W_xh x_t + W_hh h_(t-1), counted as the loop runs
+    macs, h = 0, torch.zeros(d)
+    for t in range(n):
+        h = torch.tanh(W[0] @ X[0, t] + W[1] @ h)
+        macs += 2 * d * d
+    assert costs.loc["RNN", "multiply_adds"] == macs
+    assert costs.loc["Self-attention", "mixing_multiply_adds"] == 2 * n * n * d
+    assert cost_terms(n, d, k)["multiply_adds"].sum() == costs["multiply_adds"].sum()
+
+
+def test_crossovers_follow_the_counted_terms():
+    d, k = 64, 5
+    cross = crossovers(d, k)
+    assert cross == {"RNN": 64.0, "CNN": 160.0}
+    for n in (10, 63, 64, 65, 159, 160, 161, 500):
+        costs = layer_costs(n, d, k)
+        mixing = costs.loc["Self-attention", "mixing_multiply_adds"]
+        assert (mixing < costs.loc["RNN", "multiply_adds"]) == (n < cross["RNN"])
+        assert (mixing < costs.loc["CNN", "multiply_adds"]) == (n < cross["CNN"])
+        # counted whole, attention (with its projections) never undercuts an RNN of the same width
+        assert costs.loc["Self-attention", "multiply_adds"] > costs.loc["RNN", "multiply_adds"]
+
+
+def test_cost_curves_long_form():
+    ns = cost_curve_lengths(100, 16, 3)
+    assert 100 in ns and ns == sorted(set(ns)) and ns[0] == 1 and ns[-1] >= 2 * 3 * 16
+    frame = cost_curves([2, 4], 3, 3)
+    assert len(frame) == 8 and set(frame["layer"]) == {"CNN", "RNN", "Self-attention", "Self-attention (n² terms only)"}
 
 
 def test_book_receptive_field_example():
@@ -65,7 +115,7 @@ def test_slope_recovers_known_exponents():
 
 
 def test_measurement_shapes_and_positive_times(device):
-    frame = measure_layers([16, 32, 64], 16, 3, heads=2, device=device, repeats=1, warmup=0)
+    frame = measure_layers([16, 32, 64], 16, 3, num_heads=2, device=device, repeats=1, warmup=0)
     assert len(frame) == 12
     assert set(frame["layer"]) == {"CNN", "RNN", "Self-attention", "Self-attention (fused)"}
     assert (frame["seconds"] > 0).all()
@@ -74,12 +124,13 @@ def test_measurement_shapes_and_positive_times(device):
         assert explicit["weights_bytes"].tolist() == [attention_weights_bytes(n, 2) for n in (16, 32, 64)]
     slopes = fitted_slopes(frame)
     assert list(slopes["layer"]) == ["CNN", "RNN", "Self-attention", "Self-attention (fused)"]
-    assert slopes["from n"].iloc[0] == 32
+    assert slopes["from_n"].iloc[0] == 32 and slopes["to_n"].iloc[0] == 64
+    assert slopes["theory"].tolist() == [1, 1, 2, 2]
 
 
 def test_progress_is_reported():
     seen = []
-    measure_layers([8, 16], 8, 3, heads=1, repeats=1, warmup=0, progress=lambda f, label: seen.append(f))
+    measure_layers([8, 16], 8, 3, num_heads=1, repeats=1, warmup=0, progress=lambda f, label: seen.append(f))
     assert seen[0] == 0 and seen[-1] == 1 and seen == sorted(seen)
 
 
@@ -87,11 +138,13 @@ def test_sweeps_that_do_not_fit_are_refused_before_allocating():
     with pytest.raises(ValueError, match="GiB"):
         check_sweep([8192], 64, 4, budget_bytes=512 * 2**20)
     with pytest.raises(ValueError, match="multiply-adds"):
-        check_sweep([4096], 4096, 4, budget_bytes=1 << 40, max_flops=10**9)
+        check_sweep([4096], 4096, 4, budget_bytes=1 << 40, max_multiply_adds=10**9)
     with pytest.raises(ValueError, match="divisible"):
         check_sweep([16], 10, 4, budget_bytes=1 << 30)
     assert check_sweep([64, 16, 64], 8, 2, budget_bytes=1 << 30) == [16, 64]
-    assert sweep_flops([2], 2, 3) == 3 * 2 * 4 + 2 * 4 + 4 * 2 + 4 * 2 + 2 * 4 * 2 * 4
+    # CNN 3·2·4 + RNN 2·2·4 + attention twice (explicit and fused): 2·(2·4·2 + 4·2·4)
+    assert sweep_multiply_adds([2], 2, 3) == 3 * 2 * 4 + 2 * 2 * 4 + 2 * (2 * 4 * 2 + 4 * 2 * 4)
+    assert sweep_lengths(2048, 64) == [64, 128, 256, 512, 1024, 2048] and sweep_lengths(100, 100) == [64]
 
 
 @pytest.mark.parametrize("call, name", [(lambda: complexity_table(0, 4), "n"), (lambda: complexity_table(4, 4, 1), "k"),

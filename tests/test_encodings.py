@@ -229,9 +229,9 @@ def test_public_api_is_exported():
 
 def test_frequency_table_columns():
     t = frequency_table(5)
-    assert t["sin column"].tolist() == [0, 2, 4] and t["cos column"].tolist() == [1, 3, -1]
+    assert t["sin_column"].tolist() == [0, 2, 4] and t["cos_column"].tolist() == [1, 3, -1]
     t2 = frequency_table(8, layout="tensor2tensor")
-    assert t2["sin column"].tolist() == [0, 1, 2, 3] and t2["cos column"].tolist() == [4, 5, 6, 7]
+    assert t2["sin_column"].tolist() == [0, 1, 2, 3] and t2["cos_column"].tolist() == [4, 5, 6, 7]
     assert t2["wavelength"].iloc[-1] == pytest.approx(2 * math.pi * 10000)
 
 

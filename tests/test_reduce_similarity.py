@@ -7,7 +7,8 @@ import torch
 from torch.testing import assert_close
 
 from pekit import sinusoidal_encoding
-from pekit.reduce import block_edges, block_summary, drawing_blocks
+from pekit.charts import drawing_blocks
+from pekit.reduce import block_edges, block_summary
 from pekit.similarity import gram_block_means, neighbour_distances, similarity_by_offset
 
 

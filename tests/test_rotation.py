@@ -9,6 +9,7 @@ import torch
 from torch.testing import assert_close
 
 from pekit import apply_rope, offset_rotation, sinusoidal_encoding
+from pekit.seeded import seeded_query_key
 from pekit.rotation import (
     additive_scores,
     diagonal_spread,
@@ -16,7 +17,6 @@ from pekit.rotation import (
     rope_scores,
     rotation_angles,
     rotation_residuals,
-    seeded_query_key,
 )
 from pekit.similarity import similarity_by_offset
 

@@ -5,8 +5,9 @@ import torch
 from torch.testing import assert_close
 
 from pekit import MultiHeadAttention, masked_softmax, sinusoidal_encoding
-from pekit.order import book_example, causal_lengths, masking_steps, order_check, padded_batch
-from pekit.text import MAX_CHARS, permutation, seeded_attention, token_embeddings, tokenize
+from pekit.order import causal_lengths, masking_steps, order_check, padded_batch
+from pekit.seeded import book_example, permutation, seeded_attention
+from pekit.text import MAX_CHARS, token_embeddings, tokenize
 
 
 @pytest.mark.parametrize("text, tokens", [

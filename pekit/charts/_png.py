@@ -1,21 +1,20 @@
-"""Matrices as pictures: colour maps and a dependency-free PNG encoder.
+"""Colour maps and a dependency-free PNG encoder, for the matrices drawn as images.
 
-A chart with one mark per cell is slow in a browser beyond a few thousand cells. For larger
-matrices the lab draws an image instead, one pixel per (block-averaged) cell, inside the same
-axes. The colour maps here are plain lists of stops interpolated linearly in RGB, so a chart
+The colour maps here are plain lists of stops interpolated linearly in RGB, so a chart
 legend given the same stops (``Scale(range=stops, interpolate="rgb")``) matches the pixels.
 """
 
 from __future__ import annotations
 
 import base64
+import math
 import struct
 import zlib
 
 import torch
 from torch import Tensor
 
-__all__ = ["PALETTES", "colorize", "png_bytes", "png_data_url"]
+__all__ = ["PALETTES", "check_palette", "colorize", "png_bytes", "png_data_url"]
 
 PALETTES: dict[str, tuple[str, ...]] = {
     # diverging, for values in [-1, 1]: blue for negative, white at 0, orange-red for positive
@@ -26,11 +25,14 @@ PALETTES: dict[str, tuple[str, ...]] = {
 }
 
 
+def check_palette(palette: object) -> str:
+    if not isinstance(palette, str) or palette not in PALETTES:
+        raise ValueError(f"palette={palette!r} must be one of {sorted(PALETTES)}")
+    return palette
+
+
 def _stops(palette: str) -> Tensor:
-    try:
-        hexes = PALETTES[palette]
-    except KeyError:
-        raise ValueError(f"palette={palette!r} must be one of {sorted(PALETTES)}") from None
+    hexes = PALETTES[check_palette(palette)]
     return torch.tensor([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in hexes], dtype=torch.float64)
 
 
@@ -47,9 +49,9 @@ def colorize(X: Tensor, *, vmin: float, vmax: float, palette: str = "diverging")
     """Map a 2-D tensor to RGB ``uint8`` of shape ``(rows, cols, 3)``: ``vmin`` gets the first
     stop, ``vmax`` the last, linear in RGB in between (1024 levels); values outside are
     clipped, NaN is grey."""
-    if X.dim() != 2:
-        raise ValueError(f"X must be 2-D; got shape {tuple(X.shape)}")
-    if not vmax > vmin:
+    if not isinstance(X, Tensor) or X.dim() != 2:
+        raise ValueError(f"X must be a 2-D tensor; got {tuple(X.shape) if isinstance(X, Tensor) else type(X).__name__}")
+    if not (math.isfinite(vmin) and math.isfinite(vmax) and vmax > vmin):
         raise ValueError(f"vmax={vmax} must be greater than vmin={vmin}")
     lut = _lut(palette)
     levels = lut.shape[0] - 1

@@ -1,5 +1,8 @@
 """Settings a person can type: their ranges, defaults, and parsing from text (URL query strings).
 
+The app's side of the house (pages bind them to widgets and to the link); pekit never sees
+user text.
+
 A lab is driven from sliders and from shared links. Links can hold anything: ``n=abc``,
 ``n=-5``, ``n=1e9``, ``base=nan``, a 100 000-character string. Each setting here knows its
 valid range and turns raw text into a valid value plus, when the text was not usable, a short
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 __all__ = ["Parsed", "IntSetting", "FloatSetting", "ChoiceSetting", "IntListSetting", "BoolSetting", "TextSetting",
-           "Setting"]
+           "Setting", "BASE"]
 
 _MAX_SHOWN = 40  # characters of a bad value quoted back in a note
 
@@ -216,3 +219,7 @@ class TextSetting(_Base):
 
 
 Setting = IntSetting | FloatSetting | ChoiceSetting | IntListSetting | BoolSetting | TextSetting
+
+
+# settings several pages share
+BASE = IntSetting("base", "Base", default=10000, minimum=2, maximum=1_000_000)

@@ -1,11 +1,8 @@
-"""Settings parsed from links, and device selection."""
+"""Settings parsed from links (the app's side): ranges, defaults, notes for unusable text."""
 
 import pytest
-import torch
 
-import pekit
-from pekit.devices import cpu_name, default_device, describe_device, limit_threads, resolve_device
-from pekit.params import ChoiceSetting, FloatSetting, IntListSetting, IntSetting
+from pages._settings import ChoiceSetting, FloatSetting, IntListSetting, IntSetting
 
 N = IntSetting("n", "Positions", default=60, minimum=1, maximum=4096)
 BASE = FloatSetting("base", "Base", default=10000.0, minimum=2.0, maximum=1e6)
@@ -72,30 +69,3 @@ def test_narrowed_list_setting():
     assert narrow.maximum == 7 and narrow.default == (6, 7)
     assert COLS.within(3).default == (0, 1, 2, 3)
     assert narrow.parse("8").note
-
-
-def test_default_device_is_cpu_here_unless_cuda():
-    expected = "cuda" if torch.cuda.is_available() else ("mps" if torch.backends.mps.is_available() else "cpu")
-    assert default_device().type == expected
-
-
-def test_device_override_and_errors(monkeypatch):
-    monkeypatch.setenv("PEKIT_DEVICE", "cpu")
-    assert default_device() == torch.device("cpu")
-    assert pekit.sinusoidal_encoding(3, 4).device.type == "cpu"
-    with pytest.raises(ValueError, match="device"):
-        resolve_device("gpu0")
-    if not torch.cuda.is_available():
-        with pytest.raises(ValueError, match="no CUDA"):
-            resolve_device("cuda")
-
-
-def test_describe_device_and_threads():
-    assert describe_device("cpu").startswith("CPU: ") and cpu_name()
-    before = torch.get_num_threads()
-    try:
-        assert limit_threads(1) == 1
-    finally:
-        torch.set_num_threads(before)
-    with pytest.raises(ValueError, match="num_threads"):
-        limit_threads(0)

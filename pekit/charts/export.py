@@ -5,7 +5,10 @@ from __future__ import annotations
 import pandas as pd
 from torch import Tensor
 
-__all__ = ["matrix_csv"]
+__all__ = ["MAX_CSV_CELLS", "matrix_csv"]
+
+# about 12 MB of CSV: many attendees downloading at once stay within a hosted app's memory
+MAX_CSV_CELLS = 1 << 20
 
 
 def matrix_csv(X: Tensor, *, row_label: str = "position", row_start: int = 0, col_prefix: str = "col") -> str:
@@ -14,6 +17,8 @@ def matrix_csv(X: Tensor, *, row_label: str = "position", row_start: int = 0, co
     to print and read back within 1e-7 relative)."""
     if not isinstance(X, Tensor) or X.dim() != 2:
         raise ValueError("X must be a 2-D tensor")
+    if X.numel() > MAX_CSV_CELLS:
+        raise ValueError(f"X has {X.numel():,} entries; CSV export is capped at {MAX_CSV_CELLS:,}")
     frame = pd.DataFrame(X.detach().cpu().double().numpy(), columns=[f"{col_prefix}{j}" for j in range(X.shape[1])])
     frame.insert(0, row_label, range(row_start, row_start + X.shape[0]))
     return frame.to_csv(index=False, float_format="%.8g")

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from pekit import charts, sinusoidal_encoding
-from pekit.images import PALETTES, colorize, png_bytes, png_data_url
+from pekit.charts._png import PALETTES, colorize, png_bytes, png_data_url
+from pekit.charts.matrices import CELL_TEXTS, COL_NAMES, HOVER, ROW_NAMES
 from pekit.reduce import block_summary
 from pekit.similarity import gram_block_means, similarity_by_offset
 
@@ -53,26 +54,29 @@ def test_colorize_ends_and_nan():
         colorize(X, vmin=0, vmax=1, palette="rainbow")
 
 
-def spec_rows(chart) -> int:
-    spec = chart.to_dict()  # validates against the Vega-Lite schema
+def spec_rows(drawn) -> int:
+    spec = drawn.chart.to_dict()  # validates against the Vega-Lite schema
     return sum(len(v) for v in spec.get("datasets", {}).values())
 
 
 def test_small_heatmap_has_one_rect_per_cell_with_exact_values():
     P = sinusoidal_encoding(20, 8, device="cpu")
-    chart = charts.heatmap(block_summary(P, 20, 8), x_title="col", y_title="row")
-    assert isinstance(chart, alt.Chart) and chart.mark == "rect" or chart.mark.type == "rect"
+    drawn = charts.heatmap(P, x_title="col", y_title="row")
+    assert isinstance(drawn.chart, alt.Chart) and drawn.chart.to_dict()["mark"]["type"] == "rect"
+    assert drawn.drawing == charts.Drawing("marks", (20, 8), (20, 8), (1, 1), hover=True) and drawn.drawing.exact
     frame = charts.heatmap_frame(block_summary(P, 20, 8))
-    assert len(frame) == 160 and spec_rows(chart) == 160
+    assert len(frame) == 160 and spec_rows(drawn) == 160
     assert frame["value"].tolist() == pytest.approx(P.flatten().double().tolist())
 
 
 def test_large_heatmap_is_a_bounded_image():
     P = sinusoidal_encoding(4096, 1024, device="cpu")
     s = block_summary(P, 320, 320, extremes=False)
-    chart = charts.heatmap(s, x_title="col", y_title="row")
-    assert isinstance(chart, alt.LayerChart)
-    spec = chart.to_dict()
+    drawn = charts.heatmap(P, x_title="col", y_title="row")
+    assert isinstance(drawn.chart, alt.LayerChart)
+    assert drawn.drawing == charts.Drawing("image", (4096, 1024), (316, 256), (13, 4), hover=False)
+    assert "mean of a block of 13 rows × 4 columns" in drawn.drawing.describe()
+    spec = drawn.chart.to_dict()
     urls = [row["url"] for rows in spec["datasets"].values() for row in rows if "url" in row]
     assert len(urls) == 1
     img = decode_png(__import__("base64").b64decode(urls[0].split(",", 1)[1]))
@@ -91,8 +95,9 @@ def test_column_curves_exact_then_bucketed():
     P = sinusoidal_encoding(60, 32, device="cpu")
     assert spec_rows(charts.column_curves(P[:, 6:10], [6, 7, 8, 9])) == 240
     big = sinusoidal_encoding(4096, 32, device="cpu")
-    chart = charts.column_curves(big[:, [0, 9]], [0, 9])
-    rows = chart.to_dict()["datasets"]
+    drawn = charts.column_curves(big[:, [0, 9]], [0, 9])
+    assert drawn.drawing.kind == "bands" and drawn.drawing.block == (9, 1)  # 4096 positions in runs of 9
+    rows = drawn.chart.to_dict()["datasets"]
     (data,) = rows.values()
     assert len(data) <= charts.MAX_CURVE_POINTS
     col0 = [r for r in data if r["column"] == "Col 0"]
@@ -106,7 +111,7 @@ def test_offset_and_frequency_charts_validate():
     import pekit
 
     table = pekit.compare_layouts(50, 16)
-    long = table.melt(id_vars="pair", value_vars=["wavelength interleaved", "wavelength tensor2tensor"],
+    long = table.melt(id_vars="pair", value_vars=["wavelength_interleaved", "wavelength_tensor2tensor"],
                       var_name="layout", value_name="wavelength")
     long["omega"] = 1.0
     assert spec_rows(charts.frequency_chart(long)) == 16
@@ -114,9 +119,9 @@ def test_offset_and_frequency_charts_validate():
 
 def test_gram_heatmap_and_to_spec():
     P = sinusoidal_encoding(30, 8, device="cpu")
-    chart = charts.heatmap(gram_block_means(P, 30), x_title="i", y_title="k", palette="sequential", domain=None)
-    spec = charts.to_spec(chart)
-    assert spec["mark"]["type"] == "rect" or spec["mark"] == "rect"
+    drawn = charts.heatmap(gram_block_means(P, 30), x_title="i", y_title="k", palette="sequential", domain=None)
+    spec = drawn.spec()
+    assert spec["mark"]["type"] == "rect"
     assert "datasets" not in spec and len(spec["data"]["values"]) == 900  # one table: sent beside the spec
 
 
@@ -135,7 +140,7 @@ def test_small_token_map_one_rect_per_cell_masked_blank():
     M = torch.softmax(torch.randn(5, 5, dtype=torch.float64), -1)
     M[1, 3:] = float("-inf")
     tokens = ["the", "cat", "the", "<b>x</b>", "🙂"]
-    chart = charts.token_heatmap(M, tokens, tokens)
+    chart = charts.token_heatmap(M, tokens, tokens).chart
     assert isinstance(chart, alt.Chart)
     (rows,) = chart.to_dict()["datasets"].values()  # validates against the Vega-Lite schema
     assert len(rows) == 25
@@ -155,7 +160,9 @@ def test_large_token_map_is_one_image_with_a_read_out():
     M[5, 60:] = float("-inf")
     tokens = [f"w{i}" for i in range(n)]
     tokens[7] = "');alert(1)//"  # whatever was typed travels as data, never inside an expression
-    chart = charts.token_heatmap(M, tokens, tokens, x_title="key token", y_title="query token")
+    drawn = charts.token_heatmap(M, tokens, tokens, x_title="key token", y_title="query token")
+    assert drawn.drawing.kind == "image" and drawn.drawing.hover
+    chart = drawn.chart
     assert isinstance(chart, alt.LayerChart) and n * n > charts.MAX_TOKEN_RECTS
     spec = chart.to_dict()  # validates
     urls = [row["url"] for rows in spec["datasets"].values() for row in rows if "url" in row]
@@ -164,8 +171,8 @@ def test_large_token_map_is_one_image_with_a_read_out():
     finite = torch.where(torch.isfinite(M), M, torch.full_like(M, float("nan")))
     assert torch.equal(img, colorize(finite, vmin=0.0, vmax=1.0, palette="sequential"))  # masked cells grey
     params = {p["name"]: p.get("value") for p in spec["params"]}
-    assert params[charts.ROW_NAMES] == params[charts.COL_NAMES] == [f"{i} {t}" for i, t in enumerate(tokens)]
-    packed = params[charts.CELL_TEXTS]
+    assert params[ROW_NAMES] == params[COL_NAMES] == [f"{i} {t}" for i, t in enumerate(tokens)]
+    packed = params[CELL_TEXTS]
     width = len(packed) // (n * n)
     cells = [packed[i * width:(i + 1) * width].strip() for i in range(n * n)]
     assert cells[5 * n + 61] == "masked"
@@ -174,7 +181,7 @@ def test_large_token_map_is_one_image_with_a_read_out():
     import json
 
     assert "alert" not in json.dumps([layer.get("mark") for layer in spec["layer"]])
-    assert any(p["name"] == charts.HOVER and "select" in p for p in spec["params"])
+    assert any(p["name"] == HOVER and "select" in p for p in spec["params"])
 
 
 def test_matrix_csv_round_trip():
@@ -182,7 +189,7 @@ def test_matrix_csv_round_trip():
 
     import pandas as pd
 
-    from pekit.export import matrix_csv
+    from pekit.charts import matrix_csv
 
     P = sinusoidal_encoding(7, 5, start=1, device="cpu")
     frame = pd.read_csv(io.StringIO(matrix_csv(P, row_start=1)))
@@ -201,8 +208,9 @@ def test_line_chart_exact_then_banded():
     n = 3000
     big = pd.DataFrame({"x": list(range(n)) * 2, "y": [float(i % 7) for i in range(n)] + [1.0] * n,
                         "s": ["comb"] * n + ["flat"] * n})
-    chart = charts.line_chart(big, x="x", y="y", series="s", max_points=600)
-    (rows,) = chart.to_dict()["datasets"].values()
+    drawn = charts.line_chart(big, x="x", y="y", series="s", max_points=600)
+    assert drawn.drawing.kind == "bands" and drawn.drawing.shape == (n, 2)
+    (rows,) = drawn.chart.to_dict()["datasets"].values()
     assert len(rows) <= 600
     comb = [r for r in rows if r["s"] == "comb"]
     flat = [r for r in rows if r["s"] == "flat"]

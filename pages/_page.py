@@ -1,0 +1,216 @@
+"""The page skeleton: title, settings bound to the link, errors caught, the link written back.
+
+Every lab page is::
+
+    with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE]) as page:
+        n = page.slider(N)
+        ...
+
+On entering, the page runs inside the app's shell, shows its title and introduction, and
+seeds its settings from the link (a note for every value that could not be used). Inside,
+``page.slider``, ``page.number``, ``page.radio`` ... draw widgets bound to those settings. A
+``ValueError`` raised anywhere in the page (pekit refusing a combination of settings) is
+shown as an error instead of a traceback, and whatever happens the link is written back, so
+the address bar always holds a link to the exact view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import streamlit as st
+
+from pages._display import show_error
+from pages._server import require_shell
+from pages._settings import (
+    BoolSetting,
+    ChoiceSetting,
+    FloatSetting,
+    IntListSetting,
+    IntSetting,
+    Setting,
+    TextSetting,
+)
+
+PERSIST = "session"  # a widget keeps its value when the page is left through the sidebar and reopened
+
+
+class Page:
+    """A page's settings, seeded from the link on the page's first run and written back to it.
+
+    On the first run of a page in a session each widget key is seeded from the query string;
+    unusable values fall back to the setting's default and a note is shown above the page.
+    After the page has run, :meth:`write_url` puts every non-default value into the link.
+    """
+
+    def __init__(self, name: str, settings: Sequence[Setting]) -> None:
+        self.name = name
+        self.settings = {s.name: s for s in settings}
+        self.notes: list[str] = []
+        reset = st.session_state.pop(self._reset_key, False)
+        missing = [s for s in settings if self.key(s) not in st.session_state or reset]
+        if missing:
+            params = st.query_params
+            for s in missing:
+                raw = params.get_all(s.name) if s.name in params and not reset else None
+                parsed = s.parse(raw)
+                st.session_state[self.key(s)] = self._widget_value(s, parsed.value)
+                if parsed.note:
+                    self.notes.append(f"In the link: {parsed.note}")
+            unknown = sorted(k for k in params.keys() if k not in self.settings)
+            if unknown and not reset:
+                shown = ", ".join(repr(k[:30]) for k in unknown[:5]) + (" …" if len(unknown) > 5 else "")
+                self.notes.append(f"Ignored unknown link setting(s): {shown}.")
+        # Streamlit forgets the value of a widget that was not drawn in a run (one in a closed
+        # tab) unless the value was last set through session_state: set each one again.
+        for s in settings:
+            st.session_state[self.key(s)] = st.session_state[self.key(s)]
+        for note in self.notes:
+            st.warning(note, icon=":material/link_off:")
+
+    # keys and values -------------------------------------------------------------------------
+
+    @property
+    def _reset_key(self) -> str:
+        return f"{self.name}._reset"
+
+    def key(self, setting: Setting) -> str:
+        return f"{self.name}.{setting.name}"
+
+    @staticmethod
+    def _widget_value(setting: Setting, value: Any) -> Any:
+        # list settings are edited as text ("6-9", "0,2,4"), the syntax of the link
+        return setting.format(value) if isinstance(setting, IntListSetting) else value
+
+    def value(self, setting: Setting) -> Any:
+        return st.session_state[self.key(setting)]
+
+    def is_default(self) -> bool:
+        return not self._wanted_params()
+
+    def narrow(self, setting: IntListSetting, maximum: int) -> IntListSetting:
+        """Narrow a list setting to values ``<= maximum`` (after another control changed),
+        keeping what still fits and noting what was dropped."""
+        narrowed = setting.within(maximum)
+        self.settings[setting.name] = narrowed
+        key = self.key(setting)
+        text = st.session_state.get(key, "")
+        current = setting.parse(text).value if text.strip() else ()
+        fit = [v for v in current if v <= maximum]
+        if len(fit) != len(current):
+            st.info(f"{setting.label}: dropped {', '.join(str(v) for v in current if v > maximum)} "
+                    f"(only 0 to {maximum} exist now).")
+            st.session_state[key] = setting.format(fit or narrowed.default)
+        return narrowed
+
+    def clamp(self, setting: Setting, maximum: int) -> None:
+        """Bring an integer setting back to ``<= maximum`` after another control lowered the
+        bound, with a note."""
+        key = self.key(setting)
+        if st.session_state.get(key, 0) > maximum:
+            st.info(f"{setting.label}: {st.session_state[key]} no longer exists; showing {maximum}.")
+            st.session_state[key] = maximum
+
+    def replace(self, setting: Setting, value: Any, note: str) -> None:
+        """Put ``value`` in place of the current one before its widget is drawn, saying why."""
+        st.session_state[self.key(setting)] = value
+        st.warning(note, icon=":material/info:")
+
+    # widgets bound to settings -----------------------------------------------------------------
+
+    def slider(self, setting: IntSetting | FloatSetting, *, step: int | float | None = None,
+               maximum: int | float | None = None, **kwargs) -> Any:
+        """A slider over the setting's range (up to ``maximum`` when another setting lowers it)."""
+        top = setting.maximum if maximum is None else maximum
+        return st.slider(setting.label, setting.minimum, top, step=step, key=self.key(setting),
+                         persist_state=PERSIST, **kwargs)
+
+    def number(self, setting: IntSetting | FloatSetting, *, step: int | float | None = None,
+               maximum: int | float | None = None, **kwargs) -> Any:
+        """A number box over the setting's range (up to ``maximum`` when another setting lowers it)."""
+        top = setting.maximum if maximum is None else maximum
+        return st.number_input(setting.label, setting.minimum, top, step=step, key=self.key(setting),
+                               persist_state=PERSIST, **kwargs)
+
+    def radio(self, setting: ChoiceSetting, *, horizontal: bool = True, **kwargs) -> str:
+        return st.radio(setting.label, setting.options, key=self.key(setting), horizontal=horizontal,
+                        persist_state=PERSIST, **kwargs)
+
+    def select(self, setting: ChoiceSetting | IntSetting, options: Sequence | None = None, **kwargs) -> Any:
+        """A drop-down over the setting's options (or ``options``, for an integer setting)."""
+        choices = list(options if options is not None else setting.options)
+        return st.selectbox(setting.label, choices, key=self.key(setting), persist_state=PERSIST, **kwargs)
+
+    def select_slider(self, setting: ChoiceSetting, **kwargs) -> str:
+        return st.select_slider(setting.label, setting.options, key=self.key(setting), persist_state=PERSIST,
+                                **kwargs)
+
+    def toggle(self, setting: BoolSetting, **kwargs) -> bool:
+        return st.toggle(setting.label, key=self.key(setting), persist_state=PERSIST, **kwargs)
+
+    def text(self, setting: TextSetting, **kwargs) -> str:
+        return st.text_input(setting.label, key=self.key(setting), max_chars=setting.max_chars,
+                             persist_state=PERSIST, **kwargs)
+
+    def int_list(self, setting: IntListSetting, **kwargs) -> list[int]:
+        """A text field for a list setting; returns the values (empty when the field is empty).
+        Text that does not parse is reported and the setting's default is used."""
+        text = st.text_input(setting.label, key=self.key(setting), persist_state=PERSIST, **kwargs)
+        if not text.strip():
+            return []
+        parsed = self.settings[setting.name].parse(text)
+        if parsed.note:
+            st.warning(parsed.note, icon=":material/warning:")
+        return list(parsed.value)
+
+    def tabs(self, setting: ChoiceSetting, sections: Sequence[Callable[[], None]]) -> None:
+        """One tab per option of ``setting``, the open one remembered in the link; only the open
+        tab's section runs, so a change redraws one section, not all of them."""
+        tabs = st.tabs(setting.options, key=self.key(setting), on_change="rerun")
+        for tab, section in zip(tabs, sections):
+            if tab.open:
+                with tab:
+                    section()
+
+    def reset_button(self) -> None:
+        """Back to the defaults: every setting of the page, and the link."""
+        st.button("Reset to defaults", icon=":material/restart_alt:", key=f"{self.name}._reset_button",
+                  disabled=self.is_default(), on_click=st.session_state.__setitem__, args=(self._reset_key, True),
+                  help="Every setting on this page back to its default value.")
+
+    # the link --------------------------------------------------------------------------------------
+
+    def _wanted_params(self) -> dict[str, str]:
+        wanted: dict[str, str] = {}
+        for name, s in self.settings.items():
+            value = self.value(s)
+            if isinstance(s, IntListSetting):
+                value = s.parse(value).value if value.strip() else s.default
+            if value != s.default:
+                wanted[name] = s.format(value)
+        return wanted
+
+    def write_url(self) -> None:
+        """Put the non-default settings into the address bar (only when they changed)."""
+        wanted = self._wanted_params()
+        current = {k: st.query_params.get(k) for k in st.query_params.keys()}
+        if current != wanted:
+            st.query_params.from_dict(wanted)
+
+
+@contextmanager
+def lab_page(name: str, title: str, intro: str, settings: Sequence[Setting]) -> Iterator[Page]:
+    """Run a lab page: see the module docstring. ``name`` prefixes the widget keys."""
+    require_shell()
+    st.title(title)
+    if intro:
+        st.markdown(intro)
+    page = Page(name, settings)
+    try:
+        yield page
+    except ValueError as err:  # pekit refuses a combination of settings
+        show_error(err)
+    finally:
+        page.write_url()

@@ -1,0 +1,64 @@
+"""Once per server process: make every rerun cheaper, and make sure pages run inside the shell.
+
+Kept beside the pages (pekit never imports streamlit).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+
+import streamlit as st
+
+import pekit
+
+_PREPARED = False
+
+
+def prepare_server() -> None:
+    """Once per server process:
+
+    - Sessions run side by side in one process; one torch thread each keeps them from
+      fighting over the cores (hosted apps get one or two). ``PEKIT_THREADS`` overrides,
+      within the number of cores.
+    - Altair's debug mode (on by default) validates every schema object against the
+      Vega-Lite JSON schema as it is created; the charts are validated by the tests, so pages
+      need not pay for it again (about a quarter of the time spent building a chart).
+    - Everything alive after the imports (torch, pandas, altair, streamlit and pekit: about
+      250 000 objects, none of them ever garbage) goes out of the cyclic garbage collector's
+      sight. Each full collection would otherwise walk them all (about 100 ms on a 2-core
+      CPU, holding the GIL while every session waits). Objects made later are collected as
+      usual.
+    """
+    global _PREPARED
+    if _PREPARED:
+        return
+    import altair as alt
+
+    import pekit.charts  # noqa: F401  (pulls in altair and pandas before freezing)
+
+    wanted = os.environ.get("PEKIT_THREADS", "1").strip()
+    threads = int(wanted) if wanted.isdigit() and int(wanted) > 0 else 1
+    pekit.limit_threads(min(threads, os.cpu_count() or 1))
+    alt.utils.schemapi.disable_debug_mode()
+    gc.freeze()
+    _PREPARED = True
+
+
+def require_shell() -> None:
+    """Make sure the page runs inside ``streamlit_app.py`` (navigation, sidebar, config).
+
+    Until the entry point has called ``st.navigation`` once in a server process, Streamlit
+    treats a folder named ``pages/`` the legacy way and serves a deep link such as
+    ``/encoding_heatmap`` by running the page file on its own. A freshly started server (a
+    hosted app waking up for a workshop link) would then show a bare page with a wrong
+    sidebar. Each page calls this first: in that mode it switches the legacy handling off
+    and reruns, and the rerun goes through the entry point to the same page.
+    """
+    try:  # an internal of Streamlit 1.67; if a later version drops it, there is nothing to undo
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:
+        return
+    if getattr(PagesManager, "uses_pages_directory", None):
+        PagesManager.uses_pages_directory = False
+        st.rerun()

@@ -1,0 +1,51 @@
+"""Altair chart builders: tensors and results in, a chart and a description of what it drew out.
+
+A builder takes a matrix or a pekit result and returns :class:`Drawn`: the ``alt`` chart and a
+:class:`Drawing` (cells or pixels, exact values or block means, lines or bands), so a page can
+say what the picture shows without knowing the builder's thresholds. Builders never call
+streamlit; whether and where a chart is shown is the page's business. Each builder first turns
+its input into a small long-form table (one row per mark), so what reaches the browser is
+bounded by the builder, never by the raw tensor. This subpackage needs altair and pandas
+(``pip install pekit[charts]``); the rest of pekit does not.
+"""
+
+from ._common import AXIS_FONT, SERIES_COLORS, Drawing, Drawn, to_spec
+from ._png import PALETTES
+from .circles import rotation_circle
+from .export import MAX_CSV_CELLS, matrix_csv
+from .lines import (
+    MAX_CURVE_POINTS,
+    MAX_LINE_POINTS,
+    column_curves,
+    frequency_chart,
+    layout_comparison_chart,
+    line_chart,
+    offset_similarity_chart,
+)
+from .matrices import MAX_PIXELS, MAX_RECT_MARKS, MAX_TOKEN_RECTS, drawing_blocks, heatmap, heatmap_frame, token_heatmap
+
+__all__ = [
+    "AXIS_FONT",
+    "SERIES_COLORS",
+    "PALETTES",
+    "Drawing",
+    "Drawn",
+    "to_spec",
+    "MAX_RECT_MARKS",
+    "MAX_PIXELS",
+    "MAX_TOKEN_RECTS",
+    "MAX_CURVE_POINTS",
+    "MAX_LINE_POINTS",
+    "MAX_CSV_CELLS",
+    "drawing_blocks",
+    "heatmap_frame",
+    "heatmap",
+    "token_heatmap",
+    "column_curves",
+    "offset_similarity_chart",
+    "line_chart",
+    "frequency_chart",
+    "layout_comparison_chart",
+    "rotation_circle",
+    "matrix_csv",
+]

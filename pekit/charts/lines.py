@@ -1,0 +1,244 @@
+"""Lines over an axis: encoding columns over positions, similarity against offset, wavelengths,
+costs and timings.
+
+Long series are never thinned by skipping points (that would alias a fast oscillation into a
+slow one): beyond a point budget each series is cut into runs of consecutive points and drawn
+as the band from each run's smallest to its largest value; the returned
+:class:`~pekit.charts.Drawing` says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+import pandas as pd
+import torch
+from torch import Tensor
+
+from ..reduce import block_summary
+from ..similarity import OffsetSimilarity
+from ._common import SERIES_COLORS, Drawing, Drawn, texts, tip
+
+__all__ = ["MAX_CURVE_POINTS", "MAX_LINE_POINTS", "column_curves", "offset_similarity_chart", "line_chart",
+           "frequency_chart", "layout_comparison_chart"]
+
+MAX_CURVE_POINTS = 960  # points over all columns; beyond, curves are drawn as per-bucket ranges
+
+
+def column_curves(
+    values: Tensor, columns: Sequence[int], *, start: int = 0, height: int = 260, max_points: int = MAX_CURVE_POINTS
+) -> Drawn:
+    """Columns of an encoding over positions ``start + i`` (the book's figure of columns 6-9).
+    ``values``: ``(positions, len(columns))``, column ``k`` holding encoding column ``columns[k]``
+    (e.g. from ``pekit.sinusoidal_columns`` or ``P[:, columns]``).
+
+    Up to ``max_points`` values in all (positions x columns) every value is a point on a
+    line. Beyond that, positions are split into equal buckets (at most
+    ``max_points / len(columns)``) and each column is drawn as the band
+    from its smallest to its largest value inside each bucket: a fast column fills its band,
+    a slow one stays a thin line, and no oscillation is hidden by skipping positions.
+    """
+    columns = list(columns)
+    if not isinstance(values, Tensor) or values.dim() != 2 or values.shape[1] != len(columns):
+        raise ValueError(f"values of shape {tuple(values.shape)} must have one column per entry of columns")
+    sub = values.detach().float().cpu()  # (positions, len(columns))
+    n = sub.shape[0]
+    names = [f"Col {c}" for c in columns]
+    color = alt.Color("column", type="nominal", title="Column", sort=names, scale=alt.Scale(range=SERIES_COLORS))
+    x = alt.X("position", type="quantitative", title="Row (position)")
+    y_scale = alt.Scale(domain=[-1, 1])
+    per_column = max(1, max_points // max(len(columns), 1))
+    if n <= per_column:
+        frame = pd.DataFrame(
+            {
+                "position": torch.arange(start, start + n).repeat(len(columns)).numpy(),
+                "column": [name for name in names for _ in range(n)],
+                "value": sub.T.double().flatten().numpy(),
+            }
+        )
+        frame["value text"] = texts(frame["value"])
+        chart = (
+            alt.Chart(frame)
+            .mark_line(point=n <= 64)
+            .encode(
+                x=x,
+                y=alt.Y("value", type="quantitative", title="P[position, column]", scale=y_scale),
+                color=color,
+                tooltip=[tip("column"), alt.Tooltip("position", type="quantitative"), tip("value text", "value")],
+            )
+            .properties(height=height)
+        )
+        return Drawn(chart, Drawing("lines", (n, len(columns)), (n, len(columns)), (1, 1), hover=True))
+    summary = block_summary(sub, per_column, len(columns))  # rows bucketed, columns kept apart
+    edges = summary.row_edges
+    buckets = summary.mean.shape[0]
+    frame = pd.DataFrame(
+        {
+            "position": (start + (edges[:-1] + edges[1:] - 1) / 2).double().repeat(len(columns)).numpy(),
+            "first": (start + edges[:-1]).repeat(len(columns)).numpy(),
+            "last": (start + edges[1:] - 1).repeat(len(columns)).numpy(),
+            "column": [name for name in names for _ in range(buckets)],
+            "min": summary.minimum.T.double().flatten().numpy(),
+            "max": summary.maximum.T.double().flatten().numpy(),
+        }
+    )
+    frame["positions"] = [f"{a}–{b}" for a, b in zip(frame["first"], frame["last"])]
+    frame["range"] = [f"{a:.6f} to {b:.6f}" for a, b in zip(frame["min"], frame["max"])]
+    chart = (
+        alt.Chart(frame)
+        .mark_area(opacity=0.55, strokeWidth=1)
+        .encode(
+            x=x,
+            y=alt.Y("min", type="quantitative", title="P[position, column] (range per bucket)", scale=y_scale),
+            y2=alt.Y2("max"),
+            color=color,
+            stroke=alt.Stroke("column", type="nominal", sort=names, legend=None, scale=alt.Scale(range=SERIES_COLORS)),
+            tooltip=[tip("column"), tip("positions"), tip("range")],
+        )
+        .properties(height=height)
+    )
+    return Drawn(chart, Drawing("bands", (n, len(columns)), (buckets, len(columns)), summary.block_shape, hover=True))
+
+
+def offset_similarity_chart(sim: OffsetSimilarity, *, height: int = 260) -> Drawn:
+    """Mean of ``P[i]·P[i+δ]`` over the measured starts against ``δ``, with the band from the
+    smallest to the largest value seen (a flat band means the offset alone decides)."""
+    frame = pd.DataFrame(
+        {
+            "offset": sim.offsets.numpy(),
+            "mean": sim.mean.double().numpy(),
+            "min": sim.minimum.double().numpy(),
+            "max": sim.maximum.double().numpy(),
+            "starts": sim.count.numpy(),
+        }
+    )
+    frame["mean text"] = texts(frame["mean"])
+    frame["range"] = [f"{a:.6f} to {b:.6f}" for a, b in zip(frame["min"], frame["max"])]
+    base = alt.Chart(frame).encode(x=alt.X("offset", type="quantitative", title="Offset δ (positions)"))
+    band = base.mark_area(opacity=0.3).encode(y=alt.Y("min", type="quantitative", title="P[i] · P[i+δ]"), y2=alt.Y2("max"))
+    line = base.mark_line().encode(
+        y=alt.Y("mean", type="quantitative"),
+        tooltip=[alt.Tooltip("offset", type="quantitative"), tip("mean text", "mean"), tip("range"),
+                 alt.Tooltip("starts", type="quantitative", title="starts measured")],
+    )
+    count = len(frame)
+    return Drawn((band + line).properties(height=height), Drawing("lines", (count, 1), (count, 1), (1, 1), hover=True))
+
+
+MAX_LINE_POINTS = 600  # points over all series of a line chart; beyond, series become range bands
+
+
+def line_chart(
+    frame: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    series: str | None = None,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    series_title: str | None = None,
+    log_y: bool = False,
+    log_x: bool = False,
+    step: bool = False,
+    points: bool = False,
+    y_domain: Sequence[float] | None = None,
+    height: int = 260,
+    max_points: int = MAX_LINE_POINTS,
+    marks: dict[str, float] | None = None,
+) -> Drawn:
+    """Lines of ``y`` against ``x`` from a long-form frame, one per value of ``series``;
+    ``step`` draws square waves (values held until the next x), ``log_y`` a log axis.
+
+    With more than ``max_points`` rows in all, each series is cut into equal runs of
+    consecutive rows (in x order) and drawn as the band from the run's smallest to largest
+    ``y``: nothing is skipped, and a flat series still reads as a line. ``marks`` draws a
+    labelled vertical rule at each given x (e.g. crossover points).
+    """
+    chart, drawing = _lines(frame, x=x, y=y, series=series, x_title=x_title, y_title=y_title, series_title=series_title,
+                   log_y=log_y, log_x=log_x, step=step, points=points, y_domain=y_domain, height=height,
+                   max_points=max_points)
+    if not marks:
+        return Drawn(chart, drawing)
+    rules = pd.DataFrame({x: list(marks.values()), "mark": list(marks.keys())})
+    x_scale = alt.Scale(type="log") if log_x else alt.Scale()
+    rule = alt.Chart(rules).mark_rule(strokeDash=[4, 3], color="#76706f").encode(
+        x=alt.X(x, type="quantitative", scale=x_scale), tooltip=[tip("mark")])
+    text = alt.Chart(rules).mark_text(align="left", dx=4, dy=8, baseline="top", color="#76706f").encode(
+        x=alt.X(x, type="quantitative", scale=x_scale), y=alt.value(0), text=alt.Text("mark", type="nominal"))
+    return Drawn(alt.layer(chart, rule, text), drawing)
+
+
+def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, log_x, step, points, y_domain,
+           height, max_points):
+    names = list(dict.fromkeys(frame[series])) if series else [None]
+    scale = alt.Scale(type="log") if log_y else alt.Scale(domain=list(y_domain)) if y_domain else alt.Scale()
+    x_enc = alt.X(x, type="quantitative", title=x_title or x, scale=alt.Scale(type="log") if log_x else alt.Scale())
+    color = (
+        {"color": alt.Color(series, type="nominal", title=series_title or series, sort=names,
+                            scale=alt.Scale(range=SERIES_COLORS),
+                            legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400))}
+        if series else {}
+    )
+    if len(frame) <= max_points:
+        frame = frame.copy()
+        frame["y text"] = texts(frame[y], ".6g")
+        tooltip = ([tip(series, series_title or series)] if series else []) + [
+            alt.Tooltip(x, type="quantitative", title=x_title or x), tip("y text", y_title or y)]
+        mark = alt.Chart(frame).mark_line(point=points, interpolate="step-after" if step else "linear")
+        chart = mark.encode(x=x_enc, y=alt.Y(y, type="quantitative", title=y_title or y, scale=scale),
+                            tooltip=tooltip, **color).properties(height=height)
+        rows = len(frame) // len(names)
+        return chart, Drawing("lines", (rows, len(names)), (rows, len(names)), (1, 1), hover=True)
+    per_series = max(1, max_points // len(names))
+    parts, run = [], 1
+    for name in names:
+        part = frame[frame[series] == name] if series else frame
+        part = part.sort_values(x)
+        values = torch.tensor(part[[x, y]].to_numpy(dtype="float64"))  # (rows, 2)
+        summary = block_summary(values, per_series, 2)
+        run = max(run, summary.block_shape[0])
+        parts.append(pd.DataFrame({
+            x: summary.mean[:, 0].numpy(),
+            "first": values[summary.row_edges[:-1], 0].numpy(),
+            "last": values[summary.row_edges[1:] - 1, 0].numpy(),
+            "low": summary.minimum[:, 1].numpy(),
+            "high": summary.maximum[:, 1].numpy(),
+            **({series: name} if series else {}),
+        }))
+    bands = pd.concat(parts, ignore_index=True)
+    bands["range"] = [f"{a:.6g} to {b:.6g}" for a, b in zip(bands["low"], bands["high"])]
+    bands["span"] = [f"{a:g} to {b:g}" for a, b in zip(bands["first"], bands["last"])]
+    tooltip = ([tip(series, series_title or series)] if series else []) + [tip("span", x_title or x),
+                                                                            tip("range", y_title or y)]
+    stroke = ({"stroke": alt.Stroke(series, type="nominal", sort=names, legend=None,
+                                    scale=alt.Scale(range=SERIES_COLORS))} if series else {})
+    chart = (
+        alt.Chart(bands)
+        .mark_area(opacity=0.5, strokeWidth=1)
+        .encode(x=x_enc, y=alt.Y("low", type="quantitative", title=f"{y_title or y} (range per run)", scale=scale),
+                y2=alt.Y2("high"), tooltip=tooltip, **color, **stroke)
+        .properties(height=height)
+    )
+    rows = len(frame) // len(names)
+    return chart, Drawing("bands", (rows, len(names)), (len(bands) // len(names), len(names)), (run, 1), hover=True)
+
+
+def frequency_chart(frame: pd.DataFrame, *, y: str = "wavelength", height: int = 260) -> Drawn:
+    """Per-pair wavelength (or frequency) on a log scale; ``frame`` is long-form with columns
+    ``pair``, ``layout`` and ``y``."""
+    title = {"wavelength": "Wavelength 2π/ω (positions)", "omega": "Frequency ω (radians per position)"}.get(y, y)
+    return line_chart(frame, x="pair", y=y, series="layout", x_title="Pair index j", y_title=title,
+                      series_title="Layout", log_y=True, points=True, height=height)
+
+
+def layout_comparison_chart(table: pd.DataFrame, *, height: int = 260) -> Drawn:
+    """Wavelengths of both layouts per pair, from ``pekit.compare_layouts``'s table."""
+    long = pd.concat(
+        [pd.DataFrame({"pair": table["pair"], "layout": layout, "wavelength": table[f"wavelength_{layout}"],
+                       "omega": table[f"omega_{layout}"]}) for layout in ("interleaved", "tensor2tensor")],
+        ignore_index=True,
+    )
+    return frequency_chart(long, height=height)
+
+

@@ -1,0 +1,316 @@
+"""Matrices as pictures: the encoding table, similarity matrices, attention weights.
+
+Up to a few thousand cells a matrix is one rectangle per cell with its value on hover. Beyond
+that a browser slows down (Streamlit draws Vega charts as SVG, one element per mark) and would
+alias the picture anyway, so the matrix becomes one image, one pixel per cell or per block
+mean (:func:`pekit.reduce.block_summary`), inside the same axes; the returned
+:class:`~pekit.charts.Drawing` says which.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import altair as alt
+import pandas as pd
+import torch
+from torch import Tensor
+
+from ..reduce import BlockSummary, block_summary
+from ._common import Drawing, Drawn, data_domain, legend_layer, texts, tip
+from ._png import PALETTES, check_palette, colorize, png_data_url
+
+__all__ = ["MAX_RECT_MARKS", "MAX_PIXELS", "MAX_TOKEN_RECTS", "drawing_blocks", "heatmap_frame", "heatmap",
+           "token_heatmap"]
+
+MAX_PIXELS = (320, 320)  # at most this many blocks (image pixels) down and across
+
+
+def drawing_blocks(rows: int, cols: int, *, max_marks: int, max_pixels: tuple[int, int] = MAX_PIXELS) -> tuple[int, int]:
+    """How many row and column blocks to draw a ``rows x cols`` matrix with: every cell when
+    it has at most ``max_marks`` cells (one chart mark each), else at most ``max_pixels``
+    blocks (one image pixel each)."""
+    if rows * cols <= max_marks:
+        return rows, cols
+    return min(rows, max_pixels[0]), min(cols, max_pixels[1])
+
+
+def _span(lo: int, hi: int) -> str:
+    return str(lo) if hi - lo == 1 else f"{lo}–{hi - 1}"
+
+
+def heatmap_frame(summary: BlockSummary, *, row_offset: int = 0, col_offset: int = 0) -> pd.DataFrame:
+    """One row per block: its extent (``row0, row1, col0, col1``, half-open), labels, the mean
+    and, when known, the block's minimum and maximum. Offsets shift the row/column numbers
+    (e.g. to label rows by position when the table starts at 1)."""
+    R, C = summary.mean.shape
+    re = summary.row_edges.tolist()
+    ce = summary.col_edges.tolist()
+    row0 = torch.tensor(re[:-1]).repeat_interleave(C)
+    col0 = torch.tensor(ce[:-1]).repeat(R)
+    row1 = torch.tensor(re[1:]).repeat_interleave(C)
+    col1 = torch.tensor(ce[1:]).repeat(R)
+    frame = pd.DataFrame(
+        {
+            "row0": (row0 + row_offset).numpy(),
+            "row1": (row1 + row_offset).numpy(),
+            "col0": (col0 + col_offset).numpy(),
+            "col1": (col1 + col_offset).numpy(),
+            "value": summary.mean.detach().double().cpu().flatten().numpy(),
+        }
+    )
+    row_labels = [_span(a + row_offset, b + row_offset) for a, b in zip(re[:-1], re[1:])]
+    col_labels = [_span(a + col_offset, b + col_offset) for a, b in zip(ce[:-1], ce[1:])]
+    frame["rows"] = [row_labels[r] for r in range(R) for _ in range(C)]
+    frame["cols"] = [col_labels[c] for _ in range(R) for c in range(C)]
+    if summary.minimum is not None and not summary.exact:
+        frame["min"] = summary.minimum.detach().double().cpu().flatten().numpy()
+        frame["max"] = summary.maximum.detach().double().cpu().flatten().numpy()
+    return frame
+
+
+MAX_RECT_MARKS = 2048  # above this many cells a heatmap is drawn as an image
+
+
+def index_ticks(offset: int, count: int, *, max_ticks: int = 12) -> list[float]:
+    """Tick positions at the centres of cells ``offset .. offset + count - 1`` (cell i spans
+    ``[i, i + 1)``), every 1, 2, 5, 10, 20, 50, ... cells, so each tick labels the row or
+    column it sits on."""
+    step = 1
+    while count / step > max_ticks:
+        for factor in (2, 5 / 2, 2):
+            step = int(step * factor)
+            if count / step <= max_ticks:
+                break
+    first = -(-offset // step) * step
+    return [i + 0.5 for i in range(first, offset + count, step)]
+
+
+def index_axis(offset: int, count: int, **kwargs) -> alt.Axis:
+    """An axis over cells ``offset ..`` whose ticks sit on cell centres, labelled by index."""
+    return alt.Axis(values=index_ticks(offset, count), labelExpr="format(floor(datum.value), 'd')", **kwargs)
+
+
+def heatmap(
+    data: Tensor | BlockSummary,
+    *,
+    x_title: str,
+    y_title: str,
+    value_title: str = "value",
+    palette: str = "diverging",
+    domain: Sequence[float] | str | None = (-1.0, 1.0),
+    row_offset: int = 0,
+    col_offset: int = 0,
+    height: int = 360,
+    max_marks: int = MAX_RECT_MARKS,
+    max_pixels: tuple[int, int] = MAX_PIXELS,
+) -> Drawn:
+    """A matrix, rows downwards (as the book draws ``P``), columns across, axes in real rows
+    and columns whatever the reduction; ``data`` is the matrix ``(rows, cols)`` or a block
+    summary of it (e.g. :func:`pekit.similarity.gram_block_means`).
+
+    Up to ``max_marks`` cells: one rectangle per cell, with the exact value on hover. Beyond
+    that: one image pixel per cell or per block mean (at most ``max_pixels`` blocks),
+    colour-mapped with the same stops as the legend and drawn without smoothing, so a browser
+    neither slows down nor blurs or aliases it. ``domain=None`` colours the data's own range,
+    ``domain="symmetric"`` the range ``-m .. m`` with ``m`` the largest absolute value (white at 0
+    in the diverging palette).
+    """
+    check_palette(palette)
+    if isinstance(data, Tensor):
+        if data.dim() != 2 or data.numel() == 0:
+            raise ValueError(f"data must be a non-empty matrix; got shape {tuple(data.shape)}")
+        summary = block_summary(data, *drawing_blocks(*data.shape, max_marks=max_marks, max_pixels=max_pixels),
+                                extremes=False)
+    elif isinstance(data, BlockSummary):
+        summary = data
+    else:
+        raise ValueError(f"data must be a tensor or a BlockSummary; got a {type(data).__name__}")
+    values = summary.mean.detach().double().cpu()
+    if domain is None:
+        domain = data_domain(values)
+    elif isinstance(domain, str):
+        if domain != "symmetric":
+            raise ValueError(f"domain={domain!r} must be two numbers, None or 'symmetric'")
+        lo, hi = data_domain(values)
+        bound = max(abs(lo), abs(hi), 1e-9)
+        domain = (-bound, bound)
+    stops = list(PALETTES[palette])
+    label = value_title if summary.exact else f"mean {value_title}"
+    scale = alt.Scale(domain=list(domain), range=stops, interpolate="rgb")
+    n_rows, n_cols = int(summary.row_edges[-1]), int(summary.col_edges[-1])
+    marks = values.numel() <= max_marks
+    drawing = Drawing("marks" if marks else "image", (n_rows, n_cols), tuple(values.shape), summary.block_shape,
+                      hover=marks and summary.exact)
+    x_scale = alt.Scale(domain=[col_offset, col_offset + n_cols], nice=False, zero=False)
+    y_scale = alt.Scale(domain=[row_offset, row_offset + n_rows], nice=False, zero=False, reverse=True)
+    x_axis, y_axis = index_axis(col_offset, n_cols, grid=False), index_axis(row_offset, n_rows, grid=False)
+    if marks:
+        frame = heatmap_frame(summary, row_offset=row_offset, col_offset=col_offset)
+        frame["value text"] = texts(frame["value"])
+        tooltip = [tip("rows", y_title), tip("cols", x_title), tip("value text", label)]
+        chart = (
+            alt.Chart(frame)
+            .mark_rect()
+            .encode(
+                x=alt.X("col0", type="quantitative", title=x_title, scale=x_scale, axis=x_axis),
+                x2=alt.X2("col1"),
+                y=alt.Y("row0", type="quantitative", title=y_title, scale=y_scale, axis=y_axis),
+                y2=alt.Y2("row1"),
+                color=alt.Color("value", type="quantitative", title=label, scale=scale),
+                tooltip=tooltip,
+            )
+            .properties(height=height)
+        )
+        return Drawn(chart, drawing)
+    url = png_data_url(colorize(values, vmin=domain[0], vmax=domain[1], palette=palette))
+    image = pd.DataFrame({"url": [url], "x": [col_offset], "x2": [col_offset + n_cols],
+                          "y": [row_offset], "y2": [row_offset + n_rows]})
+    picture = (
+        alt.Chart(image)
+        .mark_image(aspect=False, smooth=False)
+        .encode(x=alt.X("x", type="quantitative", title=x_title, scale=x_scale, axis=x_axis), x2=alt.X2("x2"),
+                y=alt.Y("y", type="quantitative", title=y_title, scale=y_scale, axis=y_axis), y2=alt.Y2("y2"),
+                url=alt.Url("url", type="nominal"))
+    )
+    legend = legend_layer(domain, scale, label, x=("x", col_offset), y=("y", row_offset))
+    return Drawn(alt.layer(picture, legend).properties(height=height), drawing)
+
+
+MAX_TOKEN_RECTS = 1024  # above this many cells (32 × 32 tokens) a token map is drawn as an image
+
+
+def token_heatmap(
+    M: Tensor,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    x_title: str = "key",
+    y_title: str = "query",
+    value_title: str = "weight",
+    palette: str = "sequential",
+    domain: Sequence[float] | None = (0.0, 1.0),
+    height: int | None = None,
+    max_marks: int = MAX_TOKEN_RECTS,
+) -> Drawn:
+    """A matrix over tokens (e.g. attention weights, ``(queries, keys)``), tokens as axis labels
+    (numbered, so repeated words stay apart) and values on hover. Entries that are ``-inf`` or
+    NaN (masked) read "masked" on hover.
+
+    Up to ``max_marks`` cells: one rectangle per cell with a tooltip; masked cells are left
+    blank. Beyond that (a 64-token sentence has 4096 cells): one image pixel per cell, masked
+    ones grey, and a line above the map that reads out the cell under the pointer. Browsers
+    draw Streamlit's charts as SVG, one element per mark, so the image keeps a long sentence
+    as quick to redraw as a short one.
+    """
+    check_palette(palette)
+    if not isinstance(M, Tensor) or M.dim() != 2:
+        raise ValueError(f"M must be a 2-D tensor; got {tuple(M.shape) if isinstance(M, Tensor) else type(M).__name__}")
+    values = M.detach().double().cpu()
+    rows, cols = values.shape
+    if len(row_labels) != rows or len(col_labels) != cols:
+        raise ValueError(f"row_labels and col_labels must match M's shape {tuple(values.shape)}; "
+                         f"got {len(row_labels)} and {len(col_labels)} labels")
+    ylab = [f"{i} {str(t)[:24]}" for i, t in enumerate(row_labels)]
+    xlab = [f"{j} {str(t)[:24]}" for j, t in enumerate(col_labels)]
+    flat = values.flatten()
+    finite = torch.isfinite(flat)
+    cell_texts = [format(float(v), ".6f") if ok else "masked" for v, ok in zip(flat.tolist(), finite.tolist())]
+    height = height or min(max(160, 18 * rows + 60), 640)
+    if rows * cols > max_marks:
+        chart = _token_image(values, ylab, xlab, cell_texts, x_title=x_title, y_title=y_title, value_title=value_title,
+                             palette=palette, domain=data_domain(values) if domain is None else domain, height=height)
+        return Drawn(chart, Drawing("image", (rows, cols), (rows, cols), (1, 1), hover=True))
+    frame = pd.DataFrame({
+        "query": [ylab[i] for i in range(rows) for _ in range(cols)],
+        "key": [xlab[j] for _ in range(rows) for j in range(cols)],
+        "value": torch.where(finite, flat, torch.full_like(flat, float("nan"))).numpy(),
+        "value text": cell_texts,
+    })
+    # domain None: the browser takes the range of the finite values, so two maps of one size
+    # differ only in their data (see to_spec)
+    scale = alt.Scale(range=list(PALETTES[palette]), interpolate="rgb", zero=False, nice=False,
+                      **({} if domain is None else {"domain": list(domain)}))
+    chart = (
+        alt.Chart(frame)
+        .mark_rect()
+        .encode(
+            # sort=None: the axes keep the order in which the frame lists the tokens (a list of
+            # labels would cost an expression per cell when the browser draws)
+            x=alt.X(field="key", type="ordinal", sort=None, title=x_title, axis=alt.Axis(labelAngle=-50, labelLimit=120)),
+            y=alt.Y(field="query", type="ordinal", sort=None, title=y_title, axis=alt.Axis(labelLimit=120)),
+            color=alt.Color(field="value", type="quantitative", title=value_title, scale=scale),
+            tooltip=[tip("query", y_title), tip("key", x_title), tip("value text", value_title)],
+        )
+        .properties(height=height)
+    )
+    return Drawn(chart, Drawing("marks", (rows, cols), (rows, cols), (1, 1), hover=True))
+
+
+# Names of the parameters the image form of token_heatmap carries to the browser.
+HOVER, ROW_NAMES, COL_NAMES, CELL_TEXTS = "hover", "row_names", "col_names", "cell_texts"
+
+
+def _token_image(values: Tensor, ylab: list[str], xlab: list[str], cell_texts: list[str], *, x_title: str,
+                 y_title: str, value_title: str, palette: str, domain: Sequence[float], height: int) -> alt.LayerChart:
+    """``token_heatmap`` as one image, with a read-out of the cell under the pointer.
+
+    The pointer is followed by an interval selection that restarts on every move, so it is
+    always one pixel wide: its pixel signals ``hover_x``/``hover_y`` hold the pointer's position,
+    which the read-out turns back into a cell with ``invert``. Labels and values travel as
+    parameters (data, never code), so any text a user typed stays text."""
+    rows, cols = values.shape
+    url = png_data_url(colorize(torch.where(torch.isfinite(values), values, torch.full_like(values, float("nan"))),
+                                vmin=domain[0], vmax=domain[1], palette=palette))
+    x_scale = alt.Scale(domain=[0, cols], nice=False, zero=False)
+    y_scale = alt.Scale(domain=[0, rows], nice=False, zero=False, reverse=True)
+    # one tick in the middle of every row and column; labels looked up by their number
+    x_axis = alt.Axis(values=alt.ExprRef(f"sequence(0.5, {cols})"), labelExpr=f"{COL_NAMES}[floor(datum.value)]",
+                      labelAngle=-90, labelLimit=120, labelFontSize=10, labelOverlap="greedy", grid=False, ticks=False)
+    y_axis = alt.Axis(values=alt.ExprRef(f"sequence(0.5, {rows})"), labelExpr=f"{ROW_NAMES}[floor(datum.value)]",
+                      labelLimit=120, labelFontSize=10, labelOverlap="greedy", grid=False, ticks=False)
+    hover = alt.selection_interval(name=HOVER, encodings=["x", "y"], on="[pointermove, pointerout] > pointermove",
+                                   clear="pointerout", translate=False, zoom=False,
+                                   mark=alt.BrushConfig(fillOpacity=0, strokeOpacity=0))
+    picture = (
+        alt.Chart(alt.InlineData(values=[{"url": url, "k0": 0, "k1": cols, "q0": 0, "q1": rows}]))
+        .mark_image(aspect=False, smooth=False, tooltip=None)
+        .encode(x=alt.X(field="k0", type="quantitative", title=x_title, scale=x_scale, axis=x_axis),
+                x2=alt.X2(field="k1"),
+                y=alt.Y(field="q0", type="quantitative", title=y_title, scale=y_scale, axis=y_axis),
+                y2=alt.Y2(field="q1"), url=alt.Url(field="url", type="nominal"))
+        .add_params(hover)
+    )
+    on = f"length({HOVER}_x) == 2 && length({HOVER}_y) == 2 && {HOVER}_x[1] + {HOVER}_y[1] > 0"
+    k = f"clamp(floor(invert('x', {HOVER}_x[1])), 0, {cols - 1})"
+    q = f"clamp(floor(invert('y', {HOVER}_y[1])), 0, {rows - 1})"
+    # the values as one string of fixed-width fields: a list of 4096 strings would cost Altair
+    # about 0.2 s to copy and convert, element by element
+    width = max(len(t) for t in cell_texts)
+    packed = "".join(t.ljust(width) for t in cell_texts)
+    cell = f"({q} * {cols} + {k})"
+    say = json.dumps  # a string literal in a Vega expression
+    readout = (f"{on} ? {say(y_title + ' ')} + {ROW_NAMES}[{q}] + {say('  →  ' + x_title + ' ')} + {COL_NAMES}[{k}] + "
+               f"{say(':  ' + value_title + ' ')} + trim(substring({CELL_TEXTS}, {cell} * {width}, {cell} * {width} + {width})) "
+               f": {say(f'Point at a cell to read its {value_title}.')}")
+    one = alt.InlineData(values=[{}])  # one mark, placed by expressions
+    line = (
+        alt.Chart(one)
+        .mark_text(align="left", baseline="bottom", dy=-6, fontSize=13, tooltip=None, text=alt.ExprRef(readout))
+        .encode(alt.XValue(0), alt.YValue(0))
+    )
+    outline = (
+        alt.Chart(one)
+        .mark_rect(filled=False, stroke="#111111", strokeWidth=1.5, tooltip=None,
+                   opacity=alt.ExprRef(f"{on} ? 1 : 0"))
+        .encode(alt.XValue(alt.ExprRef(f"scale('x', {k})")), alt.X2Value(alt.ExprRef(f"scale('x', {k} + 1)")),
+                alt.YValue(alt.ExprRef(f"scale('y', {q})")), alt.Y2Value(alt.ExprRef(f"scale('y', {q} + 1)")))
+    )
+    scale = alt.Scale(domain=list(domain), range=list(PALETTES[palette]), interpolate="rgb")
+    legend = legend_layer(domain, scale, value_title, x=("k0", 0), y=("q0", 0))
+    params = [alt.VariableParameter(name=ROW_NAMES, value=ylab), alt.VariableParameter(name=COL_NAMES, value=xlab),
+              alt.VariableParameter(name=CELL_TEXTS, value=packed)]
+    return alt.LayerChart(layer=[picture, outline, line, legend], params=params, height=height)
+
+
