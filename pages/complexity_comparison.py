@@ -1,11 +1,15 @@
 """Complexity comparison: CNN, RNN and self-attention, in theory and measured on this device."""
 
+import time
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 
 import pekit
 from pekit import charts, complexity
 from pages._display import show_chart
+from pages._jobs import DONE, FAILED, Job, follow, job_board
 from pages._page import lab_page
 from pages._settings import ChoiceSetting, IntSetting
 
@@ -17,7 +21,9 @@ POWERS = tuple(str(2**e) for e in range(4, 14))  # 16 .. 8192
 SWEEP_FROM = ChoiceSetting("from", "Sweep from n =", default="64", options=POWERS)
 SWEEP_TO = ChoiceSetting("to", "to n =", default="2048", options=POWERS)
 BUDGET_BYTES = 512 * 2**20  # attention weights of the largest n in a sweep
-MAX_MULTIPLY_ADDS = 400 * 10**9  # one pass of a whole sweep, so a click cannot tie the server up for minutes
+# one pass of a whole sweep: about five seconds on one core of a hosted app (the default sweep
+# is 9 G), so a click cannot tie the server up for minutes
+MAX_MULTIPLY_ADDS = 20 * 10**9
 
 
 def heads_for(d: int) -> int:
@@ -55,12 +61,14 @@ def path_view(path_n: int, k: int):
     return chart.spec(), field.shape[0] - 1
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def measured(ns: tuple[int, ...], d: int, k: int, device_name: str, _progress=None):
-    """One sweep per settings and device, shared by every session (a timing cannot be redone
-    identically, and fifty attendees need not each run it)."""
-    return complexity.measure_layers(list(ns), d, k, num_heads=heads_for(d), budget_bytes=BUDGET_BYTES,
-                                     max_multiply_adds=MAX_MULTIPLY_ADDS, progress=_progress)
+def measure(ns: tuple[int, ...], d: int, k: int) -> Callable[[Job], object]:
+    """The sweep as a job: runs in the job board's worker thread, reporting its progress."""
+
+    def work(job: Job):
+        return complexity.measure_layers(list(ns), d, k, num_heads=heads_for(d), budget_bytes=BUDGET_BYTES,
+                                         max_multiply_adds=MAX_MULTIPLY_ADDS, progress=job.report)
+
+    return work
 
 
 INTRO = (
@@ -136,23 +144,30 @@ with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SW
     heads = heads_for(d)
     st.caption(f"One forward pass of each layer on a (1, n, {d}) input, n = {', '.join(map(str, ns))}; "
                f"attention with {heads} heads; median of 3 timed runs after a warm-up, on **{device}**.")
-    key = (ns, d, k, device)
+    key = ("sweep", ns, d, k, device)
+    board = job_board()
     try:
         complexity.check_sweep(ns, d, heads, budget_bytes=BUDGET_BYTES, k=k, max_multiply_adds=MAX_MULTIPLY_ADDS)
     except ValueError as err:
         st.warning(f"This sweep is refused before anything is allocated: {err}.", icon=":material/block:")
+        job = None
     else:
-        # the click is recorded by a callback (it survives any rerun before this line is reached)
-        st.button("Measure", icon=":material/timer:", type="primary", on_click=st.session_state.__setitem__,
-                  args=("complexity.request", key))
-        if st.session_state.pop("complexity.request", None) == key:
-            bar = st.progress(0.0, text="warming up")
-            st.session_state["complexity.results"] = {
-                "key": key, "frame": measured(ns, d, k, device, _progress=lambda f, label: bar.progress(f, text=label))}
-            bar.empty()
-    results = st.session_state.get("complexity.results")
-    if results and results["key"] == key:
-        frame = results["frame"]
+        job = board.get(key)
+        again = job is not None and job.over
+        st.button("Measure again" if again else "Measure", icon=":material/timer:", type="secondary" if again else "primary",
+                  disabled=job is not None and not job.over,
+                  on_click=lambda: board.submit(key, "Measuring", measure(ns, d, k), again=again),
+                  help="Results are shared: everyone asking for these settings on this server sees the same run.")
+        job = board.get(key)
+    if job is not None and not job.over:
+        follow(key)
+    elif job is not None and job.state == FAILED:
+        st.error(f"The measurement failed: {job.error}", icon=":material/error:")
+    elif job is not None and job.state == DONE:
+        frame = job.result
+        st.caption(f"Measured at {time.strftime('%H:%M:%S', time.localtime(job.finished))} on {device} in "
+                   f"{job.seconds:.1f} s; shared by everyone on this server who asks for these settings. "
+                   "**Measure again** replaces it.")
         show_chart(charts.line_chart(frame, x="n", y="seconds", series="layer", x_title="n",
                                      y_title="seconds per forward pass", series_title="Layer",
                                      log_x=True, log_y=True, points=True).spec())
