@@ -222,11 +222,6 @@ def test_bad_arguments_raise_value_error_naming_them(call, name):
         call()
 
 
-def test_public_api_is_exported():
-    for name in pekit.__all__:
-        assert hasattr(pekit, name), name
-
-
 def test_frequency_table_columns():
     t = frequency_table(5)
     assert t["sin_column"].tolist() == [0, 2, 4] and t["cos_column"].tolist() == [1, 3, -1]
