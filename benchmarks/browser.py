@@ -55,7 +55,9 @@ def free_port() -> int:
 class AppServer:
     """``streamlit run streamlit_app.py`` on a free local port, for the length of a ``with``."""
 
-    def __init__(self, *, port: int | None = None, env: dict[str, str] | None = None, timeout: float = 90.0):
+    def __init__(self, *, port: int | None = None, env: dict[str, str] | None = None, timeout: float = 90.0,
+                 script: str = "streamlit_app.py"):
+        self.script = script
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, **(env or {})}
@@ -63,7 +65,7 @@ class AppServer:
         self.proc: subprocess.Popen | None = None
 
     def __enter__(self) -> AppServer:
-        cmd = [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port", str(self.port),
+        cmd = [sys.executable, "-m", "streamlit", "run", self.script, "--server.port", str(self.port),
                "--server.address", "127.0.0.1", "--server.headless", "true"]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)

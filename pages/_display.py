@@ -5,10 +5,15 @@ from __future__ import annotations
 import streamlit as st
 
 
-def show_chart(spec: dict, *, stretch: bool = True, caption: str | None = None) -> None:
-    """Draw a Vega-Lite spec made by ``pekit.charts`` (``Drawn.spec()``), across the column's
-    width or, for charts with their own proportions (a circle), at their own size."""
-    st.vega_lite_chart(spec=spec, width="stretch" if stretch else "content")
+def show_chart(spec: dict, *, caption: str | None = None) -> None:
+    """Draw a Vega-Lite spec made by ``pekit.charts`` (``Drawn.spec()``): across the column's
+    width, at a chart's own width where it has one (a circle), or at most as wide as it asks
+    (``usermeta.width``: a token map with square cells, narrower only where the column is)."""
+    if isinstance(spec.get("width"), (int, float)):
+        width = "content"
+    else:
+        width = int(spec.get("usermeta", {}).get("width") or 0) or "stretch"
+    st.vega_lite_chart(spec=spec, width=width)
     if caption:
         st.caption(caption)
 

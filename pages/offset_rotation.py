@@ -99,7 +99,7 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
     st.subheader(f"Pair {pair} on its circle")
     left, right = st.columns([3, 2])
     with left:
-        show_chart(circle(d, base, delta, pair, first, count), stretch=False)
+        show_chart(circle(d, base, delta, pair, first, count))
     with right:
         w = float(pekit.frequencies(d, base=base)[pair])
         turn = rotation.split_turns(float(rotation.rotation_angles(d, delta, base=base)[pair]))

@@ -40,7 +40,8 @@ def test_home_describes_and_links_every_page():
     assert "lab for positional encodings" in at.title[0].value
     links = [el.proto.page for el in at.get("page_link")]
     assert any("encoding_heatmap" in link for link in links)
-    assert at.sidebar.caption[0].value == f"Computing on **{pekit.describe_device()}**"
+    # the device this machine computes on (the thread count depends on what ran before)
+    assert at.sidebar.caption[0].value.startswith(f"Computing on **{pekit.describe_device().split(' (')[0]}")
 
 
 def test_heatmap_defaults_show_every_section():

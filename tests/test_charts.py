@@ -204,11 +204,11 @@ def test_line_chart_exact_then_banded():
     import pandas as pd
 
     small = pd.DataFrame({"x": range(10), "y": [float(i % 3) for i in range(10)], "s": ["a"] * 5 + ["b"] * 5})
-    assert spec_rows(charts.line_chart(small, x="x", y="y", series="s")) == 10
+    assert spec_rows(charts.line_chart(small, x="x", y="y", series="s", series_title="Series")) == 10
     n = 3000
     big = pd.DataFrame({"x": list(range(n)) * 2, "y": [float(i % 7) for i in range(n)] + [1.0] * n,
                         "s": ["comb"] * n + ["flat"] * n})
-    drawn = charts.line_chart(big, x="x", y="y", series="s", max_points=600)
+    drawn = charts.line_chart(big, x="x", y="y", series="s", series_title="Series", max_points=600)
     assert drawn.drawing.kind == "bands" and drawn.drawing.shape == (n, 2)
     (rows,) = drawn.chart.to_dict()["datasets"].values()
     assert len(rows) <= 600

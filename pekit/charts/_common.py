@@ -13,6 +13,13 @@ from torch import Tensor
 SERIES_COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
                  "#9c755f", "#bab0ac"]
 AXIS_FONT = 12  # px: axis labels and titles stay readable on a projector
+READABLE = {
+    "axis": {"labelFontSize": AXIS_FONT, "titleFontSize": AXIS_FONT + 1, "titleFontWeight": "normal"},
+    "legend": {"labelFontSize": AXIS_FONT, "titleFontSize": AXIS_FONT + 1, "titleFontWeight": "normal",
+               "titlePadding": 10},
+    "title": {"fontSize": AXIS_FONT + 3},
+    "text": {"fontSize": AXIS_FONT},
+}
 
 
 class Drawing(NamedTuple):
@@ -82,7 +89,7 @@ def data_domain(values: Tensor) -> tuple[float, float]:
 
 
 def legend_layer(domain: Sequence[float], scale: alt.Scale, title: str, *, x: tuple[str, float],
-                 y: tuple[str, float]) -> alt.Chart:
+                 y: tuple[str, float], legend: alt.Legend | None = None) -> alt.Chart:
     """An invisible layer that carries the colour legend of an image's palette (an image mark
     has no colour channel). ``x`` and ``y`` name the image's position fields and a value in
     their domains, so the layer shares the image's scales."""
@@ -90,7 +97,8 @@ def legend_layer(domain: Sequence[float], scale: alt.Scale, title: str, *, x: tu
         alt.Chart(alt.InlineData(values=[{"value": v, x[0]: x[1], y[0]: y[1]} for v in domain]))
         .mark_point(opacity=0, tooltip=None)
         .encode(x=alt.X(field=x[0], type="quantitative"), y=alt.Y(field=y[0], type="quantitative"),
-                color=alt.Color(field="value", type="quantitative", title=title, scale=scale))
+                color=alt.Color(field="value", type="quantitative", title=title, scale=scale,
+                                **({"legend": legend} if legend is not None else {})))
     )
 
 
@@ -106,6 +114,15 @@ def to_spec(chart: alt.TopLevelMixin) -> dict:
         chart = chart.chart
     with alt.data_transformers.enable("default", max_rows=None):
         spec = chart.to_dict(validate=False)
+    # The height a builder states is the plot area's: axes, titles and legends come on top of it
+    # (Streamlit would otherwise fit them all into that height, squeezing the plot), while the
+    # width follows the page's column; a chart with a width of its own keeps it too.
+    fixed = isinstance(spec.get("width"), (int, float))
+    spec.setdefault("autosize", {"type": "pad" if fixed else "fit-x", "contains": "padding"})
+    spec.setdefault("padding", {"left": 10, "top": 12, "right": 10, "bottom": 6})  # room for edge labels
+    config = spec.setdefault("config", {})
+    for part, style in READABLE.items():
+        config[part] = {**style, **config.get(part, {})}
     datasets, data = spec.get("datasets", {}), spec.get("data", {})
     if len(datasets) == 1 and set(data) == {"name"} and data["name"] in datasets:
         spec["data"] = {"values": datasets.pop(data["name"])}

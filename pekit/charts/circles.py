@@ -15,7 +15,7 @@ from ._common import Drawing, Drawn, tip
 __all__ = ["rotation_circle"]
 
 
-def rotation_circle(start: Tensor, end: Tensor, positions: Sequence[int], *, delta: int, height: int = 380) -> Drawn:
+def rotation_circle(start: Tensor, end: Tensor, positions: Sequence[int], *, delta: int, height: int = 280) -> Drawn:
     """One sine/cosine pair as points on the unit circle: ``start`` (``(count, 2)``) holds
     ``(sin, cos)`` at the given positions, ``end`` the same pair ``delta`` positions later; an
     arrow joins each point to where the shift takes it."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import math
+
 import altair as alt
 import pandas as pd
 import torch
@@ -46,7 +48,8 @@ def column_curves(
     n = sub.shape[0]
     names = [f"Col {c}" for c in columns]
     color = alt.Color("column", type="nominal", title="Column", sort=names, scale=alt.Scale(range=SERIES_COLORS))
-    x = alt.X("position", type="quantitative", title="Row (position)")
+    x = alt.X("position", type="quantitative", title="Row (position)", axis=alt.Axis(format="d", tickMinStep=1),
+              scale=alt.Scale(domain=[start, start + max(n - 1, 1)], nice=False, zero=False))
     y_scale = alt.Scale(domain=[-1, 1])
     per_column = max(1, max_points // max(len(columns), 1))
     if n <= per_column:
@@ -115,8 +118,12 @@ def offset_similarity_chart(sim: OffsetSimilarity, *, height: int = 260) -> Draw
     )
     frame["mean text"] = texts(frame["mean"])
     frame["range"] = [f"{a:.6f} to {b:.6f}" for a, b in zip(frame["min"], frame["max"])]
-    base = alt.Chart(frame).encode(x=alt.X("offset", type="quantitative", title="Offset δ (positions)"))
-    band = base.mark_area(opacity=0.3).encode(y=alt.Y("min", type="quantitative", title="P[i] · P[i+δ]"), y2=alt.Y2("max"))
+    last = int(frame["offset"].max()) if len(frame) else 0
+    base = alt.Chart(frame).encode(x=alt.X("offset", type="quantitative", title="Offset δ (positions)",
+                                           axis=alt.Axis(format="d", tickMinStep=1),
+                                           scale=alt.Scale(domain=[0, max(last, 1)], nice=False)))
+    band = base.mark_area(opacity=0.3).encode(y=alt.Y("min", type="quantitative", title="P[i] · P[i+δ]",
+                                                      scale=alt.Scale(zero=False)), y2=alt.Y2("max"))
     line = base.mark_line().encode(
         y=alt.Y("mean", type="quantitative"),
         tooltip=[alt.Tooltip("offset", type="quantitative"), tip("mean text", "mean"), tip("range"),
@@ -147,37 +154,85 @@ def line_chart(
     max_points: int = MAX_LINE_POINTS,
     marks: dict[str, float] | None = None,
 ) -> Drawn:
-    """Lines of ``y`` against ``x`` from a long-form frame, one per value of ``series``;
-    ``step`` draws square waves (values held until the next x), ``log_y`` a log axis.
+    """Lines of ``y`` against ``x`` from a long-form frame, one per value of ``series`` (which
+    then needs a ``series_title`` for its legend); ``step`` draws square waves (values held until
+    the next x), ``log_x``/``log_y`` log axes.
 
-    With more than ``max_points`` rows in all, each series is cut into equal runs of
-    consecutive rows (in x order) and drawn as the band from the run's smallest to largest
-    ``y``: nothing is skipped, and a flat series still reads as a line. ``marks`` draws a
-    labelled vertical rule at each given x (e.g. crossover points).
+    Axes follow the data: their domains run from the smallest to the largest value shown (a
+    log axis too), and an axis of whole numbers has whole-number ticks. With more than
+    ``max_points`` rows in all, each series is cut into equal runs of consecutive rows (in x
+    order) and drawn as the band from the run's smallest to largest ``y``: nothing is skipped,
+    and a flat series still reads as a line. ``marks`` draws a labelled vertical rule at each
+    given x (e.g. crossover points); marks outside the data's range are left out.
     """
+    if not isinstance(frame, pd.DataFrame) or not {x, y} <= set(frame.columns) or (series and series not in frame):
+        raise ValueError(f"frame must be a DataFrame with columns {x!r}, {y!r}" + (f" and {series!r}" if series else ""))
+    if series and not series_title:
+        raise ValueError(f"series_title must name the legend of the series {series!r}")
+    if len(frame) == 0:
+        raise ValueError("frame must have at least one row")
+    x_scale = _axis_scale(frame[x], log=log_x)
     chart, drawing = _lines(frame, x=x, y=y, series=series, x_title=x_title, y_title=y_title, series_title=series_title,
-                   log_y=log_y, log_x=log_x, step=step, points=points, y_domain=y_domain, height=height,
-                   max_points=max_points)
-    if not marks:
+                            log_y=log_y, x_scale=x_scale, step=step, points=points, y_domain=y_domain, height=height,
+                            max_points=max_points)
+    lo, hi = float(frame[x].min()), float(frame[x].max())
+    shown = {label: float(v) for label, v in (marks or {}).items() if lo <= float(v) <= hi}
+    if not shown:
         return Drawn(chart, drawing)
-    rules = pd.DataFrame({x: list(marks.values()), "mark": list(marks.keys())})
-    x_scale = alt.Scale(type="log") if log_x else alt.Scale()
-    rule = alt.Chart(rules).mark_rule(strokeDash=[4, 3], color="#76706f").encode(
-        x=alt.X(x, type="quantitative", scale=x_scale), tooltip=[tip("mark")])
-    text = alt.Chart(rules).mark_text(align="left", dx=4, dy=8, baseline="top", color="#76706f").encode(
-        x=alt.X(x, type="quantitative", scale=x_scale), y=alt.value(0), text=alt.Text("mark", type="nominal"))
-    return Drawn(alt.layer(chart, rule, text), drawing)
+    rules = pd.DataFrame({x: list(shown.values()), "mark": list(shown.keys())}).sort_values(x)
+    # where along the axis each mark falls: labels near the right edge hang to the left, and
+    # neighbouring labels go on rows of their own so they never overlap
+    span = (math.log(hi) - math.log(lo)) if log_x and lo > 0 else (hi - lo)
+    at = [((math.log(v) - math.log(lo)) if log_x and lo > 0 else (v - lo)) / span if span else 0.0 for v in rules[x]]
+    rules["align"] = ["right" if f > 0.6 else "left" for f in at]
+    rules["dx"] = [-4 if f > 0.6 else 4 for f in at]
+    rules["dy"] = [6 + 16 * i for i in range(len(rules))]
+    x_enc = alt.X(x, type="quantitative", scale=x_scale)
+    rule = alt.Chart(rules).mark_rule(strokeDash=[4, 3], color="#76706f").encode(x=x_enc, tooltip=[tip("mark")])
+    layers = [rule]
+    for align in ("left", "right"):
+        part = rules[rules["align"] == align]
+        if len(part):
+            layers.append(alt.Chart(part).mark_text(align=align, baseline="top", color="#4a4544", fontSize=12).encode(
+                x=x_enc, y=alt.value(0), xOffset=alt.XOffset("dx", type="quantitative", scale=None),
+                yOffset=alt.YOffset("dy", type="quantitative", scale=None), text=alt.Text("mark", type="nominal")))
+    return Drawn(alt.layer(chart, *layers), drawing)
 
 
-def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, log_x, step, points, y_domain,
+def _axis_scale(values: pd.Series, *, log: bool) -> alt.Scale:
+    """A scale over exactly the data's range (no rounding out to 10 or 10 000 on a log axis)."""
+    lo, hi = float(values.min()), float(values.max())
+    if log:
+        if lo <= 0:
+            raise ValueError("a log axis needs positive values")
+        return alt.Scale(type="log", domain=[lo, hi], nice=False)
+    return alt.Scale(domain=[lo, hi] if hi > lo else [lo - 1, hi + 1], nice=False, zero=False)
+
+
+def _whole(values: pd.Series) -> bool:
+    numbers = pd.to_numeric(values, errors="coerce")
+    return bool(numbers.notna().all() and (numbers == numbers.round()).all())
+
+
+def _x_axis(values: pd.Series, log: bool) -> alt.Axis:
+    if _whole(values) and not log:
+        return alt.Axis(format="d", tickMinStep=1)
+    return alt.Axis()
+
+
+def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scale, step, points, y_domain,
            height, max_points):
     names = list(dict.fromkeys(frame[series])) if series else [None]
-    scale = alt.Scale(type="log") if log_y else alt.Scale(domain=list(y_domain)) if y_domain else alt.Scale()
-    x_enc = alt.X(x, type="quantitative", title=x_title or x, scale=alt.Scale(type="log") if log_x else alt.Scale())
+    if y_domain is not None:
+        scale = alt.Scale(domain=list(y_domain), nice=False)
+    else:
+        scale = _axis_scale(frame[y], log=log_y)
+    x_enc = alt.X(x, type="quantitative", title=x_title or x, scale=x_scale, axis=_x_axis(frame[x], x_scale.type == "log"))
+    longest = max((len(str(n)) for n in names if n is not None), default=0)
     color = (
-        {"color": alt.Color(series, type="nominal", title=series_title or series, sort=names,
-                            scale=alt.Scale(range=SERIES_COLORS),
-                            legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400))}
+        {"color": alt.Color(series, type="nominal", title=series_title, sort=names, scale=alt.Scale(range=SERIES_COLORS),
+                            legend=alt.Legend(orient="bottom", direction="horizontal", labelLimit=0,
+                                              columns=1 if longest > 16 else min(len(names), 3)))}
         if series else {}
     )
     if len(frame) <= max_points:

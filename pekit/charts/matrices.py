@@ -89,7 +89,9 @@ def index_ticks(offset: int, count: int, *, max_ticks: int = 12) -> list[float]:
 
 def index_axis(offset: int, count: int, **kwargs) -> alt.Axis:
     """An axis over cells ``offset ..`` whose ticks sit on cell centres, labelled by index."""
-    return alt.Axis(values=index_ticks(offset, count), labelExpr="format(floor(datum.value), 'd')", **kwargs)
+    ticks = index_ticks(offset, count)
+    # an explicit tickCount: Vega would otherwise thin explicit values down to its default count
+    return alt.Axis(values=ticks, tickCount=len(ticks), labelExpr="format(floor(datum.value), 'd')", **kwargs)
 
 
 def heatmap(
@@ -179,6 +181,28 @@ def heatmap(
 
 
 MAX_TOKEN_RECTS = 1024  # above this many cells (32 × 32 tokens) a token map is drawn as an image
+TOKEN_SCALES = ("fixed", "max", "row")
+
+
+def token_cell(count: int) -> int:
+    """Pixels per cell of a token map with ``count`` tokens a side: square cells, tall enough
+    for a 12-px label on every row (16 px), larger for short sentences (at most 32 px)."""
+    return max(16, min(32, 480 // max(count, 1)))
+
+
+def _token_domain(values: Tensor, scale: str, domain: Sequence[float] | str | None) -> tuple[float, float]:
+    finite = values[torch.isfinite(values)]
+    if domain == "symmetric":
+        bound = float(finite.abs().max()) if finite.numel() else 1.0
+        return -max(bound, 1e-9), max(bound, 1e-9)
+    if domain is not None:
+        return float(domain[0]), float(domain[1])
+    if scale == "fixed":
+        return 0.0, 1.0
+    if scale == "max" or scale == "row":
+        top = float(finite.max()) if finite.numel() else 1.0
+        return 0.0, top if top > 0 else 1.0
+    return data_domain(values)
 
 
 def token_heatmap(
@@ -190,21 +214,29 @@ def token_heatmap(
     y_title: str = "query",
     value_title: str = "weight",
     palette: str = "sequential",
-    domain: Sequence[float] | None = (0.0, 1.0),
-    height: int | None = None,
+    scale: str = "fixed",
+    domain: Sequence[float] | str | None = None,
+    cell: int | None = None,
+    title: str | None = None,
     max_marks: int = MAX_TOKEN_RECTS,
 ) -> Drawn:
-    """A matrix over tokens (e.g. attention weights, ``(queries, keys)``), tokens as axis labels
-    (numbered, so repeated words stay apart) and values on hover. Entries that are ``-inf`` or
-    NaN (masked) read "masked" on hover.
+    """A matrix over tokens (e.g. attention weights, ``(queries, keys)``) with square cells and
+    every token as an axis label (numbered, so repeated words stay apart), values on hover.
+    Entries that are ``-inf`` or NaN (masked) are grey and read "masked".
 
-    Up to ``max_marks`` cells: one rectangle per cell with a tooltip; masked cells are left
-    blank. Beyond that (a 64-token sentence has 4096 cells): one image pixel per cell, masked
-    ones grey, and a line above the map that reads out the cell under the pointer. Browsers
-    draw Streamlit's charts as SVG, one element per mark, so the image keeps a long sentence
-    as quick to redraw as a short one.
+    Colours: ``scale="fixed"`` maps 0..1 (weights); ``"max"`` maps 0 to the map's largest value
+    (an untrained layer's weights of about 1/n become visible); ``"row"`` colours each row by its
+    share of that row's largest value (the tooltip still gives the weight). ``domain`` overrides
+    the colour range: two numbers, ``"symmetric"`` (``-m .. m``, for scores) or None.
+
+    Up to ``max_marks`` cells: one rectangle per cell with a tooltip. Beyond that (a 64-token
+    sentence has 4096 cells): one image pixel per cell and a title line that reads out the cell
+    under the pointer; browsers draw Streamlit's charts as SVG, one element per mark, so the
+    image keeps a long sentence as quick to redraw as a short one.
     """
     check_palette(palette)
+    if scale not in TOKEN_SCALES:
+        raise ValueError(f"scale={scale!r} must be one of {TOKEN_SCALES}")
     if not isinstance(M, Tensor) or M.dim() != 2:
         raise ValueError(f"M must be a 2-D tensor; got {tuple(M.shape) if isinstance(M, Tensor) else type(M).__name__}")
     values = M.detach().double().cpu()
@@ -212,48 +244,68 @@ def token_heatmap(
     if len(row_labels) != rows or len(col_labels) != cols:
         raise ValueError(f"row_labels and col_labels must match M's shape {tuple(values.shape)}; "
                          f"got {len(row_labels)} and {len(col_labels)} labels")
-    ylab = [f"{i} {str(t)[:24]}" for i, t in enumerate(row_labels)]
-    xlab = [f"{j} {str(t)[:24]}" for j, t in enumerate(col_labels)]
-    flat = values.flatten()
-    finite = torch.isfinite(flat)
-    cell_texts = [format(float(v), ".6f") if ok else "masked" for v, ok in zip(flat.tolist(), finite.tolist())]
-    height = height or min(max(160, 18 * rows + 60), 640)
+    if rows == 0 or cols == 0:
+        raise ValueError("M must have at least one row and one column")
+    ylab = [f"{i} {str(t)[:20]}" for i, t in enumerate(row_labels)]
+    xlab = [f"{j} {str(t)[:20]}" for j, t in enumerate(col_labels)]
+    finite = torch.isfinite(values)
+    shown = values
+    legend_title = value_title
+    if scale == "row":  # each row as a share of its largest finite value
+        top = torch.where(finite, values, torch.zeros_like(values)).amax(dim=1, keepdim=True).clamp(min=1e-300)
+        shown = values / top
+        legend_title = f"{value_title} ÷ row maximum"
+    lo, hi = _token_domain(shown, scale, domain)
+    flat, flat_shown, ok = values.flatten(), shown.flatten(), finite.flatten()
+    cell_texts = [format(float(v), ".6f") if good else "masked" for v, good in zip(flat.tolist(), ok.tolist())]
+    size = cell or token_cell(max(rows, cols))
+    # shown at its own width (square cells) where the page has room, narrower where it has not
+    # (a phone): the height keeps a row per token, and the key labels thin out only then
+    preferred = cols * size + TOKEN_MARGIN
     if rows * cols > max_marks:
-        chart = _token_image(values, ylab, xlab, cell_texts, x_title=x_title, y_title=y_title, value_title=value_title,
-                             palette=palette, domain=data_domain(values) if domain is None else domain, height=height)
-        return Drawn(chart, Drawing("image", (rows, cols), (rows, cols), (1, 1), hover=True))
+        chart = _token_image(torch.where(finite, shown, torch.full_like(shown, float("nan"))), ylab, xlab, cell_texts,
+                             x_title=x_title, y_title=y_title, value_title=value_title, legend_title=legend_title,
+                             palette=palette, domain=(lo, hi), cell=size, title=title)
+        return Drawn(chart.properties(usermeta={"width": preferred}),
+                     Drawing("image", (rows, cols), (rows, cols), (1, 1), hover=True))
     frame = pd.DataFrame({
         "query": [ylab[i] for i in range(rows) for _ in range(cols)],
         "key": [xlab[j] for _ in range(rows) for j in range(cols)],
-        "value": torch.where(finite, flat, torch.full_like(flat, float("nan"))).numpy(),
+        "value": torch.where(ok, flat_shown, torch.full_like(flat_shown, float("nan"))).numpy(),
         "value text": cell_texts,
     })
-    # domain None: the browser takes the range of the finite values, so two maps of one size
-    # differ only in their data (see to_spec)
-    scale = alt.Scale(range=list(PALETTES[palette]), interpolate="rgb", zero=False, nice=False,
-                      **({} if domain is None else {"domain": list(domain)}))
-    chart = (
-        alt.Chart(frame)
-        .mark_rect()
-        .encode(
-            # sort=None: the axes keep the order in which the frame lists the tokens (a list of
-            # labels would cost an expression per cell when the browser draws)
-            x=alt.X(field="key", type="ordinal", sort=None, title=x_title, axis=alt.Axis(labelAngle=-50, labelLimit=120)),
-            y=alt.Y(field="query", type="ordinal", sort=None, title=y_title, axis=alt.Axis(labelLimit=120)),
-            color=alt.Color(field="value", type="quantitative", title=value_title, scale=scale),
-            tooltip=[tip("query", y_title), tip("key", x_title), tip("value text", value_title)],
-        )
-        .properties(height=height)
-    )
+    color_scale = alt.Scale(range=list(PALETTES[palette]), interpolate="rgb", domain=[lo, hi], zero=False, nice=False,
+                            clamp=True)
+    # sort=None: the axes keep the order in which the frame lists the tokens (a list of labels
+    # would cost an expression per cell when the browser draws)
+    x = alt.X(field="key", type="ordinal", sort=None, title=x_title,
+              axis=alt.Axis(labelAngle=-90, labelLimit=TOKEN_LABEL_LIMIT, labelOverlap="greedy"))
+    y = alt.Y(field="query", type="ordinal", sort=None, title=y_title,
+              axis=alt.Axis(labelLimit=TOKEN_LABEL_LIMIT, labelOverlap=False))
+    tooltip = [tip("query", y_title), tip("key", x_title), tip("value text", value_title)]
+    cells = alt.Chart(frame).mark_rect().encode(
+        x=x, y=y, tooltip=tooltip,
+        color=alt.condition("isValid(datum.value)", alt.Color(field="value", type="quantitative", title=legend_title,
+                                                              scale=color_scale, legend=TOKEN_LEGEND),
+                            alt.value(MASKED_GREY)))
+    chart = cells.properties(height=rows * size, usermeta={"width": preferred})
+    if title:
+        chart = chart.properties(title=title)
     return Drawn(chart, Drawing("marks", (rows, cols), (rows, cols), (1, 1), hover=True))
 
+
+MASKED_GREY = "#808080"  # the colour of masked cells, in the image as in the marks (colorize's NaN grey)
+TOKEN_LABEL_LIMIT = 110  # px of a token label before it is cut with an ellipsis
+TOKEN_MARGIN = TOKEN_LABEL_LIMIT + 60  # px beside the map: labels and the axis title
+TOKEN_LEGEND = alt.Legend(orient="bottom", direction="horizontal", gradientLength=200)
 
 # Names of the parameters the image form of token_heatmap carries to the browser.
 HOVER, ROW_NAMES, COL_NAMES, CELL_TEXTS = "hover", "row_names", "col_names", "cell_texts"
 
 
 def _token_image(values: Tensor, ylab: list[str], xlab: list[str], cell_texts: list[str], *, x_title: str,
-                 y_title: str, value_title: str, palette: str, domain: Sequence[float], height: int) -> alt.LayerChart:
+                 y_title: str, value_title: str, legend_title: str, palette: str, domain: Sequence[float], cell: int,
+                 title: str | None) -> alt.LayerChart:
     """``token_heatmap`` as one image, with a read-out of the cell under the pointer.
 
     The pointer is followed by an interval selection that restarts on every move, so it is
@@ -261,15 +313,14 @@ def _token_image(values: Tensor, ylab: list[str], xlab: list[str], cell_texts: l
     which the read-out turns back into a cell with ``invert``. Labels and values travel as
     parameters (data, never code), so any text a user typed stays text."""
     rows, cols = values.shape
-    url = png_data_url(colorize(torch.where(torch.isfinite(values), values, torch.full_like(values, float("nan"))),
-                                vmin=domain[0], vmax=domain[1], palette=palette))
+    url = png_data_url(colorize(values, vmin=domain[0], vmax=domain[1], palette=palette))
     x_scale = alt.Scale(domain=[0, cols], nice=False, zero=False)
     y_scale = alt.Scale(domain=[0, rows], nice=False, zero=False, reverse=True)
     # one tick in the middle of every row and column; labels looked up by their number
-    x_axis = alt.Axis(values=alt.ExprRef(f"sequence(0.5, {cols})"), labelExpr=f"{COL_NAMES}[floor(datum.value)]",
-                      labelAngle=-90, labelLimit=120, labelFontSize=10, labelOverlap="greedy", grid=False, ticks=False)
-    y_axis = alt.Axis(values=alt.ExprRef(f"sequence(0.5, {rows})"), labelExpr=f"{ROW_NAMES}[floor(datum.value)]",
-                      labelLimit=120, labelFontSize=10, labelOverlap="greedy", grid=False, ticks=False)
+    x_axis = alt.Axis(values=[j + 0.5 for j in range(cols)], tickCount=cols, labelExpr=f"{COL_NAMES}[floor(datum.value)]",
+                      labelAngle=-90, labelLimit=TOKEN_LABEL_LIMIT, labelOverlap="greedy", grid=False, ticks=False)
+    y_axis = alt.Axis(values=[i + 0.5 for i in range(rows)], tickCount=rows, labelExpr=f"{ROW_NAMES}[floor(datum.value)]",
+                      labelLimit=TOKEN_LABEL_LIMIT, labelOverlap=False, grid=False, ticks=False)
     hover = alt.selection_interval(name=HOVER, encodings=["x", "y"], on="[pointermove, pointerout] > pointermove",
                                    clear="pointerout", translate=False, zoom=False,
                                    mark=alt.BrushConfig(fillOpacity=0, strokeOpacity=0))
@@ -289,17 +340,12 @@ def _token_image(values: Tensor, ylab: list[str], xlab: list[str], cell_texts: l
     # about 0.2 s to copy and convert, element by element
     width = max(len(t) for t in cell_texts)
     packed = "".join(t.ljust(width) for t in cell_texts)
-    cell = f"({q} * {cols} + {k})"
+    at = f"({q} * {cols} + {k})"
     say = json.dumps  # a string literal in a Vega expression
     readout = (f"{on} ? {say(y_title + ' ')} + {ROW_NAMES}[{q}] + {say('  →  ' + x_title + ' ')} + {COL_NAMES}[{k}] + "
-               f"{say(':  ' + value_title + ' ')} + trim(substring({CELL_TEXTS}, {cell} * {width}, {cell} * {width} + {width})) "
+               f"{say(':  ' + value_title + ' ')} + trim(substring({CELL_TEXTS}, {at} * {width}, {at} * {width} + {width})) "
                f": {say(f'Point at a cell to read its {value_title}.')}")
     one = alt.InlineData(values=[{}])  # one mark, placed by expressions
-    line = (
-        alt.Chart(one)
-        .mark_text(align="left", baseline="bottom", dy=-6, fontSize=13, tooltip=None, text=alt.ExprRef(readout))
-        .encode(alt.XValue(0), alt.YValue(0))
-    )
     outline = (
         alt.Chart(one)
         .mark_rect(filled=False, stroke="#111111", strokeWidth=1.5, tooltip=None,
@@ -308,9 +354,12 @@ def _token_image(values: Tensor, ylab: list[str], xlab: list[str], cell_texts: l
                 alt.YValue(alt.ExprRef(f"scale('y', {q})")), alt.Y2Value(alt.ExprRef(f"scale('y', {q} + 1)")))
     )
     scale = alt.Scale(domain=list(domain), range=list(PALETTES[palette]), interpolate="rgb")
-    legend = legend_layer(domain, scale, value_title, x=("k0", 0), y=("q0", 0))
+    legend = legend_layer(domain, scale, legend_title, x=("k0", 0), y=("q0", 0), legend=TOKEN_LEGEND)
     params = [alt.VariableParameter(name=ROW_NAMES, value=ylab), alt.VariableParameter(name=COL_NAMES, value=xlab),
               alt.VariableParameter(name=CELL_TEXTS, value=packed)]
-    return alt.LayerChart(layer=[picture, outline, line, legend], params=params, height=height)
-
-
+    # the read-out is the chart's title: Vega keeps room for it above the map
+    if title:
+        readout = f"{json.dumps(title + ': ')} + ({readout})"
+    heading = alt.TitleParams(text=alt.ExprRef(readout), anchor="start", fontSize=13, fontWeight="normal",
+                              color="#31333f")
+    return alt.LayerChart(layer=[picture, outline, legend], params=params, height=rows * cell, title=heading)

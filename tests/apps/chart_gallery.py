@@ -1,0 +1,15 @@
+"""Every chart builder's samples, drawn the way the pages draw them (for the chart tests)."""
+
+import streamlit as st
+
+from pages._display import show_chart
+from pages._server import prepare_server
+from tests.chart_samples import samples
+
+prepare_server()
+st.set_page_config(page_title="pekit chart gallery", layout="wide")
+st.title("Chart gallery")
+for name, drawn in samples().items():
+    with st.container(key=f"chart-{name.split()[0]}-{abs(hash(name)) % 10**8}"):
+        st.markdown(f"**{name}**")
+        show_chart(drawn.spec())

@@ -1,0 +1,64 @@
+"""One or more sample charts for every chart builder in pekit.charts, from data like the pages'.
+
+Used by the chart tests (every builder's output validates and renders readably in Chromium,
+through the same Streamlit element the pages use) and by ``tests/apps/chart_gallery.py``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import torch
+
+import pekit
+from pekit import charts
+from pekit.similarity import gram_block_means, similarity_by_offset
+
+BUILDERS = ("heatmap", "token_heatmap", "column_curves", "offset_similarity_chart", "line_chart", "frequency_chart",
+            "layout_comparison_chart", "rotation_circle")
+
+
+def _timings() -> pd.DataFrame:
+    rows = []
+    for layer, power, scale in (("CNN", 1, 3e-6), ("RNN", 1, 2e-5), ("Self-attention", 2, 4e-9),
+                                ("Self-attention (fused)", 2, 2e-9)):
+        rows += [{"n": n, "layer": layer, "seconds": scale * n**power + 1e-4} for n in (64, 128, 256, 512, 1024, 2048)]
+    return pd.DataFrame(rows)
+
+
+def samples() -> dict[str, charts.Drawn]:
+    """name -> a drawn chart; every builder in BUILDERS appears at least once (a name starts with it)."""
+    torch.manual_seed(0)
+    P = pekit.sinusoidal_encoding(60, 32, device="cpu")
+    big = pekit.sinusoidal_encoding(4096, 1024, device="cpu")
+    tokens = "The animal didn't cross the street because it was too tired .".split()
+    W = torch.softmax(torch.randn(len(tokens), len(tokens)), -1)
+    long = [f"word{i}" for i in range(64)]
+    W64 = torch.softmax(torch.randn(64, 64), -1)
+    waves = pd.concat([pd.DataFrame({"index": range(6), "positions": [2.0 ** (b + 1) for b in range(6)],
+                                     "ladder": "bit b: period 2^(b+1)"}),
+                       pd.DataFrame({"index": range(16), "positions": pekit.wavelengths(32).numpy(),
+                                     "ladder": "column pair j: wavelength 2π·base^(2j/d)"})])
+    pair = pekit.sinusoidal_columns(12, 16, [2, 3], device="cpu")
+    moved = pekit.sinusoidal_columns(12, 16, [2, 3], start=3, device="cpu")
+    return {
+        "heatmap P (60 x 32)": charts.heatmap(P, x_title="Column (encoding dimension)", y_title="Row (position)"),
+        "heatmap P (4096 x 1024, image)": charts.heatmap(big, x_title="Column (encoding dimension)",
+                                                         y_title="Row (position)"),
+        "heatmap gram": charts.heatmap(gram_block_means(P, 60), x_title="Position", y_title="Position",
+                                       value_title="P[i]·P[k]", palette="sequential", domain=None),
+        "token_heatmap (12 tokens)": charts.token_heatmap(W, tokens, tokens, x_title="key token",
+                                                          y_title="query token"),
+        "token_heatmap (64 tokens, image)": charts.token_heatmap(W64, long, long, x_title="key token",
+                                                                 y_title="query token"),
+        "column_curves (columns 6-9)": charts.column_curves(P[:, 6:10], [6, 7, 8, 9]),
+        "offset_similarity_chart": charts.offset_similarity_chart(similarity_by_offset(P)),
+        "line_chart timings (legend)": charts.line_chart(_timings(), x="n", y="seconds", series="layer", x_title="n",
+                                                         y_title="seconds per forward pass", series_title="Layer",
+                                                         log_x=True, log_y=True, points=True),
+        "line_chart ladder": charts.line_chart(waves, x="index", y="positions", series="ladder",
+                                               x_title="Bit b or pair j", y_title="Positions per cycle",
+                                               series_title="Ladder", log_y=True, points=True),
+        "frequency_chart": charts.layout_comparison_chart(pekit.compare_layouts(1, 64)),
+        "layout_comparison_chart": charts.layout_comparison_chart(pekit.compare_layouts(1, 16)),
+        "rotation_circle": charts.rotation_circle(pair, moved, range(12), delta=3),
+    }
