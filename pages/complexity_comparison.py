@@ -16,7 +16,7 @@ from pages._settings import ChoiceSetting, IntSetting
 N = IntSetting("n", "Sequence length n", default=100, minimum=1, maximum=1_000_000)
 D = IntSetting("d", "Width d", default=256, minimum=1, maximum=4096)
 K = IntSetting("k", "Kernel size k", default=3, minimum=2, maximum=15)
-PATH_N = IntSetting("path_n", "Tokens in the picture", default=5, minimum=2, maximum=64)
+PATH_N = IntSetting("path_n", "Tokens in the picture", default=5, minimum=2, maximum=16)
 POWERS = tuple(str(2**e) for e in range(4, 14))  # 16 .. 8192
 SWEEP_FROM = ChoiceSetting("from", "Sweep from n =", default="64", options=POWERS)
 SWEEP_TO = ChoiceSetting("to", "to n =", default="2048", options=POWERS)
@@ -54,11 +54,8 @@ def theory_view(n: int, d: int, k: int):
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def path_view(path_n: int, k: int):
-    field = complexity.cnn_receptive_field(path_n, k).float()  # (layers + 1, path_n)
-    chart = charts.heatmap(field, x_title="Input token (0-based)", y_title="Stacked layers",
-                           value_title="reaches the last token", palette="sequential", domain=(0.0, 1.0),
-                           height=40 + 28 * field.shape[0])
-    return chart.spec(), field.shape[0] - 1
+    graph = complexity.architecture_graph(path_n, k)
+    return charts.architecture_chart(graph).spec(), graph.path_length
 
 
 def measure(ns: tuple[int, ...], d: int, k: int) -> Callable[[Job], object]:
@@ -69,6 +66,28 @@ def measure(ns: tuple[int, ...], d: int, k: int) -> Callable[[Job], object]:
                                          max_multiply_adds=MAX_MULTIPLY_ADDS, progress=job.report)
 
     return work
+
+
+EXPECTED = {
+    "as expected": "grows as the theory says",
+    "below": "grows more slowly than the theory's n^{t} here: fixed costs (starting the work, memory "
+             "allocation, Python) still weigh at these lengths",
+    "above": "grows faster than the theory's n^{t} here: the arithmetic is not all there is (memory "
+             "traffic grows too, once the data no longer fits in the processor's caches)",
+    "unknown": "could not be fitted (too few lengths)",
+}
+
+
+def slope_prose(verdicts, low: int, high: int, device: str) -> str:
+    """What the fitted slopes say, sentence by sentence from the verdicts pekit gives them."""
+    lines = [f"Slopes are fitted on the largest half of the sweep (n = {low} to {high}) of log(time) against "
+             "log(n); at small n every layer is dominated by fixed costs, so its time hardly depends on n."]
+    for layer, slope, theory, verdict in verdicts:
+        lines.append(f"- **{layer}**: slope {slope:.2f} against {theory}: {EXPECTED[verdict].format(t=theory)}.")
+    lines.append(f"The RNN's n steps run one after another, which no device ({device} here) can spread over its "
+                 "cores. Explicit attention stores its (heads, n, n) weights; the fused kernel computes the same "
+                 "output in tiles without them, so its memory stays linear in n.")
+    return "\n".join(lines)
 
 
 INTRO = (
@@ -123,14 +142,18 @@ with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SW
     )
 
     st.subheader("How many steps from the first token to the last?")
-    path_n = page.slider(PATH_N, help="The book's example: x1 … x5 with k = 3.")
-    path_chart, layers = path_view(path_n, k)
+    path_n = page.slider(PATH_N, help="The chapter's figure: x1 … x5 with k = 3.")
+    path_chart, lengths = path_view(path_n, k)
     show_chart(path_chart)
+    cnn = lengths["CNN"]
     st.markdown(
-        f"Row l shows which inputs reach the last token through l stacked convolutions of kernel "
-        f"{k}: each layer widens the view by k − 1 = {k - 1}, so **{layers} layer(s)** connect the "
-        f"first of {path_n} tokens to the last. An RNN needs **{path_n - 1} steps**, one per token. "
-        "Self-attention needs **one**: every output looks at every input directly."
+        f"Each node reads the nodes its lines lead down to. A convolution of kernel {k} reads {k} neighbouring "
+        f"positions, centred as `Conv1d(padding={k // 2})` does, so each layer widens what a node sees by "
+        f"k − 1 = {k - 1}: only after **⌈(n−1)/(k−1)⌉ = {cnn} layer{'s' if cnn != 1 else ''}** does one node see "
+        f"both the first and the last of the {path_n} tokens (the red path). An RNN passes the first token "
+        f"along its chain of states, **{lengths['RNN']} step{'s' if lengths['RNN'] != 1 else ''}** to the last. "
+        "Self-attention joins every pair of tokens directly: **one step**. Shorter paths make long-range "
+        "dependencies easier to learn."
     )
 
     st.subheader("Measured on this machine")
@@ -179,13 +202,7 @@ with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SW
             "attention weights at largest n": [f"{b / 2**20:.1f} MiB" for b in fitted["weights_bytes"]],
         })
         st.dataframe(slopes, hide_index=True, width="stretch")
-        st.markdown(
-            "Small n is dominated by fixed costs (launching work, Python), so the slopes are fitted "
-            "on the largest half of the sweep. The convolution and the RNN grow linearly; the RNN "
-            "is slow for its arithmetic because its n steps run one after another, which hurts most "
-            "on a GPU that could otherwise do them all at once. Explicit attention grows as n² in "
-            "time and memory: its (heads, n, n) weights are stored. The fused kernel computes the "
-            "same result in tiles without keeping the n × n weights, so its memory stays linear."
-        )
+        st.markdown(slope_prose(complexity.slope_verdicts(fitted), int(fitted["from_n"].iloc[0]),
+                                int(fitted["to_n"].iloc[0]), device))
     else:
         st.info("Press **Measure** to time the layers on this machine (a few seconds for the default sweep).")

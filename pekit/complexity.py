@@ -24,12 +24,12 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_int
+from ._checks import check_float, check_int
 from .attention import multi_head_attention
 from .devices import resolve_device
 from .timing import time_calls
@@ -46,7 +46,8 @@ __all__ = [
     "crossovers",
     "cost_curves",
     "cost_curve_lengths",
-    "cnn_receptive_field",
+    "ArchitectureGraph",
+    "architecture_graph",
     "attention_weights_bytes",
     "sweep_multiply_adds",
     "check_sweep",
@@ -56,6 +57,7 @@ __all__ = [
     "measure_layers",
     "fit_slope",
     "fitted_slopes",
+    "slope_verdicts",
 ]
 
 LAYERS = ("CNN", "RNN", "Self-attention")
@@ -163,15 +165,66 @@ def cost_curves(ns: Sequence[int], d: int, k: int = 3) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["n", "layer", "multiply_adds"])
 
 
-def cnn_receptive_field(n: int, k: int = 3) -> Tensor:
-    """Which inputs reach the last output through ``l`` stacked convolutions of kernel ``k``:
-    a bool tensor ``(layers + 1, n)``, row ``l`` covering positions ``n-1-l*(k-1) .. n-1``,
-    with as many layers as it takes to reach position 0."""
-    n = check_int("n", n, minimum=1, maximum=1 << 12)
-    k = check_int("k", k, minimum=2, maximum=1024)
+class ArchitectureGraph(NamedTuple):
+    """The chapter's figure of the three architectures for ``n`` tokens, as nodes and edges.
+
+    ``nodes``: ``(architecture, row, position)``, row 0 being the inputs; ``edges``:
+    ``(architecture, row_from, position_from, row_to, position_to, on_path)`` from a node to each
+    node it reads; ``on_path`` marks the shortest path between the first and the last token.
+    ``rows``: how many rows each architecture has; ``path_length``: that path's length
+    (⌈(n−1)/(k−1)⌉ layers, n − 1 steps, 1)."""
+
+    n: int
+    k: int
+    nodes: list[tuple[str, int, int]]
+    edges: list[tuple[str, int, int, int, int, bool]]
+    rows: dict[str, int]
+    path_length: dict[str, int]
+
+
+def architecture_graph(n: int, k: int = 3) -> ArchitectureGraph:
+    """Nodes and edges of stacked convolutions, a recurrent chain and self-attention over ``n``
+    tokens (see :class:`ArchitectureGraph`).
+
+    CNN: ⌈(n−1)/(k−1)⌉ layers of kernel ``k`` with ``padding="same"`` (centred for odd k, as
+    ``Conv1d(padding=k//2)``): output ``i`` reads inputs ``i − ⌊(k−1)/2⌋ .. i + ⌈(k−1)/2⌉`` that
+    exist. After that many layers one output sees both ends: the path runs from the first token
+    up to it and down to the last. RNN: ``h_t`` reads ``x_t`` and ``h_(t−1)``; the path from
+    ``x_0`` to ``h_(n−1)`` takes n − 1 steps along the chain. Self-attention: every output reads
+    every input; one step.
+    """
+    n = check_int("n", n, minimum=2, maximum=64)
+    k = check_int("k", k, minimum=2, maximum=64)
+    left, right = (k - 1) // 2, k - 1 - (k - 1) // 2  # how far an output reads to its left and right
     layers = math.ceil((n - 1) / (k - 1))
-    reach = (torch.arange(layers + 1) * (k - 1))[:, None]  # (layers + 1, 1)
-    return torch.arange(n)[None, :] >= (n - 1 - reach)  # (layers + 1, n)
+    nodes: list[tuple[str, int, int]] = []
+    edges: list[tuple[str, int, int, int, int, bool]] = []
+    # the output at the top that sees the whole sequence, and the path up to it from both ends:
+    # input p reaches outputs p − right .. p + left of the next layer
+    top = min(layers * left, n - 1)
+    path: set[tuple[int, int, int, int]] = set()
+    for pos, toward in ((0, lambda p: min(p + left, top)), (n - 1, lambda p: max(p - right, top))):
+        for row in range(1, layers + 1):
+            nxt = toward(pos)
+            path.add((row - 1, pos, row, nxt))
+            pos = nxt
+    for row in range(layers + 1):
+        nodes += [("CNN", row, i) for i in range(n)]
+    for row in range(1, layers + 1):
+        for i in range(n):
+            for j in range(i - left, i + right + 1):
+                if 0 <= j < n:
+                    edges.append(("CNN", row - 1, j, row, i, (row - 1, j, row, i) in path))
+    nodes += [("RNN", row, i) for row in (0, 1) for i in range(n)]
+    for t in range(n):
+        edges.append(("RNN", 0, t, 1, t, t == 0))
+        if t:
+            edges.append(("RNN", 1, t - 1, 1, t, True))
+    nodes += [("Self-attention", row, i) for row in (0, 1) for i in range(n)]
+    for i in range(n):
+        edges += [("Self-attention", 0, j, 1, i, (j, i) == (0, n - 1)) for j in range(n)]
+    return ArchitectureGraph(n, k, nodes, edges, {"CNN": layers + 1, "RNN": 2, "Self-attention": 2},
+                             {"CNN": layers, "RNN": n - 1, "Self-attention": 1})
 
 
 def attention_weights_bytes(n: int, num_heads: int, *, batch: int = 1, dtype: torch.dtype = torch.float32) -> int:
@@ -351,3 +404,22 @@ def fitted_slopes(measured: pd.DataFrame) -> pd.DataFrame:
                      "theory": THEORY_EXPONENT.get(layer, float("nan")),
                      "weights_bytes": int(group.loc[group["n"].idxmax(), "weights_bytes"])})
     return pd.DataFrame(rows, columns=["layer", "slope", "from_n", "to_n", "theory", "weights_bytes"])
+
+
+def slope_verdicts(fitted: pd.DataFrame, *, tolerance: float = 0.25) -> list[tuple[str, float, int, str]]:
+    """For each row of :func:`fitted_slopes`: ``(layer, slope, theory, verdict)`` with verdict
+    ``"as expected"`` (within ``tolerance`` of the theory's exponent), ``"below"`` (it grows
+    more slowly: fixed costs still weigh at these lengths) or ``"above"`` (faster, e.g. once
+    the weights no longer fit in the caches); ``"unknown"`` where no slope could be fitted."""
+    tolerance = check_float("tolerance", tolerance, minimum=0.0)
+    out = []
+    for _, row in fitted.iterrows():
+        slope, theory = float(row["slope"]), row["theory"]
+        if not math.isfinite(slope) or not math.isfinite(float(theory)):
+            verdict = "unknown"
+        elif abs(slope - theory) <= tolerance:
+            verdict = "as expected"
+        else:
+            verdict = "below" if slope < theory else "above"
+        out.append((str(row["layer"]), slope, int(theory) if math.isfinite(float(theory)) else theory, verdict))
+    return out

@@ -11,10 +11,11 @@ import torch
 
 import pekit
 from pekit import charts
+from pekit.complexity import architecture_graph
 from pekit.similarity import gram_block_means, similarity_by_offset
 
 BUILDERS = ("heatmap", "token_heatmap", "column_curves", "offset_similarity_chart", "line_chart", "frequency_chart",
-            "layout_comparison_chart", "rotation_circle")
+            "layout_comparison_chart", "rotation_circle", "architecture_chart")
 
 
 def _timings() -> pd.DataFrame:
@@ -61,4 +62,6 @@ def samples() -> dict[str, charts.Drawn]:
         "frequency_chart": charts.layout_comparison_chart(pekit.compare_layouts(1, 64)),
         "layout_comparison_chart": charts.layout_comparison_chart(pekit.compare_layouts(1, 16)),
         "rotation_circle": charts.rotation_circle(pair, moved, range(12), delta=3),
+        "architecture_chart (the book's x1..x5, k = 3)": charts.architecture_chart(architecture_graph(5, 3)),
+        "architecture_chart (16 tokens, k = 2)": charts.architecture_chart(architecture_graph(16, 2)),
     }

@@ -268,16 +268,22 @@ def test_complexity_every_control_and_a_tiny_measurement():
     at.number_input(key="complexity.n").set_value(1_000_000).run()
     at.number_input(key="complexity.d").set_value(64).run()
     at.slider(key="complexity.k").set_value(15).run()
-    at.slider(key="complexity.path_n").set_value(64).run()
+    at.slider(key="complexity.path_n").set_value(16).run()
     at.selectbox(key="complexity.from").set_value("16").run()
     at.selectbox(key="complexity.to").set_value("64").run()
     assert not at.exception
-    assert link(at) == {"n": "1000000", "d": "64", "k": "15", "path_n": "64", "from": "16", "to": "64"}
+    assert link(at) == {"n": "1000000", "d": "64", "k": "15", "path_n": "16", "from": "16", "to": "64"}
     at.button[0].click().run()
     assert not at.exception
     wait_for(at, lambda: len(charts(at)) == 3)
     slopes = at.dataframe[-1].value
     assert slopes["layer"].tolist() == ["CNN", "RNN", "Self-attention", "Self-attention (fused)"]
+    prose = texts(at)
+    for _, row in slopes.iterrows():  # every sentence about a slope says what its number says
+        slope, theory = row.iloc[1], row["theory (in n)"]
+        verdict = ("grows as the theory says" if abs(slope - theory) <= 0.25 else
+                   "grows more slowly" if slope < theory else "grows faster")
+        assert f"**{row['layer']}**: slope {slope:.2f} against {theory}: {verdict}" in prose
     at.slider(key="complexity.path_n").set_value(5).run()  # a plain rerun keeps the result, no new sweep
     assert len(charts(at)) == 3
 

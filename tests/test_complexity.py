@@ -12,7 +12,7 @@ from pekit import multi_head_attention
 from pekit.complexity import (
     attention_weights_bytes,
     check_sweep,
-    cnn_receptive_field,
+    architecture_graph,
     complexity_table,
     cost_curve_lengths,
     cost_curves,
@@ -90,15 +90,51 @@ def test_cost_curves_long_form():
     assert len(frame) == 8 and set(frame["layer"]) == {"CNN", "RNN", "Self-attention", "Self-attention (n² terms only)"}
 
 
-def test_book_receptive_field_example():
-    """x1 and x5 are within the receptive field of two stacked k = 3 convolutions."""
-    field = cnn_receptive_field(5, 3)
-    assert field.shape == (3, 5)
-    assert field.tolist() == [[False, False, False, False, True], [False, False, True, True, True], [True] * 5]
-    for n, k in [(10, 3), (64, 5), (2, 2)]:
-        field = cnn_receptive_field(n, k)
-        assert field.shape[0] - 1 == complexity_table(n, 4, k)["max_path_length"]["CNN"]
-        assert field[-1].all() and (field.shape[0] == 1 or not field[-2].all())
+def bfs_steps(graph, arch, start, goal) -> int:
+    """Fewest edges between two nodes of one architecture, edges taken in either direction."""
+    links = {}
+    for a, r0, p0, r1, p1, _ in graph.edges:
+        if a == arch:
+            links.setdefault((r0, p0), set()).add((r1, p1))
+            links.setdefault((r1, p1), set()).add((r0, p0))
+    seen, frontier, steps = {start}, {start}, 0
+    while goal not in frontier:
+        frontier = {m for node in frontier for m in links.get(node, ())} - seen
+        seen |= frontier
+        steps += 1
+        assert frontier, "no path"
+    return steps
+
+
+def test_book_figure_x1_to_x5():
+    """x1 and x5 meet after two stacked k = 3 convolutions, as the chapter's figure shows."""
+    graph = architecture_graph(5, 3)
+    assert graph.path_length == {"CNN": 2, "RNN": 4, "Self-attention": 1}
+    path = sorted(e[1:5] for e in graph.edges if e[0] == "CNN" and e[5])
+    assert path == [(0, 0, 1, 1), (0, 4, 1, 3), (1, 1, 2, 2), (1, 3, 2, 2)]
+
+
+@pytest.mark.parametrize("n, k", [(5, 3), (16, 2), (16, 3), (16, 5), (16, 15), (9, 4), (2, 2), (12, 7)])
+def test_architecture_paths_match_a_search_and_the_table(n, k):
+    graph = architecture_graph(n, k)
+    table = complexity_table(n, 4, k)["max_path_length"]
+    layers = graph.rows["CNN"] - 1
+    assert graph.path_length == {"CNN": table["CNN"], "RNN": table["RNN"], "Self-attention": 1}
+    # every CNN output reads the inputs a centred Conv1d reads (padding="same")
+    conv = [(r0, p0, r1, p1) for a, r0, p0, r1, p1, _ in graph.edges if a == "CNN"]
+    left, right = (k - 1) // 2, k - 1 - (k - 1) // 2
+    assert len(conv) == layers * sum(1 for i in range(n) for j in range(i - left, i + right + 1) if 0 <= j < n)
+    # the highlighted path joins the first and last input through a top node, one layer at a time
+    on_path = [e for e in graph.edges if e[0] == "CNN" and e[5]]
+    assert len(on_path) == 2 * layers and {(e[1], e[3]) for e in on_path} == {(r, r + 1) for r in range(layers)}
+    tops = {(e[3], e[4]) for e in on_path if e[3] == layers}
+    assert len(tops) == 1
+    top = tops.pop()
+    assert bfs_steps(graph, "CNN", (0, 0), top) == layers == bfs_steps(graph, "CNN", (0, n - 1), top)
+    # the RNN's states form a chain; attention joins the ends directly
+    assert bfs_steps(graph, "RNN", (1, 0), (1, n - 1)) == n - 1
+    assert bfs_steps(graph, "Self-attention", (0, 0), (1, n - 1)) == 1
+    assert all(on for a, r0, p0, r1, p1, on in graph.edges if a == "RNN" and r0 == r1 == 1)
 
 
 def test_slope_recovers_known_exponents():
@@ -148,7 +184,19 @@ def test_sweeps_that_do_not_fit_are_refused_before_allocating():
 
 
 @pytest.mark.parametrize("call, name", [(lambda: complexity_table(0, 4), "n"), (lambda: complexity_table(4, 4, 1), "k"),
-                                        (lambda: complexity_table(4, 0), "d"), (lambda: cnn_receptive_field(4, 1), "k")])
+                                        (lambda: complexity_table(4, 0), "d"), (lambda: architecture_graph(4, 1), "k"),
+                                        (lambda: architecture_graph(1, 3), "n")])
 def test_bad_arguments(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_slope_verdicts_follow_the_numbers():
+    import pandas as pd
+
+    from pekit.complexity import slope_verdicts
+
+    fitted = pd.DataFrame({"layer": ["CNN", "RNN", "Self-attention", "Self-attention (fused)"],
+                           "slope": [0.96, 0.5, 1.2, 2.6], "theory": [1, 1, 2, 2]})
+    assert [v[3] for v in slope_verdicts(fitted)] == ["as expected", "below", "below", "above"]
+    assert slope_verdicts(fitted, tolerance=1.0)[2][3] == "as expected"

@@ -13,6 +13,7 @@ from ._common import AXIS_FONT, SERIES_COLORS, Drawing, Drawn, to_spec
 from ._png import PALETTES
 from .circles import rotation_circle
 from .export import MAX_CSV_CELLS, matrix_csv
+from .graphs import architecture_chart
 from .lines import (
     MAX_CURVE_POINTS,
     MAX_LINE_POINTS,
@@ -47,5 +48,6 @@ __all__ = [
     "frequency_chart",
     "layout_comparison_chart",
     "rotation_circle",
+    "architecture_chart",
     "matrix_csv",
 ]
