@@ -1,6 +1,5 @@
 """Live attention: multi-head self-attention on your own sentence; masking; why order is lost."""
 
-import pandas as pd
 import streamlit as st
 
 from pekit import charts, order, seeded, text
@@ -15,62 +14,99 @@ HEADS = ChoiceSetting("heads", "Heads", default="4", options=("1", "2", "4", "8"
 PE = BoolSetting("pe", "Add positional encoding", default=False)
 SEED = IntSetting("seed", "Seed", default=0, minimum=0, maximum=2**31 - 1)
 HEAD = IntSetting("head", "Head", default=0, minimum=0, maximum=7)
+SCALE = ChoiceSetting("scale", "Colours", default="max", options=("max", "row", "fixed"))
+SCALE_NAMES = {"max": "0 to the largest weight", "row": "each row to its largest", "fixed": "fixed 0 to 1"}
 FORM = ChoiceSetting("form", "valid_lens given", default="one per sequence",
                      options=("one per sequence", "one per query (causal)"))
-LEN_A = IntSetting("len_a", "valid length of sequence A", default=8, minimum=0, maximum=8)
-LEN_B = IntSetting("len_b", "valid length of sequence B", default=4, minimum=0, maximum=8)
-SHOW = ChoiceSetting("show", "Show sequence", default="A", options=("A", "B"))
+LENGTHS = ("own",) + tuple(str(v) for v in range(9))
+LEN_A = ChoiceSetting("len_a", "valid length of sequence A", default="own", options=LENGTHS)
+LEN_B = ChoiceSetting("len_b", "valid length of sequence B", default="own", options=LENGTHS)
+SHOW = ChoiceSetting("show", "Show sequence", default="B", options=("A", "B"))
 SHUFFLE = IntSetting("shuffle", "Shuffle seed (0 = original order)", default=1, minimum=0, maximum=2**31 - 1)
 VIEW = ChoiceSetting("view", "Section", default="Weights", options=("Weights", "Masking", "Order"))
 MAX_TOKENS = 64
 LAB_STEPS = 8  # the masking lab pads two short sequences to this many steps
 
 
+def _layer(tokens: tuple[str, ...], hidden: int, heads: int, seed: int):
+    model = seeded.seeded_attention(hidden, heads, seed=seed)
+    return model, text.token_embeddings(list(tokens), hidden, seed=seed, device=model.W_q.weight.device)
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def attention_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool):
-    model = seeded.seeded_attention(hidden, heads, seed=seed)
-    X = text.token_embeddings(list(tokens), hidden, seed=seed, device=model.W_q.weight.device)
+    model, X = _layer(tokens, hidden, heads, seed)
     return order.self_attention(model, X, positional=positional)[1].cpu()  # (heads, n, n)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def head_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool, head: int):
+def head_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool, head: int, scale: str):
     weights = attention_view(tokens, hidden, heads, seed, positional)
     return charts.token_heatmap(weights[head], tokens, tokens, x_title="key token", y_title="query token",
-                                value_title="weight").spec()
+                                value_title="weight", scale=scale).spec()
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuffle: int):
-    model = seeded.seeded_attention(hidden, heads, seed=seed)
-    X = text.token_embeddings(list(tokens), hidden, seed=seed, device=model.W_q.weight.device)
+def gallery(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool, scale: str):
+    """Every head as a small map, on one colour scale per map as chosen."""
+    weights = attention_view(tokens, hidden, heads, seed, positional)
+    return [charts.token_heatmap(weights[h], tokens, tokens, scale=scale, compact=True, title=f"head {h}").spec()
+            for h in range(heads)]
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def effect_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, head: int):
+    model, X = _layer(tokens, hidden, heads, seed)
+    change = order.positional_effect(model, X)[head].cpu()  # (n, n)
+    chart = charts.token_heatmap(change, tokens, tokens, x_title="key token", y_title="query token",
+                                 value_title="weight with P − without P", palette="diverging", domain="symmetric")
+    return chart.spec(), float(change.abs().max())
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuffle: int, head: int):
+    model, X = _layer(tokens, hidden, heads, seed)
     perm = seeded.permutation(len(tokens), shuffle)
-    without = order.order_check(model, X, perm, positional=False)
-    with_pe = order.order_check(model, X, perm, positional=True)
-    return perm.tolist(), without.output_gap, without.weights_gap, with_pe.output_gap, with_pe.weights_gap
+    checks = {positional: order.order_check(model, X, perm, positional=positional) for positional in (False, True)}
+    maps = {}
+    for positional, check in checks.items():
+        for name, weights in (("original", check.weights), ("shuffled, put back", check.shuffled_back)):
+            title = f"{'with' if positional else 'without'} P: {name}"
+            maps[(positional, name)] = charts.token_heatmap(weights[head].cpu(), tokens, tokens, scale="max",
+                                                            compact=True, title=title).spec()
+    gaps = {positional: (c.output_gap, c.relative_output_gap, c.weights_gap) for positional, c in checks.items()}
+    return perm.tolist(), maps, gaps
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: int, len_b: int, form: str, show: str):
+def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len_b: str, form: str, show: str):
     """Two sequences from the sentence's first LAB_STEPS tokens ``first`` (A: all of them, B:
     half as many), padded to LAB_STEPS. Keyed on those tokens only, so editing the end of a
-    long sentence does not redraw the lab."""
+    long sentence does not redraw the lab. A valid length of "own" is the sequence's number of
+    real tokens (padding never counted)."""
     a = list(first)
     b = list(first[: max(1, len(a) // 2)])
     batch = order.padded_batch([text.token_embeddings(a, hidden, seed=seed),
                                 text.token_embeddings(b, hidden, seed=seed)], LAB_STEPS)
-    lens = [len_a, len_b]
+    lens = [len(a) if len_a == "own" else int(len_a), len(b) if len_b == "own" else int(len_b)]
     valid = lens if form == "one per sequence" else order.causal_lengths(lens, LAB_STEPS).tolist()
     result = order.masking_steps(batch, valid)
+    book = order.book_masked_softmax(result.scores, valid)
     i = 0 if show == "A" else 1
     names = (a if show == "A" else b) + ["<pad>"] * (LAB_STEPS - len(a if show == "A" else b))
+    # the scores and the masked scores share one colour scale: that of the scores the mask keeps
+    kept = result.masked[i][result.masked[i].isfinite()]
+    bound = float(kept.abs().max()) if kept.numel() else 1.0
+    score_range = (-bound, bound)
     specs = [charts.token_heatmap(result.scores[i], names, names, value_title="score", palette="diverging",
-                                  domain=None).spec(),
+                                  domain=score_range, title="1. scores XXᵀ/√d").spec(),
              charts.token_heatmap(result.masked[i], names, names, value_title="score", palette="diverging",
-                                  domain=None).spec(),
-             charts.token_heatmap(result.weights[i], names, names).spec()]
+                                  domain=score_range, title="2. masked (grey)").spec(),
+             charts.token_heatmap(result.weights[i], names, names, title="3. weights (pekit)").spec(),
+             charts.token_heatmap(book[i], names, names, title="the book's masked_softmax").spec()]
     zero_rows = [q for q, total in enumerate(result.row_sums[i].tolist()) if total == 0]
-    return specs, valid, float(result.masked_weight[i]), zero_rows
+    book_row = book[i][zero_rows[0]].tolist() if zero_rows else None
+    return specs, valid, lens[i], len(a if show == "A" else b), float(result.masked_weight[i]), zero_rows, book_row
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
@@ -84,7 +120,7 @@ INTRO = (
     "freshly initialised (untrained) layer with a fixed seed, so the patterns are not "
     "linguistically meaningful; the mechanics are exactly those of a trained model."
 )
-SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW]
+SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, SCALE, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW]
 
 with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
     sentence = page.text(SENTENCE, help="Words and punctuation become tokens; at most 64 are used.")
@@ -108,93 +144,165 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
         st.info("Type a sentence with at least one word or symbol to see attention at work.")
         st.stop()
     tokens = tuple(tok.tokens)
-    st.caption("Tokens (shown as plain text):")
-    st.code(" | ".join(tokens), language=None, wrap_lines=True)
-
-    weights = attention_view(tokens, hidden, heads, seed, positional)
-
     n = len(tokens)
-
+    st.caption(f"{n} token{'s' if n != 1 else ''} (shown as plain text):")
+    st.code(" | ".join(tokens), language=None, wrap_lines=True)
 
     def weights_section() -> None:
         st.subheader("Attention weights, head by head")
         page.clamp(HEAD, heads - 1)
-        head = page.select(HEAD, options=range(heads), format_func=lambda h: f"head {h}")
-        show_chart(head_chart(tokens, hidden, heads, seed, positional, head))
+        c5, c6 = st.columns([1, 2])
+        with c5:
+            head = page.select(HEAD, options=range(heads), format_func=lambda h: f"head {h}")
+        with c6:
+            scale = page.radio(SCALE, format_func=SCALE_NAMES.get,
+                               help="An untrained layer spreads its weight thinly (about 1/n per key), so a fixed "
+                                    "0-to-1 scale shows an almost uniform map; the others stretch the colours.")
+        show_chart(head_chart(tokens, hidden, heads, seed, positional, head, scale))
         st.markdown(
-            f"Input: ({1}, {n}, {hidden}): one sentence of {n} tokens, {hidden} numbers each. Output: the same "
-            f"shape ({1}, {n}, {hidden}). Weights: ({1}, {heads}, {n}, {n}), one {n} × {n} map per head; "
-            "each row (a query token) sums to 1 over the keys it looks at."
+            f"Input: (1, {n}, {hidden}): one sentence of {n} token{'s' if n != 1 else ''}, {hidden} numbers each. "
+            f"Output: the same shape (1, {n}, {hidden}). Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per "
+            "head; each row (a query token) sums to 1 over the keys it looks at."
         )
-        st.latex(r"\mathrm{head}_i = \mathrm{softmax}\!\left(\frac{(XW_q^{(i)})(XW_k^{(i)})^\top}{\sqrt{d/h}}\right)XW_v^{(i)}"
-                 r",\qquad \mathrm{output} = [\mathrm{head}_1;\dots;\mathrm{head}_h]\,W_o")
-
+        if heads > 1:
+            st.markdown("**All heads.** Pick one to enlarge it above.")
+            specs = gallery(tokens, hidden, heads, seed, positional, scale)
+            for row in range(0, heads, 4):
+                columns = st.columns(4)
+                for h, column in zip(range(row, min(row + 4, heads)), columns):
+                    with column:
+                        show_chart(specs[h])
+                        st.button(f"Enlarge head {h}", key=f"attention.enlarge.{h}", type="tertiary",
+                                  on_click=st.session_state.__setitem__, args=(page.key(HEAD), h),
+                                  disabled=h == head)
+        st.latex(r"\mathrm{head}_i = \mathrm{softmax}\!\left(\frac{(XW_q^{(i)})(XW_k^{(i)})^\top}{\sqrt{d/h}}\right)"
+                 r"XW_v^{(i)},\qquad \mathrm{output} = [\mathrm{head}_1;\dots;\mathrm{head}_h]\,W_o")
+        st.subheader("What the positional encoding changes")
+        spec, biggest = effect_chart(tokens, hidden, heads, seed, head)
+        show_chart(spec)
+        st.caption(f"Head {head}: weights with P added minus weights without it. The largest change here is "
+                   f"{biggest:.3f}; the toggle above switches the maps between the two.")
+        with st.expander("What exactly are Q, K and V? Are they the same input?"):
+            hs = hidden // heads
+            st.markdown(
+                f"In **self**-attention all three come from the same input X ({n} × {hidden}, one row per token): "
+                f"Q = XW_q, K = XW_k and V = XW_v, three different learned {hidden} × {hidden} matrices applied to "
+                f"the same rows. Each is then cut into {heads} heads of {hs} columns: head i compares its queries "
+                f"with its keys (a {n} × {n} map of scores, scaled by √{hs}), turns each row into weights with a "
+                f"softmax, and mixes its values with them ({n} × {hs}). The heads are put side by side again "
+                f"({n} × {hidden}) and projected by W_o. So Q, K and V are not the same *vectors*, but they are "
+                "computed from the same tokens: every token asks (query), advertises (key) and offers (value). "
+                "In **encoder–decoder** attention they are not from the same input: the queries come from the "
+                "decoder's tokens, the keys and values from the encoder's output, so each output word looks up "
+                "the source sentence."
+            )
 
     def masking_section() -> None:
         st.subheader("Masking with valid_lens")
+        a_count = min(n, LAB_STEPS)
         st.markdown(
-            "Batches hold sequences of different lengths, padded to a common length. `valid_lens` "
-            f"says how many keys of each sequence are real; the rest get weight exactly 0. Here: "
-            f"sequence A is the first {min(n, LAB_STEPS)} tokens of your sentence, B the first "
-            f"{max(1, min(n, LAB_STEPS) // 2)}, both padded to {LAB_STEPS} steps."
+            "Batches hold sequences of different lengths, padded to a common length. `valid_lens` says how many "
+            f"keys of each sequence are real; the rest get weight exactly 0. Here: sequence A is the first "
+            f"{a_count} token{'s' if a_count != 1 else ''} of your sentence, B the first {max(1, a_count // 2)}, "
+            f"both padded to {LAB_STEPS} steps with zero vectors. The scores are those of plain self-attention "
+            "on the token vectors themselves (Q = K = X: no learned projection, so only the masking acts)."
         )
         c5, c6, c7, c8 = st.columns(4)
         with c5:
             form = page.radio(FORM, horizontal=False)
         with c6:
-            len_a = page.slider(LEN_A)
+            len_a = page.select_slider(LEN_A, format_func=lambda v: "its own length" if v == "own" else v)
         with c7:
-            len_b = page.slider(LEN_B)
+            len_b = page.select_slider(LEN_B, format_func=lambda v: "its own length" if v == "own" else v)
         with c8:
             show = page.radio(SHOW)
-        specs, valid, masked_total, zero_rows = masking_view(tokens[:LAB_STEPS], hidden, seed, len_a, len_b, form, show)
+        specs, valid, length, real, masked_total, zero_rows, book_row = masking_view(
+            tokens[:LAB_STEPS], hidden, seed, len_a, len_b, form, show)
         st.code(f"valid_lens = {valid}", language="python")
+        if length > real:
+            st.info(f"Sequence {show} has {real} real token{'s' if real != 1 else ''}; a valid length of {length} "
+                    f"counts {length - real} padding step{'s' if length - real != 1 else ''} as if they were words.")
         left, mid, right = st.columns(3)
-        for column, spec, title in zip((left, mid, right), specs, ("1. scores QKᵀ/√d", "2. masked (blank = −∞)", "3. weights")):
+        for column, spec in zip((left, mid, right), specs[:3]):
             with column:
-                st.markdown(f"**{title}**")
                 show_chart(spec)
         st.markdown(
-            f"Total weight on masked keys in sequence {show}: **{masked_total:g}** (exactly zero). "
-            + (f"Rows {', '.join(map(str, zero_rows))} have a valid length of 0: they are all zeros, not NaN "
-               "(a plain softmax over nothing would divide 0 by 0)." if zero_rows else
-               "Every row sums to 1 over its valid keys.")
+            f"Total weight on masked keys in sequence {show}: **{masked_total:g}** (exactly zero). Scores 1 and 2 "
+            "share one colour scale; masked cells stay in place, grey. "
+            + ("Every row sums to 1 over its valid keys." if not zero_rows else
+               f"Row{'s' if len(zero_rows) > 1 else ''} {', '.join(map(str, zero_rows))} "
+               f"{'have' if len(zero_rows) > 1 else 'has'} a valid length of 0: pekit gives all zeros, never NaN "
+               "(a plain softmax over nothing would divide 0 by 0).")
         )
+        if zero_rows:
+            st.markdown(
+                "**Two conventions for a length of 0.** The book's `masked_softmax` replaces masked scores by "
+                "−1e6 and applies an ordinary softmax. When every key of a row is masked, all its scores are "
+                f"−1e6, and the softmax spreads the weight evenly: row {zero_rows[0]} gets "
+                f"{book_row[0]:.4f} = 1/{LAB_STEPS} on every key, padding included. pekit gives such a row "
+                "zero weight, so a query with nothing to look at contributes nothing (and no gradient flows "
+                "into keys that are only padding). Both maps, side by side:"
+            )
+            left, right = st.columns(2)
+            with left:
+                show_chart(specs[2])
+            with right:
+                show_chart(specs[3])
         with st.expander("The book's example: MultiHeadAttention(100, 5, 0.5) on ones(2, 4, 100), valid_lens = [3, 2]"):
             out_shape, w_shape, w0, w1 = book_example()
-            st.code(f"output shape: {out_shape}\nattention_weights shape: {w_shape}\n"
-                    f"weights, sequence 0, head 0 (3 valid keys):\n{pd.DataFrame(w0).round(4).to_string()}\n"
-                    f"weights, sequence 1, head 0 (2 valid keys):\n{pd.DataFrame(w1).round(4).to_string()}", language=None)
-            st.caption("All inputs are equal, so every valid key gets the same weight: 1/3 and 1/2.")
-
+            batch, heads_b, queries, keys = w_shape
+            rows0 = "\n".join("  " + "  ".join(f"{v:.4f}" for v in row) for row in w0)
+            rows1 = "\n".join("  " + "  ".join(f"{v:.4f}" for v in row) for row in w1)
+            st.code(f"output shape: {out_shape}\n"
+                    f"attention weights, pekit's shape (batch, heads, queries, keys): {w_shape}\n"
+                    f"the same weights in the book's shape (batch·heads, queries, keys): "
+                    f"({batch * heads_b}, {queries}, {keys})\n"
+                    f"sequence 0, head 0 (3 valid keys):\n{rows0}\n"
+                    f"sequence 1, head 0 (2 valid keys):\n{rows1}", language=None)
+            st.caption(
+                "All inputs are equal, so every valid key gets the same weight: 1/3 and 1/2. Note the last two "
+                "rows of sequence 1: its queries 2 and 3 are padding, yet they still attend (to the two valid "
+                "keys). valid_lens masks keys, not queries; the outputs of padding queries are simply ignored "
+                "later (by the loss, say)."
+            )
 
     def order_section() -> None:
         st.subheader("Does attention know the order?")
+        page.clamp(HEAD, heads - 1)
         c9, c10 = st.columns([1, 3])
         with c9:
             st.button("Shuffle again", icon=":material/shuffle:",
-                      on_click=lambda: st.session_state.__setitem__(page.key(SHUFFLE),
-                                                                    st.session_state[page.key(SHUFFLE)] % (2**31 - 1) + 1))
+                      on_click=lambda: st.session_state.__setitem__(
+                          page.key(SHUFFLE), st.session_state[page.key(SHUFFLE)] % (2**31 - 1) + 1))
             shuffle = page.number(SHUFFLE)
-        perm, out_gap, w_gap, out_gap_pe, w_gap_pe = order_view(tokens, hidden, heads, seed, shuffle)
+        head = page.value(HEAD)
+        perm, maps, gaps = order_view(tokens, hidden, heads, seed, shuffle, head)
         with c10:
             st.caption("Shuffled sentence (plain text):")
             st.code(" | ".join(tokens[i] for i in perm), language=None, wrap_lines=True)
+        if n == 1:
+            st.info("With a single token there is nothing to shuffle: type a longer sentence.")
+            return
+        st.markdown(f"Head {head}'s weights for the sentence as typed, and for the shuffled sentence with its rows "
+                    "and columns put back in the original order, without and with the positional table P:")
+        columns = st.columns(4)
+        for column, key in zip(columns, [(False, "original"), (False, "shuffled, put back"), (True, "original"),
+                                         (True, "shuffled, put back")]):
+            with column:
+                show_chart(maps[key])
+        (gap0, rel0, wgap0), (gap1, rel1, wgap1) = gaps[False], gaps[True]
         m1, m2, m3, m4 = st.columns(4)
-        m1.metric("Without positions: outputs", f"{out_gap:.1e}", help="max |shuffled output − original output shuffled|")
-        m2.metric("Without positions: weights", f"{w_gap:.1e}")
-        m3.metric("With positions: outputs", f"{out_gap_pe:.2g}")
-        m4.metric("With positions: weights", f"{w_gap_pe:.2g}")
+        m1.metric("Without P: outputs", f"{rel0:.1e}", help="max |shuffled output put back − output| / max |output|")
+        m2.metric("Without P: weights", f"{wgap0:.1e}", help="max |difference| of the weights put back")
+        m3.metric("With P: outputs", f"{rel1:.2g}", help="max |shuffled output put back − output| / max |output|")
+        m4.metric("With P: weights", f"{wgap1:.2g}")
         st.markdown(
-            "Run the layer on the shuffled tokens, put its results back into the original order, and "
-            "compare. Without positional encoding the difference is float round-off: every token gets "
-            "exactly the same output wherever it stands, and its attention weights move with it. The "
-            "output rows do stay in the order of the input rows, as the discussion thread points out, "
-            "but nothing a token computes depends on that order, so 'dog bites man' and 'man bites "
-            "dog' give each word the same vector. Adding P changes each token's vector according to "
-            "its slot, and the differences become large: now the order matters."
-            if n > 1 else "With a single token there is nothing to shuffle: type a longer sentence."
+            f"Without positions, the two maps are the same: the largest difference of an output is {rel0:.1e} "
+            "of the outputs' size, float round-off. Every token gets exactly the same output wherever it stands; "
+            "its weights move with it. The output rows do stay in the order of the input rows, as readers of the "
+            "chapter point out, but nothing a token computes depends on that order, so 'dog bites man' and 'man "
+            f"bites dog' give each word the same vector. With P the maps differ and the outputs move by {rel1:.0%} "
+            "of their size: a token's vector now depends on its slot, and order matters."
         )
-
 
     page.tabs(VIEW, (weights_section, masking_section, order_section))

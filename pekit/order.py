@@ -17,18 +17,29 @@ from ._checks import check_elements, check_int, check_tensor
 from .attention import MultiHeadAttention, _valid_lengths, attention_scores, masked_softmax
 from .encodings import sinusoidal_encoding
 
-__all__ = ["self_attention", "OrderCheck", "order_check", "MaskingSteps", "masking_steps", "causal_lengths", "padded_batch"]
+__all__ = ["self_attention", "positional_effect", "OrderCheck", "order_check", "MaskingSteps", "masking_steps",
+           "causal_lengths", "padded_batch", "book_masked_softmax"]
 
 
 class OrderCheck(NamedTuple):
     """``output``/``weights``: for the tokens as given, ``(n, num_hiddens)`` and
-    ``(heads, n, n)``; ``output_gap``/``weights_gap``: the largest difference between the
-    shuffled run and the un-shuffled one moved into the shuffled order."""
+    ``(heads, n, n)``; ``shuffled_back``: the weights of the shuffled run with its queries and
+    keys moved back to the original order ``(heads, n, n)`` (equal to ``weights`` exactly when
+    the layer ignores order); ``output_gap``/``weights_gap``: the largest difference between the
+    shuffled run and the original one moved into the shuffled order; ``output_scale``: the
+    largest ``|output|``, the scale the output gap is measured against."""
 
     output: Tensor
     weights: Tensor
+    shuffled_back: Tensor
     output_gap: float
     weights_gap: float
+    output_scale: float
+
+    @property
+    def relative_output_gap(self) -> float:
+        """``output_gap / output_scale``: 1e-7 is float round-off, 0.1 is a tenth of the output."""
+        return self.output_gap / self.output_scale if self.output_scale else 0.0
 
 
 def _check_model_input(model: object, X: object) -> None:
@@ -68,7 +79,16 @@ def order_check(model: MultiHeadAttention, X: Tensor, perm: Tensor, *, positiona
     out_s, weights_s = self_attention(model, X[perm], positional=positional, base=base)
     output_gap = float((out_s - out[perm]).abs().max()) if n else 0.0
     weights_gap = float((weights_s - weights[:, perm][:, :, perm]).abs().max()) if n else 0.0
-    return OrderCheck(out, weights, output_gap, weights_gap)
+    back = torch.argsort(perm)  # the shuffled run's slot of each original token
+    shuffled_back = weights_s[:, back][:, :, back]  # (heads, n, n) in the original order
+    scale = float(out.abs().max()) if n else 0.0
+    return OrderCheck(out, weights, shuffled_back, output_gap, weights_gap, scale)
+
+
+def positional_effect(model: MultiHeadAttention, X: Tensor, *, base: float = 10000.0) -> Tensor:
+    """What adding the sinusoidal table changes in the attention weights: weights with P
+    minus weights without, ``(heads, n, n)``."""
+    return self_attention(model, X, positional=True, base=base)[1] - self_attention(model, X, positional=False)[1]
 
 
 def causal_lengths(batch_lens: Tensor, queries: int) -> Tensor:
@@ -129,3 +149,17 @@ def masking_steps(X: Tensor, valid_lens: Tensor) -> MaskingSteps:
     masked = scores.masked_fill(~keep, float("-inf"))
     masked_weight = torch.where(keep, torch.zeros_like(weights), weights).abs().sum(dim=(1, 2))
     return MaskingSteps(scores, masked, weights, lens, masked_weight, weights.sum(dim=2))
+
+
+def book_masked_softmax(X: Tensor, valid_lens: Tensor | list | tuple | None) -> Tensor:
+    """The book's ``masked_softmax``, kept for comparison: masked scores are replaced by
+    ``-1e6`` before an ordinary softmax. Masked keys get weight ``exp(-1e6 - max) = 0``; but a
+    row whose valid length is 0 has every score at ``-1e6``, so it gets uniform weights
+    ``1/keys`` over keys that are all padding, where :func:`pekit.masked_softmax` gives zeros.
+    ``X``: ``(batch, queries, keys)``; ``valid_lens``: ``(batch,)`` or ``(batch, queries)``."""
+    check_tensor("X", X, dims=3, floating=True, what="(batch, queries, keys)")
+    if valid_lens is None:
+        return torch.softmax(X, dim=-1)
+    lens = _valid_lengths(valid_lens, X.shape[0], X.shape[1], X.shape[2], X.device)  # (batch, queries)
+    keep = torch.arange(X.shape[2], device=X.device)[None, None, :] < lens[..., None]
+    return torch.softmax(X.masked_fill(~keep, -1e6), dim=-1)

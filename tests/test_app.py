@@ -315,16 +315,30 @@ def test_attention_defaults():
     at = open_app(ATTENTION)
     assert at.title[0].value == "Live attention"
     assert [t.label for t in at.tabs] == ["Weights", "Masking", "Order"]
-    assert len(charts(at)) == 1 and not at.metric  # only the open tab runs
+    # the enlarged head, the four heads as small multiples, what P changes; only the open tab runs
+    assert len(charts(at)) == 6 and not at.metric
     assert at.code[0].value.startswith("The | animal | didn't")
-    assert "(1, 12, 64)" in texts(at)
+    assert "12 tokens" in texts(at) and "(1, 12, 64)" in texts(at)
+    assert at.radio(key="attention.scale").value == "max"
+    at.button(key="attention.enlarge.2").click().run()
+    assert at.selectbox(key="attention.head").value == 2 and link(at) == {"head": "2"}
     open_tab(at, "Order")
-    assert len(charts(at)) == 0
+    assert len(charts(at)) == 4  # without and with P: as typed, and shuffled then put back
     gaps = [float(m.value) for m in at.metric]
     assert gaps[0] < 1e-6 and gaps[1] < 1e-6 and gaps[2] > 1e-3  # order ignored without P, not with it
     open_tab(at, "Masking")
+    # own lengths: A is 8 real tokens, B the first 4, padding never counted as valid
     assert len(charts(at)) == 3 and "valid_lens = [8, 4]" in at.code[1].value
-    assert link(at) == {"view": "Masking"}
+    assert at.radio(key="attention.show").value == "B"
+    assert link(at) == {"view": "Masking", "head": "2"}
+
+
+def test_attention_short_sentence_shows_padding_masked():
+    at = open_app(ATTENTION, {"text": "man bites dog", "view": "Masking", "show": "A"})
+    assert "valid_lens = [3, 1]" in at.code[1].value  # the real token counts
+    at.select_slider(key="attention.len_a").set_value("5").run()
+    assert "valid_lens = [5, 1]" in at.code[1].value
+    assert any("counts 2 padding steps as if they were words" in i.value for i in at.info)
 
 
 @pytest.mark.parametrize("sentence, expect", [
@@ -355,18 +369,18 @@ def test_attention_every_control_and_link():
     at.selectbox(key="attention.head").set_value(7).run()
     open_tab(at, "Masking")
     at.radio(key="attention.form").set_value("one per query (causal)").run()
-    at.slider(key="attention.len_a").set_value(0).run()
-    at.slider(key="attention.len_b").set_value(1).run()
-    at.radio(key="attention.show").set_value("B").run()
+    at.select_slider(key="attention.len_a").set_value("0").run()
+    at.select_slider(key="attention.len_b").set_value("1").run()
+    at.radio(key="attention.show").set_value("A").run()
     open_tab(at, "Order")
     at.button[0].click().run()
     assert not at.exception
     assert link(at) == {"text": "man bites dog", "hidden": "256", "heads": "8", "pe": "1", "seed": "5", "head": "7",
-                        "form": "one per query (causal)", "len_a": "0", "len_b": "1", "show": "B", "shuffle": "2",
+                        "form": "one per query (causal)", "len_a": "0", "len_b": "1", "show": "A", "shuffle": "2",
                         "view": "Order"}
     # settings of hidden tabs survive (they live in the link while their widgets are not drawn)
     open_tab(at, "Masking")
-    assert at.slider(key="attention.len_a").value == 0 and at.radio(key="attention.show").value == "B"
+    assert at.select_slider(key="attention.len_a").value == "0" and at.radio(key="attention.show").value == "A"
     open_tab(at, "Weights")
     assert at.selectbox(key="attention.head").value == 7
     at.select_slider(key="attention.heads").set_value("2").run()
@@ -374,12 +388,15 @@ def test_attention_every_control_and_link():
 
 
 def test_attention_zero_length_rows_are_zero_not_nan():
-    at = open_app(ATTENTION, {"len_a": "0", "view": "Masking"})
-    assert "valid length of 0: they are all zeros" in texts(at)
+    at = open_app(ATTENTION, {"len_a": "0", "view": "Masking", "show": "A"})
+    body = texts(at)
+    assert "pekit gives all zeros, never NaN" in body
+    assert "0.1250 = 1/8 on every key" in body  # the book's convention, from its own formula
+    assert len(charts(at)) == 5  # the three steps, then pekit's weights beside the book's
 
 
 @pytest.mark.parametrize("query", [{"hidden": "100", "heads": "3", "pe": "maybe", "len_a": "99", "view": "Masking"},
                                    {"text": "x" * 5000, "head": "-1", "shuffle": "nan", "view": "<b>all</b>"}])
 def test_attention_bad_links(query):
     at = open_app(ATTENTION, query)
-    assert at.warning and len(charts(at)) == (3 if query["view"] == "Masking" else 1)
+    assert at.warning and len(charts(at)) == (3 if query["view"] == "Masking" else 6)

@@ -19,7 +19,7 @@ PAGES = {"": "pekit: a lab for positional encodings", "encoding_heatmap": "Encod
          "binary_analogy": "Binary analogy", "offset_rotation": "Offset rotation",
          "complexity_comparison": "Complexity comparison", "live_attention": "Live attention"}
 CHARTS = {"": 0, "encoding_heatmap": 4, "binary_analogy": 6, "offset_rotation": 6, "complexity_comparison": 2,
-          "live_attention": 1}
+          "live_attention": 6}
 
 
 @pytest.fixture(scope="module")
@@ -196,7 +196,7 @@ def test_live_attention_long_sentence_reads_out_the_cell_under_the_pointer(page,
         expected = f"query token {q} {tokens[q]}  →  key token {k} {tokens[k]}:  weight {float(weights[q, k]):.6f}"
         pg.wait_for_function("(t) => [...document.querySelectorAll('svg text')].some(e => e.textContent === t)",
                              arg=expected, timeout=10_000)
-    assert_clean(pg, "live_attention")
+    assert_clean(pg, "live_attention", 10)  # the enlarged head, eight small ones, what P changes
 
 
 def test_live_attention_tabs_run_on_click(page, server):
@@ -206,12 +206,14 @@ def test_live_attention_tabs_run_on_click(page, server):
     assert "valid_lens = [8, 4]" in pg.locator('[data-testid="stMain"]').inner_text()
     assert_clean(pg, "live_attention", 3)
     assert pg.url.endswith("/live_attention?view=Masking")
+    timed_interaction(pg, lambda: pg.locator('[data-testid="stRadio"]').filter(has_text="Show sequence")
+                      .get_by_text("A", exact=True).click())
     thumb = slider_thumb(pg, "valid length of sequence A")
-    timed_interaction(pg, lambda: (thumb.focus(), thumb.press("Home")))
-    assert "valid length of 0: they are all zeros" in pg.locator('[data-testid="stMain"]').inner_text()
+    timed_interaction(pg, lambda: (thumb.focus(), thumb.press("Home"), thumb.press("ArrowRight")))  # "own" -> 0
+    assert "pekit gives all zeros, never NaN" in pg.locator('[data-testid="stMain"]').inner_text()
     timed_interaction(pg, lambda: pg.get_by_role("tab", name="Order").click())
     assert pg.locator('[data-testid="stMetric"]').count() == 4
-    assert_clean(pg, "live_attention", 0)
+    assert_clean(pg, "live_attention", 4)
     timed_interaction(pg, lambda: pg.get_by_role("tab", name="Masking").click())
     assert "valid_lens = [0, 4]" in pg.locator('[data-testid="stMain"]').inner_text()  # kept while hidden
 
@@ -221,8 +223,8 @@ SHARED_LINKS = {
     "binary_analogy": "n=200&bits=5&d=48&base=500&bit=3",
     "offset_rotation": "d=32&base=100&delta=-7&pair=3&first=10&count=20&seed=9",
     "complexity_comparison": "n=5000&d=64&k=5&path_n=9&from=32&to=256",
-    "live_attention": "text=man+bites+dog&hidden=32&heads=2&pe=1&seed=4&head=1&form=one+per+query+%28causal%29"
-                      "&len_a=3&len_b=0&show=B&shuffle=5&view=Masking",
+    "live_attention": "text=man+bites+dog&hidden=32&heads=2&pe=1&seed=4&head=1&scale=row"
+                      "&form=one+per+query+%28causal%29&len_a=3&len_b=0&show=A&shuffle=5&view=Masking",
 }
 
 

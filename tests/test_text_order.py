@@ -95,3 +95,50 @@ def test_book_example():
     assert out_shape == (2, 4, 100) and w_shape == (2, 5, 4, 4)
     assert w0[0] == pytest.approx([1 / 3, 1 / 3, 1 / 3, 0.0]) and w1[2] == pytest.approx([0.5, 0.5, 0.0, 0.0])
     assert isinstance(MultiHeadAttention(100, 5, 0.5), torch.nn.Module)
+
+
+def book_reference_masked_softmax(X, valid_lens):
+    """The book's masked_softmax as printed: masked scores set to -1e6 row by row, then softmax."""
+    shape = X.shape
+    if valid_lens.dim() == 1:
+        valid_lens = torch.repeat_interleave(valid_lens, shape[1])
+    else:
+        valid_lens = valid_lens.reshape(-1)
+    flat = X.reshape(-1, shape[-1]).clone()
+    mask = torch.arange(flat.size(1), dtype=torch.float32)[None, :] < valid_lens[:, None]
+    flat[~mask] = -1e6
+    return torch.softmax(flat.reshape(shape), dim=-1)
+
+
+@pytest.mark.parametrize("lens", [torch.tensor([0, 3]), torch.tensor([[0, 1, 4], [2, 0, 3]])])
+def test_book_convention_against_the_book_and_pekit(lens):
+    from pekit import masked_softmax
+    from pekit.order import book_masked_softmax
+
+    X = torch.randn(2, 3, 4, generator=torch.Generator().manual_seed(3))
+    book = book_masked_softmax(X, lens)
+    assert_close(book, book_reference_masked_softmax(X, lens))
+    ours = masked_softmax(X, lens)
+    full = lens if lens.dim() == 2 else lens[:, None].expand(2, 3)
+    for b in range(2):
+        for q in range(3):
+            if full[b, q] == 0:  # the two conventions part ways only here
+                assert_close(book[b, q], torch.full((4,), 0.25))
+                assert torch.equal(ours[b, q], torch.zeros(4))
+            else:
+                assert_close(book[b, q], ours[b, q])
+
+
+def test_shuffled_weights_put_back_and_positional_effect():
+    from pekit.order import positional_effect, self_attention
+
+    model = seeded_attention(16, 2, seed=2, device="cpu")
+    X = token_embeddings(["a", "b", "c", "d", "e"], 16, seed=1, device="cpu")
+    perm = permutation(5, 3)
+    plain = order_check(model, X, perm, positional=False)
+    assert_close(plain.shuffled_back, plain.weights, atol=1e-6, rtol=0)  # order ignored: the same map
+    assert plain.relative_output_gap < 1e-5 and plain.output_scale > 0
+    with_p = order_check(model, X, perm, positional=True)
+    assert (with_p.shuffled_back - with_p.weights).abs().max() > 1e-3
+    change = positional_effect(model, X)
+    assert_close(change, self_attention(model, X, positional=True)[1] - self_attention(model, X, positional=False)[1])

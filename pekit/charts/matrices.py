@@ -218,6 +218,7 @@ def token_heatmap(
     domain: Sequence[float] | str | None = None,
     cell: int | None = None,
     title: str | None = None,
+    compact: bool = False,
     max_marks: int = MAX_TOKEN_RECTS,
 ) -> Drawn:
     """A matrix over tokens (e.g. attention weights, ``(queries, keys)``) with square cells and
@@ -228,6 +229,7 @@ def token_heatmap(
     (an untrained layer's weights of about 1/n become visible); ``"row"`` colours each row by its
     share of that row's largest value (the tooltip still gives the weight). ``domain`` overrides
     the colour range: two numbers, ``"symmetric"`` (``-m .. m``, for scores) or None.
+    ``compact=True`` draws a small multiple: no axis labels or legend, small cells, a title.
 
     Up to ``max_marks`` cells: one rectangle per cell with a tooltip. Beyond that (a 64-token
     sentence has 4096 cells): one image pixel per cell and a title line that reads out the cell
@@ -258,11 +260,11 @@ def token_heatmap(
     lo, hi = _token_domain(shown, scale, domain)
     flat, flat_shown, ok = values.flatten(), shown.flatten(), finite.flatten()
     cell_texts = [format(float(v), ".6f") if good else "masked" for v, good in zip(flat.tolist(), ok.tolist())]
-    size = cell or token_cell(max(rows, cols))
+    size = cell or (max(4, min(12, 160 // max(rows, cols))) if compact else token_cell(max(rows, cols)))
     # shown at its own width (square cells) where the page has room, narrower where it has not
     # (a phone): the height keeps a row per token, and the key labels thin out only then
-    preferred = cols * size + TOKEN_MARGIN
-    if rows * cols > max_marks:
+    preferred = cols * size + (40 if compact else TOKEN_MARGIN)
+    if rows * cols > max_marks and not compact:
         chart = _token_image(torch.where(finite, shown, torch.full_like(shown, float("nan"))), ylab, xlab, cell_texts,
                              x_title=x_title, y_title=y_title, value_title=value_title, legend_title=legend_title,
                              palette=palette, domain=(lo, hi), cell=size, title=title)
@@ -278,17 +280,21 @@ def token_heatmap(
                             clamp=True)
     # sort=None: the axes keep the order in which the frame lists the tokens (a list of labels
     # would cost an expression per cell when the browser draws)
-    x = alt.X(field="key", type="ordinal", sort=None, title=x_title,
-              axis=alt.Axis(labelAngle=-90, labelLimit=TOKEN_LABEL_LIMIT, labelOverlap="greedy"))
-    y = alt.Y(field="query", type="ordinal", sort=None, title=y_title,
-              axis=alt.Axis(labelLimit=TOKEN_LABEL_LIMIT, labelOverlap=False))
+    x = alt.X(field="key", type="ordinal", sort=None, title=None if compact else x_title,
+              axis=None if compact else alt.Axis(labelAngle=-90, labelLimit=TOKEN_LABEL_LIMIT, labelOverlap="greedy"))
+    y = alt.Y(field="query", type="ordinal", sort=None, title=None if compact else y_title,
+              axis=None if compact else alt.Axis(labelLimit=TOKEN_LABEL_LIMIT, labelOverlap=False))
     tooltip = [tip("query", y_title), tip("key", x_title), tip("value text", value_title)]
     cells = alt.Chart(frame).mark_rect().encode(
         x=x, y=y, tooltip=tooltip,
         color=alt.condition("isValid(datum.value)", alt.Color(field="value", type="quantitative", title=legend_title,
-                                                              scale=color_scale, legend=TOKEN_LEGEND),
+                                                              scale=color_scale,
+                                                              legend=None if compact else TOKEN_LEGEND),
                             alt.value(MASKED_GREY)))
-    chart = cells.properties(height=rows * size, usermeta={"width": preferred})
+    if compact:  # a fixed small square: several of them sit side by side
+        chart = cells.properties(height=rows * size, width=cols * size)
+    else:
+        chart = cells.properties(height=rows * size, usermeta={"width": preferred})
     if title:
         chart = chart.properties(title=title)
     return Drawn(chart, Drawing("marks", (rows, cols), (rows, cols), (1, 1), hover=True))
