@@ -13,6 +13,7 @@ N = IntSetting("n", "Positions n", default=64, minimum=2, maximum=1024)
 BITS = IntSetting("bits", "Bits", default=6, minimum=1, maximum=16)
 D = IntSetting("d", "Dimension d", default=32, minimum=2, maximum=1024)
 BIT = IntSetting("bit", "Bit to compare", default=2, minimum=0, maximum=15)
+WIDTH = IntSetting("width", "Numbers per position", default=4, minimum=1, maximum=16)
 
 
 def _heatmap(X, *, x_title: str, domain: tuple[float, float]):
@@ -95,7 +96,12 @@ INTRO = (
     "holds and where it breaks."
 )
 
-with lab_page("binary", "Binary analogy", INTRO, [N, BITS, D, BASE, BIT]) as page:
+@st.cache_data(max_entries=48, show_spinner=False)
+def same_width(n: int, width: int, base: int):
+    return binary.equal_width(n, width, base=base)
+
+
+with lab_page("binary", "Binary analogy", INTRO, [N, BITS, D, BASE, BIT, WIDTH]) as page:
     c1, c2, c3, c4 = st.columns([3, 2, 3, 2])
     with c1:
         n = page.slider(N, help="How many positions (0 to n − 1) to encode.")
@@ -167,6 +173,20 @@ with lab_page("binary", "Binary analogy", INTRO, [N, BITS, D, BASE, BIT]) as pag
         st.dataframe(matches, hide_index=True, width="stretch")
 
     st.subheader("Why continuous values?")
+    c5, _ = st.columns([1, 3])
+    with c5:
+        width = page.slider(WIDTH, help="The same number of columns for both codes: bits, or sine/cosine columns.")
+    eq = same_width(n, width, base)
+    st.markdown(
+        f"**The same width for both.** With {width} number{'s' if width != 1 else ''} per position, a binary code "
+        f"has 2^{width} = {2 ** width:,} different codes, so it tells **{eq.binary.distinct} of the {n}** positions "
+        "apart" + (f" (position {eq.binary.pair[1]} gets the code of position {eq.binary.pair[0]})"
+                   if eq.binary.min_distance == 0 else "")
+        + f"; {width} sinusoidal column{'s' if width != 1 else ''} tell **{eq.sinusoidal.distinct} of the {n}** apart, "
+        f"the closest two (positions {eq.sinusoidal.pair[0]} and {eq.sinusoidal.pair[1]}) still "
+        f"{eq.sinusoidal.min_distance:.3g} apart. Real-valued columns can take any value between −1 and 1, where a "
+        "bit has two: that is the sense in which the book calls continuous representations more space-efficient."
+    )
     stats = view["stats"]
     db, dp = stats.binary, stats.sinusoidal
     m1, m2, m3, m4 = st.columns(4)

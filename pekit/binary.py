@@ -40,6 +40,8 @@ __all__ = [
     "CodeComparison",
     "compare_codes",
     "bits_needed",
+    "EqualWidth",
+    "equal_width",
     "wavelength_growth",
     "overlay_window",
 ]
@@ -217,3 +219,24 @@ def overlay_window(num_positions: int, bit: int) -> int:
     num_positions = check_int("num_positions", num_positions, minimum=1)
     bit = check_int("bit", bit, minimum=0, maximum=62)
     return min(num_positions, max(32, min(300, 4 * 2 ** (bit + 1))))
+
+
+class EqualWidth(NamedTuple):
+    """Binary codes and the sinusoidal table with the same number of columns ``width`` over
+    ``n`` positions: how many positions each tells apart, and its closest two positions."""
+
+    n: int
+    width: int
+    binary: Distinctness
+    sinusoidal: Distinctness
+
+
+def equal_width(n: int, width: int, *, base: float = 10000.0) -> EqualWidth:
+    """The chapter's "continuous representations are more space-efficient", measured: ``width``
+    bits tell at most ``2**width`` positions apart, ``width`` sinusoidal columns tell apart every
+    position (their values never repeat exactly)."""
+    n = check_int("n", n, minimum=2, maximum=1 << 14)
+    width = check_int("width", width, minimum=1, maximum=62)
+    B = binary_encoding(n, width, device="cpu", dtype=torch.float64)  # (n, width), wraps after 2**width
+    P = sinusoidal_encoding(n, width, base=base, device="cpu", dtype=torch.float64)  # (n, width)
+    return EqualWidth(n, width, distinct_positions(B), distinct_positions(P))

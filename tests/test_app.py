@@ -400,3 +400,38 @@ def test_attention_zero_length_rows_are_zero_not_nan():
 def test_attention_bad_links(query):
     at = open_app(ATTENTION, query)
     assert at.warning and len(charts(at)) == (3 if query["view"] == "Masking" else 6)
+
+
+@pytest.mark.parametrize("query", [{}, {"d": "6"}, {"d": "6", "bits": "16"}, {"d": "2", "bits": "3"},
+                                   {"d": "1024", "bits": "16", "base": "100"}, {"bits": "1"}])
+def test_binary_sentences_are_true_for_their_numbers(query):
+    """The sentence on where the bit/column analogy stops, checked against periods and
+    wavelengths computed here from their formulas."""
+    import math
+    import re
+
+    at = open_app(BINARY, query)
+    bits, d = int(query.get("bits", 6)), int(query.get("d", 32))
+    base = float(query.get("base", 10000))
+    waves = [2 * math.pi * base ** (2 * j / d) for j in range((d + 1) // 2)]
+    sentence = next(m.value for m in at.markdown if "Bit periods double" in m.value)
+    faster = [b for b in range(bits) if 2 ** (b + 1) < min(waves)]
+    slower = [b for b in range(bits) if 2 ** (b + 1) > max(waves)]
+
+    def listed(kind: str) -> list[int]:
+        found = re.search(r"bits? ([\d, ]+) \(periods?.*?(?:has|have) no true partner" if kind == "fast"
+                          else r"bits? ([\d, ]+) (?:is|are) slower than that", sentence)
+        return [int(v) for v in found.group(1).split(", ")] if found else []
+
+    assert listed("fast") == faster and listed("slow") == slower, sentence
+    if not slower:
+        assert "every bit shown here is faster than that" in sentence
+    assert f"{max(waves):,.0f} positions" in sentence
+
+
+def test_binary_equal_width_view_is_shown_by_default():
+    at = open_app(BINARY)
+    body = texts(at)
+    assert "tells **16 of the 64** positions apart" in body and "tell **64 of the 64** apart" in body
+    at.slider(key="binary.width").set_value(6).run()
+    assert "tells **64 of the 64** positions apart" in texts(at)

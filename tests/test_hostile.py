@@ -6,7 +6,7 @@ from tests.test_app import charts, open_app
 
 PAGE_PARAMS = {
     "pages/encoding_heatmap.py": (["n", "d", "base", "start", "layout", "cols"], 4),
-    "pages/binary_analogy.py": (["n", "bits", "d", "base", "bit"], 6),
+    "pages/binary_analogy.py": (["n", "bits", "d", "base", "bit", "width"], 6),
     "pages/offset_rotation.py": (["d", "base", "delta", "pair", "first", "count", "seed"], 6),
     "pages/complexity_comparison.py": (["n", "d", "k", "path_n", "from", "to"], 2),
     # garbage in "view" opens the first tab (the weights); the other tabs are swept below
