@@ -4,7 +4,7 @@ import streamlit as st
 
 import pekit
 from pekit import charts
-from pekit.similarity import gram_block_means, neighbour_distances, similarity_by_offset
+from pekit.similarity import encoding_properties, gram_block_means, neighbour_distances, similarity_by_offset
 from pages._display import show_chart
 from pages._page import lab_page
 from pages._settings import BASE, ChoiceSetting, IntListSetting, IntSetting
@@ -38,6 +38,11 @@ def table_view(n: int, d: int, base: int, start: int, layout: str):
         "step_range": None if steps is None else tuple(steps.aminmax()),
         "frequencies": pekit.frequency_table(d, base=base, layout=layout),
     }
+
+
+@st.cache_data(max_entries=24, show_spinner=False)
+def properties(n: int, d: int, base: int, layout: str):
+    return encoding_properties(max(n, 2), d, base=base, layout=layout)
 
 
 @st.cache_data(max_entries=24, show_spinner=False)
@@ -198,6 +203,25 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
             "wavelength_interleaved": "wavelength interleaved", "wavelength_tensor2tensor": "wavelength tensor2tensor",
             "max_abs_difference": "largest |difference| over the positions"})
 
+    st.subheader("What a positional encoding should do, checked")
+    props = properties(n, d, base, layout)
+    rows = max(n, 2)
+    st.markdown(
+        f"Four properties are often asked of a positional encoding. Measured on this table ({rows} positions, "
+        f"d = {d}, float64):\n"
+        f"1. **A unique code for every position.** The two closest positions are {props.closest:.3g} apart "
+        + ("(never 0)." if props.closest > 1e-9 else "(0: two positions share a code).") + "\n"
+        f"2. **The same distances whatever the sentence's length.** Row i does not depend on how many rows "
+        f"there are: the rows of a table twice as long differ from these by at most {props.prefix_gap:.1e}; "
+        f"and one step along the sequence moves the code by the same distance everywhere (spread "
+        f"{props.step_spread:.1e} over all i" + (", the unpaired last sine column of an odd d adds a "
+                                                 "little" if d % 2 else "") + ").\n"
+        f"3. **Bounded, and defined for longer sentences.** The largest |value| is {props.largest:.6g}, and the "
+        f"next {rows} positions, never asked for, stay within {props.beyond:.6g}: the formula goes on for ever, "
+        "where a learned table has no row past its last trained position.\n"
+        f"4. **Deterministic.** Computed twice, the tables differ by {props.repeat_gap:g}."
+    )
+
     st.subheader("Questions readers asked")
     with st.expander("Why do nearby positions look so alike in the later columns?"):
         st.markdown(
@@ -217,12 +241,36 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
             "column instead. The one thing an odd d loses is the rotation trick for that last "
             "column: a sine alone cannot be shifted by a fixed linear map."
         )
+    with st.expander("Do close-by positions bias the attention weights?"):
+        st.markdown(
+            "Somewhat, and only through what the layer does with P. The dot product of two rows of P depends on "
+            "their offset alone and is largest for neighbours (the offset chart above), so with P added, the "
+            "scores (x_i + P_i)W_q · (x_j + P_j)W_k contain a term P_i W_q W_kᵀ P_jᵀ that depends on where the "
+            "two tokens are. With the projections an untrained layer starts from, that term is small against the "
+            "words' own terms; training decides whether it grows into 'look at your neighbours', into 'look two "
+            "tokens back', or is ignored. The **Offset rotation** page shows the other way to build the bias in: "
+            "rotate queries and keys (RoPE), so scores depend on the offset by construction."
+        )
+    with st.expander("Learned or fixed: which is better?"):
+        st.markdown(
+            "The chapter says encodings 'can either be learned or fixed', and its second exercise asks for a "
+            "learnable one. A learned table is simply one more parameter matrix, (max_len × d), trained with the "
+            "rest of the model (BERT and GPT-2 do this). It can fit whatever the data wants, but it has no row "
+            "for a position it never saw, so it cannot go past its training length; the sinusoidal table is "
+            "defined for every position (property 3 above) and costs no parameters. In the original Transformer "
+            "both gave nearly the same results, and the authors kept the fixed one for its hope of reaching "
+            "longer sequences. Later schemes (relative biases, RoPE, ALiBi) moved position from the input to the "
+            "scores, which is what extends best."
+        )
     with st.expander("If the rows of the output stay in order, why does attention 'lose' the order?"):
         st.markdown(
             "The rows stay in the order you wrote them, but nothing inside attention *uses* that "
             "order: shuffle the input tokens and you get exactly the shuffled outputs, with each "
             "token's result unchanged. The model cannot tell 'dog bites man' from 'man bites dog'. "
             "Adding P makes each token's vector depend on where it sits, so the same word at "
-            "another position gives different queries and keys."
+            "another position gives different queries and keys. Try it on your own sentence in the **Order** "
+            "tab of Live attention."
         )
+        st.page_link("pages/live_attention.py", label="Live attention: the Order tab", icon=":material/shuffle:",
+                     query_params={"view": "Order"})
 

@@ -1,4 +1,4 @@
-"""Home: what the lab is and what each page shows."""
+"""Home: what the lab is, where to start, and what each page answers."""
 
 import streamlit as st
 
@@ -7,22 +7,45 @@ from pages._server import require_shell
 
 require_shell()
 
+CHAPTER = "https://d2l.ai/chapter_attention-mechanisms-and-transformers/self-attention-and-positional-encoding.html"
+DISCUSSION = "https://discuss.d2l.ai/t/1652"
+
 st.title("pekit: a lab for positional encodings and self-attention")
 st.markdown(
-    """
+    f"""
 Self-attention compares every token with every other token, all at once. That is what makes it
-fast on parallel hardware, and also why it needs help to know *where* each token is. This lab
-turns the chapter *Self-Attention and Positional Encoding* of *Dive into Deep Learning* into
-pictures you can change: every number on these pages is computed live by the `pekit` package,
-which you can also import in a notebook and get the same values.
+fast on parallel hardware, and also why it needs help to know *where* each token is. This lab turns
+the chapter [*Self-Attention and Positional Encoding*]({CHAPTER}) of *Dive into Deep Learning* into
+pictures you can change, and answers the questions readers raised in
+[its discussion]({DISCUSSION}). Every number here is computed live by the `pekit` package, which you
+can also import in a notebook and get the same values.
 """
 )
 
-st.subheader("Pages")
-for lab_page in LAB_PAGES:
-    st.page_link(lab_page.path, label=lab_page.title, icon=lab_page.icon)
-    st.markdown(lab_page.blurb)
+st.subheader("Where to start")
+st.markdown("A path through the lab, each page answering one question of the chapter:")
+for step, lab_page in enumerate(LAB_PAGES, start=1):
+    c1, c2 = st.columns([1, 3], vertical_alignment="top")
+    with c1:
+        st.page_link(lab_page.path, label=f"{step}. {lab_page.title}", icon=lab_page.icon)
+    with c2:
+        st.markdown(f"*{lab_page.question}* {lab_page.blurb}")
 
-st.caption(
-    "Every page keeps its settings in the address bar: copy the link to share the exact view."
+st.subheader("The chapter's exercises, and where to explore them")
+st.markdown(
+    """
+1. **Stacking self-attention layers with positional encoding: what could go wrong?** Each layer costs
+   n² in time and memory (**Complexity comparison**: the measured slopes), and the positions enter
+   only once, at the bottom, added to the words: deeper layers see them only as far as earlier ones
+   kept them. **Live attention** shows how much adding P changes a layer's weights.
+2. **A learnable positional encoding.** A table of max_len × d parameters, trained with the rest: it
+   fits what the data needs, but has no row past its last trained position. **Encoding heatmap**
+   (the four properties, and *Learned or fixed?*) compares it with the fixed table.
+3. **Learned embeddings by offset between query and key** (relative positions). **Offset rotation**
+   shows why a shift is a rotation of every sine/cosine pair, and how rotary embeddings make
+   attention scores depend on the offset alone.
+"""
 )
+
+st.caption("Every page keeps its settings in the address bar: copy the link to share the exact view. "
+           "Each page's **Reset to defaults** button brings it back to where it started.")

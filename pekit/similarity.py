@@ -19,7 +19,8 @@ from torch import Tensor
 from ._checks import check_elements, check_int
 from .reduce import BlockSummary, block_summary
 
-__all__ = ["gram_block_means", "OffsetSimilarity", "similarity_by_offset", "neighbour_distances"]
+__all__ = ["gram_block_means", "OffsetSimilarity", "similarity_by_offset", "neighbour_distances",
+           "EncodingProperties", "encoding_properties"]
 
 
 def _check_table(P: Tensor) -> None:
@@ -108,3 +109,41 @@ def neighbour_distances(P: Tensor) -> Tensor:
     _check_table(P)
     Pf = P.float() if P.dtype in (torch.float16, torch.bfloat16) else P
     return torch.linalg.vector_norm(Pf[1:] - Pf[:-1], dim=1)
+
+
+class EncodingProperties(NamedTuple):
+    """The four properties a positional encoding should have, measured on the sinusoidal table
+    of ``num_positions`` rows (float64):
+
+    - unique: ``closest`` is the smallest distance between two different positions (> 0);
+    - consistent distances: ``step_spread`` is max − min of ‖P[i+1] − P[i]‖ over i (0 up to
+      rounding), and ``prefix_gap`` the largest difference between these rows and the same rows
+      of a table twice as long (0: a position's code does not depend on the sentence's length);
+    - bounded, and defined past the end: ``largest`` is max |P| (at most 1), and ``beyond`` the
+      largest |P| over the next ``num_positions`` positions nobody asked for;
+    - deterministic: ``repeat_gap`` is the largest difference between two computations (0)."""
+
+    closest: float
+    step_spread: float
+    prefix_gap: float
+    largest: float
+    beyond: float
+    repeat_gap: float
+
+
+def encoding_properties(num_positions: int, dim: int, *, base: float = 10000.0, layout: str = "interleaved") -> EncodingProperties:
+    """Measure :class:`EncodingProperties` for ``sinusoidal_encoding(num_positions, dim)``."""
+    from .encodings import sinusoidal_encoding
+
+    num_positions = check_int("num_positions", num_positions, minimum=2, maximum=1 << 13)
+    P = sinusoidal_encoding(num_positions, dim, base=base, layout=layout, device="cpu", dtype=torch.float64)
+    longer = sinusoidal_encoding(2 * num_positions, dim, base=base, layout=layout, device="cpu", dtype=torch.float64)
+    again = sinusoidal_encoding(num_positions, dim, base=base, layout=layout, device="cpu", dtype=torch.float64)
+    D = torch.cdist(P, P)
+    D.fill_diagonal_(float("inf"))
+    steps = neighbour_distances(P)
+    return EncodingProperties(
+        closest=float(D.min()), step_spread=float(steps.max() - steps.min()),
+        prefix_gap=float((longer[:num_positions] - P).abs().max()), largest=float(P.abs().max()),
+        beyond=float(longer[num_positions:].abs().max()), repeat_gap=float((again - P).abs().max()),
+    )

@@ -40,6 +40,9 @@ def test_home_describes_and_links_every_page():
     assert "lab for positional encodings" in at.title[0].value
     links = [el.proto.page for el in at.get("page_link")]
     assert any("encoding_heatmap" in link for link in links)
+    body = texts(at)
+    assert "d2l.ai/chapter_attention-mechanisms-and-transformers" in body and "discuss.d2l.ai/t/1652" in body
+    assert "Where to start" in [s.value for s in at.subheader] and "exercises" in at.subheader[1].value
     # the device this machine computes on (the thread count depends on what ran before)
     assert at.sidebar.caption[0].value.startswith(f"Computing on **{pekit.describe_device().split(' (')[0]}")
 
@@ -54,8 +57,19 @@ def test_heatmap_defaults_show_every_section():
     assert at.text_input(key="heatmap.cols").value == "6,7,8,9"
     assert at.get("download_button")[0].proto.label == "Download P as CSV"
     assert len(at.dataframe) == 1 and not at.warning
-    assert len(at.expander) == 3
+    assert len(at.expander) == 5
     assert dict(at.query_params) == {}  # defaults keep the link clean
+
+
+def test_heatmap_properties_are_stated_from_their_measurements():
+    from pekit.similarity import encoding_properties
+
+    at = open_app(HEATMAP, {"n": "40", "d": "7"})
+    props = encoding_properties(40, 7)
+    body = texts(at)
+    assert f"The two closest positions are {props.closest:.3g} apart (never 0)" in body
+    assert f"spread {props.step_spread:.1e} over all i, the unpaired last sine column" in body
+    assert f"The largest |value| is {props.largest:.6g}" in body and "differ by 0." in body
 
 
 def wait_for(at: AppTest, done, seconds: float = 120.0) -> AppTest:
