@@ -8,12 +8,25 @@ from pages._server import prepare_server
 
 prepare_server()
 
-st.set_page_config(page_title="pekit: positional encodings and self-attention", layout="wide")
+HOME = st.Page("pages/home.py", title="Home", default=True)
+PAGES = [HOME] + [st.Page(page.path, title=page.title, url_path=page.url_path) for page in LAB_PAGES]
 
-PAGES = [st.Page("pages/home.py", title="Home", icon="🏠", default=True)] + [
-    st.Page(page.path, title=page.title, icon=page.icon, url_path=page.url_path) for page in LAB_PAGES
-]
-
-navigation = st.navigation(PAGES)
-st.sidebar.caption(f"Computing on **{pekit.describe_device()}**")
+# The menu is drawn here, with Streamlit's bundled Material icons. Pages themselves carry no
+# icon: the current page's icon becomes the favicon, and a Material favicon is fetched from
+# Google's font server, which an offline workshop cannot reach.
+navigation = st.navigation(PAGES, position="hidden")
+st.set_page_config(page_title=f"{navigation.title} · pekit", page_icon="🧭", layout="wide")
+# A compact header keeps each page's first chart on a 1280 × 720 projector's screen; a formula
+# wider than a phone scrolls inside its own box instead of widening the page.
+st.html("""<style>
+[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; }
+[data-testid="stMain"] h1 { font-size: 2.1rem; padding-top: 0.2rem; padding-bottom: 0.2rem; }
+.katex-display { overflow-x: auto; overflow-y: hidden; padding: 2px 0; }
+</style>""")
+with st.sidebar:
+    st.markdown("**pekit lab**")
+    st.page_link(HOME, label="Home", icon=":material/home:")
+    for lab_page, page in zip(LAB_PAGES, PAGES[1:]):
+        st.page_link(page, label=lab_page.title, icon=lab_page.icon)
+    st.caption(f"Computing on **{pekit.describe_device()}**")
 navigation.run()

@@ -1,14 +1,34 @@
-"""Showing results: charts made by pekit.charts, and errors without tracebacks."""
+"""Showing results: charts made by pekit.charts (each one exportable), and errors without tracebacks."""
 
 from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import NamedTuple
 
 import streamlit as st
 
 
-def show_chart(spec: dict, *, caption: str | None = None) -> None:
+class Shown(NamedTuple):
+    """A chart drawn on the page, kept for the export panel."""
+
+    title: str
+    spec: dict
+    csv: Callable[[], str] | None
+
+
+# the charts drawn in this run of a page (set by the page skeleton; one run, one list)
+shown_charts: ContextVar[list[Shown] | None] = ContextVar("shown_charts", default=None)
+
+
+def show_chart(spec: dict, *, title: str | None = None, caption: str | None = None,
+               csv: Callable[[], str] | None = None) -> None:
     """Draw a Vega-Lite spec made by ``pekit.charts`` (``Drawn.spec()``): across the column's
     width, at a chart's own width where it has one (a circle), or at most as wide as it asks
-    (``usermeta.width``: a token map with square cells, narrower only where the column is)."""
+    (``usermeta.width``: a token map with square cells, narrower only where the column is).
+    ``title`` names it in the export panel; ``csv`` makes its data downloadable as CSV."""
     if isinstance(spec.get("width"), (int, float)):
         width = "content"
     else:
@@ -16,8 +36,59 @@ def show_chart(spec: dict, *, caption: str | None = None) -> None:
     st.vega_lite_chart(spec=spec, width=width)
     if caption:
         st.caption(caption)
+    charts = shown_charts.get()
+    if charts is not None:
+        charts.append(Shown(title or _title_of(spec) or f"Chart {len(charts) + 1}", spec, csv))
+
+
+def _title_of(spec: dict) -> str | None:
+    title = spec.get("title")
+    if isinstance(title, dict):
+        title = title.get("text")
+    return title if isinstance(title, str) and title else None
 
 
 def show_error(err: Exception) -> None:
     """Report a pekit ``ValueError`` (a combination of settings it refuses) without a traceback."""
     st.error(f"These settings cannot be computed: {err}", icon=":material/error:")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "chart"
+
+
+def export_image(spec: dict, title: str, settings: str, fmt: str) -> bytes | str:
+    """The chart as PNG (bytes) or SVG (text), with its title and the page's settings written
+    in it, rendered on the server by Vega itself (vl-convert), at a fixed width for print."""
+    import vl_convert
+
+    out = copy.deepcopy(spec)
+    out["title"] = {"text": title, "subtitle": settings, "anchor": "start", "subtitleFontSize": 11}
+    if not isinstance(out.get("width"), (int, float)):
+        out["width"] = min(int(out.get("usermeta", {}).get("width") or 760), 760)
+    out["autosize"] = {"type": "pad", "contains": "padding"}
+    if fmt == "PNG":
+        return vl_convert.vegalite_to_png(out, scale=2)
+    return vl_convert.vegalite_to_svg(out)
+
+
+def export_panel(page: str, settings: str, charts: list[Shown]) -> None:
+    """In the sidebar: any chart of the page as PNG or SVG (title and settings inside the
+    file), and as CSV where the page offers its data. Files are made only when asked for."""
+    if not charts:
+        return
+    with st.sidebar.expander("Export a chart", icon=":material/download:"):
+        names = [c.title for c in charts]
+        index = st.selectbox("Chart", range(len(charts)), format_func=names.__getitem__, key=f"{page}._export_chart")
+        chosen = charts[min(index, len(charts) - 1)]
+        formats = ["PNG", "SVG"] + (["CSV"] if chosen.csv else [])
+        fmt = st.radio("Format", formats, horizontal=True, key=f"{page}._export_format")
+        fmt = fmt if fmt in formats else "PNG"
+        name = f"pekit-{page}-{_slug(chosen.title)}.{fmt.lower()}"
+        if fmt == "CSV":
+            data, mime = chosen.csv, "text/csv"
+        else:
+            data = (lambda c=chosen, f=fmt: export_image(c.spec, f"{c.title}", settings, f))
+            mime = "image/png" if fmt == "PNG" else "image/svg+xml"
+        st.download_button(f"Download {fmt}", data=data, file_name=name, mime=mime, on_click="ignore",
+                           icon=":material/download:", key=f"{page}._export_button")

@@ -22,7 +22,7 @@ from typing import Any
 
 import streamlit as st
 
-from pages._display import show_error
+from pages._display import Shown, export_panel, show_error, shown_charts
 from pages._server import require_shell
 from pages._settings import (
     BoolSetting,
@@ -45,7 +45,7 @@ class Page:
     After the page has run, :meth:`write_url` puts every non-default value into the link.
     """
 
-    def __init__(self, name: str, settings: Sequence[Setting]) -> None:
+    def __init__(self, name: str, settings: Sequence[Setting], *, show_notes: bool = True) -> None:
         self.name = name
         self.settings = {s.name: s for s in settings}
         self.notes: list[str] = []
@@ -67,6 +67,10 @@ class Page:
         # tab) unless the value was last set through session_state: set each one again.
         for s in settings:
             st.session_state[self.key(s)] = st.session_state[self.key(s)]
+        if show_notes:
+            self.show_notes()
+
+    def show_notes(self) -> None:
         for note in self.notes:
             st.warning(note, icon=":material/link_off:")
 
@@ -176,9 +180,14 @@ class Page:
 
     def reset_button(self) -> None:
         """Back to the defaults: every setting of the page, and the link."""
-        st.button("Reset to defaults", icon=":material/restart_alt:", key=f"{self.name}._reset_button",
-                  disabled=self.is_default(), on_click=st.session_state.__setitem__, args=(self._reset_key, True),
+        st.button("Reset", icon=":material/restart_alt:", key=f"{self.name}._reset_button",
+                  on_click=st.session_state.__setitem__, args=(self._reset_key, True),
                   help="Every setting on this page back to its default value.")
+
+    def settings_text(self) -> str:
+        """The page's settings as the link writes them, for a chart's export."""
+        wanted = self._wanted_params()
+        return "settings: " + (", ".join(f"{k}={v[:40]}" for k, v in wanted.items()) if wanted else "defaults")
 
     # the link --------------------------------------------------------------------------------------
 
@@ -202,15 +211,28 @@ class Page:
 
 @contextmanager
 def lab_page(name: str, title: str, intro: str, settings: Sequence[Setting]) -> Iterator[Page]:
-    """Run a lab page: see the module docstring. ``name`` prefixes the widget keys."""
+    """Run a lab page: see the module docstring. ``name`` prefixes the widget keys.
+
+    A compact header (the title and a reset button on one line, the introduction below) keeps the
+    first chart on a projector's screen; the charts the page draws are offered for export in the
+    sidebar."""
     require_shell()
-    st.title(title)
+    page = Page(name, settings, show_notes=False)
+    head, reset = st.columns([6, 1], vertical_alignment="bottom")
+    with head:
+        st.title(title)
+    with reset:
+        page.reset_button()
+    page.show_notes()
     if intro:
         st.markdown(intro)
-    page = Page(name, settings)
+    charts: list[Shown] = []
+    token = shown_charts.set(charts)
     try:
         yield page
     except ValueError as err:  # pekit refuses a combination of settings
         show_error(err)
     finally:
+        shown_charts.reset(token)
         page.write_url()
+        export_panel(name, page.settings_text(), charts)

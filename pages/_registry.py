@@ -21,27 +21,27 @@ class LabPage(NamedTuple):
 
 
 LAB_PAGES = [
-    LabPage("pages/encoding_heatmap.py", "Encoding heatmap", "🟧",
+    LabPage("pages/encoding_heatmap.py", "Encoding heatmap", ":material/grid_on:",
             "What does the sine/cosine table encode?",
             "The sine/cosine table **P** itself: each row is a position, each column a dimension. Change the "
             "number of positions, the width, the base and the layout; see which columns oscillate fast and which "
             "slowly, how similar two positions are, and the wavelength of every column pair."),
-    LabPage("pages/binary_analogy.py", "Binary analogy", "🔢",
+    LabPage("pages/binary_analogy.py", "Binary analogy", ":material/looks_one:",
             "Why waves of falling frequency, and not bits?",
             "Why the table looks the way it does: the bits of a counter flip at halving speeds, the encoding's "
             "columns oscillate at slowing speeds. Compare a bit with its closest column, see where the analogy "
             "stops, and why smooth values beat bits."),
-    LabPage("pages/offset_rotation.py", "Offset rotation", "🔄",
+    LabPage("pages/offset_rotation.py", "Offset rotation", ":material/rotate_right:",
             "Why is a shift in position a rotation?",
             "Why a shift in position is a rotation: each sine/cosine pair turns by an angle that depends on the "
             "offset only. Check it with numbers, see the block-diagonal matrix T(δ), and see how rotary "
             "embeddings (RoPE) make attention scores depend on relative position only."),
-    LabPage("pages/complexity_comparison.py", "Complexity comparison", "⏱️",
+    LabPage("pages/complexity_comparison.py", "Complexity comparison", ":material/speed:",
             "Why is attention quadratic, and what does it buy?",
             "Why attention is quadratic: the chapter's table of costs, sequential steps and path lengths for "
             "CNNs, RNNs and self-attention, derived and plotted for your n, d and k, then measured on the "
             "machine the lab runs on."),
-    LabPage("pages/live_attention.py", "Live attention", "👀",
+    LabPage("pages/live_attention.py", "Live attention", ":material/visibility:",
             "Why does attention lose the order, and what does valid_lens do?",
             "Multi-head self-attention on a sentence you type: the weight map of every head, `valid_lens` "
             "masking step by step (and why a length of 0 gives zeros, not NaN), and the experiment behind "

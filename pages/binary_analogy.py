@@ -89,11 +89,9 @@ def _bits(bits: list[int]) -> str:
 
 
 INTRO = (
-    "Write the positions 0, 1, 2, … in binary and watch the columns: the lowest bit flips at "
-    "every step, the next one every two steps, the next every four. The sinusoidal encoding "
-    "does the same thing with smooth waves instead of flips: early columns oscillate fast, "
-    "later ones slowly. This page puts the two side by side and measures where the comparison "
-    "holds and where it breaks."
+    "Count in binary and watch the columns: the lowest bit flips at every step, the next every two "
+    "steps, the next every four. The sinusoidal encoding does the same with smooth waves: early "
+    "columns oscillate fast, later ones slowly. Where does the comparison hold, and where does it break?"
 )
 
 @st.cache_data(max_entries=48, show_spinner=False)
@@ -113,6 +111,17 @@ with lab_page("binary", "Binary analogy", INTRO, [N, BITS, D, BASE, BIT, WIDTH])
         base = page.number(BASE, step=1000)
     view = analogy_view(n, bits, d, base)
 
+    st.subheader("Bits and columns, side by side")
+    left, right = st.columns(2)
+    with left:
+        show_chart(view["bits_chart"], title="Binary codes of the positions")
+        st.caption("Binary code: bit 0 (left) flips every position, bit b every 2^b positions. "
+                   "Blue = 0, red = 1." + ("" if view["bits_exact"] else " Each pixel is a block mean."))
+    with right:
+        show_chart(view["p_chart"], title="The sinusoidal table P")
+        st.caption("Sinusoidal encoding P: column pairs slow down from left to right. Blue = −1, red = +1."
+                   + ("" if view["p_exact"] else " Each pixel is the mean of a block of positions × columns."))
+
     st.subheader("Counting in binary")
     need = binary.bits_needed(n)
     st.dataframe(view["codes"], hide_index=True, height=250, width="stretch",
@@ -124,24 +133,14 @@ with lab_page("binary", "Binary analogy", INTRO, [N, BITS, D, BASE, BIT, WIDTH])
            f"{2 ** bits} gets the code of 0." if bits < need else "")
     )
 
-    st.subheader("Bits and columns, side by side")
-    left, right = st.columns(2)
-    with left:
-        show_chart(view["bits_chart"])
-        st.caption("Binary code: bit 0 (left) flips every position, bit b every 2^b positions. "
-                   "Blue = 0, red = 1." + ("" if view["bits_exact"] else " Each pixel is a block mean."))
-    with right:
-        show_chart(view["p_chart"])
-        st.caption("Sinusoidal encoding P: column pairs slow down from left to right. Blue = −1, red = +1."
-                   + ("" if view["p_exact"] else " Each pixel is the mean of a block of positions × columns."))
-
     st.subheader("One bit against its closest column")
     page.clamp(BIT, bits - 1)
     bit = page.select(BIT, options=range(bits), help="Bit b is a square wave with period 2^(b+1) positions.")
     matches, periods_chart = ladders(bits, d, base)
     row = matches.iloc[bit]
     window = binary.overlay_window(n, bit)
-    show_chart(overlay(window, bit, d, base, int(row["sin_column"]), float(row["wavelength"])))
+    show_chart(overlay(window, bit, d, base, int(row["sin_column"]), float(row["wavelength"])),
+               title=f"Bit {bit} against its closest column")
     st.caption(
         f"Positions 0 to {window - 1}" + (" (about four of the bit's periods; the rest repeats)" if window < n else "")
         + f". Bit {bit} repeats every {int(row['period'])} positions; the closest wavelength is pair "
@@ -153,7 +152,7 @@ with lab_page("binary", "Binary analogy", INTRO, [N, BITS, D, BASE, BIT, WIDTH])
         r"\text{bit } b:\ T_b = 2^{b+1}, \qquad \text{pair } j:\ \lambda_j = 2\pi\,\text{base}^{2j/d}"
         r"\qquad\Rightarrow\qquad \lambda_j = T_b \iff j = \frac{d}{2}\,\frac{(b+1)\ln 2 - \ln 2\pi}{\ln \text{base}}"
     )
-    show_chart(periods_chart)
+    show_chart(periods_chart, title="Bit periods and pair wavelengths")
     fast = matches[matches["faster_than_every_pair"]]["bit"].tolist()
     slow = matches[matches["slower_than_every_pair"]]["bit"].tolist()
     waves = pekit.wavelengths(d, base=base)
@@ -195,7 +194,7 @@ with lab_page("binary", "Binary analogy", INTRO, [N, BITS, D, BASE, BIT, WIDTH])
     m3.metric("Closest two positions, binary", f"{db.min_distance:.3g}",
               help="Distinct: codes more than 0.001 apart from every other position's code.")
     m4.metric("Closest two positions, sinusoidal", f"{dp.min_distance:.3g}")
-    show_chart(view["steps"])
+    show_chart(view["steps"], title="Distance between neighbouring positions")
     bin_lo, bin_hi = map(float, stats.binary_steps.aminmax())
     sin_lo, sin_hi = map(float, stats.sinusoidal_steps.aminmax())
     jump = stats.biggest_jump
@@ -214,7 +213,7 @@ with lab_page("binary", "Binary analogy", INTRO, [N, BITS, D, BASE, BIT, WIDTH])
     st.subheader("Dials that close on themselves")
     st.latex(r"M_{ij} = \sin\!\left(\frac{2\pi i}{2^j}\right) \qquad\text{versus}\qquad "
              r"P_{i,2j} = \sin\!\left(\frac{i}{\text{base}^{2j/d}}\right),\ P_{i,2j+1} = \cos(\cdot)")
-    show_chart(view["dial"])
+    show_chart(view["dial"], title="Distance from position 0")
     hits = stats.dial_returns
     st.markdown(
         "Think of each column as a dial turning at its own speed. With speeds set to powers of two "

@@ -133,7 +133,7 @@ with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SW
     st.caption("One multiply-add is two floating-point operations (FLOPs).")
     st.latex(r"\text{attention's } n^2 \text{ terms} < \text{RNN} \iff 2n^2 d < 2n d^2 \iff n < d")
     st.latex(r"\text{attention's } n^2 \text{ terms} < \text{CNN} \iff 2n^2 d < k n d^2 \iff n < k d / 2")
-    show_chart(theory_chart)
+    show_chart(theory_chart, title="Multiply-adds per layer")
     st.caption(
         f"Multiply-adds per layer for d = {d}, k = {k} on log-log axes: lines of slope 1 (CNN, RNN) and 2 "
         "(self-attention's n² terms). Counted whole, self-attention also pays 4·n·d² for its projections, "
@@ -144,7 +144,7 @@ with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SW
     st.subheader("How many steps from the first token to the last?")
     path_n = page.slider(PATH_N, help="The chapter's figure: x1 … x5 with k = 3.")
     path_chart, lengths = path_view(path_n, k)
-    show_chart(path_chart)
+    show_chart(path_chart, title="From the first token to the last")
     cnn = lengths["CNN"]
     st.markdown(
         f"Each node reads the nodes its lines lead down to. A convolution of kernel {k} reads {k} neighbouring "
@@ -177,7 +177,8 @@ with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SW
     else:
         job = board.get(key)
         again = job is not None and job.over
-        st.button("Measure again" if again else "Measure", icon=":material/timer:", type="secondary" if again else "primary",
+        st.button("Measure again" if again else "Measure", icon=":material/timer:", key="complexity.measure",
+                  type="secondary" if again else "primary",
                   disabled=job is not None and not job.over,
                   on_click=lambda: board.submit(key, "Measuring", measure(ns, d, k), again=again),
                   help="Results are shared: everyone asking for these settings on this server sees the same run.")
@@ -193,7 +194,8 @@ with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SW
                    "**Measure again** replaces it.")
         show_chart(charts.line_chart(frame, x="n", y="seconds", series="layer", x_title="n",
                                      y_title="seconds per forward pass", series_title="Layer",
-                                     log_x=True, log_y=True, points=True).spec())
+                                     log_x=True, log_y=True, points=True).spec(),
+                   title="Measured seconds per forward pass")
         fitted = complexity.fitted_slopes(frame)
         slopes = pd.DataFrame({
             "layer": fitted["layer"],

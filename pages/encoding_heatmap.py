@@ -75,40 +75,31 @@ def csv_of_table(n: int, d: int, base: int, start: int, layout: str):
 
 
 INTRO = (
-    "Self-attention treats its input as a *set*: nothing in "
-    "$\\mathrm{softmax}(QK^\\top/\\sqrt d)V$ knows which token came first. The fix in the "
-    "Transformer is to add a fixed table $\\mathbf P$ to the token embeddings, one row per "
-    "position, so that each row carries its position in a form the model can read."
+    "Self-attention treats its input as a *set*: nothing in $\\mathrm{softmax}(QK^\\top/\\sqrt d)V$ "
+    "knows which token came first. The Transformer adds a fixed table $\\mathbf P$ to the token "
+    "embeddings: row i, added to the token at position i, carries that position."
 )
 
 with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, COLS]) as page:
-    c1, c2, c3 = st.columns([2, 2, 1])
+    c1, c2, c3, c4, c5 = st.columns([3, 3, 2, 1.3, 2.6])
     with c1:
         n = page.slider(N, help="Rows of P: how many positions to encode.")
     with c2:
         d = page.slider(D, help="Columns of P: the width of each position's vector. Odd widths work.")
     with c3:
         base = page.number(BASE, step=1000, help="Sets the slowest wavelength: 2π·base. The paper uses 10000.")
-    c4, c5 = st.columns(2)
     with c4:
         start = int(page.radio(START, help="The Python edition of the book counts positions from 0, "
                                            "the Julia edition from 1."))
     with c5:
         layout = page.radio(LAYOUT, format_func=LAYOUT_NAMES.get)
 
-    st.latex(
-        r"P_{i,\,2j} = \sin\!\Big(\frac{i}{\text{base}^{2j/d}}\Big),\qquad "
-        r"P_{i,\,2j+1} = \cos\!\Big(\frac{i}{\text{base}^{2j/d}}\Big)"
-        if layout == "interleaved"
-        else r"P_{i,\,j} = \sin(i\,\omega_j),\quad P_{i,\,k+j} = \cos(i\,\omega_j),\quad "
-        r"\omega_j = \text{base}^{-j/(k-1)},\ k = \lfloor d/2 \rfloor"
-    )
-
     view = table_view(n, d, base, start, layout)
 
     st.subheader("The table P")
     drawing = view["drawing"]
-    show_chart(view["heatmap"], caption=drawing.describe("position(s)", "column(s)")
+    show_chart(view["heatmap"], title="The table P", csv=csv_of_table(n, d, base, start, layout) if n * d <= charts.MAX_CSV_CELLS else None,
+               caption=drawing.describe("position(s)", "column(s)")
                + ("" if drawing.exact else " Lower n or d to see every entry."))
     if n * d <= charts.MAX_CSV_CELLS:
         st.download_button("Download P as CSV", csv_of_table(n, d, base, start, layout),
@@ -118,6 +109,13 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
         st.caption(f"CSV download up to {charts.MAX_CSV_CELLS:,} entries (this table has {n * d:,}); for larger "
                    f"tables use `pekit.sinusoidal_encoding({n}, {d}, base={base}, start={start}, layout='{layout}')` "
                    "in Python.")
+    st.latex(
+        r"P_{i,\,2j} = \sin\!\Big(\frac{i}{\text{base}^{2j/d}}\Big),\qquad "
+        r"P_{i,\,2j+1} = \cos\!\Big(\frac{i}{\text{base}^{2j/d}}\Big)"
+        if layout == "interleaved"
+        else r"P_{i,\,j} = \sin(i\,\omega_j),\quad P_{i,\,k+j} = \cos(i\,\omega_j),\quad "
+        r"\omega_j = \text{base}^{-j/(k-1)},\ k = \lfloor d/2 \rfloor"
+    )
     st.markdown(
         "Read the picture column by column: the first columns flip sign from one row to the next, "
         "later columns change ever more slowly, and the last ones barely move over the whole table. "
@@ -131,7 +129,7 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
                                                  "The book plots columns 6 to 9.")
     if columns:
         spec, drawing = curves(n, d, base, start, layout, tuple(columns))
-        show_chart(spec, caption=None if drawing.exact else drawing.describe("positions"))
+        show_chart(spec, title="Columns over positions", caption=None if drawing.exact else drawing.describe("positions"))
     else:
         st.info("Pick at least one column to plot.")
     if layout == "interleaved":
@@ -143,7 +141,7 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
     left, right = st.columns(2)
     with left:
         gram = view["gram_drawing"]
-        show_chart(view["gram"])
+        show_chart(view["gram"], title="Similarity matrix P·Pᵀ")
         if gram.exact:
             st.caption("Similarity matrix P·Pᵀ: entry (i, k) is the dot product of rows i and k"
                        + (" (hover for values)." if gram.hover else ", one pixel per entry."))
@@ -153,7 +151,7 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
                        f"{b} × {b} positions (the mean of a block of dot products is the dot product of "
                        "the blocks' mean rows).")
     with right:
-        show_chart(view["offsets"])
+        show_chart(view["offsets"], title="P[i]·P[i+δ] against the offset")
         st.caption(
             f"P[i]·P[i+δ] measured at {view['starts']} evenly spaced starting rows i: the line is the "
             f"mean, the band runs from the smallest to the largest value. Largest band width: "
@@ -197,7 +195,7 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
             r"($\omega_j=\text{base}^{-j/(k-1)}$), while the paper's stop one step short "
             r"($\omega_j=\text{base}^{-2j/d}$). So even after reordering, the tables differ, pair by pair:"
         )
-        show_chart(chart)
+        show_chart(chart, title="Wavelengths of both layouts")
         st.dataframe(table, hide_index=True, height=240, column_config={
             "omega_interleaved": "ω interleaved", "omega_tensor2tensor": "ω tensor2tensor",
             "wavelength_interleaved": "wavelength interleaved", "wavelength_tensor2tensor": "wavelength tensor2tensor",

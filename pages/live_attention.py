@@ -158,7 +158,7 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
             scale = page.radio(SCALE, format_func=SCALE_NAMES.get,
                                help="An untrained layer spreads its weight thinly (about 1/n per key), so a fixed "
                                     "0-to-1 scale shows an almost uniform map; the others stretch the colours.")
-        show_chart(head_chart(tokens, hidden, heads, seed, positional, head, scale))
+        show_chart(head_chart(tokens, hidden, heads, seed, positional, head, scale), title=f"Head {head}'s weights")
         st.markdown(
             f"Input: (1, {n}, {hidden}): one sentence of {n} token{'s' if n != 1 else ''}, {hidden} numbers each. "
             f"Output: the same shape (1, {n}, {hidden}). Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per "
@@ -171,7 +171,7 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
                 columns = st.columns(4)
                 for h, column in zip(range(row, min(row + 4, heads)), columns):
                     with column:
-                        show_chart(specs[h])
+                        show_chart(specs[h], title=f"Head {h} (small)")
                         st.button(f"Enlarge head {h}", key=f"attention.enlarge.{h}", type="tertiary",
                                   on_click=st.session_state.__setitem__, args=(page.key(HEAD), h),
                                   disabled=h == head)
@@ -179,7 +179,7 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
                  r"XW_v^{(i)},\qquad \mathrm{output} = [\mathrm{head}_1;\dots;\mathrm{head}_h]\,W_o")
         st.subheader("What the positional encoding changes")
         spec, biggest = effect_chart(tokens, hidden, heads, seed, head)
-        show_chart(spec)
+        show_chart(spec, title=f"Head {head}: with P minus without")
         st.caption(f"Head {head}: weights with P added minus weights without it. The largest change here is "
                    f"{biggest:.3f}; the toggle above switches the maps between the two.")
         with st.expander("What exactly are Q, K and V? Are they the same input?"):
@@ -223,9 +223,9 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
             st.info(f"Sequence {show} has {real} real token{'s' if real != 1 else ''}; a valid length of {length} "
                     f"counts {length - real} padding step{'s' if length - real != 1 else ''} as if they were words.")
         left, mid, right = st.columns(3)
-        for column, spec in zip((left, mid, right), specs[:3]):
+        for column, spec, name in zip((left, mid, right), specs[:3], ("Scores", "Masked scores", "Weights")):
             with column:
-                show_chart(spec)
+                show_chart(spec, title=f"{name}, sequence {show}")
         st.markdown(
             f"Total weight on masked keys in sequence {show}: **{masked_total:g}** (exactly zero). Scores 1 and 2 "
             "share one colour scale; masked cells stay in place, grey. "
@@ -245,9 +245,9 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
             )
             left, right = st.columns(2)
             with left:
-                show_chart(specs[2])
+                show_chart(specs[2], title="Weights, pekit's convention")
             with right:
-                show_chart(specs[3])
+                show_chart(specs[3], title="Weights, the book's convention")
         with st.expander("The book's example: MultiHeadAttention(100, 5, 0.5) on ones(2, 4, 100), valid_lens = [3, 2]"):
             out_shape, w_shape, w0, w1 = book_example()
             batch, heads_b, queries, keys = w_shape
@@ -271,7 +271,7 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
         page.clamp(HEAD, heads - 1)
         c9, c10 = st.columns([1, 3])
         with c9:
-            st.button("Shuffle again", icon=":material/shuffle:",
+            st.button("Shuffle again", icon=":material/shuffle:", key="attention.shuffle_again",
                       on_click=lambda: st.session_state.__setitem__(
                           page.key(SHUFFLE), st.session_state[page.key(SHUFFLE)] % (2**31 - 1) + 1))
             shuffle = page.number(SHUFFLE)
@@ -289,7 +289,7 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
         for column, key in zip(columns, [(False, "original"), (False, "shuffled, put back"), (True, "original"),
                                          (True, "shuffled, put back")]):
             with column:
-                show_chart(maps[key])
+                show_chart(maps[key], title=f"{'With' if key[0] else 'Without'} P: {key[1]}")
         (gap0, rel0, wgap0), (gap1, rel1, wgap1) = gaps[False], gaps[True]
         m1, m2, m3, m4 = st.columns(4)
         m1.metric("Without P: outputs", f"{rel0:.1e}", help="max |shuffled output put back − output| / max |output|")

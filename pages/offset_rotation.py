@@ -58,11 +58,9 @@ def rope_view(d: int, base: int, count: int, seed: int):
 
 
 INTRO = (
-    "The chapter's claim about relative positions: move every position by the same offset δ, "
-    "and the encoding of position i + δ is a fixed linear function of the encoding of "
-    "position i. Each sine/cosine pair simply turns by an angle that depends on δ and on the "
-    "pair, never on i. Below, that is drawn, checked with numbers, and then used the way "
-    "rotary position embeddings (RoPE) use it."
+    "Move every position by the same offset δ, and the encoding of position i + δ is a fixed linear "
+    "function of that of position i: each sine/cosine pair turns by an angle that depends on δ and the "
+    "pair, never on i. Drawn, checked with numbers, then used as rotary embeddings (RoPE) use it."
 )
 
 with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST, COUNT, SEED]) as page:
@@ -72,15 +70,14 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
         page.replace(D, even, f"d={odd} is odd, and an odd width cannot be rotated: its last column is a sine "
                               "without a cosine partner, and a sine alone cannot be shifted by a fixed linear map. "
                               f"Showing d={even}.")
-    c1, c2, c3 = st.columns(3)
+    page.clamp(PAIR, page.value(D) // 2 - 1)
+    c1, c2, c3, c4, c5, c6 = st.columns([3, 3, 2, 1.5, 1.7, 2.5])
     with c1:
         d = page.slider(D, step=2)
     with c2:
         delta = page.slider(DELTA, help="Negative offsets turn the other way.")
     with c3:
         base = page.number(BASE, step=1000)
-    c4, c5, c6 = st.columns(3)
-    page.clamp(PAIR, d // 2 - 1)
     with c4:
         pair = page.number(PAIR, maximum=d // 2 - 1, help="Columns 2j (sine) and 2j+1 (cosine) share the frequency ω_j.")
     with c5:
@@ -89,17 +86,10 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
         count = page.slider(COUNT, help="How many positions to draw and check, starting at the first.")
     view = rotation_view(d, base, delta, first, count)
 
-    st.latex(
-        r"\begin{bmatrix}\cos\delta\omega_j & \sin\delta\omega_j\\ -\sin\delta\omega_j & \cos\delta\omega_j\end{bmatrix}"
-        r"\begin{bmatrix}\sin i\omega_j\\ \cos i\omega_j\end{bmatrix}"
-        r"=\begin{bmatrix}\sin(i+\delta)\omega_j\\ \cos(i+\delta)\omega_j\end{bmatrix},"
-        r"\qquad \omega_j = \text{base}^{-2j/d}"
-    )
-
     st.subheader(f"Pair {pair} on its circle")
     left, right = st.columns([3, 2])
     with left:
-        show_chart(circle(d, base, delta, pair, first, count))
+        show_chart(circle(d, base, delta, pair, first, count), title=f"Pair {pair} on its circle")
     with right:
         w = float(pekit.frequencies(d, base=base)[pair])
         turn = rotation.split_turns(float(rotation.rotation_angles(d, delta, base=base)[pair]))
@@ -114,21 +104,28 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
         (a, b), (c, e) = rotation.rotation_block(d, delta, pair, base=base)
         st.latex(rf"T_{{{pair}}}({delta})=\begin{{bmatrix}}{a:.4f} & {b:.4f}\\ {c:.4f} & {e:.4f}\end{{bmatrix}}")
 
+    st.latex(
+        r"\begin{bmatrix}\cos\delta\omega_j & \sin\delta\omega_j\\ -\sin\delta\omega_j & \cos\delta\omega_j\end{bmatrix}"
+        r"\begin{bmatrix}\sin i\omega_j\\ \cos i\omega_j\end{bmatrix}"
+        r"=\begin{bmatrix}\sin(i+\delta)\omega_j\\ \cos(i+\delta)\omega_j\end{bmatrix},"
+        r"\qquad \omega_j = \text{base}^{-2j/d}"
+    )
+
     st.subheader("The whole matrix T(δ)")
     left, right = st.columns(2)
     with left:
-        show_chart(view["T"])
+        show_chart(view["T"], title="The whole matrix T(δ)")
         st.caption(f"T({delta}) for d = {d}: one 2×2 rotation block per pair on the diagonal, zeros elsewhere"
                    + ("." if view["T_exact"] else "; each pixel is the mean of a block of entries."))
     with right:
-        show_chart(view["residuals"])
+        show_chart(view["residuals"], title="T(δ)·P[i] against P[i+δ]")
         st.metric("Largest error over the positions shown", f"{view['max_residual']:.2e}",
                   help="max over i and columns of |T(δ)·P[i] − P[i+δ]|, in float32")
         st.caption("The same matrix moves every row of P by δ positions: the error stays at float32 "
                    "round-off (about 1e-7) for every i, so T does not depend on i.")
 
     st.subheader("How far each pair turns")
-    show_chart(view["angles"])
+    show_chart(view["angles"], title="Rotation angle per pair")
     st.markdown(
         "Fast pairs (small j) turn a lot for a given offset, often more than a full turn; slow "
         "pairs barely move. A small offset is therefore visible in the fast pairs and a large one "
@@ -157,11 +154,11 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
              r" + (q_{2j}k_{2j+1} - q_{2j+1}k_{2j})\sin(m-n)\omega_j\big]")
     left, right = st.columns(2)
     with left:
-        show_chart(rope["rope"])
+        show_chart(rope["rope"], title="RoPE scores")
         st.caption(f"RoPE scores q_m·k_n: constant along every diagonal (largest spread along a "
                    f"diagonal: {rope['rope_spread']:.2e}), so they depend on m − n only.")
     with right:
-        show_chart(rope["additive"])
+        show_chart(rope["additive"], title="Scores with the table added")
         st.caption(f"Scores (q + P_m)·(k + P_n) with the table added: the diagonals are not constant "
                    f"(largest spread {rope['additive_spread']:.3g}); absolute positions leak in.")
     st.markdown(

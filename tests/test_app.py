@@ -55,9 +55,9 @@ def test_heatmap_defaults_show_every_section():
     body = texts(at)
     assert "All 60 × 32 entries drawn" in body
     assert at.text_input(key="heatmap.cols").value == "6,7,8,9"
-    assert at.get("download_button")[0].proto.label == "Download P as CSV"
+    assert at.main.get("download_button")[0].proto.label == "Download P as CSV"
     assert len(at.dataframe) == 1 and not at.warning
-    assert len(at.expander) == 5
+    assert len(at.main.expander) == 5
     assert dict(at.query_params) == {}  # defaults keep the link clean
 
 
@@ -104,7 +104,7 @@ def test_every_control_changes_the_view_and_the_link():
     body = texts(at)
     assert "mean of a block of" in body  # the reduced picture says what it draws
     assert "consecutive positions" in body  # the bucketed curves say so too
-    assert not at.get("download_button") and "CSV download up to 1,048,576 entries" in body
+    assert not at.main.get("download_button") and "CSV download up to 1,048,576 entries" in body
     assert any("tensor2tensor versus the paper" in s.value for s in at.subheader)
     assert len(charts(at)) == 5
 
@@ -287,7 +287,7 @@ def test_complexity_every_control_and_a_tiny_measurement():
     at.selectbox(key="complexity.to").set_value("64").run()
     assert not at.exception
     assert link(at) == {"n": "1000000", "d": "64", "k": "15", "path_n": "16", "from": "16", "to": "64"}
-    at.button[0].click().run()
+    at.button(key="complexity.measure").click().run()
     assert not at.exception
     wait_for(at, lambda: len(charts(at)) == 3)
     slopes = at.dataframe[-1].value
@@ -305,7 +305,7 @@ def test_complexity_every_control_and_a_tiny_measurement():
 def test_complexity_refuses_sweeps_that_do_not_fit():
     at = open_app(COMPLEXITY, {"to": "8192"})
     assert any("refused before anything is allocated" in w.value for w in at.warning)
-    assert not at.button
+    assert "complexity.measure" not in [b.key for b in at.button]
 
 
 @pytest.mark.parametrize("query", [{"n": "0", "d": "1e6", "k": "1"}, {"from": "3", "to": "x", "path_n": "999"}])
@@ -387,7 +387,7 @@ def test_attention_every_control_and_link():
     at.select_slider(key="attention.len_b").set_value("1").run()
     at.radio(key="attention.show").set_value("A").run()
     open_tab(at, "Order")
-    at.button[0].click().run()
+    at.button(key="attention.shuffle_again").click().run()
     assert not at.exception
     assert link(at) == {"text": "man bites dog", "hidden": "256", "heads": "8", "pe": "1", "seed": "5", "head": "7",
                         "form": "one per query (causal)", "len_a": "0", "len_b": "1", "show": "A", "shuffle": "2",
@@ -449,3 +449,39 @@ def test_binary_equal_width_view_is_shown_by_default():
     assert "tells **16 of the 64** positions apart" in body and "tell **64 of the 64** apart" in body
     at.slider(key="binary.width").set_value(6).run()
     assert "tells **64 of the 64** positions apart" in texts(at)
+
+
+@pytest.mark.parametrize("page, key, value", [(HEATMAP, "heatmap.n", 100), (BINARY, "binary.n", 100),
+                                              (ROTATION, "rotation.delta", 7), (COMPLEXITY, "complexity.k", 5)])
+def test_reset_brings_every_setting_and_the_link_back(page, key, value):
+    at = open_app(page)
+    at.slider(key=key).set_value(value).run()
+    assert link(at)
+    at.button(key=f"{key.split('.')[0]}._reset_button").click().run()
+    assert not at.exception and link(at) == {} and at.slider(key=key).value != value
+
+
+def test_settings_survive_leaving_a_page_and_coming_back():
+    at = open_app(HEATMAP)
+    at.slider(key="heatmap.n").set_value(123).run()
+    at.query_params.clear()  # a click in the sidebar opens a page without the query string
+    at.switch_page(BINARY).run()
+    assert link(at) == {}
+    at.query_params.clear()
+    at.switch_page(HEATMAP).run()
+    assert at.slider(key="heatmap.n").value == 123 and link(at) == {"n": "123"}
+
+
+def test_every_chart_of_a_page_is_offered_for_export_with_title_and_settings():
+    from pages._display import export_image
+
+    at = open_app(ROTATION, {"delta": "5"})
+    chart_names = at.sidebar.selectbox(key="rotation._export_chart").options
+    assert len(chart_names) == len(charts(at)) and "The whole matrix T(δ)" in chart_names
+    spec = charts(at)[1].proto.spec
+    import json
+
+    png = export_image(json.loads(spec), "The whole matrix T(δ)", "settings: delta=5", "PNG")
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = export_image(json.loads(spec), "The whole matrix T(δ)", "settings: delta=5", "SVG")
+    assert "The whole matrix T(δ)" in svg and "settings: delta=5" in svg

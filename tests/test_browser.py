@@ -67,8 +67,10 @@ def test_page_loads_and_draws(page, server, path):
     pg, _ = page
     open_page(pg, server, path)
     assert_clean(pg, path)
-    nav = pg.locator('[data-testid="stSidebarNav"]').inner_text()
-    assert all(title in nav for title in ("Home", *PAGES.values()) if title != PAGES[""])
+    nav = pg.locator('[data-testid="stSidebar"] [data-testid="stPageLink"]').all_inner_texts()
+    assert all(any(title in t for t in nav) for title in ("Home", *PAGES.values()) if title != PAGES[""])
+    icons = pg.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] [data-testid="stIconMaterial"]')
+    assert icons.count() == len(PAGES)  # every entry has its bundled Material icon
     assert "Computing on" in pg.locator('[data-testid="stSidebar"]').inner_text()
 
 
@@ -131,18 +133,28 @@ def test_bad_link_values_show_a_note(page, server):
     assert_clean(pg, "encoding_heatmap")
 
 
-def test_fresh_server_deep_link_runs_the_entry_point(browser):
-    """A deep link is the first thing a freshly started server sees (a hosted app waking up)."""
+WATCH_LEGACY_NAV = """new MutationObserver(() => {
+  if (document.querySelector('[data-testid="stSidebarNav"]')) window.__sawLegacyNav = true;
+}).observe(document, {subtree: true, childList: true});"""
+
+
+@pytest.mark.parametrize("path, text", [("encoding_heatmap?n=100", "All 100 × 32 = 3,200 entries drawn"),
+                                        ("", "Where to start")])
+def test_fresh_server_first_visit_runs_the_entry_point(browser, path, text):
+    """The first request a freshly started server sees (a hosted app waking up for a workshop
+    link): the app's own menu, never, not even for a moment, the legacy list of page files."""
     with AppServer() as fresh_server:
         context = browser.new_context(viewport={"width": 1400, "height": 6000})
+        context.add_init_script(WATCH_LEGACY_NAV)
         try:
             pg = context.new_page()
             watch = PageWatch(pg, fresh_server.url)
-            open_page(pg, fresh_server, "encoding_heatmap?n=100")
-            nav = pg.locator('[data-testid="stSidebarNav"]').inner_text()
-            assert "Encoding heatmap" in nav and "shared" not in nav.lower()
-            assert "Computing on" in pg.locator('[data-testid="stSidebar"]').inner_text()
-            assert "All 100 × 32 = 3,200 entries drawn" in pg.locator('[data-testid="stMain"]').inner_text()
+            open_page(pg, fresh_server, path)
+            assert pg.evaluate("() => window.__sawLegacyNav === true") is False
+            nav = pg.locator('[data-testid="stSidebar"]').inner_text()
+            assert "Encoding heatmap" in nav and "settings" not in nav.lower()
+            assert "Computing on" in nav
+            assert text in pg.locator('[data-testid="stMain"]').inner_text()
             assert not watch.problems(), watch.problems()
         finally:
             context.close()
