@@ -309,7 +309,7 @@ class Tab:
     def widgets(self) -> list[tuple[str, object]]:
         """(kind, element) of every widget on the page, in page order."""
         return [(kind, getattr(el, kind)) for path, (kind, el, _) in sorted(self.elements.items())
-                if kind in WIDGET_KINDS]
+                if kind in WIDGET_KINDS and getattr(getattr(el, kind), "id", "")]
 
     def tab_containers(self) -> list[tuple[object, list[str]]]:
         """(block, tab labels) of every tab container with a key (those report a value)."""
