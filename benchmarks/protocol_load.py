@@ -61,6 +61,7 @@ class Action:
     errors_shown: list = field(default_factory=list)
     mismatches: list = field(default_factory=list)
     reconnected: bool = False
+    lost_change: str = ""
     server: str = ""
     server_cpu: float | None = None  # seconds, measured alone (one attendee)
 
@@ -140,6 +141,7 @@ async def attendee(index: int, url: str, cfg: Config, t0: float, actions: list[A
             return False
         rec.seconds, rec.exceptions, rec.errors_shown = result.seconds, result.exceptions, result.errors_shown
         rec.mismatches, rec.reconnected, rec.server = result.widget_mismatches, result.reconnected, result.server
+        rec.lost_change = result.lost_change
         if alone:
             rec.server_cpu = probe.cpu("server") - cpu0
         if before is not None:
@@ -221,11 +223,14 @@ async def warm_up(url: str, rounds: int = 1) -> None:
             await tab.close()
 
 
-async def run_room(url: str, cfg: Config, *, server_pids: dict[str, int], fault=None, warm: bool = True) -> dict:
+async def run_room(url: str, cfg: Config, *, server_pids: dict[str, int], fault=None, warm: bool = True,
+                   warm_urls: list[str] | None = None) -> dict:
     """Run ``cfg.attendees`` attendees against ``url``; ``server_pids`` names the server
-    processes to watch; ``fault`` is an optional ``(seconds, callable)`` run in the middle."""
+    processes to watch; ``fault`` is an optional ``(seconds, callable)`` run in the middle;
+    ``warm_urls`` are the servers to warm up first (default ``url``; each replica directly)."""
     if warm:
-        await warm_up(url)
+        for u in warm_urls or [url]:
+            await warm_up(u)
     probe = ServerProbe(server_pids)
     probe.start()
     proc = psutil.Process()
@@ -288,12 +293,15 @@ def summarize(out: dict, *, p95_target: float = TARGETS["p95"]) -> str:
         lines.append(f"  others with none running:        {latency_line(outside)}")
     unanswered = [a for a in acts if a.seconds is None]
     exceptions = [a for a in answered if a.exceptions]
-    unchanged = [a for a in answered if a.kind == "widget change" and a.changed is False]
+    lost = [a for a in answered if a.lost_change]
+    unchanged = [a for a in answered if a.kind == "widget change" and a.changed is False and not a.lost_change]
     mismatched = [a for a in answered if a.mismatches]
-    errors = len(unanswered) + len(exceptions) + len(unchanged) + len(mismatched) + len(out["protocol_errors"])
+    errors = (len(unanswered) + len(exceptions) + len(unchanged) + len(mismatched) + len(lost)
+              + len(out["protocol_errors"]))
     lines.append(f"  errors {errors} (target 0): unanswered {len(unanswered)}, exceptions shown {len(exceptions)}, "
                  f"widget changes that changed nothing {len(unchanged)}, wrong view {len(mismatched)}, "
-                 f"protocol {len(out['protocol_errors'])}; disconnects {out['disconnects']}")
+                 f"changes lost after a reconnect {len(lost)}, protocol {len(out['protocol_errors'])}; "
+                 f"disconnects {out['disconnects']}")
     shown = [a for a in answered if a.errors_shown]
     if shown:
         lines.append(f"  st.error messages shown by the app (bad settings, not failures): {len(shown)}")
@@ -325,14 +333,21 @@ def summarize(out: dict, *, p95_target: float = TARGETS["p95"]) -> str:
         f = out["fault"]
         rec = out["reconnects"]
         resent = [a for a in answered if a.reconnected]
+        after = [a for a in answered if a.start + a.seconds > f["at"]]
+        last = max((a.start + a.seconds for a in resent), default=f["at"])
         lines.append(f"  fault: {f.get('stopped')} stopped at {f['at']:.1f} s; {len(rec)} reconnects, "
                      f"{latency_line(rec) if rec else 'none'} from close to new websocket")
-        lines.append(f"    actions cut by the switch and answered after reconnecting: {len(resent)} "
-                     f"({latency_line([a.seconds for a in resent])}); unanswered {len(unanswered)}; "
-                     f"wrong view after reconnect {len(mismatched)}")
-    for a in (unanswered + exceptions + unchanged + mismatched)[:12]:
+        lines.append(f"    actions that met the switch (in flight or waiting for the reconnect), answered on a "
+                     f"live replica: {len(resent)} ({latency_line([a.seconds for a in resent])}); the last "
+                     f"{last - f['at']:.2f} s after the stop; unanswered {len(unanswered)}; wrong view after "
+                     f"reconnect {len(mismatched)}; changes lost {len(lost)}; actions after the stop {len(after)}")
+        servers = out["final_servers"]
+        dead = f.get("stopped", "").split("@")[-1]
+        lines.append(f"    attendees' final replica: " + ", ".join(
+            f"{s or '?'} {servers.count(s)}" for s in sorted(set(servers))) + f" (stopped: {dead})")
+    for a in (unanswered + exceptions + unchanged + mismatched + lost)[:12]:
         lines.append(f"    attendee {a.attendee} {a.kind} {a.page} {a.what}: "
-                     f"{a.error or a.exceptions or a.mismatches or 'nothing changed'}")
+                     f"{a.error or a.exceptions or a.mismatches or a.lost_change or 'nothing changed'}")
     for e in out["protocol_errors"][:5]:
         lines.append(f"    protocol: {e}")
     return "\n".join(lines)
@@ -375,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
         with Deployment(replicas=args.replicas) as dep:
             fault = (args.fault_at, dep.stop_one) if args.fault_at is not None else None
             out = asyncio.run(run_room(dep.url, cfg, server_pids=dep.pids(), fault=fault,
-                                       warm=not args.no_warm_up))
+                                       warm=not args.no_warm_up, warm_urls=dep.replica_urls))
         target = 1.5
     else:
         from benchmarks.browser import AppServer

@@ -87,6 +87,7 @@ class RunResult:
     widget_mismatches: list[str] = field(default_factory=list)
     reconnected: bool = False
     server: str = ""
+    lost_change: str = ""  # after a reconnect, the change the attendee made was not applied
 
 
 @dataclass
@@ -129,6 +130,7 @@ class Tab:
         self.server = ""  # which server answered the websocket (nginx's X-Upstream header)
         self.ws = None
         self._reader: asyncio.Task | None = None
+        self._reconnecting: asyncio.Task | None = None
         self._run = _Run()
         self._waiting: asyncio.Future | None = None
         self._closing = False
@@ -187,11 +189,21 @@ class Tab:
             pass
         if not self._closing and ws is self.ws:
             self.disconnects += 1
+            self._start_reconnect()
             if self._waiting is not None and not self._waiting.done():
                 self._waiting.set_exception(ConnectionClosed(None, None))
 
+    def _start_reconnect(self) -> None:
+        """As the frontend does on a closed websocket: reconnect at once, in the background
+        (the page shows 'Connecting' and its widgets wait meanwhile)."""
+        if self._reconnecting is None or self._reconnecting.done():
+            self._reconnecting = asyncio.create_task(self._reconnect(time.perf_counter()))
+
     async def close(self) -> None:
         self._closing = True
+        if self._reconnecting is not None and not self._reconnecting.done():
+            self._reconnecting.cancel()
+            await asyncio.gather(self._reconnecting, return_exceptions=True)
         if self.ws is not None:
             await self.ws.close()
         if self._reader is not None:
@@ -367,11 +379,24 @@ class Tab:
         ci.url = self.base + context_path
         return msg
 
-    async def _action(self, make_msg, t0: float, *, expect_page: str | None = None) -> RunResult:
+    async def _after_reconnect(self) -> None:
+        task = self._reconnecting
+        if task is not None:
+            try:
+                await task
+            finally:
+                if self._reconnecting is task:
+                    self._reconnecting = None
+
+    async def _action(self, make_msg, t0: float, *, expect_page: str | None = None,
+                      changed_id: str | None = None) -> RunResult:
         """Send the rerun ``make_msg()`` builds and wait for its end; on a closed connection
-        reconnect as the frontend does and send it again (rebuilt from the current state)."""
+        wait for the reconnect and send it again (rebuilt from the current state)."""
         expected = {**self.values, **self.tab_values}
         reconnected = False
+        if self._reconnecting is not None:  # the page is still reconnecting: the click waits
+            await self._after_reconnect()
+            reconnected = True
         deadline = t0 + self.timeout
         while True:
             if self.ws is None:
@@ -384,26 +409,33 @@ class Tab:
                 run = await asyncio.wait_for(asyncio.shield(self._waiting), max(0.1, deadline - time.perf_counter()))
                 break
             except ConnectionClosed:
-                since = time.perf_counter()
-                await self._reconnect(since)
+                self._start_reconnect()
+                await self._after_reconnect()
                 reconnected = True
                 deadline = time.perf_counter() + self.timeout
             except asyncio.TimeoutError as err:
                 raise ActionFailed(f"no end of run within {self.timeout:g} s") from err
             finally:
+                if self._waiting is not None and self._waiting.done() and not self._waiting.cancelled():
+                    self._waiting.exception()  # retrieved, so asyncio does not warn about it
                 self._waiting = None
         result = RunResult(time.perf_counter() - t0, run.page_hash, run.exceptions, run.errors_shown,
                            self.signature(run.elements), reconnected=reconnected, server=self.server)
         if expect_page and run.page_hash != expect_page:
             result.widget_mismatches.append(f"page {run.page_hash} shown instead of {expect_page}")
         if self._check_view:
-            # first run after a reconnect: the view must be the one the attendee had
+            # first run after a reconnect: the view must be the one the attendee had, and the
+            # change the attendee made must have been applied
             self._check_view = False
             for kind, w in self.widgets():
                 if kind in VALUE_WIDGETS and w.id in expected and w.set_value:
                     now = element_value(kind, w)
                     if now != expected[w.id]:
-                        result.widget_mismatches.append(f"{w.label!r}: {now.value} instead of {expected[w.id].value}")
+                        note = f"{w.label!r}: {now.value} instead of {expected[w.id].value}"
+                        if w.id == changed_id:
+                            result.lost_change = note
+                        else:
+                            result.widget_mismatches.append(note)
         return result
 
     async def open(self, path: str = "", query: str = "") -> RunResult:
@@ -446,7 +478,7 @@ class Tab:
         (self.tab_values if change.kind == "tab" else self.values)[change.widget_id] = change.new
         return await self._action(lambda: self._rerun_msg(page_hash=self.page_hash, query=self.query, states=True,
                                                           context_path=self.pathname), t0,
-                                  expect_page=self.page_hash)
+                                  expect_page=self.page_hash, changed_id=change.widget_id)
 
     async def press(self, button) -> RunResult:
         """Click a button: one rerun with its trigger set."""
