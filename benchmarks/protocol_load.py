@@ -29,6 +29,7 @@ import asyncio
 import contextlib
 import json
 import random
+import signal
 import statistics
 import sys
 import threading
@@ -191,6 +192,12 @@ async def attendee(index: int, url: str, cfg: Config, t0: float, actions: list[A
         await tab.close()
 
 
+def machine_busy_seconds() -> float:
+    """CPU seconds this machine spent on anything but idling, over all cores."""
+    t = psutil.cpu_times()
+    return sum(getattr(t, name, 0.0) for name in ("user", "nice", "system", "irq", "softirq", "steal"))
+
+
 def percentile(values: list[float], q: float) -> float:
     values = sorted(values)
     if not values:
@@ -235,6 +242,7 @@ async def run_room(url: str, cfg: Config, *, server_pids: dict[str, int], fault=
     probe.start()
     proc = psutil.Process()
     gen_cpu0 = proc.cpu_times()
+    machine0 = machine_busy_seconds()
     actions: list[Action] = []
     tabs: list[Tab] = []
     t0 = time.perf_counter()
@@ -256,10 +264,12 @@ async def run_room(url: str, cfg: Config, *, server_pids: dict[str, int], fault=
         probe.stop()
     gen = proc.cpu_times()
     gen_cpu = (gen.user - gen_cpu0.user) + (gen.system - gen_cpu0.system)
+    machine = machine_busy_seconds() - machine0
     return {
         "config": asdict(cfg), "url": url, "wall": wall, "actions": [asdict(a) for a in actions],
         "server_cpu": {n: probe.cpu1[n] - probe.cpu0[n] for n in probe.procs},
         "peak_rss": dict(probe.peak), "generator_cpu": gen_cpu, "fault": fault_info,
+        "machine_cpu": machine, "cores": psutil.cpu_count(),
         "disconnects": sum(t.disconnects for t in tabs),
         "reconnects": [s for t in tabs for s in t.reconnects],
         "protocol_errors": [e for t in tabs for e in t.protocol_errors],
@@ -329,6 +339,10 @@ def summarize(out: dict, *, p95_target: float = TARGETS["p95"]) -> str:
     lines.append(f"  generator CPU {gen:.1f} s = {gen / wall:.0%} of one core, "
                  f"{gen / max(1, len(answered)) * 1e3:.1f} ms per action "
                  f"({gen / max(total_cpu, 1e-9):.2f} x the server's)")
+    if "machine_cpu" in out:
+        other = out["machine_cpu"] - total_cpu - gen
+        lines.append(f"  the machine's {out['cores']} cores: {out['machine_cpu'] / wall:.2f} busy on average, of which "
+                     f"{max(0.0, other) / wall:.2f} by other processes (not the servers, not this generator)")
     if out["fault"]:
         f = out["fault"]
         rec = out["reconnects"]
@@ -374,6 +388,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare-with-chromium", action="store_true",
                         help="one attendee's clicks in Chromium and in this generator: compare what each sends")
     args = parser.parse_args(argv)
+    # a SIGTERM (a CI timeout) unwinds the with-blocks, so the servers stop too
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.compare_with_chromium:
         from benchmarks.protocol.chromium import compare_main
         return compare_main()
