@@ -1,19 +1,27 @@
-"""Where a rerun's CPU goes on the server: each page's reruns profiled inside a real server.
+"""Where a rerun's CPU goes on the server: a real server sampled with py-spy while one
+attendee tours every page.
 
     python -m benchmarks.profile_rerun --rounds 3
 
-Starts ``streamlit run streamlit_app.py`` in a child process whose script runs are each
-profiled with cProfile (the script thread: the page's code, pekit, chart building, Streamlit's
-elements, caching and protobuf work) and whose event-loop thread is profiled too (the
-messages' serialization, compression and the websocket). One attendee of
-``benchmarks.protocol`` warms the server up (not measured), then tours every page ``--rounds``
-times making every change each page offers. Prints, per page, the profiled CPU per rerun,
-and overall the self time ranked by where it is spent (the app's pages, pekit's computing,
-pekit's chart builders, Altair, pandas, torch, JSON encoding, pickling and hashing for
-``st.cache_data``, Streamlit's element code, its runtime, protobuf, the event loop and
-websocket compression). cProfile's own overhead inflates Python-heavy parts (a function call
-costs more under the profiler), so the shares are indicative; the unprofiled CPU per action is
-measured by ``benchmarks.protocol_load --attendees 1``.
+Starts ``streamlit run streamlit_app.py`` (``benchmarks.browser.AppServer``), warms it up
+with one tour of ``benchmarks.protocol`` (imports, caches; not measured), then samples the
+server process with py-spy (250 samples per second, of the thread holding the GIL: the
+server is bound to one core by it, so that is the time every other session waits for)
+while one attendee tours every page ``--rounds`` times and makes every change each page
+offers, one action at a time. A sampling profiler adds no cost to the functions it samples,
+so the shares are those of the unprofiled server. Prints:
+
+- per page: CPU per rerun (the samples in that page's script, plus the share of the
+  entry point, Streamlit's script runner and the event loop);
+- self time by component (the innermost frame that belongs to a known component: the app's
+  pages, pekit's computing, pekit's chart builders, Altair, pandas/numpy, torch, JSON, Streamlit's
+  caching, elements, session state and runtime, message serialization and hashing, the
+  websocket and its compression, the event loop);
+- inclusive time of the operations that matter for optimising (chart specs, Streamlit's
+  vega-lite marshalling, cached calls and their misses, serialization, websocket sends).
+
+Needs py-spy (``pip install py-spy``) and the right to trace the server (root, or
+``ptrace_scope`` 0).
 """
 
 from __future__ import annotations
@@ -21,106 +29,130 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import contextlib
-import os
-import pstats
 import random
+import re
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-# (category, test on a function's file path and name), first match wins
-CATEGORIES = [
-    ("st.cache_data: pickling of cached values", lambda f, n: "pickle" in n or f.endswith("pickle.py")
-     or "copyreg" in f),
-    ("st.cache_data: hashing of arguments", lambda f, n: "caching/hashing" in f or "hashlib" in n
-     or "_hashlib" in n or "md5" in n),
-    ("st.cache_data: other", lambda f, n: "runtime/caching" in f),
-    ("JSON encoding", lambda f, n: "/json/" in f or "_json" in n),
-    ("protobuf", lambda f, n: "google/protobuf" in f or "upb" in n or "SerializeToString" in n
-     or "ParseFromString" in n or "CopyFrom" in n or "MergeFrom" in n or "'Add'" in n),
-    ("the app's pages", lambda f, n: "/pages/" in f or f.endswith("streamlit_app.py")),
-    ("pekit chart builders", lambda f, n: "/pekit/charts" in f),
-    ("pekit computing", lambda f, n: "/pekit/" in f),
-    ("Altair", lambda f, n: "/altair/" in f or "/jsonschema" in f or "/narwhals/" in f),
-    ("pandas and numpy", lambda f, n: "/pandas/" in f or "/numpy/" in f or "pyarrow" in f or "numpy" in n),
-    ("torch", lambda f, n: "/torch/" in f or "torch" in n),
-    ("Streamlit elements", lambda f, n: "streamlit/elements" in f or "streamlit/delta_generator" in f),
-    ("websocket, compression, event loop", lambda f, n: "zlib" in n or "compress" in n or "/websockets/" in f
-     or "/uvicorn/" in f or "/starlette/" in f or "/asyncio/" in f or "select" in n or "socket" in n
-     or "web/server" in f),
-    ("Streamlit runtime (script runner, session state, messages)", lambda f, n: "/streamlit/" in f),
-    ("Python: regular expressions, strings, copies", lambda f, n: "/re/" in f or "sre" in n or "copy.py" in f
-     or "method 'join'" in n or "method 'format'" in n),
+RATE = 250
+# the app's own files as py-spy names them (bare file names outside site-packages)
+APP_FILES = {"streamlit_app.py", *(p.name for p in (ROOT / "pages").glob("*.py"))}
+FRAME = re.compile(r"^(?P<name>.*) \((?P<file>[^():]*)(?::(?P<line>\d+))?\)$")
+
+# component of a frame, by file path and function name; the innermost known frame wins
+COMPONENTS = [
+    ("message hashing (ForwardMsg hash: deterministic serialization + md5)",
+     lambda f, n: "forward_msg_cache.py" in f),
+    ("message serialization (protobuf SerializeToString)", lambda f, n: "serialize_forward_msg" in n),
+    ("websocket compression (permessage-deflate)", lambda f, n: "permessage_deflate" in f),
+    ("websocket and HTTP (uvicorn, starlette, websockets)",
+     lambda f, n: any(k in f for k in ("uvicorn/", "starlette/", "websockets/", "h11/", "web/server"))),
+    ("event loop (asyncio)", lambda f, n: "asyncio/" in f or "selectors.py" in f),
+    ("JSON encoding", lambda f, n: f.startswith("json/") or "/json/" in f),
+    ("st.cache_data: hashing arguments", lambda f, n: "caching/hashing.py" in f),
+    ("st.cache_data: storing, pickling, replay", lambda f, n: "runtime/caching" in f or "pickle" in f),
+    ("pekit chart builders", lambda f, n: "pekit/charts" in f or f.startswith("charts")),
+    ("pekit computing", lambda f, n: "pekit/" in f),
+    ("Altair (chart objects to dict, data to values)", lambda f, n: "altair/" in f or "narwhals/" in f),
+    ("pandas and numpy", lambda f, n: "pandas/" in f or "numpy/" in f or "pyarrow" in f),
+    ("torch", lambda f, n: "torch/" in f),
+    ("protobuf (building elements)", lambda f, n: "google/protobuf" in f or "proto/" in f),
+    ("Streamlit elements (st.* calls: marshalling into protobuf)",
+     lambda f, n: "streamlit/elements" in f or "delta_generator" in f or "streamlit/commands" in f),
+    ("Streamlit session state and widgets", lambda f, n: "runtime/state" in f),
+    ("Streamlit runtime (script runner, queues, sessions)", lambda f, n: "streamlit/" in f),
+    ("the app's pages and entry point", lambda f, n: f in APP_FILES or f.startswith("pages/")),
+]
+
+# inclusive time of named operations (a sample counts once per operation it is inside)
+OPERATIONS = [
+    ("chart specs: pekit.charts.to_spec (Altair to_dict, data to values)", lambda f, n: n == "to_spec"),
+    ("Streamlit's st.vega_lite_chart (spec to JSON, hashing, protobuf)",
+     lambda f, n: "vega_charts.py" in f and n in ("vega_lite_chart", "_vega_lite_chart")),
+    ("st.dataframe (Arrow)", lambda f, n: n == "dataframe" and "elements" in f),
+    ("cached calls (st.cache_data, hits and misses)", lambda f, n: "cache_utils.py" in f and n == "__call__"),
+    ("   cached functions defined again (page scripts rerun their decorators: source hashed)",
+     lambda f, n: n == "_make_function_key"),
+    ("   of which misses (the cached function computing)", lambda f, n: n == "_handle_cache_miss"),
+    ("   of which arguments hashed", lambda f, n: "caching/hashing.py" in f and n == "update_hash"),
+    ("UrlSettings (settings bound to the link)", lambda f, n: "_shared" in f and n in ("__init__", "write_url")),
+    ("message serialization", lambda f, n: n == "serialize_forward_msg"),
+    ("message hashing", lambda f, n: n == "populate_hash_if_needed"),
+    ("websocket sends (frames, compression)", lambda f, n: "_sender" in n or n == "send_bytes"),
+    ("waking the event loop for each message (call_soon_threadsafe)", lambda f, n: n == "call_soon_threadsafe"),
 ]
 
 
-def category(filename: str, name: str) -> str:
-    for label, test in CATEGORIES:
-        if test(filename, name):
-            return label
-    return "other (Python built-ins, typing, dataclasses, ...)"
+def parse(line: str) -> tuple[list[tuple[str, str]], int]:
+    stack, _, count = line.rpartition(" ")
+    frames = []
+    for raw in stack.split(";"):
+        m = FRAME.match(raw.strip())
+        if m:
+            path = m.group("file").split("site-packages/")[-1]
+            frames.append((path, m.group("name").split(".")[-1]))
+        else:
+            frames.append((raw, raw))
+    return frames, int(count)
 
 
-# ---- inside the profiled server ------------------------------------------------------------
-def serve(port: int, out_dir: Path) -> None:
-    import cProfile
-
-    from streamlit.runtime.scriptrunner import script_runner
-
-    active = threading.Event()
-    lock = threading.Lock()
-    profiles: dict[str, list] = collections.defaultdict(list)
-    main_profile = cProfile.Profile()
-    original = script_runner.ScriptRunner._run_script
-
-    def run_script(self, rerun_data):
-        if not active.is_set():
-            return original(self, rerun_data)
-        prof = cProfile.Profile()
-        prof.enable()
-        try:
-            return original(self, rerun_data)
-        finally:
-            prof.disable()
-            with lock:
-                profiles[rerun_data.page_script_hash or "first"].append(prof)
-
-    def start(*_):
-        active.set()
-        main_profile.enable()
-
-    def stop(*_):
-        main_profile.disable()
-        active.clear()
-        main_profile.dump_stats(str(out_dir / "event_loop.prof"))
-        with lock:
-            for key, profs in profiles.items():
-                stats = pstats.Stats(profs[0])
-                for p in profs[1:]:
-                    stats.add(p)
-                stats.dump_stats(str(out_dir / f"script-{key}-{len(profs)}.prof"))
-        (out_dir / "done").write_text("ok")
-
-    script_runner.ScriptRunner._run_script = run_script
-    signal.signal(signal.SIGUSR1, start)
-    signal.signal(signal.SIGUSR2, stop)
-    from streamlit.web import cli
-
-    os.chdir(ROOT)
-    sys.argv = ["streamlit", "run", "streamlit_app.py", "--server.port", str(port), "--server.address",
-                "127.0.0.1", "--server.headless", "true"]
-    cli.main()
+def analyse(raw: str, names: dict[str, str], counts: collections.Counter, rate: int = RATE) -> str:
+    samples = [parse(line) for line in raw.splitlines() if line.strip()]
+    total = sum(c for _, c in samples)
+    reruns = sum(counts.values())
+    per_page: collections.Counter = collections.Counter()
+    self_by: collections.Counter = collections.Counter()
+    incl: collections.Counter = collections.Counter()
+    loop = 0
+    for frames, c in samples:
+        files = [f for f, _ in frames]
+        script = any("script_runner.py" in f for f in files)
+        if not script:
+            loop += c
+        page = next((f for f in files if Path(f).name in APP_FILES
+                     and Path(f).name not in ("streamlit_app.py", "_shared.py")), None)
+        if script:
+            per_page[Path(page).stem if page else "(entry point and script runner)"] += c
+        label = "other (Python built-ins, typing, re, copy, ...)"
+        for f, n in reversed(frames):
+            hit = next((lab for lab, test in COMPONENTS if test(f, n)), None)
+            if hit:
+                label = hit
+                break
+        self_by[label] += c
+        for lab, test in OPERATIONS:
+            if any(test(f, n) for f, n in frames):
+                incl[lab] += c
+    ms = lambda c: c / rate * 1e3 / max(1, reruns)  # noqa: E731  (ms per rerun)
+    lines = [f"## {reruns} reruns (page changes and widget changes, one at a time): {total} samples = "
+             f"{total / rate:.2f} s of server CPU = {ms(total):.1f} ms per rerun; script threads "
+             f"{ms(total - loop):.1f} ms, event loop {ms(loop):.1f} ms"]
+    lines.append("## per page: CPU in the page's own script per rerun of that page")
+    by_stem = {title.lower().replace(" ", "_"): title for title in counts}
+    for stem, c in per_page.most_common():
+        title = by_stem.get(stem, stem)
+        n = counts.get(title, 0)
+        if n:
+            lines.append(f"  {title:<34} {c / rate * 1e3 / n:7.1f} ms ({n} reruns)")
+        else:
+            lines.append(f"  {title:<34} {ms(c):7.1f} ms per rerun of any page")
+    lines.append("## self time by component, ranked (ms per rerun, share of all server CPU)")
+    for label, c in self_by.most_common():
+        lines.append(f"  {ms(c):6.1f} ms  {c / total:6.1%}  {label}")
+    lines.append("## inclusive time of operations (ms per rerun, share)")
+    for label, _ in OPERATIONS:
+        lines.append(f"  {ms(incl[label]):6.1f} ms  {incl[label] / total:6.1%}  {label}")
+    return "\n".join(lines)
 
 
-# ---- the driver ---------------------------------------------------------------------------------
 async def tour(url: str, rounds: int, seed: int) -> tuple[dict[str, str], collections.Counter]:
     from benchmarks.protocol.client import Tab
 
@@ -142,107 +174,32 @@ async def tour(url: str, rounds: int, seed: int) -> tuple[dict[str, str], collec
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--top", type=int, default=25, help="functions listed by cumulative time")
-    parser.add_argument("--serve", nargs=2, metavar=("PORT", "DIR"), help=argparse.SUPPRESS)
+    parser.add_argument("--raw", help="also keep py-spy's collapsed stacks in this file")
     args = parser.parse_args(argv)
-    if args.serve:
-        serve(int(args.serve[0]), Path(args.serve[1]))
-        return 0
+    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    if not Path(spy).exists():
+        print("py-spy is not installed: pip install py-spy", file=sys.stderr)
+        return 2
+    from benchmarks.browser import AppServer
 
-    from benchmarks.browser import free_port
-    from deploy.serve import healthy
-
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory(prefix="pekit-profile-") as tmp:
-        out = Path(tmp)
-        proc = subprocess.Popen([sys.executable, "-m", "benchmarks.profile_rerun", "--serve", str(port), tmp],
-                                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                env={**os.environ, "PEKIT_THREADS": "1"})
-        try:
-            deadline = time.monotonic() + 120
-            while not healthy(url):
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError("the profiled server did not start")
-                time.sleep(0.2)
-            asyncio.run(tour(url, 1, seed=99))  # warm-up: imports, caches (not profiled)
-            proc.send_signal(signal.SIGUSR1)
-            time.sleep(0.5)
-            names, counts = asyncio.run(tour(url, args.rounds, seed=1))
-            proc.send_signal(signal.SIGUSR2)
-            deadline = time.monotonic() + 120
-            while not (out / "done").exists() and time.monotonic() < deadline:
-                time.sleep(0.2)
-        finally:
-            proc.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=20)
-            if proc.poll() is None:
-                proc.kill()
-        report(out, names, counts, args.top)
+    with AppServer(env={"PEKIT_THREADS": "1"}) as server, tempfile.TemporaryDirectory() as tmp:
+        asyncio.run(tour(server.url, 1, seed=99))  # warm-up, not sampled
+        out = Path(tmp) / "stacks.txt"
+        proc = subprocess.Popen([spy, "record", "--pid", str(server.pid), "--rate", str(RATE), "--format", "raw",
+                                 "--gil", "--nonblocking", "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True)
+        time.sleep(1.0)
+        names, counts = asyncio.run(tour(server.url, args.rounds, seed=1))
+        proc.send_signal(signal.SIGINT)
+        log = proc.communicate(timeout=60)[0]
+        if not out.exists():
+            print(log, file=sys.stderr)
+            return 1
+        raw = out.read_text()
+        if args.raw:
+            Path(args.raw).write_text(raw)
+    print(analyse(raw, names, counts))
     return 0
-
-
-def _self_times(stats: pstats.Stats) -> dict[str, float]:
-    by: dict[str, float] = collections.defaultdict(float)
-    for (filename, _line, name), (_cc, _nc, tt, _ct, _callers) in stats.stats.items():
-        by[category(filename, name)] += tt
-    return by
-
-
-def report(out: Path, names: dict[str, str], counts: collections.Counter, top: int) -> None:
-    script_files = sorted(out.glob("script-*.prof"))
-    total_runs = 0
-    all_stats = None
-    print("## profiled CPU per rerun, by page (script thread; cProfile inflates these)")
-    for f in script_files:
-        _, key, runs = f.stem.split("-")
-        stats = pstats.Stats(str(f))
-        seconds = sum(v[2] for v in stats.stats.values())
-        total_runs += int(runs)
-        print(f"  {names.get(key, key):<24} {seconds / int(runs) * 1e3:7.1f} ms per rerun ({runs} reruns)")
-        if all_stats is None:
-            all_stats = stats
-        else:
-            all_stats.add(str(f))
-    loop = pstats.Stats(str(out / "event_loop.prof"))
-    # waiting in epoll is idle time, not work
-    loop_idle = sum(v[2] for (_f, _l, n), v in loop.stats.items() if "epoll" in n or "'select'" in n)
-    loop_busy = sum(v[2] for v in loop.stats.values()) - loop_idle
-    script_total = sum(v[2] for v in all_stats.stats.values())
-    print(f"## {total_runs} reruns: script threads {script_total:.2f} s ({script_total / total_runs * 1e3:.1f} ms per "
-          f"rerun), event loop {loop_busy:.2f} s busy ({loop_busy / total_runs * 1e3:.1f} ms per rerun)")
-    by = _self_times(all_stats)
-    for label, seconds in _self_times(loop).items():
-        by[f"{label} [event loop]"] += seconds
-    by["websocket, compression, event loop [event loop]"] -= loop_idle
-    grand = sum(by.values())
-    print("## self time ranked by where it is spent (both threads)")
-    for label, seconds in sorted(by.items(), key=lambda kv: -kv[1]):
-        if seconds > 0.0005 * grand:
-            print(f"  {seconds / total_runs * 1e3:7.2f} ms per rerun  {seconds / grand:6.1%}  {label}")
-    print(f"## the script threads' functions with the largest cumulative time (top {top})")
-    all_stats.sort_stats("cumulative")
-    rows = sorted(all_stats.stats.items(), key=lambda kv: -kv[1][3])
-    shown = 0
-    for (filename, line, name), (_cc, nc, _tt, ct, _callers) in rows:
-        where = filename.split("site-packages/")[-1].replace(str(ROOT) + "/", "")
-        if where.startswith("~") or "threading.py" in where or "exec_code" in name:
-            continue
-        print(f"  {ct / total_runs * 1e3:7.2f} ms per rerun  {nc:6d} calls  {where}:{line} {name}")
-        shown += 1
-        if shown >= top:
-            break
-    print("## the event loop's functions with the largest cumulative time")
-    rows = sorted(loop.stats.items(), key=lambda kv: -kv[1][3])
-    shown = 0
-    for (filename, line, name), (_cc, nc, _tt, ct, _callers) in rows:
-        where = filename.split("site-packages/")[-1]
-        if "serialize" in name or "compress" in name or "send" in name or "write_forward_msg" in name:
-            print(f"  {ct / total_runs * 1e3:7.2f} ms per rerun  {nc:6d} calls  {where}:{line} {name}")
-            shown += 1
-        if shown >= 10:
-            break
 
 
 if __name__ == "__main__":

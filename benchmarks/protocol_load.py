@@ -58,6 +58,7 @@ class Action:
     error: str = ""
     what: str = ""
     changed: bool | None = None  # widget changes: did the page show something new
+    outside_tabs: bool = False  # the widget sits above the page's tabs (may feed a closed tab only)
     exceptions: list = field(default_factory=list)
     errors_shown: list = field(default_factory=list)
     mismatches: list = field(default_factory=list)
@@ -92,6 +93,8 @@ class ServerProbe(threading.Thread):
         self.peak = {name: 0 for name in pids}
         self.cpu0 = {name: self.cpu(name) for name in pids}
         self.cpu1 = dict(self.cpu0)
+        self.me = psutil.Process()
+        self.series: list[tuple[float, float, float]] = []  # (time, machine busy s, servers + generator s)
         self._halt = threading.Event()
 
     def _tree(self, name):
@@ -112,6 +115,9 @@ class ServerProbe(threading.Thread):
                 with contextlib.suppress(psutil.Error):
                     self.peak[name] = max(self.peak[name], sum(p.memory_info().rss for p in self._tree(name)))
                     self.cpu1[name] = self.cpu(name)
+            t = self.me.cpu_times()
+            self.series.append((time.perf_counter(), machine_busy_seconds(),
+                                sum(self.cpu1.values()) + t.user + t.system))
             self._halt.wait(self.every)
 
     def stop(self) -> None:
@@ -177,8 +183,10 @@ async def attendee(index: int, url: str, cfg: Config, t0: float, actions: list[A
                 await asyncio.sleep(think())
                 if time.perf_counter() >= deadline:
                     break
+                outside = tab.outside_open_tab(change.widget_id)
                 await act("widget change", page.name, tab.change(change), what=change.describe(),
                           before=tab.signature())
+                actions[-1].outside_tabs = outside
             button = tab.button("Measure") if cfg.heavy > 0 else None
             if button is not None and rng.random() < cfg.heavy:
                 await asyncio.sleep(think())
@@ -196,6 +204,20 @@ def machine_busy_seconds() -> float:
     """CPU seconds this machine spent on anything but idling, over all cores."""
     t = psutil.cpu_times()
     return sum(getattr(t, name, 0.0) for name in ("user", "nice", "system", "irq", "softirq", "steal"))
+
+
+def others_by_second(series: list[tuple[float, float, float]], t0: float) -> list[float]:
+    """Cores used by other processes (not the servers, not this generator) in each second
+    of the run: on a shared machine, the quiet seconds give the cleaner latencies."""
+    out: list[float] = []
+    for (ta, ma, oa), (tb, mb, ob) in zip(series, series[1:]):
+        second = int(tb - t0)
+        if second < 0:
+            continue
+        while len(out) <= second:
+            out.append(0.0)
+        out[second] += max(0.0, (mb - ma) - (ob - oa))
+    return out
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -270,6 +292,7 @@ async def run_room(url: str, cfg: Config, *, server_pids: dict[str, int], fault=
         "server_cpu": {n: probe.cpu1[n] - probe.cpu0[n] for n in probe.procs},
         "peak_rss": dict(probe.peak), "generator_cpu": gen_cpu, "fault": fault_info,
         "machine_cpu": machine, "cores": psutil.cpu_count(),
+        "others": others_by_second(probe.series, t0),
         "disconnects": sum(t.disconnects for t in tabs),
         "reconnects": [s for t in tabs for s in t.reconnects],
         "protocol_errors": [e for t in tabs for e in t.protocol_errors],
@@ -304,7 +327,9 @@ def summarize(out: dict, *, p95_target: float = TARGETS["p95"]) -> str:
     unanswered = [a for a in acts if a.seconds is None]
     exceptions = [a for a in answered if a.exceptions]
     lost = [a for a in answered if a.lost_change]
-    unchanged = [a for a in answered if a.kind == "widget change" and a.changed is False and not a.lost_change]
+    nochange = [a for a in answered if a.kind == "widget change" and a.changed is False and not a.lost_change]
+    closed_tab = [a for a in nochange if a.outside_tabs]
+    unchanged = [a for a in nochange if not a.outside_tabs]
     mismatched = [a for a in answered if a.mismatches]
     errors = (len(unanswered) + len(exceptions) + len(unchanged) + len(mismatched) + len(lost)
               + len(out["protocol_errors"]))
@@ -317,7 +342,10 @@ def summarize(out: dict, *, p95_target: float = TARGETS["p95"]) -> str:
         lines.append(f"  st.error messages shown by the app (bad settings, not failures): {len(shown)}")
     changes = [a for a in answered if a.kind == "widget change"]
     lines.append(f"  {len(answered)} actions answered, {len(answered) / wall:.2f} per s; widget changes that "
-                 f"changed the page: {sum(1 for a in changes if a.changed)}/{len(changes)}")
+                 f"changed the page: {sum(1 for a in changes if a.changed)}/{len(changes)}"
+                 + (f" ({len(closed_tab)} others: a setting above the tabs that the open tab does not use, e.g. "
+                    f"{closed_tab[0].what} on {closed_tab[0].page}; the whole page reran for nothing)"
+                    if closed_tab else ""))
     total_cpu = sum(out["server_cpu"].values())
     per_action = total_cpu / max(1, len(answered)) * 1e3
     lines.append(f"  server CPU {total_cpu:.1f} s in all = {per_action:.1f} ms per action (mean; target median "
@@ -343,6 +371,10 @@ def summarize(out: dict, *, p95_target: float = TARGETS["p95"]) -> str:
         other = out["machine_cpu"] - total_cpu - gen
         lines.append(f"  the machine's {out['cores']} cores: {out['machine_cpu'] / wall:.2f} busy on average, of which "
                      f"{max(0.0, other) / wall:.2f} by other processes (not the servers, not this generator)")
+        others = out.get("others") or []
+        quiet = [a.seconds for a in answered if a.kind != "heavy" and all(
+            others[s] < 0.25 for s in range(int(a.start), min(len(others), int(a.start + a.seconds) + 1)))]
+        lines.append(f"    actions during which other processes used under 0.25 cores: {latency_line(quiet)}")
     if out["fault"]:
         f = out["fault"]
         rec = out["reconnects"]

@@ -52,7 +52,8 @@ CONTEXT = {"timezone": "UTC", "timezone_offset": 0, "locale": "en-US", "is_embed
 USER_AGENT = "pekit-protocol-load (Streamlit protocol; loopback benchmark)"
 ASSET_RE = re.compile(r'<(?:script|link)[^>]+(?:src|href)="\./(static/[^"]+\.(?:js|css))"')
 
-_HTTP_POOL = ThreadPoolExecutor(max_workers=16, thread_name_prefix="http")
+# a browser opens six connections per server; 64 threads serve the room's first loads without queueing here
+_HTTP_POOL = ThreadPoolExecutor(max_workers=64, thread_name_prefix="http")
 _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
@@ -350,6 +351,15 @@ class Tab:
                 out.append(Change(block.id, "tabs", "tab", Value("string_value", self.rng.choice(others)),
                                   Value("string_value", shown) if shown else None))
         return out
+
+    def outside_open_tab(self, widget_id: str) -> bool:
+        """True when the page has tabs and the widget sits outside them: a setting that may
+        feed only a tab that is not open (changing it then shows nothing new)."""
+        tabs = [path for path, (kind, el, _) in self.elements.items()
+                if kind == "block" and el.HasField("tab_container")]
+        where = [path for path, (kind, el, _) in self.elements.items()
+                 if kind in WIDGET_KINDS and getattr(getattr(el, kind), "id", "") == widget_id]
+        return bool(tabs and where) and not any(where[0][:len(t)] == t for t in tabs)
 
     def button(self, label: str):
         return next((w for kind, w in self.widgets() if kind == "button" and w.label == label), None)
