@@ -255,7 +255,8 @@ async def warm_up(url: str, rounds: int = 1) -> None:
 async def run_room(url: str, cfg: Config, *, server_pids: dict[str, int], fault=None, warm: bool = True,
                    warm_urls: list[str] | None = None) -> dict:
     """Run ``cfg.attendees`` attendees against ``url``; ``server_pids`` names the server
-    processes to watch; ``fault`` is an optional ``(seconds, callable)`` run in the middle;
+    processes to watch; ``fault`` is an optional ``(seconds, callable)`` run in the middle
+    (called with the server each attendee is connected to; returns what it stopped);
     ``warm_urls`` are the servers to warm up first (default ``url``; each replica directly)."""
     if warm:
         for u in warm_urls or [url]:
@@ -274,7 +275,7 @@ async def run_room(url: str, cfg: Config, *, server_pids: dict[str, int], fault=
         seconds, fn = fault
         await asyncio.sleep(seconds)
         fault_info["at"] = time.perf_counter() - t0
-        fault_info["stopped"] = fn()
+        fault_info["stopped"] = fn([t.server for t in tabs])
 
     try:
         tasks = [attendee(i, url, cfg, t0, actions, tabs, probe) for i in range(cfg.attendees)]
@@ -436,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.replicas:
         from deploy.serve import Deployment
         with Deployment(replicas=args.replicas) as dep:
-            fault = (args.fault_at, dep.stop_one) if args.fault_at is not None else None
+            fault = (args.fault_at, dep.stop_busiest) if args.fault_at is not None else None
             out = asyncio.run(run_room(dep.url, cfg, server_pids=dep.pids(), fault=fault,
                                        warm=not args.no_warm_up, warm_urls=dep.replica_urls))
         target = 1.5

@@ -147,6 +147,12 @@ class Deployment:
         self.stopped.append(index)
         return f"replica@127.0.0.1:{self.replica_ports[index]}"
 
+    def stop_busiest(self, servers: list[str]) -> str:
+        """Stop the replica that most of ``servers`` (each attendee's 'host:port') are on."""
+        counts = [servers.count(f"127.0.0.1:{port}") for port in self.replica_ports]
+        live = [i for i in range(len(self.replicas)) if i not in self.stopped]
+        return self.stop_one(max(live, key=lambda i: counts[i]))
+
     def __exit__(self, *exc) -> None:
         if self.nginx is not None and self.nginx.poll() is None:
             self.nginx.send_signal(signal.SIGQUIT)  # graceful: finish open requests, then exit
