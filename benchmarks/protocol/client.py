@@ -43,7 +43,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from benchmarks.protocol.widgets import (
-    TRIGGER_WIDGETS, VALUE_WIDGETS, WIDGET_KINDS, Change, Value, element_value, possible_change, widget_of,
+    TRIGGER_WIDGETS, VALUE_WIDGETS, WIDGET_KINDS, Change, Value, element_value, possible_change,
 )
 
 EARLY_FOR_RERUN = ForwardMsg.FINISHED_EARLY_FOR_RERUN

@@ -22,7 +22,6 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from streamlit.proto.Element_pb2 import Element
 from streamlit.proto.NumberInput_pb2 import NumberInput
 from streamlit.proto.Slider_pb2 import Slider
 from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -79,14 +78,6 @@ def element_value(kind: str, w) -> Value | None:
         return Value("string_value", w.value if w.set_value else w.default)
     if kind == "checkbox":
         return Value("bool_value", bool(w.value if w.set_value else w.default))
-    return None
-
-
-def widget_of(element: Element) -> tuple[str, object] | None:
-    """(kind, message) when ``element`` is a widget, else None."""
-    kind = element.WhichOneof("type")
-    if kind in WIDGET_KINDS:
-        return kind, getattr(element, kind)
     return None
 
 
