@@ -135,11 +135,12 @@ async def attendee(index: int, url: str, cfg: Config, t0: float, actions: list[A
     alone = probe is not None and cfg.attendees == 1 and "server" in probe.procs
     done = 0
 
-    async def act(kind: str, page: str, coro, what: str = "", before: dict | None = None) -> bool:
+    async def act(kind: str, page: str, coro, what: str = "", before: dict | None = None,
+                  outside_tabs: bool = False) -> bool:
         nonlocal done
         done += 1
         cpu0 = probe.cpu("server") if alone else None
-        rec = Action(index, kind, page, time.perf_counter() - t0, None, what=what)
+        rec = Action(index, kind, page, time.perf_counter() - t0, None, what=what, outside_tabs=outside_tabs)
         actions.append(rec)
         try:
             result = await coro
@@ -164,7 +165,7 @@ async def attendee(index: int, url: str, cfg: Config, t0: float, actions: list[A
         if not await act("first load", path or "/", tab.open(path.strip("/"), query)):
             return
         if not tab.pages:
-            actions[-1].error = "no navigation message"
+            actions.append(Action(index, "crash", "", time.perf_counter() - t0, None, error="no navigation message"))
             return
         position = next((i for i, p in enumerate(tab.pages) if p.script_hash == tab.page_hash), 0)
         while done < cfg.max_actions:
@@ -183,10 +184,8 @@ async def attendee(index: int, url: str, cfg: Config, t0: float, actions: list[A
                 await asyncio.sleep(think())
                 if time.perf_counter() >= deadline:
                     break
-                outside = tab.outside_open_tab(change.widget_id)
                 await act("widget change", page.name, tab.change(change), what=change.describe(),
-                          before=tab.signature())
-                actions[-1].outside_tabs = outside
+                          before=tab.signature(), outside_tabs=tab.outside_open_tab(change.widget_id))
             button = tab.button("Measure") if cfg.heavy > 0 else None
             if button is not None and rng.random() < cfg.heavy:
                 await asyncio.sleep(think())
