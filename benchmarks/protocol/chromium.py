@@ -5,8 +5,9 @@ protocol client, and what each sent to the server, compared message by message.
 
 Chromium's side is recorded with Playwright (``page.on("websocket")``, ``framesent``) and
 the DevTools protocol (the websocket handshake's headers). Both sides open the home page,
-visit every page in the sidebar's order and make the same changes (a slider one step with
-the arrow keys, a new sentence, another tab), against the same server, each in a fresh
+visit every page in the sidebar's order and make the same changes (a slider and a select slider one
+step with the arrow keys, a radio option, a selectbox option, a toggle, a new sentence, another
+tab, a button), against the same server, each in a fresh
 session. Compared for every ``rerun_script``: the query string, page hash and name, every
 widget's id and value (as a set: the order of widgets in the message differs between the
 two and means nothing to the server), the hashes of cached messages, the browser context
@@ -28,11 +29,13 @@ from benchmarks.protocol.widgets import Change, Value
 
 # (page title, [(kind, label, key or text)]): clicks in the sidebar's order and changes on each
 CLICKS = [
-    ("Encoding heatmap", [("slider", "Positions n", "ArrowLeft"), ("slider", "Dimension d", "ArrowRight")]),
-    ("Binary analogy", [("slider", "Bits", "ArrowLeft")]),
+    ("Encoding heatmap", [("slider", "Positions n", "ArrowLeft"), ("slider", "Dimension d", "ArrowRight"),
+                          ("radio", "Layout", "tensor2tensor (sin | cos)")]),
+    ("Binary analogy", [("slider", "Bits", "ArrowLeft"), ("selectbox", "Bit to compare", "4")]),
     ("Offset rotation", [("slider", "Offset δ", "ArrowRight")]),
-    ("Complexity comparison", [("slider", "Kernel size k", "ArrowRight")]),
+    ("Complexity comparison", [("slider", "Kernel size k", "ArrowRight"), ("button", "Measure", None)]),
     ("Live attention", [("text", "Your sentence", "the cat sat on the mat because it was warm"),
+                        ("slider", "Heads", "ArrowRight"), ("toggle", "Add positional encoding", None),
                         ("tab", "Masking", None)]),
 ]
 
@@ -65,6 +68,20 @@ def chromium_frames(url: str) -> tuple[list[bytes], list[dict]]:
                 elif kind == "text":
                     box = page.get_by_role("textbox", name=label)
                     timed_interaction(page, lambda: (box.fill(value), box.press("Enter")))
+                elif kind == "radio":
+                    group = page.locator('[data-testid="stRadio"]').filter(has_text=label)
+                    timed_interaction(page, lambda: group.get_by_text(value, exact=True).click())
+                elif kind == "selectbox":
+                    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label)
+                    # open it, type to filter the options, take the first with Enter
+                    timed_interaction(page, lambda: (box.click(), page.keyboard.type(value),
+                                                     page.keyboard.press("Enter")))
+                elif kind == "toggle":
+                    box = page.locator('[data-testid="stCheckbox"]').filter(has_text=label)
+                    timed_interaction(page, lambda: box.get_by_text(label).click())
+                elif kind == "button":
+                    timed_interaction(page, lambda: page.get_by_role("button", name=label).click(),
+                                      timeout_ms=120_000)
                 else:
                     timed_interaction(page, lambda: page.get_by_role("tab", name=label).click())
         browser.close()
@@ -78,11 +95,19 @@ def _change_for(tab: Tab, kind: str, label: str, value) -> Change:
         return Change(block.id, "tabs", "tab", Value("string_value", label), None)
     for wkind, w in tab.widgets():
         if w.label == label:
-            current = tab.values[w.id]
+            current = tab.values.get(w.id)
+            if kind == "slider" and current.field == "string_array_value":  # a select_slider
+                options = list(w.options)
+                i = options.index(current.value[0]) + (1 if value == "ArrowRight" else -1)
+                return Change(w.id, label, "select_slider", Value("string_array_value", (options[i],)), current)
             if kind == "slider":
                 step = w.step if value == "ArrowRight" else -w.step
                 return Change(w.id, label, "slider", Value("double_array_value", (current.value[0] + step,)), current)
-            return Change(w.id, label, "text_input", Value("string_value", value), current)
+            if kind == "toggle":
+                return Change(w.id, label, "checkbox", Value("bool_value", not current.value), current)
+            if kind == "button":
+                return w
+            return Change(w.id, label, kind, Value("string_value", value), current)
     raise LookupError(f"no widget labelled {label!r} on the page")
 
 
@@ -93,7 +118,10 @@ async def generator_frames(url: str) -> tuple[list[bytes], list[str]]:
     for title, actions in CLICKS:
         await tab.goto(next(p for p in tab.pages if p.name == title))
         for kind, label, value in actions:
-            await tab.change(_change_for(tab, kind, label, value))
+            if kind == "button":
+                await tab.press(_change_for(tab, kind, label, value))
+            else:
+                await tab.change(_change_for(tab, kind, label, value))
     tokens = ["streamlit", "<_streamlit_xsrf cookie>" if "_streamlit_xsrf" in tab.cookies else "PLACEHOLDER_AUTH_TOKEN"]
     await tab.close()
     return tab.sent, [*tokens, *titles]
