@@ -186,19 +186,18 @@ def main(argv: list[str] | None = None) -> int:
                             [args.first_port + i for i in range(args.replicas)]))
         return 0
     stop = {"now": False}
-    signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
+    for sig in (signal.SIGTERM, signal.SIGINT):  # SIGINT too: a shell's background job ignores it otherwise
+        signal.signal(sig, lambda *_: stop.update(now=True))
     with Deployment(args.replicas, port=args.port, first_port=args.first_port, quiet=False) as dep:
         print(f"serving {dep.url} from {args.replicas} replica(s) on ports "
               f"{', '.join(map(str, dep.replica_ports))}; Ctrl-C stops", flush=True)
-        try:
-            while not stop["now"]:
-                time.sleep(0.5)
-                dead = [p for p, proc in zip(dep.replica_ports, dep.replicas) if proc.poll() is not None]
-                if dead and len(dead) == len(dep.replicas):
-                    print("every replica has exited", file=sys.stderr)
-                    return 1
-        except KeyboardInterrupt:
-            pass
+        while not stop["now"]:
+            time.sleep(0.5)
+            dead = [p for p, proc in zip(dep.replica_ports, dep.replicas) if proc.poll() is not None]
+            if dead and len(dead) == len(dep.replicas):
+                print("every replica has exited", file=sys.stderr)
+                return 1
+        print("stopping nginx and the replicas", flush=True)
     return 0
 
 
