@@ -75,7 +75,8 @@ class Config:
     ramp: float = 30.0
     duration: float = 120.0
     timeout: float = 60.0
-    heavy: float = 0.0  # fraction of visits to a page with a Measure button that press it
+    heavy: float = 0.0  # fraction of visits to a page with the heavy button that press it
+    heavy_button: str = "Measure"  # label of the button that starts a heavy action
     changes: tuple[int, int] = (1, 2)
     max_actions: int = 1000  # per attendee
     seed: int = 0
@@ -186,11 +187,11 @@ async def attendee(index: int, url: str, cfg: Config, t0: float, actions: list[A
                     break
                 await act("widget change", page.name, tab.change(change), what=change.describe(),
                           before=tab.signature(), outside_tabs=tab.outside_open_tab(change.widget_id))
-            button = tab.button("Measure") if cfg.heavy > 0 else None
+            button = tab.button(cfg.heavy_button) if cfg.heavy > 0 else None
             if button is not None and rng.random() < cfg.heavy:
                 await asyncio.sleep(think())
                 if time.perf_counter() < deadline:
-                    await act("heavy", page.name, tab.press(button), what="press Measure")
+                    await act("heavy", page.name, tab.press(button), what=f"press {cfg.heavy_button}")
             if time.perf_counter() >= deadline:
                 break
     except Exception as err:  # a fault of this generator: recorded, the room goes on
@@ -407,7 +408,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=120.0, help="seconds from the start to the last click")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds an action may take")
     parser.add_argument("--heavy", type=float, default=0.0,
-                        help="chance that a visit to the complexity page presses Measure (0 to 1)")
+                        help="chance that a visit to a page with the heavy button presses it (0 to 1)")
+    parser.add_argument("--heavy-button", default="Measure", help="label of the button that starts a heavy action")
     parser.add_argument("--max-actions", type=int, default=1000, help="per attendee")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--link", default="", help="path?query the attendees open (default: the home page)")
@@ -426,7 +428,8 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.protocol.chromium import compare_main
         return compare_main()
     cfg = Config(attendees=args.attendees, think=args.think, ramp=args.ramp, duration=args.duration,
-                 timeout=args.timeout, heavy=args.heavy, max_actions=args.max_actions, seed=args.seed,
+                 timeout=args.timeout, heavy=args.heavy, heavy_button=args.heavy_button,
+                 max_actions=args.max_actions, seed=args.seed,
                  fetch_assets=not args.no_assets, link=args.link)
     if args.fault_at is not None and args.replicas < 2:
         parser.error("--fault-at needs --replicas 2 or more")
