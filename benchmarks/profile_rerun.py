@@ -186,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(tour(server.url, 1, seed=99))  # warm-up, not sampled
         out = Path(tmp) / "stacks.txt"
         proc = subprocess.Popen([spy, "record", "--pid", str(server.pid), "--rate", str(RATE), "--format", "raw",
-                                 "--gil", "--nonblocking", "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 "--gil", "--nonblocking", "-o", str(out)],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True)
         time.sleep(1.0)
         names, counts = asyncio.run(tour(server.url, args.rounds, seed=1))
