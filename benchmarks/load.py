@@ -1,6 +1,9 @@
-"""A workshop in a box: N attendees open the app at once and click through every page.
+"""A workshop in a box, in real browsers: N Chromium sessions open the app and click through
+every page. An optional smoke script (pytest does not run it): at workshop scale the browsers,
+not the server, fill a small machine, so the server's load is measured with
+``benchmarks.protocol_load``, which speaks Streamlit's protocol without a browser.
 
-    python -m benchmarks.load --sessions 50
+    python -m benchmarks.load --sessions 3
 
 Starts ``streamlit run`` on a free local port, then drives N concurrent Chromium sessions
 (one browser context each: separate cookies, websocket and renderer). Each opens the app,

@@ -1,0 +1,1 @@
+"""Serving the lab from several processes behind nginx (see serve.py)."""
