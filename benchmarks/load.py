@@ -29,7 +29,6 @@ from pathlib import Path
 
 import psutil
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.browser import (  # noqa: E402
     CHROMIUM, CHROMIUM_ARGS, DRAWN_JS, INSTALL_PAINT_LOG, INSTALL_STATE_LOG, LAST_PAINT_JS, NEXT_FRAMES_JS, QUIET_JS,
@@ -91,7 +90,7 @@ async def act(page, action, index: int) -> None:
     elif kind == "tab":
         await page.get_by_role("tab", name=label).click()
     else:  # "page": a link in the sidebar
-        await page.locator('[data-testid="stSidebarNav"] a').filter(has_text=label).first.click()
+        await page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a').filter(has_text=label).first.click()
 
 
 async def timed(page, action, index: int, timeout: float) -> float:

@@ -40,7 +40,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 RATE = 250
 # the app's own files as py-spy names them (bare file names outside site-packages)

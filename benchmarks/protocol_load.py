@@ -40,7 +40,6 @@ from pathlib import Path
 import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from benchmarks.protocol.client import ActionFailed, Tab  # noqa: E402
 

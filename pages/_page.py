@@ -37,6 +37,21 @@ from pages._settings import (
 PERSIST = "session"  # a widget keeps its value when the page is left through the sidebar and reopened
 
 
+def _values_sent_by_the_browser() -> set[str]:
+    """Keys of the widgets whose values the browser sent with this run. A session that is new to
+    this server but not to the browser (after a reconnect, or a replica that went away) arrives
+    with the user's latest click, which the link does not hold yet: that value must win over the
+    link's. An internal of Streamlit 1.67; without it, every setting is seeded from the link."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+        from streamlit.runtime.state.common import user_key_from_element_id
+
+        state = get_script_run_ctx().session_state._state
+        return {user_key_from_element_id(wid) for wid in state._new_widget_state.states}
+    except Exception:  # noqa: BLE001  (no run context, or Streamlit changed its internals)
+        return set()
+
+
 class Page:
     """A page's settings, seeded from the link on the page's first run and written back to it.
 
@@ -49,13 +64,19 @@ class Page:
         self.name = name
         self.settings = {s.name: s for s in settings}
         self.notes: list[str] = []
+        # until its widget is drawn, a setting whose value the browser sent reads its link value
+        self._fallback: dict[str, Any] = {}
         reset = st.session_state.pop(self._reset_key, False)
-        missing = [s for s in settings if self.key(s) not in st.session_state or reset]
+        sent = set() if reset else _values_sent_by_the_browser()
+        missing = [s for s in settings if reset or self.key(s) not in st.session_state]
         if missing:
             params = st.query_params
             for s in missing:
                 raw = params.get_all(s.name) if s.name in params and not reset else None
                 parsed = s.parse(raw)
+                if self.key(s) in sent:
+                    self._fallback[self.key(s)] = self._widget_value(s, parsed.value)
+                    continue
                 st.session_state[self.key(s)] = self._widget_value(s, parsed.value)
                 if parsed.note:
                     self.notes.append(f"In the link: {parsed.note}")
@@ -66,7 +87,8 @@ class Page:
         # Streamlit forgets the value of a widget that was not drawn in a run (one in a closed
         # tab) unless the value was last set through session_state: set each one again.
         for s in settings:
-            st.session_state[self.key(s)] = st.session_state[self.key(s)]
+            if self.key(s) in st.session_state:
+                st.session_state[self.key(s)] = st.session_state[self.key(s)]
         if show_notes:
             self.show_notes()
 
@@ -89,7 +111,8 @@ class Page:
         return setting.format(value) if isinstance(setting, IntListSetting) else value
 
     def value(self, setting: Setting) -> Any:
-        return st.session_state[self.key(setting)]
+        key = self.key(setting)
+        return st.session_state[key] if key in st.session_state else self._fallback[key]
 
     def is_default(self) -> bool:
         return not self._wanted_params()

@@ -91,11 +91,9 @@ def slope_prose(verdicts, low: int, high: int, device: str) -> str:
 
 
 INTRO = (
-    "Three ways to turn n tokens of width d into n new tokens: a convolution, a recurrent "
-    "layer, self-attention. They differ in how much arithmetic they do, how much of it must "
-    "happen one step after another, and how many steps separate the first token from the "
-    "last. Below: the chapter's table for your sizes, where each term comes from, and real "
-    "timings of the three layers on this machine."
+    "A convolution, a recurrent layer and self-attention each turn n tokens of width d into n new ones. "
+    "Their arithmetic, their sequential steps and their paths from the first token to the last: the "
+    "chapter's table for your sizes, then timed on this machine."
 )
 
 with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SWEEP_FROM, SWEEP_TO]) as page:
@@ -108,11 +106,18 @@ with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SW
         k = page.slider(K, help="Width of the convolution's window.")
     shown, terms, theory_chart = theory_view(n, d, k)
 
-    st.subheader("The table, for your sizes")
     st.dataframe(shown, hide_index=True, width="stretch", column_config={
         "multiply_adds": "multiply-adds (all terms)", "order": "order (chapter)",
         "sequential_operations": "sequential operations", "sequential_order": "order",
         "max_path_length": "maximum path length", "path_order": "order "})
+    show_chart(theory_chart, title="Multiply-adds per layer")
+    st.caption(
+        f"Multiply-adds per layer for d = {d}, k = {k} on log-log axes: lines of slope 1 (CNN, RNN) and 2 "
+        "(self-attention's n² terms). Counted whole, self-attention also pays 4·n·d² for its projections, "
+        "twice an RNN layer's 2·n·d², so it is never the cheaper layer of the same width; what the chapter "
+        "compares is how each layer's cost grows with n."
+    )
+
     st.markdown(
         "- **CNN.** Each of the n outputs mixes k neighbouring inputs of d channels into d channels: "
         "k·d² multiply-adds per output, k·n·d² in all. All outputs are computed at once (O(1) sequential "
@@ -133,13 +138,6 @@ with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SW
     st.caption("One multiply-add is two floating-point operations (FLOPs).")
     st.latex(r"\text{attention's } n^2 \text{ terms} < \text{RNN} \iff 2n^2 d < 2n d^2 \iff n < d")
     st.latex(r"\text{attention's } n^2 \text{ terms} < \text{CNN} \iff 2n^2 d < k n d^2 \iff n < k d / 2")
-    show_chart(theory_chart, title="Multiply-adds per layer")
-    st.caption(
-        f"Multiply-adds per layer for d = {d}, k = {k} on log-log axes: lines of slope 1 (CNN, RNN) and 2 "
-        "(self-attention's n² terms). Counted whole, self-attention also pays 4·n·d² for its projections, "
-        "twice an RNN layer's 2·n·d², so it is never the cheaper layer of the same width; what the chapter "
-        "compares is how each layer's cost grows with n."
-    )
 
     st.subheader("How many steps from the first token to the last?")
     path_n = page.slider(PATH_N, help="The chapter's figure: x1 … x5 with k = 3.")

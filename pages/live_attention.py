@@ -115,16 +115,15 @@ def book_example():
 
 
 INTRO = (
-    "Type a sentence. Each token becomes a vector, multi-head self-attention mixes the vectors, "
-    "and the weight maps show which tokens each token draws on. The weights here come from a "
-    "freshly initialised (untrained) layer with a fixed seed, so the patterns are not "
-    "linguistically meaningful; the mechanics are exactly those of a trained model."
+    "Each token of your sentence becomes a vector; multi-head self-attention mixes them, and the maps show what "
+    "each token draws on. The layer is untrained (fixed seed): a trained model's mechanics, no meaning yet."
 )
 SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, SCALE, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW]
 
 with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
-    sentence = page.text(SENTENCE, help="Words and punctuation become tokens; at most 64 are used.")
-    c1, c2, c3, c4 = st.columns([2, 2, 2, 1])
+    c0, c1, c2, c3, c4 = st.columns([5, 2, 2, 2, 1.4], vertical_alignment="bottom")
+    with c0:
+        sentence = page.text(SENTENCE, help="Words and punctuation become tokens; at most 64 are used.")
     with c1:
         hidden = int(page.select_slider(HIDDEN))
     with c2:
@@ -145,11 +144,9 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
         st.stop()
     tokens = tuple(tok.tokens)
     n = len(tokens)
-    st.caption(f"{n} token{'s' if n != 1 else ''} (shown as plain text):")
-    st.code(" | ".join(tokens), language=None, wrap_lines=True)
+    st.code(f"{n} token{'s' if n != 1 else ''}: " + " | ".join(tokens), language=None, wrap_lines=True)
 
     def weights_section() -> None:
-        st.subheader("Attention weights, head by head")
         page.clamp(HEAD, heads - 1)
         c5, c6 = st.columns([1, 2])
         with c5:

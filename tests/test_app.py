@@ -331,8 +331,8 @@ def test_attention_defaults():
     assert [t.label for t in at.tabs] == ["Weights", "Masking", "Order"]
     # the enlarged head, the four heads as small multiples, what P changes; only the open tab runs
     assert len(charts(at)) == 6 and not at.metric
-    assert at.code[0].value.startswith("The | animal | didn't")
-    assert "12 tokens" in texts(at) and "(1, 12, 64)" in texts(at)
+    assert at.code[0].value.startswith("12 tokens: The | animal | didn't")
+    assert "(1, 12, 64)" in texts(at)
     assert at.radio(key="attention.scale").value == "max"
     at.button(key="attention.enlarge.2").click().run()
     assert at.selectbox(key="attention.head").value == 2 and link(at) == {"head": "2"}

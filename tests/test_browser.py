@@ -260,3 +260,36 @@ def test_shared_link_restores_every_page(browser, server, path):
             context.close()
     assert seen[0][0] == link  # every setting was taken as given and written back unchanged
     assert seen[0] == seen[1]
+
+
+VIEWPORTS = {"desktop": (1400, 900), "projector": (1280, 720), "phone": (390, 844)}
+LAYOUT_JS = """() => {
+  const width = window.innerWidth;
+  const first = document.querySelector('[data-testid="stMain"] [data-testid="stVegaLiteChart"]');
+  const wide = [...document.querySelectorAll('[data-testid="stVegaLiteChart"], .katex-display, '
+                + '[data-testid="stDataFrame"], [data-testid="stCode"], [data-testid="stMetric"]')]
+    .filter(e => e.getBoundingClientRect().right > width + 1)
+    .map(e => e.getAttribute('data-testid') || e.className);
+  return {first: first ? first.getBoundingClientRect().top : null, wide,
+          page: document.documentElement.scrollWidth, main: document.querySelector('[data-testid="stMain"]').scrollWidth};
+}"""
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+@pytest.mark.parametrize("path", [p for p in PAGES if p])
+def test_layout_at_every_screen_size(browser, server, path, viewport):
+    """Nothing wider than the screen (a formula too wide for a phone scrolls in its own box); on a
+    desktop and a projector the page's first chart starts in the upper two thirds of the screen,
+    visible without scrolling."""
+    width, height = VIEWPORTS[viewport]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        pg = context.new_page()
+        open_page(pg, server, path)
+        found = pg.evaluate(LAYOUT_JS)
+        assert found["page"] <= width and found["main"] <= width, found
+        assert not found["wide"], found
+        if viewport != "phone":
+            assert found["first"] is not None and found["first"] < 0.67 * height, found
+    finally:
+        context.close()

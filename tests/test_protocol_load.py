@@ -123,9 +123,6 @@ def test_generator_sends_what_chromium_sends():
 
 
 @pytest.mark.skipif(nginx_reason is not None, reason=nginx_reason or "")
-@pytest.mark.xfail(strict=True, reason="after a failover the new session seeds every setting from the link "
-                   "(pages/_shared.py UrlSettings), so the first click on the survivor is replaced by the "
-                   "link's older value")
 def test_a_click_right_after_a_failover_is_kept():
     async def go(dep):
         tab = Tab(dep.url, rng=random.Random(5))

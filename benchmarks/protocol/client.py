@@ -57,6 +57,8 @@ _HTTP_POOL = ThreadPoolExecutor(max_workers=64, thread_name_prefix="http")
 _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
+MAIN = 0  # the root container of the page's main area in a delta path (the sidebar is 1)
+
 class ActionFailed(Exception):
     """An action that got no answer: a timeout, a closed connection that could not be
     reopened, or a server that refused the connection."""
@@ -320,9 +322,10 @@ class Tab:
         return sig
 
     def widgets(self) -> list[tuple[str, object]]:
-        """(kind, element) of every widget on the page, in page order."""
+        """(kind, element) of every widget in the page's main area, in page order (the sidebar's
+        menu and its chart export are not settings of the page)."""
         return [(kind, getattr(el, kind)) for path, (kind, el, _) in sorted(self.elements.items())
-                if kind in WIDGET_KINDS and getattr(getattr(el, kind), "id", "")]
+                if kind in WIDGET_KINDS and getattr(getattr(el, kind), "id", "") and path[:1] == (MAIN,)]
 
     def tab_containers(self) -> list[tuple[object, list[str]]]:
         """(block, tab labels) of every tab container with a key (those report a value)."""
