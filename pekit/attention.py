@@ -225,7 +225,7 @@ def _check_heads(X: object, num_heads: object, name: str) -> tuple[Tensor, int]:
     if not isinstance(X, Tensor) or X.dim() != 3:
         raise ValueError(f"X must be a tensor of shape {name}; got {_describe(X)}")
     check_data("X", X)
-    num_heads = check_int("num_heads", num_heads, minimum=1)
+    num_heads = check_int("num_heads", num_heads, minimum=1, maximum=MAX_ELEMENTS)
     return X, num_heads
 
 

@@ -64,7 +64,7 @@ def order_check(model: MultiHeadAttention, X: Tensor, perm: Tensor, *, positiona
     check_tensor("perm", perm, dims=1, what="(n,)")
     n = X.shape[0]
     if perm.dtype.is_floating_point or perm.shape[0] != n or not torch.equal(perm.sort().values.cpu(), torch.arange(n)):
-        raise ValueError(f"perm must be a permutation of 0 .. {n - 1}")
+        raise ValueError(f"perm must be a permutation of 0 .. {n - 1}, one entry per row of X")
     perm = perm.to(X.device)
     out, weights = self_attention(model, X, positional=positional, base=base)
     out_s, weights_s = self_attention(model, X[perm], positional=positional, base=base)

@@ -116,7 +116,11 @@ def offset_rotation(
 
 def rotation_block(dim: int, delta: int, pair: int, *, base: float = 10000.0) -> list[list[float]]:
     """The 2x2 block of :func:`offset_rotation` for column pair ``pair`` (float64, as lists)."""
-    angle = float(rotation_angles(dim, delta, base=base)[check_int("pair", pair, minimum=0, maximum=dim // 2 - 1)])
+    angles = rotation_angles(dim, delta, base=base)
+    pair = check_int("pair", pair, minimum=0)
+    if pair >= len(angles):
+        raise ValueError(f"pair={pair} must be one of the pairs 0 .. dim / 2 - 1 = {len(angles) - 1}")
+    angle = float(angles[pair])
     return [[math.cos(angle), math.sin(angle)], [-math.sin(angle), math.cos(angle)]]
 
 

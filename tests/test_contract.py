@@ -181,8 +181,10 @@ def make_tensor(shape: tuple[int, ...], dtype: torch.dtype = torch.float32, fill
 @st.composite
 def tensors(draw, shape: tuple[int, ...], *, not_tensors: bool = True) -> object:
     """Hostile variants of a tensor of ``shape``: one size changed (to 0, 1 or one more), a rank
-    more or less, random small shapes, every dtype, NaN and inf, the meta device, non-tensors."""
-    kind = draw(st.sampled_from(["same", "size", "rank", "random", "meta"] + (["other"] if not_tensors else [])))
+    more or less, random small shapes, every dtype, NaN and inf, the meta device, tensors that
+    require grad or are not contiguous, non-tensors."""
+    kind = draw(st.sampled_from(["same", "size", "rank", "random", "meta", "grad", "strided"]
+                                + (["other"] if not_tensors else [])))
     if kind == "other":
         return draw(st.sampled_from(NOT_TENSORS))
     new = list(shape)
@@ -195,7 +197,12 @@ def tensors(draw, shape: tuple[int, ...], *, not_tensors: bool = True) -> object
         new = draw(st.lists(st.integers(0, 5), max_size=4))
     dtype = draw(st.sampled_from(DTYPES_OF_TENSORS))
     fill = draw(st.sampled_from(FILLS))
-    return make_tensor(tuple(new), dtype, fill, seed=draw(st.integers(0, 3)), device="meta" if kind == "meta" else "cpu")
+    x = make_tensor(tuple(new), dtype, fill, seed=draw(st.integers(0, 3)), device="meta" if kind == "meta" else "cpu")
+    if kind == "grad" and x.dtype.is_floating_point:
+        return x.requires_grad_()
+    if kind == "strided" and x.dim() >= 2:  # same shape and values, columns not adjacent in memory
+        return x.transpose(-1, -2).contiguous().transpose(-1, -2)
+    return x
 
 
 def among(*values: object) -> st.SearchStrategy:
@@ -536,7 +543,8 @@ register(charts.column_curves,
          {"values": tensors((20, 3)), "columns": SEQ, "start": INTS, "height": HEIGHTS, "max_points": INTS},
          lambda: {"values": T(20, 3), "columns": [0, 3, 6], "max_points": 30})
 SIMS = lazy(lambda: [None, "abc", summary(), similarity.OffsetSimilarity(T(3), T(4), T(3), T(3), T(3), T(3)),
-                     similarity.OffsetSimilarity(*(["x"] * 6)), tuple(T(3) for _ in range(6))])
+                     similarity.OffsetSimilarity(*(["x"] * 6)), tuple(T(3) for _ in range(6)),
+                     similarity.similarity_by_offset(torch.nn.Parameter(T(6, 4)))])
 register(charts.offset_similarity_chart, {"sim": SIMS, "height": HEIGHTS},
          lambda: {"sim": similarity.similarity_by_offset(encodings.sinusoidal_encoding(12, 8, device="cpu"))})
 
@@ -549,7 +557,9 @@ def line_frame():
 COLUMN_NAMES = among("n", "value", "series", "missing", None, 5, ["n"], "")
 LINE_FRAMES = lazy(lambda: FRAMES + [line_frame().iloc[:0], line_frame().assign(value=["x"] * 20),
                                      line_frame().assign(value=[NAN] * 20), line_frame().assign(n=["a"] * 20),
-                                     line_frame().assign(value=[-1.0] * 20)])
+                                     line_frame().assign(value=[-1.0] * 20), line_frame().assign(n=[NAN] * 20),
+                                     line_frame().assign(series=["a"] * 19 + [None]),
+                                     line_frame().assign(series=[[1]] * 20)])
 register(charts.line_chart,
          {"frame": LINE_FRAMES, "x": COLUMN_NAMES, "y": COLUMN_NAMES, "series": COLUMN_NAMES, "x_title": TITLES,
           "y_title": TITLES, "series_title": TITLES, "log_y": BOOL, "log_x": BOOL, "step": BOOL, "points": BOOL,

@@ -114,10 +114,12 @@ def offset_similarity_chart(sim: OffsetSimilarity, *, height: int = 260) -> Draw
     if not isinstance(sim, OffsetSimilarity):
         raise ValueError(f"sim must be an OffsetSimilarity (from pekit.similarity.similarity_by_offset); "
                          f"got a {type(sim).__name__}")
-    for part in ("offsets", "mean", "minimum", "maximum", "count"):
+    parts = ("offsets", "mean", "minimum", "maximum", "count")
+    for part in parts:
         check_tensor(f"sim.{part}", getattr(sim, part), dims=1, what="(offsets,)")
         if getattr(sim, part).shape != sim.offsets.shape:
             raise ValueError(f"sim.{part} must have one value per offset, {tuple(sim.offsets.shape)}")
+    sim = sim._replace(**{part: getattr(sim, part).detach().cpu() for part in parts})  # e.g. from a trained P
     height = check_int("height", height, minimum=1, maximum=MAX_HEIGHT)
     frame = pd.DataFrame(
         {
@@ -181,6 +183,9 @@ def line_chart(
         if numeric and (not pd.api.types.is_numeric_dtype(frame[column]) or pd.api.types.is_bool_dtype(frame[column])):
             raise ValueError(f"{name}={column!r} must name a column of numbers; frame[{column!r}] has dtype "
                              f"{frame[column].dtype}")
+    if series is not None and (frame[series].isna().any()
+                               or not all(isinstance(v, (str, int, float)) for v in frame[series])):
+        raise ValueError(f"series={series!r}: frame[{series!r}] must hold a label (a string or number) in every row")
     for name, title in (("x_title", x_title), ("y_title", y_title), ("series_title", series_title)):
         check_str(name, title, optional=True)
     log_y, log_x, step, points = (check_bool(n, v) for n, v in (("log_y", log_y), ("log_x", log_x), ("step", step),
