@@ -348,13 +348,12 @@ def fitted_slopes(measured: pd.DataFrame) -> pd.DataFrame:
         raise ValueError("measured must be a frame from measure_layers (columns n, layer, seconds, weights_bytes)")
     if measured.empty or measured.duplicated(["n", "layer"]).any():
         raise ValueError("measured must hold one row per layer and n, at least one")
-    for column, low in (("n", ">= 1"), ("seconds", "> 0"), ("weights_bytes", ">= 0")):
+    for column, rule, holds in (("n", ">= 1", lambda v: v >= 1), ("seconds", "> 0", lambda v: v > 0),
+                                ("weights_bytes", ">= 0", lambda v: v >= 0)):
         values = measured[column]
-        if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values) or not (
-            values.notna() & (values.abs() < float("inf")) & (values >= 1 if column == "n" else values > 0
-                                                              if column == "seconds" else values >= 0)
-        ).all():
-            raise ValueError(f"measured[{column!r}] must hold finite numbers {low}")
+        if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values) \
+                or not (values.notna() & (values.abs() < float("inf")) & holds(values)).all():
+            raise ValueError(f"measured[{column!r}] must hold finite numbers {rule}")
     if not (measured["n"] == measured["n"].round()).all():
         raise ValueError("measured['n'] must hold whole numbers")
     ns = sorted(measured["n"].unique())
