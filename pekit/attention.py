@@ -30,7 +30,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from ._checks import MAX_ELEMENTS, check_int, check_probability
+from ._checks import MAX_ELEMENTS, check_bool, check_data, check_int, check_probability
 
 __all__ = [
     "masked_softmax",
@@ -55,34 +55,39 @@ def _check_3d(name: str, t: object, what: str) -> Tensor:
         raise ValueError(f"{name} must be a tensor of shape {what}; got {_describe(t)}")
     if not t.dtype.is_floating_point:
         raise ValueError(f"{name} must hold floating-point numbers; got dtype {t.dtype} (convert with .float())")
-    return t
+    return check_data(name, t)
 
 
-def _valid_lengths(valid_lens: object, batch: int, queries: int, keys: int, device: torch.device) -> Tensor:
+def _valid_lengths(valid_lens: object, batch: int, queries: int, keys: int, device: torch.device,
+                   against: str = "X", name: str = "valid_lens") -> Tensor:
     """Validate ``valid_lens`` and return it as int64 of shape ``(batch, queries)``, each
-    length at most ``keys`` (a longer length masks nothing, as in the book)."""
+    length at most ``keys`` (a longer length masks nothing, as in the book); ``against`` names
+    the tensor whose shape gives ``batch`` and ``queries``, ``name`` the lengths' argument."""
     if isinstance(valid_lens, Tensor):
         lens = valid_lens.detach()
         if lens.dtype == torch.bool or lens.is_complex():
-            raise ValueError(f"valid_lens must hold whole numbers; got dtype {lens.dtype}")
+            raise ValueError(f"{name} must hold whole numbers; got dtype {lens.dtype}")
+        check_data(name, lens)
     else:
         if isinstance(valid_lens, (str, bytes, dict, set)) or not isinstance(valid_lens, (Sequence, numbers.Real)):
-            raise ValueError(f"valid_lens must be a tensor or a list of whole numbers; got {type(valid_lens).__name__}")
+            raise ValueError(f"{name} must be a tensor or a list of whole numbers; got {type(valid_lens).__name__}")
         try:  # float64 keeps 2.0000001 apart from 2 (float32 would round it away)
             lens = torch.tensor(valid_lens, dtype=torch.float64)
         except (TypeError, ValueError, RuntimeError, OverflowError) as err:
-            raise ValueError(f"valid_lens must be a list of whole numbers; got {str(valid_lens)[:60]!r}") from err
+            raise ValueError(f"{name} must be a list of whole numbers; got {str(valid_lens)[:60]!r}") from err
+    wrong = (f"{name} of shape {tuple(lens.shape)} must have shape ({batch},) or ({batch}, {queries}): one length "
+             f"per sequence or per query of {against}")
     if lens.dim() == 1:
         if lens.shape[0] != batch:
-            raise ValueError(f"valid_lens of shape {tuple(lens.shape)} must have shape ({batch},) or ({batch}, {queries})")
+            raise ValueError(wrong)
         lens = lens[:, None].expand(batch, queries)
     elif lens.dim() != 2 or tuple(lens.shape) != (batch, queries):
-        raise ValueError(f"valid_lens of shape {tuple(lens.shape)} must have shape ({batch},) or ({batch}, {queries})")
+        raise ValueError(wrong)
     if lens.dtype.is_floating_point:
         if not bool(torch.isfinite(lens).all()) or bool((lens != lens.round()).any()):
-            raise ValueError("valid_lens must hold whole numbers (lengths of sequences)")
+            raise ValueError(f"{name} must hold whole numbers (lengths of sequences)")
     if lens.numel() and bool((lens < 0).any()):
-        raise ValueError(f"valid_lens must be >= 0; got minimum {lens.min().item()}")
+        raise ValueError(f"{name} must be >= 0; got minimum {lens.min().item()}")
     return lens.clamp(max=keys).to(device=device, dtype=torch.int64)
 
 
@@ -114,7 +119,7 @@ def masked_softmax(X: Tensor, valid_lens: ValidLens = None, *, causal: bool = Fa
     fills with ``-1e6``, gives such a row uniform weights instead).
     """
     X = _check_3d("X", X, "(batch, queries, keys)")
-    keep = _keep_mask(X, valid_lens, bool(causal))
+    keep = _keep_mask(X, valid_lens, check_bool("causal", causal))
     if keep is None:
         return F.softmax(X, dim=-1)
     # A finite fill keeps fully masked rows free of NaN (also in the backward pass);
@@ -154,13 +159,17 @@ def attention_scores(queries: Tensor, keys: Tensor) -> Tensor:
     return torch.bmm(queries, keys.transpose(1, 2)) / math.sqrt(d)
 
 
-def _check_bias(score_bias: object, shape: tuple[int, int, int], dtype: torch.dtype) -> Tensor:
+def _check_bias(score_bias: object, shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> Tensor:
     if not isinstance(score_bias, Tensor) or not score_bias.dtype.is_floating_point:
         raise ValueError(f"score_bias must be a floating-point tensor; got {_describe(score_bias)}")
+    check_data("score_bias", score_bias)
+    if score_bias.device != device:
+        raise ValueError(f"score_bias is on {score_bias.device} but the scores are on {device}")
     try:
         return torch.broadcast_to(score_bias, shape).to(dtype)
     except RuntimeError as err:
-        raise ValueError(f"score_bias of shape {tuple(score_bias.shape)} does not broadcast to the scores' shape {shape}") from err
+        raise ValueError(f"score_bias of shape {tuple(score_bias.shape)} does not broadcast to the shape {shape} of the "
+                         "scores of queries and keys") from err
 
 
 def dot_product_attention(
@@ -183,9 +192,13 @@ def dot_product_attention(
     """
     _check_qkv(queries, keys, values)
     dropout = check_probability("dropout", dropout)
+    causal, training = check_bool("causal", causal), check_bool("training", training)
+    if valid_lens is not None:
+        valid_lens = _valid_lengths(valid_lens, queries.shape[0], queries.shape[1], keys.shape[1], queries.device,
+                                    "queries")
     scores = attention_scores(queries, keys)  # (batch, queries, keys)
     if score_bias is not None:
-        scores = scores + _check_bias(score_bias, tuple(scores.shape), scores.dtype)
+        scores = scores + _check_bias(score_bias, tuple(scores.shape), scores.dtype, scores.device)
     weights = masked_softmax(scores, valid_lens, causal=causal)  # (batch, queries, keys)
     dropped = F.dropout(weights, p=dropout, training=training) if dropout else weights
     return torch.bmm(dropped, values), weights
@@ -211,7 +224,8 @@ class DotProductAttention(nn.Module):
 def _check_heads(X: object, num_heads: object, name: str) -> tuple[Tensor, int]:
     if not isinstance(X, Tensor) or X.dim() != 3:
         raise ValueError(f"X must be a tensor of shape {name}; got {_describe(X)}")
-    num_heads = check_int("num_heads", num_heads, minimum=1)
+    check_data("X", X)
+    num_heads = check_int("num_heads", num_heads, minimum=1, maximum=MAX_ELEMENTS)
     return X, num_heads
 
 
@@ -239,18 +253,25 @@ def transpose_output(X: Tensor, num_heads: int) -> Tensor:
     return X.reshape(bh // num_heads, steps, num_heads * hs)
 
 
-def _check_projection(name: str, W: object, in_features: int, bias: object, dtype: torch.dtype, device) -> None:
+def _check_projection(name: str, W: object, source: str, in_features: int, bias: object, dtype: torch.dtype,
+                      device) -> None:
+    """``W`` projects the input ``source`` (``in_features`` wide, ``dtype`` on ``device``)."""
     if not isinstance(W, Tensor) or W.dim() != 2:
         raise ValueError(f"{name} must be a 2-D weight tensor (out_features, in_features); got {_describe(W)}")
+    check_data(name, W)
     if W.shape[1] != in_features:
-        raise ValueError(f"{name} takes {W.shape[1]} input features; its input has {in_features}")
+        raise ValueError(f"{name} takes {W.shape[1]} input features; {source} has {in_features}")
     if W.dtype != dtype or W.device != device:
         raise ValueError(
-            f"{name} is {W.dtype} on {W.device} but its input is {dtype} on {device}; convert one to match "
+            f"{name} is {W.dtype} on {W.device} but {source} is {dtype} on {device}; convert one to match "
             "(e.g. the inputs with .float(), or the layer with .double())"
         )
-    if bias is not None and (not isinstance(bias, Tensor) or tuple(bias.shape) != (W.shape[0],)):
-        raise ValueError(f"the bias of {name} must have shape ({W.shape[0]},); got {_describe(bias)}")
+    if bias is not None and (not isinstance(bias, Tensor) or tuple(bias.shape) != (W.shape[0],)
+                             or bias.dtype != W.dtype or bias.device != W.device):
+        raise ValueError(f"biases: the bias of {name} must be a {W.dtype} tensor of shape ({W.shape[0]},) on "
+                         f"{W.device}; got {_describe(bias)}")
+    if bias is not None:
+        check_data("biases", bias)
 
 
 def multi_head_attention(
@@ -288,17 +309,25 @@ def multi_head_attention(
     """
     _check_qkv(queries, keys, values)
     num_heads = check_int("num_heads", num_heads, minimum=1)
+    causal, training = check_bool("causal", causal), check_bool("training", training)
+    need_weights = check_bool("need_weights", need_weights)
+    if rotary is not None and not callable(rotary):
+        raise ValueError(f"rotary must be a function of the per-head queries or keys, or None; got a {type(rotary).__name__}")
+    if biases is not None and (not isinstance(biases, (tuple, list)) or len(biases) != 4):
+        raise ValueError("biases must be None or the four biases of W_q, W_k, W_v and W_o (each a tensor or None)")
     b_q, b_k, b_v, b_o = biases if biases is not None else (None, None, None, None)
-    for name, W, t, b in (("W_q", W_q, queries, b_q), ("W_k", W_k, keys, b_k), ("W_v", W_v, values, b_v)):
-        _check_projection(name, W, t.shape[-1], b, queries.dtype, queries.device)
+    for name, W, source, t, b in (("W_q", W_q, "queries", queries, b_q), ("W_k", W_k, "keys", keys, b_k),
+                                  ("W_v", W_v, "values", values, b_v)):
+        _check_projection(name, W, source, t.shape[-1], b, queries.dtype, queries.device)
     num_hiddens = W_q.shape[0]
     if W_k.shape[0] != num_hiddens or W_v.shape[0] != num_hiddens:
         raise ValueError(f"W_q, W_k and W_v must have as many rows; got {W_q.shape[0]}, {W_k.shape[0]}, {W_v.shape[0]}")
-    _check_projection("W_o", W_o, num_hiddens, b_o, queries.dtype, queries.device)
+    _check_projection("W_o", W_o, "the heads' output (the rows of W_q)", num_hiddens, b_o, queries.dtype,
+                      queries.device)
     if num_hiddens % num_heads:
         raise ValueError(f"num_hiddens={num_hiddens} is not divisible by num_heads={num_heads}")
     batch, n_q, n_k, h = queries.shape[0], queries.shape[1], keys.shape[1], num_heads
-    lens = None if valid_lens is None else _valid_lengths(valid_lens, batch, n_q, n_k, queries.device)
+    lens = None if valid_lens is None else _valid_lengths(valid_lens, batch, n_q, n_k, queries.device, "queries")
     q = transpose_qkv(F.linear(queries, W_q, b_q), h)  # (batch * num_heads, queries, hs)
     k = transpose_qkv(F.linear(keys, W_k, b_k), h)  # (batch * num_heads, keys, hs)
     v = transpose_qkv(F.linear(values, W_v, b_v), h)  # (batch * num_heads, keys, hs)
@@ -307,7 +336,7 @@ def multi_head_attention(
         k = _rotate(rotary, k, batch, h)
     bias = None
     if score_bias is not None:
-        bias = _check_bias(score_bias, (batch, h, n_q, n_k), q.dtype).reshape(batch * h, n_q, n_k)
+        bias = _check_bias(score_bias, (batch, h, n_q, n_k), q.dtype, q.device).reshape(batch * h, n_q, n_k)
     if lens is not None:
         lens = torch.repeat_interleave(lens, repeats=h, dim=0)  # (batch * num_heads, queries)
     if not need_weights:
@@ -368,7 +397,7 @@ class MultiHeadAttention(nn.Module):
     ) -> None:
         super().__init__()
         num_hiddens = check_int("num_hiddens", num_hiddens, minimum=1)
-        num_heads = check_int("num_heads", num_heads, minimum=1, maximum=num_hiddens)
+        num_heads = check_int("num_heads", num_heads, minimum=1)
         if num_hiddens % num_heads:
             raise ValueError(f"num_hiddens={num_hiddens} is not divisible by num_heads={num_heads}")
         sizes = {}
@@ -376,8 +405,11 @@ class MultiHeadAttention(nn.Module):
             sizes[name] = num_hiddens if size is None else check_int(name, size, minimum=1)
         params = num_hiddens * (sum(sizes.values()) + num_hiddens)
         if params > MAX_ELEMENTS:
-            raise ValueError(f"num_hiddens={num_hiddens} would need {params:,} weights, over the {MAX_ELEMENTS:,} "
+            named = ", ".join(f"{k}={v:,}" for k, v in ({"num_hiddens": num_hiddens} | sizes).items()
+                              if k == "num_hiddens" or v != num_hiddens)
+            raise ValueError(f"{named} would need {params:,} weights, over the {MAX_ELEMENTS:,} "
                              "pekit allocates in one layer")
+        bias = check_bool("bias", bias)
         self.num_hiddens, self.num_heads = num_hiddens, num_heads
         self.dropout = check_probability("dropout", dropout)
         self.W_q = nn.Linear(sizes["query_size"], num_hiddens, bias=bool(bias))

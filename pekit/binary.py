@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import torch
 from torch import Tensor
 
-from ._checks import check_elements, check_float, check_int, check_tensor
+from ._checks import check_bool, check_elements, check_float, check_int, check_tensor
 from .encodings import Layout, binary_encoding, check_base, sinusoidal_encoding, wavelengths
 from .similarity import neighbour_distances
 
@@ -68,6 +68,7 @@ def binary_strings(num_positions: int, bits: int, *, lsb_first: bool = True) -> 
     With fewer bits than a position needs, only its low ``bits`` bits are shown (it wraps)."""
     num_positions = check_int("num_positions", num_positions, minimum=0, maximum=1 << 20)
     bits = check_int("bits", bits, minimum=1, maximum=62)
+    lsb_first = check_bool("lsb_first", lsb_first)
     out = []
     for i in range(num_positions):
         msb = format(i % (1 << bits), f"0{bits}b")
@@ -185,6 +186,7 @@ def compare_codes(n: int, bits: int, dim: int, *, base: float = 10000.0) -> Code
     each code tells apart, the dials :math:`\sin(2\pi i/2^j)` (``bits`` columns) returning to
     position 0's code, and the sinusoidal table's distance from position 0."""
     n = check_int("n", n, minimum=2, maximum=1 << 14)
+    bits = check_int("bits", bits, minimum=1, maximum=52)  # the dials have one column per bit
     B = binary_encoding(n, bits, device="cpu", dtype=torch.float64)  # (n, bits)
     P = sinusoidal_encoding(n, dim, base=base, device="cpu", dtype=torch.float64)  # (n, dim)
     binary_steps = neighbour_distances(B)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_float, check_int
+from ._checks import check_elements, check_float, check_int, check_sequence
 from .attention import multi_head_attention
 from .devices import resolve_device
 from .timing import time_calls
@@ -155,7 +155,8 @@ def cost_curves(ns: Sequence[int], d: int, k: int = 3) -> pd.DataFrame:
     ``Self-attention (n² terms only)`` for the part the chapter compares."""
     import pandas as pd
 
-    ns = [check_int("ns", v, minimum=1, maximum=MAX_N) for v in ns]
+    ns = [check_int("ns", v, minimum=1, maximum=MAX_N) for v in check_sequence("ns", ns)]
+    _check(1, d, k)
     rows = []
     for n in ns:
         costs = layer_costs(n, d, k)
@@ -240,6 +241,8 @@ def attention_weights_bytes(n: int, num_heads: int, *, batch: int = 1, dtype: to
 def sweep_multiply_adds(ns: Sequence[int], d: int, k: int = 3) -> int:
     """Multiply-adds of one pass of every measured layer over the sweep (:func:`cost_terms`),
     attention counted twice (explicit and fused)."""
+    ns = [check_int("ns", v, minimum=1, maximum=MAX_N) for v in check_sequence("ns", ns)]
+    _check(1, d, k)
     total = 0
     for n in ns:
         costs = layer_costs(n, d, k)["multiply_adds"]
@@ -254,14 +257,15 @@ def check_sweep(
     ``num_heads``, the explicit attention (scores, weights and their softmax, three
     ``(num_heads, n, n)`` float32 tensors) within ``budget_bytes``, and (optionally) one pass of
     the sweep within ``max_multiply_adds``. Returns the distinct lengths in order."""
-    if isinstance(ns, (str, bytes)) or not isinstance(ns, Sequence):
-        raise ValueError(f"ns must be a list of lengths; got {type(ns).__name__}")
-    ns = [check_int("n", n, minimum=1, maximum=MAX_N) for n in ns]
+    ns = [check_int("ns", n, minimum=1, maximum=MAX_N) for n in check_sequence("ns", ns)]
     if not ns:
         raise ValueError("ns must hold at least one length")
     d = check_int("d", d, minimum=1, maximum=MAX_D)
-    num_heads = check_int("num_heads", num_heads, minimum=1, maximum=d)
+    num_heads = check_int("num_heads", num_heads, minimum=1)
     budget_bytes = check_int("budget_bytes", budget_bytes, minimum=0)
+    k = check_int("k", k, minimum=2, maximum=1024)
+    if max_multiply_adds is not None:
+        max_multiply_adds = check_int("max_multiply_adds", max_multiply_adds, minimum=0)
     if d % num_heads:
         raise ValueError(f"d={d} is not divisible by num_heads={num_heads}")
     biggest = max(ns)
@@ -269,14 +273,15 @@ def check_sweep(
     if need > budget_bytes:
         raise ValueError(
             f"n={biggest} needs about {need / 2**30:.2f} GiB for the attention weights alone "
-            f"(3 × num_heads × n² × 4 bytes), over the {budget_bytes / 2**30:.2f} GiB allowed here"
+            f"(3 × num_heads × n² × 4 bytes), over budget_bytes={budget_bytes:,} ({budget_bytes / 2**30:.2f} GiB) "
+            "allowed here"
         )
     if max_multiply_adds is not None:
         work = sweep_multiply_adds(ns, d, k)
         if work > max_multiply_adds:
             raise ValueError(
-                f"this sweep needs about {work / 1e9:.0f} G multiply-adds per pass, over the "
-                f"{max_multiply_adds / 1e9:.0f} G allowed here; lower d or the largest n"
+                f"this sweep needs about {work:,} multiply-adds per pass, over max_multiply_adds="
+                f"{max_multiply_adds:,} allowed here; lower d or the largest n"
             )
     return sorted(set(ns))
 
@@ -329,6 +334,8 @@ def measure_layers(
     if progress is not None and not callable(progress):
         raise ValueError("progress must be a callable (fraction, label) or None")
     ns = check_sweep(ns, d, num_heads, budget_bytes=budget_bytes, k=k, max_multiply_adds=max_multiply_adds)
+    check_elements({"d": d, "d × k": d * k})  # the convolution's weights
+    check_elements({"ns": max(ns), "d": d})  # the input
     dev = resolve_device(device)
     cuda = dev.type == "cuda"
     gen = torch.Generator().manual_seed(seed)
@@ -369,13 +376,11 @@ def measure_layers(
 def fit_slope(ns: Sequence[float], values: Sequence[float]) -> float:
     """Least-squares slope of ``log(values)`` against ``log(ns)``: the exponent ``p`` in
     ``value ≈ c · n**p``."""
-    try:
-        x = torch.tensor([float(v) for v in ns], dtype=torch.float64)
-        y = torch.tensor([float(v) for v in values], dtype=torch.float64)
-    except (TypeError, ValueError, OverflowError) as err:
-        raise ValueError("ns and values must be sequences of numbers") from err
+    x = torch.tensor([check_float("ns", v) for v in check_sequence("ns", ns)], dtype=torch.float64)
+    y = torch.tensor([check_float("values", v) for v in check_sequence("values", values)], dtype=torch.float64)
     if x.numel() < 2 or x.numel() != y.numel():
-        raise ValueError("need at least two (n, value) pairs of equal length")
+        raise ValueError(f"ns and values must hold at least two numbers each, as many in both; got {x.numel()} "
+                         f"and {y.numel()}")
     if not bool((x > 0).all() & torch.isfinite(x).all() & (y > 0).all() & torch.isfinite(y).all()):
         raise ValueError("ns and values must be positive and finite")
     x, y = torch.log(x), torch.log(y)
@@ -394,6 +399,16 @@ def fitted_slopes(measured: pd.DataFrame) -> pd.DataFrame:
 
     if not isinstance(measured, pd.DataFrame) or not {"n", "layer", "seconds", "weights_bytes"} <= set(measured):
         raise ValueError("measured must be a frame from measure_layers (columns n, layer, seconds, weights_bytes)")
+    if measured.empty or measured.duplicated(["n", "layer"]).any():
+        raise ValueError("measured must hold one row per layer and n, at least one")
+    for column, rule, holds in (("n", ">= 1", lambda v: v >= 1), ("seconds", "> 0", lambda v: v > 0),
+                                ("weights_bytes", ">= 0", lambda v: v >= 0)):
+        values = measured[column]
+        if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values) \
+                or not (values.notna() & (values.abs() < float("inf")) & holds(values)).all():
+            raise ValueError(f"measured[{column!r}] must hold finite numbers {rule}")
+    if not (measured["n"] == measured["n"].round()).all():
+        raise ValueError("measured['n'] must hold whole numbers")
     ns = sorted(measured["n"].unique())
     top = ns[len(ns) - max(2, math.ceil(len(ns) / 2)):] if len(ns) >= 2 else ns
     rows = []
@@ -411,7 +426,13 @@ def slope_verdicts(fitted: pd.DataFrame, *, tolerance: float = 0.25) -> list[tup
     ``"as expected"`` (within ``tolerance`` of the theory's exponent), ``"below"`` (it grows
     more slowly: fixed costs still weigh at these lengths) or ``"above"`` (faster, e.g. once
     the weights no longer fit in the caches); ``"unknown"`` where no slope could be fitted."""
+    import pandas as pd
+
     tolerance = check_float("tolerance", tolerance, minimum=0.0)
+    if not isinstance(fitted, pd.DataFrame) or not {"layer", "slope", "theory"} <= set(fitted.columns):
+        raise ValueError("fitted must be a frame from fitted_slopes (columns layer, slope, theory)")
+    if not (pd.api.types.is_numeric_dtype(fitted["slope"]) and pd.api.types.is_numeric_dtype(fitted["theory"])):
+        raise ValueError("fitted must hold numbers in its slope and theory columns")
     out = []
     for _, row in fitted.iterrows():
         slope, theory = float(row["slope"]), row["theory"]

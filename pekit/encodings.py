@@ -25,7 +25,15 @@ from typing import TYPE_CHECKING
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_elements, check_float, check_float_dtype, check_int, check_probability, check_tensor
+from ._checks import (
+    FLOAT_DTYPES,
+    check_elements,
+    check_float,
+    check_float_dtype,
+    check_int,
+    check_probability,
+    check_tensor,
+)
 from .devices import resolve_device
 
 if TYPE_CHECKING:  # pandas is imported by the functions that return tables
@@ -175,7 +183,9 @@ def sinusoidal_columns(
     num_positions, dim, start, layout, dtype, dev = _check_table_args(num_positions, dim, start, layout, dtype, device)
     if isinstance(columns, (str, bytes)) or not hasattr(columns, "__iter__"):
         raise ValueError(f"columns must be a list of column numbers; got {type(columns).__name__}")
-    columns = [check_int("columns", c, minimum=0, maximum=dim - 1) for c in columns]
+    columns = [check_int("columns", c, minimum=0) for c in columns]
+    if any(c >= dim for c in columns):
+        raise ValueError(f"columns={max(columns)} is past the last column of the table, dim - 1 = {dim - 1}")
     check_elements({"num_positions": num_positions, "columns": max(len(columns), 1)})
     if num_positions == 0:
         return torch.zeros(0, len(columns), device=dev, dtype=dtype)
@@ -206,6 +216,9 @@ def interleaved_to_concatenated(P: Tensor) -> Tensor:
 
     ``P``: ``(..., dim)`` with even ``dim``. Inverse: :func:`concatenated_to_interleaved`.
     """
+    check_tensor("P", P, what="(..., dim)")
+    if P.dim() == 0:
+        raise ValueError("P must have shape (..., dim); got a single number")
     dim = P.shape[-1]
     if dim % 2:
         raise ValueError(f"P has dim={dim} columns; reordering needs an even number of columns")
@@ -218,6 +231,9 @@ def concatenated_to_interleaved(P: Tensor) -> Tensor:
 
     ``P``: ``(..., dim)`` with even ``dim``. Inverse: :func:`interleaved_to_concatenated`.
     """
+    check_tensor("P", P, what="(..., dim)")
+    if P.dim() == 0:
+        raise ValueError("P must have shape (..., dim); got a single number")
     dim = P.shape[-1]
     if dim % 2:
         raise ValueError(f"P has dim={dim} columns; reordering needs an even number of columns")
@@ -344,7 +360,7 @@ def binary_encoding(
     bits = check_int("bits", bits, minimum=1, maximum=62)
     check_elements({"num_positions": num_positions, "bits": bits})
     if not isinstance(dtype, torch.dtype) or (
-        not dtype.is_floating_point and dtype not in (torch.int64, torch.int32, torch.uint8, torch.bool)
+        dtype not in FLOAT_DTYPES and dtype not in (torch.int64, torch.int32, torch.uint8, torch.bool)
     ):
         raise ValueError(f"dtype={dtype!r} must be a float, integer or bool torch dtype (e.g. torch.float32)")
     dev = resolve_device(device)

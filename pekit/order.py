@@ -13,7 +13,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from ._checks import check_elements, check_int, check_tensor
+from ._checks import check_bool, check_elements, check_int, check_tensor
 from .attention import MultiHeadAttention, _valid_lengths, attention_scores, masked_softmax
 from .encodings import sinusoidal_encoding
 
@@ -56,6 +56,7 @@ def self_attention(model: MultiHeadAttention, X: Tensor, *, positional: bool, ba
     """Self-attention of one sequence ``X`` (``(n, num_hiddens)``), optionally with the sinusoidal
     table added by slot; returns the output ``(n, num_hiddens)`` and weights ``(heads, n, n)``."""
     _check_model_input(model, X)
+    positional = check_bool("positional", positional)
     n, d = X.shape
     if positional:
         X = X + sinusoidal_encoding(n, d, base=base, device=X.device, dtype=X.dtype)
@@ -70,10 +71,11 @@ def order_check(model: MultiHeadAttention, X: Tensor, perm: Tensor, *, positiona
     optionally adding the sinusoidal table (by slot, so it is not shuffled), and compare the
     shuffled results with the original ones shuffled."""
     _check_model_input(model, X)
+    positional = check_bool("positional", positional)
     check_tensor("perm", perm, dims=1, what="(n,)")
     n = X.shape[0]
     if perm.dtype.is_floating_point or perm.shape[0] != n or not torch.equal(perm.sort().values.cpu(), torch.arange(n)):
-        raise ValueError(f"perm must be a permutation of 0 .. {n - 1}")
+        raise ValueError(f"perm must be a permutation of 0 .. {n - 1}, one entry per row of X")
     perm = perm.to(X.device)
     out, weights = self_attention(model, X, positional=positional, base=base)
     out_s, weights_s = self_attention(model, X[perm], positional=positional, base=base)
@@ -96,7 +98,7 @@ def causal_lengths(batch_lens: Tensor, queries: int) -> Tensor:
     its sequence's own length."""
     queries = check_int("queries", queries, minimum=0, maximum=1 << 20)
     if isinstance(batch_lens, (list, tuple)) or (isinstance(batch_lens, Tensor) and batch_lens.dim() == 1):
-        lens = _valid_lengths(batch_lens, len(batch_lens), 1, 1 << 62, torch.device("cpu"))[:, 0]  # (batch,)
+        lens = _valid_lengths(batch_lens, len(batch_lens), 1, 1 << 62, torch.device("cpu"), name="batch_lens")[:, 0]
     else:
         raise ValueError(f"batch_lens must be a list or 1-D tensor of lengths; got {type(batch_lens).__name__}")
     check_elements({"batch": len(lens), "queries": queries})
@@ -118,7 +120,7 @@ def padded_batch(sequences: list[Tensor], steps: int) -> Tensor:
     batch = torch.zeros(len(sequences), steps, d, dtype=sequences[0].dtype, device=sequences[0].device)
     for b, seq in enumerate(sequences):
         if seq.shape[0] > steps:
-            raise ValueError(f"sequence {b} has {seq.shape[0]} steps, more than steps={steps}")
+            raise ValueError(f"sequences[{b}] has {seq.shape[0]} steps, more than steps={steps}")
         batch[b, : seq.shape[0]] = seq
     return batch
 

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from ._checks import check_int
+from ._checks import MAX_ELEMENTS, check_bool, check_data, check_int
 
 __all__ = ["BlockSummary", "block_summary", "block_edges"]
 
@@ -48,6 +48,9 @@ def block_edges(length: int, max_blocks: int) -> Tensor:
     length = check_int("length", length, minimum=1, maximum=1 << 40)
     max_blocks = check_int("max_blocks", max_blocks, minimum=1, maximum=1 << 40)
     size = -(-length // max_blocks)
+    if -(-length // size) > MAX_ELEMENTS:  # one edge per block is returned
+        raise ValueError(f"length={length:,} in at most max_blocks={max_blocks:,} blocks gives {-(-length // size):,} "
+                         f"blocks, over the {MAX_ELEMENTS:,} numbers pekit allocates at once")
     edges = torch.arange(0, length, size)
     return torch.cat([edges, torch.tensor([length])])
 
@@ -67,6 +70,10 @@ def block_summary(X: Tensor, max_rows: int, max_cols: int, *, extremes: bool = T
         raise ValueError("X must be a non-empty 2-D tensor")
     if X.dtype == torch.bool or X.is_complex():
         raise ValueError(f"X must hold real numbers; got dtype {X.dtype}")
+    check_data("X", X)
+    max_rows = check_int("max_rows", max_rows, minimum=1, maximum=1 << 40)
+    max_cols = check_int("max_cols", max_cols, minimum=1, maximum=1 << 40)
+    extremes = check_bool("extremes", extremes)
     n, d = X.shape
     row_edges, col_edges = block_edges(n, max_rows), block_edges(d, max_cols)
     rows, cols = int(row_edges[1]), int(col_edges[1])

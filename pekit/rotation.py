@@ -45,11 +45,11 @@ __all__ = [
 ]
 
 
-def _check_even(dim: object, what: str) -> int:
-    dim = check_int("dim", dim, minimum=2)
+def _check_even(dim: object, what: str, name: str = "dim") -> int:
+    dim = check_int(name, dim, minimum=2)
     if dim % 2:
         raise ValueError(
-            f"dim={dim} is odd: {what} rotates sine/cosine pairs of columns, and the last column "
+            f"{name}={dim} is odd: {what} rotates sine/cosine pairs of columns, and the last column "
             f"(a sine) has no cosine partner; a sine alone cannot be shifted by a fixed linear map"
         )
     return dim
@@ -116,7 +116,11 @@ def offset_rotation(
 
 def rotation_block(dim: int, delta: int, pair: int, *, base: float = 10000.0) -> list[list[float]]:
     """The 2x2 block of :func:`offset_rotation` for column pair ``pair`` (float64, as lists)."""
-    angle = float(rotation_angles(dim, delta, base=base)[check_int("pair", pair, minimum=0, maximum=dim // 2 - 1)])
+    angles = rotation_angles(dim, delta, base=base)
+    pair = check_int("pair", pair, minimum=0)
+    if pair >= len(angles):
+        raise ValueError(f"pair={pair} must be one of the pairs 0 .. dim / 2 - 1 = {len(angles) - 1}")
+    angle = float(angles[pair])
     return [[math.cos(angle), math.sin(angle)], [-math.sin(angle), math.cos(angle)]]
 
 
@@ -166,7 +170,7 @@ def apply_rope(x: Tensor, *, base: float = 10000.0, start: int = 0, pairing: str
         raise ValueError(f"x must have shape (..., positions, dim); got {tuple(x.shape)}")
     if pairing not in PAIRINGS:
         raise ValueError(f"pairing={pairing!r} must be one of {PAIRINGS}")
-    dim = _check_even(x.shape[-1], "RoPE")
+    dim = _check_even(x.shape[-1], "RoPE", "x.shape[-1]")
     start = check_int("start", start, minimum=-(1 << 52), maximum=1 << 52)
     positions = x.shape[-2]
     theta = (start + torch.arange(positions, dtype=torch.float64))[:, None] * frequencies(dim, base=base)[None, :]
@@ -186,6 +190,8 @@ def _check_vectors(q: object, k: object, num_positions: object) -> int:
     check_tensor("k", k, dims=1, floating=True, what="(dim,)")
     if q.shape != k.shape or q.dtype != k.dtype or q.device != k.device:
         raise ValueError(f"q and k must be vectors of one length, dtype and device; got {tuple(q.shape)} and {tuple(k.shape)}")
+    if q.shape[0] == 0:
+        raise ValueError("q and k must have at least one entry")
     check_elements({"num_positions": num_positions, "num_positions ": num_positions})
     check_elements({"num_positions": num_positions, "dim": q.shape[0]})
     return num_positions
@@ -195,6 +201,7 @@ def rope_scores(q: Tensor, k: Tensor, num_positions: int, *, base: float = 10000
     r"""``S[m, n] = RoPE(q, m) · RoPE(k, n)`` for one query vector ``q`` and one key vector ``k``
     (``(dim,)``) placed at every position ``0 .. num_positions-1``; ``(num_positions, num_positions)``."""
     num_positions = _check_vectors(q, k, num_positions)
+    _check_even(q.shape[0], "RoPE", "q.shape[0]")
     Q = apply_rope(q.expand(num_positions, -1), base=base)  # (positions, dim)
     K = apply_rope(k.expand(num_positions, -1), base=base)
     return Q @ K.T
@@ -213,6 +220,8 @@ def diagonal_spread(S: Tensor) -> tuple[Tensor, Tensor]:
     ``(offsets, spread)`` with ``spread = max - min`` along that diagonal; 0 everywhere means
     ``S`` depends on ``m - n`` only."""
     check_tensor("S", S, dims=2, what="(N, N)")
+    if S.dtype == torch.bool:
+        raise ValueError("S must hold numbers; got dtype torch.bool")
     if S.shape[0] != S.shape[1] or S.shape[0] == 0:
         raise ValueError(f"S must be a non-empty square matrix; got shape {tuple(S.shape)}")
     N = S.shape[0]

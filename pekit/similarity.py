@@ -16,7 +16,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from ._checks import check_elements, check_int
+from ._checks import check_data, check_elements, check_int
 from .reduce import BlockSummary, block_summary
 
 __all__ = ["gram_block_means", "OffsetSimilarity", "similarity_by_offset", "neighbour_distances",
@@ -28,6 +28,7 @@ def _check_table(P: Tensor) -> None:
         raise ValueError("P must be a 2-D tensor of shape (positions, dim) with at least one position")
     if not P.dtype.is_floating_point:
         raise ValueError(f"P must hold floating-point numbers; got dtype {P.dtype}")
+    check_data("P", P)
 
 
 def gram_block_means(P: Tensor, max_blocks: int) -> BlockSummary:
@@ -40,7 +41,9 @@ def gram_block_means(P: Tensor, max_blocks: int) -> BlockSummary:
     ``None``); when ``n <= max_blocks`` the result is ``S`` itself.
     """
     _check_table(P)
-    max_blocks = check_int("max_blocks", max_blocks, minimum=1)
+    if P.shape[1] == 0:
+        raise ValueError("P must have at least one column")
+    max_blocks = check_int("max_blocks", max_blocks, minimum=1, maximum=1 << 40)
     blocks = min(max_blocks, P.shape[0])
     check_elements({"blocks": blocks, "blocks ": blocks})
     Pf = P.float() if P.dtype in (torch.float16, torch.bfloat16) else P

@@ -112,6 +112,8 @@ def to_spec(chart: alt.TopLevelMixin) -> dict:
     two reruns, the browser swaps the data in the chart it has instead of building it anew."""
     if isinstance(chart, Drawn):
         chart = chart.chart
+    if not isinstance(chart, alt.TopLevelMixin):
+        raise ValueError(f"chart must be an Altair chart or a Drawn; got a {type(chart).__name__}")
     with alt.data_transformers.enable("default", max_rows=None):
         spec = chart.to_dict(validate=False)
     # The height a builder states is the plot area's: axes, titles and legends come on top of it

@@ -10,6 +10,7 @@ import pandas as pd
 import torch
 from torch import Tensor
 
+from .._checks import check_int, check_sequence, check_tensor
 from ._common import Drawing, Drawn, tip
 
 __all__ = ["rotation_circle"]
@@ -19,8 +20,15 @@ def rotation_circle(start: Tensor, end: Tensor, positions: Sequence[int], *, del
     """One sine/cosine pair as points on the unit circle: ``start`` (``(count, 2)``) holds
     ``(sin, cos)`` at the given positions, ``end`` the same pair ``delta`` positions later; an
     arrow joins each point to where the shift takes it."""
+    pos = [check_int("positions", p, minimum=-(1 << 52), maximum=1 << 52) for p in check_sequence("positions", positions)]
+    for name, t in (("start", start), ("end", end)):
+        check_tensor(name, t, dims=2, what=f"({len(pos)}, 2), one (sin, cos) row per entry of positions")
+        if tuple(t.shape) != (len(pos), 2):
+            raise ValueError(f"{name} must have shape ({len(pos)}, 2), one (sin, cos) row per entry of positions; "
+                             f"got {tuple(t.shape)}")
+    delta = check_int("delta", delta, minimum=-(1 << 52), maximum=1 << 52)
+    height = check_int("height", height, minimum=1, maximum=1 << 14)
     s, e = start.detach().double().cpu(), end.detach().double().cpu()
-    pos = list(positions)
     points = pd.DataFrame({"sin": s[:, 0].numpy(), "cos": s[:, 1].numpy(), "position": pos,
                            "label": [str(p) for p in pos]})
     arrows = pd.DataFrame({"x": s[:, 0].numpy(), "y": s[:, 1].numpy(), "x2": e[:, 0].numpy(), "y2": e[:, 1].numpy(),

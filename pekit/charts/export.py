@@ -5,6 +5,8 @@ from __future__ import annotations
 import pandas as pd
 from torch import Tensor
 
+from .._checks import check_int, check_str, check_tensor
+
 __all__ = ["MAX_CSV_CELLS", "matrix_csv"]
 
 # about 12 MB of CSV: many attendees downloading at once stay within a hosted app's memory
@@ -17,6 +19,10 @@ def matrix_csv(X: Tensor, *, row_label: str = "position", row_start: int = 0, co
     to print and read back within 1e-7 relative)."""
     if not isinstance(X, Tensor) or X.dim() != 2:
         raise ValueError("X must be a 2-D tensor")
+    check_tensor("X", X)
+    check_str("row_label", row_label)
+    check_str("col_prefix", col_prefix)
+    row_start = check_int("row_start", row_start, minimum=-(1 << 52), maximum=1 << 52)
     if X.numel() > MAX_CSV_CELLS:
         raise ValueError(f"X has {X.numel():,} entries; CSV export is capped at {MAX_CSV_CELLS:,}")
     frame = pd.DataFrame(X.detach().cpu().double().numpy(), columns=[f"{col_prefix}{j}" for j in range(X.shape[1])])

@@ -18,6 +18,7 @@ import pandas as pd
 import torch
 from torch import Tensor
 
+from .._checks import check_bool, check_float, check_int, check_range, check_sequence, check_str, check_tensor
 from ..reduce import block_summary
 from ..similarity import OffsetSimilarity
 from ._common import SERIES_COLORS, Drawing, Drawn, texts, tip
@@ -26,6 +27,8 @@ __all__ = ["MAX_CURVE_POINTS", "MAX_LINE_POINTS", "column_curves", "offset_simil
            "frequency_chart", "layout_comparison_chart"]
 
 MAX_CURVE_POINTS = 960  # points over all columns; beyond, curves are drawn as per-bucket ranges
+MAX_POSITION = 1 << 52  # positions stay exact in a browser's float64
+MAX_HEIGHT = 1 << 14  # pixels
 
 
 def column_curves(
@@ -41,9 +44,13 @@ def column_curves(
     from its smallest to its largest value inside each bucket: a fast column fills its band,
     a slow one stays a thin line, and no oscillation is hidden by skipping positions.
     """
-    columns = list(columns)
-    if not isinstance(values, Tensor) or values.dim() != 2 or values.shape[1] != len(columns):
+    columns = [check_int("columns", c, minimum=0) for c in check_sequence("columns", columns)]
+    check_tensor("values", values, dims=2, what="(positions, len(columns))")
+    if values.shape[1] != len(columns):
         raise ValueError(f"values of shape {tuple(values.shape)} must have one column per entry of columns")
+    start = check_int("start", start, minimum=-MAX_POSITION, maximum=MAX_POSITION)
+    height = check_int("height", height, minimum=1, maximum=MAX_HEIGHT)
+    max_points = check_int("max_points", max_points, minimum=1)
     sub = values.detach().float().cpu()  # (positions, len(columns))
     n = sub.shape[0]
     names = [f"Col {c}" for c in columns]
@@ -107,6 +114,16 @@ def column_curves(
 def offset_similarity_chart(sim: OffsetSimilarity, *, height: int = 260) -> Drawn:
     """Mean of ``P[i]·P[i+δ]`` over the measured starts against ``δ``, with the band from the
     smallest to the largest value seen (a flat band means the offset alone decides)."""
+    if not isinstance(sim, OffsetSimilarity):
+        raise ValueError(f"sim must be an OffsetSimilarity (from pekit.similarity.similarity_by_offset); "
+                         f"got a {type(sim).__name__}")
+    parts = ("offsets", "mean", "minimum", "maximum", "count")
+    for part in parts:
+        check_tensor(f"sim.{part}", getattr(sim, part), dims=1, what="(offsets,)")
+        if getattr(sim, part).shape != sim.offsets.shape:
+            raise ValueError(f"sim.{part} must have one value per offset, {tuple(sim.offsets.shape)}")
+    sim = sim._replace(**{part: getattr(sim, part).detach().cpu() for part in parts})  # e.g. from a trained P
+    height = check_int("height", height, minimum=1, maximum=MAX_HEIGHT)
     frame = pd.DataFrame(
         {
             "offset": sim.offsets.numpy(),
@@ -165,13 +182,33 @@ def line_chart(
     and a flat series still reads as a line. ``marks`` draws a labelled vertical rule at each
     given x (e.g. crossover points); marks outside the data's range are left out.
     """
-    if not isinstance(frame, pd.DataFrame) or not {x, y} <= set(frame.columns) or (series and series not in frame):
-        raise ValueError(f"frame must be a DataFrame with columns {x!r}, {y!r}" + (f" and {series!r}" if series else ""))
+    if not isinstance(frame, pd.DataFrame) or frame.empty:
+        raise ValueError(f"frame must be a pandas DataFrame with at least one row; got {type(frame).__name__}"
+                         f"{' without rows' if isinstance(frame, pd.DataFrame) else ''}")
+    for name, column, numeric in (("x", x, True), ("y", y, True), ("series", series, False)):
+        if name == "series" and column is None:
+            continue
+        if not isinstance(column, str) or column not in frame.columns:
+            raise ValueError(f"{name}={column!r} must name a column of frame; frame has {list(frame.columns)[:12]}")
+        if numeric and (not pd.api.types.is_numeric_dtype(frame[column]) or pd.api.types.is_bool_dtype(frame[column])):
+            raise ValueError(f"{name}={column!r} must name a column of numbers; frame[{column!r}] has dtype "
+                             f"{frame[column].dtype}")
+    if series is not None and (frame[series].isna().any()
+                               or not all(isinstance(v, (str, int, float)) for v in frame[series])):
+        raise ValueError(f"series={series!r}: frame[{series!r}] must hold a label (a string or number) in every row")
+    for name, title in (("x_title", x_title), ("y_title", y_title), ("series_title", series_title)):
+        check_str(name, title, optional=True)
+    log_y, log_x, step, points = (check_bool(n, v) for n, v in (("log_y", log_y), ("log_x", log_x), ("step", step),
+                                                                  ("points", points)))
+    y_domain = None if y_domain is None else check_range("y_domain", y_domain)
+    height = check_int("height", height, minimum=1, maximum=MAX_HEIGHT)
+    max_points = check_int("max_points", max_points, minimum=1)
+    if marks is not None and (not isinstance(marks, dict) or not all(isinstance(k, str) for k in marks)):
+        raise ValueError(f"marks must map labels to x values, or be None; got {marks!r:.60}")
+    marks = None if marks is None else {k: check_float("marks", v) for k, v in marks.items()}
     if series and not series_title:
         raise ValueError(f"series_title must name the legend of the series {series!r}")
-    if len(frame) == 0:
-        raise ValueError("frame must have at least one row")
-    x_scale = _axis_scale(frame[x], log=log_x)
+    x_scale = _axis_scale(frame[x], log=log_x, name="x")
     chart, drawing = _lines(frame, x=x, y=y, series=series, x_title=x_title, y_title=y_title, series_title=series_title,
                             log_y=log_y, x_scale=x_scale, step=step, points=points, y_domain=y_domain, height=height,
                             max_points=max_points)
@@ -199,12 +236,12 @@ def line_chart(
     return Drawn(alt.layer(chart, *layers), drawing)
 
 
-def _axis_scale(values: pd.Series, *, log: bool) -> alt.Scale:
+def _axis_scale(values: pd.Series, *, log: bool, name: str) -> alt.Scale:
     """A scale over exactly the data's range (no rounding out to 10 or 10 000 on a log axis)."""
     lo, hi = float(values.min()), float(values.max())
     if log:
-        if lo <= 0:
-            raise ValueError("a log axis needs positive values")
+        if not lo > 0:
+            raise ValueError(f"{name}={values.name!r}: a log axis needs positive values; the smallest is {lo:g}")
         return alt.Scale(type="log", domain=[lo, hi], nice=False)
     return alt.Scale(domain=[lo, hi] if hi > lo else [lo - 1, hi + 1], nice=False, zero=False)
 
@@ -226,7 +263,7 @@ def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scal
     if y_domain is not None:
         scale = alt.Scale(domain=list(y_domain), nice=False)
     else:
-        scale = _axis_scale(frame[y], log=log_y)
+        scale = _axis_scale(frame[y], log=log_y, name="y")
     x_enc = alt.X(x, type="quantitative", title=x_title or x, scale=x_scale, axis=_x_axis(frame[x], x_scale.type == "log"))
     longest = max((len(str(n)) for n in names if n is not None), default=0)
     color = (
@@ -282,6 +319,9 @@ def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scal
 def frequency_chart(frame: pd.DataFrame, *, y: str = "wavelength", height: int = 260) -> Drawn:
     """Per-pair wavelength (or frequency) on a log scale; ``frame`` is long-form with columns
     ``pair``, ``layout`` and ``y``."""
+    if not isinstance(frame, pd.DataFrame) or not {"pair", "layout"} <= set(frame.columns):
+        raise ValueError("frame must be a pandas DataFrame with columns pair, layout and the y column")
+    check_str("y", y)
     title = {"wavelength": "Wavelength 2π/ω (positions)", "omega": "Frequency ω (radians per position)"}.get(y, y)
     return line_chart(frame, x="pair", y=y, series="layout", x_title="Pair index j", y_title=title,
                       series_title="Layout", log_y=True, points=True, height=height)
@@ -289,6 +329,9 @@ def frequency_chart(frame: pd.DataFrame, *, y: str = "wavelength", height: int =
 
 def layout_comparison_chart(table: pd.DataFrame, *, height: int = 260) -> Drawn:
     """Wavelengths of both layouts per pair, from ``pekit.compare_layouts``'s table."""
+    needed = ["pair"] + [f"{q}_{layout}" for q in ("wavelength", "omega") for layout in ("interleaved", "tensor2tensor")]
+    if not isinstance(table, pd.DataFrame) or not set(needed) <= set(table.columns):
+        raise ValueError(f"table must be a pandas DataFrame from pekit.compare_layouts, with columns {needed}")
     long = pd.concat(
         [pd.DataFrame({"pair": table["pair"], "layout": layout, "wavelength": table[f"wavelength_{layout}"],
                        "omega": table[f"omega_{layout}"]}) for layout in ("interleaved", "tensor2tensor")],

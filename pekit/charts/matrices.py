@@ -17,6 +17,7 @@ import pandas as pd
 import torch
 from torch import Tensor
 
+from .._checks import check_bool, check_int, check_range, check_sequence, check_str, check_tensor
 from ..reduce import BlockSummary, block_summary
 from ._common import Drawing, Drawn, data_domain, legend_layer, texts, tip
 from ._png import PALETTES, check_palette, colorize, png_data_url
@@ -31,9 +32,42 @@ def drawing_blocks(rows: int, cols: int, *, max_marks: int, max_pixels: tuple[in
     """How many row and column blocks to draw a ``rows x cols`` matrix with: every cell when
     it has at most ``max_marks`` cells (one chart mark each), else at most ``max_pixels``
     blocks (one image pixel each)."""
+    rows, cols = check_int("rows", rows, minimum=0), check_int("cols", cols, minimum=0)
+    max_marks = check_int("max_marks", max_marks, minimum=0)
+    max_pixels = _check_pixels(max_pixels)
     if rows * cols <= max_marks:
         return rows, cols
     return min(rows, max_pixels[0]), min(cols, max_pixels[1])
+
+
+MAX_OFFSET = 1 << 52  # row and column numbers stay exact in a browser's float64
+MAX_HEIGHT = 1 << 14  # pixels
+
+
+def _check_pixels(max_pixels: object) -> tuple[int, int]:
+    items = check_sequence("max_pixels", max_pixels) if not isinstance(max_pixels, (str, bytes)) else None
+    if items is None or len(items) != 2:
+        raise ValueError(f"max_pixels={max_pixels!r} must be two whole numbers (rows, columns)")
+    return tuple(check_int("max_pixels", v, minimum=1) for v in items)  # type: ignore[return-value]
+
+
+def _check_summary(name: str, summary: object) -> BlockSummary:
+    """A :class:`BlockSummary` whose parts agree: ``mean`` ``(R, C)``, edges ``(R + 1,)`` and
+    ``(C + 1,)`` rising from 0, extremes ``None`` or ``(R, C)``."""
+    if not isinstance(summary, BlockSummary):
+        raise ValueError(f"{name} must be a BlockSummary (e.g. from pekit.reduce.block_summary); "
+                         f"got a {type(summary).__name__}")
+    mean = check_tensor(f"{name}.mean", summary.mean, dims=2, what="(R, C)")
+    for part, count in (("row_edges", mean.shape[0] + 1), ("col_edges", mean.shape[1] + 1)):
+        edges = check_tensor(f"{name}.{part}", getattr(summary, part), dims=1, what=f"({count},)")
+        if edges.shape[0] != count or edges.is_floating_point() or edges.dtype == torch.bool \
+                or edges[0] != 0 or not bool((edges.diff() > 0).all()):
+            raise ValueError(f"{name}.{part} must be {count} rising whole numbers from 0, one more than the blocks")
+    for part in ("minimum", "maximum"):
+        extreme = getattr(summary, part)
+        if extreme is not None and (not isinstance(extreme, Tensor) or extreme.shape != mean.shape):
+            raise ValueError(f"{name}.{part} must be None or a tensor of shape {tuple(mean.shape)}")
+    return summary
 
 
 def _span(lo: int, hi: int) -> str:
@@ -44,6 +78,9 @@ def heatmap_frame(summary: BlockSummary, *, row_offset: int = 0, col_offset: int
     """One row per block: its extent (``row0, row1, col0, col1``, half-open), labels, the mean
     and, when known, the block's minimum and maximum. Offsets shift the row/column numbers
     (e.g. to label rows by position when the table starts at 1)."""
+    _check_summary("summary", summary)
+    row_offset = check_int("row_offset", row_offset, minimum=-MAX_OFFSET, maximum=MAX_OFFSET)
+    col_offset = check_int("col_offset", col_offset, minimum=-MAX_OFFSET, maximum=MAX_OFFSET)
     R, C = summary.mean.shape
     re = summary.row_edges.tolist()
     ce = summary.col_edges.tolist()
@@ -120,13 +157,27 @@ def heatmap(
     in the diverging palette).
     """
     check_palette(palette)
+    for name, title in (("x_title", x_title), ("y_title", y_title), ("value_title", value_title)):
+        check_str(name, title)
+    if domain is not None and not (isinstance(domain, str) and domain == "symmetric"):
+        if isinstance(domain, str):
+            raise ValueError(f"domain={domain!r} must be two numbers, None or 'symmetric'")
+        domain = check_range("domain", domain)
+    row_offset = check_int("row_offset", row_offset, minimum=-MAX_OFFSET, maximum=MAX_OFFSET)
+    col_offset = check_int("col_offset", col_offset, minimum=-MAX_OFFSET, maximum=MAX_OFFSET)
+    height = check_int("height", height, minimum=1, maximum=MAX_HEIGHT)
+    max_marks = check_int("max_marks", max_marks, minimum=0)
+    max_pixels = _check_pixels(max_pixels)
     if isinstance(data, Tensor):
+        check_tensor("data", data, what="(rows, cols)")
         if data.dim() != 2 or data.numel() == 0:
             raise ValueError(f"data must be a non-empty matrix; got shape {tuple(data.shape)}")
+        if data.dtype == torch.bool:
+            raise ValueError("data must hold numbers; got dtype torch.bool")
         summary = block_summary(data, *drawing_blocks(*data.shape, max_marks=max_marks, max_pixels=max_pixels),
                                 extremes=False)
     elif isinstance(data, BlockSummary):
-        summary = data
+        summary = _check_summary("data", data)
     else:
         raise ValueError(f"data must be a tensor or a BlockSummary; got a {type(data).__name__}")
     values = summary.mean.detach().double().cpu()
@@ -241,6 +292,18 @@ def token_heatmap(
         raise ValueError(f"scale={scale!r} must be one of {TOKEN_SCALES}")
     if not isinstance(M, Tensor) or M.dim() != 2:
         raise ValueError(f"M must be a 2-D tensor; got {tuple(M.shape) if isinstance(M, Tensor) else type(M).__name__}")
+    check_tensor("M", M)
+    for name, labels in (("row_labels", row_labels), ("col_labels", col_labels)):
+        if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
+            raise ValueError(f"{name} must be a list of labels, one per row or column of M; got a {type(labels).__name__}")
+    for name, title in (("x_title", x_title), ("y_title", y_title), ("value_title", value_title)):
+        check_str(name, title)
+    if domain is not None and not (isinstance(domain, str) and domain == "symmetric"):
+        domain = check_range("domain", domain)
+    cell = None if cell is None else check_int("cell", cell, minimum=2, maximum=64)
+    check_str("title", title, optional=True)
+    compact = check_bool("compact", compact)
+    max_marks = check_int("max_marks", max_marks, minimum=0)
     values = M.detach().double().cpu()
     rows, cols = values.shape
     if len(row_labels) != rows or len(col_labels) != cols:
