@@ -182,6 +182,10 @@ def test_large_token_map_is_one_image_with_a_read_out():
 
     assert "alert" not in json.dumps([layer.get("mark") for layer in spec["layer"]])
     assert any(p["name"] == HOVER and "select" in p for p in spec["params"])
+    # the read-out alone heads the map; a title, when given, goes before it
+    assert spec["title"]["text"]["expr"].startswith("length(")
+    titled = charts.token_heatmap(M, tokens, tokens, title="head 3").chart.to_dict()
+    assert titled["title"]["text"]["expr"].startswith('"head 3: " + (length(')
 
 
 def test_matrix_csv_round_trip():

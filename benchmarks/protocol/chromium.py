@@ -94,7 +94,9 @@ def _change_for(tab: Tab, kind: str, label: str, value) -> Change:
         block, _labels = tab.tab_containers()[0]
         return Change(block.id, "tabs", "tab", Value("string_value", label), None)
     for wkind, w in tab.widgets():
-        if w.label == label:
+        # a button is found as Chromium finds it by role: its label contains the text (after a shared
+        # sweep, "Measure" reads "Measure again" in every later session)
+        if w.label == label or (kind == "button" and label in w.label):
             current = tab.values.get(w.id)
             if kind == "slider" and current.field == "string_array_value":  # a select_slider
                 options = list(w.options)

@@ -196,8 +196,8 @@ def line_chart(
     if series is not None and (frame[series].isna().any()
                                or not all(isinstance(v, (str, int, float)) for v in frame[series])):
         raise ValueError(f"series={series!r}: frame[{series!r}] must hold a label (a string or number) in every row")
-    for name, title in (("x_title", x_title), ("y_title", y_title), ("series_title", series_title)):
-        check_str(name, title, optional=True)
+    for name, text in (("x_title", x_title), ("y_title", y_title), ("series_title", series_title)):
+        check_str(name, text, optional=True)
     log_y, log_x, step, points = (check_bool(n, v) for n, v in (("log_y", log_y), ("log_x", log_x), ("step", step),
                                                                   ("points", points)))
     y_domain = None if y_domain is None else check_range("y_domain", y_domain)

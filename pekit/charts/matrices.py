@@ -157,8 +157,8 @@ def heatmap(
     in the diverging palette).
     """
     check_palette(palette)
-    for name, title in (("x_title", x_title), ("y_title", y_title), ("value_title", value_title)):
-        check_str(name, title)
+    for name, text in (("x_title", x_title), ("y_title", y_title), ("value_title", value_title)):
+        check_str(name, text)
     if domain is not None and not (isinstance(domain, str) and domain == "symmetric"):
         if isinstance(domain, str):
             raise ValueError(f"domain={domain!r} must be two numbers, None or 'symmetric'")
@@ -296,8 +296,8 @@ def token_heatmap(
     for name, labels in (("row_labels", row_labels), ("col_labels", col_labels)):
         if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
             raise ValueError(f"{name} must be a list of labels, one per row or column of M; got a {type(labels).__name__}")
-    for name, title in (("x_title", x_title), ("y_title", y_title), ("value_title", value_title)):
-        check_str(name, title)
+    for name, text in (("x_title", x_title), ("y_title", y_title), ("value_title", value_title)):
+        check_str(name, text)
     if domain is not None and not (isinstance(domain, str) and domain == "symmetric"):
         domain = check_range("domain", domain)
     cell = None if cell is None else check_int("cell", cell, minimum=2, maximum=64)
