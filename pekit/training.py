@@ -38,7 +38,7 @@ from .tiny import TinyConfig, TinyTransformer, build_model
 
 __all__ = ["TEST_SEED", "TEST_EXAMPLES", "HistoryRow", "TrainResult", "train_tiny", "evaluate_tiny", "predict",
            "extrapolation_lengths", "extrapolation", "attention_maps", "held_out_example", "compare_attention",
-           "held_out_ceiling", "lesson", "STOP_REASONS"]
+           "held_out_ceiling", "source_positions", "source_attention", "clearest_head", "lesson", "extrapolation_lesson", "STOP_REASONS"]
 
 TEST_SEED = 2**40 + 7  # the held-out examples: a seed no training run in the lab uses
 TEST_EXAMPLES = 1000
@@ -275,6 +275,44 @@ def compare_attention(model: TinyTransformer, *, seed: int) -> dict:
             "predicted": predicted}
 
 
+def source_positions(task: str, seq_len: int) -> Tensor | None:
+    """For tasks that copy one input token to each answer, which: ``(seq_len,)`` indices
+    (``reverse``: ``L-1-i``, ``shift``: ``(i+1) mod L``); ``None`` for ``sort`` and
+    ``histogram``, whose answers are not a copy of one fixed position."""
+    i = torch.arange(check_int("seq_len", seq_len, minimum=1))
+    if task == "reverse":
+        return seq_len - 1 - i
+    if task == "shift":
+        return (i + 1) % seq_len
+    return None
+
+
+def source_attention(weights: Tensor, task: str, *, causal: bool) -> Tensor | None:
+    """How much each head looks where the answer is: for each layer and head, the mean weight
+    that answer position ``i`` puts on the input token it must copy (:func:`source_positions`),
+    ``(layers, num_heads)``; ``None`` when the task copies no fixed position. ``weights``:
+    ``(layers, num_heads, T, T)`` from :func:`attention_maps` (a decoder's answers are its last
+    ``T/2`` positions)."""
+    T = weights.shape[-1]
+    steps = T // 2 if causal else T
+    src = source_positions(task, steps)
+    if src is None:
+        return None
+    rows = torch.arange(steps) + (T - steps)
+    return weights[:, :, rows, src].mean(-1)
+
+
+def clearest_head(weights: Tensor, task: str, *, causal: bool) -> tuple[int, int, float] | None:
+    """The ``(layer, head, share)`` whose answers look hardest at the token they copy
+    (:func:`source_attention`), or ``None`` when the task copies no fixed position."""
+    shares = source_attention(weights, task, causal=causal)
+    if shares is None:
+        return None
+    best = int(shares.argmax())
+    layer, head = divmod(best, shares.shape[1])
+    return layer, head, float(shares[layer, head])
+
+
 def held_out_ceiling(task: str, seq_len: int, vocab: int, *, num_examples: int = TEST_EXAMPLES) -> float:
     """:func:`pekit.tasks.order_blind_ceiling` on the held-out examples of :func:`evaluate_tiny`."""
     return order_blind_ceiling(task, make_examples(task, num_examples, seq_len, vocab, seed=TEST_SEED)[0])
@@ -334,4 +372,28 @@ def lesson(task: str, kind: str, rows: Sequence[dict], ceiling: float) -> list[s
         else:
             said.append(f"The best scheme here is {best['positions']}: {_pct(best['seq_accuracy'])} of the "
                         "sequences right.")
+    return said
+
+
+def extrapolation_lesson(rows: dict[str, Sequence[dict]], seq_len: int) -> list[str]:
+    """What :func:`extrapolation` tables say, per scheme ``{scheme: rows}``, at the longest test
+    length: which scheme keeps the most tokens right and which the fewest, and which cannot be
+    asked at all."""
+    if not rows:
+        return []
+    longest = max(r["seq_len"] for table in rows.values() for r in table)
+    at = {p: next((r for r in table if r["seq_len"] == longest), None) for p, table in rows.items()}
+    known = {p: r["token_accuracy"] for p, r in at.items() if r is not None and r["token_accuracy"] is not None}
+    said = []
+    if known:
+        best = max(known, key=known.get)
+        worst = min(known, key=known.get)
+        text = (f"At {longest} tokens ({longest / seq_len:g} times the training length) {best} keeps "
+                f"{_pct(known[best])} of the tokens right")
+        if worst != best:
+            text += f", {worst} {_pct(known[worst])}"
+        said.append(text + ".")
+    blind = [p for p, r in at.items() if r is not None and r["token_accuracy"] is None]
+    if blind:
+        said.append(f"{', '.join(blind)} cannot be asked at all: its table has no vector past position {seq_len - 1}.")
     return said

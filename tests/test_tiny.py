@@ -14,7 +14,7 @@ import torch
 from torch.testing import assert_close
 
 import pekit
-from pekit import shipped, tasks
+from pekit import shipped, tasks, training
 from pekit.positions import SCHEMES
 from pekit.tiny import TinyConfig, build_model
 from pekit.training import (
@@ -258,6 +258,28 @@ def test_trained_reversal_attends_along_the_anti_diagonal():
     anti = lambda w: w.flip(-1).diagonal(dim1=-2, dim2=-1).mean(-1)  # noqa: E731  (layers, heads)
     assert anti(maps["trained"]).max() > 0.5 and anti(maps["untrained"]).max() < 0.3
     assert maps["predicted"].tolist() == maps["answers"].tolist() == maps["inputs"].flip(0).tolist()
+
+
+def test_source_attention_reads_the_copied_token():
+    w = torch.zeros(1, 2, 4, 4)
+    w[0, 0] = torch.eye(4).flip(-1)  # head 0 reads L-1-i: reversal
+    w[0, 1] = torch.eye(4).roll(1, dims=1)  # head 1 reads i+1: shift
+    # for 4 tokens, reading i+1 and reading L-1-i agree on half the rows (i = 1 and i = 3)
+    assert training.source_attention(w, "reverse", causal=False).tolist() == [[1.0, 0.5]]
+    assert training.source_attention(w, "shift", causal=False).tolist() == [[0.5, 1.0]]
+    assert training.source_attention(w, "sort", causal=False) is None
+    d = torch.zeros(1, 1, 8, 8)
+    d[0, 0, 4:, :4] = torch.eye(4).flip(-1)  # decoder: answer rows 4..7 read the input backwards
+    assert training.clearest_head(d, "reverse", causal=True) == (0, 0, 1.0)
+
+
+def test_extrapolation_lesson_follows_the_numbers():
+    rows = {"sinusoidal": [{"seq_len": 8, "token_accuracy": 1.0}, {"seq_len": 16, "token_accuracy": 0.25}],
+            "alibi": [{"seq_len": 8, "token_accuracy": 0.5}, {"seq_len": 16, "token_accuracy": 0.4}],
+            "learned": [{"seq_len": 8, "token_accuracy": 1.0}, {"seq_len": 16, "token_accuracy": None}]}
+    said = " ".join(training.extrapolation_lesson(rows, 8))
+    assert "At 16 tokens (2 times the training length) alibi keeps 40.0% of the tokens right, sinusoidal 25.0%" in said
+    assert "learned cannot be asked at all" in said
 
 
 # --- the lesson, from the numbers ----------------------------------------------------------------
