@@ -22,8 +22,9 @@ from pekit.tiny import KINDS
 from pages._jobs import DONE, Job, job_board
 from pages._settings import ChoiceSetting, IntSetting, _Base
 
-MAX_SECONDS = 60.0
-STOPPED = {"target": "every held-out sequence right", "steps": "step cap", "time": "time cap"}  # NaN: its message  # one training on the server: a time cap beside the step cap
+MAX_SECONDS = 60.0  # one training on the server: a time cap beside the step cap
+# why a run stopped, in the table (a NaN loss shows its whole message)
+STOPPED = {"target": "every held-out sequence right", "steps": "step cap", "time": "time cap"}
 WIDTHS = ("32", "64", "128", "256")
 HEAD_COUNTS = ("1", "2", "4", "8")
 
@@ -117,14 +118,22 @@ def jobs_for(run: Run, schemes: Sequence[str]) -> dict[str, Job | None]:
     return {positions: board.get(run.key(positions)) for positions in schemes}
 
 
-def sources(run: Run, schemes: Sequence[str]) -> tuple[tuple[str, str, float], ...]:
+def states(run: Run, schemes: Sequence[str]) -> dict[str, tuple[str | None, float]]:
+    """A snapshot of each scheme's training: its state (``None``: never asked for) and when it
+    finished (0 while it has not). The page reads the board once per run, through this, so
+    every part of one run tells the same story while trainings move on in the background."""
+    return {p: (None, 0.0) if j is None else (j.state, float(j.finished or 0.0))
+            for p, j in jobs_for(run, schemes).items()}
+
+
+def sources(run: Run, snapshot: dict[str, tuple[str | None, float]]) -> tuple[tuple[str, str, float], ...]:
     """Where each scheme's result comes from: ``(scheme, "trained", finished)`` for a training
     finished on this server, ``(scheme, "shipped", 0)`` for a checkpoint of the shipped
     settings, or ``(scheme, "missing", 0)``. Hashable: the cache key of the views."""
     out = []
-    for positions, job in jobs_for(run, schemes).items():
-        if job is not None and job.state == DONE:
-            out.append((positions, "trained", float(job.finished or 0)))
+    for positions, (state, finished) in snapshot.items():
+        if state == DONE:
+            out.append((positions, "trained", finished))
         elif run.shipped:
             out.append((positions, "shipped", 0.0))
         else:
@@ -169,9 +178,10 @@ def results_view(run: Run, where: tuple[tuple[str, str, float], ...]) -> dict:
     rows = [(p, e["seq_len"], e["token_accuracy"]) for p, r in records.items() for e in r["extrapolation"]
             if e["token_accuracy"] is not None]
     frame = pd.DataFrame(rows, columns=["scheme", "test length", "tokens right"])
-    extra = charts.line_chart(frame, x="test length", y="tokens right", series="scheme", x_title="test length (tokens)",
-                              y_title="share of tokens right", series_title="Scheme", y_domain=(0, 1), points=True,
-                              height=legend_room(len(records), 260), marks={f"trained on {run.seq_len}": run.seq_len}).spec()
+    extra = charts.line_chart(frame, x="test length", y="tokens right", series="scheme",
+                              x_title="test length (tokens)", y_title="share of tokens right", series_title="Scheme",
+                              y_domain=(0, 1), points=True, height=legend_room(len(records), 260),
+                              marks={f"trained on {run.seq_len}": run.seq_len}).spec()
     longer = training.extrapolation_lesson({p: r["extrapolation"] for p, r in records.items()}, run.seq_len)
     return {"table": table, "lesson": said, "ceiling": limit, "curves": curves, "extrapolation": extra,
             "longer": longer, "schemes": list(records)}

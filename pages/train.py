@@ -4,7 +4,7 @@ import streamlit as st
 
 from pages import _training as T
 from pages._display import show_chart
-from pages._jobs import FAILED, job_board
+from pages._jobs import DONE, FAILED, RUNNING, WAITING, job_board
 from pages._page import lab_page
 
 INTRO = (
@@ -60,9 +60,9 @@ with lab_page("train", "Train it yourself", INTRO, T.SETTINGS) as page:
         st.info("Choose at least one position scheme to compare.", icon=":material/checklist:")
         st.stop()
     run = T.Run(task, kind, seq_len, dim, layers, heads, steps, seed)
-    jobs = T.jobs_for(run, schemes)
-    running = [p for p, j in jobs.items() if j is not None and not j.over]
-    finished = [p for p, j in jobs.items() if j is not None and j.over]
+    snapshot = T.states(run, schemes)
+    running = [p for p, (state, _) in snapshot.items() if state in (WAITING, RUNNING)]
+    finished = [p for p, (state, _) in snapshot.items() if state in (DONE, FAILED)]
     b1, b2 = st.columns([1, 4])
     with b1:
         again = bool(finished) and not running
@@ -99,11 +99,13 @@ with lab_page("train", "Train it yourself", INTRO, T.SETTINGS) as page:
                     show_chart(curves[1])
 
         live()
-    for p, j in jobs.items():
-        if j is not None and j.state == FAILED:
-            st.error(f"Training {p} failed: {j.error}", icon=":material/error:")
+    for p, (state, _) in snapshot.items():
+        if state == FAILED:
+            failed = job_board().get(run.key(p))
+            st.error(f"Training {p} failed: {failed.error if failed is not None else 'unknown error'}",
+                     icon=":material/error:")
 
-    where = T.sources(run, schemes)
+    where = T.sources(run, snapshot)
     view = T.results_view(run, where)
     st.subheader("Results")
     if view["table"] is None:
