@@ -293,8 +293,10 @@ def test_lesson_follows_the_numbers():
     assert "above the 28.0%" in leaky and "no better" not in leaky
     decoder = " ".join(lesson("reverse", "decoder", [{**rows[0], "token_accuracy": 0.76, "seq_accuracy": 0.2}], 0.28))
     assert "76.0%" in decoder and "causal mask leaks" in decoder
-    hist = " ".join(lesson("histogram", "encoder", [{**rows[0], "token_accuracy": 0.97}], 1.0))
-    assert "97.0%" in hist and "can still learn it" in hist
+    hist = " ".join(lesson("histogram", "encoder", [{**rows[0], "token_accuracy": 0.97}, rows[1]], 1.0))
+    assert "97.0%" in hist and "costs nothing" in hist and "as many tokens as the best scheme" in hist
+    behind = " ".join(lesson("histogram", "decoder", [{**rows[0], "token_accuracy": 0.5}, rows[1]], 1.0))
+    assert "50.0%" in behind and "the gap is not about seeing order" in behind and "leaks" not in behind
     assert lesson("reverse", "encoder", [], 0.3) == []
 
 
