@@ -9,6 +9,7 @@ Timings warm up first, repeat, and report medians; on CUDA each timed call is wr
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -173,7 +174,63 @@ def bench_sentence(repeat: int = 7) -> None:
         browser.close()
 
 
-SECTIONS = {"sentence": bench_sentence, "encoding": bench_encoding, "rerun": bench_rerun, "redraw": bench_redraw, "sweep": bench_sweep}
+def bench_train() -> None:
+    """Tiny transformers on the training page's default reversal run (8 tokens, ~0.1 M
+    parameters), one CPU thread: the issue's targets as ratios, steps and seconds for every
+    scheme, the page's warm rerun and how often progress reaches it."""
+    from streamlit.testing.v1 import AppTest
+
+    from pekit import shipped
+    from pekit.training import train_tiny
+
+    print("## train: default reversal run, one CPU thread")
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        train_tiny("reverse", "sinusoidal", max_steps=5, device="cpu")  # warm-up
+        budget = 5.0
+        best = train_tiny(positions="sinusoidal", device="cpu", max_seconds=budget,
+                          **shipped.default_settings("encoder"))
+        print(f"encoder sinusoidal: {best.seq_accuracy:.2%} of sequences in {best.steps} steps, {best.seconds:.2f} s "
+              f"| accuracy / 99% target {best.seq_accuracy / 0.99:.3f} (>= 1) | seconds / 5 s {best.seconds / budget:.2f} "
+              "(<= 1)")
+        blind = train_tiny(positions="none", device="cpu", max_seconds=budget, **shipped.default_settings("encoder"))
+        print(f"encoder none, same budget: {blind.seq_accuracy:.2%} of sequences ({blind.token_accuracy:.2%} of tokens) "
+              f"in {blind.steps} steps | accuracy / 5% ceiling {blind.seq_accuracy / 0.05:.2f} (<= 1)")
+        gaps = []
+        for kind in ("encoder", "decoder"):
+            for positions in ("none", "sinusoidal", "learned", "rope", "alibi", "t5"):
+                stamps = []
+                r = train_tiny(positions=positions, device="cpu", callback=lambda row: stamps.append(time.perf_counter()),
+                               **shipped.default_settings(kind))
+                gaps += [b - a for a, b in zip(stamps, stamps[1:])]
+                first = next((h.step for h in r.history if h.seq_accuracy >= 0.99), None)
+                print(f"{kind:8s} {positions:11s} {r.steps:5d} steps {r.seconds:7.2f} s ({r.seconds / r.steps * 1e3:5.1f} "
+                      f"ms/step) | tokens {r.token_accuracy:7.2%} sequences {r.seq_accuracy:7.2%} | first batch at 99%: "
+                      f"step {first} | {r.stopped}")
+        gaps.sort()
+        p50, p99 = gaps[len(gaps) // 2], gaps[int(0.99 * (len(gaps) - 1))]
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"gap between two streamed steps ({len(gaps)} gaps): median {p50 * 1e3:.0f} ms, 99th percentile "
+              f"{p99 * 1e3:.0f} ms, longest {gaps[-1] * 1e3:.0f} ms (machine load {load:.1f} on {os.cpu_count()} cores); "
+              f"the page redraws progress every 0.5 s | 99th percentile / 0.5 s {p99 / 0.5:.2f} (<= 1)")
+        if torch.cuda.is_available():
+            gpu = train_tiny(positions="sinusoidal", device="cuda", **shipped.default_settings("encoder"))
+            cpu = train_tiny(positions="sinusoidal", device="cpu", **shipped.default_settings("encoder"))
+            print(f"cuda vs cpu, encoder sinusoidal: sequences {gpu.seq_accuracy:.2%} vs {cpu.seq_accuracy:.2%}, "
+                  f"steps {gpu.steps} vs {cpu.steps}")
+    finally:
+        torch.set_num_threads(before)
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("pages/train.py").run()
+    assert not at.exception, at.exception
+    seconds = median_seconds(at.run, repeats=21, warmup=3)
+    print(f"pages/train.py warm rerun (shipped results) {seconds * 1e3:7.1f} ms | ratio to 100 ms {seconds / 0.100:4.2f}")
+
+
+SECTIONS = {"sentence": bench_sentence, "encoding": bench_encoding, "rerun": bench_rerun, "redraw": bench_redraw, "sweep": bench_sweep,
+            "train": bench_train}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SECTIONS)

@@ -46,4 +46,9 @@ LAB_PAGES = [
             "Multi-head self-attention on a sentence you type: the weight map of every head, `valid_lens` "
             "masking step by step (and why a length of 0 gives zeros, not NaN), and the experiment behind "
             "'self-attention ignores order': shuffle the tokens, with and without positional encoding."),
+    LabPage("pages/train.py", "Train it yourself", ":material/model_training:",
+            "Does a model need positions to learn order?",
+            "What positions do for a model: tiny transformers learn to reverse, sort or shift their input in "
+            "seconds with sinusoidal, learned, rotary, ALiBi or T5 positions, and fail without any. Watch them "
+            "train, read their trained attention (an anti-diagonal for reversal), and test them on longer inputs."),
 ]

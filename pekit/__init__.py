@@ -11,7 +11,9 @@ Modules, one concept each: :mod:`~pekit.encodings` (sinusoidal and binary tables
 self-attention), :mod:`~pekit.similarity` and :mod:`~pekit.reduce` (measuring and summarising
 tables), :mod:`~pekit.binary` (the binary analogy), :mod:`~pekit.text` and :mod:`~pekit.order`
 (attention on a sentence, masking, order), :mod:`~pekit.seeded` (reproducible demo inputs),
-:mod:`~pekit.timing` and :mod:`~pekit.devices`.
+:mod:`~pekit.timing` and :mod:`~pekit.devices`; :mod:`~pekit.positions` (position schemes used in
+practice), :mod:`~pekit.tasks`, :mod:`~pekit.tiny`, :mod:`~pekit.training` and :mod:`~pekit.shipped`
+(tiny transformers trained in seconds, and the trained ones shipped with pekit).
 """
 
 from .attention import (
@@ -39,7 +41,9 @@ from .encodings import (
     sinusoidal_encoding,
     wavelengths,
 )
+from .positions import alibi_bias, alibi_slopes, t5_relative_buckets
 from .rotation import apply_rope, offset_rotation
+from .training import TrainResult, evaluate_tiny, train_tiny
 
 __version__ = "0.2.0"
 
@@ -48,6 +52,9 @@ __all__ = [
     "DotProductAttention",
     "MultiHeadAttention",
     "PositionalEncoding",
+    "TrainResult",
+    "alibi_bias",
+    "alibi_slopes",
     "apply_rope",
     "attention_scores",
     "binary_encoding",
@@ -57,6 +64,7 @@ __all__ = [
     "default_device",
     "describe_device",
     "dot_product_attention",
+    "evaluate_tiny",
     "frequencies",
     "frequency_table",
     "interleaved_to_concatenated",
@@ -67,6 +75,8 @@ __all__ = [
     "resolve_device",
     "sinusoidal_columns",
     "sinusoidal_encoding",
+    "t5_relative_buckets",
+    "train_tiny",
     "transpose_output",
     "transpose_qkv",
     "wavelengths",

@@ -1,0 +1,108 @@
+r"""Toy sequence tasks drawn from a seed, to show what position information does for a model.
+
+Every example is ``seq_len`` tokens drawn uniformly (with replacement) from ``0 .. vocab-1``,
+and an answer of the same length, one output per input position:
+
+- ``reverse``: :math:`y_i = x_{L-1-i}` (the input read backwards);
+- ``sort``: :math:`y = \mathrm{sorted}(x)` (ascending);
+- ``shift``: :math:`y_i = x_{(i+1) \bmod L}` (the token one place to the right, wrapping round);
+- ``histogram``: :math:`y_i = \#\{j : x_j = x_i\}` (how often position ``i``'s token occurs).
+
+The first three depend on order. ``histogram`` is the control: permuting the input permutes its
+answer the same way, so a model that is permutation-equivariant (self-attention without
+positions) can learn it, while it cannot reverse, sort or shift. How well an order-blind model
+can do at best (:func:`order_blind_ceiling`) is computed from the task, not assumed.
+
+References: the reversal/sorting/histogram probes of Weiss, Goldberg and Yahav, "Thinking Like
+Transformers" (ICML 2021); the equivariance argument of Haviv et al., "Transformer Language
+Models without Positional Encodings Still Learn Positional Information" (Findings of EMNLP 2022).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from ._checks import check_int
+
+__all__ = ["TASKS", "MAX_VOCAB", "MAX_SEQ_LEN", "check_task", "num_classes", "answers", "make_examples",
+           "order_blind_ceiling"]
+
+TASKS: tuple[str, ...] = ("reverse", "sort", "shift", "histogram")
+MAX_VOCAB = 64
+MAX_SEQ_LEN = 64
+MAX_EXAMPLES = 1 << 16
+
+
+def check_task(task: object) -> str:
+    if not isinstance(task, str) or task not in TASKS:
+        raise ValueError(f"task={str(task)[:40]!r} must be one of {', '.join(TASKS)}")
+    return task
+
+
+def num_classes(task: str, vocab: int, seq_len: int) -> int:
+    """How many answers the output layer chooses from: the ``vocab`` tokens, or for
+    ``histogram`` the counts ``0 .. 2*seq_len`` (so the model can also be asked about inputs up
+    to twice as long as it was trained on)."""
+    task = check_task(task)
+    return 2 * seq_len + 1 if task == "histogram" else vocab
+
+
+def answers(task: str, inputs: Tensor) -> Tensor:
+    """The answer of ``task`` for each row of ``inputs`` ``(batch, steps)`` int64 -> same shape."""
+    task = check_task(task)
+    if task == "reverse":
+        return inputs.flip(-1)
+    if task == "sort" or (task == "reverse" and steps % 2):
+        return inputs.sort(dim=-1).values
+    if task == "shift":
+        return inputs.roll(-1, dims=-1)
+    return (inputs[:, :, None] == inputs[:, None, :]).sum(-1)  # (batch, steps): count of x_i in x
+
+
+def make_examples(task: str, num_examples: int, seq_len: int, vocab: int, *, seed: int | None = None,
+                  generator: torch.Generator | None = None) -> tuple[Tensor, Tensor]:
+    """``num_examples`` examples of ``task`` on the CPU: inputs and answers, each
+    ``(num_examples, seq_len)`` int64. Drawn from ``generator`` (which advances) or, when none is
+    given, from a fresh one seeded with ``seed``: the same arguments give the same examples on
+    every machine."""
+    task = check_task(task)
+    num_examples = check_int("num_examples", num_examples, minimum=1, maximum=MAX_EXAMPLES)
+    seq_len = check_int("seq_len", seq_len, minimum=2, maximum=2 * MAX_SEQ_LEN)
+    vocab = check_int("vocab", vocab, minimum=2, maximum=MAX_VOCAB)
+    if generator is None:
+        generator = torch.Generator().manual_seed(check_int("seed", 0 if seed is None else seed, minimum=0,
+                                                            maximum=2**63 - 1))
+    inputs = torch.randint(0, vocab, (num_examples, seq_len), generator=generator)
+    return inputs, answers(task, inputs)
+
+
+def order_blind_ceiling(task: str, inputs: Tensor) -> float:
+    r"""The best expected token accuracy of any permutation-equivariant model on ``inputs``
+    ``(batch, steps)`` (e.g. an encoder without positions).
+
+    Such a model's output at position ``i`` can depend only on :math:`x_i` and the multiset of
+    all tokens. Given those, the inputs are equally likely in every order, so the answer's
+    distribution is known and the best guess is its mode:
+
+    - ``shift``, and ``reverse`` of an even length: the answer is one of the other ``L-1``
+      tokens, each equally likely: best :math:`\max_v c'_v / (L-1)`, :math:`c'` the counts of
+      the tokens other than :math:`x_i`;
+    - ``sort``, and ``reverse`` of an odd length (whose middle token is its own answer):
+      position ``i`` is equally likely to be any of the ``L`` places: best
+      :math:`\max_v c_v / L`, :math:`c` the counts of all tokens;
+    - ``histogram``: the answer is a function of :math:`x_i` and the multiset: 1.
+    Averaged over positions and examples.
+    """
+    task = check_task(task)
+    if task == "histogram":
+        return 1.0
+    batch, steps = inputs.shape
+    vocab = int(inputs.max()) + 1
+    counts = torch.zeros(batch, vocab, dtype=torch.long).scatter_add_(1, inputs, torch.ones_like(inputs))
+    if task == "sort" or (task == "reverse" and steps % 2):
+        return float(counts.max(dim=1).values.double().mean() / steps)
+    # counts of the other tokens, for each position: remove one copy of x_i
+    others = counts[:, None, :].expand(batch, steps, vocab).clone()
+    others.scatter_add_(2, inputs[:, :, None], -torch.ones(batch, steps, 1, dtype=torch.long))
+    return float(others.max(dim=2).values.double().mean() / (steps - 1))

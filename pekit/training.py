@@ -1,0 +1,410 @@
+r"""Training and evaluating tiny transformers: seeded, capped, streamed, reproducible on the CPU.
+
+:func:`train_tiny` trains a :class:`pekit.tiny.TinyTransformer` with AdamW on fresh seeded batches
+of a task (:mod:`pekit.tasks`) and stops at a target sequence accuracy, a step cap or a time
+cap, or when the loss stops being a number. Every step it streams one :class:`HistoryRow`
+``(step, loss, token_accuracy, seq_accuracy)`` to a callback; the accuracies are measured on that
+step's batch before the model learns from it, so each is measured on examples the model has
+never seen (progressive validation), at no extra cost. The final figures come from a held-out
+seeded test set (:func:`evaluate_tiny`), the same for every seed and every machine.
+
+:func:`extrapolation` asks a trained model about longer inputs than it was trained on (up to
+twice as long), :func:`attention_maps` returns what every head attends to on one example, and
+:func:`lesson` states in words what a table of results shows, from its numbers.
+
+References
+- Loshchilov and Hutter, "Decoupled Weight Decay Regularization" (ICLR 2019): AdamW.
+- Press, Smith and Lewis, "Train Short, Test Long" (ICLR 2022): length extrapolation per scheme.
+- Haviv et al., "Transformer Language Models without Positional Encodings Still Learn
+  Positional Information" (2022): a causal model finds positions without being given them.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from ._checks import check_float, check_int
+from .devices import resolve_device
+from .tasks import make_examples, order_blind_ceiling
+from .tiny import TinyConfig, TinyTransformer, build_model
+
+__all__ = ["TEST_SEED", "TEST_EXAMPLES", "STOP_REASONS", "HistoryRow", "TrainResult", "train_tiny", "evaluate_tiny",
+           "predict", "extrapolation_lengths", "extrapolation", "attention_maps", "held_out_example",
+           "compare_attention", "held_out_ceiling", "source_positions", "source_attention", "clearest_head", "lesson",
+           "extrapolation_lesson"]
+
+TEST_SEED = 2**40 + 7  # the held-out examples: a seed no training run in the lab uses
+TEST_EXAMPLES = 1000
+MAX_STEPS = 100_000
+STOP_REASONS = ("target", "steps", "time", "nan")
+
+
+class HistoryRow(NamedTuple):
+    """One training step: the batch's mean cross-entropy and the share of its answer tokens and
+    whole answers the model got right before learning from it."""
+
+    step: int
+    loss: float
+    token_accuracy: float
+    seq_accuracy: float
+
+
+@dataclass
+class TrainResult:
+    """What a training run gives: the held-out accuracies at the training length, how long it
+    ran and why it stopped, every step's :class:`HistoryRow`, and the trained model."""
+
+    config: TinyConfig
+    seed: int
+    token_accuracy: float
+    seq_accuracy: float
+    steps: int
+    seconds: float
+    stopped: str  # one of STOP_REASONS
+    message: str
+    history: list[HistoryRow]
+    model: TinyTransformer
+    settings: dict = field(default_factory=dict)  # lr, batch_size, caps: everything else that shaped the run
+
+    @property
+    def parameters(self) -> int:
+        return self.model.num_parameters()
+
+    def summary(self) -> dict:
+        """The run without the model: plain numbers and text (JSON-ready)."""
+        return {"config": self.config.to_dict(), "seed": self.seed, "token_accuracy": self.token_accuracy,
+                "seq_accuracy": self.seq_accuracy, "steps": self.steps, "seconds": self.seconds,
+                "stopped": self.stopped, "message": self.message, "parameters": self.parameters,
+                "settings": dict(self.settings)}
+
+
+def _accuracies(scores: Tensor, answers: Tensor) -> tuple[float, float]:
+    right = scores.argmax(-1) == answers  # (batch, steps)
+    return float(right.float().mean()), float(right.all(-1).float().mean())
+
+
+def train_tiny(
+    task: str,
+    positions: str,
+    *,
+    kind: str = "encoder",
+    seq_len: int = 8,
+    vocab: int = 16,
+    dim: int = 64,
+    layers: int = 2,
+    heads: int = 4,
+    max_steps: int = 1000,
+    seed: int = 0,
+    target: float | None = None,
+    callback: Callable[[HistoryRow], object] | None = None,
+    device: str | torch.device | None = None,
+    max_seconds: float | None = None,
+    batch_size: int = 64,
+    lr: float = 3e-3,
+    weight_decay: float = 0.01,
+    test_examples: int = TEST_EXAMPLES,
+) -> TrainResult:
+    """Train a tiny transformer on ``task`` with position scheme ``positions`` (see the module
+    docstring); returns a :class:`TrainResult`.
+
+    The initial weights depend only on the sizes and ``seed``, the batches only on the task,
+    sizes and ``seed``, so two runs with the same arguments on one CPU give the same weights.
+    Training stops after ``max_steps`` steps, after ``max_seconds`` seconds, when a step's batch
+    and then the held-out test set both reach sequence accuracy ``target`` (a fraction), or
+    when the loss is not finite (``stopped == "nan"``; ``message`` says at which step). A
+    ``callback`` gets every step's :class:`HistoryRow` as it happens.
+    """
+    config = TinyConfig(task, positions, kind, seq_len, vocab, dim, layers, heads).checked()
+    max_steps = check_int("max_steps", max_steps, minimum=1, maximum=MAX_STEPS)
+    seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
+    batch_size = check_int("batch_size", batch_size, minimum=1, maximum=4096)
+    test_examples = check_int("test_examples", test_examples, minimum=1, maximum=1 << 16)
+    lr = check_float("lr", lr, positive=True)
+    weight_decay = check_float("weight_decay", weight_decay, minimum=0.0)
+    if target is not None:
+        target = check_float("target", target, minimum=0.0, maximum=1.0)
+    if max_seconds is not None:
+        max_seconds = check_float("max_seconds", max_seconds, positive=True)
+    if callback is not None and not callable(callback):
+        raise ValueError("callback must be a function taking one HistoryRow")
+    dev = resolve_device(device)
+
+    model = build_model(config, seed=seed, device=dev)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    data = torch.Generator().manual_seed(seed)
+    test_inputs, test_answers = make_examples(task, test_examples, seq_len, vocab, seed=TEST_SEED)
+    test_inputs, test_answers = test_inputs.to(dev), test_answers.to(dev)
+
+    history: list[HistoryRow] = []
+    stopped, message = "steps", f"stopped at the step cap ({max_steps} steps)"
+    start = time.perf_counter()
+    step = 0
+    model.train()
+    while step < max_steps:
+        inputs, answers = make_examples(task, batch_size, seq_len, vocab, generator=data)
+        inputs, answers = inputs.to(dev), answers.to(dev)
+        scores = model(inputs)  # (batch, seq_len, num_classes)
+        loss = F.cross_entropy(scores.flatten(0, 1), answers.flatten())
+        loss_value = float(loss.detach())
+        if not math.isfinite(loss_value):
+            stopped = "nan"
+            message = (f"the loss became {loss_value} at step {step + 1}, so training stopped there: the weights "
+                       f"diverged (try a smaller learning rate than lr={lr:g})")
+            break
+        token_acc, seq_acc = _accuracies(scores.detach(), answers)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        step += 1
+        row = HistoryRow(step, loss_value, token_acc, seq_acc)
+        history.append(row)
+        if callback is not None:
+            callback(row)
+        if target is not None and seq_acc >= target:
+            if evaluate_tiny(model, task, seq_len=seq_len, inputs=(test_inputs, test_answers))[1] >= target:
+                stopped, message = "target", (f"reached the target of {target:.1%} of sequences right on the "
+                                              f"held-out set after {step} steps")
+                model.train()
+                break
+            model.train()
+        if max_seconds is not None and time.perf_counter() - start >= max_seconds:
+            stopped, message = "time", f"stopped at the time cap ({max_seconds:g} s) after {step} steps"
+            break
+    seconds = time.perf_counter() - start
+    token_acc, seq_acc = evaluate_tiny(model, task, seq_len=seq_len, inputs=(test_inputs, test_answers))
+    settings = {"batch_size": batch_size, "lr": lr, "weight_decay": weight_decay, "max_steps": max_steps,
+                "target": target, "max_seconds": max_seconds, "test_examples": test_examples, "device": str(dev)}
+    return TrainResult(config, seed, token_acc, seq_acc, step, seconds, stopped, message, history, model, settings)
+
+
+def predict(model: TinyTransformer, inputs: Tensor) -> Tensor:
+    """The model's answers to ``inputs`` ``(batch, steps)`` -> ``(batch, steps)`` (eval mode, no
+    gradients; the model is left in eval mode)."""
+    model.eval()
+    with torch.inference_mode():
+        return model(inputs.to(next(model.parameters()).device)).argmax(-1)
+
+
+def evaluate_tiny(
+    model: TinyTransformer,
+    task: str,
+    *,
+    seq_len: int,
+    num_examples: int = TEST_EXAMPLES,
+    seed: int = TEST_SEED,
+    inputs: tuple[Tensor, Tensor] | None = None,
+) -> tuple[float, float]:
+    """``(token_accuracy, seq_accuracy)`` of ``model`` on ``num_examples`` held-out examples of
+    ``task`` with ``seq_len`` tokens, drawn from ``seed`` (or on the given ``inputs``: a pair of
+    inputs and answers). ``seq_len`` may differ from the training length, up to twice it: a
+    scheme without positions that far (a learned table) raises ``ValueError`` saying so."""
+    if not isinstance(model, TinyTransformer):
+        raise ValueError(f"model must be a TinyTransformer; got a {type(model).__name__}")
+    if inputs is None:
+        seq_len = check_int("seq_len", seq_len, minimum=2, maximum=2 * model.config.seq_len)
+        model.check_inputs(torch.zeros(1, seq_len, dtype=torch.long))  # refuse before drawing examples
+        inputs = make_examples(task, num_examples, seq_len, model.config.vocab, seed=seed)
+    x, y = inputs
+    right = predict(model, x) == y.to(next(model.parameters()).device)  # (num_examples, seq_len)
+    return float(right.float().mean()), float(right.all(-1).float().mean())
+
+
+def extrapolation_lengths(seq_len: int, *, points: int = 9) -> list[int]:
+    """Test lengths from ``seq_len`` to ``2 * seq_len``, at most ``points`` of them, evenly spread."""
+    seq_len = check_int("seq_len", seq_len, minimum=2)
+    return sorted({round(seq_len + k * seq_len / (points - 1)) for k in range(points)})
+
+
+def extrapolation(model: TinyTransformer, task: str, lengths: Sequence[int] | None = None, *,
+                  num_examples: int = TEST_EXAMPLES) -> list[dict]:
+    """Accuracy at each test length (default :func:`extrapolation_lengths` of the training
+    length): rows ``{seq_len, token_accuracy, seq_accuracy, note}``. Where the model has no
+    positions for a length (a learned table), the accuracies are ``None`` and ``note`` says why."""
+    rows = []
+    for length in lengths or extrapolation_lengths(model.config.seq_len):
+        try:
+            token_acc, seq_acc = evaluate_tiny(model, task, seq_len=length, num_examples=num_examples)
+        except ValueError as err:
+            if model.config.positions != "learned":
+                raise
+            rows.append({"seq_len": int(length), "token_accuracy": None, "seq_accuracy": None,
+                         "note": f"no learned position past {model.positions.max_len - 1}: {err}"})
+            continue
+        rows.append({"seq_len": int(length), "token_accuracy": token_acc, "seq_accuracy": seq_acc, "note": ""})
+    return rows
+
+
+def held_out_example(task: str, seq_len: int, vocab: int) -> tuple[Tensor, Tensor]:
+    """The first example of the held-out set: inputs and answers, ``(seq_len,)`` each."""
+    x, y = make_examples(task, 1, seq_len, vocab, seed=TEST_SEED)
+    return x[0], y[0]
+
+
+def attention_maps(model: TinyTransformer, inputs: Tensor) -> tuple[Tensor, Tensor, list[str]]:
+    """What every head attends to on one example ``inputs`` ``(steps,)``: the weights
+    ``(layers, num_heads, T, T)`` on the CPU (``T`` the context, see :mod:`pekit.tiny`), the
+    model's answers ``(steps,)``, and a label per context position (the token, ``?`` for a
+    decoder's answer slot)."""
+    if not isinstance(inputs, Tensor) or inputs.dim() != 1:
+        raise ValueError("inputs must be one example, a (steps,) tensor of token ids")
+    answers = predict(model, inputs[None])[0]
+    weights = model.attention_weights()[:, 0].detach().cpu()  # (layers, num_heads, T, T)
+    labels = [str(int(t)) for t in inputs]
+    if model.config.causal:
+        labels += ["?"] * len(inputs)
+    return weights, answers.cpu(), labels
+
+
+def compare_attention(model: TinyTransformer, *, seed: int) -> dict:
+    """The trained ``model`` and the same model untrained (its initial weights, from ``seed``)
+    on the first held-out example: ``trained`` and ``untrained`` weights
+    ``(layers, num_heads, T, T)``, the context ``labels``, the ``inputs`` and right ``answers``
+    ``(steps,)`` and the trained model's ``predicted`` answers (all on the CPU)."""
+    cfg = model.config
+    x, y = held_out_example(cfg.task, cfg.seq_len, cfg.vocab)
+    trained, predicted, labels = attention_maps(model, x)
+    untrained = attention_maps(build_model(cfg, seed=seed, device=next(model.parameters()).device), x)[0]
+    return {"trained": trained, "untrained": untrained, "labels": labels, "inputs": x, "answers": y,
+            "predicted": predicted}
+
+
+def source_positions(task: str, seq_len: int) -> Tensor | None:
+    """For tasks that copy one input token to each answer, which: ``(seq_len,)`` indices
+    (``reverse``: ``L-1-i``, ``shift``: ``(i+1) mod L``); ``None`` for ``sort`` and
+    ``histogram``, whose answers are not a copy of one fixed position."""
+    i = torch.arange(check_int("seq_len", seq_len, minimum=1))
+    if task == "reverse":
+        return seq_len - 1 - i
+    if task == "shift":
+        return (i + 1) % seq_len
+    return None
+
+
+def source_attention(weights: Tensor, task: str, *, causal: bool) -> Tensor | None:
+    """How much each head looks where the answer is: for each layer and head, the mean weight
+    that answer position ``i`` puts on the input token it must copy (:func:`source_positions`),
+    ``(layers, num_heads)``; ``None`` when the task copies no fixed position. ``weights``:
+    ``(layers, num_heads, T, T)`` from :func:`attention_maps` (a decoder's answers are its last
+    ``T/2`` positions)."""
+    T = weights.shape[-1]
+    steps = T // 2 if causal else T
+    src = source_positions(task, steps)
+    if src is None:
+        return None
+    rows = torch.arange(steps) + (T - steps)
+    return weights[:, :, rows, src].mean(-1)
+
+
+def clearest_head(weights: Tensor, task: str, *, causal: bool) -> tuple[int, int, float] | None:
+    """The ``(layer, head, share)`` whose answers look hardest at the token they copy
+    (:func:`source_attention`), or ``None`` when the task copies no fixed position."""
+    shares = source_attention(weights, task, causal=causal)
+    if shares is None:
+        return None
+    best = int(shares.argmax())
+    layer, head = divmod(best, shares.shape[1])
+    return layer, head, float(shares[layer, head])
+
+
+def held_out_ceiling(task: str, seq_len: int, vocab: int, *, num_examples: int = TEST_EXAMPLES) -> float:
+    """:func:`pekit.tasks.order_blind_ceiling` on the held-out examples of :func:`evaluate_tiny`."""
+    return order_blind_ceiling(task, make_examples(task, num_examples, seq_len, vocab, seed=TEST_SEED)[0])
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def lesson(task: str, kind: str, rows: Sequence[dict], ceiling: float) -> list[str]:
+    """What a table of results says, in sentences built from its numbers.
+
+    ``rows``: one per scheme, ``{"positions", "token_accuracy", "seq_accuracy"}``; ``ceiling``
+    the best token accuracy an order-blind model can reach on the test set
+    (:func:`pekit.tasks.order_blind_ceiling`). Compares the model without
+    positions with that ceiling and with the best scheme."""
+    if not rows:
+        return []
+    by = {r["positions"]: r for r in rows}
+    best = max(rows, key=lambda r: (r["seq_accuracy"], r["token_accuracy"]))
+    said = []
+    none = by.get("none")
+    if none is not None:
+        tok, seq = none["token_accuracy"], none["seq_accuracy"]
+        margin = tok - ceiling
+        if ceiling >= 1.0:  # the answer does not depend on order (histogram)
+            others = [r for r in rows if r["positions"] != "none"]
+            top = max(others, key=lambda r: r["token_accuracy"]) if others else None
+            text = (f"Without positions the {kind} gets {_pct(tok)} of the tokens and {_pct(seq)} of the sequences "
+                    f"right on {task}, whose answer does not depend on order (permuting the input permutes the "
+                    "answer the same way), so being blind to order costs nothing here")
+            if top is not None and tok >= top["token_accuracy"] - 0.05:
+                text += f": as many tokens as the best scheme with positions ({top['positions']}, " \
+                        f"{_pct(top['token_accuracy'])})."
+            elif top is not None:
+                text += (f"; {top['positions']} gets {_pct(top['token_accuracy'])} of the tokens with the same "
+                         "training, so the gap is not about seeing order.")
+            else:
+                text += "."
+            said.append(text)
+        elif kind == "encoder":
+            if margin <= 0.02:
+                said.append(
+                    f"Without positions the encoder gets {_pct(tok)} of the tokens and {_pct(seq)} of the sequences "
+                    f"right: no better than the {_pct(ceiling)} that the best order-blind guess can reach on these "
+                    "examples. Self-attention without positions treats its input as a bag of tokens (permute the "
+                    f"input and its outputs permute the same way), so it cannot {task} them.")
+            else:
+                said.append(
+                    f"Without positions the encoder gets {_pct(tok)} of the tokens right, above the {_pct(ceiling)} "
+                    "an order-blind model can reach: something in these settings leaks order.")
+        elif margin > 0.02:
+            said.append(
+                f"Without positions the decoder still gets {_pct(tok)} of the tokens right ({_pct(seq)} of the "
+                f"sequences), above the {_pct(ceiling)} an order-blind model could reach: the causal mask leaks "
+                "position (each token sees only the tokens before it, so how many it sees tells where it is).")
+        else:
+            said.append(
+                f"Without positions the decoder gets {_pct(tok)} of the tokens right, no better than the "
+                f"{_pct(ceiling)} an order-blind model could reach: it has not yet found the position the causal "
+                "mask leaks (more steps may help).")
+    if best["positions"] != "none":
+        if none is not None and best["seq_accuracy"] > none["seq_accuracy"]:
+            said.append(
+                f"With {best['positions']} positions it gets {_pct(best['seq_accuracy'])} of the sequences right, "
+                f"against {_pct(none['seq_accuracy'])} without.")
+        else:
+            said.append(f"The best scheme here is {best['positions']}: {_pct(best['seq_accuracy'])} of the "
+                        "sequences right.")
+    return said
+
+
+def extrapolation_lesson(rows: dict[str, Sequence[dict]], seq_len: int) -> list[str]:
+    """What :func:`extrapolation` tables say, per scheme ``{scheme: rows}``, at the longest test
+    length: which scheme keeps the most tokens right and which the fewest, and which cannot be
+    asked at all."""
+    if not rows:
+        return []
+    longest = max(r["seq_len"] for table in rows.values() for r in table)
+    at = {p: next((r for r in table if r["seq_len"] == longest), None) for p, table in rows.items()}
+    known = {p: r["token_accuracy"] for p, r in at.items() if r is not None and r["token_accuracy"] is not None}
+    said = []
+    if known:
+        best = max(known, key=known.get)
+        worst = min(known, key=known.get)
+        text = (f"At {longest} tokens ({longest / seq_len:g} times the training length) {best} keeps "
+                f"{_pct(known[best])} of the tokens right")
+        if worst != best:
+            text += f", {worst} {_pct(known[worst])}"
+        said.append(text + ".")
+    blind = [p for p, r in at.items() if r is not None and r["token_accuracy"] is None]
+    if blind:
+        said.append(f"{', '.join(blind)} cannot be asked at all: its table has no vector past position {seq_len - 1}.")
+    return said

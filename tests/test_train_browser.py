@@ -1,0 +1,85 @@
+"""The training page in Chromium: press Train, see the progress and live curves, then the table.
+
+Skipped with a reason where Chromium or Playwright is missing, except in CI (``CI=true``).
+"""
+
+import os
+import time
+
+import pytest
+
+from benchmarks.browser import AppServer, PageWatch, chromium_missing_reason, launch, wait_for_script
+
+reason = chromium_missing_reason()
+if reason and os.environ.get("CI"):
+    raise RuntimeError(f"browser tests must run in CI: {reason}")
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason=reason or "")]
+
+
+@pytest.fixture(scope="module")
+def server():
+    with AppServer() as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+def open_page(browser, server, query, viewport):
+    context = browser.new_context(viewport=viewport)
+    pg = context.new_page()
+    watch = PageWatch(pg, server.url)
+    pg.goto(f"{server.url}/train?{query}")
+    wait_for_script(pg)
+    return context, pg, watch
+
+
+def test_press_train_see_progress_then_the_table(browser, server):
+    context, pg, watch = open_page(browser, server, "schemes=none,sinusoidal&steps=150&len=6&task=sort",
+                                   {"width": 1280, "height": 720})
+    try:
+        main = pg.locator('[data-testid="stMain"]')
+        assert "Press Train" in main.inner_text()
+        pg.get_by_role("button", name="Train").click()
+        progress = pg.locator('[data-testid="stProgress"]')
+        progress.first.wait_for(state="visible", timeout=60_000)
+        assert "Training 2 scheme(s)" in main.inner_text()
+        # the bar moves while the page stays responsive: its text changes between two looks
+        first = progress.first.inner_text()
+        deadline = time.monotonic() + 60
+        while progress.count() and progress.first.inner_text() == first and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert progress.count() == 0 or progress.first.inner_text() != first
+        table = pg.locator('[data-testid="stDataFrame"]').first
+        table.wait_for(state="visible", timeout=180_000)
+        wait_for_script(pg)
+        assert progress.count() == 0
+        text = main.inner_text()
+        assert "Results" in text and "Trained" in text
+        assert pg.locator('[data-testid="stException"]').count() == 0
+        assert pg.locator('[data-testid="stVegaLiteChart"]').count() >= 3
+        assert pg.get_by_role("button", name="Train again").count() == 1
+        assert not watch.problems(), watch.problems()
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1400, "height": 900}, {"width": 390, "height": 844}])
+def test_shipped_results_at_every_width(browser, server, viewport):
+    context, pg, watch = open_page(browser, server, "kind=decoder", viewport)
+    try:
+        assert pg.locator('[data-testid="stException"]').count() == 0
+        assert "causal mask leaks" in pg.locator('[data-testid="stMain"]').inner_text()
+        assert pg.locator('[data-testid="stDataFrame"]').count() == 3
+        width = pg.evaluate("document.documentElement.scrollWidth")
+        assert width <= viewport["width"] + 1, "the page scrolls sideways"
+        assert not watch.problems(), watch.problems()
+    finally:
+        context.close()

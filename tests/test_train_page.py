@@ -1,0 +1,104 @@
+"""The training page through Streamlit's AppTest: shipped results at once, a real (tiny) training
+through the job board, the lesson built from the numbers, links with good and bad values."""
+
+import pytest
+
+from pekit import shipped, training
+from pekit.positions import SCHEMES
+from streamlit.testing.v1 import AppTest
+
+from tests.test_app import ROOT, charts, link, open_app, texts, wait_for
+
+PAGE = "pages/train.py"
+MAPS = 2 * shipped.DEFAULTS["heads"]  # every head of one layer, trained and untrained
+DEFAULT_CHARTS = 2 + MAPS + 1  # curves, maps, extrapolation
+
+
+def table_rows(at):
+    return at.dataframe[0].value
+
+
+def test_defaults_open_with_the_shipped_results():
+    at = open_app(PAGE)
+    assert at.title[0].value == "Train it yourself"
+    frame = table_rows(at)
+    assert list(frame["scheme"]) == list(SCHEMES)
+    assert set(frame["result"]) == {"shipped checkpoint"}
+    metrics = shipped.recorded_metrics()
+    for _, row in frame.iterrows():
+        rec = metrics[f"encoder-{row['scheme']}"]
+        assert row["sequences right"] == f"{100 * rec['seq_accuracy']:.1f}%"
+        assert row["steps"] == rec["steps"]
+    body = texts(at)
+    # the lesson is the one pekit states from the recorded numbers
+    rows = [{"positions": s, "token_accuracy": metrics[f"encoder-{s}"]["token_accuracy"],
+             "seq_accuracy": metrics[f"encoder-{s}"]["seq_accuracy"]} for s in SCHEMES]
+    for sentence in training.lesson("reverse", "encoder", rows, training.held_out_ceiling("reverse", 8, 16)):
+        assert sentence in body
+    assert "no better than" in body
+    assert len(charts(at)) == DEFAULT_CHARTS
+    assert "learned cannot be asked at all: its table has no vector past position 7." in body
+    assert "of the answers' attention on exactly that token" in body
+    assert "406.01" in at.dataframe[1].value.to_string() and "147.18" in at.dataframe[2].value.to_string()
+    assert dict(at.query_params) == {}
+    assert not at.warning and not at.error
+
+
+def test_decoder_defaults_say_the_mask_leaks_position():
+    at = open_app(PAGE, {"kind": "decoder"})
+    assert set(table_rows(at)["result"]) == {"shipped checkpoint"}
+    assert "causal mask leaks" in texts(at)
+    assert at.radio(key="train.kind").value == "decoder"
+
+
+def test_train_runs_through_the_job_board_and_shows_the_trained_results():
+    at = open_app(PAGE, {"schemes": "none,learned", "steps": "12", "len": "6"})
+    assert not at.dataframe or "shipped checkpoint" not in table_rows(at).to_string()
+    assert any("Press **Train**" in i.value for i in at.info)
+    at.button[0].click().run()
+    wait_for(at, lambda: bool(at.dataframe) and len(table_rows(at)) == 2
+             and set(table_rows(at)["result"]) == {"trained on this server"})
+    frame = table_rows(at)
+    assert list(frame["scheme"]) == ["none", "learned"]
+    assert all(0 < s <= 12 for s in frame["steps"])
+    assert link(at) == {"schemes": "none,learned", "steps": "12", "len": "6", "map": "learned"}
+    assert at.button[0].label == "Train again"
+    # a second session with the same settings sees the same shared run, without training again
+    other = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)  # caches kept
+    other.query_params.update({"schemes": "none,learned", "steps": "12", "len": "6"})
+    other.run()
+    other.switch_page(PAGE).run()
+    assert other.dataframe and table_rows(other)["seconds"].tolist() == frame["seconds"].tolist()
+
+
+def test_no_scheme_chosen_says_so():
+    at = open_app(PAGE)
+    at.multiselect(key="train.schemes").set_value([]).run()
+    assert any("at least one position scheme" in i.value for i in at.info)
+    assert not at.exception
+
+
+@pytest.mark.parametrize("value", ["abc", "-5", "1e9", "none,rotary", "<script>alert(1)</script>", "🙂", ""])
+def test_garbage_in_every_setting_falls_back_with_a_note(value):
+    names = ["task", "kind", "schemes", "len", "d", "layers", "heads", "steps", "seed", "map", "layer"]
+    at = open_app(PAGE, {name: value for name in names} | {"unknown_key": value})
+    assert not at.exception
+    notes = " ".join(w.value for w in at.warning)
+    assert "unknown link setting" in notes
+    if value == "1e9":  # a valid seed: not the shipped settings, so nothing is trained yet
+        assert at.number_input(key="train.seed").value == 10**9
+        assert any("Press **Train**" in i.value for i in at.info)
+    else:
+        assert len(charts(at)) == DEFAULT_CHARTS, "the shipped view is still drawn"
+    for m in at.markdown:
+        assert "<script>" not in m.value
+
+
+def test_link_restores_the_view():
+    at = open_app(PAGE, {"task": "sort", "kind": "decoder", "schemes": "rope,none", "len": "12", "d": "32",
+                         "layers": "1", "heads": "2", "steps": "100", "seed": "3"})
+    assert at.selectbox(key="train.task").value == "sort"
+    assert at.multiselect(key="train.schemes").value == ["none", "rope"]
+    assert at.slider(key="train.len").value == 12 and at.select_slider(key="train.d").value == "32"
+    assert at.number_input(key="train.steps").value == 100 and at.number_input(key="train.seed").value == 3
+    assert not at.warning
