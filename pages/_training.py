@@ -201,7 +201,7 @@ def attention_view(run: Run, positions: str, source: str, stamp: float, layer: s
     specs = {}
     for which in ("trained", "untrained"):
         specs[which] = [charts.token_heatmap(maps[which][index, h], labels, labels, x_title="key", y_title="query",
-                                             value_title="weight", height=60 + 18 * len(labels)).spec()
+                                             value_title="weight").spec()
                         for h in range(maps[which].shape[1])]
     return {"specs": specs, "layer": index, "inputs": maps["inputs"].tolist(), "answers": maps["answers"].tolist(),
             "predicted": maps["predicted"].tolist(), "best": best, "before": before}
