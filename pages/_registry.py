@@ -39,4 +39,8 @@ LAB_PAGES = [
             "Multi-head self-attention on a sentence you type: the weight map of every head, `valid_lens` "
             "masking step by step (and why a length of 0 gives zeros, not NaN), and the experiment behind "
             "'self-attention ignores order': shuffle the tokens, with and without positional encoding."),
+    LabPage("pages/fixed_or_learned.py", "Fixed or learned positions", "🧭",
+            "Fixed or learned? A real pretrained model's (MiniLM's) 512 × 384 table of learned positions beside the "
+            "sinusoidal table of the same shape: both tables, P·Pᵀ, similarity against offset, their principal "
+            "components along the sequence, and how far each step moves."),
 ]

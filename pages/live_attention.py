@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from pekit import charts, order, seeded, text
+from pages import _minilm
 from pages._display import show_chart
 from pages._page import lab_page
 from pages._settings import BoolSetting, ChoiceSetting, IntSetting, TextSetting
@@ -82,12 +83,16 @@ INTRO = (
     "Type a sentence. Each token becomes a vector, multi-head self-attention mixes the vectors, "
     "and the weight maps show which tokens each token draws on. The weights here come from a "
     "freshly initialised (untrained) layer with a fixed seed, so the patterns are not "
-    "linguistically meaningful; the mechanics are exactly those of a trained model."
+    "linguistically meaningful; the mechanics are exactly those of a trained model. Choose MiniLM "
+    "to see a real pretrained model at work on the same sentence."
 )
-SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW]
+SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW] + _minilm.SETTINGS
 
 with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
     sentence = page.text(SENTENCE, help="Words and punctuation become tokens; at most 64 are used.")
+    if _minilm.model_choice(page):
+        _minilm.show(page, sentence)
+        st.stop()
     c1, c2, c3, c4 = st.columns([2, 2, 2, 1])
     with c1:
         hidden = int(page.select_slider(HIDDEN))

@@ -11,7 +11,8 @@ Modules, one concept each: :mod:`~pekit.encodings` (sinusoidal and binary tables
 self-attention), :mod:`~pekit.similarity` and :mod:`~pekit.reduce` (measuring and summarising
 tables), :mod:`~pekit.binary` (the binary analogy), :mod:`~pekit.text` and :mod:`~pekit.order`
 (attention on a sentence, masking, order), :mod:`~pekit.seeded` (reproducible demo inputs),
-:mod:`~pekit.timing` and :mod:`~pekit.devices`.
+:mod:`~pekit.pretrained` (a real pretrained model, all-MiniLM-L6-v2, run offline with pekit's
+attention), :mod:`~pekit.timing` and :mod:`~pekit.devices`.
 """
 
 from .attention import (
@@ -39,6 +40,13 @@ from .encodings import (
     sinusoidal_encoding,
     wavelengths,
 )
+from .pretrained import (
+    PretrainedAttention,
+    pretrained_attention,
+    pretrained_available,
+    pretrained_missing,
+    pretrained_position_table,
+)
 from .rotation import apply_rope, offset_rotation
 
 __version__ = "0.2.0"
@@ -48,6 +56,7 @@ __all__ = [
     "DotProductAttention",
     "MultiHeadAttention",
     "PositionalEncoding",
+    "PretrainedAttention",
     "apply_rope",
     "attention_scores",
     "binary_encoding",
@@ -64,6 +73,10 @@ __all__ = [
     "masked_softmax",
     "multi_head_attention",
     "offset_rotation",
+    "pretrained_attention",
+    "pretrained_available",
+    "pretrained_missing",
+    "pretrained_position_table",
     "resolve_device",
     "sinusoidal_columns",
     "sinusoidal_encoding",

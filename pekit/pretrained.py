@@ -72,18 +72,23 @@ __all__ = [
     "head_patterns",
     "NamedHead",
     "named_heads",
+    "patterns_frame",
     "TokenAttention",
     "token_attention",
+    "token_attention_frame",
     "ShuffledWords",
     "shuffle_words",
     "OrderEffect",
     "order_effect",
     "PositionsEffect",
     "positions_effect",
+    "layer_effects_frame",
     "PositionComponents",
     "position_components",
     "PositionTableSummary",
     "position_table_summary",
+    "ColourRange",
+    "colour_range",
 ]
 
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -494,6 +499,21 @@ def named_heads(patterns: HeadPatterns, *, threshold: float = 0.5) -> list[Named
     return sorted(found, key=lambda h: (-h.share, h.layer, h.head))
 
 
+def patterns_frame(patterns: HeadPatterns, *, threshold: float = 0.5):
+    """A table with one row per head: ``layer``, ``head``, the share of every pattern, and
+    ``named``: the strongest pattern when its share reaches ``threshold`` (else empty)."""
+    import pandas as pd
+
+    named = {(h.layer, h.head): h.pattern for h in named_heads(patterns, threshold=threshold)}
+    layers, heads, _ = patterns.shares.shape
+    frame = pd.DataFrame({"layer": [layer for layer in range(layers) for _ in range(heads)],
+                          "head": [head for _ in range(layers) for head in range(heads)]})
+    for p, name in enumerate(patterns.names):
+        frame[name] = patterns.shares[:, :, p].double().flatten().numpy()
+    frame["named"] = [named.get((layer, head), "") for layer, head in zip(frame["layer"], frame["head"])]
+    return frame
+
+
 # where one token looks -------------------------------------------------------------------------
 
 
@@ -526,6 +546,24 @@ def token_attention(result: PretrainedAttention, index: int) -> TokenAttention:
         else:
             top.append((index, float(mean[layer, index])))
     return TokenAttention(index, result.tokens[index], mean, per_head, top)
+
+
+def token_attention_frame(ta: TokenAttention, tokens: tuple[str, ...] | list[str]):
+    """One row per layer: the piece (besides ``[CLS]``, ``[SEP]`` and the query itself) with the
+    most weight averaged over heads, that weight, and the weight on ``[CLS]``, ``[SEP]`` and itself."""
+    import pandas as pd
+
+    T = ta.mean.shape[1]
+    if len(tokens) != T:
+        raise ValueError(f"tokens must hold the {T} word pieces the weights are over; got {len(tokens)}")
+    return pd.DataFrame({
+        "layer": list(range(ta.mean.shape[0])),
+        "most weight on": [f"{j} {tokens[j]}" for j, _ in ta.top],
+        "its weight": [w for _, w in ta.top],
+        "on [CLS]": ta.mean[:, 0].double().numpy(),
+        "on [SEP]": ta.mean[:, T - 1].double().numpy(),
+        "on itself": ta.mean[:, ta.index].double().numpy(),
+    })
 
 
 # word order and positions ----------------------------------------------------------------------
@@ -617,6 +655,17 @@ class PositionsEffect(NamedTuple):
         """``(layers,)``: ``change`` averaged over heads."""
         return self.change.mean(dim=1)
 
+    def strongest(self, pattern: str) -> tuple[int, int, float, float]:
+        """The head with the largest share of ``pattern`` with learned positions: its layer,
+        head, that share, and the same head's share with positions zeroed."""
+        if pattern not in self.learned.names:
+            raise ValueError(f"pattern={str(pattern)[:40]!r} must be one of {', '.join(self.learned.names)}")
+        p = self.learned.names.index(pattern)
+        shares = torch.nan_to_num(self.learned.shares[:, :, p], nan=-1.0)
+        flat = int(shares.argmax())
+        layer, head = divmod(flat, shares.shape[1])
+        return layer, head, float(self.learned.shares[layer, head, p]), float(self.zero.shares[layer, head, p])
+
 
 def positions_effect(learned: PretrainedAttention, zero: PretrainedAttention) -> PositionsEffect:
     """Compare a run with learned positions and one with them zeroed, on the same word pieces."""
@@ -624,6 +673,19 @@ def positions_effect(learned: PretrainedAttention, zero: PretrainedAttention) ->
         raise ValueError("learned and zero must be runs on the same word pieces")
     change = 0.5 * (learned.attentions.double() - zero.attentions.double()).abs().sum(-1).mean(-1)
     return PositionsEffect(change.float().cpu(), head_patterns(learned), head_patterns(zero))
+
+
+def layer_effects_frame(order: OrderEffect, positions: PositionsEffect):
+    """One row per layer: the largest weight change a word shuffle causes with learned and with
+    zeroed positions, and the mean change (total variation) that zeroing the positions causes."""
+    import pandas as pd
+
+    return pd.DataFrame({
+        "layer": list(range(len(order.gap["learned"]))),
+        "shuffle, learned positions: largest change": order.gap["learned"].double().numpy(),
+        "shuffle, positions zeroed: largest change": order.gap["zero"].double().numpy(),
+        "zeroing positions: mean change": positions.layer_change.double().numpy(),
+    })
 
 
 # the learned position table next to the sinusoidal one -------------------------------------------
@@ -640,6 +702,14 @@ class PositionComponents(NamedTuple):
     explained: Tensor
     crossings: Tensor
     periods: Tensor
+
+    def pairs(self, *, tolerance: float = 0.01) -> list[tuple[int, int]]:
+        """Neighbouring components ``(c, c + 1)`` whose strongest periods agree within
+        ``tolerance`` (relative): a wave drawn by two components, as the sine and cosine of
+        one frequency would be."""
+        p = self.periods.tolist()
+        return [(c, c + 1) for c in range(len(p) - 1)
+                if math.isfinite(p[c]) and abs(p[c] - p[c + 1]) <= tolerance * p[c]]
 
 
 def position_components(P: Tensor, k: int = 4) -> PositionComponents:
@@ -669,10 +739,34 @@ class PositionTableSummary(NamedTuple):
     principal components."""
 
     value_range: tuple[float, float]
-    norm_range: tuple[float, float]
+    norms: Tensor
     steps: Tensor
     offsets: object  # pekit.similarity.OffsetSimilarity of the rows scaled to length 1
     components: PositionComponents
+
+    @property
+    def norm_median(self) -> float:
+        """The median length of a row."""
+        return float(self.norms.median())
+
+    @property
+    def long_rows(self) -> list[int]:
+        """Rows more than twice as long as the median row."""
+        return torch.nonzero(self.norms > 2 * self.norms.median()).flatten().tolist()
+
+    @property
+    def long_steps(self) -> list[int]:
+        """``i`` where ``‖P[i+1] − P[i]‖`` is more than twice the median step."""
+        return torch.nonzero(self.steps > 2 * self.steps.median()).flatten().tolist()
+
+    @property
+    def largest_step(self) -> int:
+        """``i`` where ``‖P[i+1] − P[i]‖`` is largest."""
+        return int(self.steps.argmax())
+
+    def similarity_at(self, offset: int) -> float:
+        """Mean cosine similarity of rows ``offset`` apart."""
+        return float(self.offsets.mean[offset])
 
 
 def position_table_summary(P: Tensor, *, max_offset: int = 128, k: int = 4) -> PositionTableSummary:
@@ -687,5 +781,34 @@ def position_table_summary(P: Tensor, *, max_offset: int = 128, k: int = 4) -> P
     norms = torch.linalg.vector_norm(X, dim=1)
     unit = X / norms.clamp(min=1e-12)[:, None]
     return PositionTableSummary(
-        (float(X.min()), float(X.max())), (float(norms.min()), float(norms.max())), neighbour_distances(X),
+        (float(X.min()), float(X.max())), norms, neighbour_distances(X),
         similarity_by_offset(unit, max_offset=max_offset, num_starts=X.shape[0]), position_components(X, k))
+
+
+class ColourRange(NamedTuple):
+    """A colour scale's range for a matrix with a few extreme entries: ``low``..``high`` hold
+    all but ``beyond`` of its ``total`` entries, which take the end colours."""
+
+    low: float
+    high: float
+    beyond: int
+    total: int
+
+
+def colour_range(X: Tensor, *, share: float = 0.999, symmetric: bool = False) -> ColourRange:
+    """The range holding ``share`` of the entries of ``X`` (the ``(1 - share) / 2`` most extreme
+    at each end left out; with ``symmetric``, the ``share`` quantile of ``|X|`` on both sides),
+    so that one outlier does not wash out the rest of a picture."""
+    if not isinstance(X, Tensor) or X.numel() == 0 or not X.dtype.is_floating_point:
+        raise ValueError("X must be a non-empty floating-point tensor")
+    if not isinstance(share, (int, float)) or not 0 < share <= 1:
+        raise ValueError(f"share={share!r} must be a number in (0, 1]")
+    values = X.detach().double().flatten().cpu()
+    if symmetric:
+        bound = max(float(torch.quantile(values.abs(), share)), 1e-12)
+        low, high = -bound, bound
+    else:
+        low, high = (float(torch.quantile(values, (1 - share) / 2)), float(torch.quantile(values, (1 + share) / 2)))
+        high = high if high > low else low + 1e-12
+    beyond = int(((values < low) | (values > high)).sum())
+    return ColourRange(low, high, beyond, values.numel())

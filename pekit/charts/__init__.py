@@ -23,6 +23,7 @@ from .lines import (
     offset_similarity_chart,
 )
 from .matrices import MAX_PIXELS, MAX_RECT_MARKS, MAX_TOKEN_RECTS, drawing_blocks, heatmap, heatmap_frame, token_heatmap
+from .pretrained import head_gallery, neighbour_distance_chart, offset_similarity_comparison, position_components_chart
 
 __all__ = [
     "AXIS_FONT",
@@ -48,4 +49,8 @@ __all__ = [
     "layout_comparison_chart",
     "rotation_circle",
     "matrix_csv",
+    "head_gallery",
+    "offset_similarity_comparison",
+    "position_components_chart",
+    "neighbour_distance_chart",
 ]
