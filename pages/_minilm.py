@@ -159,10 +159,11 @@ def follow_view(text: str, index: int, layer: int) -> dict:
     run = minilm_run(text)
     ta = pretrained.token_attention(run["result"], index)
     tokens = run["tokens"]
-    per_layer = charts.token_heatmap(ta.mean, [f"layer {i}" for i in range(LAYERS)], tokens, x_title="key",
-                                     y_title="layer (mean over heads)", value_title="weight", height=200)
-    per_head = charts.token_heatmap(ta.per_head[layer], [f"head {h}" for h in range(HEADS)], tokens, x_title="key",
-                                    y_title=f"head of layer {layer}", value_title="weight", height=300)
+    # rows are numbered by the builder: layer i, head h
+    per_layer = charts.token_heatmap(ta.mean, [""] * LAYERS, tokens, x_title="key", y_title="layer (mean of heads)",
+                                     value_title="weight", domain=None, height=220)
+    per_head = charts.token_heatmap(ta.per_head[layer], [""] * HEADS, tokens, x_title="key",
+                                    y_title=f"head of layer {layer}", value_title="weight", domain=None, height=320)
     return {"per_layer": per_layer.spec(), "per_head": per_head.spec(), "top": ta.top, "token": ta.token,
             "frame": pretrained.token_attention_frame(ta, tokens)}
 
@@ -200,7 +201,7 @@ def show(page, sentence: str) -> None:
         return
     st.markdown(
         "**all-MiniLM-L6-v2**: a BERT encoder (6 layers × 12 heads, 384 hidden units, learned positions for 512 "
-        "slots) trained on a billion sentence pairs. Its weights come with the app and run in pekit's own "
+        "slots) fine-tuned on over a billion sentence pairs (its model card). Its weights come with the app and run in pekit's own "
         "`multi_head_attention`; the tests check every weight map against Hugging Face `transformers` to 1e-5."
     )
     try:
@@ -252,7 +253,8 @@ def heads_section(page, sentence: str, run: dict) -> None:
     st.caption("Each share is the weight a word piece puts on that kind of token, averaged over the word pieces of "
                "the text ([CLS] and [SEP] are not counted as queries). The kinds can overlap: the first piece's "
                "previous token is [CLS]. Attention to [CLS] or [SEP] is often a resting place: a head with "
-               "nothing to do for a word sends its weight there (Clark et al., 2019).")
+               "nothing to do for a word sends its weight there (Clark et al., 2019). 'same word' is empty "
+               "when no word of the text was split into pieces.")
 
 
 def follow_section(page, sentence: str, run: dict) -> None:
@@ -275,7 +277,8 @@ def follow_section(page, sentence: str, run: dict) -> None:
     st.dataframe(view["frame"], hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.3f")
                                 for c in ("its weight", "on [CLS]", "on [SEP]", "on itself")})
-    st.markdown(f"**Per head, layer {layer}** (the rows above are the means of these 12):")
+    st.caption("Colours span the range of the weights shown (see the legend), so small differences stay visible.")
+    st.markdown(f"**Per head, layer {layer}** (row {layer} above is the mean of these 12):")
     show_chart(view["per_head"])
 
 

@@ -92,6 +92,7 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
     sentence = page.text(SENTENCE, help="Words and punctuation become tokens; at most 64 are used.")
     if _minilm.model_choice(page):
         _minilm.show(page, sentence)
+        page.write_url()  # st.stop() ends the run before the link would be written
         st.stop()
     c1, c2, c3, c4 = st.columns([2, 2, 2, 1])
     with c1:
