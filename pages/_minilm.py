@@ -122,11 +122,14 @@ def shared_model():
     return pretrained.load_minilm()
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+# Cache sizes are bounded for a 1 GB host: a 128-piece text's weights take 4.7 MB, its gallery
+# about 1.5 MB of images.
+@st.cache_data(max_entries=8, show_spinner=False)
 def minilm_run(text: str) -> dict:
     shared_model()
     result = pretrained.pretrained_attention(text)
-    result = result._replace(attentions=result.attentions.cpu(), hidden_states=result.hidden_states.cpu())
+    # the page shows weights only: the hidden states are not kept
+    result = result._replace(attentions=result.attentions.cpu(), hidden_states=result.hidden_states[:0].cpu())
     patterns = pretrained.head_patterns(result)
     return {"result": result, "tokens": result.tokens, "word_ids": result.word_ids, "attentions": result.attentions.cpu(),
             "cut": result.cut, "clipped": result.clipped, "patterns": patterns,
@@ -141,7 +144,7 @@ def map_chart(text: str, layer: int, head: int) -> dict:
                                 y_title="query", value_title="weight").spec()
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=8, show_spinner=False)
 def gallery_chart(text: str, layer: int, head: int) -> dict:
     run = minilm_run(text)
     shares, names = run["patterns"].shares, run["patterns"].names
@@ -168,7 +171,7 @@ def follow_view(text: str, index: int, layer: int) -> dict:
             "frame": pretrained.token_attention_frame(ta, tokens)}
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=8, show_spinner=False)
 def order_view(text: str, seed: int, layer: int, head: int) -> dict:
     shared_model()
     learned = pretrained.pretrained_attention(text)

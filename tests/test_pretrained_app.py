@@ -223,7 +223,7 @@ def test_head_gallery_one_image_per_head_and_an_outline():
     A = torch.softmax(torch.randn(6, 12, 5, 5, generator=torch.Generator().manual_seed(0)), -1)
     drawn = pekit.charts.head_gallery(A, selected=(3, 5), notes=[[f"n{lay}{h}" for h in range(12)] for lay in range(6)])
     spec = drawn.chart.to_dict()
-    tiles, box = (list(spec["datasets"].values())[i] for i in (0, 1))
+    tiles, box = (spec["datasets"][spec["layer"][i]["data"]["name"]] for i in (0, 1))
     assert len(tiles) == 72 and {(t["layer"], t["head"]) for t in tiles} == {(lay, h) for lay in range(6) for h in range(12)}
     tile = next(t for t in tiles if (t["layer"], t["head"]) == (2, 7))
     assert tile["url"] == png_data_url(colorize(A[2, 7], vmin=0.0, vmax=1.0, palette="sequential"))

@@ -54,17 +54,19 @@ def head_gallery(
     if notes is not None and (len(notes) != layers or any(len(row) != heads for row in notes)):
         raise ValueError(f"notes must hold {layers} rows of {heads} texts")
     weights = attentions.detach().float().cpu()
+    # one colour lookup for all maps, then one PNG per map
+    rgb = colorize(weights.reshape(layers * heads * T, T), vmin=0.0, vmax=1.0, palette=palette)
+    rgb = rgb.reshape(layers, heads, T, T, 3)
     rows = []
     for layer in range(layers):
         for head in range(heads):
             rows.append({
                 "layer": layer, "head": head, "x0": head + _GAP / 2, "x1": head + 1 - _GAP / 2,
-                "y0": layer + _GAP / 2, "y1": layer + 1 - _GAP / 2,
-                "url": png_data_url(colorize(weights[layer, head], vmin=0.0, vmax=1.0, palette=palette)),
+                "y0": layer + _GAP / 2, "y1": layer + 1 - _GAP / 2, "url": png_data_url(rgb[layer, head]),
                 "name": f"layer {layer}, head {head}",
                 "note": notes[layer][head] if notes is not None else "",
             })
-    frame = pd.DataFrame(rows)
+    frame = alt.InlineData(values=rows)  # long strings: plain values, not a table to convert
     x_scale = alt.Scale(domain=[0, heads], nice=False, zero=False)
     y_scale = alt.Scale(domain=[0, layers], nice=False, zero=False, reverse=True)
     x_axis = alt.Axis(values=[h + 0.5 for h in range(heads)], labelExpr="'head ' + floor(datum.value)", grid=False,
@@ -77,9 +79,10 @@ def head_gallery(
     tiles = (
         alt.Chart(frame)
         .mark_image(aspect=False, smooth=False, cursor="pointer")
-        .encode(x=alt.X("x0", type="quantitative", title=None, scale=x_scale, axis=x_axis), x2=alt.X2("x1"),
-                y=alt.Y("y0", type="quantitative", title=None, scale=y_scale, axis=y_axis), y2=alt.Y2("y1"),
-                url=alt.Url("url", type="nominal"), tooltip=tooltip)
+        .encode(x=alt.X(field="x0", type="quantitative", title=None, scale=x_scale, axis=x_axis),
+                x2=alt.X2(field="x1"),
+                y=alt.Y(field="y0", type="quantitative", title=None, scale=y_scale, axis=y_axis),
+                y2=alt.Y2(field="y1"), url=alt.Url(field="url", type="nominal"), tooltip=tooltip)
         .add_params(pick)
     )
     parts = [tiles]
@@ -87,11 +90,11 @@ def head_gallery(
         layer, head = selected
         if not (0 <= layer < layers and 0 <= head < heads):
             raise ValueError(f"selected={selected} is not a (layer, head) of a {layers} x {heads} grid")
-        box = pd.DataFrame({"x0": [head + _GAP / 4], "x1": [head + 1 - _GAP / 4], "y0": [layer + _GAP / 4],
-                            "y1": [layer + 1 - _GAP / 4]})
+        box = alt.InlineData(values=[{"x0": head + _GAP / 4, "x1": head + 1 - _GAP / 4, "y0": layer + _GAP / 4,
+                                      "y1": layer + 1 - _GAP / 4}])
         parts.append(alt.Chart(box).mark_rect(filled=False, stroke="#e15759", strokeWidth=3, tooltip=None)
-                     .encode(x=alt.X("x0", type="quantitative", scale=x_scale), x2=alt.X2("x1"),
-                             y=alt.Y("y0", type="quantitative", scale=y_scale), y2=alt.Y2("y1")))
+                     .encode(x=alt.X(field="x0", type="quantitative", scale=x_scale), x2=alt.X2(field="x1"),
+                             y=alt.Y(field="y0", type="quantitative", scale=y_scale), y2=alt.Y2(field="y1")))
     scale = alt.Scale(domain=[0.0, 1.0], range=list(PALETTES[palette]), interpolate="rgb")
     parts.append(legend_layer((0.0, 1.0), scale, "weight", x=("x0", 0), y=("y0", 0)))
     chart = alt.layer(*parts).properties(height=tile_height * layers)
