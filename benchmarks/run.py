@@ -186,7 +186,10 @@ pretrained.load_minilm("cpu")
 t2 = time.perf_counter()
 pekit.pretrained_attention("The animal didn't cross the street because it was too tired.", device="cpu")
 t3 = time.perf_counter()
-print(json.dumps({"imports": t1 - t0, "load": t2 - t1, "first": t3 - t2,
+rss1 = psutil.Process().memory_info().rss
+# the weights may reach memory page by page as they are first read; read every one
+sum(float(t.sum()) for t in pretrained.load_minilm("cpu").parameters())
+print(json.dumps({"imports": t1 - t0, "load": t2 - t1, "first": t3 - t2, "rss_first": rss1 - rss0,
                   "rss": psutil.Process().memory_info().rss - rss0}))
 """
 
@@ -233,11 +236,12 @@ def bench_pretrained(repeat: int = 3) -> None:
     load = statistics.median(r["load"] for r in runs)
     first = statistics.median(r["first"] for r in runs)
     rss = statistics.median(r["rss"] for r in runs) / 2**20
+    rss_first = statistics.median(r["rss_first"] for r in runs) / 2**20
     print(f"cold load (files to model and tokenizer) {load:5.2f} s | ratio to target {load / 5:4.2f} (target <= 5 s)"
           f" | first sentence after it {first * 1e3:6.1f} ms | imports before it "
           f"{statistics.median(r['imports'] for r in runs):5.2f} s")
-    print(f"extra RSS of the loaded model (one process) {rss:6.1f} MiB | ratio to target {rss / 250:4.2f} "
-          "(target <= 250 MB)")
+    print(f"extra RSS of the loaded model (one process), every weight read {rss:6.1f} MiB | ratio to target "
+          f"{rss / 250:4.2f} (target <= 250 MB) | after the first sentence only {rss_first:6.1f} MiB")
     words = "the quick brown fox jumps over a lazy dog while it rains on the quiet town".split()
     text = " ".join(words[i % len(words)] for i in range(62))
     encoded = pretrained.encode_text(text, device="cpu")

@@ -319,8 +319,9 @@ def _load(device: torch.device) -> _Loaded:
 
             files = model_files()
             config = MiniLMConfig.from_file(files["config.json"])
-            with torch.device("meta"):
-                model = MiniLM(config)
+            # built on the CPU and then handed the checkpoint's tensors (assign=True: no copy); the
+            # meta device would skip the random initialisation but imports seconds of torch internals
+            model = MiniLM(config)
             weights = _rename(load_file(str(files["model.safetensors"]), device="cpu"))
             try:
                 model.load_state_dict(weights, strict=True, assign=True)
