@@ -229,8 +229,122 @@ def bench_train() -> None:
     print(f"pages/train.py warm rerun (shipped results) {seconds * 1e3:7.1f} ms | ratio to 100 ms {seconds / 0.100:4.2f}")
 
 
-SECTIONS = {"sentence": bench_sentence, "encoding": bench_encoding, "rerun": bench_rerun, "redraw": bench_redraw, "sweep": bench_sweep,
-            "train": bench_train}
+
+_COLD_LOAD = r"""
+import json, os, time
+import psutil
+t0 = time.perf_counter()
+import pekit, pekit.charts  # what a server has loaded before the model
+from pekit import pretrained
+t1 = time.perf_counter()
+rss0 = psutil.Process().memory_info().rss
+pretrained.load_minilm("cpu")
+t2 = time.perf_counter()
+pekit.pretrained_attention("The animal didn't cross the street because it was too tired.", device="cpu")
+t3 = time.perf_counter()
+rss1 = psutil.Process().memory_info().rss
+# the weights may reach memory page by page as they are first read; read every one
+sum(float(t.sum()) for t in pretrained.load_minilm("cpu").parameters())
+print(json.dumps({"imports": t1 - t0, "load": t2 - t1, "first": t3 - t2, "rss_first": rss1 - rss0,
+                  "rss": psutil.Process().memory_info().rss - rss0}))
+"""
+
+
+def _server_rss(query: str) -> tuple[float, float]:
+    """The app server's RSS after opening the live attention page, before and after MiniLM."""
+    import psutil
+    from playwright.sync_api import sync_playwright
+
+    from benchmarks.browser import AppServer, launch, wait_for_script
+
+    with AppServer() as server, sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{server.url}/live_attention")
+        wait_for_script(page)
+        before = psutil.Process(server.pid).memory_info().rss
+        page.goto(f"{server.url}/live_attention?{query}")
+        wait_for_script(page, 120_000)
+        after = psutil.Process(server.pid).memory_info().rss
+        browser.close()
+    return before, after
+
+
+def bench_pretrained(repeat: int = 3) -> None:
+    """all-MiniLM-L6-v2: cold load, a 64-piece sentence through all 6 layers with attentions on
+    one CPU thread (and on CUDA when present), extra memory, and the page's warm reruns."""
+    import json
+    import subprocess
+
+    from pekit import pretrained
+    from benchmarks.browser import chromium_missing_reason
+
+    problem = pretrained.pretrained_missing()
+    print("## pretrained: all-MiniLM-L6-v2 run by pekit")
+    if problem:
+        print(f"skipped: {problem}")
+        return
+    runs = []
+    for _ in range(repeat):  # a fresh process each time: nothing loaded yet (the files may be in the OS cache)
+        out = subprocess.run([sys.executable, "-c", _COLD_LOAD], capture_output=True, text=True, check=True,
+                             cwd=ROOT, env={**os.environ, "OMP_NUM_THREADS": "1"})
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    load = statistics.median(r["load"] for r in runs)
+    first = statistics.median(r["first"] for r in runs)
+    rss = statistics.median(r["rss"] for r in runs) / 2**20
+    rss_first = statistics.median(r["rss_first"] for r in runs) / 2**20
+    print(f"cold load (files to model and tokenizer) {load:5.2f} s | ratio to target {load / 5:4.2f} (target <= 5 s)"
+          f" | first sentence after it {first * 1e3:6.1f} ms | imports before it "
+          f"{statistics.median(r['imports'] for r in runs):5.2f} s")
+    print(f"extra RSS of the loaded model (one process), every weight read {rss:6.1f} MiB | ratio to target "
+          f"{rss / 250:4.2f} (target <= 250 MB) | after the first sentence only {rss_first:6.1f} MiB")
+    words = "the quick brown fox jumps over a lazy dog while it rains on the quiet town".split()
+    text = " ".join(words[i % len(words)] for i in range(62))
+    encoded = pretrained.encode_text(text, device="cpu")
+    assert len(encoded.ids) == 64, len(encoded.ids)
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        sec = median_seconds(lambda: pretrained.pretrained_attention(encoded, device="cpu"), repeats=21, warmup=3)
+    finally:
+        torch.set_num_threads(before)
+    print(f"cpu   64 word pieces, 6 layers, all attentions, 1 thread {sec * 1e3:6.1f} ms | ratio to target "
+          f"{sec / 0.150:4.2f} (target <= 150 ms)")
+    if torch.cuda.is_available():
+        gpu_encoded = pretrained.encode_text(text, device="cuda")
+        sec = median_seconds(lambda: pretrained.pretrained_attention(gpu_encoded, device="cuda"), repeats=21,
+                             warmup=3, device="cuda")
+        cpu_run = pretrained.pretrained_attention(encoded, device="cpu")
+        gpu_run = pretrained.pretrained_attention(gpu_encoded, device="cuda")
+        gap = (gpu_run.attentions.cpu() - cpu_run.attentions).abs().max().item()
+        hgap = (gpu_run.hidden_states.cpu() - cpu_run.hidden_states).abs().max().item()
+        print(f"cuda  64 word pieces {sec * 1e3:6.2f} ms | ratio to target {sec / 0.150:4.2f} | cuda vs cpu max "
+              f"|difference|: weights {gap:.1e}, hidden states {hgap:.1e}")
+    from streamlit.testing.v1 import AppTest
+
+    print("warm rerun in AppTest (target <= 100 ms median)")
+    views = [("pages/live_attention.py", {"model": "MiniLM (pretrained)", "mview": view}, f"MiniLM, {view}")
+             for view in ("Heads", "Follow a word", "Order and positions")]
+    for page, query, label in views + [("pages/fixed_or_learned.py", {}, "fixed or learned positions")]:
+        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+        at.query_params.update(query)
+        at.run()
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+        seconds = median_seconds(at.run, repeats=21, warmup=3)
+        print(f"{label:36s} {seconds * 1e3:7.1f} ms | ratio to target {seconds / 0.100:4.2f}")
+    reason = chromium_missing_reason()
+    if reason:
+        print(f"server RSS: skipped ({reason})")
+        return
+    before_rss, after_rss = _server_rss("model=MiniLM+%28pretrained%29")
+    extra = (after_rss - before_rss) / 2**20
+    print(f"app server RSS: {before_rss / 2**20:.0f} MiB on the untrained page, {after_rss / 2**20:.0f} MiB after "
+          f"MiniLM's first sentence: +{extra:.0f} MiB | ratio to target {extra / 250:4.2f} (target <= 250 MB)")
+
+
+SECTIONS = {"sentence": bench_sentence, "encoding": bench_encoding, "rerun": bench_rerun, "redraw": bench_redraw,
+            "sweep": bench_sweep, "train": bench_train, "pretrained": bench_pretrained}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SECTIONS)

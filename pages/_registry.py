@@ -51,4 +51,9 @@ LAB_PAGES = [
             "What positions do for a model: tiny transformers learn to reverse, sort or shift their input in "
             "seconds with sinusoidal, learned, rotary, ALiBi or T5 positions, and fail without any. Watch them "
             "train, read their trained attention (an anti-diagonal for reversal), and test them on longer inputs."),
+    LabPage("pages/fixed_or_learned.py", "Fixed or learned positions", ":material/explore:",
+            "Is a learned position table like the sine/cosine one?",
+            "Fixed or learned? A real pretrained model's (MiniLM's) 512 × 384 table of learned positions beside the "
+            "sinusoidal table of the same shape: both tables, P·Pᵀ, similarity against offset, their principal "
+            "components along the sequence, and how far each step moves."),
 ]

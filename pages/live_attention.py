@@ -3,6 +3,7 @@
 import streamlit as st
 
 from pekit import charts, order, seeded, text
+from pages import _minilm
 from pages._display import show_chart
 from pages._page import lab_page
 from pages._settings import BoolSetting, ChoiceSetting, IntSetting, TextSetting
@@ -116,14 +117,21 @@ def book_example():
 
 INTRO = (
     "Each token of your sentence becomes a vector; multi-head self-attention mixes them, and the maps show what "
-    "each token draws on. The layer is untrained (fixed seed): a trained model's mechanics, no meaning yet."
+    "each token draws on. The untrained layer (fixed seed) shows a trained model's mechanics, no meaning yet; "
+    "MiniLM is a real pretrained model, run here offline."
 )
-SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, SCALE, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW]
+SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, SCALE, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW] + _minilm.SETTINGS
 
 with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
-    c0, c1, c2, c3, c4 = st.columns([5, 2, 2, 2, 1.4], vertical_alignment="bottom")
+    cm, c0 = st.columns([2.2, 5], vertical_alignment="bottom")
+    with cm:
+        pretrained = _minilm.model_choice(page)
     with c0:
         sentence = page.text(SENTENCE, help="Words and punctuation become tokens; at most 64 are used.")
+    if pretrained:
+        _minilm.show(page, sentence)
+        st.stop()  # the link is written as the page closes
+    c1, c2, c3, c4 = st.columns([2, 2, 2, 1.4], vertical_alignment="bottom")
     with c1:
         hidden = int(page.select_slider(HIDDEN))
     with c2:

@@ -13,7 +13,9 @@ tables), :mod:`~pekit.binary` (the binary analogy), :mod:`~pekit.text` and :mod:
 (attention on a sentence, masking, order), :mod:`~pekit.seeded` (reproducible demo inputs),
 :mod:`~pekit.timing` and :mod:`~pekit.devices`; :mod:`~pekit.positions` (position schemes used in
 practice), :mod:`~pekit.tasks`, :mod:`~pekit.tiny`, :mod:`~pekit.training` and :mod:`~pekit.shipped`
-(tiny transformers trained in seconds, and the trained ones shipped with pekit).
+(tiny transformers trained in seconds, and the trained ones shipped with pekit);
+:mod:`~pekit.pretrained` (a real pretrained model, all-MiniLM-L6-v2, run offline with pekit's
+attention).
 """
 
 from .attention import (
@@ -42,6 +44,13 @@ from .encodings import (
     wavelengths,
 )
 from .positions import alibi_bias, alibi_slopes, t5_relative_buckets
+from .pretrained import (
+    PretrainedAttention,
+    pretrained_attention,
+    pretrained_available,
+    pretrained_missing,
+    pretrained_position_table,
+)
 from .rotation import apply_rope, offset_rotation
 from .training import TrainResult, evaluate_tiny, train_tiny
 
@@ -52,6 +61,7 @@ __all__ = [
     "DotProductAttention",
     "MultiHeadAttention",
     "PositionalEncoding",
+    "PretrainedAttention",
     "TrainResult",
     "alibi_bias",
     "alibi_slopes",
@@ -72,6 +82,10 @@ __all__ = [
     "masked_softmax",
     "multi_head_attention",
     "offset_rotation",
+    "pretrained_attention",
+    "pretrained_available",
+    "pretrained_missing",
+    "pretrained_position_table",
     "resolve_device",
     "sinusoidal_columns",
     "sinusoidal_encoding",

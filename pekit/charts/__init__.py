@@ -24,6 +24,7 @@ from .lines import (
     offset_similarity_chart,
 )
 from .matrices import MAX_PIXELS, MAX_RECT_MARKS, MAX_TOKEN_RECTS, drawing_blocks, heatmap, heatmap_frame, token_heatmap
+from .pretrained import head_gallery, neighbour_distance_chart, offset_similarity_comparison, position_components_chart
 
 __all__ = [
     "AXIS_FONT",
@@ -50,4 +51,8 @@ __all__ = [
     "rotation_circle",
     "architecture_chart",
     "matrix_csv",
+    "head_gallery",
+    "offset_similarity_comparison",
+    "position_components_chart",
+    "neighbour_distance_chart",
 ]

@@ -1,0 +1,195 @@
+"""Learned positions next to sinusoidal ones: all-MiniLM-L6-v2's 512 x 384 position table beside the
+sinusoidal table of the same shape.
+
+The section of ``pages/fixed_or_learned.py``: widgets, layout and text. pekit computes
+(``pekit.pretrained.position_table_summary`` over ``pekit.similarity``) and draws
+(``pekit.charts``); every sentence stating a number is made from the numbers by the functions
+at the top, which the tests call directly.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import pekit
+from pekit import charts, pretrained
+from pekit.reduce import block_summary
+from pekit.similarity import gram_block_means
+from pages._display import show_chart
+from pages._settings import IntSetting
+
+K = IntSetting("k", "Principal components", default=4, minimum=1, maximum=8)
+MAX_OFFSET = IntSetting("offset", "Largest offset δ", default=64, minimum=1, maximum=511)
+SETTINGS = [K, MAX_OFFSET]
+NAMES = ("learned (MiniLM)", "sinusoidal")
+SAME = 1e-4  # relative spread below which a quantity counts as the same everywhere
+
+
+# sentences from numbers ------------------------------------------------------------------------
+
+
+def colour_statement(colours: pretrained.ColourRange) -> str:
+    """What the colour scale of a picture leaves out."""
+    if not colours.beyond:
+        return f"Colours from {colours.low:.3g} to {colours.high:.3g}; every entry lies within."
+    return (f"Colours from {colours.low:.3g} to {colours.high:.3g}: {colours.beyond:,} of {colours.total:,} entries lie "
+            "beyond and take the end colours, so that they do not wash out the rest.")
+
+
+def values_statement(learned: pretrained.PositionTableSummary, sinusoidal: pretrained.PositionTableSummary) -> str:
+    lo, hi = learned.value_range
+    long_rows = learned.long_rows
+    rows = (f" Row{'s' if len(long_rows) > 1 else ''} {', '.join(map(str, long_rows))} "
+            f"{'are' if len(long_rows) > 1 else 'is'} more than twice as long as the median row ("
+            + ", ".join(f"{float(learned.norms[i]):.2f}" for i in long_rows) + f" against {learned.norm_median:.2f})."
+            if long_rows else " No row is more than twice as long as the median row.")
+    return (f"The learned values run from {lo:.3f} to {hi:.3f}, the sinusoidal ones from "
+            f"{sinusoidal.value_range[0]:.3f} to {sinusoidal.value_range[1]:.3f}. Every sinusoidal row has the same "
+            f"length, {sinusoidal.norm_median:.2f} (√(d/2)); the learned rows have a median length of "
+            f"{learned.norm_median:.2f}.{rows}")
+
+
+def offset_statement(learned: pretrained.PositionTableSummary, sinusoidal: pretrained.PositionTableSummary) -> str:
+    def band(s: pretrained.PositionTableSummary, name: str) -> str:
+        width = s.offsets.max_spread
+        if width < SAME:
+            return (f"for the {name} table the band stays a line (largest width {width:.1e}): how alike two rows are "
+                    "depends on their offset alone")
+        return (f"for the {name} table the band is up to {width:.2f} wide: how alike two rows are depends on where "
+                "they are, not only on how far apart")
+
+    shown = [d for d in (1, 2, 5, 10) if d < len(learned.offsets.mean) and d < len(sinusoidal.offsets.mean)]
+    values = "; ".join(f"δ = {d}: {learned.similarity_at(d):.2f} learned, {sinusoidal.similarity_at(d):.2f} sinusoidal"
+                       for d in shown)
+    return (f"Mean cosine similarity of rows δ apart: {values}. Over every start, "
+            f"{band(sinusoidal, 'sinusoidal')}; {band(learned, 'learned')}.")
+
+
+def components_statement(summary: pretrained.PositionTableSummary, name: str) -> str:
+    c = summary.components
+    n = c.scores.shape[0]
+    parts = []
+    for i in range(len(c.explained)):
+        period = float(c.periods[i])
+        wave = "a trend with no repeat" if period == float("inf") else (
+            "one slow wave over the whole table" if period >= n else f"a strongest period of {period:.1f} positions")
+        parts.append(f"PC{i + 1} {float(c.explained[i]):.1%} of the variance, {int(c.crossings[i])} sign changes, {wave}")
+    pairs = c.pairs()
+    pair_text = (" " + "; ".join(f"PC{a + 1} and PC{b + 1} share a period of {float(c.periods[a]):.1f} positions, "
+                                  "like the sine and cosine of one frequency" for a, b in pairs) + "."
+                 if pairs else " No two neighbouring components share a period.")
+    return f"{name}: " + "; ".join(parts) + "." + pair_text
+
+
+def steps_statement(learned: pretrained.PositionTableSummary, sinusoidal: pretrained.PositionTableSummary) -> str:
+    def describe(s: pretrained.PositionTableSummary, name: str) -> str:
+        lo, hi = float(s.steps.min()), float(s.steps.max())
+        if hi - lo <= SAME * hi:
+            return f"every step of the {name} table has the same length, {lo:.4f}"
+        i, long_steps = s.largest_step, s.long_steps
+        jumps = (", and more than twice the median at " + ", ".join(f"{j} → {j + 1} ({float(s.steps[j]):.3f})"
+                                                                  for j in long_steps)
+                 if long_steps else ", and no step is more than twice the median")
+        return (f"the {name} table's steps run from {lo:.4f} to {hi:.4f} (median {float(s.steps.median()):.4f}), "
+                f"the longest between positions {i} and {i + 1}{jumps}")
+
+    return f"{describe(sinusoidal, 'sinusoidal').capitalize()}; {describe(learned, 'learned')}."
+
+
+# cached work -----------------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading MiniLM's position table…")
+def tables() -> dict:
+    learned = pretrained.pretrained_position_table(device="cpu")  # (512, 384)
+    sinusoidal = pekit.sinusoidal_encoding(*learned.shape, device="cpu")  # the same shape
+    out = {}
+    for name, P in zip(NAMES, (learned, sinusoidal)):
+        table = block_summary(P, *charts.drawing_blocks(*P.shape, max_marks=charts.MAX_RECT_MARKS),
+                                     extremes=False)
+        colours = pretrained.colour_range(table.mean, symmetric=True)
+        table_chart = charts.heatmap(table, x_title="Column", y_title="Position",
+                                     domain=(colours.low, colours.high), height=300)
+        n = P.shape[0]
+        gram = gram_block_means(P, charts.drawing_blocks(n, n, max_marks=charts.MAX_RECT_MARKS)[0])
+        gram_colours = pretrained.colour_range(gram.mean)
+        gram_chart = charts.heatmap(gram, x_title="Position", y_title="Position", value_title="P[i]·P[k]",
+                                    palette="sequential", domain=(gram_colours.low, gram_colours.high), height=300)
+        out[name] = {"table": table_chart.spec(), "drawing": table_chart.drawing, "colours": colour_statement(colours),
+                     "gram": gram_chart.spec(), "gram_drawing": gram_chart.drawing,
+                     "gram_colours": colour_statement(gram_colours)}
+    return out
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def summaries(k: int, max_offset: int) -> dict:
+    learned = pretrained.pretrained_position_table(device="cpu")
+    sinusoidal = pekit.sinusoidal_encoding(*learned.shape, device="cpu")
+    s_learned = pretrained.position_table_summary(learned, max_offset=max_offset, k=k)
+    s_sin = pretrained.position_table_summary(sinusoidal, max_offset=max_offset, k=k)
+    return {
+        "values": values_statement(s_learned, s_sin),
+        "offsets": charts.offset_similarity_comparison({NAMES[0]: s_learned.offsets, NAMES[1]: s_sin.offsets}).spec(),
+        "offset_text": offset_statement(s_learned, s_sin),
+        "components": [charts.position_components_chart(s.components.scores, explained=s.components.explained).spec()
+                       for s in (s_learned, s_sin)],
+        "component_text": [components_statement(s_learned, "Learned"), components_statement(s_sin, "Sinusoidal")],
+        "steps": charts.neighbour_distance_chart({NAMES[0]: s_learned.steps, NAMES[1]: s_sin.steps}).spec(),
+        "step_text": steps_statement(s_learned, s_sin),
+    }
+
+
+# the section -----------------------------------------------------------------------------------
+
+
+def learned_positions_section(page) -> None:
+    missing = pretrained.pretrained_missing()
+    if missing:
+        st.warning(f"The pretrained model is not installed here. {missing.split(' Add ')[0]}", icon=":material/download:")
+        st.caption("Add it to this environment (no download happens while the app runs):")
+        st.code(pretrained.INSTALL_COMMAND, language="bash")
+        return
+    drawn = tables()
+    st.subheader("The two tables")
+    left, right = st.columns(2)
+    for column, name in zip((left, right), NAMES):
+        with column:
+            st.markdown(f"**{name}**: 512 positions × 384 columns")
+            show_chart(drawn[name]["table"], caption=drawn[name]["drawing"].describe("position(s)", "column(s)")
+                       + " " + drawn[name]["colours"])
+    c1, c2 = st.columns(2)
+    with c1:
+        k = page.slider(K, help="How many principal components of each table to plot.")
+    with c2:
+        max_offset = page.slider(MAX_OFFSET, help="The similarity chart runs from δ = 0 to this offset.")
+    view = summaries(k, max_offset)
+    st.markdown(view["values"])
+    st.caption("Each table has its own colour scale, symmetric around 0 (white).")
+
+    st.subheader("How alike are two positions? P·Pᵀ")
+    left, right = st.columns(2)
+    for column, name in zip((left, right), NAMES):
+        with column:
+            st.markdown(f"**{name}**")
+            show_chart(drawn[name]["gram"], caption=drawn[name]["gram_drawing"].describe("position(s)", "position(s)")
+                       + " " + drawn[name]["gram_colours"])
+    show_chart(view["offsets"])
+    st.markdown(view["offset_text"])
+    st.caption("Rows are scaled to length 1 first (cosine similarity), so the two tables share one axis; the band "
+               "runs from the smallest to the largest value over all 512 starting rows.")
+
+    st.subheader("Principal components against position")
+    st.latex(r"P - \bar P = U S V^\top,\qquad \text{PC}_c(i) = U_{ic}\,S_c")
+    left, right = st.columns(2)
+    for column, name, spec, text in zip((left, right), NAMES, view["components"], view["component_text"]):
+        with column:
+            st.markdown(f"**{name}**")
+            show_chart(spec)
+            st.markdown(text)
+    st.caption("The sign of each component is chosen so that it rises with position on the whole; 'strongest "
+               "period': the period of the largest peak in its Fourier spectrum.")
+
+    st.subheader("Distance between neighbours along the sequence")
+    show_chart(view["steps"])
+    st.markdown(view["step_text"])
+    st.caption("‖P[i+1] − P[i]‖ on a log axis (the two tables' scales differ).")

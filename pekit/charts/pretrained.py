@@ -1,0 +1,180 @@
+"""Charts of a pretrained model: every head's attention map at once, and the learned position
+table next to the sinusoidal one.
+
+References
+- Clark et al., "What Does BERT Look At?" (2019), figure 1: a grid of every layer's and
+  head's attention map, small enough to see all of them at once, the layout of
+  :func:`head_gallery`.
+- The encoding heatmap page's similarity and neighbour-distance charts, here with one series
+  per table so a learned and a fixed table can be read on the same axes.
+
+Like every builder, these take tensors or pekit results and return :class:`~pekit.charts.Drawn`;
+they never call streamlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import altair as alt
+import pandas as pd
+import torch
+from torch import Tensor
+
+from ..similarity import OffsetSimilarity
+from ._common import SERIES_COLORS, Drawing, Drawn, legend_layer, texts, tip
+from ._png import PALETTES, colorize, png_data_url
+
+__all__ = ["PICK", "head_gallery", "offset_similarity_comparison", "position_components_chart",
+           "neighbour_distance_chart"]
+
+PICK = "pick"  # the name of the gallery's click selection (a page reads the clicked layer and head from it)
+_GAP = 0.12  # space between two tiles, in tiles
+
+
+def head_gallery(
+    attentions: Tensor,
+    *,
+    selected: tuple[int, int] | None = None,
+    notes: Sequence[Sequence[str]] | None = None,
+    palette: str = "sequential",
+    tile_height: int = 74,
+) -> Drawn:
+    """All ``(layers, num_heads, T, T)`` attention maps as a grid of small images, layers down
+    and heads across, on one colour scale from 0 to 1. ``selected`` outlines one
+    ``(layer, head)``; ``notes[layer][head]`` is shown on hover beside the head's name.
+
+    A click on a map selects its ``layer`` and ``head`` (a point selection named
+    :data:`PICK`), so a page can enlarge it. Each map is one image of ``T x T`` pixels drawn
+    without smoothing: every weight is a pixel, nothing is averaged.
+    """
+    if not isinstance(attentions, Tensor) or attentions.dim() != 4 or attentions.shape[-1] != attentions.shape[-2]:
+        raise ValueError("attentions must be a tensor of shape (layers, num_heads, T, T)")
+    layers, heads, T, _ = attentions.shape
+    if notes is not None and (len(notes) != layers or any(len(row) != heads for row in notes)):
+        raise ValueError(f"notes must hold {layers} rows of {heads} texts")
+    weights = attentions.detach().float().cpu()
+    # one colour lookup for all maps, then one PNG per map
+    rgb = colorize(weights.reshape(layers * heads * T, T), vmin=0.0, vmax=1.0, palette=palette)
+    rgb = rgb.reshape(layers, heads, T, T, 3)
+    rows = []
+    for layer in range(layers):
+        for head in range(heads):
+            rows.append({
+                "layer": layer, "head": head, "x0": head + _GAP / 2, "x1": head + 1 - _GAP / 2,
+                "y0": layer + _GAP / 2, "y1": layer + 1 - _GAP / 2, "url": png_data_url(rgb[layer, head]),
+                "name": f"layer {layer}, head {head}",
+                "note": notes[layer][head] if notes is not None else "",
+            })
+    frame = alt.InlineData(values=rows)  # long strings: plain values, not a table to convert
+    x_scale = alt.Scale(domain=[0, heads], nice=False, zero=False)
+    y_scale = alt.Scale(domain=[0, layers], nice=False, zero=False, reverse=True)
+    x_axis = alt.Axis(values=[h + 0.5 for h in range(heads)], labelExpr="'head ' + floor(datum.value)", grid=False,
+                      ticks=False, domain=False, orient="top", labelAngle=0)
+    y_axis = alt.Axis(values=[layer + 0.5 for layer in range(layers)], labelExpr="'layer ' + floor(datum.value)",
+                      grid=False, ticks=False, domain=False)
+    pick = alt.selection_point(name=PICK, fields=["layer", "head"], on="click", toggle=False, clear=False,
+                               empty=False)
+    tooltip = [tip("name", "map"), tip("note", "strongest pattern")] if notes is not None else [tip("name", "map")]
+    tiles = (
+        alt.Chart(frame)
+        .mark_image(aspect=False, smooth=False, cursor="pointer")
+        .encode(x=alt.X(field="x0", type="quantitative", title=None, scale=x_scale, axis=x_axis),
+                x2=alt.X2(field="x1"),
+                y=alt.Y(field="y0", type="quantitative", title=None, scale=y_scale, axis=y_axis),
+                y2=alt.Y2(field="y1"), url=alt.Url(field="url", type="nominal"), tooltip=tooltip)
+        .add_params(pick)
+    )
+    parts = [tiles]
+    if selected is not None:
+        layer, head = selected
+        if not (0 <= layer < layers and 0 <= head < heads):
+            raise ValueError(f"selected={selected} is not a (layer, head) of a {layers} x {heads} grid")
+        box = alt.InlineData(values=[{"x0": head + _GAP / 4, "x1": head + 1 - _GAP / 4, "y0": layer + _GAP / 4,
+                                      "y1": layer + 1 - _GAP / 4}])
+        parts.append(alt.Chart(box).mark_rect(filled=False, stroke="#e15759", strokeWidth=3, tooltip=None)
+                     .encode(x=alt.X(field="x0", type="quantitative", scale=x_scale), x2=alt.X2(field="x1"),
+                             y=alt.Y(field="y0", type="quantitative", scale=y_scale), y2=alt.Y2(field="y1")))
+    scale = alt.Scale(domain=[0.0, 1.0], range=list(PALETTES[palette]), interpolate="rgb")
+    parts.append(legend_layer((0.0, 1.0), scale, "weight", x=("x0", 0), y=("y0", 0)))
+    chart = alt.layer(*parts).properties(height=tile_height * layers)
+    return Drawn(chart, Drawing("image", (layers * T, heads * T), (layers * T, heads * T), (1, 1), hover=False))
+
+
+def offset_similarity_comparison(sims: Mapping[str, OffsetSimilarity], *, y_title: str = "cos(P[i], P[i+δ])",
+                                 height: int = 280) -> Drawn:
+    """One line per table: the mean similarity of rows ``δ`` apart against ``δ``, inside a band
+    from the smallest to the largest value over the starting rows (a band that stays a line
+    means the offset alone decides)."""
+    if not sims:
+        raise ValueError("sims must name at least one table")
+    frames = []
+    for name, sim in sims.items():
+        frames.append(pd.DataFrame({"table": name, "offset": sim.offsets.numpy(), "mean": sim.mean.double().numpy(),
+                                    "min": sim.minimum.double().numpy(), "max": sim.maximum.double().numpy(),
+                                    "starts": sim.count.numpy()}))
+    frame = pd.concat(frames, ignore_index=True)
+    frame["mean text"] = texts(frame["mean"])
+    frame["range"] = [f"{a:.6f} to {b:.6f}" for a, b in zip(frame["min"], frame["max"])]
+    names = list(sims)
+    color = alt.Color("table", type="nominal", title="Table", sort=names, scale=alt.Scale(range=SERIES_COLORS),
+                      legend=alt.Legend(orient="bottom"))
+    base = alt.Chart(frame).encode(x=alt.X("offset", type="quantitative", title="Offset δ (positions)"), color=color)
+    band = base.mark_area(opacity=0.25).encode(y=alt.Y("min", type="quantitative", title=y_title), y2=alt.Y2("max"))
+    line = base.mark_line().encode(
+        y=alt.Y("mean", type="quantitative"),
+        tooltip=[tip("table"), alt.Tooltip("offset", type="quantitative"), tip("mean text", "mean"), tip("range"),
+                 alt.Tooltip("starts", type="quantitative", title="starts measured")])
+    count = len(sims[names[0]].offsets)
+    return Drawn((band + line).properties(height=height),
+                 Drawing("lines", (count, len(names)), (count, len(names)), (1, 1), hover=True))
+
+
+def position_components_chart(scores: Tensor, *, explained: Tensor | None = None, height: int = 300) -> Drawn:
+    """The first principal components of a position table against position: ``scores``
+    ``(positions, k)`` (e.g. :func:`pekit.pretrained.position_components`), one line each,
+    every position a point on its line (no thinning: a fast wave stays a wave)."""
+    if not isinstance(scores, Tensor) or scores.dim() != 2:
+        raise ValueError("scores must be a tensor of shape (positions, k)")
+    n, k = scores.shape
+    names = [f"PC{c + 1}" + ("" if explained is None else f" ({float(explained[c]):.1%})") for c in range(k)]
+    frame = pd.DataFrame({"position": torch.arange(n).repeat(k).numpy(),
+                          "component": [name for name in names for _ in range(n)],
+                          "score": scores.detach().T.double().flatten().numpy()})
+    return _series(frame, "position", "score", "component", x_title="Position", y_title="Coordinate",
+                   series_title="Component (share of variance)", height=height)
+
+
+def neighbour_distance_chart(steps: Mapping[str, Tensor], *, height: int = 280) -> Drawn:
+    """``‖P[i+1] − P[i]‖`` against ``i`` for each named table, on a log axis (the tables'
+    scales differ), every step a point on its line."""
+    if not steps:
+        raise ValueError("steps must name at least one table")
+    frame = pd.concat([pd.DataFrame({"table": name, "position": torch.arange(len(s)).numpy(),
+                                     "distance": s.detach().double().cpu().numpy()}) for name, s in steps.items()],
+                      ignore_index=True)
+    return _series(frame, "position", "distance", "table", x_title="Position i", y_title="‖P[i+1] − P[i]‖",
+                   series_title="Table", height=height, log_y=True)
+
+
+def _series(frame: pd.DataFrame, x: str, y: str, series: str, *, x_title: str, y_title: str, series_title: str,
+            height: int, log_y: bool = False) -> Drawn:
+    """Every row a point on its series' line, the legend above the plot (so the plot keeps its
+    height in a narrow column)."""
+    names = list(dict.fromkeys(frame[series]))
+    frame = frame.copy()
+    frame["y text"] = texts(frame[y], ".6g")
+    chart = (
+        alt.Chart(frame)
+        .mark_line(strokeWidth=1.2)
+        .encode(x=alt.X(x, type="quantitative", title=x_title, scale=alt.Scale(nice=False, zero=False)),
+                y=alt.Y(y, type="quantitative", title=y_title, scale=alt.Scale(type="log") if log_y else alt.Scale()),
+                color=alt.Color(series, type="nominal", title=series_title, sort=names,
+                                scale=alt.Scale(range=SERIES_COLORS),
+                                legend=alt.Legend(orient="top", direction="horizontal", columns=2, labelLimit=300)),
+                tooltip=[tip(series, series_title), alt.Tooltip(x, type="quantitative", title=x_title),
+                         tip("y text", y_title)])
+        .properties(height=height)
+    )
+    rows = len(frame) // max(len(names), 1)
+    return Drawn(chart, Drawing("lines", (rows, len(names)), (rows, len(names)), (1, 1), hover=True))
