@@ -164,9 +164,9 @@ def follow_view(text: str, index: int, layer: int) -> dict:
     tokens = run["tokens"]
     # rows are numbered by the builder: layer i, head h
     per_layer = charts.token_heatmap(ta.mean, [""] * LAYERS, tokens, x_title="key", y_title="layer (mean of heads)",
-                                     value_title="weight", domain=None, height=220)
+                                     value_title="weight", domain=None)
     per_head = charts.token_heatmap(ta.per_head[layer], [""] * HEADS, tokens, x_title="key",
-                                    y_title=f"head of layer {layer}", value_title="weight", domain=None, height=320)
+                                    y_title=f"head of layer {layer}", value_title="weight", domain=None)
     return {"per_layer": per_layer.spec(), "per_head": per_head.spec(), "top": ta.top, "token": ta.token,
             "frame": pretrained.token_attention_frame(ta, tokens)}
 
