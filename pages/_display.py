@@ -33,12 +33,24 @@ def show_chart(spec: dict, *, title: str | None = None, caption: str | None = No
         width = "content"
     else:
         width = int(spec.get("usermeta", {}).get("width") or 0) or "stretch"
-    st.vega_lite_chart(spec=spec, width=width)
+    fingerprint = getattr(spec, "fingerprint", None)
+    if isinstance(fingerprint, str):
+        _draw_known(fingerprint, width, spec)
+    else:
+        st.vega_lite_chart(spec=spec, width=width)
     if caption:
         st.caption(caption)
     charts = shown_charts.get()
     if charts is not None:
         charts.append(Shown(title or _title_of(spec) or f"Chart {len(charts) + 1}", spec, csv))
+
+
+# A chart drawn before, in any session, is sent again as the message Streamlit built the first
+# time (the cache replays it): no JSON, no table conversion, no hashing of its data on a rerun.
+# A spec is at most about a megabyte of data; the bound keeps the cache to a few hundred MB.
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _draw_known(fingerprint: str, width: str | int, _spec: dict) -> None:
+    st.vega_lite_chart(spec=_spec, width=width)
 
 
 def _title_of(spec: dict) -> str | None:

@@ -132,6 +132,8 @@ def test_to_spec_sends_one_table_beside_a_spec_that_depends_only_on_the_shape():
     a, b = spec(torch.randn(8, 8), list("abcdefgh")), spec(torch.randn(8, 8), list("stuvwxyz"))
     assert "datasets" not in a and len(a["data"]["values"]) == 64
     assert a["data"] != b["data"]
+    assert a.fingerprint != b.fingerprint  # the digest of the content rides beside the spec, not in it
+    assert spec(torch.ones(8, 8), list("abcdefgh")).fingerprint == spec(torch.ones(8, 8), list("abcdefgh")).fingerprint
     a.pop("data"), b.pop("data")
     assert a == b  # a new sentence changes the data only, so the browser keeps its chart
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -102,6 +105,18 @@ def legend_layer(domain: Sequence[float], scale: alt.Scale, title: str, *, x: tu
     )
 
 
+class Spec(dict):
+    """A Vega-Lite spec (a plain dict to every reader) that also carries ``fingerprint``, a
+    digest of its content: a page can recognise a chart it has drawn before without reading the
+    whole spec again. The digest stays outside the dict, so two charts that differ only in their
+    data still have specs that differ only in ``data`` (the browser then keeps its chart)."""
+
+    def __init__(self, spec: dict) -> None:
+        super().__init__(spec)
+        text = json.dumps(spec, sort_keys=True, separators=(",", ":"), default=str)
+        self.fingerprint = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
 def to_spec(chart: alt.TopLevelMixin) -> dict:
     """The chart as a Vega-Lite dict with its data inline, skipping Altair's JSON-schema
     validation (the tests validate every builder's output; a page need not pay for it on
@@ -129,4 +144,4 @@ def to_spec(chart: alt.TopLevelMixin) -> dict:
     if len(datasets) == 1 and set(data) == {"name"} and data["name"] in datasets:
         spec["data"] = {"values": datasets.pop(data["name"])}
         del spec["datasets"]
-    return spec
+    return Spec(spec)
