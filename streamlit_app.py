@@ -19,7 +19,8 @@ st.set_page_config(page_title=f"{navigation.title} · pekit", page_icon="🧭", 
 # A compact header keeps each page's first chart on a 1280 × 720 projector's screen; a formula
 # wider than a phone scrolls inside its own box instead of widening the page.
 st.html("""<style>
-[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; }
+[data-testid="stHeader"] { height: 2.5rem; background: transparent; }
+[data-testid="stMainBlockContainer"] { padding-top: 2.6rem; }
 [data-testid="stMain"] h1 { font-size: 2.1rem; padding-top: 0.2rem; padding-bottom: 0.2rem; }
 .katex-display { overflow-x: auto; overflow-y: hidden; padding: 2px 0; }
 </style>""")

@@ -20,7 +20,7 @@ from pekit import charts, pretrained
 from pages._display import show_chart
 from pages._settings import ChoiceSetting, IntSetting, TextSetting
 
-UNTRAINED = "untrained layer (mechanics)"
+UNTRAINED = "untrained"
 PRETRAINED = "MiniLM (pretrained)"
 MODEL = ChoiceSetting("model", "Model", default=UNTRAINED, options=(UNTRAINED, PRETRAINED))
 LAYERS, HEADS = 6, 12  # all-MiniLM-L6-v2 (the tests check the model's config.json says so)

@@ -64,6 +64,7 @@ class Page:
         self.name = name
         self.settings = {s.name: s for s in settings}
         self.notes: list[str] = []
+        self.stopped = False  # page.stop() has written the link and ended the run
         # until its widget is drawn, a setting whose value the browser sent reads its link value
         self._fallback: dict[str, Any] = {}
         reset = st.session_state.pop(self._reset_key, False)
@@ -207,6 +208,14 @@ class Page:
                   on_click=st.session_state.__setitem__, args=(self._reset_key, True),
                   help="Every setting on this page back to its default value.")
 
+    def stop(self) -> None:
+        """End the run here (``st.stop()``), with the link and the export panel written first:
+        once a stop is requested, Streamlit refuses every later call of the page's close."""
+        self.write_url()
+        export_panel(self.name, self.settings_text(), shown_charts.get() or [])
+        self.stopped = True
+        st.stop()
+
     def settings_text(self) -> str:
         """The page's settings as the link writes them, for a chart's export."""
         wanted = self._wanted_params()
@@ -257,5 +266,6 @@ def lab_page(name: str, title: str, intro: str, settings: Sequence[Setting]) -> 
         show_error(err)
     finally:
         shown_charts.reset(token)
-        page.write_url()
-        export_panel(name, page.settings_text(), charts)
+        if not page.stopped:
+            page.write_url()
+            export_panel(name, page.settings_text(), charts)

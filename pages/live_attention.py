@@ -12,7 +12,7 @@ SENTENCE = TextSetting("text", "Your sentence", default="The animal didn't cross
                        max_chars=2000)
 HIDDEN = ChoiceSetting("hidden", "Hidden units", default="64", options=("16", "32", "64", "128", "256"))
 HEADS = ChoiceSetting("heads", "Heads", default="4", options=("1", "2", "4", "8"))
-PE = BoolSetting("pe", "Add positional encoding", default=False)
+PE = BoolSetting("pe", "Add P", default=False)
 SEED = IntSetting("seed", "Seed", default=0, minimum=0, maximum=2**31 - 1)
 HEAD = IntSetting("head", "Head", default=0, minimum=0, maximum=7)
 SCALE = ChoiceSetting("scale", "Colours", default="max", options=("max", "row", "fixed"))
@@ -116,28 +116,27 @@ def book_example():
 
 
 INTRO = (
-    "Each token of your sentence becomes a vector; multi-head self-attention mixes them, and the maps show what "
-    "each token draws on. The untrained layer (fixed seed) shows a trained model's mechanics, no meaning yet; "
-    "MiniLM is a real pretrained model, run here offline."
+    "Each token becomes a vector; multi-head self-attention mixes them, and each map shows what a token draws on. "
+    "The untrained layer (fixed seed) shows the mechanics; MiniLM, a real pretrained model, shows what training adds."
 )
 SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, SCALE, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW] + _minilm.SETTINGS
 
 with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
-    cm, c0 = st.columns([2.2, 5], vertical_alignment="bottom")
-    with cm:
-        pretrained = _minilm.model_choice(page)
+    # one row of controls keeps the first map on a projector's screen; MiniLM needs only the first two
+    c0, cm, c1, c2, c3, c4 = st.columns([3.6, 2.2, 1.7, 1.7, 1.7, 1.3], vertical_alignment="bottom")
     with c0:
         sentence = page.text(SENTENCE, help="Words and punctuation become tokens; at most 64 are used.")
+    with cm:
+        pretrained = _minilm.model_choice(page)
     if pretrained:
         _minilm.show(page, sentence)
     else:
-        c1, c2, c3, c4 = st.columns([2, 2, 2, 1.4], vertical_alignment="bottom")
         with c1:
             hidden = int(page.select_slider(HIDDEN))
         with c2:
             heads = int(page.select_slider(HEADS))
         with c3:
-            positional = page.toggle(PE, help="Add the sinusoidal table P to the token vectors.")
+            positional = page.toggle(PE, help="Add the sinusoidal positional encoding P to the token vectors.")
         with c4:
             seed = page.number(SEED)
 
@@ -149,7 +148,7 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
                        f"and {tok.dropped} are cut.")
         if not tok.tokens:
             st.info("Type a sentence with at least one word or symbol to see attention at work.")
-            st.stop()
+            page.stop()
         tokens = tuple(tok.tokens)
         n = len(tokens)
         st.code(f"{n} token{'s' if n != 1 else ''}: " + " | ".join(tokens), language=None, wrap_lines=True)

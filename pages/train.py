@@ -8,11 +8,9 @@ from pages._jobs import DONE, FAILED, RUNNING, WAITING, job_board
 from pages._page import lab_page
 
 INTRO = (
-    "Every other attention map in this lab comes from an untrained layer. Here small transformers "
-    "(about 0.1 M parameters, built from the chapter's multi-head attention) learn a task that "
-    "depends on order, such as writing their input backwards, once with each way of telling "
-    "them where each token is, and once with none. The page opens with the runs shipped with "
-    "pekit; **Train** runs them again here, live."
+    "Small transformers (about 0.1 M parameters, built from the chapter's multi-head attention) learn a task that "
+    "depends on order, once with each way of telling them where each token is and once with none. The page opens "
+    "with the runs shipped with pekit; **Train** runs them again here, live."
 )
 
 TASK_TEXT = {
@@ -32,19 +30,18 @@ SCHEME_TEXT = {
 }
 
 with lab_page("train", "Train it yourself", INTRO, T.SETTINGS) as page:
-    c1, c2, c3 = st.columns([2, 2, 1])
+    c1, c2, c3 = st.columns([2.2, 1.6, 4], vertical_alignment="bottom")
     with c1:
         task = page.select(T.TASK, format_func=lambda t: f"{t}: {TASK_TEXT[t]}")
     with c2:
         kind = page.radio(T.KIND, help="An encoder lets every token see every token; a decoder lets each answer see "
                                        "only the input and the answers before it (a causal mask).")
     with c3:
-        seed = page.number(T.SEED)
-    key = page.key(T.SCHEMES_SETTING)
-    st.session_state[key] = T.SCHEMES_SETTING.ordered(st.session_state[key])  # the link lists them in one order
-    schemes = st.multiselect(T.SCHEMES_SETTING.label, T.SCHEMES_SETTING.options, key=key, persist_state="session",
-                             help="\n".join(f"- **{s}**: {t}" for s, t in SCHEME_TEXT.items()))
-    c4, c5, c6, c7, c8 = st.columns(5)
+        key = page.key(T.SCHEMES_SETTING)
+        st.session_state[key] = T.SCHEMES_SETTING.ordered(st.session_state[key])  # the link lists them in one order
+        schemes = st.multiselect(T.SCHEMES_SETTING.label, T.SCHEMES_SETTING.options, key=key, persist_state="session",
+                                 help="\n".join(f"- **{s}**: {t}" for s, t in SCHEME_TEXT.items()))
+    c4, c5, c6, c7, c8, c9, c10 = st.columns([1.4, 1.3, 1.1, 1.1, 1.3, 1.1, 1.2], vertical_alignment="bottom")
     with c4:
         seq_len = page.slider(T.LENGTH, help="Tokens per example (vocabulary of 16 symbols).")
     with c5:
@@ -56,23 +53,23 @@ with lab_page("train", "Train it yourself", INTRO, T.SETTINGS) as page:
     with c8:
         steps = page.number(T.STEPS, step=50, help="Training stops earlier once every held-out sequence is right, "
                                                    f"and after {T.MAX_SECONDS:g} s in any case.")
+    with c9:
+        seed = page.number(T.SEED)
     if not schemes:
         st.info("Choose at least one position scheme to compare.", icon=":material/checklist:")
-        st.stop()
+        page.stop()
     run = T.Run(task, kind, seq_len, dim, layers, heads, steps, seed)
     snapshot = T.states(run, schemes)
     running = [p for p, (state, _) in snapshot.items() if state in (WAITING, RUNNING)]
     finished = [p for p, (state, _) in snapshot.items() if state in (DONE, FAILED)]
-    b1, b2 = st.columns([1, 4])
-    with b1:
+    with c10:
         again = bool(finished) and not running
         st.button("Train again" if again else "Train", icon=":material/model_training:",
                   type="secondary" if run.shipped and not finished else "primary", disabled=bool(running),
-                  on_click=T.submit, args=(run, schemes), kwargs={"again": again},
-                  help="Trainings are shared: everyone on this server asking for the same settings sees the same run.")
-    with b2:
-        st.caption(f"One training per scheme, one at a time on this server, each at most {steps:,} steps and "
-                   f"{T.MAX_SECONDS:g} s (AdamW, batches of 64 fresh examples, seed {seed}).")
+                  on_click=T.submit, args=(run, schemes), kwargs={"again": again}, width="stretch",
+                  help=f"One training per scheme, one at a time on this server, each at most {steps:,} steps and "
+                       f"{T.MAX_SECONDS:g} s (AdamW, batches of 64 fresh examples, seed {seed}). Trainings are shared: "
+                       "everyone on this server asking for the same settings sees the same run.")
 
     if running:
         @st.fragment(run_every=0.5)
@@ -107,21 +104,20 @@ with lab_page("train", "Train it yourself", INTRO, T.SETTINGS) as page:
 
     where = T.sources(run, snapshot)
     view = T.results_view(run, where)
-    st.subheader("Results")
     if view["table"] is None:
         st.info("Press **Train** to train these settings (the page opens with results only for the settings "
                 "shipped with pekit: reversal of 8 tokens, d = 64, 2 layers, 4 heads, 1500 steps, seed 0).",
                 icon=":material/play_circle:")
-        st.stop()
+        page.stop()
     missing = [p for p, source, _ in where if source == "missing"]
     if missing:
         st.caption(f"Not trained yet with these settings: {', '.join(missing)}.")
-    if any(source == "shipped" for _, source, _ in where):
-        st.caption("Shipped checkpoints: trained with these settings on one CPU thread when pekit was built; "
-                   "the accuracies are measured again on the same held-out examples by the tests.")
     st.dataframe(view["table"], hide_index=True, width="stretch")
+    shipped_note = (" Shipped checkpoints were trained with these settings on one CPU thread when pekit was built; "
+                    "the tests measure their accuracies again on the same examples."
+                    if any(source == "shipped" for _, source, _ in where) else "")
     st.caption("Measured on 1,000 held-out examples of the task (the same for every run); a sequence counts as "
-               "right when every one of its answers is.")
+               "right when every one of its answers is." + shipped_note)
     for sentence in view["lesson"]:
         st.markdown(f"- {sentence}")
     if view["curves"] is not None:

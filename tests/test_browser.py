@@ -267,7 +267,9 @@ def test_shared_link_restores_every_page(browser, server, path):
 VIEWPORTS = {"desktop": (1400, 900), "projector": (1280, 720), "phone": (390, 844)}
 LAYOUT_JS = """() => {
   const width = window.innerWidth;
-  const first = document.querySelector('[data-testid="stMain"] [data-testid="stVegaLiteChart"]');
+  // the first result: a chart, or a table of results (the training page opens with one)
+  const first = document.querySelector('[data-testid="stMain"] [data-testid="stVegaLiteChart"], '
+                                       + '[data-testid="stMain"] [data-testid="stDataFrame"]');
   const wide = [...document.querySelectorAll('[data-testid="stVegaLiteChart"], .katex-display, '
                 + '[data-testid="stDataFrame"], [data-testid="stCode"], [data-testid="stMetric"]')]
     .filter(e => e.getBoundingClientRect().right > width + 1)
@@ -281,7 +283,7 @@ LAYOUT_JS = """() => {
 @pytest.mark.parametrize("path", [p for p in PAGES if p])
 def test_layout_at_every_screen_size(browser, server, path, viewport):
     """Nothing wider than the screen (a formula too wide for a phone scrolls in its own box); on a
-    desktop and a projector the page's first chart starts in the upper two thirds of the screen,
+    desktop and a projector the page's first chart (or table of results) starts in the upper two thirds of the screen,
     visible without scrolling."""
     width, height = VIEWPORTS[viewport]
     context = browser.new_context(viewport={"width": width, "height": height})

@@ -35,7 +35,7 @@ CLICKS = [
     ("Offset rotation", [("slider", "Offset δ", "ArrowRight")]),
     ("Complexity comparison", [("slider", "Kernel size k", "ArrowRight"), ("button", "Measure", None)]),
     ("Live attention", [("text", "Your sentence", "the cat sat on the mat because it was warm"),
-                        ("slider", "Heads", "ArrowRight"), ("toggle", "Add positional encoding", None),
+                        ("slider", "Heads", "ArrowRight"), ("toggle", "Add P", None),
                         ("tab", "Masking", None)]),
 ]
 
