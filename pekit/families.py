@@ -57,6 +57,9 @@ __all__ = [
     "shaw_parameters",
     "scheme_parameters",
     "scheme_matrix",
+    "alibi_slope_table",
+    "T5Curve",
+    "t5_bucket_curve",
     "rope_pair_permutation",
     "PairingCheck",
     "rope_pairing_check",
@@ -191,6 +194,54 @@ def scheme_matrix(scheme: str, num_positions: int, num_heads: int, *, num_hidden
 
 
 # ---------------------------------------------------------------------------------------------
+# ALiBi slopes and T5 buckets, as the conventions section shows them
+
+
+def alibi_slope_table(num_heads: int):
+    r"""The slopes of ``num_heads`` heads and where ``get_slopes`` takes each from, as a frame:
+    ``head`` (1-based), ``slope``, ``exponent`` (:math:`-\log_2` slope) and ``taken from``: for a
+    power of two ``P``, head ``i`` of the geometric sequence :math:`2^{-8i/P}`; otherwise the ``P``
+    slopes of the largest power of two below, then heads 1, 3, 5, ... of the ``2P`` sequence."""
+    import pandas as pd
+
+    num_heads = check_int("num_heads", num_heads, minimum=1, maximum=MAX_HEADS)
+    slopes = alibi_slopes(num_heads, device="cpu", dtype=torch.float64).tolist()
+    power = 1 << (num_heads.bit_length() - 1)
+    source = [f"head {i + 1} of {power}" for i in range(power)]
+    source += [f"head {2 * t + 1} of {2 * power}" for t in range(num_heads - power)]
+    return pd.DataFrame({"head": range(1, num_heads + 1), "slope": slopes,
+                         "exponent": [-math.log2(m) for m in slopes], "taken from": source})
+
+
+class T5Curve(NamedTuple):
+    """T5's bucket of each offset ``key - query`` in ``offsets`` (``-M .. M``), bidirectional
+    (an encoder) and causal (a decoder); ``exact``: how many distances ``0, 1, ..`` get a bucket
+    of their own in each (``num_buckets / 4`` and ``num_buckets / 2``); every distance from
+    ``max_distance`` on shares one bucket."""
+
+    offsets: Tensor
+    bidirectional: Tensor
+    causal: Tensor
+    exact_bidirectional: int
+    exact_causal: int
+    max_distance: int
+
+
+def t5_bucket_curve(max_offset: int, *, num_buckets: int = 32, max_distance: int = 128) -> T5Curve:
+    """:func:`pekit.t5_relative_buckets` along one row: offsets ``-max_offset .. max_offset``
+    (``2·max_offset + 1`` of them)."""
+    max_offset = check_int("max_offset", max_offset, minimum=0, maximum=MAX_STEPS // 2)
+    num_buckets = check_int("num_buckets", num_buckets, minimum=4, maximum=1 << 16)
+    max_distance = check_int("max_distance", max_distance, minimum=1, maximum=1 << 30)
+    row = dict(num_buckets=num_buckets, max_distance=max_distance, device="cpu")
+    # M + 1 queries aligned at the end of 2M + 1 keys: query 0 sits at key M
+    both = t5_relative_buckets(max_offset + 1, 2 * max_offset + 1, **row)[0]
+    causal = t5_relative_buckets(max_offset + 1, 2 * max_offset + 1, bidirectional=False, **row)[0]
+    return T5Curve(torch.arange(-max_offset, max_offset + 1), both, causal, num_buckets // 4, num_buckets // 2,
+                   max_distance)
+
+
+# ---------------------------------------------------------------------------------------------
 # RoPE: adjacent pairs against split halves
 
 
@@ -259,14 +310,16 @@ class RopeScaling(NamedTuple):
     """RoPE's rotation frequencies after a context-extension rule: ``inv_freq`` ``(dim // 2,)``
     float64, radians per position of each pair; ``attention_factor``: what the cosines and sines
     are multiplied by (YaRN's :math:`0.1 \\ln s + 1`, else 1); ``base``: the base the frequencies
-    come from (changed by ``ntk`` and ``dynamic``); ``low``, ``high``: YaRN's ramp between the
-    pairs kept as they were (``j <= low``) and the ones fully interpolated (``j >= high``)."""
+    come from (changed by ``ntk`` and ``dynamic``); ``scale``: the scale the rule applies (``factor``,
+    or dynamic NTK's :math:`s L / L_0 - (s - 1)`; 1 for ``none``); ``low``, ``high``: YaRN's ramp
+    between the pairs kept as they were (``j <= low``) and the ones fully interpolated (``j >= high``)."""
 
     inv_freq: Tensor
     attention_factor: float
     scaling: str
     factor: float
     base: float
+    scale: float = 1.0
     low: float | None = None
     high: float | None = None
 
@@ -309,7 +362,7 @@ def rope_scaling(dim: int, *, base: float = 10000.0, scaling: str | None = "none
     if scaling == "none":
         return RopeScaling(freqs, 1.0, scaling, factor, base)
     if scaling == "linear":
-        return RopeScaling(freqs / factor, 1.0, scaling, factor, base)
+        return RopeScaling(freqs / factor, 1.0, scaling, factor, base, factor)
     if scaling in ("ntk", "dynamic"):
         s = factor
         if scaling == "dynamic":
@@ -319,7 +372,7 @@ def rope_scaling(dim: int, *, base: float = 10000.0, scaling: str | None = "none
         if not math.isfinite(new_base) or new_base > 1e300:
             raise ValueError(f"factor={factor:g}{f' with seq_len={seq_len}' if scaling == 'dynamic' else ''} makes "
                              f"the base {base:g}·s^(d/(d-2)) too large to compute")
-        return RopeScaling(frequencies(dim, base=new_base), 1.0, scaling, factor, new_base)
+        return RopeScaling(frequencies(dim, base=new_base), 1.0, scaling, factor, new_base, s)
     # yarn
     if base <= 1:
         raise ValueError(f"base={base:g} must be more than 1 for YaRN (its ramp is measured in turns of base^(2j/d))")
@@ -332,7 +385,7 @@ def rope_scaling(dim: int, *, base: float = 10000.0, scaling: str | None = "none
     ramp = ((torch.arange(dim // 2, dtype=torch.float64) - low) / (top - low)).clamp(0, 1)  # 0: keep, 1: interpolate
     inv_freq = freqs / factor * ramp + freqs * (1 - ramp)
     attention = 0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0
-    return RopeScaling(inv_freq, attention, scaling, factor, base, float(low), float(high))
+    return RopeScaling(inv_freq, attention, scaling, factor, base, factor, float(low), float(high))
 
 
 def rope_frequencies(dim: int, *, base: float = 10000.0, scaling: str | None = None, factor: float = 1.0,

@@ -236,6 +236,23 @@ def test_alibi_slopes_for_8_and_6_heads_follow_get_slopes():
     assert pekit.alibi_slopes(6, dtype=torch.float64).tolist() == ref_get_slopes(6)
 
 
+def test_slope_table_names_where_get_slopes_takes_each_slope():
+    for heads in (1, 4, 6, 8, 12, 16):
+        table = F.alibi_slope_table(heads)
+        assert list(table["slope"]) == ref_get_slopes(heads)
+        for slope, source in zip(table["slope"], table["taken from"]):
+            i, count = (int(x) for x in source.removeprefix("head ").split(" of "))
+            assert slope == ref_get_slopes(count)[i - 1]
+
+
+def test_t5_curve_is_the_reference_along_one_row():
+    curve = F.t5_bucket_curve(200)
+    assert curve.offsets.tolist() == list(range(-200, 201))
+    assert torch.equal(curve.bidirectional, ref_relative_position_bucket(curve.offsets))
+    assert torch.equal(curve.causal, ref_relative_position_bucket(curve.offsets, bidirectional=False))
+    assert (curve.exact_bidirectional, curve.exact_causal) == (8, 16)
+
+
 def test_symmetric_and_causal_alibi_agree_at_and_below_the_diagonal():
     sym = F.scheme_matrix("alibi", 9, 6)
     causal = F.scheme_matrix("alibi", 9, 6, causal=True)
