@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 import pekit
-from pekit import binary, charts, families, shipped
+from pekit import binary, charts, families, pretrained, shipped
 from pages._jobs import job_board
 from pages._settings import ChoiceSetting, FloatSetting, IntSetting
 
@@ -51,20 +51,18 @@ TITLE = {"sinusoidal": "Sinusoidal, interleaved (the book, Vaswani et al.)",
          "tensor2tensor": "Sinusoidal, tensor2tensor layout",
          "learned": "Learned absolute (BERT, GPT-2)", "binary": "Binary", "rope": "RoPE (rotary)",
          "alibi": "ALiBi", "t5": "T5 relative buckets", "shaw": "Shaw et al. clipped relative", "none": "None"}
-FORMULA = {
-    "sinusoidal": r"x_i + P_i,\quad P_{i,2j} = \sin\frac{i}{b^{2j/d}},\ P_{i,2j+1} = \cos\frac{i}{b^{2j/d}}",
-    "tensor2tensor": r"x_i + P_i,\quad P_{i,j} = \sin\big(i\, b^{-j/(d/2-1)}\big),\ "
-                     r"P_{i,d/2+j} = \cos\big(i\, b^{-j/(d/2-1)}\big)",
-    "learned": r"x_i + E_i,\quad E \in \mathbb{R}^{\text{max\_len}\times d}\ \text{learned}",
-    "binary": r"x_i + B_i,\quad B_{i,c} = \lfloor i / 2^c \rfloor \bmod 2",
-    "rope": r"q_m \mapsto R(m\omega)\,q_m,\ k_n \mapsto R(n\omega)\,k_n,\quad \omega_j = b^{-2j/(d/h)}",
-    "alibi": r"s_{h,ij} = q_i\cdot k_j/\sqrt{d/h} - m_h\,|i-j|",
-    "t5": r"s_{h,ij} = q_i\cdot k_j + \beta_{h,\ \mathrm{bucket}(j-i)}\quad(\text{T5 leaves out } 1/\sqrt{d/h})",
-    "shaw": r"s_{ij} = \frac{q_i\cdot (k_j + w^K_{c(j-i)})}{\sqrt{d/h}},\ z_i = \sum_j \alpha_{ij}(v_j + w^V_{c(j-i)}),"
-            r"\ c(x) = \min(\max(x,-k),k)",
-    "none": r"s_{ij} = q_i\cdot k_j/\sqrt{d/h}",
+FORMULA = {  # one or more lines of LaTeX each, narrow enough for half a projector's width
+    "sinusoidal": [r"x_i + P_i", r"P_{i,2j} = \sin\frac{i}{b^{2j/d}},\ P_{i,2j+1} = \cos\frac{i}{b^{2j/d}}"],
+    "tensor2tensor": [r"x_i + P_i,\quad \omega_j = b^{-j/(d/2-1)}", r"P_{i,j} = \sin i\omega_j,\ P_{i,d/2+j} = \cos i\omega_j"],
+    "learned": [r"x_i + E_i,\quad E \in \mathbb{R}^{\text{max\_len}\times d}\ \text{learned}"],
+    "binary": [r"x_i + B_i,\quad B_{i,c} = \lfloor i / 2^c \rfloor \bmod 2"],
+    "rope": [r"q_m \mapsto R(m\omega)\,q_m,\ k_n \mapsto R(n\omega)\,k_n", r"\omega_j = b^{-2j/(d/h)}"],
+    "alibi": [r"s_{h,ij} = q_i\cdot k_j/\sqrt{d/h} - m_h\,|i-j|"],
+    "t5": [r"s_{h,ij} = q_i\cdot k_j + \beta_{h,\ \mathrm{bucket}(j-i)}", r"(\text{T5 leaves out } 1/\sqrt{d/h})"],
+    "shaw": [r"s_{ij} = q_i\cdot (k_j + w^K_{c(j-i)})/\sqrt{d/h}", r"z_i = \textstyle\sum_j \alpha_{ij}(v_j + w^V_{c(j-i)})",
+             r"c(x) = \min(\max(x,-k),k)"],
+    "none": [r"s_{ij} = q_i\cdot k_j/\sqrt{d/h}"],
 }
-
 
 # the side-by-side section ------------------------------------------------------------------------
 
@@ -98,7 +96,9 @@ def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int) ->
         heat(scheme, families.scheme_matrix(scheme, n, heads, num_hiddens=d), "column (dimension)", "position i",
              "P[i, c]")
     learned = families.scheme_matrix("learned", n, heads, table=table)
-    heat("learned", learned, "column (dimension)", "position i", "E[i, c]", domain="symmetric")
+    # a few entries of a trained table are far larger than the rest: they take the end colours
+    scale = pretrained.colour_range(learned, share=0.99, symmetric=True)
+    heat("learned", learned, "column (dimension)", "position i", "E[i, c]", domain=(scale.low, scale.high))
     bits = families.scheme_matrix("binary", n, heads)
     heat("binary", bits, "bit c", "position i", "bit", palette="sequential", domain=(0.0, 1.0))
     angles = families.scheme_matrix("rope", n, heads, num_hiddens=d)
@@ -119,7 +119,7 @@ def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int) ->
                             "learned numbers": [params[s] for s in families.FAMILIES]})
     slope = float(pekit.alibi_slopes(heads)[head - 1])
     return {"specs": specs, "exact": drawn, "params": params, "summary": summary, "table_name": table_name,
-            "table_shape": tuple(table.shape), "learned_rows": int(learned.shape[0]), "bits": int(bits.shape[1]),
+            "table_shape": tuple(table.shape), "scale": scale, "learned_rows": int(learned.shape[0]), "bits": int(bits.shape[1]),
             "pairs": int(angles.shape[1]), "slope": slope,
             "buckets_used": int(buckets.unique().numel()), "shaw_used": int(shaw.unique().numel())}
 
@@ -147,7 +147,7 @@ def conventions(n: int, d: int, heads: int) -> dict:
                        pd.DataFrame({"offset": curve.offsets.numpy(), "bucket": curve.causal.numpy(),
                                      "model": "causal (decoder)"})])
     t5_spec = charts.line_chart(frame, x="offset", y="bucket", series="model", x_title="offset j − i (key − query)",
-                                y_title="bucket", series_title="T5 buckets", step=True, height=260,
+                                y_title="bucket", series_title="T5 buckets", step=True, height=260, max_points=1000,
                                 marks={f"±{T5_MAX_DISTANCE}": T5_MAX_DISTANCE}).spec()
     layouts = pekit.compare_layouts(n, d)
     long = pd.concat([pd.DataFrame({"pair": layouts["pair"], "omega": layouts["omega_interleaved"],
@@ -186,19 +186,19 @@ def beyond(p: int, train: int, d: int, heads: int, k: int) -> dict:
                                   y_title="angle (radians)", series_title="Angle", log_y=True, points=True,
                                   height=300).spec()
     top = max(p, train)
-    offsets = list(range(0, top + 1, max(1, top // 200)))
+    offsets = list(range(0, top + 1, max(1, top // 64)))
     if offsets[-1] != top:
         offsets.append(top)
     slopes = b.alibi_slopes
     alibi = pd.DataFrame([(o, -m * o, f"head {h + 1}") for h, m in enumerate(slopes) for o in offsets],
                          columns=["offset", "bias", "head"])
     alibi_spec = charts.line_chart(alibi, x="offset", y="bias", series="head", x_title="offset |i − j|",
-                                   y_title="ALiBi bias −m_h·|i − j|", series_title="Head", height=300,
+                                   y_title="ALiBi bias −m_h·|i − j|", series_title="Head", height=300, max_points=1200,
                                    marks={f"L − 1 = {train - 1}": train - 1, f"p = {p}": p}).spec()
     curve = families.t5_bucket_curve(top, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
     back = pd.DataFrame({"offset": list(range(top + 1)), "bucket": curve.bidirectional[: top + 1].flip(0).numpy()})
     t5_spec = charts.line_chart(back, x="offset", y="bucket", x_title="distance i − j (key before the query)",
-                                y_title="T5 bucket (encoder)", step=True, height=300,
+                                y_title="T5 bucket (encoder)", step=True, height=300, max_points=1200,
                                 marks={f"L − 1 = {train - 1}": train - 1, f"p = {p}": p,
                                        f"max_distance = {T5_MAX_DISTANCE}": T5_MAX_DISTANCE}).spec()
     bits_train, bits_p = binary.bits_needed(train), binary.bits_needed(p + 1)

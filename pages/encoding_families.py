@@ -3,7 +3,7 @@ they do past the training length, RoPE context extension, and published results.
 
 import streamlit as st
 
-from pages import _families as F
+from pages import _families as fam
 from pages._display import show_chart
 from pages._page import lab_page
 
@@ -21,30 +21,32 @@ def _pct(x):
 def side_by_side(page) -> None:
     c1, c2, c3, c4, c5, c6 = st.columns([3, 1.3, 1.3, 1.6, 2, 1.4])
     with c1:
-        n = page.slider(F.N, help="Positions (queries and keys) drawn in every matrix.")
+        n = page.slider(fam.N, help="Positions (queries and keys) drawn in every matrix.")
     with c2:
-        d = int(page.select(F.WIDTH))
+        d = int(page.select(fam.WIDTH))
     with c3:
-        heads = int(page.select(F.HEADS))
+        heads = int(page.select(fam.HEADS))
     with c4:
-        kind = page.radio(F.KIND, help="A decoder masks the keys after each query (ALiBi's bias becomes one-sided, "
+        kind = page.radio(fam.KIND, help="A decoder masks the keys after each query (ALiBi's bias becomes one-sided, "
                                        "T5 uses its causal buckets).")
     with c5:
-        k = page.slider(F.SHAW_K)
-    page.clamp(F.HEAD, heads)
+        k = page.slider(fam.SHAW_K)
+    page.clamp(fam.HEAD, heads)
     with c6:
-        head = page.number(F.HEAD, maximum=heads)
-    view = F.side_by_side(n, d, heads, kind == "decoder", k, head)
+        head = page.number(fam.HEAD, maximum=heads)
+    view = fam.side_by_side(n, d, heads, kind == "decoder", k, head)
     p = view["params"]
-    for scheme in F.families.FAMILIES:
+    for scheme in fam.families.FAMILIES:
         left, right = st.columns([2, 3])
         with left:
-            st.markdown(f"**{F.TITLE[scheme]}**: {F.WHERE[scheme]}.")
-            st.latex(F.FORMULA[scheme])
+            st.markdown(f"**{fam.TITLE[scheme]}**: {fam.WHERE[scheme]}.")
+            for line in fam.FORMULA[scheme]:
+                st.latex(line)
             st.caption(f"Learns {p[scheme]:,} numbers" + {
-                "learned": f" (a table of {F.LEARNED_ROWS} rows of width {d}).",
-                "t5": f" ({F.T5_BUCKETS} buckets × {heads} heads).",
+                "learned": f" (a table of {fam.LEARNED_ROWS} rows of width {d}).",
+                "t5": f" ({fam.T5_BUCKETS} buckets × {heads} heads).",
                 "shaw": f" (2 × (2·{k} + 1) vectors of the head width {d // heads}, per layer).",
+                "none": " (there is nothing to learn).",
             }.get(scheme, " (a fixed formula)."))
         with right:
             if scheme == "none":
@@ -52,11 +54,11 @@ def side_by_side(page) -> None:
                         "from the original (the chapter's point), while a decoder's causal mask still lets it count "
                         "how many tokens come before each one.", icon=":material/block:")
                 continue
-            show_chart(view["specs"][scheme], title=F.TITLE[scheme])
+            show_chart(view["specs"][scheme], title=fam.TITLE[scheme])
             st.caption(caption(scheme, view, n, d, heads, kind, k, head))
     st.dataframe(view["summary"], hide_index=True, width="stretch")
     st.caption(f"Learned numbers for one layer of width d = {d} with {heads} heads: a learned table of "
-               f"{F.LEARNED_ROWS} rows (BERT's and MiniLM's length), T5's {F.T5_BUCKETS} buckets, Shaw's k = {k} "
+               f"{fam.LEARNED_ROWS} rows (BERT's and MiniLM's length), T5's {fam.T5_BUCKETS} buckets, Shaw's k = {k} "
                "on keys and values.")
 
 
@@ -69,7 +71,9 @@ def caption(scheme, view, n, d, heads, kind, k, head) -> str:
     if scheme == "learned":
         rows, (total, width) = view["learned_rows"], view["table_shape"]
         more = "" if rows >= n else f" It has no rows for positions {rows} to {n - 1}."
-        return f"The first {rows} rows of {view['table_name']} ({total} × {width}).{more}{exact}"
+        scale = view["scale"]
+        return (f"The first {rows} rows of {view['table_name']} ({total} × {width}).{more}{exact} Colours span "
+                f"±{scale.high:.3g}; the {scale.beyond} larger of the {scale.total:,} entries take the end colours.")
     if scheme == "binary":
         return f"Positions 0 to {n - 1} in {view['bits']} bits, least significant first.{exact}"
     if scheme == "rope":
@@ -80,7 +84,7 @@ def caption(scheme, view, n, d, heads, kind, k, head) -> str:
         return (f"Head {head} of {heads}: slope m = {view['slope']:.6g}, the bias falls by that much per step of "
                 f"distance.{masked}{exact}")
     if scheme == "t5":
-        return (f"The bucket of every query-key pair ({view['buckets_used']} of the {F.T5_BUCKETS} buckets occur at "
+        return (f"The bucket of every query-key pair ({view['buckets_used']} of the {fam.T5_BUCKETS} buckets occur at "
                 f"n = {n}); each head learns one scalar per bucket.{exact}")
     return (f"Which of the 2k + 1 = {2 * k + 1} learned vectors each pair uses ({view['shaw_used']} occur at n = {n}); "
             f"every offset beyond ±{k} uses the edge vector.{exact}")
@@ -89,16 +93,16 @@ def caption(scheme, view, n, d, heads, kind, k, head) -> str:
 def conventions(page) -> None:
     c1, c2, c3 = st.columns([3, 1, 1])
     with c1:
-        n = page.slider(F.N, help="Positions of the RoPE check.")
+        n = page.slider(fam.N, help="Positions of the RoPE check.")
     with c2:
-        d = int(page.select(F.WIDTH))
+        d = int(page.select(fam.WIDTH))
     with c3:
-        heads = int(page.select(F.HEADS))
+        heads = int(page.select(fam.HEADS))
     if (d // heads) % 2:
         st.warning(f"d / heads = {d} / {heads} is not an even head width; RoPE needs pairs of columns. Choose another "
                    "width or head count.", icon=":material/warning:")
         return
-    v = F.conventions(n, d, heads)
+    v = fam.conventions(n, d, heads)
     c = v["check"]
     st.subheader("RoPE: adjacent pairs or split halves")
     st.markdown(
@@ -152,10 +156,10 @@ def conventions(page) -> None:
     t5 = v["t5"]
     show_chart(v["t5_spec"], title="T5 bucket against offset")
     st.caption(
-        f"Hugging Face `models/t5/modeling_t5.py`, `_relative_position_bucket`, {F.T5_BUCKETS} buckets up to "
+        f"Hugging Face `models/t5/modeling_t5.py`, `_relative_position_bucket`, {fam.T5_BUCKETS} buckets up to "
         f"max_distance = {t5.max_distance}. Bidirectional: half the buckets for keys after the query; distances 0 to "
         f"{t5.exact_bidirectional - 1} get a bucket each, longer ones share log-spaced buckets. Causal: all "
-        f"{F.T5_BUCKETS} buckets for keys at or before the query, {t5.exact_causal} exact distances, and every key after "
+        f"{fam.T5_BUCKETS} buckets for keys at or before the query, {t5.exact_causal} exact distances, and every key after "
         f"the query falls in bucket 0. From ±{t5.max_distance} on, every distance shares the last bucket.")
 
     st.subheader("tensor2tensor's denominator: d/2 − 1 against d/2")
@@ -171,22 +175,22 @@ def conventions(page) -> None:
 def past_training(page) -> None:
     c1, c2, c3, c4, c5 = st.columns([1.5, 4, 1.2, 1.2, 1.6])
     with c1:
-        train = page.number(F.TRAIN, help="Positions (and offsets up to L − 1) seen in training.")
-    top = min(16 * train, F.POSITION.maximum)
-    page.clamp(F.POSITION, top)
+        train = page.number(fam.TRAIN, help="Positions (and offsets up to L − 1) seen in training.")
+    top = min(16 * train, fam.POSITION.maximum)
+    page.clamp(fam.POSITION, top)
     with c2:
-        p = page.slider(F.POSITION, maximum=top, help="A position or offset, up to 16 × L.")
+        p = page.slider(fam.POSITION, maximum=top, help="A position or offset, up to 16 × L.")
     with c3:
-        d = int(page.select(F.WIDTH))
+        d = int(page.select(fam.WIDTH))
     with c4:
-        heads = int(page.select(F.HEADS))
+        heads = int(page.select(fam.HEADS))
     with c5:
-        k = page.number(F.SHAW_K)
+        k = page.number(fam.SHAW_K)
     if (d // heads) % 2:
         st.warning(f"d / heads = {d} / {heads} is not an even head width; RoPE needs pairs of columns.",
                    icon=":material/warning:")
         return
-    v = F.beyond(p, train, d, heads, k)
+    v = fam.beyond(p, train, d, heads, k)
     b = v["b"]
     inside = p < train
     st.markdown(f"**At offset p = {p:,}, after training on L = {train:,} positions**"
@@ -203,7 +207,8 @@ def past_training(page) -> None:
                                "turn by angles never seen in training." if new_pairs
                                else "no pair meets an angle it never saw."),
         f"**ALiBi**: the bias keeps growing linearly: {b.alibi_bias[0]:,.4g} (head 1) to {b.alibi_bias[-1]:,.4g} "
-        f"(head {heads}), against at most {b.alibi_bias_seen[0]:,.4g} to {b.alibi_bias_seen[-1]:,.4g} in training.",
+        f"(head {heads}); at the longest distance seen in training, L − 1 = {train - 1}, it was "
+        f"{b.alibi_bias_seen[0]:,.4g} to {b.alibi_bias_seen[-1]:,.4g}.",
         f"**T5**: distance {p:,} falls in bucket {b.t5_bucket}, "
         + ("one trained on" if b.t5_bucket_seen else "**never trained**: it holds no learned value from")
         + f" distances below L (they reach {b.t5_buckets_seen} buckets); every distance from "
@@ -224,15 +229,15 @@ def past_training(page) -> None:
     st.caption("The encoder's buckets for keys before the query (the other direction mirrors them).")
 
     st.subheader("Your trained models, past their training length")
-    kind = page.radio(F.KIND)
-    shipped = F.shipped_extrapolation(kind)
+    kind = page.radio(fam.KIND)
+    shipped = fam.shipped_extrapolation(kind)
     show_chart(shipped["spec"], title="Shipped runs: accuracy past the training length")
     st.caption(f"The tiny {kind}s shipped with pekit (reversal, trained on {shipped['train']} tokens), tested on "
                f"lengths up to {shipped['longest']}: the numbers of the **Train it yourself** page. A line stops where a "
                "scheme has no position to give (the learned table).")
-    yours = F.server_runs()
+    yours = fam.server_runs()
     if yours:
-        show_chart(F.extrapolation_chart(yours, {}), title="Trained on this server")
+        show_chart(fam.extrapolation_chart(yours, {}), title="Trained on this server")
         st.caption(f"{len(yours)} training(s) finished on this server's **Train it yourself** page.")
     else:
         st.caption("No training has finished on this server yet; runs from the **Train it yourself** page appear here.")
@@ -241,14 +246,14 @@ def past_training(page) -> None:
 def context_extension(page) -> None:
     c1, c2, c3, c4 = st.columns([3, 1.3, 1.3, 1.3])
     with c1:
-        s = page.slider(F.FACTOR, step=0.5, help="How many times longer the context should become.")
+        s = page.slider(fam.FACTOR, step=0.5, help="How many times longer the context should become.")
     with c2:
-        hd = int(page.select(F.HEAD_DIM))
+        hd = int(page.select(fam.HEAD_DIM))
     with c3:
-        base = float(page.select(F.THETA, help="10000 in RoPE and Llama 2; 500000 in Llama 3."))
+        base = float(page.select(fam.THETA, help="10000 in RoPE and Llama 2; 500000 in Llama 3."))
     with c4:
-        original = int(page.select(F.ORIGINAL))
-    v = F.extension(hd, base, s, original)
+        original = int(page.select(fam.ORIGINAL))
+    v = fam.extension(hd, base, s, original)
     r = v["results"]
     left, right = st.columns(2)
     with left:
@@ -260,8 +265,8 @@ def context_extension(page) -> None:
     y = r["yarn"]
     st.latex(r"\textbf{linear (PI)}:\ \omega_j' = \omega_j / s \qquad \textbf{NTK-aware}:\ "
              r"b' = b\, s^{d/(d-2)},\ \omega_j' = b'^{-2j/d}")
-    st.latex(r"\textbf{dynamic NTK}:\ s' = s\,L/L_0 - (s-1) \text{ in place of } s \qquad "
-             r"\textbf{YaRN}:\ \omega_j' = (1-\gamma_j)\,\omega_j + \gamma_j\,\omega_j/s,\ "
+    st.latex(r"\textbf{dynamic NTK}:\ s' = s\,L/L_0 - (s-1) \text{ in place of } s")
+    st.latex(r"\textbf{YaRN}:\ \omega_j' = (1-\gamma_j)\,\omega_j + \gamma_j\,\omega_j/s,\ "
              r"\gamma_j = \mathrm{clip}\Big(\tfrac{j - \text{low}}{\text{high} - \text{low}}, 0, 1\Big)")
     ramp = (f"pairs 0 to {int(y.low)} keep their frequency, pairs from {int(y.high)} on are divided by s, a linear ramp "
             "in between" if y.high is not None and y.high < hd // 2 else
@@ -278,12 +283,12 @@ def context_extension(page) -> None:
 
 
 def published() -> None:
-    st.dataframe(F.published(), hide_index=True, width="stretch")
+    st.dataframe(fam.published(), hide_index=True, width="stretch")
     st.caption("Perplexity: lower is better. Each figure is quoted from the source beside it, at the scale of those "
                "papers (language models of hundreds of millions to billions of parameters); the tiny models of the "
                "**Train it yourself** page test the same question in seconds.")
 
 
-with lab_page("families", "Encoding families", INTRO, F.SETTINGS) as page:
-    page.tabs(F.SECTION, [lambda: side_by_side(page), lambda: conventions(page), lambda: past_training(page),
+with lab_page("families", "Encoding families", INTRO, fam.SETTINGS) as page:
+    page.tabs(fam.SECTION, [lambda: side_by_side(page), lambda: conventions(page), lambda: past_training(page),
                           lambda: context_extension(page), published])
