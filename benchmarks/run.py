@@ -343,8 +343,50 @@ def bench_pretrained(repeat: int = 3) -> None:
           f"MiniLM's first sentence: +{extra:.0f} MiB | ratio to target {extra / 250:4.2f} (target <= 250 MB)")
 
 
+def bench_families(repeat: int = 5) -> None:
+    """The encoding families page: warm rerun of every section in AppTest, and the redraw after a
+    step of the positions slider in Chromium, at the defaults and at the largest n, d and heads."""
+    from streamlit.testing.v1 import AppTest
+
+    from benchmarks.browser import AppServer, chromium_missing_reason, launch, slider_thumb, timed_interaction
+    from benchmarks.browser import wait_for_script
+
+    print("## encoding families: warm rerun (target <= 100 ms) and slider redraw (target <= 0.5 s)")
+    largest = {"n": "256", "d": "512", "heads": "16"}
+    sections = ["Side by side", "Conventions", "Past the training length", "Context extension", "Published results"]
+    for label, query in (("defaults", {}), ("n = 256, d = 512, 16 heads", largest)):
+        for section in sections:
+            at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+            at.query_params.update({**query, "section": section})
+            at.run()
+            at.switch_page("pages/encoding_families.py").run()
+            assert not at.exception, at.exception
+            seconds = median_seconds(at.run, repeats=21, warmup=3)
+            print(f"{label:28s} {section:26s} warm rerun {seconds * 1e3:6.1f} ms | ratio to target {seconds / 0.100:4.2f}")
+    reason = chromium_missing_reason()
+    if reason:
+        print(f"slider redraw: skipped ({reason})")
+        return
+    from playwright.sync_api import sync_playwright
+
+    with AppServer() as server, sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        for label, query, key in (("defaults", "", "ArrowRight"), ("n = 256, d = 512, 16 heads",
+                                                                   "n=256&d=512&heads=16", "ArrowLeft")):
+            page.goto(f"{server.url}/encoding_families?{query}")
+            wait_for_script(page)
+            thumb = slider_thumb(page, "Positions n")
+            times = [timed_interaction(page, lambda: (thumb.focus(), thumb.press(key))) for _ in range(repeat)]
+            med = statistics.median(times)
+            print(f"/encoding_families {label:28s} slider redraw median {med:5.3f} s (max {max(times):5.3f}) | "
+                  f"ratio to target {med / 0.5:4.2f}")
+        browser.close()
+
+
 SECTIONS = {"sentence": bench_sentence, "encoding": bench_encoding, "rerun": bench_rerun, "redraw": bench_redraw,
-            "sweep": bench_sweep, "train": bench_train, "pretrained": bench_pretrained}
+            "sweep": bench_sweep, "train": bench_train, "pretrained": bench_pretrained,
+            "families": bench_families}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SECTIONS)

@@ -69,6 +69,11 @@ class JobBoard:
         with self._lock:
             return self._jobs.get(key)
 
+    def finished(self) -> list[Job]:
+        """The jobs that finished without an error, oldest first."""
+        with self._lock:
+            return [j for j in self._jobs.values() if j.state == DONE]
+
     def submit(self, key: Hashable, label: str, work: Callable[[Job], Any], *, again: bool = False) -> Job:
         """The job for ``key``: the one already known (unless ``again`` and it is over), or a new
         one that runs ``work(job)`` when a worker is free."""

@@ -51,6 +51,11 @@ LAB_PAGES = [
             "What positions do for a model: tiny transformers learn to reverse, sort or shift their input in "
             "seconds with sinusoidal, learned, rotary, ALiBi or T5 positions, and fail without any. Watch them "
             "train, read their trained attention (an anti-diagonal for reversal), and test them on longer inputs."),
+    LabPage("pages/encoding_families.py", "Encoding families", ":material/category:",
+            "How do the schemes used in practice differ?",
+            "Sinusoidal (two layouts), learned, binary, RoPE, ALiBi, T5 buckets, Shaw's clipped relative positions "
+            "and none, side by side at the same n and heads: where position enters, what each learns, the "
+            "conventions libraries disagree on, what happens past the training length, and RoPE context extension."),
     LabPage("pages/fixed_or_learned.py", "Fixed or learned positions", ":material/explore:",
             "Is a learned position table like the sine/cosine one?",
             "Fixed or learned? A real pretrained model's (MiniLM's) 512 × 384 table of learned positions beside the "

@@ -14,6 +14,7 @@ tables), :mod:`~pekit.binary` (the binary analogy), :mod:`~pekit.text` and :mod:
 :mod:`~pekit.timing` and :mod:`~pekit.devices`; :mod:`~pekit.positions` (position schemes used in
 practice), :mod:`~pekit.tasks`, :mod:`~pekit.tiny`, :mod:`~pekit.training` and :mod:`~pekit.shipped`
 (tiny transformers trained in seconds, and the trained ones shipped with pekit);
+:mod:`~pekit.families` (the schemes side by side, their conventions, and RoPE context extension);
 :mod:`~pekit.pretrained` (a real pretrained model, all-MiniLM-L6-v2, run offline with pekit's
 attention).
 """
@@ -43,6 +44,7 @@ from .encodings import (
     sinusoidal_encoding,
     wavelengths,
 )
+from .families import rope_frequencies
 from .positions import alibi_bias, alibi_slopes, t5_relative_buckets
 from .pretrained import (
     PretrainedAttention,
@@ -87,6 +89,7 @@ __all__ = [
     "pretrained_missing",
     "pretrained_position_table",
     "resolve_device",
+    "rope_frequencies",
     "sinusoidal_columns",
     "sinusoidal_encoding",
     "t5_relative_buckets",

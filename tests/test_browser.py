@@ -18,9 +18,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason
 PAGES = {"": "pekit: a lab for positional encodings", "encoding_heatmap": "Encoding heatmap",
          "binary_analogy": "Binary analogy", "offset_rotation": "Offset rotation",
          "complexity_comparison": "Complexity comparison", "live_attention": "Live attention",
-         "train": "Train it yourself", "fixed_or_learned": "Fixed or learned positions"}
+         "train": "Train it yourself", "encoding_families": "Encoding families",
+         "fixed_or_learned": "Fixed or learned positions"}
 CHARTS = {"": 0, "encoding_heatmap": 4, "binary_analogy": 6, "offset_rotation": 6, "complexity_comparison": 2,
-          "live_attention": 6, "train": 11, "fixed_or_learned": 8}
+          "live_attention": 6, "train": 11, "encoding_families": 8, "fixed_or_learned": 8}
 
 
 @pytest.fixture(scope="module")

@@ -40,6 +40,7 @@ from hypothesis import strategies as st
 import pekit
 from pekit import attention, binary, charts, complexity, devices, encodings, order, reduce, rotation, seeded
 from pekit import similarity, text, timing
+from pekit import families
 
 # ---------------------------------------------------------------------------------------------
 # The contract: the design's names, reachable as pekit.<name> and listed in pekit.__all__
@@ -113,7 +114,7 @@ def test_all_lists_only_what_exists():
 
 COMPUTATION_MODULES = ["pekit"] + [f"pekit.{m}" for m in (
     "attention", "encodings", "rotation", "binary", "complexity", "similarity", "reduce", "text", "order",
-    "seeded", "timing", "devices")]
+    "seeded", "timing", "devices", "families")]
 SWEPT_MODULES = COMPUTATION_MODULES + ["pekit.charts"]
 
 NAN, INF = float("nan"), float("inf")
@@ -708,6 +709,40 @@ def check_call(case: Case, changed: dict[str, object]) -> None:
     if finite_in:
         checked = case.finite(result) if case.finite else result
         assert _all_finite(checked), f"{case.label}: finite input gave non-finite output"
+
+
+# --- families
+register(families.shaw_relative_indices,
+         {"num_queries": SIZES, "num_keys": SIZES, "max_distance": SIZES, **device_args()},
+         lambda: {"num_queries": 5, "num_keys": 6, "max_distance": 2})
+register(families.shaw_parameters, {"max_distance": SIZES, "head_dim": SIZES, "layers": SIZES},
+         lambda: {"max_distance": 4, "head_dim": 8})
+FAMILY_NAMES = st.one_of(NAME, st.sampled_from(list(families.FAMILIES) + ["rotary", "Shaw"]))
+register(families.scheme_parameters,
+         {"scheme": FAMILY_NAMES, "num_hiddens": SIZES, "num_heads": SIZES, "max_len": SIZES, "num_buckets": SIZES,
+          "max_distance": SIZES, "layers": SIZES},
+         lambda: {"scheme": "shaw", "num_hiddens": 16, "num_heads": 4})
+register(families.scheme_matrix,
+         {"scheme": FAMILY_NAMES, "num_positions": SIZES, "num_heads": SIZES, "num_hiddens": SIZES, "base": REALS,
+          "causal": BOOL, "num_buckets": SIZES, "t5_max_distance": SIZES, "shaw_max_distance": SIZES,
+          "table": tensors((6, 4))},
+         lambda: {"scheme": "learned", "num_positions": 5, "num_heads": 2, "num_hiddens": 8, "table": T(6, 4)},
+         finite=lambda r: r[torch.isfinite(r)] if isinstance(r, torch.Tensor) else r)
+register(families.alibi_slope_table, {"num_heads": SIZES}, lambda: {"num_heads": 6})
+register(families.t5_bucket_curve, {"max_offset": SIZES, "num_buckets": SIZES, "max_distance": SIZES},
+         lambda: {"max_offset": 20})
+register(families.rope_pair_permutation, {"dim": SIZES}, lambda: {"dim": 8})
+register(families.rope_pairing_check, {"dim": SIZES, "num_positions": SIZES, "seed": INTS, "base": REALS},
+         lambda: {"dim": 8, "num_positions": 5})
+SCALING_NAMES = st.one_of(NAME, st.sampled_from(list(families.SCALINGS) + [None, "NTK", "longrope"]))
+ROPE_SCALING = {"dim": SIZES, "base": REALS, "scaling": SCALING_NAMES, "factor": REALS, "original_max_len": INTS,
+                "seq_len": st.one_of(INTS, st.none()), "beta_fast": REALS, "beta_slow": REALS}
+for f in (families.rope_scaling, families.rope_frequencies):
+    register(f, ROPE_SCALING, lambda: {"dim": 8, "scaling": "yarn", "factor": 4.0, "original_max_len": 64})
+register(families.beyond_training,
+         {"position": SIZES, "train_len": SIZES, "num_hiddens": SIZES, "num_heads": SIZES, "base": REALS,
+          "num_buckets": SIZES, "t5_max_distance": SIZES, "shaw_max_distance": SIZES},
+         lambda: {"position": 30, "train_len": 12, "num_hiddens": 16, "num_heads": 2})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,320 @@
+"""The encoding families page's helpers: its settings, what it says of each scheme, and cached views.
+
+Every number comes from pekit (:mod:`pekit.families` and the modules it builds on); a view is a
+dict of chart specs and numbers, cached on the settings that decide it, so a rerun with the same
+settings only draws.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import pekit
+from pekit import binary, charts, families, pretrained, shipped
+from pages._jobs import job_board
+from pages._settings import ChoiceSetting, FloatSetting, IntSetting
+
+SECTIONS = ("Side by side", "Conventions", "Past the training length", "Context extension", "Published results")
+SECTION = ChoiceSetting("section", "Section", default=SECTIONS[0], options=SECTIONS)
+N = IntSetting("n", "Positions n", default=32, minimum=2, maximum=256)
+WIDTH = ChoiceSetting("d", "Width d", default="64", options=("32", "64", "128", "256", "512"))
+HEADS = ChoiceSetting("heads", "Heads", default="8", options=("1", "2", "4", "8", "16"))
+KIND = ChoiceSetting("kind", "Model", default="encoder", options=("encoder", "decoder"))
+SHAW_K = IntSetting("k", "Shaw's clipping distance k", default=4, minimum=1, maximum=64)
+HEAD = IntSetting("head", "ALiBi head shown", default=1, minimum=1, maximum=16)
+TRAIN = IntSetting("train", "Training length L", default=64, minimum=2, maximum=1024)
+POSITION = IntSetting("p", "Offset p", default=256, minimum=1, maximum=16384)
+FACTOR = FloatSetting("s", "Scale factor s", default=4.0, minimum=1.0, maximum=64.0)
+ORIGINAL = ChoiceSetting("orig", "Trained length L₀", default="2048", options=("512", "2048", "4096", "8192"))
+HEAD_DIM = ChoiceSetting("hd", "Head width", default="128", options=("32", "64", "128", "256"))
+THETA = ChoiceSetting("theta", "Base b", default="10000", options=("10000", "500000"))
+SETTINGS = [SECTION, N, WIDTH, HEADS, KIND, SHAW_K, HEAD, TRAIN, POSITION, FACTOR, ORIGINAL, HEAD_DIM, THETA]
+
+T5_BUCKETS, T5_MAX_DISTANCE = 32, 128  # T5's defaults
+LEARNED_ROWS = 512  # BERT's and MiniLM's table, for the parameter count
+CHART_HEIGHT = 220
+MAX_MARKS = 1200  # cells drawn as hoverable rectangles; larger matrices are drawn as an image (keeps reruns fast)
+
+# where each scheme puts position, its formula (LaTeX) and the matrix drawn for it
+WHERE = {
+    "sinusoidal": "added to the token vectors, once, before the first layer",
+    "tensor2tensor": "added to the token vectors, once, before the first layer",
+    "learned": "added to the token vectors, once, before the first layer",
+    "binary": "added to the token vectors (the chapter's analogy; not used by models)",
+    "rope": "rotating the queries and keys of every head, in every layer",
+    "alibi": "a fixed bias on the scores of every head, in every layer",
+    "t5": "a learned bias on the scores of every head (one table for all layers)",
+    "shaw": "learned vectors added to the keys and the values, in every layer",
+    "none": "nowhere (a decoder's causal mask is the only source of order)",
+}
+TITLE = {"sinusoidal": "Sinusoidal, interleaved (the book, Vaswani et al.)",
+         "tensor2tensor": "Sinusoidal, tensor2tensor layout",
+         "learned": "Learned absolute (BERT, GPT-2)", "binary": "Binary", "rope": "RoPE (rotary)",
+         "alibi": "ALiBi", "t5": "T5 relative buckets", "shaw": "Shaw et al. clipped relative", "none": "None"}
+FORMULA = {  # one or more lines of LaTeX each, narrow enough for half a projector's width
+    "sinusoidal": [r"x_i + P_i", r"P_{i,2j} = \sin\frac{i}{b^{2j/d}},\ P_{i,2j+1} = \cos\frac{i}{b^{2j/d}}"],
+    "tensor2tensor": [r"x_i + P_i,\quad \omega_j = b^{-j/(d/2-1)}", r"P_{i,j} = \sin i\omega_j,\ P_{i,d/2+j} = \cos i\omega_j"],
+    "learned": [r"x_i + E_i,\quad E \in \mathbb{R}^{\text{max\_len}\times d}\ \text{learned}"],
+    "binary": [r"x_i + B_i,\quad B_{i,c} = \lfloor i / 2^c \rfloor \bmod 2"],
+    "rope": [r"q_m \mapsto R(m\omega)\,q_m,\ k_n \mapsto R(n\omega)\,k_n", r"\omega_j = b^{-2j/(d/h)}"],
+    "alibi": [r"s_{h,ij} = q_i\cdot k_j/\sqrt{d/h} - m_h\,|i-j|"],
+    "t5": [r"s_{h,ij} = q_i\cdot k_j + \beta_{h,\ \mathrm{bucket}(j-i)}", r"(\text{T5 leaves out } 1/\sqrt{d/h})"],
+    "shaw": [r"s_{ij} = q_i\cdot (k_j + w^K_{c(j-i)})/\sqrt{d/h}", r"z_i = \textstyle\sum_j \alpha_{ij}(v_j + w^V_{c(j-i)})",
+             r"c(x) = \min(\max(x,-k),k)"],
+    "none": [r"s_{ij} = q_i\cdot k_j/\sqrt{d/h}"],
+}
+
+# the side-by-side section ------------------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False)
+def learned_table():
+    """A trained table of learned positions: MiniLM's (512 × 384) when the pretrained model is
+    installed, else the shipped tiny encoder's; with what it is."""
+    if pekit.pretrained_missing() is None:
+        return pekit.pretrained_position_table(device="cpu"), "all-MiniLM-L6-v2's trained position table"
+    model = shipped.load_checkpoint("encoder", "learned", device="cpu")
+    return model.positions.table.weight.detach(), "the shipped tiny encoder's trained position table"
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int) -> dict:
+    """Each scheme's matrix at ``n`` positions (a spec per scheme), its parameter count, and the
+    numbers the text quotes."""
+    import pandas as pd
+
+    table, table_name = learned_table()
+    specs, drawn = {}, {}
+
+    def heat(scheme, matrix, x_title, y_title, value_title, **kw):
+        out = charts.heatmap(matrix, x_title=x_title, y_title=y_title, value_title=value_title, height=CHART_HEIGHT,
+                             max_marks=MAX_MARKS, **kw)
+        specs[scheme] = out.spec()
+        drawn[scheme] = out.drawing.exact
+
+    for scheme in ("sinusoidal", "tensor2tensor"):
+        heat(scheme, families.scheme_matrix(scheme, n, heads, num_hiddens=d), "column (dimension)", "position i",
+             "P[i, c]")
+    learned = families.scheme_matrix("learned", n, heads, table=table)
+    # a few entries of a trained table are far larger than the rest: they take the end colours
+    scale = pretrained.colour_range(learned, share=0.99, symmetric=True)
+    heat("learned", learned, "column (dimension)", "position i", "E[i, c]", domain=(scale.low, scale.high))
+    bits = families.scheme_matrix("binary", n, heads)
+    heat("binary", bits, "bit c", "position i", "bit", palette="sequential", domain=(0.0, 1.0))
+    angles = families.scheme_matrix("rope", n, heads, num_hiddens=d)
+    heat("rope", angles, "pair j (of one head)", "position m", "angle mod 2π (rad)", palette="sequential",
+         domain=(0.0, 6.283185307179586))
+    alibi = families.scheme_matrix("alibi", n, heads, causal=causal)[head - 1]  # (n, n)
+    # masked entries (-inf) are drawn blank; the colours span the finite biases
+    heat("alibi", alibi.nan_to_num(neginf=float("nan")), "key j", "query i", "bias", domain=None)
+    buckets = families.scheme_matrix("t5", n, heads, causal=causal, num_buckets=T5_BUCKETS,
+                                     t5_max_distance=T5_MAX_DISTANCE)
+    heat("t5", buckets, "key j", "query i", "bucket", palette="sequential", domain=(0.0, T5_BUCKETS - 1.0))
+    shaw = families.scheme_matrix("shaw", n, heads, shaw_max_distance=k)
+    heat("shaw", shaw, "key j", "query i", "vector index", palette="sequential", domain=(0.0, 2.0 * k))
+    params = {s: families.scheme_parameters(s, num_hiddens=d, num_heads=heads, max_len=LEARNED_ROWS,
+                                            num_buckets=T5_BUCKETS, max_distance=k) for s in families.FAMILIES}
+    summary = pd.DataFrame({"scheme": [TITLE[s] for s in families.FAMILIES],
+                            "where position enters": [WHERE[s] for s in families.FAMILIES],
+                            "learned numbers": [params[s] for s in families.FAMILIES]})
+    slope = float(pekit.alibi_slopes(heads)[head - 1])
+    return {"specs": specs, "exact": drawn, "params": params, "summary": summary, "table_name": table_name,
+            "table_shape": tuple(table.shape), "scale": scale, "learned_rows": int(learned.shape[0]), "bits": int(bits.shape[1]),
+            "pairs": int(angles.shape[1]), "slope": slope,
+            "buckets_used": int(buckets.unique().numel()), "shaw_used": int(shaw.unique().numel())}
+
+
+# conventions ---------------------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def conventions(n: int, d: int, heads: int) -> dict:
+    """The RoPE pairing check on one head's width, ALiBi's slopes for 8 and 6 heads and its
+    symmetric and causal biases, T5's buckets both ways, tensor2tensor's denominator."""
+    import pandas as pd
+
+    head_dim = d // heads
+    check = families.rope_pairing_check(head_dim, n, seed=0)
+    small = min(n, 12)
+    sym = families.scheme_matrix("alibi", small, 8)[0]
+    causal = families.scheme_matrix("alibi", small, 8, causal=True)[0]
+    bias_specs = [charts.heatmap(m.nan_to_num(neginf=float("nan")), x_title="key j", y_title="query i",
+                                 value_title="bias", domain=None, height=CHART_HEIGHT).spec()
+                  for m in (sym, causal)]
+    curve = families.t5_bucket_curve(160, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
+    frame = pd.concat([pd.DataFrame({"offset": curve.offsets.numpy(), "bucket": curve.bidirectional.numpy(),
+                                     "model": "bidirectional (encoder)"}),
+                       pd.DataFrame({"offset": curve.offsets.numpy(), "bucket": curve.causal.numpy(),
+                                     "model": "causal (decoder)"})])
+    t5_spec = charts.line_chart(frame, x="offset", y="bucket", series="model", x_title="offset j − i (key − query)",
+                                y_title="bucket", series_title="T5 buckets", step=True, height=260, max_points=1000,
+                                marks={f"±{T5_MAX_DISTANCE}": T5_MAX_DISTANCE}).spec()
+    layouts = pekit.compare_layouts(n, d)
+    long = pd.concat([pd.DataFrame({"pair": layouts["pair"], "omega": layouts["omega_interleaved"],
+                                    "layout": "interleaved: b^(−2j/d) = b^(−j/(d/2))"}),
+                      pd.DataFrame({"pair": layouts["pair"], "omega": layouts["omega_tensor2tensor"],
+                                    "layout": "tensor2tensor: b^(−j/(d/2 − 1))"})])
+    omega_spec = charts.line_chart(long, x="pair", y="omega", series="layout", x_title="pair j",
+                                   y_title="frequency ω_j (radians per position)", series_title="Layout", log_y=True,
+                                   points=True, height=300).spec()
+    return {"head_dim": head_dim, "check": check, "perm": check.permutation.tolist(),
+            "slopes8": families.alibi_slope_table(8), "slopes6": families.alibi_slope_table(6),
+            "slopes4": families.alibi_slope_table(4), "bias_specs": bias_specs, "small": small,
+            "slope0": float(pekit.alibi_slopes(8)[0]), "t5_spec": t5_spec, "t5": curve, "omega_spec": omega_spec,
+            "last_inter": float(layouts["omega_interleaved"].iloc[-1]),
+            "last_t2t": float(layouts["omega_tensor2tensor"].iloc[-1]),
+            "largest_gap": float(layouts["max_abs_difference"].max())}
+
+
+# past the training length ------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def beyond(p: int, train: int, d: int, heads: int, k: int) -> dict:
+    """What each scheme does at offset ``p`` after training on ``train`` positions, and charts of
+    RoPE's angles per pair, ALiBi's bias and T5's bucket against the offset."""
+    import pandas as pd
+
+    b = families.beyond_training(p, train, num_hiddens=d, num_heads=heads, num_buckets=T5_BUCKETS,
+                                 t5_max_distance=T5_MAX_DISTANCE, shaw_max_distance=k)
+    pairs = pd.DataFrame(b.rope)
+    rope = pd.concat([pd.DataFrame({"pair": pairs["pair"], "angle": pairs["largest_seen"],
+                                    "what": f"largest in training, (L − 1)·ω_j, L = {train}"}),
+                      pd.DataFrame({"pair": pairs["pair"], "angle": pairs["angle"], "what": f"at offset p = {p}"}),
+                      pd.DataFrame({"pair": pairs["pair"], "angle": 6.283185307179586, "what": "one full turn, 2π"})])
+    rope_spec = charts.line_chart(rope, x="pair", y="angle", series="what", x_title="pair j (of one head)",
+                                  y_title="angle (radians)", series_title="Angle", log_y=True, points=True,
+                                  height=300).spec()
+    top = max(p, train)
+    offsets = list(range(0, top + 1, max(1, top // 64)))
+    if offsets[-1] != top:
+        offsets.append(top)
+    slopes = b.alibi_slopes
+    alibi = pd.DataFrame([(o, -m * o, f"head {h + 1}") for h, m in enumerate(slopes) for o in offsets],
+                         columns=["offset", "bias", "head"])
+    alibi_spec = charts.line_chart(alibi, x="offset", y="bias", series="head", x_title="offset |i − j|",
+                                   y_title="ALiBi bias −m_h·|i − j|", series_title="Head", height=300, max_points=1200,
+                                   marks={f"L − 1 = {train - 1}": train - 1, f"p = {p}": p}).spec()
+    curve = families.t5_bucket_curve(top, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
+    back = pd.DataFrame({"offset": list(range(top + 1)), "bucket": curve.bidirectional[: top + 1].flip(0).numpy()})
+    t5_spec = charts.line_chart(back, x="offset", y="bucket", x_title="distance i − j (key before the query)",
+                                y_title="T5 bucket (encoder)", step=True, height=300, max_points=1200,
+                                marks={f"L − 1 = {train - 1}": train - 1, f"p = {p}": p,
+                                       f"max_distance = {T5_MAX_DISTANCE}": T5_MAX_DISTANCE}).spec()
+    bits_train, bits_p = binary.bits_needed(train), binary.bits_needed(p + 1)
+    return {"b": b, "rope_spec": rope_spec, "alibi_spec": alibi_spec, "t5_spec": t5_spec,
+            "unseen": int(pairs["unseen"].sum()), "full": int(pairs["full_turn"].sum()), "pairs": len(pairs),
+            "bits_train": bits_train, "bits_p": bits_p}
+
+
+def server_runs() -> list[tuple[str, str, list[dict]]]:
+    """Every training finished on this server (the training page's job board) as (label, scheme,
+    rows of test length and token accuracy)."""
+    runs = []
+    for job in job_board().finished():
+        key = job.key
+        if isinstance(key, tuple) and len(key) == 10 and key[0] == "train" and isinstance(job.result, dict) \
+                and job.result.get("extrapolation"):
+            task, run_kind, seq_len, dim, _layers, _heads, _steps, _seed, positions = key[1:]
+            runs.append((f"{task}, {run_kind}, L = {seq_len}, d = {dim}, {positions}", positions,
+                         job.result["extrapolation"]))
+    return runs
+
+
+def runs_frame(runs):
+    import pandas as pd
+
+    rows = [(label, e["seq_len"], e["token_accuracy"]) for label, _, rows in runs for e in rows
+            if e["token_accuracy"] is not None]
+    return pd.DataFrame(rows, columns=["run", "test length", "tokens right"])
+
+
+def learner_runs_shipped(kind: str) -> list[tuple[str, str, list[dict]]]:
+    records = shipped.recorded_metrics()
+    return [(f"shipped {kind}, {s}", s, records[f"{kind}-{s}"]["extrapolation"])
+            for s in ("none", "sinusoidal", "learned", "rope", "alibi", "t5") if f"{kind}-{s}" in records]
+
+
+def extrapolation_chart(runs, marks: dict[str, float]) -> dict:
+    frame = runs_frame(runs)
+    return charts.line_chart(frame, x="test length", y="tokens right", series="run", x_title="test length (tokens)",
+                             y_title="share of tokens right", series_title="Run", y_domain=(0, 1), points=True,
+                             height=260 + 60 + 30 * len(runs), marks=marks).spec()
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def shipped_extrapolation(kind: str) -> dict:
+    """The shipped runs' accuracy at test lengths from the training length to twice it."""
+    runs = learner_runs_shipped(kind)
+    train = shipped.DEFAULTS["seq_len"]
+    table = {s: {e["seq_len"]: e["token_accuracy"] for e in rows} for _, s, rows in runs}
+    return {"spec": extrapolation_chart(runs, {f"trained on {train}": train}), "table": table, "train": train,
+            "longest": max(e["seq_len"] for _, _, rows in runs for e in rows)}
+
+
+# context extension -------------------------------------------------------------------------------
+
+
+RULES = ("none", "linear", "ntk", "dynamic", "yarn")
+RULE_TITLE = {"none": "none (as trained)", "linear": "linear (position interpolation)", "ntk": "NTK-aware",
+              "dynamic": "dynamic NTK at L = s·L₀", "yarn": "YaRN"}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def extension(head_dim: int, base: float, factor: float, original: int) -> dict:
+    """Every rule's frequencies per pair (and their ratio to the trained ones) for a head of
+    ``head_dim`` columns, base ``base``, scale ``factor`` and trained length ``original``."""
+    import pandas as pd
+
+    seq_len = int(round(factor * original))
+    results = {r: families.rope_scaling(head_dim, base=base, scaling=r, factor=factor, original_max_len=original,
+                                        seq_len=seq_len) for r in RULES}
+    plain = results["none"].inv_freq
+    freq = pd.concat([pd.DataFrame({"pair": range(head_dim // 2), "omega": res.inv_freq.numpy(),
+                                    "rule": RULE_TITLE[r]}) for r, res in results.items()])
+    ratio = pd.concat([pd.DataFrame({"pair": range(head_dim // 2), "ratio": (res.inv_freq / plain).numpy(),
+                                     "rule": RULE_TITLE[r]}) for r, res in results.items() if r != "none"])
+    height = 300 + 60 + 30 * len(RULES)
+    freq_spec = charts.line_chart(freq, x="pair", y="omega", series="rule", x_title="pair j",
+                                  y_title="frequency ω_j (radians per position)", series_title="Rule", log_y=True,
+                                  height=height).spec()
+    ratio_spec = charts.line_chart(ratio, x="pair", y="ratio", series="rule", x_title="pair j",
+                                   y_title="ω_j after ÷ ω_j before", series_title="Rule", log_y=True,
+                                   height=height).spec()
+    return {"results": results, "freq_spec": freq_spec, "ratio_spec": ratio_spec, "seq_len": seq_len,
+            "first_ratio": {r: float(results[r].inv_freq[0] / plain[0]) for r in RULES},
+            "last_ratio": {r: float(results[r].inv_freq[-1] / plain[-1]) for r in RULES}}
+
+
+# published results -------------------------------------------------------------------------------
+
+
+ALIBI = ("Press, Smith and Lewis, \"Train Short, Test Long: Attention with Linear Biases Enables Input Length "
+         "Extrapolation\", ICLR 2022, Tables 2–3 (WikiText-103)")
+HAVIV = ("Haviv, Ram, Press, Izsak and Levy, \"Transformer Language Models without Positional Encodings Still Learn "
+         "Positional Information\", Findings of EMNLP 2022")
+PI = ("Chen, Wong, Chen and Tian, \"Extending Context Window of Large Language Models via Positional Interpolation\", "
+      "arXiv 2306.15595 (2023), abstract")
+YARN = ("Peng, Quesnelle, Fan and Shippole, \"YaRN: Efficient Context Window Extension of Large Language Models\", "
+        "arXiv 2309.00071 (2023), abstract")
+
+
+def published():
+    """The published figures the page cites, each with its source (perplexity: lower is better)."""
+    import pandas as pd
+
+    rows = [
+        ("Sinusoidal, trained on 512 tokens: perplexity at 15,512 tokens", "406.01", ALIBI),
+        ("Rotary (RoPE), trained on 512 tokens: perplexity at 15,512 tokens", "79.25", ALIBI),
+        ("ALiBi, trained on 512 tokens: perplexity at 15,512 tokens", "18.31", ALIBI),
+        ("T5 bias, trained on 512 tokens: longest input it could be run on", "12,512 tokens (out of memory beyond)",
+         ALIBI),
+        ("Speed, T5 bias against ALiBi", "4.3k against 28.3k words per second", ALIBI),
+        ("Causal language models without positions, against learned positions", "within 0.05–0.55 perplexity", HAVIV),
+        ("Masked language model: perplexity without positions against with them", "147.18 against 4.06", HAVIV),
+        ("Position interpolation: LLaMA 7B–65B context windows extended to", "up to 32,768 tokens, fine-tuning within "
+                                                                            "1,000 steps", PI),
+        ("Position interpolation: bound on the attention scores, against extrapolation", "at least ~600× smaller", PI),
+        ("YaRN against previous extension methods", "10× fewer tokens and 2.5× fewer training steps", YARN),
+    ]
+    return pd.DataFrame(rows, columns=["result", "figure", "source"])

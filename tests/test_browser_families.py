@@ -1,0 +1,80 @@
+"""The encoding families page in Chromium: every section at 1400 × 900 and on a 390 px phone draws
+its charts without an error, nothing wider than the screen; a slider redraws the section and the
+link follows."""
+
+import os
+
+import pytest
+
+from benchmarks.browser import AppServer, PageWatch, chromium_missing_reason, launch, slider_thumb, timed_interaction
+from benchmarks.browser import wait_for_script
+from tests.test_browser import LAYOUT_JS
+from tests.test_families_page import SECTIONS
+
+reason = chromium_missing_reason()
+if reason and os.environ.get("CI"):
+    raise RuntimeError(f"browser tests must run in CI: {reason}")
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason=reason or "")]
+
+
+@pytest.fixture(scope="module")
+def server():
+    with AppServer() as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+def query(section: str) -> str:
+    return "" if section == "Side by side" else "?section=" + section.replace(" ", "+")
+
+
+@pytest.mark.parametrize("viewport", [(1400, 900), (390, 844)], ids=["desktop", "phone"])
+@pytest.mark.parametrize("section", list(SECTIONS))
+def test_section_draws_without_errors(browser, server, section, viewport):
+    width, height = viewport
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        pg = context.new_page()
+        watch = PageWatch(pg, server.url)
+        pg.goto(f"{server.url}/encoding_families{query(section)}")
+        wait_for_script(pg)
+        # the charts draw when scrolled into view: grow the window to the whole page
+        tall = pg.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+        pg.set_viewport_size({"width": width, "height": max(height, min(int(tall) + 200, 12000))})
+        wait_for_script(pg)
+        assert pg.locator('[data-testid="stException"]').count() == 0
+        assert "Encoding families" in pg.locator("h1").first.inner_text()
+        charts = pg.locator('[data-testid="stMain"] [data-testid="stVegaLiteChart"]')
+        assert charts.count() == SECTIONS[section]
+        for i in range(charts.count()):
+            assert charts.nth(i).locator("canvas, svg").count() > 0, f"chart {i} of {section} did not draw"
+        found = pg.evaluate(LAYOUT_JS)
+        assert found["page"] <= width and not found["wide"], found
+        assert not watch.problems(), watch.problems()
+    finally:
+        context.close()
+
+
+def test_slider_redraws_the_section_and_the_link(browser, server):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        pg = context.new_page()
+        watch = PageWatch(pg, server.url)
+        pg.goto(f"{server.url}/encoding_families")
+        wait_for_script(pg)
+        thumb = slider_thumb(pg, "Positions n")
+        timed_interaction(pg, lambda: (thumb.focus(), thumb.press("ArrowRight")))
+        assert pg.url.endswith("/encoding_families?n=33")
+        assert "Positions 0 to 32 in 6 bits" in pg.locator('[data-testid="stMain"]').inner_text()
+        assert not watch.problems(), watch.problems()
+    finally:
+        context.close()

@@ -1,0 +1,354 @@
+"""Encoding families against their references: Shaw et al.'s relative indices against a slow loop
+and tensor2tensor's ``_generate_relative_positions_matrix``; the two RoPE pairings; RoPE context
+extension against Hugging Face transformers' ``modeling_rope_utils``; ALiBi's ``get_slopes``; T5's
+buckets; tensor2tensor's timescale denominator; parameter counts; the numbers past the training
+length."""
+
+import math
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch.testing import assert_close
+
+import pekit
+from pekit import families as F
+from tests.test_positions import ref_get_slopes, ref_relative_position_bucket
+
+# --- references -------------------------------------------------------------------------------
+
+
+def ref_generate_relative_positions_matrix(length_q, length_k, max_relative_position):
+    """tensor2tensor, layers/common_attention.py, ``_generate_relative_positions_matrix``
+    (cache=False), in torch instead of TensorFlow."""
+    range_vec_k = torch.arange(length_k)
+    range_vec_q = range_vec_k[-length_q:] if length_q else range_vec_k[:0]
+    distance_mat = range_vec_k[None, :] - range_vec_q[:, None]
+    distance_mat_clipped = torch.clamp(distance_mat, -max_relative_position, max_relative_position)
+    return distance_mat_clipped + max_relative_position
+
+
+def shaw_loop(q, k, max_distance):
+    out = torch.empty(q, k, dtype=torch.long)
+    for i in range(q):
+        for j in range(k):
+            rel = j - (i + k - q)
+            out[i, j] = min(max(rel, -max_distance), max_distance) + max_distance
+    return out
+
+
+# --- Shaw ---------------------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(q=st.integers(0, 12), extra=st.integers(0, 6), k=st.integers(0, 9))
+def test_shaw_indices_match_a_loop_and_tensor2tensor(q, extra, k):
+    keys = q + extra
+    ours = F.shaw_relative_indices(q, keys, k, device="cpu")
+    assert ours.dtype == torch.int64 and ours.shape == (q, keys)
+    assert torch.equal(ours, shaw_loop(q, keys, k))
+    assert torch.equal(ours, ref_generate_relative_positions_matrix(q, keys, k))
+
+
+def test_shaw_indices_by_hand():
+    assert F.shaw_relative_indices(3, 3, 1).tolist() == [[1, 2, 2], [0, 1, 2], [0, 0, 1]]
+
+
+def test_shaw_learns_two_sets_of_2k_plus_1_head_vectors_per_layer():
+    assert F.shaw_parameters(16, 64) == 2 * 33 * 64
+    assert F.shaw_parameters(4, 8, layers=6) == 6 * 2 * 9 * 8
+    assert F.scheme_parameters("shaw", num_hiddens=512, num_heads=8, max_distance=16, layers=2) == 2 * 2 * 33 * 64
+
+
+def test_parameter_counts_of_every_scheme():
+    kw = {"num_hiddens": 384, "num_heads": 12, "max_len": 512}
+    counts = {s: F.scheme_parameters(s, **kw) for s in F.FAMILIES}
+    assert counts == {"sinusoidal": 0, "tensor2tensor": 0, "learned": 512 * 384, "binary": 0, "rope": 0, "alibi": 0,
+                      "t5": 32 * 12, "shaw": 2 * 33 * 32, "none": 0}
+    # MiniLM's real table has exactly that many numbers
+    if pekit.pretrained_missing() is None:
+        assert pekit.pretrained_position_table().numel() == counts["learned"]
+
+
+# --- the matrices -------------------------------------------------------------------------------
+
+
+def test_scheme_matrices_are_the_existing_functions():
+    n, h, d = 12, 4, 32
+    assert_close(F.scheme_matrix("sinusoidal", n, h, num_hiddens=d), pekit.sinusoidal_encoding(n, d, dtype=torch.float64))
+    assert_close(F.scheme_matrix("tensor2tensor", n, h, num_hiddens=d),
+                 pekit.sinusoidal_encoding(n, d, layout="tensor2tensor", dtype=torch.float64))
+    assert torch.equal(F.scheme_matrix("binary", n, h), pekit.binary_encoding(n, dtype=torch.float64))
+    assert torch.equal(F.scheme_matrix("alibi", n, h, causal=True), pekit.alibi_bias(n, n, h, causal=True,
+                                                                                     dtype=torch.float64))
+    assert torch.equal(F.scheme_matrix("t5", n, h, causal=True).long(), pekit.t5_relative_buckets(n, n, bidirectional=False))
+    assert torch.equal(F.scheme_matrix("shaw", n, h, shaw_max_distance=3).long(), F.shaw_relative_indices(n, n, 3))
+    table = torch.randn(8, 5)
+    assert torch.equal(F.scheme_matrix("learned", n, h, table=table), table.double())  # only the rows it has
+    assert F.scheme_matrix("none", n, h).shape == (n, 0)
+
+
+def test_rope_matrix_is_each_pairs_angle_modulo_a_turn():
+    n, h, d = 40, 2, 16
+    angles = F.scheme_matrix("rope", n, h, num_hiddens=d)
+    assert angles.shape == (n, d // h // 2)
+    for m in (0, 1, 7, 39):
+        for j in range(d // h // 2):
+            expected = math.fmod(m * 10000.0 ** (-2 * j / (d // h)), 2 * math.pi)
+            assert angles[m, j].item() == pytest.approx(expected, abs=1e-12)
+
+
+# --- RoPE pairings ------------------------------------------------------------------------------
+
+
+def test_permutation_maps_adjacent_pairs_to_halves():
+    assert F.rope_pair_permutation(8).tolist() == [0, 2, 4, 6, 1, 3, 5, 7]
+
+
+@settings(max_examples=40, deadline=None)
+@given(half=st.integers(1, 32), n=st.integers(1, 24), start=st.integers(0, 5000), seed=st.integers(0, 100))
+def test_halves_of_the_permuted_vector_are_the_permuted_adjacent_rotation(half, n, start, seed):
+    dim = 2 * half
+    x = torch.randn(n, dim, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    perm = F.rope_pair_permutation(dim)
+    adjacent = pekit.apply_rope(x, start=start)
+    halves = pekit.apply_rope(x[:, perm], start=start, pairing="halves")
+    assert_close(halves, adjacent[:, perm], atol=1e-12, rtol=0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(half=st.integers(1, 64), n=st.integers(2, 64), seed=st.integers(0, 1000))
+def test_pairing_check_scores_agree_vectors_differ(half, n, seed):
+    result = F.rope_pairing_check(2 * half, n, seed=seed)
+    assert result.score_difference <= 1e-6
+    # the same input turned by the two conventions: different vectors (pair 0 alone turns alike)
+    if half > 1 and n > 1:
+        assert result.vector_difference > 1e-3
+
+
+def test_pairing_check_against_scores_computed_here():
+    dim, n, seed = 16, 10, 3
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(n, dim, generator=g, dtype=torch.float64)
+    k = torch.randn(n, dim, generator=g, dtype=torch.float64)
+    check = F.rope_pairing_check(dim, n, seed=seed)
+    S = pekit.apply_rope(q) @ pekit.apply_rope(k).T
+    wrong = pekit.apply_rope(q, pairing="halves") @ pekit.apply_rope(k, pairing="halves").T
+    assert check.largest_score == pytest.approx(S.abs().max().item())
+    assert check.mismatched_score_difference == pytest.approx((S - wrong).abs().max().item())
+    assert check.mismatched_score_difference > 1e-2  # weights of one convention do not work in the other
+
+
+# --- RoPE context extension against Hugging Face ------------------------------------------------
+
+transformers = pytest.importorskip("transformers")
+rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
+
+
+def hf_config(dim, base, rope_type, factor, original, **extra):
+    from transformers import LlamaConfig
+
+    params = {"rope_type": rope_type, "rope_theta": base, "factor": factor, **extra}
+    if rope_type == "yarn":
+        params["original_max_position_embeddings"] = original
+    return LlamaConfig(hidden_size=dim * 4, num_attention_heads=4, head_dim=dim, max_position_embeddings=original,
+                       rope_parameters=params)
+
+
+CASES = [(64, 10000.0, 4.0, 2048), (128, 500000.0, 8.0, 4096), (16, 100.0, 2.0, 64), (32, 10000.0, 1.5, 512),
+         (128, 10000.0, 32.0, 4096), (8, 10000.0, 16.0, 16)]
+
+
+def assert_same(ours, theirs):
+    theirs = theirs.double()
+    assert ours.dtype == torch.float64 and ours.shape == theirs.shape
+    assert_close(ours, theirs, rtol=1e-6, atol=0)  # Hugging Face computes in float32
+
+
+@pytest.mark.parametrize("dim, base, factor, original", CASES)
+def test_linear_scaling_matches_transformers(dim, base, factor, original):
+    inv, attention = rope_utils._compute_linear_scaling_rope_parameters(hf_config(dim, base, "linear", factor, original))
+    result = F.rope_scaling(dim, base=base, scaling="linear", factor=factor, original_max_len=original)
+    assert_same(result.inv_freq, inv)
+    assert result.attention_factor == attention == 1.0
+    assert_same(pekit.rope_frequencies(dim, base=base, scaling="linear", factor=factor), inv)
+
+
+@pytest.mark.parametrize("dim, base, factor, original", CASES)
+@pytest.mark.parametrize("times", [None, 0.5, 1, 3, 10])
+def test_dynamic_ntk_matches_transformers(dim, base, factor, original, times):
+    seq_len = None if times is None else int(times * original)
+    inv, attention = rope_utils._compute_dynamic_ntk_parameters(hf_config(dim, base, "dynamic", factor, original),
+                                                                seq_len=seq_len)
+    ours = F.rope_scaling(dim, base=base, scaling="dynamic", factor=factor, original_max_len=original, seq_len=seq_len)
+    assert_same(ours.inv_freq, inv)
+    assert ours.attention_factor == attention
+
+
+@pytest.mark.parametrize("dim, base, factor, original", CASES)
+def test_static_ntk_is_dynamic_ntk_at_the_length_giving_that_scale(dim, base, factor, original):
+    # dynamic NTK with factor f at length L uses the scale f·L/L0 − (f − 1): 2·3 − 1 = 5 for f = 2, L = 3·L0
+    inv, _ = rope_utils._compute_dynamic_ntk_parameters(hf_config(dim, base, "dynamic", 2.0, original),
+                                                        seq_len=3 * original)
+    assert_same(F.rope_frequencies(dim, base=base, scaling="ntk", factor=5.0), inv)
+    # and the formula: base·s^(d/(d−2)), so the fastest pair keeps its speed and the slowest slows by s
+    ntk = F.rope_scaling(dim, base=base, scaling="ntk", factor=factor)
+    assert ntk.base == pytest.approx(base * factor ** (dim / (dim - 2)), rel=1e-12)
+    plain = F.rope_frequencies(dim, base=base)
+    assert ntk.inv_freq[0].item() == plain[0].item() == 1.0
+    assert (plain[-1] / ntk.inv_freq[-1]).item() == pytest.approx(factor, rel=1e-9)
+
+
+@pytest.mark.parametrize("dim, base, factor, original", CASES)
+@pytest.mark.parametrize("betas", [(32.0, 1.0), (16.0, 2.0), (64.0, 0.5)])
+def test_yarn_matches_transformers(dim, base, factor, original, betas):
+    fast, slow = betas
+    config = hf_config(dim, base, "yarn", factor, original, beta_fast=fast, beta_slow=slow)
+    inv, attention = rope_utils._compute_yarn_parameters(config)
+    ours = F.rope_scaling(dim, base=base, scaling="yarn", factor=factor, original_max_len=original, beta_fast=fast,
+                          beta_slow=slow)
+    assert_same(ours.inv_freq, inv)
+    assert ours.attention_factor == pytest.approx(attention, rel=1e-12)
+    assert ours.attention_factor == pytest.approx(0.1 * math.log(factor) + 1)
+
+
+def test_no_scaling_is_the_plain_frequencies():
+    plain = pekit.frequencies(64)
+    assert torch.equal(pekit.rope_frequencies(64), plain)
+    assert torch.equal(F.rope_frequencies(64, scaling="none", factor=8.0), plain)
+    assert F.rope_scaling(64, scaling=None).attention_factor == 1.0
+
+
+def test_yarn_keeps_fast_pairs_and_interpolates_slow_ones():
+    r = F.rope_scaling(128, scaling="yarn", factor=8.0, original_max_len=4096)
+    plain = pekit.frequencies(128)
+    kept = int(r.low)
+    assert_close(r.inv_freq[: kept + 1], plain[: kept + 1], rtol=0, atol=0)
+    assert_close(r.inv_freq[int(r.high):], plain[int(r.high):] / 8.0, rtol=1e-15, atol=0)
+
+
+# --- conventions the page checks ----------------------------------------------------------------
+
+
+def test_alibi_slopes_for_8_and_6_heads_follow_get_slopes():
+    assert pekit.alibi_slopes(8, dtype=torch.float64).tolist() == ref_get_slopes(8) == [2.0 ** -i for i in range(1, 9)]
+    assert pekit.alibi_slopes(6, dtype=torch.float64).tolist() == ref_get_slopes(6)
+
+
+def test_slope_table_names_where_get_slopes_takes_each_slope():
+    for heads in (1, 4, 6, 8, 12, 16):
+        table = F.alibi_slope_table(heads)
+        assert list(table["slope"]) == ref_get_slopes(heads)
+        for slope, source in zip(table["slope"], table["taken from"]):
+            i, count = (int(x) for x in source.removeprefix("head ").split(" of "))
+            assert slope == ref_get_slopes(count)[i - 1]
+
+
+def test_t5_curve_is_the_reference_along_one_row():
+    curve = F.t5_bucket_curve(200)
+    assert curve.offsets.tolist() == list(range(-200, 201))
+    assert torch.equal(curve.bidirectional, ref_relative_position_bucket(curve.offsets))
+    assert torch.equal(curve.causal, ref_relative_position_bucket(curve.offsets, bidirectional=False))
+    assert (curve.exact_bidirectional, curve.exact_causal) == (8, 16)
+
+
+def test_symmetric_and_causal_alibi_agree_at_and_below_the_diagonal():
+    sym = F.scheme_matrix("alibi", 9, 6)
+    causal = F.scheme_matrix("alibi", 9, 6, causal=True)
+    below = torch.tril(torch.ones(9, 9, dtype=torch.bool))
+    assert torch.equal(sym[:, below], causal[:, below])
+    assert torch.isneginf(causal[:, ~below]).all() and torch.isfinite(sym).all()
+
+
+def test_t5_buckets_exact_then_logarithmic_both_ways():
+    rel = torch.arange(-300, 301)
+    for bidirectional in (True, False):
+        ours = pekit.t5_relative_buckets(1, 601, bidirectional=bidirectional)[0]  # offsets -600 .. 0
+        ref = ref_relative_position_bucket(torch.arange(-600, 1), bidirectional=bidirectional)
+        assert torch.equal(ours, ref)
+    backward = ref_relative_position_bucket(-rel[300:], bidirectional=True)  # offsets 0, -1, .., -300
+    assert backward[:8].tolist() == list(range(8))  # one bucket per distance below 16 / 2
+    assert backward[128:].unique().tolist() == [15]  # every distance from max_distance on shares the last
+    causal = ref_relative_position_bucket(-rel[300:], bidirectional=False)
+    assert causal[:16].tolist() == list(range(16)) and causal[128:].unique().tolist() == [31]
+    # causal ignores keys after the query: every one of them is bucket 0
+    assert ref_relative_position_bucket(rel[301:], bidirectional=False).unique().tolist() == [0]
+
+
+def test_tensor2tensor_denominator_is_half_the_width_minus_one():
+    d = 16
+    t2t = pekit.frequencies(d, layout="tensor2tensor")
+    interleaved = pekit.frequencies(d)
+    j = torch.arange(d // 2, dtype=torch.float64)
+    assert_close(t2t, 10000.0 ** (-j / (d / 2 - 1)), rtol=1e-14, atol=0)
+    assert_close(interleaved, 10000.0 ** (-j / (d / 2)), rtol=1e-14, atol=0)
+    assert t2t[-1].item() == pytest.approx(1e-4) and interleaved[-1].item() > 1e-4
+
+
+# --- past the training length -------------------------------------------------------------------
+
+
+def test_beyond_training_by_hand():
+    b = F.beyond_training(100, 20, num_hiddens=64, num_heads=8, shaw_max_distance=4, t5_max_distance=128)
+    assert not b.learned_has_row and F.beyond_training(19, 20).learned_has_row
+    P = pekit.sinusoidal_encoding(101, 64, dtype=torch.float64)
+    assert b.sinusoidal_nearest == pytest.approx((P[:20] - P[100]).norm(dim=1).min().item())
+    assert b.sinusoidal_step == pytest.approx((P[1] - P[0]).norm().item())
+    omega = pekit.frequencies(8)
+    for pair in b.rope:
+        assert pair.largest_seen == pytest.approx(19 * omega[pair.pair].item())
+        assert pair.full_turn == (19 * omega[pair.pair].item() >= 2 * math.pi)
+        assert pair.unseen == (not pair.full_turn)
+        assert pair.angle == pytest.approx(100 * omega[pair.pair].item())
+    assert b.alibi_bias == [-100 * m for m in ref_get_slopes(8)]
+    assert b.alibi_bias_seen == [-19 * m for m in ref_get_slopes(8)]
+    seen = set(ref_relative_position_bucket(-torch.arange(20)).tolist())
+    assert b.t5_bucket == ref_relative_position_bucket(torch.tensor(-100)).item()
+    assert b.t5_buckets_seen == len(seen) and b.t5_bucket_seen == (b.t5_bucket in seen) is False
+    assert b.shaw_index == 8 and b.shaw_clipped
+
+
+def test_inside_the_training_length_nothing_is_new():
+    b = F.beyond_training(7, 64)
+    assert b.learned_has_row and b.sinusoidal_nearest == 0.0 and not any(p.unseen for p in b.rope)
+    assert b.t5_bucket_seen
+
+
+# --- bad input ----------------------------------------------------------------------------------
+
+
+def raises_naming(call, *words):
+    with pytest.raises(ValueError) as err:
+        call()
+    assert all(w in str(err.value) for w in words), str(err.value)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: F.shaw_relative_indices(-1, 3, 2), "num_queries"),
+    (lambda: F.shaw_relative_indices(3, 3, "2"), "max_distance"),
+    (lambda: F.shaw_parameters(4, 0), "head_dim"),
+    (lambda: F.scheme_parameters("rotary", num_hiddens=8, num_heads=2), "scheme"),
+    (lambda: F.scheme_parameters("t5", num_hiddens=10, num_heads=4), "num_heads"),
+    (lambda: F.scheme_matrix("learned", 4, 2), "table"),
+    (lambda: F.scheme_matrix("rope", 4, 4, num_hiddens=12), "num_hiddens"),
+    (lambda: F.scheme_matrix("alibi", 4, 2, causal="yes"), "causal"),
+    (lambda: F.rope_pair_permutation(7), "dim"),
+    (lambda: F.rope_pairing_check(8, 0), "num_positions"),
+    (lambda: pekit.rope_frequencies(64, scaling="ntk-by-parts"), "scaling"),
+    (lambda: pekit.rope_frequencies(64, scaling="linear", factor=0.5), "factor"),
+    (lambda: pekit.rope_frequencies(64, scaling="linear", factor=float("nan")), "factor"),
+    (lambda: pekit.rope_frequencies(2, scaling="ntk", factor=2.0), "dim"),
+    (lambda: pekit.rope_frequencies(64, base=-1.0), "base"),
+    (lambda: F.rope_scaling(64, base=1.0, scaling="yarn", factor=2.0), "base"),
+    (lambda: F.rope_scaling(64, scaling="yarn", factor=4.0, beta_fast=1.0, beta_slow=2.0), "beta_fast"),
+    (lambda: F.rope_scaling(64, scaling="dynamic", factor=2.0, seq_len=0), "seq_len"),
+    (lambda: F.beyond_training(10, 0), "train_len"),
+    (lambda: F.beyond_training(10, 8, num_hiddens=24, num_heads=8), "num_hiddens"),
+])
+def test_bad_arguments_name_themselves(call, name):
+    raises_naming(call, name)
+
+
+def test_rope_frequencies_is_public():
+    assert pekit.rope_frequencies is F.rope_frequencies and "rope_frequencies" in pekit.__all__

@@ -1,0 +1,97 @@
+"""The encoding families page through Streamlit's AppTest: every section renders from pekit's
+numbers, links with bad values fall back with a note, no exception."""
+
+import pytest
+
+from pekit import families, shipped
+from tests.test_app import charts, open_app, texts
+
+PAGE = "pages/encoding_families.py"
+SECTIONS = {"Side by side": 8, "Conventions": 4, "Past the training length": 4, "Context extension": 2,
+            "Published results": 0}
+
+
+@pytest.mark.parametrize("section, count", list(SECTIONS.items()))
+def test_every_section_renders(section, count):
+    at = open_app(PAGE, {"section": section} if section != "Side by side" else {})
+    assert at.title[0].value == "Encoding families"
+    assert not at.exception and not at.error and not at.warning
+    assert len(charts(at)) == count
+    assert dict(at.query_params) == ({"section": section} if section != "Side by side" else {})
+
+
+def test_side_by_side_states_the_parameter_counts_pekit_computes():
+    at = open_app(PAGE, {"n": "20", "heads": "4", "k": "3"})
+    body = texts(at)
+    for scheme in families.FAMILIES:
+        count = families.scheme_parameters(scheme, num_hiddens=64, num_heads=4, max_len=512, max_distance=3)
+        assert f"Learns {count:,} numbers" in body
+    frame = at.dataframe[0].value
+    assert list(frame["learned numbers"]) == [families.scheme_parameters(s, num_hiddens=64, num_heads=4,
+                                                                         max_distance=3) for s in families.FAMILIES]
+    assert "2k + 1 = 7 learned vectors" in body
+
+
+def test_conventions_quote_the_measured_check():
+    at = open_app(PAGE, {"section": "Conventions", "n": "24", "d": "128", "heads": "2"})
+    check = families.rope_pairing_check(64, 24, seed=0)
+    body = texts(at)
+    assert f"agree to {check.score_difference:.1e}" in body and check.score_difference <= 1e-6
+    assert "modeling_llama.py" in body and "rotary_embedding_torch.py" in body and "common_attention.py" in body
+    assert "modeling_t5.py" in body and "fairseq/models/transformer.py" in body
+    slopes = [t.value for t in at.dataframe][:2]
+    assert list(slopes[0]["slope"]) == [2.0 ** -i for i in range(1, 9)]
+    assert list(slopes[1]["taken from"])[-2:] == ["head 1 of 8", "head 3 of 8"]
+
+
+def test_past_the_training_length_follows_the_numbers():
+    at = open_app(PAGE, {"section": "Past the training length", "train": "20", "p": "100", "d": "64", "heads": "8"})
+    b = families.beyond_training(100, 20, num_hiddens=64, num_heads=8, shaw_max_distance=4)
+    body = texts(at)
+    assert "no row: the table stops at row 19" in body
+    assert f"{b.sinusoidal_nearest:.3g} away" in body
+    assert f"falls in bucket {b.t5_bucket}" in body and "never trained" in body
+    unseen = [r.pair for r in b.rope if r.unseen]
+    assert f"pairs {unseen[0]} to {unseen[-1]}" in body
+    record = shipped.recorded_metrics()["encoder-learned"]
+    assert record["extrapolation"][0]["token_accuracy"] is not None  # the shipped runs are drawn
+    assert "Shipped runs" not in body  # titles are the charts' own, captions name the page
+    assert "Train it yourself" in body
+
+
+def test_context_extension_quotes_each_rule():
+    at = open_app(PAGE, {"section": "Context extension", "s": "8", "hd": "64", "orig": "4096"})
+    y = families.rope_scaling(64, scaling="yarn", factor=8.0, original_max_len=4096)
+    ntk = families.rope_scaling(64, scaling="ntk", factor=8.0)
+    body = texts(at)
+    assert f"0.1·ln s + 1 = {y.attention_factor:.4g}" in body
+    assert f"b' = {ntk.base:,.6g}" in body
+    assert f"pairs 0 to {int(y.low)} keep their frequency" in body
+
+
+def test_published_results_have_a_source_each():
+    at = open_app(PAGE, {"section": "Published results"})
+    frame = at.dataframe[0].value
+    assert frame["source"].str.len().min() > 20
+    text = frame.to_string()
+    for figure in ("406.01", "79.25", "18.31", "12,512", "4.3k against 28.3k", "0.05–0.55", "147.18 against 4.06",
+                   "32,768", "10× fewer tokens"):
+        assert figure in text
+
+
+@pytest.mark.parametrize("query, shown", [
+    ({"n": "9999"}, "n="), ({"heads": "3"}, "heads="), ({"section": "Everything"}, "section="),
+    ({"section": "Context extension", "s": "nan"}, "s="), ({"section": "Past the training length", "p": "-4"}, "p="),
+])
+def test_bad_link_values_fall_back_with_a_note(query, shown):
+    at = open_app(PAGE, query)
+    assert not at.exception and not at.error
+    notes = " ".join(w.value for w in at.warning)
+    assert shown in notes and "instead" in notes
+
+
+def test_offset_past_the_slider_is_brought_back():
+    at = open_app(PAGE, {"section": "Past the training length", "train": "4", "p": "1000"})
+    assert not at.exception and not at.error
+    assert at.slider(key="families.p").value == 64
+    assert any("no longer exists; showing 64" in i.value for i in at.info)
