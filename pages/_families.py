@@ -33,7 +33,7 @@ SETTINGS = [SECTION, N, WIDTH, HEADS, KIND, SHAW_K, HEAD, TRAIN, POSITION, FACTO
 T5_BUCKETS, T5_MAX_DISTANCE = 32, 128  # T5's defaults
 LEARNED_ROWS = 512  # BERT's and MiniLM's table, for the parameter count
 CHART_HEIGHT = 220
-MAX_MARKS = 1200  # cells drawn as hoverable rectangles; larger matrices are drawn as an image (keeps reruns fast)
+MAX_MARKS = 400  # cells drawn as hoverable rectangles; larger matrices are drawn as an image (keeps reruns fast)
 
 # where each scheme puts position, its formula (LaTeX) and the matrix drawn for it
 WHERE = {

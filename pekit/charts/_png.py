@@ -6,6 +6,8 @@ legend given the same stops (``Scale(range=stops, interpolate="rgb")``) matches 
 
 from __future__ import annotations
 
+import functools
+
 import base64
 import math
 import struct
@@ -36,8 +38,10 @@ def _stops(palette: str) -> Tensor:
     return torch.tensor([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in hexes], dtype=torch.float64)
 
 
+@functools.lru_cache(maxsize=16)
 def _lut(palette: str, size: int = 1024) -> Tensor:
-    """``size`` RGB colours evenly spaced along the palette, interpolated linearly in RGB."""
+    """``size`` RGB colours evenly spaced along the palette, interpolated linearly in RGB (made
+    once per palette; callers index it and never write into it)."""
     stops = _stops(palette)
     t = torch.linspace(0, len(stops) - 1, size, dtype=torch.float64)
     lo = t.floor().long().clamp(max=len(stops) - 2)
