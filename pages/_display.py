@@ -53,6 +53,19 @@ def _draw_known(fingerprint: str, width: str | int, _spec: dict) -> None:
     st.vega_lite_chart(spec=_spec, width=width)
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def big_number(value: float, *, digits: int = 3) -> str:
+    """A count as people read it: with thousands separators below ten billion, beyond that as
+    ``2.05 × 10¹⁵`` (a table column stays narrow at n = 10⁶)."""
+    value = float(value)
+    if abs(value) < 1e10:
+        return f"{value:,.0f}" if value == int(value) else f"{value:,.{digits}g}"
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
 def _title_of(spec: dict) -> str | None:
     title = spec.get("title")
     if isinstance(title, dict):

@@ -8,7 +8,7 @@ import streamlit as st
 
 import pekit
 from pekit import charts, complexity
-from pages._display import show_chart
+from pages._display import big_number, show_chart
 from pages._jobs import DONE, FAILED, Job, follow, job_board
 from pages._page import lab_page
 from pages._settings import ChoiceSetting, IntSetting
@@ -36,7 +36,7 @@ def theory_view(n: int, d: int, k: int):
     costs = complexity.layer_costs(n, d, k)
     shown = pd.DataFrame({
         "layer": table.index,
-        "multiply_adds": [f"{v:,}" for v in costs["multiply_adds"]],
+        "multiply_adds": [big_number(v) for v in costs["multiply_adds"]],
         "order": [complexity.BIG_O[layer][0] for layer in table.index],
         "sequential_operations": table["sequential_operations"].tolist(),
         "sequential_order": [complexity.BIG_O[layer][1] for layer in table.index],
@@ -133,8 +133,8 @@ with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SW
         "(W_q, W_k, W_v, W_o: 4·n·d²) are the part that does not grow with n². Every token sees every other "
         "token in one step: path length 1, no sequential dependence."
     )
-    st.dataframe(terms, hide_index=True, width="stretch", column_config={
-        "multiply_adds": st.column_config.NumberColumn("multiply-adds", format="localized")})
+    st.dataframe(terms.assign(multiply_adds=[big_number(v) for v in terms["multiply_adds"]]), hide_index=True,
+                 width="stretch", column_config={"multiply_adds": "multiply-adds"})
     st.caption("One multiply-add is two floating-point operations (FLOPs).")
     st.latex(r"\text{attention's } n^2 \text{ terms} < \text{RNN} \iff 2n^2 d < 2n d^2 \iff n < d")
     st.latex(r"\text{attention's } n^2 \text{ terms} < \text{CNN} \iff 2n^2 d < k n d^2 \iff n < k d / 2")

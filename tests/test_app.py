@@ -287,6 +287,10 @@ def test_complexity_every_control_and_a_tiny_measurement():
     at.selectbox(key="complexity.to").set_value("64").run()
     assert not at.exception
     assert link(at) == {"n": "1000000", "d": "64", "k": "15", "path_n": "16", "from": "16", "to": "64"}
+    # at n = 10⁶ the counts are written short: self-attention's 2·n²·d + 4·n·d² multiply-adds
+    table = at.dataframe[0].value
+    attention = 2 * 10**12 * 64 + 4 * 10**6 * 64**2
+    assert table["multiply_adds"].tolist()[-1] == f"{attention / 10**14:.2f} × 10¹⁴"
     at.button(key="complexity.measure").click().run()
     assert not at.exception
     wait_for(at, lambda: len(charts(at)) == 3)
