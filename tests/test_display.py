@@ -11,4 +11,4 @@ def test_big_numbers_stay_short_and_exact_where_they_are_small():
     assert big_number(10**10) == "1.00 × 10¹⁰"
     assert big_number(2 * 10**12 * 1024 + 4 * 10**6 * 1024**2) == "2.05 × 10¹⁵"
     assert big_number(0.5) == "0.5"
-    assert big_number(-3 * 10**9) == "-3.00 × 10⁹"
+    assert big_number(-3 * 10**12) == "-3.00 × 10¹²"
