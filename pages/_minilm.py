@@ -291,7 +291,7 @@ def order_section(page, sentence: str) -> None:
     with c1:
         st.button("Shuffle again", icon=":material/shuffle:", key="minilm.reshuffle",
                   on_click=lambda: st.session_state.__setitem__(page.key(M_SHUFFLE),
-                                                                st.session_state[page.key(M_SHUFFLE)] % (2**31 - 1) + 1))
+                                                                page.value(M_SHUFFLE) % (2**31 - 1) + 1))
         seed = page.number(M_SHUFFLE)
     layer, head = _layer_head(page)
     view = order_view(sentence, seed, layer, head)

@@ -277,7 +277,7 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
             with c9:
                 st.button("Shuffle again", icon=":material/shuffle:", key="attention.shuffle_again",
                           on_click=lambda: st.session_state.__setitem__(
-                              page.key(SHUFFLE), st.session_state[page.key(SHUFFLE)] % (2**31 - 1) + 1))
+                              page.key(SHUFFLE), page.value(SHUFFLE) % (2**31 - 1) + 1))
                 shuffle = page.number(SHUFFLE)
             head = page.value(HEAD)
             perm, maps, gaps = order_view(tokens, hidden, heads, seed, shuffle, head)

@@ -38,7 +38,7 @@ with lab_page("train", "Train it yourself", INTRO, T.SETTINGS) as page:
                                        "only the input and the answers before it (a causal mask).")
     with c3:
         key = page.key(T.SCHEMES_SETTING)
-        st.session_state[key] = T.SCHEMES_SETTING.ordered(st.session_state[key])  # the link lists them in one order
+        st.session_state[key] = T.SCHEMES_SETTING.ordered(page.value(T.SCHEMES_SETTING))  # the link lists them in one order
         schemes = st.multiselect(T.SCHEMES_SETTING.label, T.SCHEMES_SETTING.options, key=key, persist_state="session",
                                  help="\n".join(f"- **{s}**: {t}" for s, t in SCHEME_TEXT.items()))
     c4, c5, c6, c7, c8, c9, c10 = st.columns([1.4, 1.3, 1.1, 1.1, 1.3, 1.1, 1.2], vertical_alignment="bottom")
@@ -105,8 +105,10 @@ with lab_page("train", "Train it yourself", INTRO, T.SETTINGS) as page:
     where = T.sources(run, snapshot)
     view = T.results_view(run, where)
     if view["table"] is None:
-        st.info("Press **Train** to train these settings (the page opens with results only for the settings "
-                "shipped with pekit: reversal of 8 tokens, d = 64, 2 layers, 4 heads, 1500 steps, seed 0).",
+        st.info(f"Press **Train** to train the {kind} on {task} with {', '.join(schemes)}: {seq_len} tokens, "
+                f"d = {dim}, {layers} layer{'s' if layers != 1 else ''}, {heads} head{'s' if heads != 1 else ''}, at "
+                f"most {steps:,} steps, seed {seed}. The page opens with results only for the settings shipped with "
+                "pekit: reversal of 8 tokens, d = 64, 2 layers, 4 heads, 1500 steps, seed 0.",
                 icon=":material/play_circle:")
         page.stop()
     missing = [p for p, source, _ in where if source == "missing"]
@@ -131,14 +133,14 @@ with lab_page("train", "Train it yourself", INTRO, T.SETTINGS) as page:
                    f"examples it has never seen. {described}")
 
     st.subheader("What the trained model attends to")
-    if st.session_state[page.key(T.MAP_SCHEME)] not in schemes:
+    if page.value(T.MAP_SCHEME) not in schemes:
         # the default, sinusoidal, is not among the chosen schemes: the last one (none comes first)
         st.session_state[page.key(T.MAP_SCHEME)] = schemes[-1]
     m1, m2 = st.columns([2, 1])
     with m1:
         positions = st.radio(T.MAP_SCHEME.label, schemes, key=page.key(T.MAP_SCHEME), horizontal=True,
                              persist_state="session")
-    if st.session_state[page.key(T.MAP_LAYER)] not in T.MAP_LAYER.options[: layers + 1]:
+    if page.value(T.MAP_LAYER) not in T.MAP_LAYER.options[: layers + 1]:
         page.replace(T.MAP_LAYER, "clearest", f"The model has {layers} layer(s): showing the clearest one.")
     with m2:
         layer = page.select(T.MAP_LAYER, options=T.MAP_LAYER.options[: layers + 1],

@@ -15,7 +15,8 @@ from pekit.complexity import architecture_graph
 from pekit.similarity import gram_block_means, similarity_by_offset
 
 BUILDERS = ("heatmap", "token_heatmap", "column_curves", "offset_similarity_chart", "line_chart", "frequency_chart",
-            "layout_comparison_chart", "rotation_circle", "architecture_chart")
+            "layout_comparison_chart", "rotation_circle", "architecture_chart", "head_gallery",
+            "offset_similarity_comparison", "position_components_chart", "neighbour_distance_chart")
 
 
 def _timings() -> pd.DataFrame:
@@ -40,6 +41,12 @@ def samples() -> dict[str, charts.Drawn]:
                        pd.DataFrame({"index": range(16), "positions": pekit.wavelengths(32).numpy(),
                                      "ladder": "column pair j: wavelength 2π·base^(2j/d)"})])
     pair = pekit.sinusoidal_columns(12, 16, [2, 3], device="cpu")
+    # the pretrained model's views, on tables any install has (the builders take any table)
+    from pekit.pretrained import position_table_summary
+
+    heads = torch.softmax(torch.randn(6, 12, 16, 16), -1)
+    fixed = position_table_summary(pekit.sinusoidal_encoding(512, 384, device="cpu"), max_offset=32)
+    other = position_table_summary(pekit.sinusoidal_encoding(512, 384, base=500.0, device="cpu"), max_offset=32)
     moved = pekit.sinusoidal_columns(12, 16, [2, 3], start=3, device="cpu")
     return {
         "heatmap P (60 x 32)": charts.heatmap(P, x_title="Column (encoding dimension)", y_title="Row (position)"),
@@ -64,4 +71,11 @@ def samples() -> dict[str, charts.Drawn]:
         "rotation_circle": charts.rotation_circle(pair, moved, range(12), delta=3),
         "architecture_chart (the book's x1..x5, k = 3)": charts.architecture_chart(architecture_graph(5, 3)),
         "architecture_chart (16 tokens, k = 2)": charts.architecture_chart(architecture_graph(16, 2)),
+        "head_gallery (6 layers x 12 heads)": charts.head_gallery(heads, selected=(2, 5)),
+        "offset_similarity_comparison": charts.offset_similarity_comparison({"base 10000": fixed.offsets,
+                                                                              "base 500": other.offsets}),
+        "position_components_chart": charts.position_components_chart(fixed.components.scores,
+                                                                      explained=fixed.components.explained),
+        "neighbour_distance_chart": charts.neighbour_distance_chart({"base 10000": fixed.steps,
+                                                                      "base 500": other.steps}),
     }
