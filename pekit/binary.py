@@ -212,7 +212,11 @@ def wavelength_growth(dim: int, *, base: float = 10000.0) -> float:
     """The factor ``base**(2/dim)`` by which each pair's wavelength exceeds the previous one's
     (interleaved table); a bit's period grows by 2 from one bit to the next."""
     dim = check_int("dim", dim, minimum=1)
-    return check_base(base) ** (2 / dim)
+    base = check_base(base)
+    try:
+        return base ** (2 / dim)
+    except OverflowError:
+        raise ValueError(f"base={base!r} ** (2 / dim={dim}) is too large for a float") from None
 
 
 def overlay_window(num_positions: int, bit: int) -> int:

@@ -158,10 +158,11 @@ def book_masked_softmax(X: Tensor, valid_lens: Tensor | list | tuple | None) -> 
     ``-1e6`` before an ordinary softmax. Masked keys get weight ``exp(-1e6 - max) = 0``; but a
     row whose valid length is 0 has every score at ``-1e6``, so it gets uniform weights
     ``1/keys`` over keys that are all padding, where :func:`pekit.masked_softmax` gives zeros.
-    ``X``: ``(batch, queries, keys)``; ``valid_lens``: ``(batch,)`` or ``(batch, queries)``."""
+    ``X``: ``(batch, queries, keys)``; ``valid_lens``: ``(batch,)`` or ``(batch, queries)``.
+    In float16, whose numbers stop at -65504, the fill is that lowest number instead."""
     check_tensor("X", X, dims=3, floating=True, what="(batch, queries, keys)")
     if valid_lens is None:
         return torch.softmax(X, dim=-1)
     lens = _valid_lengths(valid_lens, X.shape[0], X.shape[1], X.shape[2], X.device)  # (batch, queries)
     keep = torch.arange(X.shape[2], device=X.device)[None, None, :] < lens[..., None]
-    return torch.softmax(X.masked_fill(~keep, -1e6), dim=-1)
+    return torch.softmax(X.masked_fill(~keep, max(-1e6, torch.finfo(X.dtype).min)), dim=-1)

@@ -43,9 +43,9 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_elements, check_float_dtype, check_int, check_tensor
+from ._checks import check_bool, check_elements, check_float, check_float_dtype, check_int, check_tensor
 from .devices import resolve_device
-from .encodings import sinusoidal_encoding
+from .encodings import check_base, sinusoidal_encoding
 from .rotation import apply_rope
 
 __all__ = [
@@ -67,6 +67,7 @@ __all__ = [
 SCHEMES: tuple[str, ...] = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
 MAX_HEADS = 1 << 12
 MAX_STEPS = 1 << 14  # positions of a score bias (a (heads, steps, steps) table)
+MAX_STD = 100.0  # largest scale a learned table may start at (token vectors start near 0.3)
 
 
 def check_scheme(positions: object) -> str:
@@ -138,6 +139,7 @@ def alibi_bias(
     num_queries, num_keys = _check_sizes(num_queries, num_keys)
     num_heads = check_int("num_heads", num_heads, minimum=1, maximum=MAX_HEADS)
     check_elements({"num_heads": num_heads, "num_queries": num_queries, "num_keys": num_keys})
+    causal = check_bool("causal", causal)
     dev = resolve_device(device)
     dtype = check_float_dtype(dtype)
     rel = _relative(num_queries, num_keys, dev)  # (queries, keys): j - i
@@ -150,6 +152,16 @@ def alibi_bias(
 
 # ---------------------------------------------------------------------------------------------
 # T5 relative buckets
+
+
+def _check_max_distance(max_distance: object, num_buckets: int, bidirectional: bool) -> int:
+    """``max_distance`` as an int beyond the distances that get a bucket each."""
+    max_distance = check_int("max_distance", max_distance, minimum=1, maximum=1 << 30)
+    max_exact = (num_buckets // 2 if bidirectional else num_buckets) // 2
+    if max_distance <= max_exact:
+        raise ValueError(f"max_distance={max_distance} must be more than the {max_exact} distances that get a bucket "
+                         f"each (num_buckets={num_buckets})")
+    return max_distance
 
 
 def t5_relative_buckets(
@@ -172,8 +184,9 @@ def t5_relative_buckets(
     lands in one bucket.
     """
     num_queries, num_keys = _check_sizes(num_queries, num_keys)
+    bidirectional = check_bool("bidirectional", bidirectional)
     num_buckets = check_int("num_buckets", num_buckets, minimum=2 if not bidirectional else 4, maximum=1 << 16)
-    max_distance = check_int("max_distance", max_distance, minimum=1, maximum=1 << 30)
+    max_distance = _check_max_distance(max_distance, num_buckets, bidirectional)
     check_elements({"num_queries": num_queries, "num_keys": num_keys})
     dev = resolve_device(device)
     rel = _relative(num_queries, num_keys, dev)  # (queries, keys): key - query
@@ -185,9 +198,6 @@ def t5_relative_buckets(
     else:
         distance = (-rel).clamp(min=0)
     max_exact = num_buckets // 2
-    if max_distance <= max_exact:
-        raise ValueError(f"max_distance={max_distance} must be more than the {max_exact} distances that get a bucket "
-                         f"each (num_buckets={num_buckets * (2 if bidirectional else 1)})")
     is_small = distance < max_exact
     # float32 as in the reference: the bucket edges then fall exactly where T5's do
     large = max_exact + (
@@ -222,17 +232,21 @@ class PositionScheme(nn.Module):
         self.num_heads = check_int("num_heads", num_heads, minimum=1, maximum=MAX_HEADS)
         if self.num_hiddens % self.num_heads:
             raise ValueError(f"num_hiddens={self.num_hiddens} is not divisible by num_heads={self.num_heads}")
-        self.causal = bool(causal)
+        self.causal = check_bool("causal", causal)
 
     @property
     def head_dim(self) -> int:
         return self.num_hiddens // self.num_heads
 
-    def check_steps(self, steps: int) -> int:
-        """``steps`` when the scheme has positions for that many steps, else ``ValueError``."""
-        steps = check_int("steps", steps, minimum=0, maximum=MAX_STEPS)
+    def check_steps(self, steps: int, *, name: str = "steps") -> int:
+        """``steps`` when the scheme has positions for that many steps, else ``ValueError``
+        naming ``name`` (``"steps"``, or the tensor whose steps they are)."""
+        said = f"{name}={steps}" if name == "steps" else f"{name} has {steps} steps"
+        steps = check_int(name, steps, minimum=0)
+        if steps > MAX_STEPS:
+            raise ValueError(f"{said}: more than the {MAX_STEPS:,} positions pekit's schemes cover")
         if self.max_len is not None and steps > self.max_len:
-            raise ValueError(f"steps={steps}: the {self.name} position table has rows for positions 0 to "
+            raise ValueError(f"{said}: the {self.name} position table has rows for positions 0 to "
                              f"{self.max_len - 1} only; a learned table has nothing to add for later positions")
         return steps
 
@@ -240,7 +254,7 @@ class PositionScheme(nn.Module):
         check_tensor("X", X, dims=3, floating=True, what="(batch, steps, num_hiddens)")
         if X.shape[-1] != self.num_hiddens:
             raise ValueError(f"X has {X.shape[-1]} features; this scheme was built for num_hiddens={self.num_hiddens}")
-        self.check_steps(X.shape[1])
+        self.check_steps(X.shape[1], name="X")
         return X
 
     def embed(self, X: Tensor) -> Tensor:
@@ -249,8 +263,16 @@ class PositionScheme(nn.Module):
     rotary: Callable[[Tensor], Tensor] | None = None
 
     def bias(self, num_queries: int, num_keys: int) -> Tensor | None:
-        self.check_steps(max(num_queries, num_keys))
+        self._check_bias_sizes(num_queries, num_keys)
         return None
+
+    def _check_bias_sizes(self, num_queries: object, num_keys: object) -> tuple[int, int]:
+        """The sizes of a score bias, each within what the scheme has positions for."""
+        num_queries, num_keys = _check_sizes(num_queries, num_keys)
+        if self.max_len is not None and max(num_queries, num_keys) > self.max_len:
+            raise ValueError(f"num_queries={num_queries}, num_keys={num_keys}: the {self.name} position table has rows "
+                             f"for positions 0 to {self.max_len - 1} only")
+        return num_queries, num_keys
 
     def extra_repr(self) -> str:
         return f"num_hiddens={self.num_hiddens}, num_heads={self.num_heads}, causal={self.causal}"
@@ -271,8 +293,10 @@ class SinusoidalPositions(PositionScheme):
 
     def __init__(self, num_hiddens: int, num_heads: int, *, causal: bool = False, base: float = 10000.0) -> None:
         super().__init__(num_hiddens, num_heads, causal=causal)
-        self.base = float(base)
-        self.register_buffer("P", sinusoidal_encoding(64, num_hiddens, base=self.base), persistent=False)
+        self.base = check_base(base)
+        check_elements({"num_hiddens": self.num_hiddens, "positions": 64})
+        self.register_buffer("P", sinusoidal_encoding(64, self.num_hiddens, base=self.base, device="cpu"),
+                             persistent=False)
 
     def table(self, steps: int) -> Tensor:
         """``P`` for ``steps`` positions, ``(steps, num_hiddens)`` (grown when a longer input comes)."""
@@ -298,6 +322,7 @@ class LearnedPositions(PositionScheme):
         super().__init__(num_hiddens, num_heads, causal=causal)
         self.max_len = check_int("max_len", max_len, minimum=1, maximum=MAX_STEPS)
         check_elements({"max_len": self.max_len, "num_hiddens": self.num_hiddens})
+        std = check_float("std", std, minimum=0.0, maximum=MAX_STD)
         self.table = nn.Embedding(self.max_len, self.num_hiddens)
         nn.init.normal_(self.table.weight, std=std)
 
@@ -318,12 +343,16 @@ class RotaryPositions(PositionScheme):
         if self.head_dim % 2:
             raise ValueError(f"num_hiddens={self.num_hiddens} / num_heads={self.num_heads} = {self.head_dim} per head is "
                              "odd; RoPE turns pairs of columns, so each head needs an even width")
-        self.base = float(base)
+        self.base = check_base(base)
 
     def rotary(self, x: Tensor) -> Tensor:  # type: ignore[override]
         """``(batch, num_heads, steps, head_dim)`` -> the same, pair ``j`` at position ``m``
         turned by :math:`m\\,\\text{base}^{-2j/\\text{head\\_dim}}`."""
-        self.check_steps(x.shape[-2])
+        check_tensor("x", x, dims=4, floating=True, what="(batch, num_heads, steps, head_dim)")
+        if x.shape[1] != self.num_heads or x.shape[-1] != self.head_dim:
+            raise ValueError(f"x must have shape (batch, {self.num_heads}, steps, {self.head_dim}) for num_heads="
+                             f"{self.num_heads} heads of {self.head_dim}; got {tuple(x.shape)}")
+        self.check_steps(x.shape[-2], name="x")
         return apply_rope(x, base=self.base, pairing="adjacent")
 
 
@@ -338,6 +367,7 @@ class ALiBiPositions(PositionScheme):
         self.register_buffer("slopes", alibi_slopes(self.num_heads, device="cpu"), persistent=False)
 
     def bias(self, num_queries: int, num_keys: int) -> Tensor:
+        num_queries, num_keys = self._check_bias_sizes(num_queries, num_keys)
         return alibi_bias(num_queries, num_keys, self.num_heads, causal=self.causal, device=self.slopes.device)
 
 
@@ -351,12 +381,15 @@ class T5Positions(PositionScheme):
     def __init__(self, num_hiddens: int, num_heads: int, *, causal: bool = False, num_buckets: int = 32,
                  max_distance: int = 128) -> None:
         super().__init__(num_hiddens, num_heads, causal=causal)
-        self.num_buckets = check_int("num_buckets", num_buckets, minimum=4, maximum=1 << 16)
-        self.max_distance = check_int("max_distance", max_distance, minimum=1, maximum=1 << 30)
+        self.num_buckets = check_int("num_buckets", num_buckets, minimum=2 if self.causal else 4, maximum=1 << 16)
+        self.max_distance = _check_max_distance(max_distance, self.num_buckets, not self.causal)
+        check_elements({"num_buckets": self.num_buckets, "num_heads": self.num_heads})
         self.relative_attention_bias = nn.Embedding(self.num_buckets, self.num_heads)
         nn.init.zeros_(self.relative_attention_bias.weight)
 
     def bias(self, num_queries: int, num_keys: int) -> Tensor:
+        num_queries, num_keys = self._check_bias_sizes(num_queries, num_keys)
+        check_elements({"num_heads": self.num_heads, "num_queries": num_queries, "num_keys": num_keys})
         table = self.relative_attention_bias.weight  # (num_buckets, num_heads)
         buckets = t5_relative_buckets(num_queries, num_keys, bidirectional=not self.causal,
                                       num_buckets=self.num_buckets, max_distance=self.max_distance,
@@ -372,6 +405,7 @@ def position_scheme(positions: str, num_hiddens: int, num_heads: int, *, max_len
     selects the decoder form of ``alibi`` (masked future) and ``t5`` (one-sided buckets)."""
     positions = check_scheme(positions)
     if positions == "learned":
+        learned_std = check_float("learned_std", learned_std, minimum=0.0, maximum=MAX_STD)
         if max_len is None:
             raise ValueError("max_len is needed for positions='learned' (how many positions the table has rows for)")
         return LearnedPositions(num_hiddens, num_heads, max_len=max_len, causal=causal, std=learned_std)

@@ -34,6 +34,7 @@ import json
 import math
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -41,7 +42,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from ._checks import check_int
+from ._checks import MAX_ELEMENTS, check_bool, check_float, check_int, check_tensor
 from .attention import MultiHeadAttention, multi_head_attention
 from .devices import resolve_device
 from .text import MAX_CHARS
@@ -186,12 +187,38 @@ class MiniLMConfig(NamedTuple):
                    float(raw["layer_norm_eps"]))
 
 
+# the largest sizes a MiniLMConfig may hold (BERT-large's are within them), and all weights together
+# are bounded by MAX_ELEMENTS
+_CONFIG_LIMITS = {"vocab_size": 1 << 20, "num_hiddens": 4096, "layers": 48, "num_heads": 64, "ffn_hiddens": 16384,
+                  "max_positions": 1 << 14, "type_vocab_size": 1 << 10}
+
+
+def check_config(config: object) -> MiniLMConfig:
+    """``config`` as a :class:`MiniLMConfig` of whole-number sizes that fit together and hold at
+    most :data:`pekit._checks.MAX_ELEMENTS` weights, or ``ValueError`` naming the field."""
+    if not isinstance(config, MiniLMConfig):
+        raise ValueError(f"config must be a MiniLMConfig; got a {type(config).__name__}")
+    sizes = {name: check_int(f"config.{name}", getattr(config, name), minimum=1, maximum=high)
+             for name, high in _CONFIG_LIMITS.items()}
+    eps = check_float("config.eps", config.eps, positive=True, maximum=1.0)
+    h, f = sizes["num_hiddens"], sizes["ffn_hiddens"]
+    if h % sizes["num_heads"]:
+        raise ValueError(f"config.num_hiddens={h} is not divisible by config.num_heads={sizes['num_heads']}")
+    weights = ((sizes["vocab_size"] + sizes["max_positions"] + sizes["type_vocab_size"] + 2) * h
+               + sizes["layers"] * (4 * h * h + 2 * h * f + 9 * h + f))
+    if weights > MAX_ELEMENTS:
+        raise ValueError(f"config describes a model of {weights:,} weights, over the {MAX_ELEMENTS:,} pekit allocates")
+    return MiniLMConfig(**sizes, eps=eps)
+
+
 class BertEmbeddings(nn.Module):
     r"""Word + learned position + token-type embeddings, then LayerNorm:
     :math:`\mathrm{LN}(E_{\text{word}}[x_i] + P_i + E_{\text{type}}[0])`."""
 
     def __init__(self, config: MiniLMConfig) -> None:
         super().__init__()
+        config = check_config(config)
+        self.max_positions = config.max_positions
         self.word_embeddings = nn.Embedding(config.vocab_size, config.num_hiddens)
         self.position_embeddings = nn.Embedding(config.max_positions, config.num_hiddens)
         self.token_type_embeddings = nn.Embedding(config.type_vocab_size, config.num_hiddens)
@@ -199,6 +226,16 @@ class BertEmbeddings(nn.Module):
 
     def forward(self, ids: Tensor, *, positions: bool = True) -> Tensor:
         # ids: (batch, steps) -> (batch, steps, num_hiddens)
+        check_tensor("ids", ids, dims=2, what="(batch, steps) of word-piece ids")
+        if ids.dtype.is_floating_point or ids.dtype == torch.bool:
+            raise ValueError(f"ids must hold word-piece ids in an integer dtype; got dtype {ids.dtype}")
+        vocab = self.word_embeddings.num_embeddings
+        if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= vocab):
+            raise ValueError(f"ids must be word-piece ids from 0 to {vocab - 1}")
+        if ids.shape[1] > self.max_positions:
+            raise ValueError(f"ids hold {ids.shape[1]} steps; the model has positions for {self.max_positions}")
+        positions = check_bool("positions", positions)
+        ids = ids.long()
         X = self.word_embeddings(ids) + self.token_type_embeddings.weight[0]
         if positions:
             X = X + self.position_embeddings.weight[: ids.shape[1]]  # (steps, num_hiddens), by slot
@@ -216,6 +253,7 @@ class BertLayer(nn.Module):
 
     def __init__(self, config: MiniLMConfig) -> None:
         super().__init__()
+        config = check_config(config)
         self.attention = MultiHeadAttention(config.num_hiddens, config.num_heads, 0.0, bias=True)
         self.attention_norm = nn.LayerNorm(config.num_hiddens, eps=config.eps)
         self.intermediate = nn.Linear(config.num_hiddens, config.ffn_hiddens)
@@ -225,6 +263,10 @@ class BertLayer(nn.Module):
     def forward(self, X: Tensor) -> tuple[Tensor, Tensor]:
         # X: (batch, steps, num_hiddens) -> same shape, and weights (batch, num_heads, steps, steps)
         att = self.attention
+        check_tensor("X", X, dims=3, floating=True, what="(batch, steps, num_hiddens)")
+        if X.shape[-1] != att.num_hiddens or X.dtype != att.W_q.weight.dtype:
+            raise ValueError(f"X must have shape (batch, steps, {att.num_hiddens}) and dtype {att.W_q.weight.dtype}; "
+                             f"got {tuple(X.shape)} and {X.dtype}")
         mixed, weights = multi_head_attention(
             X, X, X, att.W_q.weight, att.W_k.weight, att.W_v.weight, att.W_o.weight, num_heads=att.num_heads,
             biases=(att.W_q.bias, att.W_k.bias, att.W_v.bias, att.W_o.bias))
@@ -238,7 +280,7 @@ class MiniLM(nn.Module):
 
     def __init__(self, config: MiniLMConfig) -> None:
         super().__init__()
-        self.config = config
+        self.config = config = check_config(config)
         self.embeddings = BertEmbeddings(config)
         self.layers = nn.ModuleList(BertLayer(config) for _ in range(config.layers))
 
@@ -357,6 +399,36 @@ class Encoded(NamedTuple):
     clipped: bool
 
 
+def _check_pieces(name: str, parts: dict[str, object]) -> int:
+    """The number of word pieces when ``parts`` (``tokens``, ``ids``, ``word_ids``, ...) fit
+    together as :func:`encode_text` makes them, else ``ValueError`` naming ``name``."""
+    if not all(isinstance(part, (tuple, list)) for part in parts.values()):
+        raise ValueError(f"{name}: {', '.join(parts)} must be tuples")
+    T = len(parts["ids"])
+    if any(len(part) != T for part in parts.values()) or not 3 <= T <= MAX_PIECES:
+        raise ValueError(f"{name}: {', '.join(parts)} must hold one entry per word piece, 3 to {MAX_PIECES} of them "
+                         "([CLS] and [SEP] included)")
+    whole = lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0  # noqa: E731
+    if not all(isinstance(t, str) for t in parts["tokens"]) or not all(whole(i) for i in parts["ids"]):
+        raise ValueError(f"{name}: tokens must be strings and ids whole numbers >= 0")
+    word_ids = parts["word_ids"]
+    words = word_ids[1:-1]
+    if word_ids[0] is not None or word_ids[-1] is not None or not all(whole(w) for w in words) \
+            or any(b < a for a, b in zip(words, words[1:])):
+        raise ValueError(f"{name}: word_ids must be None for [CLS] and [SEP] and rising word numbers in between")
+    return T
+
+
+def _check_encoded(name: str, encoded: object) -> Encoded:
+    """``encoded`` as an :class:`Encoded` whose parts fit together (as :func:`encode_text` and
+    :func:`shuffle_words` make them), or ``ValueError`` naming ``name``."""
+    if not isinstance(encoded, Encoded):
+        raise ValueError(f"{name} must come from encode_text or shuffle_words; got a {type(encoded).__name__}")
+    _check_pieces(name, {"tokens": encoded.tokens, "ids": encoded.ids, "word_ids": encoded.word_ids,
+                         "offsets": encoded.offsets})
+    return encoded
+
+
 def encode_text(text: str, *, device: str | torch.device | None = None) -> Encoded:
     """Word pieces of ``text`` from the model's own WordPiece tokenizer (lower-cased,
     accents kept, Chinese characters one piece each, control characters dropped, unknown
@@ -405,13 +477,13 @@ def pretrained_attention(text: str | Encoded, *, positions: str = "learned",
     ``positions="zero"`` removes the learned position embeddings (the rest of the model is
     unchanged), to see what the model makes of the words without their order.
     """
-    if positions not in POSITIONS:
+    if not isinstance(positions, str) or positions not in POSITIONS:
         raise ValueError(f"positions={str(positions)[:40]!r} must be one of {', '.join(POSITIONS)}")
     dev = resolve_device(device)
-    encoded = text if isinstance(text, Encoded) else encode_text(text, device=dev)
-    if not isinstance(encoded, Encoded):
-        raise ValueError(f"text must be a string or an Encoded; got {type(text).__name__}")
+    encoded = _check_encoded("text", text) if isinstance(text, Encoded) else encode_text(text, device=dev)
     loaded = _load(dev)
+    if max(encoded.ids) >= loaded.model.config.vocab_size:
+        raise ValueError(f"text holds word-piece ids beyond the model's {loaded.model.config.vocab_size:,}")
     ids = torch.tensor([encoded.ids], dtype=torch.long, device=dev)  # (1, T)
     with torch.inference_mode():
         states, weights = loaded.model(ids, positions=positions == "learned")
@@ -442,8 +514,33 @@ def find_token(tokens: tuple[str, ...] | list[str], word: str) -> int | None:
     tokenizer lower-cases), or ``None``."""
     if not isinstance(word, str):
         raise ValueError(f"word must be a string; got {type(word).__name__}")
+    _check_tokens("tokens", tokens)
     wanted = word.strip().lower()
     return next((i for i, t in enumerate(tokens) if t.lower() == wanted), None)
+
+
+def _check_tokens(name: str, tokens: object) -> list[str]:
+    if not isinstance(tokens, (tuple, list)) or not all(isinstance(t, str) for t in tokens):
+        raise ValueError(f"{name} must be a list of word pieces (strings); got {str(tokens)[:40]!r}")
+    return list(tokens)
+
+
+def _check_result(name: str, result: object) -> PretrainedAttention:
+    """``result`` as a :class:`PretrainedAttention` whose parts fit together, or ``ValueError``."""
+    if not isinstance(result, PretrainedAttention):
+        raise ValueError(f"{name} must come from pretrained_attention; got a {type(result).__name__}")
+    T = _check_pieces(name, {"tokens": result.tokens, "ids": result.ids, "word_ids": result.word_ids})
+    A = check_tensor(f"{name}.attentions", result.attentions, dims=4, floating=True, what="(layers, num_heads, T, T)")
+    if A.shape[-2:] != (T, T) or A.shape[0] < 1 or A.shape[1] < 1:
+        raise ValueError(f"{name}.attentions must have shape (layers, num_heads, {T}, {T}); got {tuple(A.shape)}")
+    H = check_tensor(f"{name}.hidden_states", result.hidden_states, dims=3, floating=True,
+                     what="(layers + 1, T, num_hiddens)")
+    if H.shape[1] != T or H.shape[0] not in (0, A.shape[0] + 1):  # none: a caller that keeps the weights only
+        raise ValueError(f"{name}.hidden_states must have shape ({A.shape[0] + 1}, {T}, num_hiddens), or none of "
+                         f"them; got {tuple(H.shape)}")
+    if not isinstance(result.positions, str) or result.positions not in POSITIONS:
+        raise ValueError(f"{name}.positions must be one of {', '.join(POSITIONS)}")
+    return result
 
 
 # named patterns --------------------------------------------------------------------------------
@@ -462,6 +559,7 @@ class HeadPatterns(NamedTuple):
 
 def head_patterns(result: PretrainedAttention) -> HeadPatterns:
     """Measure :class:`HeadPatterns` on every head of ``result``."""
+    _check_result("result", result)
     A = result.attentions.double()  # (layers, heads, T, T)
     T = A.shape[-1]
     q = torch.arange(1, T - 1, device=A.device)  # the word pieces, as queries
@@ -481,6 +579,17 @@ def head_patterns(result: PretrainedAttention) -> HeadPatterns:
     return HeadPatterns(torch.stack(shares, dim=-1).float().cpu(), PATTERNS)
 
 
+def _check_patterns(name: str, patterns: object) -> HeadPatterns:
+    if not isinstance(patterns, HeadPatterns):
+        raise ValueError(f"{name} must come from head_patterns; got a {type(patterns).__name__}")
+    shares = check_tensor(f"{name}.shares", patterns.shares, dims=3, floating=True, what="(layers, num_heads, patterns)")
+    names = patterns.names
+    if not isinstance(names, (tuple, list)) or not all(isinstance(n, str) for n in names) \
+            or shares.shape[-1] != len(names) or not names:
+        raise ValueError(f"{name}.names must name each of the {shares.shape[-1]} patterns in {name}.shares")
+    return patterns
+
+
 class NamedHead(NamedTuple):
     layer: int
     head: int
@@ -491,8 +600,8 @@ class NamedHead(NamedTuple):
 def named_heads(patterns: HeadPatterns, *, threshold: float = 0.5) -> list[NamedHead]:
     """Heads whose word pieces put at least ``threshold`` of their weight, on average, on one
     kind of token, each with its strongest such pattern; strongest first."""
-    if not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
-        raise ValueError(f"threshold={threshold!r} must be a number in (0, 1]")
+    _check_patterns("patterns", patterns)
+    threshold = check_float("threshold", threshold, positive=True, maximum=1.0)
     shares = torch.nan_to_num(patterns.shares, nan=-1.0)
     best, which = shares.max(dim=-1)  # (layers, heads)
     found = [NamedHead(layer, head, patterns.names[int(which[layer, head])], float(best[layer, head]))
@@ -505,6 +614,7 @@ def patterns_frame(patterns: HeadPatterns, *, threshold: float = 0.5):
     ``named``: the strongest pattern when its share reaches ``threshold`` (else empty)."""
     import pandas as pd
 
+    _check_patterns("patterns", patterns)
     named = {(h.layer, h.head): h.pattern for h in named_heads(patterns, threshold=threshold)}
     layers, heads, _ = patterns.shares.shape
     frame = pd.DataFrame({"layer": [layer for layer in range(layers) for _ in range(heads)],
@@ -532,6 +642,8 @@ class TokenAttention(NamedTuple):
 
 
 def token_attention(result: PretrainedAttention, index: int) -> TokenAttention:
+    """Where the word piece at ``index`` looks, in every layer and head of ``result``."""
+    _check_result("result", result)
     T = len(result.tokens)
     index = check_int("index", index, minimum=0, maximum=T - 1)
     per_head = result.attentions[:, :, index, :].float().cpu()  # (layers, heads, T)
@@ -554,9 +666,18 @@ def token_attention_frame(ta: TokenAttention, tokens: tuple[str, ...] | list[str
     most weight averaged over heads, that weight, and the weight on ``[CLS]``, ``[SEP]`` and itself."""
     import pandas as pd
 
-    T = ta.mean.shape[1]
+    if not isinstance(ta, TokenAttention):
+        raise ValueError(f"ta must come from token_attention; got a {type(ta).__name__}")
+    mean = check_tensor("ta.mean", ta.mean, dims=2, floating=True, what="(layers, T)")
+    T = mean.shape[1]
+    if not isinstance(ta.top, (list, tuple)) or len(ta.top) != mean.shape[0] or not all(
+            isinstance(t, (list, tuple)) and len(t) == 2 and isinstance(t[0], int) and 0 <= t[0] < T for t in ta.top):
+        raise ValueError(f"ta.top must hold one (piece, weight) per layer, {mean.shape[0]} of them")
+    if not isinstance(ta.index, int) or not 0 <= ta.index < T:
+        raise ValueError(f"ta.index={str(ta.index)[:40]!r} must be a word piece from 0 to {T - 1}")
+    tokens = _check_tokens("tokens", tokens)
     if len(tokens) != T:
-        raise ValueError(f"tokens must hold the {T} word pieces the weights are over; got {len(tokens)}")
+        raise ValueError(f"tokens must hold the {T} word pieces the weights of ta are over; got {len(tokens)}")
     return pd.DataFrame({
         "layer": list(range(ta.mean.shape[0])),
         "most weight on": [f"{j} {tokens[j]}" for j, _ in ta.top],
@@ -583,8 +704,7 @@ def shuffle_words(encoded: Encoded, seed: int) -> ShuffledWords:
     """Shuffle the words of ``encoded`` with a seeded generator; a text of two words or more
     always comes out in another order (a shuffle that gives the original order is turned by
     one word)."""
-    if not isinstance(encoded, Encoded):
-        raise ValueError(f"encoded must come from encode_text; got a {type(encoded).__name__}")
+    _check_encoded("encoded", encoded)
     seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
     groups: list[list[int]] = []
     for i, w in enumerate(encoded.word_ids):
@@ -626,8 +746,9 @@ def order_effect(text: str | Encoded, seed: int, *, device: str | torch.device |
     the input only moves the outputs and the weights with the words,
     :math:`f(\Pi X) = \Pi f(X)`, so the gaps are float round-off. With the learned positions a
     word's vector depends on its slot, and the gaps are large."""
+    seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
     dev = resolve_device(device)
-    encoded = text if isinstance(text, Encoded) else encode_text(text, device=dev)
+    encoded = _check_encoded("text", text) if isinstance(text, Encoded) else encode_text(text, device=dev)
     shuffled = shuffle_words(encoded, seed)
     order = shuffled.order.to(dev)
     gap, hidden_gap, first = {}, {}, None
@@ -670,8 +791,10 @@ class PositionsEffect(NamedTuple):
 
 def positions_effect(learned: PretrainedAttention, zero: PretrainedAttention) -> PositionsEffect:
     """Compare a run with learned positions and one with them zeroed, on the same word pieces."""
-    if learned.ids != zero.ids:
-        raise ValueError("learned and zero must be runs on the same word pieces")
+    _check_result("learned", learned)
+    _check_result("zero", zero)
+    if learned.ids != zero.ids or learned.attentions.shape != zero.attentions.shape:
+        raise ValueError("learned and zero must be runs of one model on the same word pieces")
     change = 0.5 * (learned.attentions.double() - zero.attentions.double()).abs().sum(-1).mean(-1)
     return PositionsEffect(change.float().cpu(), head_patterns(learned), head_patterns(zero))
 
@@ -681,6 +804,18 @@ def layer_effects_frame(order: OrderEffect, positions: PositionsEffect):
     zeroed positions, and the mean change (total variation) that zeroing the positions causes."""
     import pandas as pd
 
+    if not isinstance(order, OrderEffect):
+        raise ValueError(f"order must come from order_effect; got a {type(order).__name__}")
+    if not isinstance(positions, PositionsEffect):
+        raise ValueError(f"positions must come from positions_effect; got a {type(positions).__name__}")
+    change = check_tensor("positions.change", positions.change, dims=2, floating=True, what="(layers, num_heads)")
+    layers = change.shape[0]
+    if not isinstance(order.gap, Mapping) or set(order.gap) != set(POSITIONS):
+        raise ValueError(f"order.gap must hold a tensor for each of {', '.join(POSITIONS)}")
+    for key in POSITIONS:
+        gap = check_tensor(f"order.gap[{key!r}]", order.gap[key], dims=1, floating=True, what="(layers,)")
+        if gap.shape[0] != layers:
+            raise ValueError(f"order.gap[{key!r}] has {gap.shape[0]} layers, positions.change {layers}")
     return pd.DataFrame({
         "layer": list(range(len(order.gap["learned"]))),
         "shuffle, learned positions: largest change": order.gap["learned"].double().numpy(),
@@ -716,22 +851,36 @@ class PositionComponents(NamedTuple):
 def position_components(P: Tensor, k: int = 4) -> PositionComponents:
     r"""PCA of the rows of ``P`` (``(positions, dim)``) by an exact SVD in float64 of the
     column-centred table: :math:`P - \bar P = U S V^\top`, scores :math:`U_{:k} S_{:k}`."""
-    if not isinstance(P, Tensor) or P.dim() != 2 or min(P.shape) < 2 or not P.dtype.is_floating_point:
-        raise ValueError("P must be a floating-point tensor of shape (positions, dim) with at least 2 of each")
-    k = check_int("k", k, minimum=1, maximum=min(P.shape))
+    _check_table(P, columns=2)
+    k = check_int("k", k, minimum=1)
+    if k > min(P.shape):
+        raise ValueError(f"k={k} must be at most {min(P.shape)}, the smaller side of P {tuple(P.shape)}")
     X = P.detach().double().cpu()
     X = X - X.mean(dim=0)
     U, S, _ = torch.linalg.svd(X, full_matrices=False)
     scores = U[:, :k] * S[:k]  # (positions, k)
     slope = (scores * (torch.arange(X.shape[0], dtype=X.dtype) - (X.shape[0] - 1) / 2)[:, None]).sum(0)
     scores = scores * torch.where(slope < 0, -1.0, 1.0)
-    explained = S[:k] ** 2 / (S**2).sum()
+    total = (S**2).sum()
+    explained = S[:k] ** 2 / total if total > 0 else torch.zeros(k, dtype=X.dtype)  # a constant table: no variance
     signs = torch.sign(scores)
     crossings = ((signs[1:] * signs[:-1]) < 0).sum(0)
     spectrum = torch.fft.rfft(scores, dim=0).abs()  # (positions // 2 + 1, k)
     peak = spectrum.argmax(dim=0)
     periods = torch.where(peak > 0, X.shape[0] / peak.clamp(min=1).double(), torch.tensor(math.inf, dtype=X.dtype))
     return PositionComponents(scores.float(), explained.float(), crossings, periods)
+
+
+def _check_table(P: object, *, columns: int) -> Tensor:
+    """``P`` as a finite floating-point ``(positions, dim)`` table with at least 2 positions and
+    ``columns`` columns, or ``ValueError`` naming it."""
+    check_tensor("P", P, dims=2, floating=True, what="(positions, dim)")
+    if P.shape[0] < 2 or P.shape[1] < columns:
+        raise ValueError(f"P must have at least 2 positions and {columns} column{'s' if columns > 1 else ''}; "
+                         f"got {tuple(P.shape)}")
+    if not bool(torch.isfinite(P).all()):
+        raise ValueError("P holds NaN or infinite entries")
+    return P
 
 
 class PositionTableSummary(NamedTuple):
@@ -776,8 +925,7 @@ def position_table_summary(P: Tensor, *, max_offset: int = 128, k: int = 4) -> P
     :func:`position_components`."""
     from .similarity import neighbour_distances, similarity_by_offset
 
-    if not isinstance(P, Tensor) or P.dim() != 2 or P.shape[0] < 2 or not P.dtype.is_floating_point:
-        raise ValueError("P must be a floating-point tensor of shape (positions, dim) with at least 2 positions")
+    _check_table(P, columns=1)
     X = P.detach().float().cpu()
     norms = torch.linalg.vector_norm(X, dim=1)
     unit = X / norms.clamp(min=1e-12)[:, None]
@@ -800,16 +948,21 @@ def colour_range(X: Tensor, *, share: float = 0.999, symmetric: bool = False) ->
     """The range holding ``share`` of the entries of ``X`` (the ``(1 - share) / 2`` most extreme
     at each end left out; with ``symmetric``, the ``share`` quantile of ``|X|`` on both sides),
     so that one outlier does not wash out the rest of a picture."""
-    if not isinstance(X, Tensor) or X.numel() == 0 or not X.dtype.is_floating_point:
+    import numpy as np
+
+    check_tensor("X", X, floating=True)
+    if X.numel() == 0:
         raise ValueError("X must be a non-empty floating-point tensor")
-    if not isinstance(share, (int, float)) or not 0 < share <= 1:
-        raise ValueError(f"share={share!r} must be a number in (0, 1]")
+    share = check_float("share", share, positive=True, maximum=1.0)
+    symmetric = check_bool("symmetric", symmetric)
     values = X.detach().double().flatten().cpu()
-    if symmetric:
-        bound = max(float(torch.quantile(values.abs(), share)), 1e-12)
-        low, high = -bound, bound
-    else:
-        low, high = (float(torch.quantile(values, (1 - share) / 2)), float(torch.quantile(values, (1 + share) / 2)))
-        high = high if high > low else low + 1e-12
+    array = values.numpy()  # numpy's quantile has no size limit (torch's stops at 2**24 entries)
+    with np.errstate(invalid="ignore"):  # inf - inf between two infinite entries: NaN, as torch gives
+        if symmetric:
+            bound = max(float(np.quantile(np.abs(array), share)), 1e-12)
+            low, high = -bound, bound
+        else:
+            low, high = float(np.quantile(array, (1 - share) / 2)), float(np.quantile(array, (1 + share) / 2))
+            high = high if high > low else low + 1e-12
     beyond = int(((values < low) | (values > high)).sum())
     return ColourRange(low, high, beyond, values.numel())

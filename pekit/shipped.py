@@ -26,12 +26,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import torch
 from torch import Tensor
 
+from ._checks import check_tensor
+from .devices import resolve_device
 from .positions import SCHEMES
 from .tiny import KINDS, TinyConfig, TinyTransformer, build_model
 from .training import (
@@ -53,33 +57,56 @@ TARGET = 1.0  # stop once every held-out sequence is right
 WEIGHT_TOLERANCE = 1e-4  # largest |difference| of a retrained weight allowed across machines
 
 
+def _check_kind(kind: object, name: str = "kind") -> str:
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ValueError(f"{name}={str(kind)[:40]!r} must be one of {', '.join(KINDS)}")
+    return kind
+
+
 def default_settings(kind: str) -> dict:
     """``train_tiny`` keyword arguments of the page's default run for ``kind``."""
-    if kind not in KINDS:
-        raise ValueError(f"kind={str(kind)[:40]!r} must be one of {', '.join(KINDS)}")
+    kind = _check_kind(kind)
     return {**DEFAULTS, "kind": kind, "max_steps": STEPS, "target": TARGET}
 
 
 def checkpoint_path(kind: str, positions: str) -> Path:
-    if kind not in KINDS or positions not in SCHEMES:
+    """Where the shipped checkpoint of ``kind`` and ``positions`` lives."""
+    if not isinstance(kind, str) or not isinstance(positions, str) or kind not in KINDS or positions not in SCHEMES:
         raise ValueError(f"no shipped checkpoint for kind={str(kind)[:40]!r}, positions={str(positions)[:40]!r}: "
                          f"kinds are {', '.join(KINDS)}, schemes {', '.join(SCHEMES)}")
     return CHECKPOINT_DIR / f"{kind}-{positions}.pt"
 
 
+def _check_out(out: object) -> object:
+    """``out`` as an open text stream to print to (writing nothing to it must work)."""
+    try:
+        out.write("")
+    except (AttributeError, TypeError, ValueError, OSError):
+        raise ValueError(f"out must be an open text stream such as sys.stdout; got {str(out)[:40]!r}") from None
+    return out
+
+
 def save_checkpoint(model: TinyTransformer, path: Path) -> None:
+    """Write ``model``'s config and weights (on the CPU) to the file ``path``, in an existing folder."""
+    if not isinstance(model, TinyTransformer):
+        raise ValueError(f"model must be a TinyTransformer; got a {type(model).__name__}")
+    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str) or "\x00" in os.fspath(path):
+        raise ValueError(f"path must name a file (a str or pathlib.Path); got {str(path)[:40]!r}")
+    path = Path(path)
+    if path.is_dir() or not path.parent.is_dir():
+        raise ValueError(f"path={str(path)[:80]!r} must name a file in an existing folder")
     torch.save({"config": model.config.to_dict(), "state_dict": {k: v.detach().cpu() for k, v in
                                                                   model.state_dict().items()}}, path)
 
 
 def load_checkpoint(kind: str, positions: str, *, device: str | torch.device | None = None) -> TinyTransformer:
     """The shipped model for ``kind`` and ``positions``, in eval mode."""
-    blob = torch.load(checkpoint_path(kind, positions), map_location="cpu", weights_only=True)
+    path = checkpoint_path(kind, positions)
+    dev = resolve_device(device)
+    blob = torch.load(path, map_location="cpu", weights_only=True)
     model = build_model(TinyConfig.from_dict(blob["config"]), device="cpu")
     model.load_state_dict(blob["state_dict"])
-    from .devices import resolve_device
-
-    return model.to(resolve_device(device)).eval()
+    return model.to(dev).eval()
 
 
 @functools.lru_cache(maxsize=1)
@@ -95,6 +122,8 @@ def recorded_metrics() -> dict:
 def run_record(result: TrainResult) -> dict:
     """A training run as plain data (no model): its summary, every step's history (rounded to
     6 significant digits), and the accuracy at test lengths up to twice the training length."""
+    if not isinstance(result, TrainResult):
+        raise ValueError(f"result must be a TrainResult (from train_tiny); got a {type(result).__name__}")
     record = result.summary()
     record["history"] = [[r.step, float(f"{r.loss:.6g}"), float(f"{r.token_accuracy:.6g}"),
                           float(f"{r.seq_accuracy:.6g}")] for r in result.history]
@@ -116,8 +145,9 @@ def retrain(kind: str, positions: str) -> TrainResult:
         torch.set_num_threads(previous)
 
 
-def regenerate(*, out=sys.stdout) -> dict:
+def regenerate(*, out=None) -> dict:
     """Train every shipped model from its seed and write the checkpoints and ``metrics.json``."""
+    out = sys.stdout if out is None else _check_out(out)
     CHECKPOINT_DIR.mkdir(exist_ok=True)
     metrics = {}
     for kind in KINDS:
@@ -139,15 +169,36 @@ def regenerate(*, out=sys.stdout) -> dict:
 
 
 def weight_difference(a: dict[str, Tensor], b: dict[str, Tensor]) -> float:
-    """The largest absolute difference between two state dicts with the same keys."""
+    """The largest absolute difference between two state dicts with the same keys (and shapes)."""
+    for name, d in (("a", a), ("b", b)):
+        if not isinstance(d, Mapping) or not d:
+            raise ValueError(f"{name} must be a state dict (names to tensors) with at least one tensor")
+        for k, v in d.items():
+            check_tensor(f"{name}[{str(k)[:40]!r}]", v)
     if a.keys() != b.keys():
-        raise ValueError(f"the state dicts differ in their keys: {sorted(set(a) ^ set(b))}")
-    return max((a[k].double() - b[k].double()).abs().max().item() for k in a)
+        raise ValueError(f"the state dicts a and b differ in their keys: {sorted(map(str, set(a) ^ set(b)))[:8]}")
+    for k in a:
+        if a[k].shape != b[k].shape:
+            raise ValueError(f"a[{str(k)[:40]!r}] has shape {tuple(a[k].shape)}, b[{str(k)[:40]!r}] {tuple(b[k].shape)}")
+    return max(((a[k].detach().double().cpu() - b[k].detach().double().cpu()).abs().max().item() if a[k].numel()
+                else 0.0) for k in a)
 
 
-def check(*, kinds=KINDS, schemes=SCHEMES, out=sys.stdout) -> bool:
-    """Retrain the shipped models and compare: the weights within :data:`WEIGHT_TOLERANCE`, the
-    steps and held-out accuracies as recorded. Prints one line per model; True when all agree."""
+def _check_names(name: str, values: object, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values \
+            or not all(isinstance(v, str) and v in allowed for v in values):
+        raise ValueError(f"{name}={str(values)[:60]!r} must be a non-empty list of names from {', '.join(allowed)}")
+    return tuple(values)
+
+
+def check(*, kinds=None, schemes=None, out=None) -> bool:
+    """Retrain the shipped models (``kinds`` and ``schemes``: all of them by default) and
+    compare: the weights within :data:`WEIGHT_TOLERANCE`, the steps and held-out accuracies as
+    recorded. Prints one line per model to ``out`` (standard output by default); True when all
+    agree."""
+    kinds = KINDS if kinds is None else _check_names("kinds", kinds, KINDS)
+    schemes = SCHEMES if schemes is None else _check_names("schemes", schemes, SCHEMES)
+    out = sys.stdout if out is None else _check_out(out)
     metrics = recorded_metrics()
     ok = True
     for kind in kinds:
@@ -170,15 +221,23 @@ def shipped_attention(kind: str, positions: str) -> dict:
     return compare_attention(load_checkpoint(kind, positions, device="cpu"), seed=DEFAULTS["seed"])
 
 
+COMMANDS = ("regenerate", "check")
+
+
 def main(argv: list[str] | None = None) -> int:
+    """``python -m pekit.shipped regenerate|check``: the exit status (0: the retrained models
+    agree with the files, 1: they do not, 2: not one of the commands, after printing how to
+    call it)."""
     args = sys.argv[1:] if argv is None else argv
-    if args[:1] == ["regenerate"]:
+    if isinstance(args, (str, bytes)) or not isinstance(args, Sequence) or not all(isinstance(a, str) for a in args):
+        raise ValueError(f"argv must be a list of strings (the command line after the program) or None; "
+                         f"got {str(argv)[:40]!r}")
+    if len(args) != 1 or args[0] not in COMMANDS:
+        print(f"usage: python -m pekit.shipped {{{','.join(COMMANDS)}}}\n{__doc__}", file=sys.stderr)
+        return 2
+    if args[0] == "regenerate":
         regenerate()
-        return 0 if check() else 1
-    if args[:1] == ["check"]:
-        return 0 if check() else 1
-    print(__doc__)
-    return 2
+    return 0 if check() else 1
 
 
 if __name__ == "__main__":

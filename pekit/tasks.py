@@ -23,7 +23,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from ._checks import check_int
+from ._checks import check_int, check_tensor
 
 __all__ = ["TASKS", "MAX_VOCAB", "MAX_SEQ_LEN", "check_task", "num_classes", "answers", "make_examples",
            "order_blind_ceiling"]
@@ -45,19 +45,34 @@ def num_classes(task: str, vocab: int, seq_len: int) -> int:
     ``histogram`` the counts ``0 .. 2*seq_len`` (so the model can also be asked about inputs up
     to twice as long as it was trained on)."""
     task = check_task(task)
+    vocab = check_int("vocab", vocab, minimum=2, maximum=MAX_VOCAB)
+    seq_len = check_int("seq_len", seq_len, minimum=2, maximum=MAX_SEQ_LEN)
     return 2 * seq_len + 1 if task == "histogram" else vocab
+
+
+def check_inputs(inputs: object, *, name: str = "inputs") -> Tensor:
+    """``inputs`` as a ``(batch, steps)`` tensor of token ids (an integer dtype), or
+    ``ValueError`` naming it."""
+    check_tensor(name, inputs, dims=2, what="(batch, steps) of token ids")
+    if inputs.dtype.is_floating_point or inputs.dtype == torch.bool:
+        raise ValueError(f"{name} must hold token ids in an integer dtype; got dtype {inputs.dtype}")
+    return inputs
 
 
 def answers(task: str, inputs: Tensor) -> Tensor:
     """The answer of ``task`` for each row of ``inputs`` ``(batch, steps)`` int64 -> same shape."""
     task = check_task(task)
+    inputs = check_inputs(inputs)
     if task == "reverse":
         return inputs.flip(-1)
-    if task == "sort" or (task == "reverse" and steps % 2):
+    if task == "sort":
         return inputs.sort(dim=-1).values
     if task == "shift":
         return inputs.roll(-1, dims=-1)
-    return (inputs[:, :, None] == inputs[:, None, :]).sum(-1)  # (batch, steps): count of x_i in x
+    # count of x_i in x: where x_i's run starts and ends in the sorted row (memory (batch, steps))
+    ordered = inputs.sort(dim=-1).values.contiguous()
+    after = torch.searchsorted(ordered, inputs.contiguous(), right=True)
+    return after - torch.searchsorted(ordered, inputs.contiguous())  # (batch, steps)
 
 
 def make_examples(task: str, num_examples: int, seq_len: int, vocab: int, *, seed: int | None = None,
@@ -73,6 +88,8 @@ def make_examples(task: str, num_examples: int, seq_len: int, vocab: int, *, see
     if generator is None:
         generator = torch.Generator().manual_seed(check_int("seed", 0 if seed is None else seed, minimum=0,
                                                             maximum=2**63 - 1))
+    elif not isinstance(generator, torch.Generator) or generator.device.type != "cpu":
+        raise ValueError(f"generator must be a CPU torch.Generator or None; got {str(generator)[:40]!r}")
     inputs = torch.randint(0, vocab, (num_examples, seq_len), generator=generator)
     return inputs, answers(task, inputs)
 
@@ -95,14 +112,22 @@ def order_blind_ceiling(task: str, inputs: Tensor) -> float:
     Averaged over positions and examples.
     """
     task = check_task(task)
+    inputs = check_inputs(inputs)
+    batch, steps = inputs.shape
+    if batch < 1 or steps < 2:
+        raise ValueError(f"inputs of shape {tuple(inputs.shape)} must hold at least one example of 2 tokens or more")
+    if int(inputs.min()) < 0 or int(inputs.max()) >= MAX_VOCAB:
+        raise ValueError(f"inputs must be token ids from 0 to {MAX_VOCAB - 1} (MAX_VOCAB={MAX_VOCAB})")
     if task == "histogram":
         return 1.0
-    batch, steps = inputs.shape
-    vocab = int(inputs.max()) + 1
-    counts = torch.zeros(batch, vocab, dtype=torch.long).scatter_add_(1, inputs, torch.ones_like(inputs))
+    inputs = inputs.long().cpu()
+    counts = torch.zeros(batch, MAX_VOCAB, dtype=torch.long).scatter_add_(1, inputs, torch.ones_like(inputs))
+    most = counts.max(dim=1).values  # (batch,)
     if task == "sort" or (task == "reverse" and steps % 2):
-        return float(counts.max(dim=1).values.double().mean() / steps)
-    # counts of the other tokens, for each position: remove one copy of x_i
-    others = counts[:, None, :].expand(batch, steps, vocab).clone()
-    others.scatter_add_(2, inputs[:, :, None], -torch.ones(batch, steps, 1, dtype=torch.long))
-    return float(others.max(dim=2).values.double().mean() / (steps - 1))
+        return float(most.double().mean() / steps)
+    # the largest count of the other tokens at each position (one copy of x_i removed): one less
+    # than the largest count where x_i is the only token that common, the largest count otherwise
+    alone = (counts == most[:, None]).sum(dim=1) == 1  # (batch,)
+    own = counts.gather(1, inputs)  # (batch, steps): the count of x_i
+    others = most[:, None] - ((own == most[:, None]) & alone[:, None]).long()
+    return float(others.double().mean() / (steps - 1))

@@ -25,12 +25,13 @@ Shapes: ``(batch, steps)`` token ids in, ``(batch, steps, num_classes)`` scores 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_int
+from ._checks import check_int, check_tensor
 from .attention import MultiHeadAttention
 from .positions import PositionScheme, check_scheme, position_scheme
 from .tasks import MAX_SEQ_LEN, MAX_VOCAB, check_task, num_classes
@@ -51,8 +52,9 @@ EMBEDDING_STD = 0.3
 @dataclass(frozen=True)
 class TinyConfig:
     """What a tiny transformer is: its task, position scheme, kind and sizes. Sizes are bounded
-    (``dim <= 256``, ``layers <= 4``, ``heads <= 8``, ``vocab <= 64``, ``seq_len <= 64``);
-    :meth:`checked` raises ``ValueError`` naming any value out of range."""
+    (``dim <= 256``, ``layers <= 4``, ``heads <= 8``, ``vocab <= 64``, ``seq_len <= 64``); a
+    value out of range raises ``ValueError`` naming it when the config is made, so every
+    ``TinyConfig`` describes a model that can be built (sizes are stored as plain ints)."""
 
     task: str = "reverse"
     positions: str = "sinusoidal"
@@ -63,16 +65,18 @@ class TinyConfig:
     layers: int = 2
     heads: int = 4
 
-    def checked(self) -> TinyConfig:
+    def __post_init__(self) -> None:
         check_task(self.task)
         check_scheme(self.positions)
         if not isinstance(self.kind, str) or self.kind not in KINDS:
             raise ValueError(f"kind={str(self.kind)[:40]!r} must be one of {', '.join(KINDS)}")
-        check_int("seq_len", self.seq_len, minimum=2, maximum=MAX_SEQ_LEN)
-        check_int("vocab", self.vocab, minimum=2, maximum=MAX_VOCAB)
-        check_int("dim", self.dim, minimum=2, maximum=MAX_DIM)
-        check_int("layers", self.layers, minimum=1, maximum=MAX_LAYERS)
-        check_int("heads", self.heads, minimum=1, maximum=MAX_HEADS)
+        for name, low, high in (("seq_len", 2, MAX_SEQ_LEN), ("vocab", 2, MAX_VOCAB), ("dim", 2, MAX_DIM),
+                                ("layers", 1, MAX_LAYERS), ("heads", 1, MAX_HEADS)):
+            object.__setattr__(self, name, check_int(name, getattr(self, name), minimum=low, maximum=high))
+        self.checked()
+
+    def checked(self) -> TinyConfig:
+        """The config itself, after checking that its sizes fit together (``ValueError`` if not)."""
         if self.dim % self.heads:
             raise ValueError(f"dim={self.dim} is not divisible by heads={self.heads}")
         if self.positions == "rope" and (self.dim // self.heads) % 2:
@@ -98,8 +102,14 @@ class TinyConfig:
 
     @classmethod
     def from_dict(cls, values: dict) -> TinyConfig:
+        """The config a :meth:`to_dict` dict describes (other keys are ignored)."""
+        if not isinstance(values, Mapping):
+            raise ValueError(f"values must be a dict such as TinyConfig.to_dict() gives; got a {type(values).__name__}")
         known = {k: values[k] for k in cls.__dataclass_fields__ if k in values}
-        return cls(**known).checked()
+        try:
+            return cls(**known)
+        except ValueError as err:
+            raise ValueError(f"values: {err}") from None
 
 
 class Block(nn.Module):
@@ -107,6 +117,10 @@ class Block(nn.Module):
 
     def __init__(self, dim: int, heads: int) -> None:
         super().__init__()
+        dim = check_int("dim", dim, minimum=1, maximum=MAX_DIM)
+        heads = check_int("heads", heads, minimum=1, maximum=MAX_HEADS)
+        if dim % heads:
+            raise ValueError(f"dim={dim} is not divisible by heads={heads}")
         self.ln1 = nn.LayerNorm(dim)
         self.attention = MultiHeadAttention(dim, heads, 0.0)
         self.ln2 = nn.LayerNorm(dim)
@@ -127,6 +141,8 @@ class TinyTransformer(nn.Module):
 
     def __init__(self, config: TinyConfig) -> None:
         super().__init__()
+        if not isinstance(config, TinyConfig):
+            raise ValueError(f"config must be a TinyConfig; got a {type(config).__name__}")
         self.config = config = config.checked()
         self.slot = config.vocab  # the decoder's answer-slot token
         self.embedding = nn.Embedding(config.vocab + (1 if config.causal else 0), config.dim)
@@ -152,19 +168,31 @@ class TinyTransformer(nn.Module):
             elif name.endswith("bias"):
                 nn.init.zeros_(p)
 
-    def check_inputs(self, inputs: object) -> Tensor:
-        """``inputs`` as ``(batch, steps)`` token ids this model can read, or ``ValueError``."""
-        if not isinstance(inputs, Tensor) or inputs.dim() != 2 or inputs.dtype.is_floating_point \
-                or inputs.dtype == torch.bool:
-            raise ValueError("inputs must be a (batch, steps) tensor of token ids (whole numbers)")
-        steps = inputs.shape[1]
+    def check_length(self, steps: object, *, name: str = "seq_len") -> int:
+        """``steps`` tokens when this model can read that many (2 to twice its training length,
+        within what its scheme has positions for), else ``ValueError`` naming ``name``."""
+        steps = check_int(name, steps)
+        said = f"{name}={steps}" if name == "seq_len" else f"{name} of {steps} tokens"
         longest = 2 * self.config.seq_len
         if not 2 <= steps <= longest:
-            raise ValueError(f"seq_len={steps}: this model was trained on {self.config.seq_len} tokens and reads "
+            raise ValueError(f"{said}: this model was trained on {self.config.seq_len} tokens and reads "
                              f"2 to {longest} (twice its training length)")
+        context = steps * (2 if self.config.causal else 1)
+        max_len = self.positions.max_len
+        if max_len is not None and context > max_len:
+            raise ValueError(f"{said}: the {self.positions.name} position table has rows for positions 0 to "
+                             f"{max_len - 1} only; a learned table has nothing to add for later positions")
+        return steps
+
+    def check_inputs(self, inputs: object) -> Tensor:
+        """``inputs`` as ``(batch, steps)`` token ids this model can read, or ``ValueError``."""
+        check_tensor("inputs", inputs, dims=2, what="(batch, steps) of token ids")
+        if inputs.dtype.is_floating_point or inputs.dtype == torch.bool:
+            raise ValueError(f"inputs must be a (batch, steps) tensor of token ids (whole numbers); got dtype "
+                             f"{inputs.dtype}")
+        self.check_length(inputs.shape[1], name="inputs")
         if inputs.numel() and (int(inputs.min()) < 0 or int(inputs.max()) >= self.config.vocab):
             raise ValueError(f"inputs must be token ids from 0 to {self.config.vocab - 1} (vocab={self.config.vocab})")
-        self.positions.check_steps(steps * (2 if self.config.causal else 1))
         return inputs
 
     def context(self, inputs: Tensor) -> Tensor:
@@ -184,7 +212,7 @@ class TinyTransformer(nn.Module):
         return self.ln_f(X)
 
     def forward(self, inputs: Tensor) -> Tensor:
-        inputs = self.check_inputs(inputs)
+        inputs = self.check_inputs(inputs).long()
         steps = inputs.shape[1]
         scores = self.output(self.hidden(self.context(inputs)))  # (batch, T, num_classes)
         return scores[:, -steps:]  # (batch, steps, num_classes): the answer positions

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -31,10 +31,11 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from ._checks import check_float, check_int
+from ._checks import check_bool, check_float, check_int, check_tensor
 from .devices import resolve_device
-from .tasks import make_examples, order_blind_ceiling
-from .tiny import TinyConfig, TinyTransformer, build_model
+from .positions import SCHEMES
+from .tasks import MAX_EXAMPLES, MAX_SEQ_LEN, check_inputs, check_task, make_examples, order_blind_ceiling
+from .tiny import KINDS, TinyConfig, TinyTransformer, build_model
 
 __all__ = ["TEST_SEED", "TEST_EXAMPLES", "STOP_REASONS", "HistoryRow", "TrainResult", "train_tiny", "evaluate_tiny",
            "predict", "extrapolation_lengths", "extrapolation", "attention_maps", "held_out_example",
@@ -44,6 +45,11 @@ __all__ = ["TEST_SEED", "TEST_EXAMPLES", "STOP_REASONS", "HistoryRow", "TrainRes
 TEST_SEED = 2**40 + 7  # the held-out examples: a seed no training run in the lab uses
 TEST_EXAMPLES = 1000
 MAX_STEPS = 100_000
+MAX_POINTS = 1000  # test lengths of one extrapolation table
+# largest learning rate and weight decay: a rate that large diverges at once (the "nan" stop), and
+# it stays far below the 3.4e38 at which AdamW's step no longer fits a float32
+MAX_RATE = 1e6
+MAX_SOURCE = 1 << 20  # positions source_positions lists
 STOP_REASONS = ("target", "steps", "time", "nan")
 
 
@@ -73,6 +79,27 @@ class TrainResult:
     history: list[HistoryRow]
     model: TinyTransformer
     settings: dict = field(default_factory=dict)  # lr, batch_size, caps: everything else that shaped the run
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.config, TinyConfig):
+            raise ValueError(f"config must be a TinyConfig; got a {type(self.config).__name__}")
+        self.seed = check_int("seed", self.seed, minimum=0, maximum=2**63 - 1)
+        self.token_accuracy = check_float("token_accuracy", self.token_accuracy, minimum=0.0, maximum=1.0)
+        self.seq_accuracy = check_float("seq_accuracy", self.seq_accuracy, minimum=0.0, maximum=1.0)
+        self.steps = check_int("steps", self.steps, minimum=0, maximum=MAX_STEPS)
+        self.seconds = check_float("seconds", self.seconds, minimum=0.0)
+        if not isinstance(self.stopped, str) or self.stopped not in STOP_REASONS:
+            raise ValueError(f"stopped={str(self.stopped)[:40]!r} must be one of {', '.join(STOP_REASONS)}")
+        if not isinstance(self.message, str):
+            raise ValueError(f"message must be a string; got a {type(self.message).__name__}")
+        if not isinstance(self.history, list) or not all(isinstance(r, HistoryRow) for r in self.history):
+            raise ValueError("history must be a list of HistoryRow, one per step")
+        if len(self.history) != self.steps:
+            raise ValueError(f"history holds {len(self.history)} rows for steps={self.steps}")
+        if not isinstance(self.model, TinyTransformer) or self.model.config != self.config:
+            raise ValueError("model must be the TinyTransformer of config")
+        if not isinstance(self.settings, Mapping):
+            raise ValueError(f"settings must be a dict; got a {type(self.settings).__name__}")
 
     @property
     def parameters(self) -> int:
@@ -127,8 +154,8 @@ def train_tiny(
     seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
     batch_size = check_int("batch_size", batch_size, minimum=1, maximum=4096)
     test_examples = check_int("test_examples", test_examples, minimum=1, maximum=1 << 16)
-    lr = check_float("lr", lr, positive=True)
-    weight_decay = check_float("weight_decay", weight_decay, minimum=0.0)
+    lr = check_float("lr", lr, positive=True, maximum=MAX_RATE)
+    weight_decay = check_float("weight_decay", weight_decay, minimum=0.0, maximum=MAX_RATE)
     if target is not None:
         target = check_float("target", target, minimum=0.0, maximum=1.0)
     if max_seconds is not None:
@@ -185,9 +212,16 @@ def train_tiny(
     return TrainResult(config, seed, token_acc, seq_acc, step, seconds, stopped, message, history, model, settings)
 
 
+def _check_model(model: object) -> TinyTransformer:
+    if not isinstance(model, TinyTransformer):
+        raise ValueError(f"model must be a TinyTransformer; got a {type(model).__name__}")
+    return model
+
+
 def predict(model: TinyTransformer, inputs: Tensor) -> Tensor:
     """The model's answers to ``inputs`` ``(batch, steps)`` -> ``(batch, steps)`` (eval mode, no
     gradients; the model is left in eval mode)."""
+    _check_model(model).check_inputs(inputs)
     model.eval()
     with torch.inference_mode():
         return model(inputs.to(next(model.parameters()).device)).argmax(-1)
@@ -206,20 +240,29 @@ def evaluate_tiny(
     ``task`` with ``seq_len`` tokens, drawn from ``seed`` (or on the given ``inputs``: a pair of
     inputs and answers). ``seq_len`` may differ from the training length, up to twice it: a
     scheme without positions that far (a learned table) raises ``ValueError`` saying so."""
-    if not isinstance(model, TinyTransformer):
-        raise ValueError(f"model must be a TinyTransformer; got a {type(model).__name__}")
+    _check_model(model)
+    task = check_task(task)
+    seq_len = check_int("seq_len", seq_len, minimum=2, maximum=2 * model.config.seq_len)
+    model.check_length(seq_len)  # refuse before drawing examples
     if inputs is None:
-        seq_len = check_int("seq_len", seq_len, minimum=2, maximum=2 * model.config.seq_len)
-        model.check_inputs(torch.zeros(1, seq_len, dtype=torch.long))  # refuse before drawing examples
         inputs = make_examples(task, num_examples, seq_len, model.config.vocab, seed=seed)
+    elif not isinstance(inputs, (tuple, list)) or len(inputs) != 2:
+        raise ValueError(f"inputs must be a pair (inputs, answers) of (examples, seq_len) tensors or None; got a "
+                         f"{type(inputs).__name__}")
     x, y = inputs
+    model.check_inputs(x)
+    check_inputs(y, name="inputs")
+    if x.shape != y.shape or x.shape[1] != seq_len or x.shape[0] < 1:
+        raise ValueError(f"inputs must be two tensors of shape (examples, seq_len={seq_len}), at least one example; "
+                         f"got {tuple(x.shape)} and {tuple(y.shape)}")
     right = predict(model, x) == y.to(next(model.parameters()).device)  # (num_examples, seq_len)
     return float(right.float().mean()), float(right.all(-1).float().mean())
 
 
 def extrapolation_lengths(seq_len: int, *, points: int = 9) -> list[int]:
     """Test lengths from ``seq_len`` to ``2 * seq_len``, at most ``points`` of them, evenly spread."""
-    seq_len = check_int("seq_len", seq_len, minimum=2)
+    seq_len = check_int("seq_len", seq_len, minimum=2, maximum=MAX_SEQ_LEN)
+    points = check_int("points", points, minimum=2, maximum=MAX_POINTS)
     return sorted({round(seq_len + k * seq_len / (points - 1)) for k in range(points)})
 
 
@@ -228,17 +271,27 @@ def extrapolation(model: TinyTransformer, task: str, lengths: Sequence[int] | No
     """Accuracy at each test length (default :func:`extrapolation_lengths` of the training
     length): rows ``{seq_len, token_accuracy, seq_accuracy, note}``. Where the model has no
     positions for a length (a learned table), the accuracies are ``None`` and ``note`` says why."""
+    _check_model(model)
+    task = check_task(task)
+    num_examples = check_int("num_examples", num_examples, minimum=1, maximum=MAX_EXAMPLES)
+    longest = 2 * model.config.seq_len
+    if lengths is None:
+        lengths = extrapolation_lengths(model.config.seq_len)
+    elif isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
+        raise ValueError(f"lengths must be a non-empty list of sequence lengths or None; got {str(lengths)[:40]!r}")
+    if len(lengths) > MAX_POINTS:
+        raise ValueError(f"lengths holds {len(lengths):,} lengths, more than the {MAX_POINTS} one table measures")
+    lengths = [check_int("lengths", n, minimum=2, maximum=longest) for n in lengths]
     rows = []
-    for length in lengths or extrapolation_lengths(model.config.seq_len):
+    for length in lengths:
         try:
-            token_acc, seq_acc = evaluate_tiny(model, task, seq_len=length, num_examples=num_examples)
-        except ValueError as err:
-            if model.config.positions != "learned":
-                raise
-            rows.append({"seq_len": int(length), "token_accuracy": None, "seq_accuracy": None,
+            model.check_length(length)
+        except ValueError as err:  # a learned table without rows for this length
+            rows.append({"seq_len": length, "token_accuracy": None, "seq_accuracy": None,
                          "note": f"no learned position past {model.positions.max_len - 1}: {err}"})
             continue
-        rows.append({"seq_len": int(length), "token_accuracy": token_acc, "seq_accuracy": seq_acc, "note": ""})
+        token_acc, seq_acc = evaluate_tiny(model, task, seq_len=length, num_examples=num_examples)
+        rows.append({"seq_len": length, "token_accuracy": token_acc, "seq_accuracy": seq_acc, "note": ""})
     return rows
 
 
@@ -253,8 +306,8 @@ def attention_maps(model: TinyTransformer, inputs: Tensor) -> tuple[Tensor, Tens
     ``(layers, num_heads, T, T)`` on the CPU (``T`` the context, see :mod:`pekit.tiny`), the
     model's answers ``(steps,)``, and a label per context position (the token, ``?`` for a
     decoder's answer slot)."""
-    if not isinstance(inputs, Tensor) or inputs.dim() != 1:
-        raise ValueError("inputs must be one example, a (steps,) tensor of token ids")
+    _check_model(model)
+    check_tensor("inputs", inputs, dims=1, what="(steps,): one example of token ids")
     answers = predict(model, inputs[None])[0]
     weights = model.attention_weights()[:, 0].detach().cpu()  # (layers, num_heads, T, T)
     labels = [str(int(t)) for t in inputs]
@@ -268,7 +321,8 @@ def compare_attention(model: TinyTransformer, *, seed: int) -> dict:
     on the first held-out example: ``trained`` and ``untrained`` weights
     ``(layers, num_heads, T, T)``, the context ``labels``, the ``inputs`` and right ``answers``
     ``(steps,)`` and the trained model's ``predicted`` answers (all on the CPU)."""
-    cfg = model.config
+    cfg = _check_model(model).config
+    seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
     x, y = held_out_example(cfg.task, cfg.seq_len, cfg.vocab)
     trained, predicted, labels = attention_maps(model, x)
     untrained = attention_maps(build_model(cfg, seed=seed, device=next(model.parameters()).device), x)[0]
@@ -280,7 +334,9 @@ def source_positions(task: str, seq_len: int) -> Tensor | None:
     """For tasks that copy one input token to each answer, which: ``(seq_len,)`` indices
     (``reverse``: ``L-1-i``, ``shift``: ``(i+1) mod L``); ``None`` for ``sort`` and
     ``histogram``, whose answers are not a copy of one fixed position."""
-    i = torch.arange(check_int("seq_len", seq_len, minimum=1))
+    task = check_task(task)
+    seq_len = check_int("seq_len", seq_len, minimum=1, maximum=MAX_SOURCE)
+    i = torch.arange(seq_len)
     if task == "reverse":
         return seq_len - 1 - i
     if task == "shift":
@@ -294,7 +350,13 @@ def source_attention(weights: Tensor, task: str, *, causal: bool) -> Tensor | No
     ``(layers, num_heads)``; ``None`` when the task copies no fixed position. ``weights``:
     ``(layers, num_heads, T, T)`` from :func:`attention_maps` (a decoder's answers are its last
     ``T/2`` positions)."""
+    task = check_task(task)
+    causal = check_bool("causal", causal)
+    check_tensor("weights", weights, dims=4, floating=True, what="(layers, num_heads, T, T)")
     T = weights.shape[-1]
+    if weights.shape[-2] != T or T < 2 or T > MAX_SOURCE or (causal and T % 2):
+        raise ValueError(f"weights of shape {tuple(weights.shape)} must be (layers, num_heads, T, T) with T from 2 to "
+                         f"{MAX_SOURCE:,}{', even for a decoder (inputs, then answers)' if causal else ''}")
     steps = T // 2 if causal else T
     src = source_positions(task, steps)
     if src is None:
@@ -309,14 +371,44 @@ def clearest_head(weights: Tensor, task: str, *, causal: bool) -> tuple[int, int
     shares = source_attention(weights, task, causal=causal)
     if shares is None:
         return None
+    if shares.numel() == 0:
+        raise ValueError(f"weights of shape {tuple(weights.shape)} hold no head")
     best = int(shares.argmax())
     layer, head = divmod(best, shares.shape[1])
-    return layer, head, float(shares[layer, head])
+    return layer, head, float(shares[layer, head].detach())
 
 
 def held_out_ceiling(task: str, seq_len: int, vocab: int, *, num_examples: int = TEST_EXAMPLES) -> float:
     """:func:`pekit.tasks.order_blind_ceiling` on the held-out examples of :func:`evaluate_tiny`."""
     return order_blind_ceiling(task, make_examples(task, num_examples, seq_len, vocab, seed=TEST_SEED)[0])
+
+
+def _check_scheme_name(name: str, value: object) -> str:
+    if not isinstance(value, str) or value not in SCHEMES:
+        raise ValueError(f"{name} must be one of {', '.join(SCHEMES)}")
+    return value
+
+
+def _check_rows(name: str, rows: object, keys: dict[str, str]) -> list[dict]:
+    """``rows`` as a list of dicts holding ``keys``, each a ``"scheme"`` name, a ``"length"``, a
+    ``"share"`` from 0 to 1 or a ``"share or None"``; else ``ValueError`` naming ``name``."""
+    if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Sequence):
+        raise ValueError(f"{name} must be a list of dicts; got a {type(rows).__name__}")
+    checked = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping) or not all(k in row for k in keys):
+            raise ValueError(f"{name}[{i}] must be a dict with keys {', '.join(keys)}")
+        row = dict(row)
+        for key, kind in keys.items():
+            label = f"{name}[{i}][{key!r}]"
+            if kind == "scheme":
+                row[key] = _check_scheme_name(label, row[key])
+            elif kind == "length":
+                row[key] = check_int(label, row[key], minimum=1, maximum=2 * MAX_SEQ_LEN)
+            elif row[key] is not None or kind == "share":
+                row[key] = check_float(label, row[key], minimum=0.0, maximum=1.0)
+        checked.append(row)
+    return checked
 
 
 def _pct(x: float) -> str:
@@ -330,6 +422,11 @@ def lesson(task: str, kind: str, rows: Sequence[dict], ceiling: float) -> list[s
     the best token accuracy an order-blind model can reach on the test set
     (:func:`pekit.tasks.order_blind_ceiling`). Compares the model without
     positions with that ceiling and with the best scheme."""
+    task = check_task(task)
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ValueError(f"kind={str(kind)[:40]!r} must be one of {', '.join(KINDS)}")
+    ceiling = check_float("ceiling", ceiling, minimum=0.0, maximum=1.0)
+    rows = _check_rows("rows", rows, {"positions": "scheme", "token_accuracy": "share", "seq_accuracy": "share"})
     if not rows:
         return []
     by = {r["positions"]: r for r in rows}
@@ -390,7 +487,13 @@ def extrapolation_lesson(rows: dict[str, Sequence[dict]], seq_len: int) -> list[
     """What :func:`extrapolation` tables say, per scheme ``{scheme: rows}``, at the longest test
     length: which scheme keeps the most tokens right and which the fewest, and which cannot be
     asked at all."""
-    if not rows:
+    seq_len = check_int("seq_len", seq_len, minimum=1, maximum=MAX_SEQ_LEN)
+    if not isinstance(rows, Mapping):
+        raise ValueError(f"rows must map each scheme to its extrapolation rows; got a {type(rows).__name__}")
+    keys = {"seq_len": "length", "token_accuracy": "share or None"}
+    rows = {_check_scheme_name(f"rows key {str(p)[:40]!r}", p): _check_rows(f"rows[{p!r}]", table, keys)
+            for p, table in rows.items()}
+    if not any(rows.values()):
         return []
     longest = max(r["seq_len"] for table in rows.values() for r in table)
     at = {p: next((r for r in table if r["seq_len"] == longest), None) for p, table in rows.items()}

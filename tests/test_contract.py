@@ -20,10 +20,16 @@ new function cannot join an ``__all__`` without them.
 
 from __future__ import annotations
 
+import atexit
+import dataclasses
+import functools
 import importlib
+import io
 import math
 import os
 import re
+import shutil
+import tempfile
 import typing
 from collections.abc import Callable, Mapping
 from contextlib import contextmanager
@@ -39,8 +45,7 @@ from hypothesis import strategies as st
 
 import pekit
 from pekit import attention, binary, charts, complexity, devices, encodings, order, reduce, rotation, seeded
-from pekit import similarity, text, timing
-from pekit import families
+from pekit import families, positions, pretrained, shipped, similarity, tasks, text, timing, tiny, training
 
 # ---------------------------------------------------------------------------------------------
 # The contract: the design's names, reachable as pekit.<name> and listed in pekit.__all__
@@ -114,7 +119,7 @@ def test_all_lists_only_what_exists():
 
 COMPUTATION_MODULES = ["pekit"] + [f"pekit.{m}" for m in (
     "attention", "encodings", "rotation", "binary", "complexity", "similarity", "reduce", "text", "order",
-    "seeded", "timing", "devices", "families")]
+    "seeded", "timing", "devices", "positions", "tasks", "tiny", "training", "shipped", "pretrained", "families")]
 SWEPT_MODULES = COMPUTATION_MODULES + ["pekit.charts"]
 
 NAN, INF = float("nan"), float("inf")
@@ -513,6 +518,461 @@ register(timing.interleaved_medians,
           **device_args()},
          lambda: {"fns": {"a": lambda: None, "b": lambda: None}, "repeats": 2, "warmup": 0, "device": "cpu"})
 
+# --- positions
+SCHEME_NAMES = st.one_of(NAME, among("none", "sinusoidal", "learned", "rope", "alibi", "t5", "ALiBi", "rope ",
+                                     "rotary", "learned\x00"))
+
+
+def _masks_as_zero(bias):
+    """A causal bias masks later keys with -inf by design; every other entry must be finite."""
+    return None if bias is None else bias.masked_fill(bias == -INF, 0.0)
+
+
+register(positions.alibi_slopes, {"num_heads": SIZES, "dtype": DTYPE, **device_args()}, lambda: {"num_heads": 6})
+register(positions.alibi_bias,
+         {"num_queries": SIZES, "num_keys": SIZES, "num_heads": SIZES, "causal": BOOL, "dtype": DTYPE, **device_args()},
+         lambda: {"num_queries": 4, "num_keys": 5, "num_heads": 2}, finite=_masks_as_zero)
+register(positions.t5_relative_buckets,
+         {"num_queries": SIZES, "num_keys": SIZES, "bidirectional": BOOL, "num_buckets": SIZES, "max_distance": INTS,
+          **device_args()},
+         lambda: {"num_queries": 4, "num_keys": 6, "num_buckets": 8, "max_distance": 16})
+SCHEME_ARGS = {"num_hiddens": SIZES, "num_heads": SIZES, "causal": BOOL}
+
+
+def scheme_base(**extra):
+    return lambda: {"num_hiddens": 8, "num_heads": 2, **extra}
+
+
+for f in (positions.PositionScheme, positions.NoPositions, positions.ALiBiPositions):
+    register(f, SCHEME_ARGS, scheme_base(), label=f"{f.__name__}()")
+for f in (positions.SinusoidalPositions, positions.RotaryPositions):
+    register(f, SCHEME_ARGS | {"base": REALS}, scheme_base(), label=f"{f.__name__}()")
+register(positions.LearnedPositions, SCHEME_ARGS | {"max_len": SIZES, "std": REALS}, scheme_base(max_len=6),
+         label="LearnedPositions()")
+register(positions.T5Positions, SCHEME_ARGS | {"num_buckets": SIZES, "max_distance": INTS},
+         scheme_base(num_buckets=8, max_distance=16), label="T5Positions()")
+register(positions.position_scheme,
+         {"positions": SCHEME_NAMES, "num_hiddens": SIZES, "num_heads": SIZES, "max_len": st.one_of(SIZES, among(None)),
+          "causal": BOOL, "learned_std": REALS},
+         lambda: {"positions": "learned", "num_hiddens": 8, "num_heads": 2, "max_len": 6})
+register(positions.check_scheme, {"positions": SCHEME_NAMES}, lambda: {"positions": "rope"})
+register(positions.SinusoidalPositions, {"X": tensors((2, 5, 8))}, lambda: {"X": T(2, 5, 8)},
+         call=lambda X: positions.SinusoidalPositions(8, 2).embed(X), label="SinusoidalPositions.embed")
+register(positions.LearnedPositions, {"X": tensors((2, 5, 8))}, lambda: {"X": T(2, 5, 8)},
+         call=lambda X: positions.LearnedPositions(8, 2, max_len=6).embed(X), label="LearnedPositions.embed")
+register(positions.RotaryPositions, {"x": tensors((2, 2, 5, 4))}, lambda: {"x": T(2, 2, 5, 4)},
+         call=lambda x: positions.RotaryPositions(8, 2).rotary(x), label="RotaryPositions.rotary")
+BIAS_SIZES = {"num_queries": SIZES, "num_keys": SIZES}
+for make in (lambda: positions.ALiBiPositions(8, 2, causal=True), lambda: positions.T5Positions(8, 2),
+             lambda: positions.LearnedPositions(8, 2, max_len=6)):
+    scheme = type(make())
+    register(scheme, BIAS_SIZES, lambda: {"num_queries": 4, "num_keys": 5},
+             call=lambda make=make, **kw: make().bias(**kw), label=f"{scheme.__name__}.bias", finite=_masks_as_zero)
+
+# --- tasks
+TASK_NAMES = st.one_of(NAME, among("reverse", "sort", "shift", "histogram", "Reverse", "copy", "sort "))
+KIND_NAMES = st.one_of(NAME, among("encoder", "decoder", "Encoder", "both", "decoder "))
+
+
+def token_ids(*shape, high=4, seed=0):
+    return torch.randint(0, high, shape, generator=torch.Generator().manual_seed(seed))
+
+
+def token_tensors(*shape):
+    """Hostile token ids of ``shape``: every dtype and form of :func:`tensors`, ids out of range,
+    too few or too many steps, no examples."""
+    batch, steps = shape
+    return st.one_of(tensors(shape), lazy(lambda: [
+        token_ids(batch, steps), torch.tensor([[-1] + [0] * (steps - 1)]), torch.full((1, steps), 10**12),
+        torch.full((1, steps), 64), torch.full((1, steps), 8), token_ids(batch, 0), token_ids(batch, 1),
+        token_ids(0, steps), token_ids(batch, 2 * steps), token_ids(batch, 2 * steps + 1), token_ids(batch, steps + 1)]))
+
+
+register(tasks.check_task, {"task": TASK_NAMES}, lambda: {"task": "sort"})
+register(tasks.num_classes, {"task": TASK_NAMES, "vocab": SIZES, "seq_len": SIZES},
+         lambda: {"task": "histogram", "vocab": 16, "seq_len": 8})
+register(tasks.answers, {"task": TASK_NAMES, "inputs": token_tensors(3, 6)},
+         lambda: {"task": "histogram", "inputs": token_ids(3, 6)})
+GENERATORS = lazy(lambda: [None, "generator", 5, torch.Generator().manual_seed(1), np.random.default_rng(0),
+                           torch.manual_seed])
+register(tasks.make_examples,
+         {"task": TASK_NAMES, "num_examples": SIZES, "seq_len": SIZES, "vocab": SIZES,
+          "seed": st.one_of(INTS, among(None)), "generator": GENERATORS},
+         lambda: {"task": "sort", "num_examples": 4, "seq_len": 5, "vocab": 8, "seed": 1})
+register(tasks.order_blind_ceiling, {"task": TASK_NAMES, "inputs": token_tensors(3, 6)},
+         lambda: {"task": "reverse", "inputs": token_ids(3, 6)})
+
+# --- tiny transformers and their training
+# Training in the sweep is kept to a few seconds: models of width 16 with one layer on 4-token
+# examples, two steps and small held-out sets in the valid calls.
+
+
+def small_config(positions="sinusoidal", kind="encoder"):
+    return tiny.TinyConfig("reverse", positions, kind, seq_len=4, vocab=8, dim=16, layers=1, heads=2)
+
+
+@functools.lru_cache(maxsize=None)
+def small_model(positions="sinusoidal", kind="encoder", seed=0):
+    return tiny.build_model(small_config(positions, kind), seed=seed, device="cpu").eval()
+
+
+SMALL_TRAINING = {"task": "reverse", "positions": "sinusoidal", "seq_len": 4, "vocab": 8, "dim": 16, "layers": 1,
+                  "heads": 2, "max_steps": 2, "batch_size": 8, "test_examples": 16, "device": "cpu"}
+
+
+@functools.lru_cache(maxsize=1)
+def small_run():
+    return training.train_tiny(**SMALL_TRAINING)
+
+
+CONFIG_ARGS = {"task": TASK_NAMES, "positions": SCHEME_NAMES, "kind": KIND_NAMES, "seq_len": SIZES, "vocab": SIZES,
+               "dim": SIZES, "layers": SIZES, "heads": SIZES}
+register(tiny.TinyConfig, CONFIG_ARGS, lambda: small_config("rope", "decoder").to_dict(), label="TinyConfig()")
+CONFIG_DICTS = lazy(lambda: [None, "config", [], {}, {"dim": "64"}, {"heads": 0}, {"extra": 1},
+                             {**small_config().to_dict(), "positions": "rotary"}, small_config().to_dict(),
+                             tuple(small_config().to_dict().items())])
+register(tiny.TinyConfig, {"values": CONFIG_DICTS}, lambda: {"values": small_config().to_dict()},
+         call=lambda values: tiny.TinyConfig.from_dict(values), label="TinyConfig.from_dict")
+CONFIGS = lazy(lambda: [None, "config", 5, small_config().to_dict(), small_config("learned", "decoder"),
+                        pretrained.MiniLMConfig(30, 8, 1, 2, 16, 12, 2, 1e-12)])
+register(tiny.TinyTransformer, {"config": CONFIGS}, lambda: {"config": small_config()}, label="TinyTransformer()")
+register(tiny.TinyTransformer, {"inputs": token_tensors(3, 4)}, lambda: {"inputs": token_ids(3, 4)},
+         call=lambda inputs: small_model("learned")(inputs), label="TinyTransformer.forward")
+register(tiny.Block, {"dim": SIZES, "heads": SIZES}, lambda: {"dim": 16, "heads": 2})
+register(tiny.build_model, {"config": CONFIGS, "seed": INTS, **device_args()},
+         lambda: {"config": small_config(), "seed": 1, "device": "cpu"})
+
+# step caps of a few steps at most: a valid cap of 65 536 steps would train for minutes
+STEP_CAPS = st.one_of(st.sampled_from([v for v in BAD_INTS if not (isinstance(v, int) and 40 < v <= training.MAX_STEPS)]),
+                      st.integers(-3, 40))
+register(training.train_tiny,
+         CONFIG_ARGS | {"max_steps": STEP_CAPS, "seed": INTS, "target": st.one_of(PROB, among(None)), "callback": FN,
+                        "max_seconds": st.one_of(REALS, among(None)), "batch_size": SIZES, "lr": REALS,
+                        "weight_decay": REALS, "test_examples": SIZES, **device_args()},
+         lambda: dict(SMALL_TRAINING),
+         finite=lambda r: (r.token_accuracy, r.seq_accuracy, r.seconds, [list(row) for row in r.history]))
+
+
+def run_fields():
+    run = small_run()
+    return {f.name: getattr(run, f.name) for f in dataclasses.fields(training.TrainResult)}
+
+
+HISTORIES = lazy(lambda: [None, "history", [], small_run().history * 2, [tuple(row) for row in small_run().history],
+                          tuple(small_run().history), [training.HistoryRow(1, NAN, 0.5, 0.0)] * 2])
+register(training.TrainResult,
+         {"config": CONFIGS, "seed": INTS, "token_accuracy": PROB, "seq_accuracy": PROB, "steps": SIZES, "seconds": REALS,
+          "stopped": st.one_of(NAME, among(*training.STOP_REASONS)), "message": TEXT, "history": HISTORIES,
+          "model": lazy(lambda: [None, "model", small_model("rope"), torch.nn.Linear(2, 2)]),
+          "settings": among(None, {}, [], "settings", {"lr": NAN})},
+         run_fields, finite=lambda r: (r.token_accuracy, r.seq_accuracy, r.seconds))
+SMALL_MODELS = lazy(lambda: [None, "model", torch.nn.Linear(4, 4), attention.MultiHeadAttention(8, 2, 0.0),
+                             small_model("learned"), small_model("t5", "decoder"), small_run()])
+
+
+def held_out_pairs():
+    x, y = tasks.make_examples("reverse", 5, 4, 8, seed=2)
+    return [None, "pairs", (x,), (x, y), [x, y], (x.float(), y), (x, y[:, :3]), (x[:, :3], y[:, :3]), (x, "y"),
+            (x + 8, y), (x, y, y), (torch.zeros(0, 4, dtype=torch.long),) * 2, (x, y.double())]
+
+
+register(training.evaluate_tiny,
+         {"model": SMALL_MODELS, "task": TASK_NAMES, "seq_len": SIZES, "num_examples": SIZES, "seed": INTS,
+          "inputs": lazy(held_out_pairs)},
+         lambda: {"model": small_model(), "task": "reverse", "seq_len": 4, "num_examples": 16})
+register(training.predict, {"model": SMALL_MODELS, "inputs": token_tensors(3, 4)},
+         lambda: {"model": small_model(), "inputs": token_ids(3, 4)})
+register(training.extrapolation_lengths, {"seq_len": SIZES, "points": SIZES}, lambda: {"seq_len": 8, "points": 5})
+register(training.extrapolation,
+         {"model": SMALL_MODELS, "task": TASK_NAMES, "num_examples": SIZES,
+          "lengths": st.one_of(SEQ, among(None, [4], [2, 8], [9], [1], list(range(2, 9)), "48", [4.0], [True]))},
+         lambda: {"model": small_model("learned"), "task": "reverse", "lengths": [4, 6, 8], "num_examples": 16})
+register(training.attention_maps,
+         {"model": SMALL_MODELS, "inputs": st.one_of(tensors((4,)), lazy(lambda: [token_ids(4, high=9), token_ids(1),
+                                                                               token_ids(12), token_ids(2, 4)]))},
+         lambda: {"model": small_model("rope", "decoder"), "inputs": token_ids(4)})
+register(training.held_out_example, {"task": TASK_NAMES, "seq_len": SIZES, "vocab": SIZES},
+         lambda: {"task": "sort", "seq_len": 6, "vocab": 8})
+register(training.compare_attention, {"model": SMALL_MODELS, "seed": INTS}, lambda: {"model": small_model(), "seed": 0})
+register(training.held_out_ceiling, {"task": TASK_NAMES, "seq_len": SIZES, "vocab": SIZES, "num_examples": SIZES},
+         lambda: {"task": "shift", "seq_len": 6, "vocab": 8, "num_examples": 50})
+register(training.source_positions, {"task": TASK_NAMES, "seq_len": SIZES}, lambda: {"task": "reverse", "seq_len": 6})
+for f in (training.source_attention, training.clearest_head):
+    register(f, {"weights": tensors((1, 2, 4, 4)), "task": TASK_NAMES, "causal": BOOL},
+             lambda: {"weights": torch.softmax(T(1, 2, 4, 4), dim=-1), "task": "shift", "causal": False})
+
+
+def lesson_rows():
+    return [{"positions": "none", "token_accuracy": 0.27, "seq_accuracy": 0.0},
+            {"positions": "rope", "token_accuracy": 1.0, "seq_accuracy": 0.9}]
+
+
+LESSON_ROWS = lazy(lambda: [None, "rows", {}, [], [{}], [{"positions": "none"}], [("none", 0.5, 0.5)], lesson_rows()[::-1],
+                            [{**lesson_rows()[0], "positions": "rotary"}], [{**lesson_rows()[0], "token_accuracy": NAN}],
+                            [{**lesson_rows()[0], "token_accuracy": 1.5}], [{**lesson_rows()[0], "seq_accuracy": "0.5"}],
+                            [{**lesson_rows()[0], "positions": None}], lesson_rows()[:1]])
+register(training.lesson, {"task": TASK_NAMES, "kind": KIND_NAMES, "rows": LESSON_ROWS, "ceiling": PROB},
+         lambda: {"task": "reverse", "kind": "encoder", "rows": lesson_rows(), "ceiling": 0.28})
+
+
+def extrapolation_rows():
+    return {"rope": [{"seq_len": 8, "token_accuracy": 1.0}, {"seq_len": 16, "token_accuracy": 0.3}],
+            "learned": [{"seq_len": 8, "token_accuracy": 1.0}, {"seq_len": 16, "token_accuracy": None}]}
+
+
+EXTRAPOLATION_ROWS = lazy(lambda: [None, "rows", [], {}, {"rope": []}, {"rotary": extrapolation_rows()["rope"]},
+                                   {5: []}, {"rope": "rows"}, {"rope": [{"seq_len": 8}]},
+                                   {"rope": [{"seq_len": 0, "token_accuracy": 0.5}]},
+                                   {"rope": [{"seq_len": 8.5, "token_accuracy": 0.5}]},
+                                   {"rope": [{"seq_len": 8, "token_accuracy": NAN}]},
+                                   {"rope": [{"seq_len": 10**12, "token_accuracy": 0.5}]},
+                                   {"learned": extrapolation_rows()["learned"]}])
+register(training.extrapolation_lesson, {"rows": EXTRAPOLATION_ROWS, "seq_len": SIZES},
+         lambda: {"rows": extrapolation_rows(), "seq_len": 8})
+
+# --- shipped checkpoints
+# Retraining the shipped runs takes minutes, so the calls that retrain (retrain, regenerate,
+# check, main) run in a small world: the same functions with the defaults of the small runs
+# above, one scheme, and the checkpoint folder and metrics file in a temporary folder, so the
+# sweep never writes into pekit/checkpoints.
+_SCRATCH: list[Path] = []
+
+
+def scratch() -> Path:
+    """A temporary folder for the files the sweep writes, removed when the tests end."""
+    if not _SCRATCH:
+        _SCRATCH.append(Path(tempfile.mkdtemp(prefix="pekit-contract-")))
+        atexit.register(shutil.rmtree, _SCRATCH[0], ignore_errors=True)
+    return _SCRATCH[0]
+
+
+@contextmanager
+def small_shipped_world():
+    small = {"STEPS": 2, "SCHEMES": ("none",), "CHECKPOINT_DIR": scratch() / "checkpoints",
+             "METRICS": scratch() / "checkpoints" / "metrics.json",
+             "DEFAULTS": {k: SMALL_TRAINING[k] for k in ("task", "seq_len", "vocab", "dim", "layers", "heads")}
+             | {"seed": 0}}
+    before = {name: getattr(shipped, name) for name in small}
+    for name, value in small.items():
+        setattr(shipped, name, value)
+    shipped._metrics_text.cache_clear()
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            setattr(shipped, name, value)
+        shipped._metrics_text.cache_clear()
+
+
+def in_small_world(f, *, regenerated=False):
+    def call(**kwargs):
+        with small_shipped_world():
+            if regenerated and not shipped.METRICS.is_file():
+                shipped.regenerate(out=io.StringIO())
+            return f(**kwargs)
+    return call
+
+
+def closed_stream():
+    stream = io.StringIO()
+    stream.close()
+    return stream
+
+
+OUTS = lazy(lambda: [None, "out", 5, print, [], closed_stream(), io.BytesIO(), io.StringIO()])
+register(shipped.default_settings, {"kind": KIND_NAMES}, lambda: {"kind": "decoder"})
+register(shipped.checkpoint_path, {"kind": KIND_NAMES, "positions": SCHEME_NAMES},
+         lambda: {"kind": "encoder", "positions": "t5"})
+register(shipped.load_checkpoint, {"kind": KIND_NAMES, "positions": SCHEME_NAMES, **device_args()},
+         lambda: {"kind": "encoder", "positions": "alibi", "device": "cpu"})
+register(shipped.recorded_metrics, {})
+register(shipped.run_record, {"result": lazy(lambda: [None, "result", small_model(), small_run().summary()])},
+         lambda: {"result": small_run()})
+PATHS = lazy(lambda: [None, 5, "", b"/tmp/model.pt", scratch(), scratch() / "missing" / "model.pt", "\x00",
+                      scratch() / "a\x00b.pt", [str(scratch() / "model.pt")], str(scratch() / "as-text.pt")])
+register(shipped.save_checkpoint, {"model": SMALL_MODELS, "path": PATHS},
+         lambda: {"model": small_model(), "path": scratch() / "model.pt"})
+register(shipped.retrain, {"kind": KIND_NAMES, "positions": SCHEME_NAMES}, lambda: {"kind": "encoder", "positions": "none"},
+         call=in_small_world(shipped.retrain), finite=lambda r: (r.token_accuracy, r.seq_accuracy))
+register(shipped.regenerate, {"out": OUTS}, lambda: {"out": io.StringIO()}, call=in_small_world(shipped.regenerate))
+KIND_LISTS = among(None, "encoder", [], ["encoder"], ["decoder"], ("decoder", "encoder"), [5], {"encoder"}, ["Encoder"])
+SCHEME_LISTS = among(None, "none", [], ["none"], ("none",), ["rope"], [None], ["none", "none"])
+register(shipped.check, {"kinds": KIND_LISTS, "schemes": SCHEME_LISTS, "out": OUTS},
+         lambda: {"kinds": ["encoder"], "schemes": ["none"], "out": io.StringIO()},
+         call=in_small_world(shipped.check, regenerated=True))
+
+
+def state_dicts():
+    sd = small_model().state_dict()
+    first = next(iter(sd))
+    return [None, {}, "state", [("w", T(2))], {"w": T(2)}, {k: v for k, v in sd.items() if k != first},
+            sd | {first: sd[first][:1]}, sd | {first: sd[first].to(torch.complex64)}, sd | {first: sd[first] * NAN},
+            sd | {first: torch.empty(sd[first].shape, device="meta")}, sd | {first: 1.0}, small_model(seed=1).state_dict()]
+
+
+register(shipped.weight_difference, {"a": lazy(state_dicts), "b": lazy(state_dicts)},
+         lambda: {"a": small_model().state_dict(), "b": small_model(seed=2).state_dict()})
+register(shipped.shipped_attention, {"kind": KIND_NAMES, "positions": SCHEME_NAMES},
+         lambda: {"kind": "decoder", "positions": "rope"})
+# None is left out: it reads the command line, here the test runner's own
+register(shipped.main,
+         {"argv": among("check", ["regenerate"], ["check"], [], ["--help"], ["check", "extra"], [5], [None], ("check",),
+                        b"check", ["CHECK"], ["regenerate", "check"], {"check": 1})},
+         lambda: {"argv": ["check"]}, call=in_small_world(shipped.main, regenerated=True))
+
+# --- the pretrained model (loaded once; each valid call is a forward pass on a short text)
+SENTENCE = "Tokenization makes unbelievably small pieces."  # words of several pieces: no NaN share
+
+
+@functools.lru_cache(maxsize=None)
+def minilm_result(positions="learned"):
+    return pretrained.pretrained_attention(SENTENCE, positions=positions, device="cpu")
+
+
+def encoded():
+    return pretrained.encode_text(SENTENCE, device="cpu")
+
+
+def broken_encodings():
+    e = encoded()
+    return [e, pretrained.shuffle_words(e, 1).encoded, e._replace(ids=e.ids[:-1]), e._replace(ids=(30522,) * len(e.ids)),
+            e._replace(ids=(-1,) + e.ids[1:]), e._replace(ids=tuple(float(i) for i in e.ids)),
+            e._replace(word_ids=(0,) + e.word_ids[1:]), e._replace(word_ids=(None,) * len(e.ids)), e._replace(tokens=None),
+            e._replace(word_ids=e.word_ids[:1] + tuple(reversed(e.word_ids[1:-1])) + e.word_ids[-1:]),
+            pretrained.Encoded(*(part * 40 for part in e[:4]), 0, False), tuple(e), e._replace(ids=(True,) * len(e.ids))]
+
+
+ENCODINGS = lazy(broken_encodings)
+TEXTS_OR_PIECES = st.one_of(TEXT, ENCODINGS)
+MINI_CONFIG = pretrained.MiniLMConfig(vocab_size=30, num_hiddens=8, layers=1, num_heads=2, ffn_hiddens=16,
+                                      max_positions=12, type_vocab_size=2, eps=1e-12)
+MINI_CONFIGS = among(None, "config", tuple(MINI_CONFIG), MINI_CONFIG._replace(vocab_size=10**9),
+                     MINI_CONFIG._replace(num_hiddens=7), MINI_CONFIG._replace(num_hiddens=0),
+                     MINI_CONFIG._replace(layers=-1), MINI_CONFIG._replace(eps=NAN), MINI_CONFIG._replace(eps=0.0),
+                     MINI_CONFIG._replace(vocab_size=2.5), MINI_CONFIG._replace(ffn_hiddens="16"),
+                     MINI_CONFIG._replace(num_hiddens=4096, vocab_size=1 << 20), MINI_CONFIG._replace(layers=True),
+                     MINI_CONFIG._replace(max_positions=10**12), MINI_CONFIG._replace(num_heads=4))
+for f in (pretrained.BertEmbeddings, pretrained.BertLayer, pretrained.MiniLM):
+    register(f, {"config": MINI_CONFIGS}, lambda: {"config": MINI_CONFIG}, label=f"{f.__name__}()")
+
+
+@functools.lru_cache(maxsize=1)
+def mini_model():
+    torch.manual_seed(0)
+    return pretrained.MiniLM(MINI_CONFIG).eval()
+
+
+register(pretrained.MiniLM,
+         {"ids": st.one_of(tensors((1, 4)), lazy(lambda: [torch.tensor([[30, 1]]), torch.tensor([[-1, 2]]),
+                                                          token_ids(1, 13), token_ids(1, 12), token_ids(1, 0)])),
+          "positions": BOOL},
+         lambda: {"ids": torch.tensor([[1, 5, 7, 2]])}, call=lambda **kw: mini_model()(**kw), label="MiniLM.forward")
+register(pretrained.BertLayer, {"X": tensors((1, 4, 8))}, lambda: {"X": T(1, 4, 8)},
+         call=lambda X: mini_model().layers[0](X), label="BertLayer.forward")
+for f in (pretrained.pretrained_missing, pretrained.pretrained_available, pretrained.model_files):
+    register(f, {})
+# the weights are the checkpoint's, the same on every call: one table of them stands for all
+register(pretrained.load_minilm, device_args(), lambda: {"device": "cpu"},
+         finite=lambda model: model.embeddings.position_embeddings.weight)
+register(pretrained.encode_text, {"text": TEXT, **device_args()}, lambda: {"text": SENTENCE, "device": "cpu"})
+MODEL_POSITIONS = st.one_of(NAME, among("learned", "zero", "Zero", "none"))
+register(pretrained.pretrained_attention, {"text": TEXTS_OR_PIECES, "positions": MODEL_POSITIONS, **device_args()},
+         lambda: {"text": SENTENCE, "device": "cpu"})
+register(pretrained.pretrained_position_table, device_args(), lambda: {"device": "cpu"})
+register(pretrained.find_token, {"tokens": TOKEN_LISTS, "word": TEXT},
+         lambda: {"tokens": ["[CLS]", "the", "cat", "[SEP]"], "word": "Cat"})
+
+
+def broken_results():
+    r = minilm_result()
+    return [None, "result", encoded(), r, minilm_result("zero"), r._replace(attentions=r.attentions[:, :, :-1]),
+            r._replace(attentions=r.attentions.long()), r._replace(attentions=r.attentions[:0]),
+            r._replace(hidden_states=None), r._replace(hidden_states=r.hidden_states[1:]), r._replace(positions="both"),
+            r._replace(tokens=r.tokens[:-1]), r._replace(word_ids=(None,) * len(r.ids)), tuple(r),
+            r._replace(attentions=r.attentions.to(torch.complex64)),
+            pretrained.pretrained_attention("The cat sat.", device="cpu")]
+
+
+RESULTS = lazy(broken_results)
+
+
+def known_patterns(patterns):
+    """Shares that exist: "same word" is NaN by design where no word has two pieces."""
+    return patterns.shares[..., [i for i, name in enumerate(patterns.names) if name != "same word"]]
+
+
+register(pretrained.head_patterns, {"result": RESULTS}, lambda: {"result": minilm_result()}, finite=known_patterns)
+
+
+def broken_patterns():
+    p = pretrained.head_patterns(minilm_result())
+    return [None, "patterns", p, p._replace(shares=T(2, 3)), p._replace(shares=T(6, 12, 5)),
+            p._replace(shares=p.shares.long()), p._replace(names=None), p._replace(names=("a",) * 6),
+            p._replace(shares=torch.zeros(0, 12, 6)), p._replace(shares=torch.zeros(6, 12, 0), names=()),
+            pretrained.HeadPatterns(p.shares * NAN, p.names)]
+
+
+PATTERN_RESULTS = lazy(broken_patterns)
+THRESHOLDS = st.one_of(PROB, REALS)
+register(pretrained.named_heads, {"patterns": PATTERN_RESULTS, "threshold": THRESHOLDS},
+         lambda: {"patterns": pretrained.head_patterns(minilm_result())})
+register(pretrained.patterns_frame, {"patterns": PATTERN_RESULTS, "threshold": THRESHOLDS},
+         lambda: {"patterns": pretrained.head_patterns(minilm_result())},
+         finite=lambda frame: frame.drop(columns="same word", errors="ignore"))
+register(pretrained.token_attention, {"result": RESULTS, "index": INTS}, lambda: {"result": minilm_result(), "index": 2})
+
+
+def broken_token_attention():
+    ta = pretrained.token_attention(minilm_result(), 2)
+    return [None, "ta", ta, ta._replace(mean=T(6)), ta._replace(mean=T(6, 3)), ta._replace(top=[]),
+            ta._replace(top=[(99, 0.5)] * 6), ta._replace(index=99), ta._replace(index="2"),
+            ta._replace(mean=ta.mean.to(torch.complex64)), tuple(ta)]
+
+
+register(pretrained.token_attention_frame,
+         {"ta": lazy(broken_token_attention),
+          "tokens": st.one_of(TOKEN_LISTS, lazy(lambda: [list(minilm_result().tokens), minilm_result().tokens[:-1]]))},
+         lambda: {"ta": pretrained.token_attention(minilm_result(), 2), "tokens": list(minilm_result().tokens)})
+register(pretrained.shuffle_words, {"encoded": st.one_of(ENCODINGS, TEXT), "seed": INTS},
+         lambda: {"encoded": encoded(), "seed": 3})
+register(pretrained.order_effect, {"text": TEXTS_OR_PIECES, "seed": INTS, **device_args()},
+         lambda: {"text": SENTENCE, "seed": 1, "device": "cpu"})
+register(pretrained.positions_effect, {"learned": RESULTS, "zero": RESULTS},
+         lambda: {"learned": minilm_result(), "zero": minilm_result("zero")},
+         finite=lambda r: (r.change, known_patterns(r.learned), known_patterns(r.zero)))
+
+
+@functools.lru_cache(maxsize=1)
+def effects():
+    return (pretrained.order_effect(SENTENCE, 1, device="cpu"),
+            pretrained.positions_effect(minilm_result(), minilm_result("zero")))
+
+
+def order_and_positions():
+    return dict(zip(("order", "positions"), effects()))
+
+
+def broken_effects():
+    good = order_and_positions()
+    order, effect = good["order"], good["positions"]
+    return {"order": [None, "order", effect, order, order._replace(gap={}), order._replace(gap={"learned": T(6)}),
+                      order._replace(gap={"learned": T(5), "zero": T(5)}), order._replace(gap=None),
+                      order._replace(gap={"learned": T(6).long(), "zero": T(6)})],
+            "positions": [None, "positions", order, effect, effect._replace(change=T(6)),
+                          effect._replace(change=T(5, 12)), effect._replace(change=None)]}
+
+
+register(pretrained.layer_effects_frame,
+         {"order": lazy(lambda: broken_effects()["order"]), "positions": lazy(lambda: broken_effects()["positions"])},
+         order_and_positions)
+# periods are inf for a curve without a wave (by design); the rest must be finite
+register(pretrained.position_components, {"P": tensors((12, 6)), "k": SIZES}, lambda: {"P": T(12, 6)},
+         finite=lambda r: (r.scores, r.explained, r.crossings))
+register(pretrained.position_table_summary, {"P": tensors((12, 6)), "max_offset": SIZES, "k": SIZES},
+         lambda: {"P": T(12, 6), "max_offset": 5, "k": 2},
+         finite=lambda r: (r.value_range, r.norms, r.steps, r.offsets, r.components.scores, r.components.explained))
+register(pretrained.colour_range, {"X": tensors((4, 5)), "share": THRESHOLDS, "symmetric": BOOL}, lambda: {"X": T(4, 5)})
+
 # --- charts
 
 
@@ -609,6 +1069,37 @@ register(charts.architecture_chart, {"graph": lazy(lambda: [None, "abc", 5, (1, 
 register(charts.matrix_csv,
          {"X": tensors((4, 3)), "row_label": TITLES, "row_start": INTS, "col_prefix": TITLES},
          lambda: {"X": T(4, 3)})
+
+# --- charts of the pretrained model
+register(charts.head_gallery,
+         {"attentions": tensors((2, 3, 4, 4)),
+          "selected": among(None, (0, 0), (1, 2), (2, 0), (-1, 0), (0, 3), "ab", (1,), (1.5, 0), [1, 1], (True, 0), 5,
+                            (10**30, 0)),
+          "notes": among(None, [["a"] * 3] * 2, [["a"] * 3], [["a"] * 2] * 2, "abc", [[1, 2, 3]] * 2,
+                         [["<b>x</b>"] * 3] * 2, ["abc", "def"]),
+          "palette": PALETTE, "tile_height": HEIGHTS},
+         lambda: {"attentions": torch.softmax(T(2, 3, 4, 4), dim=-1), "selected": (1, 2), "notes": [["a"] * 3] * 2})
+
+
+def table_similarity(n=12, seed=0):
+    return similarity.similarity_by_offset(T(n, 4, seed=seed), max_offset=n - 1, num_starts=n)
+
+
+SIM_MAPS = lazy(lambda: [None, {}, "sims", {"a": None}, {5: table_similarity()}, [table_similarity()],
+                         {"a": table_similarity(), "b": similarity.OffsetSimilarity(*(["x"] * 6))},
+                         {"a": table_similarity(), "b": table_similarity(20, seed=1)},
+                         {"a": table_similarity()._replace(mean=T(3))}])
+register(charts.offset_similarity_comparison, {"sims": SIM_MAPS, "y_title": TITLES, "height": HEIGHTS},
+         lambda: {"sims": {"learned": table_similarity(), "sinusoidal": table_similarity(seed=1)}})
+register(charts.position_components_chart,
+         {"scores": tensors((10, 3)), "explained": st.one_of(tensors((3,)), among(None)), "height": HEIGHTS},
+         lambda: {"scores": T(10, 3), "explained": torch.tensor([0.5, 0.3, 0.1])})
+register(charts.neighbour_distance_chart,
+         {"steps": st.one_of(tensors((11,)).map(lambda t: {"learned": t}),
+                             lazy(lambda: [None, {}, "steps", {"a": None}, {5: T(3).abs()}, {"a": torch.zeros(3)},
+                                           {"a": -T(3).abs()}, {"a": T(3).abs(), "b": T(4).abs() * INF}])),
+          "height": HEIGHTS},
+         lambda: {"steps": {"learned": T(11).abs() + 0.1, "sinusoidal": T(11, seed=1).abs() + 0.1}})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -971,3 +1462,200 @@ def test_fitted_slopes_names_the_frame():
 
 def test_chart_builders_name_what_they_were_given():
     raises_naming(lambda: charts.line_chart(pd.DataFrame({"n": [1, 2]}), x="n", y="value"), "y", "frame")
+
+
+# ---------------------------------------------------------------------------------------------
+# Breaks the sweep found in the position schemes, the tiny transformers and the pretrained model
+
+
+def test_a_causal_flag_given_as_text_is_refused_by_the_schemes():
+    # bool("False") is True: ALiBi would mask every later key without a word
+    raises_naming(lambda: pekit.alibi_bias(3, 3, 2, causal="False"), "causal")
+    raises_naming(lambda: pekit.t5_relative_buckets(3, 3, bidirectional="False"), "bidirectional")
+    raises_naming(lambda: positions.ALiBiPositions(8, 2, causal="False"), "causal")
+
+
+def test_a_base_given_as_text_is_refused_by_the_schemes():
+    raises_naming(lambda: positions.SinusoidalPositions(8, 2, base="10000"), "base")
+    raises_naming(lambda: positions.RotaryPositions(8, 2, base="abc"), "base")
+
+
+def test_a_learned_table_of_nan_is_refused():
+    raises_naming(lambda: positions.LearnedPositions(8, 2, max_len=4, std=NAN), "std")
+    raises_naming(lambda: positions.position_scheme("learned", 8, 2, max_len=4, learned_std=NAN), "learned_std")
+
+
+def test_score_bias_sizes_that_are_not_numbers():
+    raises_naming(lambda: positions.ALiBiPositions(8, 2).bias("4", 4), "num_queries")
+
+
+def test_t5_distances_without_a_log_bucket_are_refused_when_the_scheme_is_made():
+    raises_naming(lambda: positions.T5Positions(8, 2, num_buckets=32, max_distance=4), "max_distance")
+
+
+def test_a_learned_table_names_the_input_it_has_no_rows_for():
+    raises_naming(lambda: positions.LearnedPositions(8, 2, max_len=4).embed(torch.zeros(1, 5, 8)), "X")
+
+
+def test_task_sizes_given_as_text_are_refused():
+    raises_naming(lambda: tasks.num_classes("reverse", "16", 8), "vocab")
+
+
+def test_histogram_answers_do_not_grow_with_the_square_of_the_steps():
+    x = torch.randint(0, 3, (1, 300_000))  # a (batch, steps, steps) comparison would hold 9e10 bools
+    y = tasks.answers("histogram", x)
+    assert torch.equal(y[0, :5], (x[0, :5, None] == x[0, None, :]).sum(-1))
+
+
+def test_examples_from_something_that_is_not_a_generator():
+    raises_naming(lambda: tasks.make_examples("sort", 2, 4, 8, generator="seed"), "generator")
+
+
+def test_order_blind_ceiling_of_token_ids_out_of_range():
+    # the counts would have had one column per id up to 10**12
+    raises_naming(lambda: tasks.order_blind_ceiling("shift", torch.tensor([[10**12, 1, 2]])), "inputs")
+    raises_naming(lambda: tasks.order_blind_ceiling("shift", torch.tensor([[-1, 1, 2]])), "inputs")
+
+
+def test_a_config_of_text_sizes_is_refused_when_made():
+    raises_naming(lambda: tiny.TinyConfig(seq_len="8"), "seq_len")
+    raises_naming(lambda: tiny.TinyConfig.from_dict({"dim": "64"}), "values", "dim")
+
+
+def test_a_model_of_something_that_is_not_a_config():
+    raises_naming(lambda: tiny.TinyTransformer({"dim": 16}), "config")
+    raises_naming(lambda: tiny.Block(10**6, 2), "dim")
+
+
+def test_a_tiny_model_reads_token_ids_of_any_integer_dtype():
+    x = token_ids(2, 4)
+    assert torch.equal(small_model()(x.to(torch.uint8)), small_model()(x))
+
+
+def test_evaluation_names_the_length_a_learned_table_has_no_rows_for():
+    raises_naming(lambda: training.evaluate_tiny(small_model("learned"), "reverse", seq_len=5), "seq_len")
+
+
+def test_evaluation_on_no_examples_is_refused():
+    no_examples = (torch.zeros(0, 4, dtype=torch.long),) * 2
+    raises_naming(lambda: training.evaluate_tiny(small_model(), "reverse", seq_len=4, inputs=no_examples), "inputs")
+
+
+def test_extrapolation_of_a_learned_table_does_not_swallow_a_bad_task():
+    # every ValueError of a learned model used to become a row saying it had no positions
+    raises_naming(lambda: training.extrapolation(small_model("learned"), "copy"), "task")
+    raises_naming(lambda: training.extrapolation(small_model(), "reverse", "48"), "lengths")
+
+
+def test_extrapolation_lengths_with_one_point():
+    raises_naming(lambda: training.extrapolation_lengths(8, points=1), "points")  # was a division by zero
+    raises_naming(lambda: training.extrapolation_lengths(8, points=10**12), "points")  # was a loop of 10**12
+
+
+def test_source_positions_of_an_unknown_task():
+    raises_naming(lambda: training.source_positions("copy", 4), "task")  # was None: "copies no fixed position"
+    raises_naming(lambda: training.source_positions("reverse", 10**12), "seq_len")
+
+
+def test_clearest_head_of_no_heads():
+    raises_naming(lambda: training.clearest_head(torch.zeros(0, 2, 4, 4), "reverse", causal=False), "weights")
+
+
+def test_lessons_from_rows_without_the_numbers():
+    raises_naming(lambda: training.lesson("reverse", "encoder", [{"positions": "none"}], 0.3), "rows")
+    raises_naming(lambda: training.extrapolation_lesson({"rope": []}, 0), "seq_len")
+
+
+def test_a_train_result_of_the_wrong_parts():
+    raises_naming(lambda: training.TrainResult(**(run_fields() | {"stopped": "bored"})), "stopped")
+
+
+def test_training_with_a_learning_rate_too_large_for_float32():
+    raises_naming(lambda: training.train_tiny(**(SMALL_TRAINING | {"lr": 1e300})), "lr")
+
+
+def test_a_checkpoint_written_to_a_folder():
+    raises_naming(lambda: shipped.save_checkpoint(small_model(), scratch()), "path")
+
+
+# the shipped calls below run in the small world too: should a check ever let the call through,
+# it trains small models into the temporary folder instead of retraining pekit/checkpoints
+
+
+def test_checking_kinds_given_as_one_string():
+    # "encoder" was read letter by letter, as the kinds "e", "n", "c", ...
+    with small_shipped_world():
+        raises_naming(lambda: shipped.check(kinds="encoder"), "kinds")
+
+
+def test_regenerating_to_something_that_cannot_be_written_to_is_refused_before_training():
+    # the checkpoints used to be written first, and the print to "log.txt" to fail after them
+    with small_shipped_world():
+        raises_naming(lambda: shipped.regenerate(out="log.txt"), "out")
+
+
+def test_weight_difference_of_empty_and_mismatched_state_dicts():
+    raises_naming(lambda: shipped.weight_difference({}, {}), "a")
+    raises_naming(lambda: shipped.weight_difference({"w": torch.zeros(2)}, {"w": torch.zeros(3)}), "a", "b")
+
+
+def test_the_command_line_refuses_a_string_and_extra_words():
+    with small_shipped_world():
+        raises_naming(lambda: shipped.main("check"), "argv")
+        assert shipped.main(["check", "extra"]) == 2  # it used to run check and drop the extra word
+
+
+def test_a_minilm_config_too_large_to_allocate():
+    big = MINI_CONFIG._replace(vocab_size=10**6, num_hiddens=4096)  # 4e9 weights in the word table alone
+    raises_naming(lambda: pretrained.MiniLM(big), "config")
+
+
+def test_minilm_ids_beyond_its_vocabulary_or_positions():
+    raises_naming(lambda: mini_model()(torch.tensor([[30, 1]])), "ids")
+    raises_naming(lambda: mini_model()(token_ids(1, 13)), "ids")
+
+
+def test_word_pieces_that_are_not_whole_numbers_are_refused():
+    e = encoded()
+    raises_naming(lambda: pretrained.pretrained_attention(e._replace(ids=tuple(i + 0.5 for i in e.ids))), "text")
+
+
+def test_pretrained_results_of_the_wrong_kind():
+    raises_naming(lambda: pretrained.head_patterns("result"), "result")
+    raises_naming(lambda: pretrained.find_token(None, "cat"), "tokens")
+
+
+def test_a_threshold_given_as_a_flag_is_refused():
+    raises_naming(lambda: pretrained.named_heads(pretrained.head_patterns(minilm_result()), threshold=True),
+                  "threshold")
+
+
+def test_components_of_a_constant_table_are_zero_not_nan():
+    assert torch.equal(pretrained.position_components(torch.ones(6, 4), k=2).explained, torch.zeros(2))
+    raises_naming(lambda: pretrained.position_components(torch.full((6, 4), NAN)), "P")
+
+
+def test_colour_range_of_a_table_larger_than_torch_quantile_takes():
+    X = torch.linspace(-1, 1, (1 << 24) + 2)  # torch.quantile stops at 2**24 entries
+    r = pretrained.colour_range(X, share=0.5)
+    assert r.low == pytest.approx(-0.5, abs=1e-6) and r.high == pytest.approx(0.5, abs=1e-6)
+    raises_naming(lambda: pretrained.colour_range(X[:4], symmetric="False"), "symmetric")
+
+
+def test_head_gallery_names_what_it_cannot_draw():
+    A = torch.softmax(torch.zeros(2, 3, 4, 4), dim=-1)
+    raises_naming(lambda: charts.head_gallery(A, selected="ab"), "selected")
+    raises_naming(lambda: charts.head_gallery(A, tile_height=10**9), "tile_height")
+
+
+def test_neighbour_distances_of_zero_on_a_log_axis():
+    raises_naming(lambda: charts.neighbour_distance_chart({"a": torch.zeros(3)}), "steps")
+
+
+def test_the_book_masked_softmax_in_float16():
+    X = torch.zeros(1, 2, 3, dtype=torch.float16)  # -1e6 is no float16
+    assert order.book_masked_softmax(X, [1])[0, :, 1:].eq(0).all()
+
+
+def test_wavelength_growth_too_large_for_a_float():
+    raises_naming(lambda: binary.wavelength_growth(1, base=1e200), "base", "dim")

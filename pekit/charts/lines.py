@@ -111,18 +111,24 @@ def column_curves(
     return Drawn(chart, Drawing("bands", (n, len(columns)), (buckets, len(columns)), summary.block_shape, hover=True))
 
 
-def offset_similarity_chart(sim: OffsetSimilarity, *, height: int = 260) -> Drawn:
-    """Mean of ``P[i]·P[i+δ]`` over the measured starts against ``δ``, with the band from the
-    smallest to the largest value seen (a flat band means the offset alone decides)."""
+def check_similarity(name: str, sim: object) -> OffsetSimilarity:
+    """``sim`` as an :class:`~pekit.similarity.OffsetSimilarity` of 1-D tensors on the CPU, one
+    value per offset in each, or ``ValueError`` naming ``name``."""
     if not isinstance(sim, OffsetSimilarity):
-        raise ValueError(f"sim must be an OffsetSimilarity (from pekit.similarity.similarity_by_offset); "
+        raise ValueError(f"{name} must be an OffsetSimilarity (from pekit.similarity.similarity_by_offset); "
                          f"got a {type(sim).__name__}")
     parts = ("offsets", "mean", "minimum", "maximum", "count")
     for part in parts:
-        check_tensor(f"sim.{part}", getattr(sim, part), dims=1, what="(offsets,)")
+        check_tensor(f"{name}.{part}", getattr(sim, part), dims=1, what="(offsets,)")
         if getattr(sim, part).shape != sim.offsets.shape:
-            raise ValueError(f"sim.{part} must have one value per offset, {tuple(sim.offsets.shape)}")
-    sim = sim._replace(**{part: getattr(sim, part).detach().cpu() for part in parts})  # e.g. from a trained P
+            raise ValueError(f"{name}.{part} must have one value per offset, {tuple(sim.offsets.shape)}")
+    return sim._replace(**{part: getattr(sim, part).detach().cpu() for part in parts})  # e.g. from a trained P
+
+
+def offset_similarity_chart(sim: OffsetSimilarity, *, height: int = 260) -> Drawn:
+    """Mean of ``P[i]·P[i+δ]`` over the measured starts against ``δ``, with the band from the
+    smallest to the largest value seen (a flat band means the offset alone decides)."""
+    sim = check_similarity("sim", sim)
     height = check_int("height", height, minimum=1, maximum=MAX_HEIGHT)
     frame = pd.DataFrame(
         {

@@ -21,15 +21,37 @@ import pandas as pd
 import torch
 from torch import Tensor
 
+from .._checks import check_int, check_sequence, check_str, check_tensor
 from ..similarity import OffsetSimilarity
 from ._common import SERIES_COLORS, Drawing, Drawn, legend_layer, texts, tip
-from ._png import PALETTES, colorize, png_data_url
+from ._png import PALETTES, check_palette, colorize, png_data_url
+from .lines import MAX_HEIGHT, check_similarity
 
 __all__ = ["PICK", "head_gallery", "offset_similarity_comparison", "position_components_chart",
            "neighbour_distance_chart"]
 
 PICK = "pick"  # the name of the gallery's click selection (a page reads the clicked layer and head from it)
 _GAP = 0.12  # space between two tiles, in tiles
+MAX_GALLERY_PIXELS = 1 << 24  # pixels of all maps together (all-MiniLM-L6-v2 at 128 pieces: 1.2 million)
+MAX_SERIES_POINTS = 1 << 16  # points of all lines of one chart
+
+
+def _check_height(name: str, height: object, *, rows: int = 1) -> int:
+    return check_int(name, height, minimum=1, maximum=max(1, MAX_HEIGHT // rows))
+
+
+def _check_count(name: str, count: int, limit: int, what: str) -> None:
+    if count > limit:
+        raise ValueError(f"{name} holds {count:,} values, more than the {limit:,} {what}")
+
+
+def _check_named(name: str, tables: object) -> list[str]:
+    """The names of a mapping ``{name: something}`` with at least one entry, each a string."""
+    if not isinstance(tables, Mapping) or not tables:
+        raise ValueError(f"{name} must map at least one table name to its values; got {str(tables)[:40]!r}")
+    if not all(isinstance(k, str) for k in tables):
+        raise ValueError(f"{name} must be keyed by table names (strings)")
+    return list(tables)
 
 
 def head_gallery(
@@ -48,11 +70,24 @@ def head_gallery(
     :data:`PICK`), so a page can enlarge it. Each map is one image of ``T x T`` pixels drawn
     without smoothing: every weight is a pixel, nothing is averaged.
     """
-    if not isinstance(attentions, Tensor) or attentions.dim() != 4 or attentions.shape[-1] != attentions.shape[-2]:
-        raise ValueError("attentions must be a tensor of shape (layers, num_heads, T, T)")
+    check_tensor("attentions", attentions, dims=4, what="(layers, num_heads, T, T)")
+    if attentions.shape[-1] != attentions.shape[-2] or min(attentions.shape) < 1:
+        raise ValueError(f"attentions must be a tensor of shape (layers, num_heads, T, T); got {tuple(attentions.shape)}")
     layers, heads, T, _ = attentions.shape
-    if notes is not None and (len(notes) != layers or any(len(row) != heads for row in notes)):
-        raise ValueError(f"notes must hold {layers} rows of {heads} texts")
+    _check_count("attentions", layers * heads * T * T, MAX_GALLERY_PIXELS, "pixels a gallery draws")
+    if notes is not None:
+        rows = check_sequence("notes", notes) if not isinstance(notes, (str, bytes)) else None
+        if rows is None or len(rows) != layers or not all(
+                isinstance(row, (list, tuple)) and len(row) == heads and all(isinstance(n, str) for n in row)
+                for row in rows):
+            raise ValueError(f"notes must hold {layers} rows of {heads} texts, one per map of attentions")
+    if selected is not None:
+        pair = check_sequence("selected", selected) if not isinstance(selected, (str, bytes)) else None
+        if pair is None or len(pair) != 2:
+            raise ValueError(f"selected={str(selected)[:40]!r} must be a (layer, head) pair or None")
+        selected = (check_int("selected", pair[0]), check_int("selected", pair[1]))
+    check_palette(palette)
+    tile_height = _check_height("tile_height", tile_height, rows=layers)
     weights = attentions.detach().float().cpu()
     # one colour lookup for all maps, then one PNG per map
     rgb = colorize(weights.reshape(layers * heads * T, T), vmin=0.0, vmax=1.0, palette=palette)
@@ -89,7 +124,7 @@ def head_gallery(
     if selected is not None:
         layer, head = selected
         if not (0 <= layer < layers and 0 <= head < heads):
-            raise ValueError(f"selected={selected} is not a (layer, head) of a {layers} x {heads} grid")
+            raise ValueError(f"selected={selected} is not a (layer, head) of the {layers} x {heads} maps of attentions")
         box = alt.InlineData(values=[{"x0": head + _GAP / 4, "x1": head + 1 - _GAP / 4, "y0": layer + _GAP / 4,
                                       "y1": layer + 1 - _GAP / 4}])
         parts.append(alt.Chart(box).mark_rect(filled=False, stroke="#e15759", strokeWidth=3, tooltip=None)
@@ -106,8 +141,11 @@ def offset_similarity_comparison(sims: Mapping[str, OffsetSimilarity], *, y_titl
     """One line per table: the mean similarity of rows ``δ`` apart against ``δ``, inside a band
     from the smallest to the largest value over the starting rows (a band that stays a line
     means the offset alone decides)."""
-    if not sims:
-        raise ValueError("sims must name at least one table")
+    names = _check_named("sims", sims)
+    sims = {name: check_similarity(f"sims[{name[:40]!r}]", sim) for name, sim in sims.items()}
+    check_str("y_title", y_title)
+    height = _check_height("height", height)
+    _check_count("sims", sum(len(sim.offsets) for sim in sims.values()), MAX_SERIES_POINTS, "points a chart draws")
     frames = []
     for name, sim in sims.items():
         frames.append(pd.DataFrame({"table": name, "offset": sim.offsets.numpy(), "mean": sim.mean.double().numpy(),
@@ -116,7 +154,6 @@ def offset_similarity_comparison(sims: Mapping[str, OffsetSimilarity], *, y_titl
     frame = pd.concat(frames, ignore_index=True)
     frame["mean text"] = texts(frame["mean"])
     frame["range"] = [f"{a:.6f} to {b:.6f}" for a, b in zip(frame["min"], frame["max"])]
-    names = list(sims)
     color = alt.Color("table", type="nominal", title="Table", sort=names, scale=alt.Scale(range=SERIES_COLORS),
                       legend=alt.Legend(orient="bottom"))
     base = alt.Chart(frame).encode(x=alt.X("offset", type="quantitative", title="Offset δ (positions)"), color=color)
@@ -134,9 +171,17 @@ def position_components_chart(scores: Tensor, *, explained: Tensor | None = None
     """The first principal components of a position table against position: ``scores``
     ``(positions, k)`` (e.g. :func:`pekit.pretrained.position_components`), one line each,
     every position a point on its line (no thinning: a fast wave stays a wave)."""
-    if not isinstance(scores, Tensor) or scores.dim() != 2:
-        raise ValueError("scores must be a tensor of shape (positions, k)")
+    check_tensor("scores", scores, dims=2, floating=True, what="(positions, k)")
     n, k = scores.shape
+    if n < 1 or k < 1:
+        raise ValueError(f"scores must hold at least one position and one component; got {tuple(scores.shape)}")
+    _check_count("scores", n * k, MAX_SERIES_POINTS, "points a chart draws")
+    if explained is not None:
+        check_tensor("explained", explained, dims=1, floating=True, what=f"({k},)")
+        if explained.shape[0] != k:
+            raise ValueError(f"explained must hold one share per component of scores, {k} of them; got "
+                             f"{explained.shape[0]}")
+    height = _check_height("height", height)
     names = [f"PC{c + 1}" + ("" if explained is None else f" ({float(explained[c]):.1%})") for c in range(k)]
     frame = pd.DataFrame({"position": torch.arange(n).repeat(k).numpy(),
                           "component": [name for name in names for _ in range(n)],
@@ -148,8 +193,14 @@ def position_components_chart(scores: Tensor, *, explained: Tensor | None = None
 def neighbour_distance_chart(steps: Mapping[str, Tensor], *, height: int = 280) -> Drawn:
     """``‖P[i+1] − P[i]‖`` against ``i`` for each named table, on a log axis (the tables'
     scales differ), every step a point on its line."""
-    if not steps:
-        raise ValueError("steps must name at least one table")
+    _check_named("steps", steps)
+    for name, s in steps.items():
+        check_tensor(f"steps[{name[:40]!r}]", s, dims=1, floating=True, what="(positions - 1,)")
+        if len(s) < 1 or not bool((s > 0).all()) or not bool(torch.isfinite(s).all()):
+            raise ValueError(f"steps[{name[:40]!r}] must hold at least one distance, each finite and above 0 "
+                             "(the axis is logarithmic)")
+    _check_count("steps", sum(len(s) for s in steps.values()), MAX_SERIES_POINTS, "points a chart draws")
+    height = _check_height("height", height)
     frame = pd.concat([pd.DataFrame({"table": name, "position": torch.arange(len(s)).numpy(),
                                      "distance": s.detach().double().cpu().numpy()}) for name, s in steps.items()],
                       ignore_index=True)
