@@ -168,11 +168,14 @@ with lab_page("train", "Train it yourself", INTRO, T.SETTINGS) as page:
                        "take from the input is the left half of those rows.")
         for which, title in (("trained", "Trained"), ("untrained", "The same model before training (same seed)")):
             st.markdown(f"**{title}**, layer {shown_layer}")
-            columns = st.columns(len(maps["specs"][which]))
-            for h, (column, spec) in enumerate(zip(columns, maps["specs"][which])):
-                with column:
-                    st.caption(f"head {h + 1}")
-                    show_chart(spec)
+            specs = maps["specs"][which]
+            # two maps a row: room for every token's label beside square cells
+            for first in range(0, len(specs), 2):
+                for h, column in zip(range(first, first + 2), st.columns(2)):
+                    if h < len(specs):
+                        with column:
+                            st.caption(f"head {h + 1}")
+                            show_chart(specs[h], title=f"{title}, layer {shown_layer}, head {h + 1}")
         if task == "reverse":
             st.markdown("Reversal needs answer i to read input token L−1−i: a head that does it draws the "
                         "**anti-diagonal** (for the decoder, in the answer rows), a picture no untrained layer shows.")
