@@ -103,7 +103,12 @@ def cost_terms(n: int, d: int, k: int = 3) -> pd.DataFrame:
     import pandas as pd
 
     n, d, k = _check(n, d, k)
-    rows = [
+    return pd.DataFrame(_terms(n, d, k), columns=["layer", "term", "formula", "multiply_adds"])
+
+
+def _terms(n: int, d: int, k: int) -> list[tuple[str, str, str, int]]:
+    """The rows of :func:`cost_terms` for checked sizes."""
+    return [
         ("CNN", "kernel: k positions × d channels into d channels, per output", "k·n·d²", k * n * d * d),
         ("RNN", "input product W_xh·x_t, per step", "n·d²", n * d * d),
         ("RNN", "recurrent product W_hh·h_(t−1), per step", "n·d²", n * d * d),
@@ -111,7 +116,11 @@ def cost_terms(n: int, d: int, k: int = 3) -> pd.DataFrame:
         ("Self-attention", "weighted sum of the values: n × n weights times n × d", "n²·d", n * n * d),
         ("Self-attention", "projections W_q, W_k, W_v, W_o: four d × d products per token", "4·n·d²", 4 * n * d * d),
     ]
-    return pd.DataFrame(rows, columns=["layer", "term", "formula", "multiply_adds"])
+
+
+def _mixes_positions(term: str) -> bool:
+    """Whether a term of :func:`cost_terms` combines positions (not an input or projection product)."""
+    return not term.startswith(("input", "projections"))
 
 
 def layer_costs(n: int, d: int, k: int = 3) -> pd.DataFrame:
@@ -121,8 +130,7 @@ def layer_costs(n: int, d: int, k: int = 3) -> pd.DataFrame:
     ``order``."""
     terms = cost_terms(n, d, k)
     total = terms.groupby("layer", sort=False)["multiply_adds"].sum()
-    mixing = terms[~terms["term"].str.startswith(("input", "projections"))].groupby("layer", sort=False)[
-        "multiply_adds"].sum()
+    mixing = terms[[_mixes_positions(t) for t in terms["term"]]].groupby("layer", sort=False)["multiply_adds"].sum()
     frame = total.to_frame("multiply_adds")
     frame["flops"] = 2 * frame["multiply_adds"]
     frame["mixing_multiply_adds"] = mixing
@@ -158,11 +166,11 @@ def cost_curves(ns: Sequence[int], d: int, k: int = 3) -> pd.DataFrame:
     ns = [check_int("ns", v, minimum=1, maximum=MAX_N) for v in check_sequence("ns", ns)]
     _check(1, d, k)
     rows = []
-    for n in ns:
-        costs = layer_costs(n, d, k)
-        rows += [{"n": n, "layer": layer, "multiply_adds": int(costs.loc[layer, "multiply_adds"])} for layer in LAYERS]
-        rows.append({"n": n, "layer": "Self-attention (n² terms only)",
-                     "multiply_adds": int(costs.loc["Self-attention", "mixing_multiply_adds"])})
+    for n in ns:  # the sums of layer_costs, without a table per length
+        terms = _terms(n, d, k)
+        rows += [(n, layer, sum(t[3] for t in terms if t[0] == layer)) for layer in LAYERS]
+        rows.append((n, "Self-attention (n² terms only)",
+                     sum(t[3] for t in terms if t[0] == "Self-attention" and _mixes_positions(t[1]))))
     return pd.DataFrame(rows, columns=["n", "layer", "multiply_adds"])
 
 
