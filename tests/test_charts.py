@@ -223,3 +223,24 @@ def test_line_chart_exact_then_banded():
     assert min(r["low"] for r in comb) == 0 and max(r["high"] for r in comb) == 6
     assert all(r["low"] == r["high"] == 1.0 for r in flat)  # a constant series stays a line
     assert comb[0]["first"] == 0 and comb[-1]["last"] == n - 1
+
+
+def test_small_multiples_of_a_long_sentence_are_small_pictures():
+    """A compact map past max_marks is one image of a pixel per cell (no hover), in a fixed square."""
+    from pekit.charts._png import colorize
+
+    M = torch.softmax(torch.randn(64, 64, dtype=torch.float64), -1)
+    M[3, 40:] = float("-inf")
+    labels = [f"w{i}" for i in range(64)]
+    drawn = charts.token_heatmap(M, labels, labels, compact=True, scale="max", title="head 2")
+    assert drawn.drawing.kind == "image" and not drawn.drawing.hover
+    drawn.chart.to_dict()  # validates
+    spec = drawn.spec()
+    assert spec["title"] == "head 2" and spec["width"] == spec["height"] == 64 * 4
+    (row,) = spec["data"]["values"]
+    img = decode_png(__import__("base64").b64decode(row["url"].split(",", 1)[1]))
+    top = float(M[torch.isfinite(M)].max())
+    shown = torch.where(torch.isfinite(M), M, torch.full_like(M, float("nan")))
+    assert torch.equal(img, colorize(shown, vmin=0.0, vmax=top, palette="sequential"))
+    small = charts.token_heatmap(M[:8, :8], labels[:8], labels[:8], compact=True)
+    assert small.drawing.kind == "marks"  # a few cells stay marks with their values on hover

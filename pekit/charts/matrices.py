@@ -327,7 +327,23 @@ def token_heatmap(
     # shown at its own width (square cells) where the page has room, narrower where it has not
     # (a phone): the height keeps a row per token, and the key labels thin out only then
     preferred = cols * size + (40 if compact else TOKEN_MARGIN)
-    if rows * cols > max_marks and not compact:
+    if rows * cols > max_marks and compact:  # a small multiple of a long sentence: one small picture
+        picture = png_data_url(colorize(torch.where(finite, shown, torch.full_like(shown, float("nan"))), vmin=lo,
+                                        vmax=hi, palette=palette))
+        chart = (
+            alt.Chart(alt.InlineData(values=[{"url": picture, "k0": 0, "k1": cols, "q0": 0, "q1": rows}]))
+            .mark_image(aspect=False, smooth=False, tooltip=None)
+            .encode(x=alt.X(field="k0", type="quantitative", axis=None,
+                            scale=alt.Scale(domain=[0, cols], nice=False, zero=False)), x2=alt.X2(field="k1"),
+                    y=alt.Y(field="q0", type="quantitative", axis=None,
+                            scale=alt.Scale(domain=[0, rows], nice=False, zero=False, reverse=True)),
+                    y2=alt.Y2(field="q1"), url=alt.Url(field="url", type="nominal"))
+            .properties(height=rows * size, width=cols * size)
+        )
+        if title:
+            chart = chart.properties(title=title)
+        return Drawn(chart, Drawing("image", (rows, cols), (rows, cols), (1, 1), hover=False))
+    if rows * cols > max_marks:
         chart = _token_image(torch.where(finite, shown, torch.full_like(shown, float("nan"))), ylab, xlab, cell_texts,
                              x_title=x_title, y_title=y_title, value_title=value_title, legend_title=legend_title,
                              palette=palette, domain=(lo, hi), cell=size, title=title)
