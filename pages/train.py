@@ -167,7 +167,8 @@ with lab_page("train", "Train it yourself", INTRO, T.SETTINGS) as page:
                        "later token (the upper triangle stays empty). The bottom rows are the answer slots: what they "
                        "take from the input is the left half of those rows.")
         for which, title in (("trained", "Trained"), ("untrained", "The same model before training (same seed)")):
-            st.markdown(f"**{title}**, layer {shown_layer}")
+            how = " (the layer of the clearest head)" if layer == "clearest" else " (as chosen)"
+            st.markdown(f"**{title}**, layer {shown_layer}{how}")
             specs = maps["specs"][which]
             # two maps a row: room for every token's label beside square cells
             for first in range(0, len(specs), 2):
