@@ -51,8 +51,9 @@ def head_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, posi
 def gallery(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool, scale: str):
     """Every head as a small map, on one colour scale per map as chosen."""
     weights = attention_view(tokens, hidden, heads, seed, positional)
-    return [charts.token_heatmap(weights[h], tokens, tokens, scale=scale, compact=True, title=f"head {h}").spec()
-            for h in range(heads)]
+    # small pictures (max_marks=0): quick to send and draw; a click on "enlarge" gives the values
+    return [charts.token_heatmap(weights[h], tokens, tokens, scale=scale, compact=True, title=f"head {h}",
+                                 max_marks=0).spec() for h in range(heads)]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -74,7 +75,7 @@ def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuf
         for name, weights in (("original", check.weights), ("shuffled, put back", check.shuffled_back)):
             title = f"{'with' if positional else 'without'} P: {name}"
             maps[(positional, name)] = charts.token_heatmap(weights[head].cpu(), tokens, tokens, scale="max",
-                                                            compact=True, title=title).spec()
+                                                            compact=True, title=title, max_marks=0).spec()
     gaps = {positional: (c.output_gap, c.relative_output_gap, c.weights_gap) for positional, c in checks.items()}
     return perm.tolist(), maps, gaps
 
