@@ -271,4 +271,12 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
         )
         st.page_link("pages/live_attention.py", label="Live attention: the Order tab", icon=":material/shuffle:",
                      query_params={"view": "Order"})
+    with st.expander("Does a model really need P to learn something that depends on order?"):
+        st.markdown(
+            "Yes, and you can watch it: small transformers trained to write their input backwards get every "
+            "sequence right within a few dozen steps with this table added, and almost no whole sequence "
+            "without any positions, because nothing else tells them where a token stands. A causal decoder is the exception "
+            "worth seeing: its mask alone leaks some order."
+        )
+        st.page_link("pages/train.py", label="Train it yourself", icon=":material/model_training:")
 

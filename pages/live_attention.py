@@ -164,6 +164,13 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
                                    help="An untrained layer spreads its weight thinly (about 1/n per key), so a fixed "
                                         "0-to-1 scale shows an almost uniform map; the others stretch the colours.")
             show_chart(head_chart(tokens, hidden, heads, seed, positional, head, scale), title=f"Head {head}'s weights")
+            l1, l2 = st.columns(2)
+            with l1:
+                st.page_link("pages/train.py", label="What does a trained model's attention look like?",
+                             icon=":material/model_training:")
+            with l2:
+                st.page_link("pages/live_attention.py", label="A real pretrained model on this sentence (MiniLM)",
+                             icon=":material/psychology:", query_params={"model": _minilm.PRETRAINED, "text": sentence})
             st.markdown(
                 f"Input: (1, {n}, {hidden}): one sentence of {n} token{'s' if n != 1 else ''}, {hidden} numbers each. "
                 f"Output: the same shape (1, {n}, {hidden}). Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per "
