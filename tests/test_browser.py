@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from benchmarks.browser import AppServer, PageWatch, chromium_missing_reason, launch, slider_thumb, timed_interaction, wait_for_script
+from benchmarks.browser import AppServer, PageWatch, chromium_missing_reason, slider_thumb, timed_interaction, wait_for_script
 
 reason = chromium_missing_reason()
 if reason and os.environ.get("CI"):
@@ -22,22 +22,6 @@ PAGES = {"": "pekit: a lab for positional encodings", "encoding_heatmap": "Encod
          "fixed_or_learned": "Fixed or learned positions"}
 CHARTS = {"": 0, "encoding_heatmap": 4, "binary_analogy": 6, "offset_rotation": 6, "complexity_comparison": 2,
           "live_attention": 6, "train": 11, "encoding_families": 8, "fixed_or_learned": 8}
-
-
-@pytest.fixture(scope="module")
-def server():
-    with AppServer() as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from benchmarks.browser import AppServer, PageWatch, chromium_missing_reason, launch, slider_thumb, timed_interaction
+from benchmarks.browser import PageWatch, chromium_missing_reason, slider_thumb, timed_interaction
 from benchmarks.browser import wait_for_script
 from tests.test_browser import LAYOUT_JS
 from tests.test_families_page import SECTIONS
@@ -15,22 +15,6 @@ reason = chromium_missing_reason()
 if reason and os.environ.get("CI"):
     raise RuntimeError(f"browser tests must run in CI: {reason}")
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason=reason or "")]
-
-
-@pytest.fixture(scope="module")
-def server():
-    with AppServer() as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def query(section: str) -> str:

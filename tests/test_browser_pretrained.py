@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.browser import PageWatch, timed_interaction, wait_for_script
-from tests.test_browser import assert_clean, browser, open_page, page, reason, server  # noqa: F401  (fixtures)
+from tests.test_browser import assert_clean, open_page, page, reason  # noqa: F401  (the page fixture)
 from tests.test_pretrained import missing
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None or missing is not None,

@@ -8,28 +8,12 @@ import time
 
 import pytest
 
-from benchmarks.browser import AppServer, PageWatch, chromium_missing_reason, launch, wait_for_script
+from benchmarks.browser import PageWatch, chromium_missing_reason, wait_for_script
 
 reason = chromium_missing_reason()
 if reason and os.environ.get("CI"):
     raise RuntimeError(f"browser tests must run in CI: {reason}")
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason=reason or "")]
-
-
-@pytest.fixture(scope="module")
-def server():
-    with AppServer() as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def open_page(browser, server, query, viewport):
