@@ -11,11 +11,12 @@ import torch
 from torch import Tensor
 
 from .._checks import check_int, check_sequence, check_tensor
-from ._common import Drawing, Drawn, tip
+from ._common import Drawing, Drawn, tip, unchecked
 
 __all__ = ["rotation_circle"]
 
 
+@unchecked
 def rotation_circle(start: Tensor, end: Tensor, positions: Sequence[int], *, delta: int, height: int = 280) -> Drawn:
     """One sine/cosine pair as points on the unit circle: ``start`` (``(count, 2)``) holds
     ``(sin, cos)`` at the given positions, ``end`` the same pair ``delta`` positions later; an

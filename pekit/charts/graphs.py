@@ -6,7 +6,7 @@ import altair as alt
 import pandas as pd
 
 from ..complexity import ArchitectureGraph
-from ._common import Drawing, Drawn
+from ._common import Drawing, Drawn, unchecked
 
 __all__ = ["architecture_chart"]
 
@@ -23,6 +23,7 @@ def _row_names(architecture: str, rows: int) -> list[str]:
     return ["inputs", "outputs"]
 
 
+@unchecked
 def architecture_chart(graph: ArchitectureGraph) -> Drawn:
     """Stacked convolutions, a recurrent chain and self-attention over the same tokens, one
     block each (inputs at the bottom of a block), every edge drawn from a node to what it

@@ -21,7 +21,7 @@ from torch import Tensor
 from .._checks import check_bool, check_float, check_int, check_range, check_sequence, check_str, check_tensor
 from ..reduce import block_summary
 from ..similarity import OffsetSimilarity
-from ._common import SERIES_COLORS, Drawing, Drawn, texts, tip
+from ._common import SERIES_COLORS, Drawing, Drawn, texts, tip, unchecked
 
 __all__ = ["MAX_CURVE_POINTS", "MAX_LINE_POINTS", "column_curves", "offset_similarity_chart", "line_chart",
            "frequency_chart", "layout_comparison_chart"]
@@ -31,6 +31,7 @@ MAX_POSITION = 1 << 52  # positions stay exact in a browser's float64
 MAX_HEIGHT = 1 << 14  # pixels
 
 
+@unchecked
 def column_curves(
     values: Tensor, columns: Sequence[int], *, start: int = 0, height: int = 260, max_points: int = MAX_CURVE_POINTS
 ) -> Drawn:
@@ -125,6 +126,7 @@ def check_similarity(name: str, sim: object) -> OffsetSimilarity:
     return sim._replace(**{part: getattr(sim, part).detach().cpu() for part in parts})  # e.g. from a trained P
 
 
+@unchecked
 def offset_similarity_chart(sim: OffsetSimilarity, *, height: int = 260) -> Drawn:
     """Mean of ``P[i]·P[i+δ]`` over the measured starts against ``δ``, with the band from the
     smallest to the largest value seen (a flat band means the offset alone decides)."""
@@ -159,6 +161,7 @@ def offset_similarity_chart(sim: OffsetSimilarity, *, height: int = 260) -> Draw
 MAX_LINE_POINTS = 600  # points over all series of a line chart; beyond, series become range bands
 
 
+@unchecked
 def line_chart(
     frame: pd.DataFrame,
     *,
@@ -322,6 +325,7 @@ def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scal
     return chart, Drawing("bands", (rows, len(names)), (len(bands) // len(names), len(names)), (run, 1), hover=True)
 
 
+@unchecked
 def frequency_chart(frame: pd.DataFrame, *, y: str = "wavelength", height: int = 260) -> Drawn:
     """Per-pair wavelength (or frequency) on a log scale; ``frame`` is long-form with columns
     ``pair``, ``layout`` and ``y``."""
@@ -333,6 +337,7 @@ def frequency_chart(frame: pd.DataFrame, *, y: str = "wavelength", height: int =
                       series_title="Layout", log_y=True, points=True, height=height)
 
 
+@unchecked
 def layout_comparison_chart(table: pd.DataFrame, *, height: int = 260) -> Drawn:
     """Wavelengths of both layouts per pair, from ``pekit.compare_layouts``'s table."""
     needed = ["pair"] + [f"{q}_{layout}" for q in ("wavelength", "omega") for layout in ("interleaved", "tensor2tensor")]

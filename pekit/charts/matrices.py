@@ -19,7 +19,7 @@ from torch import Tensor
 
 from .._checks import check_bool, check_int, check_range, check_sequence, check_str, check_tensor
 from ..reduce import BlockSummary, block_summary
-from ._common import Drawing, Drawn, data_domain, legend_layer, texts, tip
+from ._common import Drawing, Drawn, data_domain, legend_layer, texts, tip, unchecked
 from ._png import PALETTES, check_palette, colorize, png_data_url
 
 __all__ = ["MAX_RECT_MARKS", "MAX_PIXELS", "MAX_TOKEN_RECTS", "drawing_blocks", "heatmap_frame", "heatmap",
@@ -131,6 +131,7 @@ def index_axis(offset: int, count: int, **kwargs) -> alt.Axis:
     return alt.Axis(values=ticks, tickCount=len(ticks), labelExpr="format(floor(datum.value), 'd')", **kwargs)
 
 
+@unchecked
 def heatmap(
     data: Tensor | BlockSummary,
     *,
@@ -256,6 +257,7 @@ def _token_domain(values: Tensor, scale: str, domain: Sequence[float] | str | No
     return data_domain(values)
 
 
+@unchecked
 def token_heatmap(
     M: Tensor,
     row_labels: Sequence[str],
@@ -366,10 +368,7 @@ def token_heatmap(
     tooltip = [tip("query", y_title), tip("key", x_title), tip("value text", value_title)]
     cells = alt.Chart(frame).mark_rect().encode(
         x=x, y=y, tooltip=tooltip,
-        color=alt.condition("isValid(datum.value)", alt.Color(field="value", type="quantitative", title=legend_title,
-                                                              scale=color_scale,
-                                                              legend=None if compact else TOKEN_LEGEND),
-                            alt.value(MASKED_GREY)))
+        color=_valid_or_grey(legend_title, color_scale, None if compact else TOKEN_LEGEND))
     if compact:  # a fixed small square: several of them sit side by side
         chart = cells.properties(height=rows * size, width=cols * size)
     else:
@@ -377,6 +376,14 @@ def token_heatmap(
     if title:
         chart = chart.properties(title=title)
     return Drawn(chart, Drawing("marks", (rows, cols), (rows, cols), (1, 1), hover=True))
+
+
+def _valid_or_grey(title: str, scale: alt.Scale, legend: alt.Legend | None) -> alt.ColorValue:
+    """Colour by ``value`` where it is a number, grey where it is not (masked). Written as the
+    typed objects ``alt.condition`` stands for: its plain dict would be checked against the
+    whole Vega-Lite schema on every chart (about 50 ms a map; the tests validate the output)."""
+    return alt.ColorValue(MASKED_GREY, condition=alt.ConditionalPredicateMarkPropFieldOrDatumDef(
+        test="isValid(datum.value)", field="value", type="quantitative", title=title, scale=scale, legend=legend))
 
 
 MASKED_GREY = "#808080"  # the colour of masked cells, in the image as in the marks (colorize's NaN grey)

@@ -23,7 +23,7 @@ from torch import Tensor
 
 from .._checks import check_int, check_sequence, check_str, check_tensor
 from ..similarity import OffsetSimilarity
-from ._common import SERIES_COLORS, Drawing, Drawn, legend_layer, texts, tip
+from ._common import SERIES_COLORS, Drawing, Drawn, legend_layer, texts, tip, unchecked
 from ._png import PALETTES, check_palette, colorize, png_data_url
 from .lines import MAX_HEIGHT, check_similarity
 
@@ -54,6 +54,7 @@ def _check_named(name: str, tables: object) -> list[str]:
     return list(tables)
 
 
+@unchecked
 def head_gallery(
     attentions: Tensor,
     *,
@@ -136,6 +137,7 @@ def head_gallery(
     return Drawn(chart, Drawing("image", (layers * T, heads * T), (layers * T, heads * T), (1, 1), hover=False))
 
 
+@unchecked
 def offset_similarity_comparison(sims: Mapping[str, OffsetSimilarity], *, y_title: str = "cos(P[i], P[i+δ])",
                                  height: int = 280) -> Drawn:
     """One line per table: the mean similarity of rows ``δ`` apart against ``δ``, inside a band
@@ -167,6 +169,7 @@ def offset_similarity_comparison(sims: Mapping[str, OffsetSimilarity], *, y_titl
                  Drawing("lines", (count, len(names)), (count, len(names)), (1, 1), hover=True))
 
 
+@unchecked
 def position_components_chart(scores: Tensor, *, explained: Tensor | None = None, height: int = 300) -> Drawn:
     """The first principal components of a position table against position: ``scores``
     ``(positions, k)`` (e.g. :func:`pekit.pretrained.position_components`), one line each,
@@ -190,6 +193,7 @@ def position_components_chart(scores: Tensor, *, explained: Tensor | None = None
                    series_title="Component (share of variance)", height=height)
 
 
+@unchecked
 def neighbour_distance_chart(steps: Mapping[str, Tensor], *, height: int = 280) -> Drawn:
     """``‖P[i+1] − P[i]‖`` against ``i`` for each named table, on a log axis (the tables'
     scales differ), every step a point on its line."""
