@@ -5,6 +5,8 @@ import math
 import pytest
 import torch
 
+from hypothesis import given, settings, strategies as st
+
 from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
@@ -181,6 +183,17 @@ def test_sweeps_that_do_not_fit_are_refused_before_allocating():
     # CNN 3·2·4 + RNN 2·2·4 + attention twice (explicit and fused): 2·(2·4·2 + 4·2·4)
     assert sweep_multiply_adds([2], 2, 3) == 3 * 2 * 4 + 2 * 2 * 4 + 2 * (2 * 4 * 2 + 4 * 2 * 4)
     assert sweep_lengths(2048, 64) == [64, 128, 256, 512, 1024, 2048] and sweep_lengths(100, 100) == [64]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 10**6), min_size=1, max_size=6), st.integers(1, 4096), st.integers(2, 9))
+def test_sweep_multiply_adds_is_the_layer_costs_summed(ns, d, k):
+    """The sweep's total is added up without tables; it must equal the per-layer costs."""
+    expected = 0
+    for n in ns:
+        costs = layer_costs(n, d, k)["multiply_adds"]
+        expected += int(costs.sum()) + int(costs["Self-attention"])
+    assert sweep_multiply_adds(ns, d, k) == expected
 
 
 @pytest.mark.parametrize("call, name", [(lambda: complexity_table(0, 4), "n"), (lambda: complexity_table(4, 4, 1), "k"),
