@@ -77,7 +77,7 @@ def learned_table():
     return model.positions.table.weight.detach(), "the shipped tiny encoder's trained position table"
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int) -> dict:
     """Each scheme's matrix at ``n`` positions (a spec per scheme), its parameter count, and the
     numbers the text quotes."""
@@ -127,7 +127,7 @@ def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int) ->
 # conventions ---------------------------------------------------------------------------------------
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def conventions(n: int, d: int, heads: int) -> dict:
     """The RoPE pairing check on one head's width, ALiBi's slopes for 8 and 6 heads and its
     symmetric and causal biases, T5's buckets both ways, tensor2tensor's denominator."""
@@ -169,7 +169,7 @@ def conventions(n: int, d: int, heads: int) -> dict:
 # past the training length ------------------------------------------------------------------------
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def beyond(p: int, train: int, d: int, heads: int, k: int) -> dict:
     """What each scheme does at offset ``p`` after training on ``train`` positions, and charts of
     RoPE's angles per pair, ALiBi's bias and T5's bucket against the offset."""
@@ -242,7 +242,7 @@ def extrapolation_chart(runs, marks: dict[str, float]) -> dict:
                              height=260 + 60 + 30 * len(runs), marks=marks).spec()
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=8, show_spinner=False)
 def shipped_extrapolation(kind: str) -> dict:
     """The shipped runs' accuracy at test lengths from the training length to twice it."""
     runs = learner_runs_shipped(kind)
@@ -260,7 +260,7 @@ RULE_TITLE = {"none": "none (as trained)", "linear": "linear (position interpola
               "dynamic": "dynamic NTK at L = s·L₀", "yarn": "YaRN"}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def extension(head_dim: int, base: float, factor: float, original: int) -> dict:
     """Every rule's frequencies per pair (and their ratio to the trained ones) for a head of
     ``head_dim`` columns, base ``base``, scale ``factor`` and trained length ``original``."""

@@ -99,7 +99,7 @@ def steps_statement(learned: pretrained.PositionTableSummary, sinusoidal: pretra
 # cached work -----------------------------------------------------------------------------------
 
 
-@st.cache_data(max_entries=4, show_spinner="Reading MiniLM's position table…")
+@st.cache_resource(max_entries=4, show_spinner="Reading MiniLM's position table…")
 def tables() -> dict:
     learned = pretrained.pretrained_position_table(device="cpu")  # (512, 384)
     sinusoidal = pekit.sinusoidal_encoding(*learned.shape, device="cpu")  # the same shape
@@ -121,7 +121,7 @@ def tables() -> dict:
     return out
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def summaries(k: int, max_offset: int) -> dict:
     learned = pretrained.pretrained_position_table(device="cpu")
     sinusoidal = pekit.sinusoidal_encoding(*learned.shape, device="cpu")

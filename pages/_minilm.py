@@ -124,7 +124,7 @@ def shared_model():
 
 # Cache sizes are bounded for a 1 GB host: a 128-piece text's weights take 4.7 MB, its gallery
 # about 1.5 MB of images.
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=8, show_spinner=False)
 def minilm_run(text: str) -> dict:
     shared_model()
     result = pretrained.pretrained_attention(text)
@@ -137,14 +137,14 @@ def minilm_run(text: str) -> dict:
             "frame": pretrained.patterns_frame(patterns, threshold=THRESHOLD)}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def map_chart(text: str, layer: int, head: int) -> dict:
     run = minilm_run(text)
     return charts.token_heatmap(run["attentions"][layer, head], run["tokens"], run["tokens"], x_title="key",
                                 y_title="query", value_title="weight").spec()
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=8, show_spinner=False)
 def gallery_chart(text: str, layer: int, head: int) -> dict:
     run = minilm_run(text)
     shares, names = run["patterns"].shares, run["patterns"].names
@@ -157,7 +157,7 @@ def _strongest(shares: list[float], names: Sequence[str]) -> str:
     return f"{name} {share:.2f}"
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def follow_view(text: str, index: int, layer: int) -> dict:
     run = minilm_run(text)
     ta = pretrained.token_attention(run["result"], index)
@@ -171,7 +171,7 @@ def follow_view(text: str, index: int, layer: int) -> dict:
             "frame": pretrained.token_attention_frame(ta, tokens)}
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=8, show_spinner=False)
 def order_view(text: str, seed: int, layer: int, head: int) -> dict:
     shared_model()
     learned = pretrained.pretrained_attention(text)

@@ -144,12 +144,18 @@ def sources(run: Run, snapshot: dict[str, tuple[str | None, float]]) -> tuple[tu
 def record(run: Run, positions: str, source: str) -> dict:
     if source == "trained":
         return job_board().get(run.key(positions)).result
-    rec = shipped.recorded_metrics()[f"{run.kind}-{positions}"]
-    rec["attention"] = shipped.shipped_attention(run.kind, positions)
+    return shipped_record(run.kind, positions)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def shipped_record(kind: str, positions: str) -> dict:
+    """A shipped checkpoint's recorded metrics and attention maps, read once for the server."""
+    rec = shipped.recorded_metrics()[f"{kind}-{positions}"]
+    rec["attention"] = shipped.shipped_attention(kind, positions)
     return rec
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def ceiling(task: str, seq_len: int) -> float:
     return training.held_out_ceiling(task, seq_len, shipped.DEFAULTS["vocab"])
 
@@ -158,7 +164,7 @@ def _pct(x: float | None) -> str:
     return "no position" if x is None else f"{100 * x:.1f}%"
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def results_view(run: Run, where: tuple[tuple[str, str, float], ...]) -> dict:
     """Everything the results section shows, for the results ``where`` points at."""
     import pandas as pd
@@ -187,7 +193,7 @@ def results_view(run: Run, where: tuple[tuple[str, str, float], ...]) -> dict:
             "longer": longer, "schemes": list(records)}
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def attention_view(run: Run, positions: str, source: str, stamp: float, layer: str) -> dict:
     """The trained and untrained maps of every head of one layer for one scheme's result
     (``layer``: ``"1"`` .. or ``"clearest"``, the layer of the head that looks hardest at the
@@ -207,7 +213,7 @@ def attention_view(run: Run, positions: str, source: str, stamp: float, layer: s
             "predicted": maps["predicted"].tolist(), "best": best, "before": before}
 
 
-@st.cache_data(max_entries=1, show_spinner=False)
+@st.cache_resource(max_entries=1, show_spinner=False)
 def published_results():
     """The published figures the page cites, each with its source (perplexity: lower is better)."""
     import pandas as pd

@@ -1,87 +1,19 @@
 """Binary analogy: the bits of a counter next to the columns of the sinusoidal encoding."""
 
-import pandas as pd
 import streamlit as st
 
 import pekit
-from pekit import binary, charts
+from pekit import binary
 from pages._display import show_chart
 from pages._page import lab_page
 from pages._settings import BASE, IntSetting
+from pages._binary import ladders, analogy_view, overlay, same_width
 
 N = IntSetting("n", "Positions n", default=64, minimum=2, maximum=1024)
 BITS = IntSetting("bits", "Bits", default=6, minimum=1, maximum=16)
 D = IntSetting("d", "Dimension d", default=32, minimum=2, maximum=1024)
 BIT = IntSetting("bit", "Bit to compare", default=2, minimum=0, maximum=15)
 WIDTH = IntSetting("width", "Numbers per position", default=4, minimum=1, maximum=16)
-
-
-def _heatmap(X, *, x_title: str, domain: tuple[float, float]):
-    """Drawn as images (one pixel per cell or block): two side-by-side tables redraw fast."""
-    drawn = charts.heatmap(X, x_title=x_title, y_title="Row (position)", domain=domain, height=320, max_marks=0)
-    return drawn.spec(), drawn.drawing.exact
-
-
-@st.cache_data(max_entries=24, show_spinner=False)
-def ladders(bits: int, d: int, base: int):
-    """What does not depend on n: bit periods against pair wavelengths."""
-    matches = binary.match_bits_to_pairs(bits, d, base=base)
-    waves = pekit.wavelengths(d, base=base)
-    periods = pd.concat([
-        pd.DataFrame({"index": range(bits), "positions": binary.bit_periods(bits).numpy(),
-                      "ladder": "bit b: period 2^(b+1)"}),
-        pd.DataFrame({"index": range(len(waves)), "positions": waves.numpy(),
-                      "ladder": "column pair j: wavelength 2π·base^(2j/d)"}),
-    ])
-    chart = charts.line_chart(periods, x="index", y="positions", series="ladder", x_title="Bit b or pair j",
-                              y_title="Positions per cycle", series_title="Ladder", log_y=True,
-                              points=len(periods) <= 128)
-    return matches, chart.spec()
-
-
-@st.cache_data(max_entries=24, show_spinner=False)
-def analogy_view(n: int, bits: int, d: int, base: int):
-    B = pekit.binary_encoding(n, bits, device="cpu")  # (n, bits)
-    P = pekit.sinusoidal_encoding(n, d, base=base)  # (n, d)
-    codes = pd.DataFrame({"position": range(n), "lsb_first": binary.binary_strings(n, bits),
-                          "msb_first": binary.binary_strings(n, bits, lsb_first=False)})
-    bits_chart, bits_exact = _heatmap(B, x_title="Bit (0 = least significant)", domain=(0.0, 1.0))
-    p_chart, p_exact = _heatmap(P, x_title="Column (encoding dimension)", domain=(-1.0, 1.0))
-    stats = binary.compare_codes(n, bits, d, base=base)
-    binary_name, sin_name = f"binary, {bits} bits", f"sinusoidal, d = {d}"
-    steps = pd.concat([
-        pd.DataFrame({"position": range(1, n), "distance": stats.binary_steps.numpy(), "code": binary_name}),
-        pd.DataFrame({"position": range(1, n), "distance": stats.sinusoidal_steps.numpy(), "code": sin_name}),
-    ])
-    dial = pd.concat([
-        pd.DataFrame({"position": range(n), "distance": stats.dial_distances.numpy(),
-                      "code": f"dials sin(2πi/2^j), {bits} columns"}),
-        pd.DataFrame({"position": range(n), "distance": stats.sinusoidal_distances.numpy(),
-                      "code": f"sinusoidal, d = {d}, base {base}"}),
-    ])
-    return {
-        "codes": codes,
-        "bits_chart": bits_chart, "bits_exact": bits_exact,
-        "p_chart": p_chart, "p_exact": p_exact,
-        "steps": charts.line_chart(steps, x="position", y="distance", series="code", x_title="Position i",
-                                   y_title="‖code(i) − code(i−1)‖", series_title="Code", step=True).spec(),
-        "dial": charts.line_chart(dial, x="position", y="distance", series="code", x_title="Position i",
-                                  y_title="‖code(i) − code(0)‖", series_title="Code").spec(),
-        "stats": stats,
-    }
-
-
-@st.cache_data(max_entries=48, show_spinner=False)
-def overlay(n: int, bit: int, d: int, base: int, column: int, wavelength: float):
-    frame = pd.concat([
-        pd.DataFrame({"position": range(n), "value": binary.bit_wave(n, bit).numpy(),
-                      "series": f"bit {bit} as −1/+1 (period {2 ** (bit + 1)})"}),
-        pd.DataFrame({"position": range(n),
-                      "value": pekit.sinusoidal_columns(n, d, [column], base=base)[:, 0].double().cpu().numpy(),
-                      "series": f"column {column}: sine, wavelength {wavelength:.4g}"}),
-    ])
-    return charts.line_chart(frame, x="position", y="value", series="series", x_title="Position i",
-                             y_title="value", series_title="Curve", y_domain=(-1.1, 1.1)).spec()
 
 
 def _bits(bits: list[int]) -> str:
@@ -93,11 +25,6 @@ INTRO = (
     "steps, the next every four. The sinusoidal encoding does the same with smooth waves: early "
     "columns oscillate fast, later ones slowly. Where does the comparison hold, and where does it break?"
 )
-
-@st.cache_data(max_entries=48, show_spinner=False)
-def same_width(n: int, width: int, base: int):
-    return binary.equal_width(n, width, base=base)
-
 
 with lab_page("binary", "Binary analogy", INTRO, [N, BITS, D, BASE, BIT, WIDTH]) as page:
     c1, c2, c3, c4 = st.columns([3, 2, 3, 2])

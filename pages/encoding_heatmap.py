@@ -4,10 +4,10 @@ import streamlit as st
 
 import pekit
 from pekit import charts
-from pekit.similarity import encoding_properties, gram_block_means, neighbour_distances, similarity_by_offset
 from pages._display import show_chart
 from pages._page import lab_page
 from pages._settings import BASE, ChoiceSetting, IntListSetting, IntSetting
+from pages._heatmap import table_view, properties, curves, layout_comparison, layout_comparison_chart, csv_of_table
 
 N = IntSetting("n", "Positions n", default=60, minimum=1, maximum=4096)
 D = IntSetting("d", "Dimension d", default=32, minimum=1, maximum=1024)
@@ -15,63 +15,6 @@ START = ChoiceSetting("start", "First position", default="0", options=("0", "1")
 LAYOUT = ChoiceSetting("layout", "Layout", default="interleaved", options=pekit.LAYOUTS)
 COLS = IntListSetting("cols", "Columns to plot", default=(6, 7, 8, 9), minimum=0, maximum=1023, max_items=8)
 LAYOUT_NAMES = {"interleaved": "interleaved (paper, book)", "tensor2tensor": "tensor2tensor (sin | cos)"}
-
-
-@st.cache_data(max_entries=24, show_spinner=False)
-def table_view(n: int, d: int, base: int, start: int, layout: str):
-    """Everything on the page that depends on the table but not on the chosen columns."""
-    P = pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout)  # (n, d)
-    table = charts.heatmap(P, x_title="Column (encoding dimension)", y_title="Row (position)", row_offset=start)
-    gram = gram_block_means(P, charts.drawing_blocks(n, n, max_marks=charts.MAX_RECT_MARKS)[0])
-    gram_chart = charts.heatmap(gram, x_title="Position", y_title="Position", value_title="P[i]·P[k]",
-                                palette="sequential", domain=None, row_offset=start, col_offset=start)
-    offsets = similarity_by_offset(P, max_offset=min(n - 1, 512))
-    steps = neighbour_distances(P) if n > 1 else None
-    return {
-        "heatmap": table.spec(),
-        "drawing": table.drawing,
-        "gram": gram_chart.spec(),
-        "gram_drawing": gram_chart.drawing,
-        "offsets": charts.offset_similarity_chart(offsets).spec(),
-        "max_spread": offsets.max_spread,
-        "starts": len(offsets.starts),
-        "step_range": None if steps is None else tuple(steps.aminmax()),
-        "frequencies": pekit.frequency_table(d, base=base, layout=layout),
-    }
-
-
-@st.cache_data(max_entries=24, show_spinner=False)
-def properties(n: int, d: int, base: int, layout: str):
-    return encoding_properties(max(n, 2), d, base=base, layout=layout)
-
-
-@st.cache_data(max_entries=24, show_spinner=False)
-def curves(n: int, d: int, base: int, start: int, layout: str, columns: tuple[int, ...]):
-    values = pekit.sinusoidal_columns(n, d, columns, base=base, start=start, layout=layout)
-    drawn = charts.column_curves(values, columns, start=start)
-    return drawn.spec(), drawn.drawing
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def layout_comparison(n: int, d: int, base: int, start: int):
-    return pekit.compare_layouts(n, d, base=base, start=start)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def layout_comparison_chart(d: int, base: int):
-    """The wavelengths of both layouts depend on d and base only, so a change of n leaves this
-    chart as it is (the browser has nothing to redraw)."""
-    return charts.layout_comparison_chart(pekit.compare_layouts(1, d, base=base)).spec()
-
-
-def csv_of_table(n: int, d: int, base: int, start: int, layout: str):
-    """The CSV download, built only when the button is clicked."""
-
-    def make() -> str:
-        P = pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout)
-        return charts.matrix_csv(P, row_start=start)
-
-    return make
 
 
 INTRO = (
