@@ -124,6 +124,7 @@ def test_builders_leave_altair_checking_charts_as_they_found_it():
     from altair.utils import schemapi
 
     M = torch.softmax(torch.randn(4, 4), -1)
+    before = schemapi.DEBUG_MODE  # the app's server switches it off for good (pages/_server.py)
     for mode in (True, False):
         with schemapi.debug_mode(mode):
             charts.token_heatmap(M, list("abcd"), list("abcd"))
@@ -139,9 +140,11 @@ def test_builders_leave_altair_checking_charts_as_they_found_it():
         except Exception as err:  # pragma: no cover - reported below
             errors.append(err)
 
-    threads = [threading.Thread(target=build) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors and schemapi.DEBUG_MODE is True
+    with schemapi.debug_mode(True):
+        threads = [threading.Thread(target=build) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors and schemapi.DEBUG_MODE is True
+    assert schemapi.DEBUG_MODE is before
