@@ -60,20 +60,25 @@ def bench_encoding() -> None:
         print(f"cuda vs cpu max |difference|: {(gpu - cpu).abs().max().item():.2e}")
 
 
-def bench_rerun(pages: dict[str, dict] | None = None) -> None:
-    """Warm AppTest reruns at default settings (target <= 100 ms median)."""
+def warm_rerun_seconds(page: str, query: dict | None = None) -> float:
+    """Median seconds of a warm AppTest rerun of ``page`` opened with ``query`` in its link."""
     from streamlit.testing.v1 import AppTest
 
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at.query_params.update(query or {})
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return median_seconds(at.run, repeats=21, warmup=3)
+
+
+def bench_rerun(pages: dict[str, dict] | None = None) -> None:
+    """Warm AppTest reruns at default settings (target <= 100 ms median)."""
     pages = pages or {"pages/encoding_heatmap.py": {}, "pages/binary_analogy.py": {}, "pages/offset_rotation.py": {},
                       "pages/complexity_comparison.py": {}, "pages/live_attention.py": {}}
     print("## warm rerun in AppTest, default settings (target <= 100 ms median)")
     for page, query in pages.items():
-        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
-        at.query_params.update(query)
-        at.run()
-        at.switch_page(page).run()
-        assert not at.exception, at.exception
-        seconds = median_seconds(at.run, repeats=21, warmup=3)
+        seconds = warm_rerun_seconds(page, query)
         print(f"{page:36s} {seconds * 1e3:7.1f} ms | ratio to target {seconds / 0.100:4.2f}")
 
 
@@ -178,7 +183,6 @@ def bench_train() -> None:
     """Tiny transformers on the training page's default reversal run (8 tokens, ~0.1 M
     parameters), one CPU thread: the issue's targets as ratios, steps and seconds for every
     scheme, the page's warm rerun and how often progress reaches it."""
-    from streamlit.testing.v1 import AppTest
 
     from pekit import shipped
     from pekit.training import train_tiny
@@ -221,11 +225,7 @@ def bench_train() -> None:
                   f"steps {gpu.steps} vs {cpu.steps}")
     finally:
         torch.set_num_threads(before)
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
-    at.run()
-    at.switch_page("pages/train.py").run()
-    assert not at.exception, at.exception
-    seconds = median_seconds(at.run, repeats=21, warmup=3)
+    seconds = warm_rerun_seconds("pages/train.py")
     print(f"pages/train.py warm rerun (shipped results) {seconds * 1e3:7.1f} ms | ratio to 100 ms {seconds / 0.100:4.2f}")
 
 
@@ -320,18 +320,12 @@ def bench_pretrained(repeat: int = 3) -> None:
         hgap = (gpu_run.hidden_states.cpu() - cpu_run.hidden_states).abs().max().item()
         print(f"cuda  64 word pieces {sec * 1e3:6.2f} ms | ratio to target {sec / 0.150:4.2f} | cuda vs cpu max "
               f"|difference|: weights {gap:.1e}, hidden states {hgap:.1e}")
-    from streamlit.testing.v1 import AppTest
 
     print("warm rerun in AppTest (target <= 100 ms median)")
     views = [("pages/live_attention.py", {"model": "MiniLM (pretrained)", "mview": view}, f"MiniLM, {view}")
              for view in ("Heads", "Follow a word", "Order and positions")]
     for page, query, label in views + [("pages/fixed_or_learned.py", {}, "fixed or learned positions")]:
-        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
-        at.query_params.update(query)
-        at.run()
-        at.switch_page(page).run()
-        assert not at.exception, at.exception
-        seconds = median_seconds(at.run, repeats=21, warmup=3)
+        seconds = warm_rerun_seconds(page, query)
         print(f"{label:36s} {seconds * 1e3:7.1f} ms | ratio to target {seconds / 0.100:4.2f}")
     reason = chromium_missing_reason()
     if reason:
@@ -346,7 +340,6 @@ def bench_pretrained(repeat: int = 3) -> None:
 def bench_families(repeat: int = 5) -> None:
     """The encoding families page: warm rerun of every section in AppTest, and the redraw after a
     step of the positions slider in Chromium, at the defaults and at the largest n, d and heads."""
-    from streamlit.testing.v1 import AppTest
 
     from benchmarks.browser import AppServer, chromium_missing_reason, launch, slider_thumb, timed_interaction
     from benchmarks.browser import wait_for_script
@@ -356,12 +349,7 @@ def bench_families(repeat: int = 5) -> None:
     sections = ["Side by side", "Conventions", "Past the training length", "Context extension", "Published results"]
     for label, query in (("defaults", {}), ("n = 256, d = 512, 16 heads", largest)):
         for section in sections:
-            at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
-            at.query_params.update({**query, "section": section})
-            at.run()
-            at.switch_page("pages/encoding_families.py").run()
-            assert not at.exception, at.exception
-            seconds = median_seconds(at.run, repeats=21, warmup=3)
+            seconds = warm_rerun_seconds("pages/encoding_families.py", {**query, "section": section})
             print(f"{label:28s} {section:26s} warm rerun {seconds * 1e3:6.1f} ms | ratio to target {seconds / 0.100:4.2f}")
     reason = chromium_missing_reason()
     if reason:

@@ -16,6 +16,7 @@ from pekit import charts, pretrained
 from pekit.reduce import block_summary
 from pekit.similarity import gram_block_means
 from pages._display import show_chart
+from pages._minilm import missing_notice
 from pages._settings import IntSetting
 
 K = IntSetting("k", "Principal components", default=4, minimum=1, maximum=8)
@@ -142,21 +143,23 @@ def summaries(k: int, max_offset: int) -> dict:
 # the section -----------------------------------------------------------------------------------
 
 
+def side_by_side(drawn: dict, part: str, heading: str, columns: str) -> None:
+    """Both tables' ``part`` (``"table"`` or ``"gram"``) in two columns, each with what it draws
+    and its colour scale."""
+    drawing, colours = ("drawing", "colours") if part == "table" else (f"{part}_drawing", f"{part}_colours")
+    for column, name in zip(st.columns(2), NAMES):
+        with column:
+            st.markdown(f"**{name}**{heading}")
+            show_chart(drawn[name][part], caption=drawn[name][drawing].describe("position(s)", columns)
+                       + " " + drawn[name][colours])
+
+
 def learned_positions_section(page) -> None:
-    missing = pretrained.pretrained_missing()
-    if missing:
-        st.warning(f"The pretrained model is not installed here. {missing.split(' Add ')[0]}", icon=":material/download:")
-        st.caption("Add it to this environment (no download happens while the app runs):")
-        st.code(pretrained.INSTALL_COMMAND, language="bash")
+    if missing_notice():
         return
     drawn = tables()
     st.subheader("The two tables")
-    left, right = st.columns(2)
-    for column, name in zip((left, right), NAMES):
-        with column:
-            st.markdown(f"**{name}**: 512 positions × 384 columns")
-            show_chart(drawn[name]["table"], caption=drawn[name]["drawing"].describe("position(s)", "column(s)")
-                       + " " + drawn[name]["colours"])
+    side_by_side(drawn, "table", ": 512 positions × 384 columns", "column(s)")
     c1, c2 = st.columns(2)
     with c1:
         k = page.slider(K, help="How many principal components of each table to plot.")
@@ -167,12 +170,7 @@ def learned_positions_section(page) -> None:
     st.caption("Each table has its own colour scale, symmetric around 0 (white).")
 
     st.subheader("How alike are two positions? P·Pᵀ")
-    left, right = st.columns(2)
-    for column, name in zip((left, right), NAMES):
-        with column:
-            st.markdown(f"**{name}**")
-            show_chart(drawn[name]["gram"], caption=drawn[name]["gram_drawing"].describe("position(s)", "position(s)")
-                       + " " + drawn[name]["gram_colours"])
+    side_by_side(drawn, "gram", "", "position(s)")
     show_chart(view["offsets"])
     st.markdown(view["offset_text"])
     st.caption("Rows are scaled to length 1 first (cosine similarity), so the two tables share one axis; the band "

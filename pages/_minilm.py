@@ -194,13 +194,19 @@ def model_choice(page) -> bool:
                                   "pretrained encoder (all-MiniLM-L6-v2, 6 layers × 12 heads), run offline.") == PRETRAINED
 
 
-def show(page, sentence: str) -> None:
-    """Everything the page shows for MiniLM."""
+def missing_notice() -> bool:
+    """When the pretrained model is not installed: say so and how to add it, and return True."""
     missing = pretrained.pretrained_missing()
     if missing:
         st.warning(f"The pretrained model is not installed here. {missing.split(' Add ')[0]}", icon=":material/download:")
         st.caption("Add it to this environment (no download happens while the app runs):")
         st.code(pretrained.INSTALL_COMMAND, language="bash")
+    return bool(missing)
+
+
+def show(page, sentence: str) -> None:
+    """Everything the page shows for MiniLM."""
+    if missing_notice():
         return
     st.markdown(
         "**all-MiniLM-L6-v2**: a BERT encoder (6 layers × 12 heads, 384 hidden units, learned positions for 512 "
