@@ -4,7 +4,7 @@ import streamlit as st
 
 import pekit
 from pages._registry import LAB_PAGES
-from pages._server import prepare_server
+from pages._server import admitted, prepare_server
 
 prepare_server()
 
@@ -30,4 +30,5 @@ with st.sidebar:
     for lab_page, page in zip(LAB_PAGES, PAGES[1:]):
         st.page_link(page, label=lab_page.title, icon=lab_page.icon)
     st.caption(f"Computing on **{pekit.describe_device()}**")
-navigation.run()
+with admitted():
+    navigation.run()

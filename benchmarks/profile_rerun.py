@@ -18,7 +18,8 @@ so the shares are those of the unprofiled server. Prints:
   caching, elements, session state and runtime, message serialization and hashing, the
   websocket and its compression, the event loop);
 - inclusive time of the operations that matter for optimising (chart specs, Streamlit's
-  vega-lite marshalling, cached calls and their misses, serialization, websocket sends).
+  vega-lite marshalling, cached calls and their misses, serialization, websocket sends);
+- the cache misses by the cached function that computed (what a new setting costs).
 
 Needs py-spy (``pip install py-spy``) and the right to trace the server (root, or
 ``ptrace_scope`` 0).
@@ -111,6 +112,7 @@ def analyse(raw: str, names: dict[str, str], counts: collections.Counter, rate: 
     per_page: collections.Counter = collections.Counter()
     self_by: collections.Counter = collections.Counter()
     incl: collections.Counter = collections.Counter()
+    misses: collections.Counter = collections.Counter()  # by the cached function that computed
     loop = 0
     for frames, c in samples:
         files = [f for f, _ in frames]
@@ -131,6 +133,10 @@ def analyse(raw: str, names: dict[str, str], counts: collections.Counter, rate: 
         for lab, test in OPERATIONS:
             if any(test(f, n) for f, n in frames):
                 incl[lab] += c
+        miss = next((i for i, (_, n) in enumerate(frames) if n == "_handle_cache_miss"), None)
+        if miss is not None:
+            inner = next((f"{Path(f).stem}.{n}" for f, n in frames[miss + 1:] if Path(f).name in APP_FILES), "?")
+            misses[inner] += c
     ms = lambda c: c / rate * 1e3 / max(1, reruns)  # noqa: E731  (ms per rerun)
     lines = [f"## {reruns} reruns (page changes and widget changes, one at a time): {total} samples = "
              f"{total / rate:.2f} s of server CPU = {ms(total):.1f} ms per rerun; script threads "
@@ -150,6 +156,9 @@ def analyse(raw: str, names: dict[str, str], counts: collections.Counter, rate: 
     lines.append("## inclusive time of operations (ms per rerun, share)")
     for label, _ in OPERATIONS:
         lines.append(f"  {ms(incl[label]):6.1f} ms  {incl[label] / total:6.1%}  {label}")
+    lines.append("## cache misses by function (ms per rerun of any page, share): what a new setting costs")
+    for name, c in misses.most_common(12):
+        lines.append(f"  {ms(c):6.1f} ms  {c / total:6.1%}  {name}")
     return "\n".join(lines)
 
 

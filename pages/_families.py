@@ -77,51 +77,83 @@ def learned_table():
     return model.positions.table.weight.detach(), "the shipped tiny encoder's trained position table"
 
 
+# What each scheme's matrix depends on besides n. The others reach its cached view as None, so
+# moving one slider redraws only the matrices it changes (Shaw's k redraws one chart, not eight).
+DEPENDS = {"sinusoidal": ("d",), "tensor2tensor": ("d",), "learned": (), "binary": (), "rope": ("d", "heads"),
+           "alibi": ("heads", "causal", "head"), "t5": ("causal",), "shaw": ("k",)}
+
+
+@st.cache_resource(max_entries=192, show_spinner=False)
+def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: bool | None, k: int | None,
+                head: int | None) -> dict:
+    """One scheme's matrix at ``n`` positions as a spec, whether every entry is drawn, and the
+    numbers its caption quotes; the settings it does not depend on are None (see DEPENDS)."""
+    out: dict = {}
+
+    def heat(matrix, x_title, y_title, value_title, **kw) -> dict:
+        drawn = charts.heatmap(matrix, x_title=x_title, y_title=y_title, value_title=value_title,
+                               height=CHART_HEIGHT, max_marks=MAX_MARKS, **kw)
+        return {**out, "spec": drawn.spec(), "exact": drawn.drawing.exact}
+
+    if scheme in ("sinusoidal", "tensor2tensor"):
+        return heat(families.scheme_matrix(scheme, n, 1, num_hiddens=d), "column (dimension)", "position i", "P[i, c]")
+    if scheme == "learned":
+        table, table_name = learned_table()
+        learned = families.scheme_matrix("learned", n, 1, table=table)
+        # a few entries of a trained table are far larger than the rest: they take the end colours
+        scale = pretrained.colour_range(learned, share=0.99, symmetric=True)
+        out.update(table_name=table_name, table_shape=tuple(table.shape), scale=scale, learned_rows=int(learned.shape[0]))
+        return heat(learned, "column (dimension)", "position i", "E[i, c]", domain=(scale.low, scale.high))
+    if scheme == "binary":
+        bits = families.scheme_matrix("binary", n, 1)
+        out["bits"] = int(bits.shape[1])
+        return heat(bits, "bit c", "position i", "bit", palette="sequential", domain=(0.0, 1.0))
+    if scheme == "rope":
+        angles = families.scheme_matrix("rope", n, heads, num_hiddens=d)
+        out["pairs"] = int(angles.shape[1])
+        return heat(angles, "pair j (of one head)", "position m", "angle mod 2π (rad)", palette="sequential",
+                    domain=(0.0, 6.283185307179586))
+    if scheme == "alibi":
+        alibi = families.scheme_matrix("alibi", n, heads, causal=causal)[head - 1]  # (n, n)
+        out["slope"] = float(pekit.alibi_slopes(heads)[head - 1])
+        # masked entries (-inf) are drawn blank; the colours span the finite biases
+        return heat(alibi.nan_to_num(neginf=float("nan")), "key j", "query i", "bias", domain=None)
+    if scheme == "t5":
+        buckets = families.scheme_matrix("t5", n, 1, causal=causal, num_buckets=T5_BUCKETS,
+                                         t5_max_distance=T5_MAX_DISTANCE)
+        out["buckets_used"] = int(buckets.unique().numel())
+        return heat(buckets, "key j", "query i", "bucket", palette="sequential", domain=(0.0, T5_BUCKETS - 1.0))
+    if scheme == "shaw":
+        shaw = families.scheme_matrix("shaw", n, 1, shaw_max_distance=k)
+        out["shaw_used"] = int(shaw.unique().numel())
+        return heat(shaw, "key j", "query i", "vector index", palette="sequential", domain=(0.0, 2.0 * k))
+    raise ValueError(f"scheme={scheme!r} has no matrix to draw")
+
+
 @st.cache_resource(max_entries=32, show_spinner=False)
-def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int) -> dict:
-    """Each scheme's matrix at ``n`` positions (a spec per scheme), its parameter count, and the
-    numbers the text quotes."""
+def parameters_view(d: int, heads: int, k: int) -> dict:
+    """How many numbers each scheme learns, as a dict and as the summary table."""
     import pandas as pd
 
-    table, table_name = learned_table()
-    specs, drawn = {}, {}
-
-    def heat(scheme, matrix, x_title, y_title, value_title, **kw):
-        out = charts.heatmap(matrix, x_title=x_title, y_title=y_title, value_title=value_title, height=CHART_HEIGHT,
-                             max_marks=MAX_MARKS, **kw)
-        specs[scheme] = out.spec()
-        drawn[scheme] = out.drawing.exact
-
-    for scheme in ("sinusoidal", "tensor2tensor"):
-        heat(scheme, families.scheme_matrix(scheme, n, heads, num_hiddens=d), "column (dimension)", "position i",
-             "P[i, c]")
-    learned = families.scheme_matrix("learned", n, heads, table=table)
-    # a few entries of a trained table are far larger than the rest: they take the end colours
-    scale = pretrained.colour_range(learned, share=0.99, symmetric=True)
-    heat("learned", learned, "column (dimension)", "position i", "E[i, c]", domain=(scale.low, scale.high))
-    bits = families.scheme_matrix("binary", n, heads)
-    heat("binary", bits, "bit c", "position i", "bit", palette="sequential", domain=(0.0, 1.0))
-    angles = families.scheme_matrix("rope", n, heads, num_hiddens=d)
-    heat("rope", angles, "pair j (of one head)", "position m", "angle mod 2π (rad)", palette="sequential",
-         domain=(0.0, 6.283185307179586))
-    alibi = families.scheme_matrix("alibi", n, heads, causal=causal)[head - 1]  # (n, n)
-    # masked entries (-inf) are drawn blank; the colours span the finite biases
-    heat("alibi", alibi.nan_to_num(neginf=float("nan")), "key j", "query i", "bias", domain=None)
-    buckets = families.scheme_matrix("t5", n, heads, causal=causal, num_buckets=T5_BUCKETS,
-                                     t5_max_distance=T5_MAX_DISTANCE)
-    heat("t5", buckets, "key j", "query i", "bucket", palette="sequential", domain=(0.0, T5_BUCKETS - 1.0))
-    shaw = families.scheme_matrix("shaw", n, heads, shaw_max_distance=k)
-    heat("shaw", shaw, "key j", "query i", "vector index", palette="sequential", domain=(0.0, 2.0 * k))
     params = {s: families.scheme_parameters(s, num_hiddens=d, num_heads=heads, max_len=LEARNED_ROWS,
                                             num_buckets=T5_BUCKETS, max_distance=k) for s in families.FAMILIES}
     summary = pd.DataFrame({"scheme": [TITLE[s] for s in families.FAMILIES],
                             "where position enters": [WHERE[s] for s in families.FAMILIES],
                             "learned numbers": [params[s] for s in families.FAMILIES]})
-    slope = float(pekit.alibi_slopes(heads)[head - 1])
-    return {"specs": specs, "exact": drawn, "params": params, "summary": summary, "table_name": table_name,
-            "table_shape": tuple(table.shape), "scale": scale, "learned_rows": int(learned.shape[0]), "bits": int(bits.shape[1]),
-            "pairs": int(angles.shape[1]), "slope": slope,
-            "buckets_used": int(buckets.unique().numel()), "shaw_used": int(shaw.unique().numel())}
+    return {"params": params, "summary": summary}
+
+
+def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int) -> dict:
+    """Each scheme's matrix at ``n`` positions (a spec per scheme), its parameter count, and the
+    numbers the text quotes, gathered from the cached views."""
+    settings = {"d": d, "heads": heads, "causal": causal, "k": k, "head": head}
+    views = {scheme: scheme_view(scheme, n, **{key: value if key in needs else None for key, value in settings.items()})
+             for scheme, needs in DEPENDS.items()}
+    out = {"specs": {s: v["spec"] for s, v in views.items()}, "exact": {s: v["exact"] for s, v in views.items()},
+           **parameters_view(d, heads, k)}
+    for view in views.values():
+        out.update({key: value for key, value in view.items() if key not in ("spec", "exact")})
+    return out
 
 
 # conventions ---------------------------------------------------------------------------------------

@@ -122,22 +122,47 @@ def tables() -> dict:
     return out
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def summaries(k: int, max_offset: int) -> dict:
+@st.cache_resource(show_spinner="Measuring both tables…")
+def full_summaries() -> tuple[pretrained.PositionTableSummary, pretrained.PositionTableSummary]:
+    """Both tables summarised once, at the largest offset and number of components the sliders
+    offer; each setting's summary is cut from these (``PositionTableSummary.limited``)."""
     learned = pretrained.pretrained_position_table(device="cpu")
     sinusoidal = pekit.sinusoidal_encoding(*learned.shape, device="cpu")
-    s_learned = pretrained.position_table_summary(learned, max_offset=max_offset, k=k)
-    s_sin = pretrained.position_table_summary(sinusoidal, max_offset=max_offset, k=k)
-    return {
-        "values": values_statement(s_learned, s_sin),
-        "offsets": charts.offset_similarity_comparison({NAMES[0]: s_learned.offsets, NAMES[1]: s_sin.offsets}).spec(),
-        "offset_text": offset_statement(s_learned, s_sin),
-        "components": [charts.position_components_chart(s.components.scores, explained=s.components.explained).spec()
-                       for s in (s_learned, s_sin)],
-        "component_text": [components_statement(s_learned, "Learned"), components_statement(s_sin, "Sinusoidal")],
-        "steps": charts.neighbour_distance_chart({NAMES[0]: s_learned.steps, NAMES[1]: s_sin.steps}).spec(),
-        "step_text": steps_statement(s_learned, s_sin),
-    }
+    return tuple(pretrained.position_table_summary(P, max_offset=MAX_OFFSET.maximum, k=K.maximum)
+                 for P in (learned, sinusoidal))
+
+
+def limited(k: int = 1, max_offset: int = 1) -> tuple[pretrained.PositionTableSummary, ...]:
+    return tuple(s.limited(max_offset=max_offset, k=k) for s in full_summaries())
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def offsets_view(max_offset: int) -> dict:
+    s_learned, s_sin = limited(max_offset=max_offset)
+    return {"offsets": charts.offset_similarity_comparison({NAMES[0]: s_learned.offsets, NAMES[1]: s_sin.offsets}).spec(),
+            "offset_text": offset_statement(s_learned, s_sin)}
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def components_view(k: int) -> dict:
+    s_learned, s_sin = limited(k=k)
+    return {"components": [charts.position_components_chart(s.components.scores, explained=s.components.explained).spec()
+                           for s in (s_learned, s_sin)],
+            "component_text": [components_statement(s_learned, "Learned"), components_statement(s_sin, "Sinusoidal")]}
+
+
+@st.cache_resource(show_spinner=False)
+def whole_table_view() -> dict:
+    """What depends on neither slider: value ranges and the distances between neighbours."""
+    s_learned, s_sin = full_summaries()
+    return {"values": values_statement(s_learned, s_sin),
+            "steps": charts.neighbour_distance_chart({NAMES[0]: s_learned.steps, NAMES[1]: s_sin.steps}).spec(),
+            "step_text": steps_statement(s_learned, s_sin)}
+
+
+def summaries(k: int, max_offset: int) -> dict:
+    """Every chart and sentence the sliders decide: a slider's move redraws only its own chart."""
+    return {**whole_table_view(), **offsets_view(max_offset), **components_view(k)}
 
 
 # the section -----------------------------------------------------------------------------------

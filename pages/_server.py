@@ -5,8 +5,10 @@ Kept beside the pages (pekit never imports streamlit).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
+import threading
 
 import streamlit as st
 
@@ -62,3 +64,23 @@ def require_shell() -> None:
     if getattr(PagesManager, "uses_pages_directory", None):
         PagesManager.uses_pages_directory = False
         st.rerun()
+
+
+def _allowed_runs() -> int:
+    wanted = os.environ.get("PEKIT_CONCURRENT_RUNS", "2").strip()
+    return int(wanted) if wanted.isdigit() and int(wanted) > 0 else 2
+
+
+# Page scripts of all sessions run in threads of one process and take turns holding the GIL.
+# With many running at once, the event loop (which sends every session's messages, answers
+# every HTTP request and each element's wake-up call) waits its turn behind all of them, so
+# everyone's answer is late. At most this many page scripts run at a time; the others wait on
+# the semaphore, which costs no CPU, and start as soon as one ends, first come first served.
+_RUNS = threading.BoundedSemaphore(_allowed_runs())
+
+
+@contextlib.contextmanager
+def admitted():
+    """Run a page's script as one of at most ``PEKIT_CONCURRENT_RUNS`` (default 2) at a time."""
+    with _RUNS:
+        yield

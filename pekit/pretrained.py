@@ -914,6 +914,25 @@ class PositionTableSummary(NamedTuple):
         """``i`` where ``‖P[i+1] − P[i]‖`` is largest."""
         return int(self.steps.argmax())
 
+    def limited(self, *, max_offset: int, k: int) -> PositionTableSummary:
+        """The summary :func:`position_table_summary` gives with this ``max_offset`` and ``k``,
+        cut from this one, made with at least as many of each: every offset and every component
+        is measured on its own, so the first ones do not depend on how many follow, up to the
+        rounding of float32 sums (one SVD then serves every ``k``, one product every ``max_offset``)."""
+        offsets = self.offsets
+        have_offsets, have_k = len(offsets.offsets) - 1, len(self.components.explained)
+        max_offset = check_int("max_offset", max_offset, minimum=0)
+        k = check_int("k", k, minimum=1, maximum=have_k)
+        table_end = len(self.norms) - 1  # position_table_summary stops at the table's last offset too
+        if min(max_offset, table_end) > have_offsets:
+            raise ValueError(f"max_offset={max_offset} is more than the {have_offsets} offsets this summary measured")
+        cut = min(max_offset, table_end) + 1
+        c = self.components
+        return self._replace(offsets=offsets._replace(**{part: getattr(offsets, part)[:cut] for part in
+                                                         ("offsets", "mean", "minimum", "maximum", "count")}),
+                             components=c._replace(scores=c.scores[:, :k], explained=c.explained[:k],
+                                                   crossings=c.crossings[:k], periods=c.periods[:k]))
+
     def similarity_at(self, offset: int) -> float:
         """Mean cosine similarity of rows ``offset`` apart."""
         return float(self.offsets.mean[offset])

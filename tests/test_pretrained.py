@@ -439,3 +439,34 @@ def test_colour_range_keeps_all_but_the_extremes():
     assert r.high == -r.low and r.high < 2 and r.beyond >= 1
     assert r.beyond == int(((X < r.low) | (X > r.high)).sum())
     assert pt.colour_range(torch.ones(3, 3)).beyond == 0
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.integers(2, 40), cols=st.integers(2, 9), seed=st.integers(0, 10_000), data=st.data())
+def test_limited_summary_equals_the_summary_made_with_those_settings(rows, cols, seed, data):
+    """One summary at the most offsets and components, cut, gives what a summary made with fewer
+    gives: the fixed-or-learned page cuts every slider setting from one."""
+    P = torch.randn(rows, cols, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    top_k = min(rows, cols)
+    full = pt.position_table_summary(P, max_offset=rows + 5, k=top_k)
+    max_offset = data.draw(st.integers(0, rows + 5), label="max_offset")
+    k = data.draw(st.integers(1, top_k), label="k")
+    cut, direct = full.limited(max_offset=max_offset, k=k), pt.position_table_summary(P, max_offset=max_offset, k=k)
+    for part in ("offsets", "mean", "minimum", "maximum", "count"):
+        a, b = getattr(cut.offsets, part), getattr(direct.offsets, part)
+        # float32 sums over the starts: the order of additions may differ with the number of offsets
+        assert a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e-6, atol=1e-6), part
+    for part in ("scores", "explained", "crossings", "periods"):
+        a, b = getattr(cut.components, part), getattr(direct.components, part)
+        assert a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e-6, atol=1e-6), part
+    assert torch.equal(cut.steps, direct.steps) and torch.equal(cut.norms, direct.norms)
+    assert cut.value_range == direct.value_range
+
+
+def test_limited_summary_refuses_what_it_did_not_measure():
+    full = pt.position_table_summary(pekit.sinusoidal_encoding(64, 8), max_offset=10, k=3)
+    with pytest.raises(ValueError, match="max_offset"):
+        full.limited(max_offset=11, k=1)
+    with pytest.raises(ValueError, match="k"):
+        full.limited(max_offset=5, k=4)
+    assert len(full.limited(max_offset=5, k=3).offsets.mean) == 6
