@@ -429,6 +429,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="chance that a visit to a page with the heavy button presses it (0 to 1)")
     parser.add_argument("--heavy-button", default="Measure", help="label of the button that starts a heavy action")
     parser.add_argument("--max-actions", type=int, default=1000, help="per attendee")
+    parser.add_argument("--changes", type=int, nargs=2, default=(1, 2), metavar=("MIN", "MAX"),
+                        help="widget changes per page visit (0 0: every page at its default settings)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--link", default="", help="path?query the attendees open (default: the home page)")
     parser.add_argument("--no-assets", action="store_true", help="skip the scripts and styles index.html names")
@@ -447,8 +449,10 @@ def main(argv: list[str] | None = None) -> int:
         return compare_main()
     cfg = Config(attendees=args.attendees, think=args.think, ramp=args.ramp, duration=args.duration,
                  timeout=args.timeout, heavy=args.heavy, heavy_button=args.heavy_button,
-                 max_actions=args.max_actions, seed=args.seed,
+                 max_actions=args.max_actions, seed=args.seed, changes=tuple(args.changes),
                  fetch_assets=not args.no_assets, link=args.link)
+    if not 0 <= args.changes[0] <= args.changes[1]:
+        parser.error("--changes MIN MAX needs 0 <= MIN <= MAX")
     if args.fault_at is not None and args.replicas < 2:
         parser.error("--fault-at needs --replicas 2 or more")
     if args.url:

@@ -93,7 +93,7 @@ def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: b
     def heat(matrix, x_title, y_title, value_title, **kw) -> dict:
         drawn = charts.heatmap(matrix, x_title=x_title, y_title=y_title, value_title=value_title,
                                height=CHART_HEIGHT, max_marks=MAX_MARKS, **kw)
-        return {**out, "spec": drawn.spec(), "exact": drawn.drawing.exact}
+        return {**out, "spec": drawn.spec(), "exact": drawn.drawing.exact, "image": drawn.drawing.kind == "image"}
 
     if scheme in ("sinusoidal", "tensor2tensor"):
         return heat(families.scheme_matrix(scheme, n, 1, num_hiddens=d), "column (dimension)", "position i", "P[i, c]")
@@ -116,7 +116,7 @@ def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: b
     if scheme == "alibi":
         alibi = families.scheme_matrix("alibi", n, heads, causal=causal)[head - 1]  # (n, n)
         out["slope"] = float(pekit.alibi_slopes(heads)[head - 1])
-        # masked entries (-inf) are drawn blank; the colours span the finite biases
+        # masked entries (-inf) are left out (grey in an image); the colours span the finite biases
         return heat(alibi.nan_to_num(neginf=float("nan")), "key j", "query i", "bias", domain=None)
     if scheme == "t5":
         buckets = families.scheme_matrix("t5", n, 1, causal=causal, num_buckets=T5_BUCKETS,
@@ -150,9 +150,10 @@ def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int) ->
     views = {scheme: scheme_view(scheme, n, **{key: value if key in needs else None for key, value in settings.items()})
              for scheme, needs in DEPENDS.items()}
     out = {"specs": {s: v["spec"] for s, v in views.items()}, "exact": {s: v["exact"] for s, v in views.items()},
+           "image": {s: v["image"] for s, v in views.items()},
            **parameters_view(d, heads, k)}
     for view in views.values():
-        out.update({key: value for key, value in view.items() if key not in ("spec", "exact")})
+        out.update({key: value for key, value in view.items() if key not in ("spec", "exact", "image")})
     return out
 
 

@@ -80,7 +80,8 @@ def caption(scheme, view, n, d, heads, kind, k, head) -> str:
         return (f"The angle m·ω_j (mod 2π) by which each of the {view['pairs']} pairs of a head of width "
                 f"{d // heads} turns at position m; the same for every head.{exact}")
     if scheme == "alibi":
-        masked = " Keys after the query are masked (blank)." if kind == "decoder" else ""
+        masked = (f" Keys after the query are masked ({'grey' if view['image']['alibi'] else 'blank'})."
+                  if kind == "decoder" else "")
         return (f"Head {head} of {heads}: slope m = {view['slope']:.6g}, the bias falls by that much per step of "
                 f"distance.{masked}{exact}")
     if scheme == "t5":

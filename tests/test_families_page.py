@@ -32,6 +32,31 @@ def test_side_by_side_states_the_parameter_counts_pekit_computes():
     assert "2k + 1 = 7 learned vectors" in body
 
 
+@pytest.mark.parametrize("n, shown", [("12", "blank"), ("32", "grey")])
+def test_masked_alibi_keys_are_named_by_how_they_are_drawn(n, shown):
+    """A small map is drawn as cells (a masked cell is left out: blank); a larger one as an image
+    (a masked pixel is grey). The caption says which, and the side-by-side view agrees."""
+    at = open_app(PAGE, {"n": n, "kind": "decoder", "heads": "4", "head": "2"})
+    body = texts(at)
+    assert not at.exception and f"Keys after the query are masked ({shown})." in body
+    other = "grey" if shown == "blank" else "blank"
+    assert f"masked ({other})" not in body
+    assert "slope m = 0.0625" in body  # head 2 of 4: 2^(-8·2/4)
+
+
+def test_side_by_side_views_follow_only_their_settings():
+    """Each scheme's matrix is cached on the settings it depends on: moving Shaw's k leaves the
+    seven other specs the very same objects."""
+    from pages import _families as fam
+
+    a = fam.side_by_side(16, 64, 4, False, 3, 1)
+    b = fam.side_by_side(16, 64, 4, False, 5, 1)
+    assert [s for s in families.FAMILIES[:-1] if a["specs"][s] is not b["specs"][s]] == ["shaw"]
+    assert a["shaw_used"] == 7 and b["shaw_used"] == 11 and a["params"] != b["params"]
+    c = fam.side_by_side(16, 64, 8, True, 3, 1)
+    assert {s for s in families.FAMILIES[:-1] if a["specs"][s] is not c["specs"][s]} == {"rope", "alibi", "t5"}
+
+
 def test_conventions_quote_the_measured_check():
     at = open_app(PAGE, {"section": "Conventions", "n": "24", "d": "128", "heads": "2"})
     check = families.rope_pairing_check(64, 24, seed=0)
