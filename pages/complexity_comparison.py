@@ -149,14 +149,15 @@ with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SW
                                      log_x=True, log_y=True, points=True).spec(),
                    title="Measured seconds per forward pass")
         fitted = complexity.fitted_slopes(frame)
+        verdicts = complexity.slope_verdicts(fitted, decimals=2)  # judged as shown: the table and the prose agree
         slopes = pd.DataFrame({
             "layer": fitted["layer"],
-            f"fitted slope (n ≥ {int(fitted['from_n'].iloc[0])})": fitted["slope"].round(2),
+            f"fitted slope (n ≥ {int(fitted['from_n'].iloc[0])})": [slope for _, slope, _, _ in verdicts],
             "theory (in n)": fitted["theory"],
             "attention weights at largest n": [f"{b / 2**20:.1f} MiB" for b in fitted["weights_bytes"]],
         })
         st.dataframe(slopes, hide_index=True, width="stretch")
-        st.markdown(slope_prose(complexity.slope_verdicts(fitted), int(fitted["from_n"].iloc[0]),
+        st.markdown(slope_prose(verdicts, int(fitted["from_n"].iloc[0]),
                                 int(fitted["to_n"].iloc[0]), device))
     else:
         st.info("Press **Measure** to time the layers on this machine (a few seconds for the default sweep).")

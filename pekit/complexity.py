@@ -429,14 +429,20 @@ def fitted_slopes(measured: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["layer", "slope", "from_n", "to_n", "theory", "weights_bytes"])
 
 
-def slope_verdicts(fitted: pd.DataFrame, *, tolerance: float = 0.25) -> list[tuple[str, float, int, str]]:
+def slope_verdicts(fitted: pd.DataFrame, *, tolerance: float = 0.25,
+                   decimals: int | None = None) -> list[tuple[str, float, int, str]]:
     """For each row of :func:`fitted_slopes`: ``(layer, slope, theory, verdict)`` with verdict
     ``"as expected"`` (within ``tolerance`` of the theory's exponent), ``"below"`` (it grows
     more slowly: fixed costs still weigh at these lengths) or ``"above"`` (faster, e.g. once
-    the weights no longer fit in the caches); ``"unknown"`` where no slope could be fitted."""
+    the weights no longer fit in the caches); ``"unknown"`` where no slope could be fitted.
+
+    With ``decimals``, each slope is rounded first and judged as it will be shown (a fitted
+    0.7497 is shown as 0.75, which is within 0.25 of 1), and the rounded slope is returned."""
     import pandas as pd
 
     tolerance = check_float("tolerance", tolerance, minimum=0.0)
+    if decimals is not None:
+        decimals = check_int("decimals", decimals, minimum=0, maximum=15)
     if not isinstance(fitted, pd.DataFrame) or not {"layer", "slope", "theory"} <= set(fitted.columns):
         raise ValueError("fitted must be a frame from fitted_slopes (columns layer, slope, theory)")
     if not (pd.api.types.is_numeric_dtype(fitted["slope"]) and pd.api.types.is_numeric_dtype(fitted["theory"])):
@@ -444,6 +450,8 @@ def slope_verdicts(fitted: pd.DataFrame, *, tolerance: float = 0.25) -> list[tup
     out = []
     for _, row in fitted.iterrows():
         slope, theory = float(row["slope"]), row["theory"]
+        if decimals is not None and math.isfinite(slope):
+            slope = round(slope, decimals)
         if not math.isfinite(slope) or not math.isfinite(float(theory)):
             verdict = "unknown"
         elif abs(slope - theory) <= tolerance:

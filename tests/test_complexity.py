@@ -213,3 +213,30 @@ def test_slope_verdicts_follow_the_numbers():
                            "slope": [0.96, 0.5, 1.2, 2.6], "theory": [1, 1, 2, 2]})
     assert [v[3] for v in slope_verdicts(fitted)] == ["as expected", "below", "below", "above"]
     assert slope_verdicts(fitted, tolerance=1.0)[2][3] == "as expected"
+
+
+@settings(max_examples=200, deadline=None)
+@given(slope=st.floats(-1, 4, allow_nan=False), theory=st.sampled_from([1, 2]),
+       tolerance=st.sampled_from([0.1, 0.25, 0.5]))
+def test_slope_verdicts_judge_the_slope_as_shown(slope, theory, tolerance):
+    """Rounded to two decimals, the verdict is the one the shown number gives: the table and
+    the sentence below it never disagree, even at the edge of the tolerance."""
+    import pandas as pd
+
+    from pekit.complexity import slope_verdicts
+
+    fitted = pd.DataFrame({"layer": ["x"], "slope": [slope], "theory": [theory]})
+    (_, shown, _, verdict), = slope_verdicts(fitted, tolerance=tolerance, decimals=2)
+    assert shown == round(slope, 2) and f"{shown:.2f}" == f"{round(slope, 2):.2f}"
+    expected = ("as expected" if abs(shown - theory) <= tolerance else "below" if shown < theory else "above")
+    assert verdict == expected
+
+
+def test_slope_verdicts_at_the_edge_of_the_tolerance():
+    import pandas as pd
+
+    from pekit.complexity import slope_verdicts
+
+    fitted = pd.DataFrame({"layer": ["RNN"], "slope": [0.7497], "theory": [1]})
+    assert slope_verdicts(fitted)[0][3] == "below"  # the fitted number itself is 0.2503 away
+    assert slope_verdicts(fitted, decimals=2)[0][1:] == (0.75, 1, "as expected")  # as shown: 0.75

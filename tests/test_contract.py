@@ -446,7 +446,7 @@ register(complexity.fitted_slopes, {"measured": lazy(lambda: FRAMES + _broken_fr
          finite=lambda r: r[["from_n", "to_n", "theory", "weights_bytes"]])
 register(complexity.slope_verdicts,
          {"fitted": lazy(lambda: FRAMES + [complexity.fitted_slopes(measured_frame()).drop(columns="theory")]),
-          "tolerance": REALS},
+          "tolerance": REALS, "decimals": SIZES},
          lambda: {"fitted": complexity.fitted_slopes(measured_frame())})
 
 # --- similarity and reduce
