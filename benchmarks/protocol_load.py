@@ -118,8 +118,12 @@ class ServerProbe(threading.Thread):
         psutil's user and system times count clock ticks (10 ms), too coarse for one action,
         and stand in where a clock cannot be read."""
         total = 0.0
-        with contextlib.suppress(psutil.Error):
-            for p in self._tree(name):
+        try:
+            tree = self._tree(name)
+        except psutil.Error:  # the server itself is gone
+            return total
+        for p in tree:
+            with contextlib.suppress(psutil.Error):  # a child that ends meanwhile costs only its own part
                 seconds = process_cpu_seconds(p.pid)
                 if seconds is None:
                     t = p.cpu_times()

@@ -74,13 +74,39 @@ def _allowed_runs() -> int:
 # Page scripts of all sessions run in threads of one process and take turns holding the GIL.
 # With many running at once, the event loop (which sends every session's messages, answers
 # every HTTP request and each element's wake-up call) waits its turn behind all of them, so
-# everyone's answer is late. At most this many page scripts run at a time; the others wait on
-# the semaphore, which costs no CPU, and start as soon as one ends, first come first served.
+# everyone's answer is late. At most this many page runs go at a time; the others wait on the
+# semaphore, which costs no CPU, and start as one ends (about in the order they came: Python's
+# semaphore promises no order). A fragment refreshing on its own (a training's progress) does
+# not run the entry point and is not counted.
 _RUNS = threading.BoundedSemaphore(_allowed_runs())
+_POLL = 0.05  # seconds between looks at whether a waiting run is still wanted
+
+
+def _yield_check():
+    """This thread's script run's stop-or-rerun check (raises when the run is superseded: a
+    newer click, a closed tab), or None outside a script run. An internal of Streamlit 1.67,
+    the one its cache locks poll while they wait; without it, a wait cannot be cut short."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_run_yield_check
+    except ImportError:
+        return None
+    return get_run_yield_check()
 
 
 @contextlib.contextmanager
 def admitted():
-    """Run a page's script as one of at most ``PEKIT_CONCURRENT_RUNS`` (default 2) at a time."""
-    with _RUNS:
+    """Run a page's script as one of at most ``PEKIT_CONCURRENT_RUNS`` (default 2) at a time.
+    A run that is superseded while it waits (the attendee clicked again, or left) gives up its
+    place in the queue instead of running for nobody."""
+    check = _yield_check()
+    if check is None:
+        _RUNS.acquire()
+    else:
+        while not _RUNS.acquire(timeout=_POLL):
+            check()
+    try:
+        if check is not None:
+            check()  # superseded just as its turn came
         yield
+    finally:
+        _RUNS.release()

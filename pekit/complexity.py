@@ -437,7 +437,8 @@ def slope_verdicts(fitted: pd.DataFrame, *, tolerance: float = 0.25,
     the weights no longer fit in the caches); ``"unknown"`` where no slope could be fitted.
 
     With ``decimals``, each slope is rounded first and judged as it will be shown (a fitted
-    0.7497 is shown as 0.75, which is within 0.25 of 1), and the rounded slope is returned."""
+    0.7497 is shown as 0.75, which is within 0.25 of 1; a shown 1.10 is within 0.1 of 1, though
+    1.1 - 1 is 0.10000000000000009 in floating point), and the rounded slope is returned."""
     import pandas as pd
 
     tolerance = check_float("tolerance", tolerance, minimum=0.0)
@@ -454,7 +455,7 @@ def slope_verdicts(fitted: pd.DataFrame, *, tolerance: float = 0.25,
             slope = round(slope, decimals)
         if not math.isfinite(slope) or not math.isfinite(float(theory)):
             verdict = "unknown"
-        elif abs(slope - theory) <= tolerance:
+        elif (round(abs(slope - theory), decimals) if decimals is not None else abs(slope - theory)) <= tolerance:
             verdict = "as expected"
         else:
             verdict = "below" if slope < theory else "above"

@@ -225,10 +225,15 @@ def test_slope_verdicts_judge_the_slope_as_shown(slope, theory, tolerance):
 
     from pekit.complexity import slope_verdicts
 
+    from decimal import Decimal
+
     fitted = pd.DataFrame({"layer": ["x"], "slope": [slope], "theory": [theory]})
     (_, shown, _, verdict), = slope_verdicts(fitted, tolerance=tolerance, decimals=2)
-    assert shown == round(slope, 2) and f"{shown:.2f}" == f"{round(slope, 2):.2f}"
-    expected = ("as expected" if abs(shown - theory) <= tolerance else "below" if shown < theory else "above")
+    assert shown == round(slope, 2)
+    # decided in decimal arithmetic on the text a reader sees, not in binary floating point
+    text = Decimal(f"{shown:.2f}")
+    expected = ("as expected" if abs(text - theory) <= Decimal(str(tolerance)) else
+                "below" if text < theory else "above")
     assert verdict == expected
 
 
@@ -240,3 +245,5 @@ def test_slope_verdicts_at_the_edge_of_the_tolerance():
     fitted = pd.DataFrame({"layer": ["RNN"], "slope": [0.7497], "theory": [1]})
     assert slope_verdicts(fitted)[0][3] == "below"  # the fitted number itself is 0.2503 away
     assert slope_verdicts(fitted, decimals=2)[0][1:] == (0.75, 1, "as expected")  # as shown: 0.75
+    edge = pd.DataFrame({"layer": ["a", "b"], "slope": [1.1, 0.9], "theory": [1, 1]})
+    assert [v[3] for v in slope_verdicts(edge, tolerance=0.1, decimals=2)] == ["as expected", "as expected"]
