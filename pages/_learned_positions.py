@@ -100,12 +100,16 @@ def steps_statement(learned: pretrained.PositionTableSummary, sinusoidal: pretra
 # cached work -----------------------------------------------------------------------------------
 
 
+def position_tables() -> tuple:
+    """MiniLM's learned table (512, 384) and the sinusoidal table of the same shape."""
+    learned = pretrained.pretrained_position_table(device="cpu")
+    return learned, pekit.sinusoidal_encoding(*learned.shape, device="cpu")
+
+
 @st.cache_resource(max_entries=4, show_spinner="Reading MiniLM's position table…")
 def tables() -> dict:
-    learned = pretrained.pretrained_position_table(device="cpu")  # (512, 384)
-    sinusoidal = pekit.sinusoidal_encoding(*learned.shape, device="cpu")  # the same shape
     out = {}
-    for name, P in zip(NAMES, (learned, sinusoidal)):
+    for name, P in zip(NAMES, position_tables()):
         table = block_summary(P, *charts.drawing_blocks(*P.shape, max_marks=charts.MAX_RECT_MARKS),
                                      extremes=False)
         colours = pretrained.colour_range(table.mean, symmetric=True)
@@ -126,26 +130,25 @@ def tables() -> dict:
 def full_summaries() -> tuple[pretrained.PositionTableSummary, pretrained.PositionTableSummary]:
     """Both tables summarised once, at the largest offset and number of components the sliders
     offer; each setting's summary is cut from these (``PositionTableSummary.limited``)."""
-    learned = pretrained.pretrained_position_table(device="cpu")
-    sinusoidal = pekit.sinusoidal_encoding(*learned.shape, device="cpu")
     return tuple(pretrained.position_table_summary(P, max_offset=MAX_OFFSET.maximum, k=K.maximum)
-                 for P in (learned, sinusoidal))
+                 for P in position_tables())
 
 
-def limited(k: int = 1, max_offset: int = 1) -> tuple[pretrained.PositionTableSummary, ...]:
+def cut(*, max_offset: int = MAX_OFFSET.maximum, k: int = K.maximum) -> tuple[pretrained.PositionTableSummary, ...]:
+    """Both summaries as the sliders ask; what is not asked stays as measured."""
     return tuple(s.limited(max_offset=max_offset, k=k) for s in full_summaries())
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def offsets_view(max_offset: int) -> dict:
-    s_learned, s_sin = limited(max_offset=max_offset)
+    s_learned, s_sin = cut(max_offset=max_offset)
     return {"offsets": charts.offset_similarity_comparison({NAMES[0]: s_learned.offsets, NAMES[1]: s_sin.offsets}).spec(),
             "offset_text": offset_statement(s_learned, s_sin)}
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def components_view(k: int) -> dict:
-    s_learned, s_sin = limited(k=k)
+    s_learned, s_sin = cut(k=k)
     return {"components": [charts.position_components_chart(s.components.scores, explained=s.components.explained).spec()
                            for s in (s_learned, s_sin)],
             "component_text": [components_statement(s_learned, "Learned"), components_statement(s_sin, "Sinusoidal")]}

@@ -39,9 +39,7 @@ def prepare_server() -> None:
 
     import pekit.charts  # noqa: F401  (pulls in altair and pandas before freezing)
 
-    wanted = os.environ.get("PEKIT_THREADS", "1").strip()
-    threads = int(wanted) if wanted.isdigit() and int(wanted) > 0 else 1
-    pekit.limit_threads(min(threads, os.cpu_count() or 1))
+    pekit.limit_threads(min(_positive_setting("PEKIT_THREADS", 1), os.cpu_count() or 1))
     alt.utils.schemapi.disable_debug_mode()
     gc.freeze()
     _PREPARED = True
@@ -66,9 +64,14 @@ def require_shell() -> None:
         st.rerun()
 
 
+def _positive_setting(name: str, default: int) -> int:
+    """A whole number above 0 from the environment variable ``name``; ``default`` otherwise."""
+    wanted = os.environ.get(name, "").strip()
+    return int(wanted) if wanted.isdigit() and int(wanted) > 0 else default
+
+
 def _allowed_runs() -> int:
-    wanted = os.environ.get("PEKIT_CONCURRENT_RUNS", "2").strip()
-    return int(wanted) if wanted.isdigit() and int(wanted) > 0 else 2
+    return _positive_setting("PEKIT_CONCURRENT_RUNS", 2)
 
 
 # Page scripts of all sessions run in threads of one process and take turns holding the GIL.
