@@ -74,7 +74,7 @@ def components_statement(summary: pretrained.PositionTableSummary, name: str) ->
         period = float(c.periods[i])
         wave = "a trend with no repeat" if period == float("inf") else (
             "one slow wave over the whole table" if period >= n else f"a strongest period of {period:.1f} positions")
-        parts.append(f"PC{i + 1} {float(c.explained[i]):.1%} of the variance, {int(c.crossings[i])} sign changes, {wave}")
+        parts.append(f"PC{i + 1} {float(c.explained[i]):.1%} of the variance, {int(c.crossings[i])} sign change{'' if int(c.crossings[i]) == 1 else 's'}, {wave}")
     pairs = c.pairs()
     pair_text = (" " + "; ".join(f"PC{a + 1} and PC{b + 1} share a period of {float(c.periods[a]):.1f} positions, "
                                   "like the sine and cosine of one frequency" for a, b in pairs) + "."

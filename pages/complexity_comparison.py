@@ -38,6 +38,7 @@ def slope_prose(verdicts, low: int, high: int, device: str) -> str:
              "log(n); at small n every layer is dominated by fixed costs, so its time hardly depends on n."]
     for layer, slope, theory, verdict in verdicts:
         lines.append(f"- **{layer}**: slope {slope:.2f} against {theory}: {EXPECTED[verdict].format(t=theory)}.")
+    lines.append("")  # a paragraph of its own, not part of the last item of the list
     lines.append(f"The RNN's n steps run one after another, which no device ({device} here) can spread over its "
                  "cores. Explicit attention stores its (heads, n, n) weights; the fused kernel computes the same "
                  "output in tiles without them, so its memory stays linear in n.")

@@ -73,6 +73,11 @@ def test_learned_positions_statements_follow_the_numbers():
     for c in range(4):
         assert f"PC{c + 1} {float(learned.components.explained[c]):.1%} of the variance, " \
                f"{int(learned.components.crossings[c])} sign changes" in comps
+    sin_comps = lp.components_statement(sinusoidal, "Sinusoidal")
+    for c in range(4):  # "1 sign change", "2 sign changes"
+        count = int(sinusoidal.components.crossings[c])
+        assert f"{count} sign change{'' if count == 1 else 's'}," in sin_comps
+    assert "1 sign changes" not in sin_comps
     for a, b in learned.components.pairs():
         assert f"PC{a + 1} and PC{b + 1} share a period of {float(learned.components.periods[a]):.1f}" in comps
     values = lp.values_statement(learned, sinusoidal)
