@@ -3,8 +3,8 @@
 import streamlit as st
 
 import pekit
-from pages._registry import LAB_PAGES
-from pages._server import admitted, prepare_server
+from lab.registry import LAB_PAGES
+from lab.server import admitted, prepare_server
 
 prepare_server()
 

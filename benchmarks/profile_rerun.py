@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 RATE = 250
 # the app's own files as py-spy names them (bare file names outside site-packages)
-APP_FILES = {"streamlit_app.py", *(p.name for p in (ROOT / "pages").glob("*.py"))}
+APP_FILES = {"streamlit_app.py", *(p.name for folder in ("pages", "lab", "lab/views") for p in (ROOT / folder).glob("*.py"))}
 FRAME = re.compile(r"^(?P<name>.*) \((?P<file>[^():]*)(?::(?P<line>\d+))?\)$")
 
 # component of a frame, by file path and function name; the innermost known frame wins
@@ -69,7 +69,7 @@ COMPONENTS = [
      lambda f, n: "streamlit/elements" in f or "delta_generator" in f or "streamlit/commands" in f),
     ("Streamlit session state and widgets", lambda f, n: "runtime/state" in f),
     ("Streamlit runtime (script runner, queues, sessions)", lambda f, n: "streamlit/" in f),
-    ("the app's pages and entry point", lambda f, n: f in APP_FILES or f.startswith("pages/")),
+    ("the app's pages, its lab package and entry point", lambda f, n: f in APP_FILES or f.startswith(("pages/", "lab/"))),
 ]
 
 # inclusive time of named operations (a sample counts once per operation it is inside)

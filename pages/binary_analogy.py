@@ -4,10 +4,10 @@ import streamlit as st
 
 import pekit
 from pekit import binary
-from pages._display import show_chart
-from pages._page import lab_page
-from pages._settings import BASE, IntSetting
-from pages._binary import ladders, analogy_view, overlay, same_width
+from lab.display import show_chart
+from lab.page import lab_page
+from lab.settings import BASE, IntSetting
+from lab.views.binary_analogy import ladders, analogy_view, overlay, same_width
 
 N = IntSetting("n", "Positions n", default=64, minimum=2, maximum=1024)
 BITS = IntSetting("bits", "Bits", default=6, minimum=1, maximum=16)

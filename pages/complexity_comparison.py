@@ -7,11 +7,11 @@ import streamlit as st
 
 import pekit
 from pekit import charts, complexity
-from pages._display import big_number, show_chart
-from pages._jobs import DONE, FAILED, follow, job_board
-from pages._page import lab_page
-from pages._settings import ChoiceSetting, IntSetting
-from pages._complexity import BUDGET_BYTES, MAX_MULTIPLY_ADDS, heads_for, measure, path_view, theory_view
+from lab.display import big_number, show_chart
+from lab.jobs import DONE, FAILED, follow, job_board
+from lab.page import lab_page
+from lab.settings import ChoiceSetting, IntSetting
+from lab.views.complexity_comparison import BUDGET_BYTES, MAX_MULTIPLY_ADDS, heads_for, measure, path_view, theory_view
 
 N = IntSetting("n", "Sequence length n", default=100, minimum=1, maximum=1_000_000)
 D = IntSetting("d", "Width d", default=256, minimum=1, maximum=4096)

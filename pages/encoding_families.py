@@ -3,9 +3,9 @@ they do past the training length, RoPE context extension, and published results.
 
 import streamlit as st
 
-from pages import _families as fam
-from pages._display import show_chart
-from pages._page import lab_page
+from lab.views import encoding_families as fam
+from lab.display import show_chart
+from lab.page import lab_page
 
 INTRO = (
     "The chapter adds one fixed table to the input; models in use put position into attention in half a "

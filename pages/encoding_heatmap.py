@@ -4,10 +4,10 @@ import streamlit as st
 
 import pekit
 from pekit import charts
-from pages._display import show_chart
-from pages._page import lab_page
-from pages._settings import BASE, ChoiceSetting, IntListSetting, IntSetting
-from pages._heatmap import table_view, properties, curves, layout_comparison, layout_comparison_chart, csv_of_table
+from lab.display import show_chart
+from lab.page import lab_page
+from lab.settings import BASE, ChoiceSetting, IntListSetting, IntSetting
+from lab.views.encoding_heatmap import table_view, properties, curves, layout_comparison, layout_comparison_chart, csv_of_table
 
 N = IntSetting("n", "Positions n", default=60, minimum=1, maximum=4096)
 D = IntSetting("d", "Dimension d", default=32, minimum=1, maximum=1024)

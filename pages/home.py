@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from pages._registry import LAB_PAGES
-from pages._server import require_shell
+from lab.registry import LAB_PAGES
+from lab.server import require_shell
 
 require_shell()
 

@@ -3,11 +3,11 @@
 import streamlit as st
 
 from pekit import text
-from pages import _minilm
-from pages._display import show_chart
-from pages._page import lab_page
-from pages._settings import BoolSetting, ChoiceSetting, IntSetting, TextSetting
-from pages._live import LAB_STEPS, head_chart, gallery, effect_chart, order_view, masking_view, book_example
+from lab.views import minilm
+from lab.display import show_chart
+from lab.page import lab_page
+from lab.settings import BoolSetting, ChoiceSetting, IntSetting, TextSetting
+from lab.views.live_attention import LAB_STEPS, head_chart, gallery, effect_chart, order_view, masking_view, book_example
 
 SENTENCE = TextSetting("text", "Your sentence", default="The animal didn't cross the street because it was too tired.",
                        max_chars=2000)
@@ -33,7 +33,7 @@ INTRO = (
     "Each token becomes a vector; multi-head self-attention mixes them, and each map shows what a token draws on. "
     "The untrained layer (fixed seed) shows the mechanics; MiniLM, a real pretrained model, shows what training adds."
 )
-SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, SCALE, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW] + _minilm.SETTINGS
+SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, SCALE, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW] + minilm.SETTINGS
 
 with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
     # one row of controls keeps the first map on a projector's screen; MiniLM needs only the first two
@@ -41,9 +41,9 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
     with c0:
         sentence = page.text(SENTENCE, help="Words and punctuation become tokens; at most 64 are used.")
     with cm:
-        pretrained = _minilm.model_choice(page)
+        pretrained = minilm.model_choice(page)
     if pretrained:
-        _minilm.show(page, sentence)
+        minilm.show(page, sentence)
     else:
         with c1:
             hidden = int(page.select_slider(HIDDEN))
@@ -83,7 +83,7 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
                              icon=":material/model_training:")
             with l2:
                 st.page_link("pages/live_attention.py", label="A real pretrained model on this sentence (MiniLM)",
-                             icon=":material/psychology:", query_params={"model": _minilm.PRETRAINED, "text": sentence})
+                             icon=":material/psychology:", query_params={"model": minilm.PRETRAINED, "text": sentence})
             st.markdown(
                 f"Input: (1, {n}, {hidden}): one sentence of {n} token{'s' if n != 1 else ''}, {hidden} numbers each. "
                 f"Output: the same shape (1, {n}, {hidden}). Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per "

@@ -4,10 +4,10 @@ import streamlit as st
 
 import pekit
 from pekit import rotation
-from pages._display import show_chart
-from pages._page import lab_page
-from pages._settings import BASE, IntSetting
-from pages._rotation import rotation_view, circle, rope_view
+from lab.display import show_chart
+from lab.page import lab_page
+from lab.settings import BASE, IntSetting
+from lab.views.offset_rotation import rotation_view, circle, rope_view
 
 D = IntSetting("d", "Dimension d (even)", default=16, minimum=2, maximum=512)
 DELTA = IntSetting("delta", "Offset δ", default=3, minimum=-256, maximum=256)

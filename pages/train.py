@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from pages import _training as T
-from pages._display import show_chart
-from pages._jobs import DONE, FAILED, RUNNING, WAITING, job_board
-from pages._page import lab_page
+from lab.views import train as T
+from lab.display import show_chart
+from lab.jobs import DONE, FAILED, RUNNING, WAITING, job_board
+from lab.page import lab_page
 
 INTRO = (
     "Small transformers (about 0.1 M parameters, built from the chapter's multi-head attention) learn a task that "

@@ -477,7 +477,7 @@ def test_settings_survive_leaving_a_page_and_coming_back():
 
 
 def test_every_chart_of_a_page_is_offered_for_export_with_title_and_settings():
-    from pages._display import export_image
+    from lab.display import export_image
 
     at = open_app(ROTATION, {"delta": "5"})
     chart_names = at.sidebar.selectbox(key="rotation._export_chart").options

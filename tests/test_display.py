@@ -1,6 +1,6 @@
 """How the pages write numbers."""
 
-from pages._display import big_number
+from lab.display import big_number
 
 
 def test_big_numbers_stay_short_and_exact_where_they_are_small():

@@ -47,7 +47,7 @@ def test_masked_alibi_keys_are_named_by_how_they_are_drawn(n, shown):
 def test_side_by_side_views_follow_only_their_settings():
     """Each scheme's matrix is cached on the settings it depends on: moving Shaw's k leaves the
     seven other specs the very same objects."""
-    from pages import _families as fam
+    from lab.views import encoding_families as fam
 
     a = fam.side_by_side(16, 64, 4, False, 3, 1)
     b = fam.side_by_side(16, 64, 4, False, 5, 1)

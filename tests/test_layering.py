@@ -1,5 +1,7 @@
-"""The house's rule of dependencies, checked on the source: streamlit_app.py → pages → pekit.charts
-→ pekit's computation modules, with no arrow back; and ``import pekit`` costs torch alone."""
+"""The house's rule of dependencies, checked on the source: streamlit_app.py → pages → lab (the
+app's package and its views) → pekit.charts → pekit's computation modules, with no arrow back;
+page scripts hold widgets, layout and text, and compute nothing; ``import pekit`` costs torch
+alone."""
 
 import ast
 import subprocess
@@ -12,6 +14,30 @@ ROOT = Path(__file__).resolve().parent.parent
 COMPUTE = sorted(p for p in (ROOT / "pekit").glob("*.py"))
 CHARTS = sorted((ROOT / "pekit" / "charts").glob("*.py"))
 PAGES = sorted((ROOT / "pages").glob("*.py"))
+LAB = sorted((ROOT / "lab").rglob("*.py"))
+
+# Page scripts not yet reduced to widgets, layout and text: each computes something the
+# strict check below names. The list only shrinks.
+NOT_YET = {
+    "binary_analogy.py",
+    "complexity_comparison.py",
+    "encoding_families.py",
+    "encoding_heatmap.py",
+    "fixed_or_learned.py",
+    "live_attention.py",
+    "offset_rotation.py",
+    "train.py",
+}
+
+# What a page may not do: reduce, compare sizes, or do sums; the views in lab/views do it and
+# hand the page numbers to format.
+REDUCING_CALLS = {"sum", "min", "max", "sorted", "abs", "round", "len", "any", "all", "divmod", "pow"}
+REDUCING_METHODS = {"sum", "mean", "max", "min", "argmax", "argmin", "std", "var", "median", "quantile",
+                    "idxmax", "idxmin", "nlargest", "nsmallest", "item", "tolist", "numpy", "aminmax",
+                    "count", "cumsum", "prod", "abs", "round", "clip", "sort_values", "value_counts"}
+ARITHMETIC = (ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow, ast.MatMult)
+ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+COMPUTING_MODULES = ("math", "statistics", "numpy", "np", "torch", "pekit", "pandas", "pd", "time")
 
 
 def imports(path: Path, *, top_level_only: bool = False) -> set[str]:
@@ -54,6 +80,96 @@ def test_pages_leave_tensor_math_to_pekit(path):
     math = {c for c in called if c.startswith(("torch.", "F.", "np.", "numpy."))}
     assert not math, f"{path.name} computes with {sorted(math)}: move it into pekit"
     assert "torch" not in {name.split(".")[0] for name in imports(path)}
+
+
+def page_violations(source: str) -> list[str]:
+    """What a page script's source does beyond widgets, layout and text: imports other than
+    streamlit and the app's package, reductions and statistics, arithmetic, and ordering
+    comparisons (thresholds). String concatenation with + and %-formatting of a string stay
+    allowed: they are formatting."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        where = f"line {getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Import):
+            found += [f"{where}: imports {a.name}" for a in node.names if a.name.split(".")[0] not in ("streamlit", "lab")]
+        elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            if (node.module or "").split(".")[0] not in ("streamlit", "lab"):
+                found.append(f"{where}: imports from {node.module}")
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in REDUCING_CALLS:
+                found.append(f"{where}: calls {func.id}()")
+            elif isinstance(func, ast.Attribute) and func.attr in REDUCING_METHODS:
+                found.append(f"{where}: calls .{func.attr}()")
+            elif isinstance(func, ast.Attribute) and ast.unparse(func).split(".")[0] in COMPUTING_MODULES:
+                found.append(f"{where}: calls {ast.unparse(func)}()")
+        elif isinstance(node, ast.BinOp):
+            if isinstance(node.op, ARITHMETIC):
+                found.append(f"{where}: computes {ast.unparse(node)}")
+            elif isinstance(node.op, ast.Mod) and not (isinstance(node.left, ast.Constant) and isinstance(node.left.value, str)):
+                found.append(f"{where}: computes {ast.unparse(node)}")
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and not isinstance(node.operand, ast.Constant):
+            found.append(f"{where}: computes {ast.unparse(node)}")
+        elif isinstance(node, ast.Compare) and any(isinstance(op, ORDERING) for op in node.ops):
+            found.append(f"{where}: compares {ast.unparse(node)}")
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            container = ast.unparse(node.value)
+            if isinstance(node.slice.value, str) and not container.startswith(("st.session_state", "st.query_params")):
+                found.append(f"{where}: reads {ast.unparse(node)} by a string key (views return typed records)")
+            elif isinstance(node.slice.value, int):
+                found.append(f"{where}: reads {ast.unparse(node)} by position (views return typed records)")
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in PAGES if p.name not in NOT_YET], ids=lambda p: p.name)
+def test_page_scripts_hold_widgets_layout_and_text_only(path):
+    found = page_violations(path.read_text(encoding="utf-8"))
+    assert not found, f"{path.name} computes; move it into its views module (lab/views): " + "; ".join(found)
+
+
+@pytest.mark.parametrize("name", sorted(NOT_YET))
+def test_pages_not_yet_reduced_are_still_there_and_still_compute(name):
+    """The list of exceptions names real pages that still need it (a page that passes leaves it)."""
+    assert page_violations((ROOT / "pages" / name).read_text(encoding="utf-8")), f"{name} computes nothing: take it off NOT_YET"
+
+
+BAD_PAGE = """
+import streamlit as st
+import pekit
+from lab.views.encoding_heatmap import table_view
+
+view = table_view(60, 32, 10000, 0, "interleaved")
+st.markdown(f"The mean is {view.values.mean():.2f}, the largest step {max(view.steps)}.")
+if view.spread > 1e-6:
+    st.write("the band is wide")
+st.caption(f"Columns 0 to {view.d - 1}.")
+st.caption("%d positions" % view.n)
+st.markdown(view["values"] + view.pair[0])
+"""
+
+
+def test_the_page_check_fails_on_a_page_that_computes():
+    found = page_violations(BAD_PAGE)
+    assert any("imports pekit" in f for f in found)
+    assert any(".mean()" in f for f in found) and any("max()" in f for f in found)
+    assert any("compares view.spread > 1e-06" in f for f in found)
+    assert any("computes view.d - 1" in f for f in found)
+    assert not any("%d positions" in f for f in found), "%-formatting of a string is formatting"
+    assert any("by a string key" in f for f in found) and any("view.pair[0] by position" in f for f in found)
+    assert page_violations('import streamlit as st\nfrom lab.page import lab_page\nst.markdown("**a**" + f"{1:.2f}")\n') == []
+
+
+@pytest.mark.parametrize("path", LAB, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_app_package_never_imports_a_page(path):
+    assert not any(name.split(".")[0] == "pages" for name in imports(path)), "arrows point down: pages → lab → pekit"
+
+
+def test_pages_folder_holds_page_scripts_only():
+    """Every file in pages/ is a page the navigation lists (its framework and views live in lab/)."""
+    from lab.registry import LAB_PAGES
+
+    listed = {Path(p.path).name for p in LAB_PAGES} | {"home.py"}
+    assert {p.name for p in PAGES} == listed
 
 
 def test_import_pekit_loads_torch_alone():

@@ -96,10 +96,10 @@ def test_the_weights_are_all_minilm_l6_v2(files):
 
 
 def test_the_page_sizes_match_the_model(files):
-    from pages import _minilm
+    from lab.views import minilm
 
     config = pt.MiniLMConfig.from_file(files["config.json"])
-    assert (_minilm.LAYERS, _minilm.HEADS) == (config.layers, config.num_heads)
+    assert (minilm.LAYERS, minilm.HEADS) == (config.layers, config.num_heads)
 
 
 # the encoder against transformers --------------------------------------------------------------

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 import pekit
-from pages import _learned_positions as lp
-from pages import _minilm as mini
+from lab.views import fixed_or_learned as lp
+from lab.views import minilm as mini
 from pekit import pretrained as pt
 from tests.test_app import charts, link, open_app, texts
 from tests.test_pretrained import missing

@@ -1,4 +1,4 @@
-"""What the app does once per server process (pages/_server.py): at most a few page scripts run
+"""What the app does once per server process (lab/server.py): at most a few page scripts run
 at a time, the others wait their turn, and a script that fails gives its turn back."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from pages import _server
+from lab import server as _server
 
 
 def _peak_concurrency(runs: int, hold: float, fail_every: int = 0) -> tuple[int, int, int]:

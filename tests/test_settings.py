@@ -2,7 +2,7 @@
 
 import pytest
 
-from pages._settings import ChoiceSetting, FloatSetting, IntListSetting, IntSetting
+from lab.settings import ChoiceSetting, FloatSetting, IntListSetting, IntSetting
 
 N = IntSetting("n", "Positions", default=60, minimum=1, maximum=4096)
 BASE = FloatSetting("base", "Base", default=10000.0, minimum=2.0, maximum=1e6)

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from pages._display import show_chart
-from pages._server import prepare_server
+from lab.display import show_chart
+from lab.server import prepare_server
 from tests.chart_samples import samples
 
 prepare_server()

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 import streamlit as st
 
 from pekit import charts, pretrained
-from pages._display import show_chart
-from pages._settings import ChoiceSetting, IntSetting, TextSetting
+from lab.display import show_chart
+from lab.settings import ChoiceSetting, IntSetting, TextSetting
 
 UNTRAINED = "untrained"
 PRETRAINED = "MiniLM (pretrained)"

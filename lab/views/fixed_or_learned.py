@@ -1,7 +1,7 @@
 """Learned positions next to sinusoidal ones: all-MiniLM-L6-v2's 512 x 384 position table beside the
 sinusoidal table of the same shape.
 
-The section of ``pages/fixed_or_learned.py``: widgets, layout and text. pekit computes
+The views of ``pages/fixed_or_learned.py``. pekit computes
 (``pekit.pretrained.position_table_summary`` over ``pekit.similarity``) and draws
 (``pekit.charts``); every sentence stating a number is made from the numbers by the functions
 at the top, which the tests call directly.
@@ -15,9 +15,7 @@ import pekit
 from pekit import charts, pretrained
 from pekit.reduce import block_summary
 from pekit.similarity import gram_block_means
-from pages._display import show_chart
-from pages._minilm import missing_notice
-from pages._settings import IntSetting
+from lab.settings import IntSetting
 
 K = IntSetting("k", "Principal components", default=4, minimum=1, maximum=8)
 MAX_OFFSET = IntSetting("offset", "Largest offset δ", default=64, minimum=1, maximum=511)
@@ -166,56 +164,3 @@ def whole_table_view() -> dict:
 def summaries(k: int, max_offset: int) -> dict:
     """Every chart and sentence the sliders decide: a slider's move redraws only its own chart."""
     return {**whole_table_view(), **offsets_view(max_offset), **components_view(k)}
-
-
-# the section -----------------------------------------------------------------------------------
-
-
-def side_by_side(drawn: dict, part: str, heading: str, columns: str) -> None:
-    """Both tables' ``part`` (``"table"`` or ``"gram"``) in two columns, each with what it draws
-    and its colour scale."""
-    drawing, colours = ("drawing", "colours") if part == "table" else (f"{part}_drawing", f"{part}_colours")
-    for column, name in zip(st.columns(2), NAMES):
-        with column:
-            st.markdown(f"**{name}**{heading}")
-            show_chart(drawn[name][part], caption=drawn[name][drawing].describe("position(s)", columns)
-                       + " " + drawn[name][colours])
-
-
-def learned_positions_section(page) -> None:
-    if missing_notice():
-        return
-    drawn = tables()
-    st.subheader("The two tables")
-    side_by_side(drawn, "table", ": 512 positions × 384 columns", "column(s)")
-    c1, c2 = st.columns(2)
-    with c1:
-        k = page.slider(K, help="How many principal components of each table to plot.")
-    with c2:
-        max_offset = page.slider(MAX_OFFSET, help="The similarity chart runs from δ = 0 to this offset.")
-    view = summaries(k, max_offset)
-    st.markdown(view["values"])
-    st.caption("Each table has its own colour scale, symmetric around 0 (white).")
-
-    st.subheader("How alike are two positions? P·Pᵀ")
-    side_by_side(drawn, "gram", "", "position(s)")
-    show_chart(view["offsets"])
-    st.markdown(view["offset_text"])
-    st.caption("Rows are scaled to length 1 first (cosine similarity), so the two tables share one axis; the band "
-               "runs from the smallest to the largest value over all 512 starting rows.")
-
-    st.subheader("Principal components against position")
-    st.latex(r"P - \bar P = U S V^\top,\qquad \text{PC}_c(i) = U_{ic}\,S_c")
-    left, right = st.columns(2)
-    for column, name, spec, text in zip((left, right), NAMES, view["components"], view["component_text"]):
-        with column:
-            st.markdown(f"**{name}**")
-            show_chart(spec)
-            st.markdown(text)
-    st.caption("The sign of each component is chosen so that it rises with position on the whole; 'strongest "
-               "period': the period of the largest peak in its Fourier spectrum.")
-
-    st.subheader("Distance between neighbours along the sequence")
-    show_chart(view["steps"])
-    st.markdown(view["step_text"])
-    st.caption("‖P[i+1] − P[i]‖ on a log axis (the two tables' scales differ).")

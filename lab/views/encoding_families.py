@@ -11,8 +11,8 @@ import streamlit as st
 
 import pekit
 from pekit import binary, charts, families, pretrained, shipped
-from pages._jobs import job_board
-from pages._settings import ChoiceSetting, FloatSetting, IntSetting
+from lab.jobs import job_board
+from lab.settings import ChoiceSetting, FloatSetting, IntSetting
 
 SECTIONS = ("Side by side", "Conventions", "Past the training length", "Context extension", "Published results")
 SECTION = ChoiceSetting("section", "Section", default=SECTIONS[0], options=SECTIONS)

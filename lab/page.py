@@ -22,9 +22,9 @@ from typing import Any
 
 import streamlit as st
 
-from pages._display import Shown, export_panel, show_error, shown_charts
-from pages._server import require_shell
-from pages._settings import (
+from lab.display import Shown, export_panel, show_error, shown_charts
+from lab.server import require_shell
+from lab.settings import (
     BoolSetting,
     ChoiceSetting,
     FloatSetting,

@@ -1,6 +1,6 @@
 """The training page's helpers: its settings, the shared training jobs, and cached views.
 
-A training is a job on the server's board (``pages/_jobs.py``), keyed on everything that
+A training is a job on the server's board (``lab/jobs.py``), keyed on everything that
 decides its result (seeded, so the same key gives the same run for everyone): attendees who
 ask for the same settings share one run, and different schemes are separate jobs, so two
 selections that overlap share what they have in common. A job keeps only plain results
@@ -19,8 +19,8 @@ from pekit import charts, shipped, training
 from pekit.positions import SCHEMES
 from pekit.tasks import TASKS
 from pekit.tiny import KINDS
-from pages._jobs import DONE, Job, job_board
-from pages._settings import ChoiceSetting, IntSetting, _Base
+from lab.jobs import DONE, Job, job_board
+from lab.settings import ChoiceSetting, IntSetting, _Base
 
 MAX_SECONDS = 60.0  # one training on the server: a time cap beside the step cap
 # why a run stopped, in the table (a NaN loss shows its whole message)

@@ -1,6 +1,6 @@
 """Once per server process: make every rerun cheaper, and make sure pages run inside the shell.
 
-Kept beside the pages (pekit never imports streamlit).
+Part of the app's package (pekit never imports streamlit).
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from pekit import charts, complexity
-from pages._display import big_number
-from pages._jobs import Job
+from lab.display import big_number
+from lab.jobs import Job
 
 BUDGET_BYTES = 512 * 2**20  # attention weights of the largest n in a sweep
 # one pass of a whole sweep: about five seconds on one core of a hosted app (the default sweep
