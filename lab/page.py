@@ -24,6 +24,7 @@ import streamlit as st
 
 from lab.display import Shown, export_panel, show_error, shown_charts
 from lab.server import require_shell
+from lab.streamlit_internals import widget_keys_sent_by_the_browser
 from lab.settings import (
     BoolSetting,
     ChoiceSetting,
@@ -35,21 +36,6 @@ from lab.settings import (
 )
 
 PERSIST = "session"  # a widget keeps its value when the page is left through the sidebar and reopened
-
-
-def _values_sent_by_the_browser() -> set[str]:
-    """Keys of the widgets whose values the browser sent with this run. A session that is new to
-    this server but not to the browser (after a reconnect, or a replica that went away) arrives
-    with the user's latest click, which the link does not hold yet: that value must win over the
-    link's. An internal of Streamlit 1.67; without it, every setting is seeded from the link."""
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-        from streamlit.runtime.state.common import user_key_from_element_id
-
-        state = get_script_run_ctx().session_state._state
-        return {user_key_from_element_id(wid) for wid in state._new_widget_state.states}
-    except Exception:  # noqa: BLE001  (no run context, or Streamlit changed its internals)
-        return set()
 
 
 class Page:
@@ -68,7 +54,7 @@ class Page:
         # until its widget is drawn, a setting whose value the browser sent reads its link value
         self._fallback: dict[str, Any] = {}
         reset = st.session_state.pop(self._reset_key, False)
-        sent = set() if reset else _values_sent_by_the_browser()
+        sent = set() if reset else widget_keys_sent_by_the_browser()
         missing = [s for s in settings if reset or self.key(s) not in st.session_state]
         if missing:
             params = st.query_params

@@ -13,6 +13,7 @@ import threading
 import streamlit as st
 
 import pekit
+from lab.streamlit_internals import run_yield_check, switch_off_legacy_pages
 
 _PREPARED = False
 
@@ -23,9 +24,6 @@ def prepare_server() -> None:
     - Sessions run side by side in one process; one torch thread each keeps them from
       fighting over the cores (hosted apps get one or two). ``PEKIT_THREADS`` overrides,
       within the number of cores.
-    - Altair's debug mode (on by default) validates every schema object against the
-      Vega-Lite JSON schema as it is created; the charts are validated by the tests, so pages
-      need not pay for it again (about a quarter of the time spent building a chart).
     - Everything alive after the imports (torch, pandas, altair, streamlit and pekit: about
       250 000 objects, none of them ever garbage) goes out of the cyclic garbage collector's
       sight. Each full collection would otherwise walk them all (about 100 ms on a 2-core
@@ -35,12 +33,9 @@ def prepare_server() -> None:
     global _PREPARED
     if _PREPARED:
         return
-    import altair as alt
-
     import pekit.charts  # noqa: F401  (pulls in altair and pandas before freezing)
 
     pekit.limit_threads(min(_positive_setting("PEKIT_THREADS", 1), os.cpu_count() or 1))
-    alt.utils.schemapi.disable_debug_mode()
     gc.freeze()
     _PREPARED = True
 
@@ -55,12 +50,7 @@ def require_shell() -> None:
     sidebar. Each page calls this first: in that mode it switches the legacy handling off
     and reruns, and the rerun goes through the entry point to the same page.
     """
-    try:  # an internal of Streamlit 1.67; if a later version drops it, there is nothing to undo
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:
-        return
-    if getattr(PagesManager, "uses_pages_directory", None):
-        PagesManager.uses_pages_directory = False
+    if switch_off_legacy_pages():
         st.rerun()
 
 
@@ -85,23 +75,12 @@ _RUNS = threading.BoundedSemaphore(_allowed_runs())
 _POLL = 0.05  # seconds between looks at whether a waiting run is still wanted
 
 
-def _yield_check():
-    """This thread's script run's stop-or-rerun check (raises when the run is superseded: a
-    newer click, a closed tab), or None outside a script run. An internal of Streamlit 1.67,
-    the one its cache locks poll while they wait; without it, a wait cannot be cut short."""
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import get_run_yield_check
-    except ImportError:
-        return None
-    return get_run_yield_check()
-
-
 @contextlib.contextmanager
 def admitted():
     """Run a page's script as one of at most ``PEKIT_CONCURRENT_RUNS`` (default 2) at a time.
     A run that is superseded while it waits (the attendee clicked again, or left) gives up its
     place in the queue instead of running for nobody."""
-    check = _yield_check()
+    check = run_yield_check()
     if check is None:
         _RUNS.acquire()
     else:

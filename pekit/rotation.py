@@ -192,7 +192,7 @@ def _check_vectors(q: object, k: object, num_positions: object) -> int:
         raise ValueError(f"q and k must be vectors of one length, dtype and device; got {tuple(q.shape)} and {tuple(k.shape)}")
     if q.shape[0] == 0:
         raise ValueError("q and k must have at least one entry")
-    check_elements({"num_positions": num_positions, "num_positions ": num_positions})
+    check_elements({"num_positions²": num_positions * num_positions})  # the (num_positions, num_positions) scores
     check_elements({"num_positions": num_positions, "dim": q.shape[0]})
     return num_positions
 

@@ -176,3 +176,10 @@ def test_import_pekit_loads_torch_alone():
     code = "import sys, pekit; print(' '.join(m for m in ('pandas', 'altair', 'streamlit') if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert loaded.stdout.strip() == "", f"import pekit also loads: {loaded.stdout}"
+
+
+@pytest.mark.parametrize("path", [ROOT / "streamlit_app.py", *PAGES, *LAB], ids=lambda p: str(p.relative_to(ROOT)))
+def test_streamlit_internals_are_used_in_one_module_only(path):
+    internal = {name for name in imports(path) if name.startswith("streamlit.")}
+    if path.name != "streamlit_internals.py":
+        assert not internal, f"{path.name} uses {sorted(internal)}: go through lab/streamlit_internals.py"

@@ -74,7 +74,7 @@ def test_a_waiting_run_that_is_superseded_leaves_the_queue(monkeypatch):
         if not wanted.is_set():
             raise Superseded()
 
-    monkeypatch.setattr(_server, "_yield_check", lambda: check)
+    monkeypatch.setattr(_server, "run_yield_check", lambda: check)
     allowed = _server._allowed_runs()
     release = threading.Event()
     entered = threading.Semaphore(0)

@@ -124,7 +124,7 @@ def test_builders_leave_altair_checking_charts_as_they_found_it():
     from altair.utils import schemapi
 
     M = torch.softmax(torch.randn(4, 4), -1)
-    before = schemapi.DEBUG_MODE  # the app's server switches it off for good (lab/server.py)
+    before = schemapi.DEBUG_MODE
     for mode in (True, False):
         with schemapi.debug_mode(mode):
             charts.token_heatmap(M, list("abcd"), list("abcd"))

@@ -1,0 +1,45 @@
+"""Every use of a Streamlit internal, in one place (Streamlit 1.67).
+
+The lab needs three things Streamlit's public API does not offer. Each is imported here at
+the top, so a Streamlit upgrade that moves or removes one fails at import, loudly, and
+``tests/test_streamlit_internals.py`` names which one.
+
+- :func:`switch_off_legacy_pages`: Streamlit's legacy handling of a folder named ``pages/``
+  (``PagesManager.uses_pages_directory``), which serves a deep link by running the page file
+  on its own until the entry point has called ``st.navigation`` once.
+- :func:`run_yield_check`: the current script run's stop-or-rerun check, the one Streamlit's
+  cache locks poll while they wait; it raises once the run is superseded.
+- :func:`widget_keys_sent_by_the_browser`: the keys of the widgets whose values the browser
+  sent with this run (session state's incoming widget states).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_run_yield_check, get_script_run_ctx
+from streamlit.runtime.state.common import user_key_from_element_id
+
+
+def switch_off_legacy_pages() -> bool:
+    """Switch Streamlit's legacy ``pages/`` handling off; True when it was on (the caller then
+    reruns, and the rerun goes through the entry point)."""
+    if not PagesManager.uses_pages_directory:
+        return False
+    PagesManager.uses_pages_directory = False
+    return True
+
+
+def run_yield_check() -> Callable[[], None] | None:
+    """This thread's script run's stop-or-rerun check, or None outside a script run."""
+    return get_run_yield_check()
+
+
+def widget_keys_sent_by_the_browser() -> set[str]:
+    """Keys of the widgets whose values the browser sent with this run; empty outside a run."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        return set()
+    incoming = ctx.session_state._state._new_widget_state
+    return {key for key in map(user_key_from_element_id, incoming.states) if key is not None}
