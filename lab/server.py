@@ -12,7 +12,6 @@ import threading
 
 import streamlit as st
 
-import pekit
 from lab.streamlit_internals import run_yield_check, switch_off_legacy_pages
 
 _PREPARED = False

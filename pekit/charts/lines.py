@@ -132,30 +132,37 @@ def offset_similarity_chart(sim: OffsetSimilarity, *, height: int = 260) -> Draw
     smallest to the largest value seen (a flat band means the offset alone decides)."""
     sim = check_similarity("sim", sim)
     height = check_int("height", height, minimum=1, maximum=MAX_HEIGHT)
-    frame = pd.DataFrame(
-        {
-            "offset": sim.offsets.numpy(),
-            "mean": sim.mean.double().numpy(),
-            "min": sim.minimum.double().numpy(),
-            "max": sim.maximum.double().numpy(),
-            "starts": sim.count.numpy(),
-        }
-    )
+    return similarity_bands({"": sim}, y_title="P[i] · P[i+δ]", height=height)
+
+
+def similarity_bands(sims: dict[str, OffsetSimilarity], *, y_title: str, height: int) -> Drawn:
+    """One line per named similarity (checked by the caller): the mean against the offset,
+    inside the band from the smallest to the largest value over the starting rows. A single
+    similarity named ``""`` is drawn without a legend."""
+    names = list(sims)
+    frame = pd.concat([pd.DataFrame({"table": name, "offset": sim.offsets.numpy(), "mean": sim.mean.double().numpy(),
+                                     "min": sim.minimum.double().numpy(), "max": sim.maximum.double().numpy(),
+                                     "starts": sim.count.numpy()}) for name, sim in sims.items()], ignore_index=True)
     frame["mean text"] = texts(frame["mean"])
     frame["range"] = [f"{a:.6f} to {b:.6f}" for a, b in zip(frame["min"], frame["max"])]
     last = int(frame["offset"].max()) if len(frame) else 0
+    named = names != [""]
+    color = ({"color": alt.Color("table", type="nominal", title="Table", sort=names, scale=alt.Scale(range=SERIES_COLORS),
+                                 legend=alt.Legend(orient="bottom"))} if named else {})
     base = alt.Chart(frame).encode(x=alt.X("offset", type="quantitative", title="Offset δ (positions)",
                                            axis=alt.Axis(format="d", tickMinStep=1),
-                                           scale=alt.Scale(domain=[0, max(last, 1)], nice=False)))
-    band = base.mark_area(opacity=0.3).encode(y=alt.Y("min", type="quantitative", title="P[i] · P[i+δ]",
+                                           scale=alt.Scale(domain=[0, max(last, 1)], nice=False)), **color)
+    band = base.mark_area(opacity=0.3).encode(y=alt.Y("min", type="quantitative", title=y_title,
                                                       scale=alt.Scale(zero=False)), y2=alt.Y2("max"))
     line = base.mark_line().encode(
         y=alt.Y("mean", type="quantitative"),
-        tooltip=[alt.Tooltip("offset", type="quantitative"), tip("mean text", "mean"), tip("range"),
-                 alt.Tooltip("starts", type="quantitative", title="starts measured")],
+        tooltip=([tip("table")] if named else []) + [
+            alt.Tooltip("offset", type="quantitative"), tip("mean text", "mean"), tip("range"),
+            alt.Tooltip("starts", type="quantitative", title="starts measured")],
     )
-    count = len(frame)
-    return Drawn((band + line).properties(height=height), Drawing("lines", (count, 1), (count, 1), (1, 1), hover=True))
+    count = len(frame) // len(names)
+    return Drawn((band + line).properties(height=height),
+                 Drawing("lines", (count, len(names)), (count, len(names)), (1, 1), hover=True))
 
 
 MAX_LINE_POINTS = 600  # points over all series of a line chart; beyond, series become range bands
@@ -179,6 +186,7 @@ def line_chart(
     height: int = 260,
     max_points: int = MAX_LINE_POINTS,
     marks: dict[str, float] | None = None,
+    legend: str = "bottom",
 ) -> Drawn:
     """Lines of ``y`` against ``x`` from a long-form frame, one per value of ``series`` (which
     then needs a ``series_title`` for its legend); ``step`` draws square waves (values held until
@@ -189,7 +197,9 @@ def line_chart(
     ``max_points`` rows in all, each series is cut into equal runs of consecutive rows (in x
     order) and drawn as the band from the run's smallest to largest ``y``: nothing is skipped,
     and a flat series still reads as a line. ``marks`` draws a labelled vertical rule at each
-    given x (e.g. crossover points); marks outside the data's range are left out.
+    given x (e.g. crossover points); marks outside the data's range are left out. ``legend``:
+    ``"bottom"``, or ``"top"`` (above the plot, two labels a row: the plot keeps its height in
+    a narrow column).
     """
     if not isinstance(frame, pd.DataFrame) or frame.empty:
         raise ValueError(f"frame must be a pandas DataFrame with at least one row; got {type(frame).__name__}"
@@ -215,12 +225,14 @@ def line_chart(
     if marks is not None and (not isinstance(marks, dict) or not all(isinstance(k, str) for k in marks)):
         raise ValueError(f"marks must map labels to x values, or be None; got {marks!r:.60}")
     marks = None if marks is None else {k: check_float("marks", v) for k, v in marks.items()}
+    if legend not in ("bottom", "top"):
+        raise ValueError(f"legend must be 'bottom' or 'top'; got {legend!r:.60}")
     if series and not series_title:
         raise ValueError(f"series_title must name the legend of the series {series!r}")
     x_scale = _axis_scale(frame[x], log=log_x, name="x")
     chart, drawing = _lines(frame, x=x, y=y, series=series, x_title=x_title, y_title=y_title, series_title=series_title,
                             log_y=log_y, x_scale=x_scale, step=step, points=points, y_domain=y_domain, height=height,
-                            max_points=max_points)
+                            max_points=max_points, legend=legend)
     lo, hi = float(frame[x].min()), float(frame[x].max())
     shown = {label: float(v) for label, v in (marks or {}).items() if lo <= float(v) <= hi}
     if not shown:
@@ -267,7 +279,7 @@ def _x_axis(values: pd.Series, log: bool) -> alt.Axis:
 
 
 def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scale, step, points, y_domain,
-           height, max_points):
+           height, max_points, legend):
     names = list(dict.fromkeys(frame[series])) if series else [None]
     if y_domain is not None:
         scale = alt.Scale(domain=list(y_domain), nice=False)
@@ -275,10 +287,10 @@ def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scal
         scale = _axis_scale(frame[y], log=log_y, name="y")
     x_enc = alt.X(x, type="quantitative", title=x_title or x, scale=x_scale, axis=_x_axis(frame[x], x_scale.type == "log"))
     longest = max((len(str(n)) for n in names if n is not None), default=0)
+    columns = 2 if legend == "top" else 1 if longest > 16 else min(len(names), 3)
     color = (
         {"color": alt.Color(series, type="nominal", title=series_title, sort=names, scale=alt.Scale(range=SERIES_COLORS),
-                            legend=alt.Legend(orient="bottom", direction="horizontal", labelLimit=0,
-                                              columns=1 if longest > 16 else min(len(names), 3)))}
+                            legend=alt.Legend(orient=legend, direction="horizontal", labelLimit=0, columns=columns))}
         if series else {}
     )
     if len(frame) <= max_points:

@@ -23,9 +23,9 @@ from torch import Tensor
 
 from .._checks import check_int, check_sequence, check_str, check_tensor
 from ..similarity import OffsetSimilarity
-from ._common import SERIES_COLORS, Drawing, Drawn, legend_layer, texts, tip, unchecked
+from ._common import Drawing, Drawn, legend_layer, tip, unchecked
 from ._png import PALETTES, check_palette, colorize, png_data_url
-from .lines import MAX_HEIGHT, check_similarity
+from .lines import MAX_HEIGHT, check_similarity, line_chart, similarity_bands
 
 __all__ = ["PICK", "head_gallery", "offset_similarity_comparison", "position_components_chart",
            "neighbour_distance_chart"]
@@ -143,30 +143,12 @@ def offset_similarity_comparison(sims: Mapping[str, OffsetSimilarity], *, y_titl
     """One line per table: the mean similarity of rows ``δ`` apart against ``δ``, inside a band
     from the smallest to the largest value over the starting rows (a band that stays a line
     means the offset alone decides)."""
-    names = _check_named("sims", sims)
+    _check_named("sims", sims)
     sims = {name: check_similarity(f"sims[{name[:40]!r}]", sim) for name, sim in sims.items()}
     check_str("y_title", y_title)
     height = _check_height("height", height)
     _check_count("sims", sum(len(sim.offsets) for sim in sims.values()), MAX_SERIES_POINTS, "points a chart draws")
-    frames = []
-    for name, sim in sims.items():
-        frames.append(pd.DataFrame({"table": name, "offset": sim.offsets.numpy(), "mean": sim.mean.double().numpy(),
-                                    "min": sim.minimum.double().numpy(), "max": sim.maximum.double().numpy(),
-                                    "starts": sim.count.numpy()}))
-    frame = pd.concat(frames, ignore_index=True)
-    frame["mean text"] = texts(frame["mean"])
-    frame["range"] = [f"{a:.6f} to {b:.6f}" for a, b in zip(frame["min"], frame["max"])]
-    color = alt.Color("table", type="nominal", title="Table", sort=names, scale=alt.Scale(range=SERIES_COLORS),
-                      legend=alt.Legend(orient="bottom"))
-    base = alt.Chart(frame).encode(x=alt.X("offset", type="quantitative", title="Offset δ (positions)"), color=color)
-    band = base.mark_area(opacity=0.25).encode(y=alt.Y("min", type="quantitative", title=y_title), y2=alt.Y2("max"))
-    line = base.mark_line().encode(
-        y=alt.Y("mean", type="quantitative"),
-        tooltip=[tip("table"), alt.Tooltip("offset", type="quantitative"), tip("mean text", "mean"), tip("range"),
-                 alt.Tooltip("starts", type="quantitative", title="starts measured")])
-    count = len(sims[names[0]].offsets)
-    return Drawn((band + line).properties(height=height),
-                 Drawing("lines", (count, len(names)), (count, len(names)), (1, 1), hover=True))
+    return similarity_bands(sims, y_title=y_title, height=height)
 
 
 @unchecked
@@ -189,8 +171,9 @@ def position_components_chart(scores: Tensor, *, explained: Tensor | None = None
     frame = pd.DataFrame({"position": torch.arange(n).repeat(k).numpy(),
                           "component": [name for name in names for _ in range(n)],
                           "score": scores.detach().T.double().flatten().numpy()})
-    return _series(frame, "position", "score", "component", x_title="Position", y_title="Coordinate",
-                   series_title="Component (share of variance)", height=height)
+    return line_chart(frame, x="position", y="score", series="component", x_title="Position", y_title="Coordinate",
+                      series_title="Component (share of variance)", height=height, max_points=MAX_SERIES_POINTS,
+                      legend="top")
 
 
 @unchecked
@@ -208,28 +191,6 @@ def neighbour_distance_chart(steps: Mapping[str, Tensor], *, height: int = 280) 
     frame = pd.concat([pd.DataFrame({"table": name, "position": torch.arange(len(s)).numpy(),
                                      "distance": s.detach().double().cpu().numpy()}) for name, s in steps.items()],
                       ignore_index=True)
-    return _series(frame, "position", "distance", "table", x_title="Position i", y_title="‖P[i+1] − P[i]‖",
-                   series_title="Table", height=height, log_y=True)
-
-
-def _series(frame: pd.DataFrame, x: str, y: str, series: str, *, x_title: str, y_title: str, series_title: str,
-            height: int, log_y: bool = False) -> Drawn:
-    """Every row a point on its series' line, the legend above the plot (so the plot keeps its
-    height in a narrow column)."""
-    names = list(dict.fromkeys(frame[series]))
-    frame = frame.copy()
-    frame["y text"] = texts(frame[y], ".6g")
-    chart = (
-        alt.Chart(frame)
-        .mark_line(strokeWidth=1.2)
-        .encode(x=alt.X(x, type="quantitative", title=x_title, scale=alt.Scale(nice=False, zero=False)),
-                y=alt.Y(y, type="quantitative", title=y_title, scale=alt.Scale(type="log") if log_y else alt.Scale()),
-                color=alt.Color(series, type="nominal", title=series_title, sort=names,
-                                scale=alt.Scale(range=SERIES_COLORS),
-                                legend=alt.Legend(orient="top", direction="horizontal", columns=2, labelLimit=300)),
-                tooltip=[tip(series, series_title), alt.Tooltip(x, type="quantitative", title=x_title),
-                         tip("y text", y_title)])
-        .properties(height=height)
-    )
-    rows = len(frame) // max(len(names), 1)
-    return Drawn(chart, Drawing("lines", (rows, len(names)), (rows, len(names)), (1, 1), hover=True))
+    return line_chart(frame, x="position", y="distance", series="table", x_title="Position i",
+                      y_title="‖P[i+1] − P[i]‖", series_title="Table", height=height, log_y=True,
+                      max_points=MAX_SERIES_POINTS, legend="top")
