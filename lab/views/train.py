@@ -64,6 +64,22 @@ MAP_LAYER = ChoiceSetting("layer", "Layer", default="clearest", options=("cleare
 SETTINGS = [TASK, KIND, SCHEMES_SETTING, LENGTH, WIDTH, LAYERS, HEADS, STEPS, SEED, MAP_SCHEME, MAP_LAYER]
 
 
+class TrainKey(NamedTuple):
+    """A training's key on the job board: ``"train"``, what decides its result, and the scheme
+    (a tuple of ten in this order, as every reader of the board finds it)."""
+
+    job: str
+    task: str
+    kind: str
+    seq_len: int
+    dim: int
+    layers: int
+    heads: int
+    steps: int
+    seed: int
+    positions: str
+
+
 class Run(NamedTuple):
     """What decides a training's result (the job key, without the scheme)."""
 
@@ -76,8 +92,8 @@ class Run(NamedTuple):
     steps: int
     seed: int
 
-    def key(self, positions: str) -> tuple:
-        return ("train", *self, positions)
+    def key(self, positions: str) -> TrainKey:
+        return TrainKey("train", *self, positions)
 
     @property
     def shipped(self) -> bool:
@@ -94,7 +110,7 @@ def train_work(run: Run, positions: str):
         def report(row: training.HistoryRow) -> None:
             fraction = row.step / run.steps
             job.report(fraction, f"{positions}: step {row.step} of at most {run.steps}, loss {row.loss:.3f}, "
-                                 f"{row.seq_accuracy:.0%} of the batch's sequences right", row=row._asdict())
+                                 f"{row.seq_accuracy:.0%} of the batch's sequences right", row=row)
 
         result = training.train_tiny(run.task, positions, kind=run.kind, seq_len=run.seq_len,
                                      vocab=shipped.DEFAULTS["vocab"], dim=run.dim, layers=run.layers, heads=run.heads,
@@ -268,6 +284,5 @@ def live_records(jobs: dict[str, Job | None]) -> dict[str, dict]:
     out = {}
     for positions, job in jobs.items():
         if job is not None:
-            out[positions] = {"history": [[r["step"], r["loss"], r["token_accuracy"], r["seq_accuracy"]]
-                                          for r in list(job.rows)]}
+            out[positions] = {"history": list(job.rows)}
     return out
