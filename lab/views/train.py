@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import streamlit as st
 from torch import Tensor
@@ -25,6 +25,9 @@ from pekit.tiny import KINDS
 from pekit.training import HistoryRow
 from lab.jobs import DONE, FAILED, RUNNING, WAITING, Job, job_board
 from lab.settings import ChoiceSetting, IntSetting, _Base
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_SECONDS = 60.0  # one training on the server: a time cap beside the step cap
 # why a run stopped, in the table (a NaN loss shows its whole message)
@@ -292,7 +295,7 @@ class Curves(NamedTuple):
 class Results:
     """Everything the results section shows."""
 
-    table: Any  # DataFrame: a row per scheme with a result
+    table: pd.DataFrame  # a row per scheme with a result
     lesson: tuple[str, ...]  # what the table says (pekit.training.lesson)
     curves: Curves | None
     extrapolation: dict  # chart spec: tokens right per test length, a line per scheme
@@ -516,8 +519,8 @@ def waiting_sentence(view: Progress) -> str:
 class Published(NamedTuple):
     """The published figures the page cites, each with its source (perplexity: lower is better)."""
 
-    alibi: Any  # DataFrame: Press, Smith & Lewis, extrapolation of three language models
-    haviv: Any  # DataFrame: Haviv et al., a masked model with and without positions
+    alibi: pd.DataFrame  # Press, Smith & Lewis: three language models past their training length
+    haviv: pd.DataFrame  # Haviv et al.: a masked model with and without positions
 
 
 @st.cache_resource(max_entries=1, show_spinner=False)
