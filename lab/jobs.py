@@ -36,11 +36,11 @@ class Job:
     state: str = WAITING
     fraction: float = 0.0
     message: str = "waiting"
-    rows: list[dict] = field(default_factory=list)  # streamed results (e.g. a training's history)
+    rows: list[Any] = field(default_factory=list)  # streamed results (e.g. a training's history rows)
     result: Any = None
     error: str | None = None
 
-    def report(self, fraction: float, message: str, row: dict | None = None) -> None:
+    def report(self, fraction: float, message: str, row: Any = None) -> None:
         """Progress from the worker: a fraction in [0, 1], a line of text, optionally a row."""
         self.fraction = min(max(float(fraction), 0.0), 1.0)
         self.message = message
