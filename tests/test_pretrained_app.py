@@ -58,29 +58,31 @@ def test_statements_follow_the_numbers():
 
 
 def test_learned_positions_statements_follow_the_numbers():
-    learned = pt.position_table_summary(pekit.pretrained_position_table(device="cpu"))
-    sinusoidal = pt.position_table_summary(pekit.sinusoidal_encoding(512, 384))
-    steps = lp.steps_statement(learned, sinusoidal)
+    whole, offsets, (learned_pcs, sinusoidal_pcs) = lp.whole_table_view(), lp.offsets_view(128), lp.components_view(4)
+    learned, sinusoidal = whole.learned, whole.sinusoidal
+    steps = lp.steps_statement(whole)
     assert steps.startswith(f"Every step of the sinusoidal table has the same length, {float(sinusoidal.steps[0]):.4f}")
     for i in learned.long_steps:
         assert f"{i} → {i + 1} ({float(learned.steps[i]):.3f})" in steps
     assert f"the longest between positions {learned.largest_step} and {learned.largest_step + 1}" in steps
-    offsets = lp.offset_statement(learned, sinusoidal)
-    assert f"δ = 1: {learned.similarity_at(1):.2f} learned, {sinusoidal.similarity_at(1):.2f} sinusoidal" in offsets
-    assert "for the sinusoidal table the band stays a line" in offsets
-    assert f"for the learned table the band is up to {learned.offsets.max_spread:.2f} wide" in offsets
-    comps = lp.components_statement(learned, "Learned")
+    text = lp.offset_statement(offsets)
+    assert f"δ = 1: {learned.similarity_at(1):.2f} learned, {sinusoidal.similarity_at(1):.2f} sinusoidal" in text
+    assert "for the sinusoidal table the band stays a line" in text
+    assert f"for the learned table the band is up to {offsets.learned.offsets.max_spread:.2f} wide" in text
+    comps = lp.components_statement(learned_pcs)
+    components = learned_pcs.summary.components
+    assert comps.startswith("Learned: ")
     for c in range(4):
-        assert f"PC{c + 1} {float(learned.components.explained[c]):.1%} of the variance, " \
-               f"{int(learned.components.crossings[c])} sign changes" in comps
-    sin_comps = lp.components_statement(sinusoidal, "Sinusoidal")
+        assert f"PC{c + 1} {float(components.explained[c]):.1%} of the variance, " \
+               f"{int(components.crossings[c])} sign changes" in comps
+    sin_comps = lp.components_statement(sinusoidal_pcs)
     for c in range(4):  # "1 sign change", "2 sign changes"
-        count = int(sinusoidal.components.crossings[c])
+        count = int(sinusoidal_pcs.summary.components.crossings[c])
         assert f"{count} sign change{'' if count == 1 else 's'}," in sin_comps
     assert "1 sign changes" not in sin_comps
-    for a, b in learned.components.pairs():
-        assert f"PC{a + 1} and PC{b + 1} share a period of {float(learned.components.periods[a]):.1f}" in comps
-    values = lp.values_statement(learned, sinusoidal)
+    for a, b in components.pairs():
+        assert f"PC{a + 1} and PC{b + 1} share a period of {float(components.periods[a]):.1f}" in comps
+    values = lp.values_statement(whole)
     lo, hi = learned.value_range
     assert f"The learned values run from {lo:.3f} to {hi:.3f}" in values
     assert f"median length of {learned.norm_median:.2f}" in values
@@ -262,19 +264,21 @@ def test_learned_positions_page():
     at = open_app(LEARNED)
     assert at.title[0].value == "Fixed or learned positions"
     assert len(charts(at)) == 8  # two tables, two P·Pᵀ, offsets, two component charts, neighbour steps
-    learned = pt.position_table_summary(pekit.pretrained_position_table(device="cpu"), max_offset=64)
-    sinusoidal = pt.position_table_summary(pekit.sinusoidal_encoding(512, 384), max_offset=64)
+    whole = lp.whole_table_view()
+    statements = [lp.values_statement(whole), lp.offset_statement(lp.offsets_view(64)), lp.steps_statement(whole)]
+    statements += [lp.components_statement(c) for c in lp.components_view(4)]
+    statements += [lp.picture_caption(p) for t in lp.tables() for p in (t.table, t.gram)]
     body = texts(at)
-    for statement in (lp.values_statement(learned, sinusoidal), lp.offset_statement(learned, sinusoidal),
-                      lp.components_statement(learned, "Learned"), lp.components_statement(sinusoidal, "Sinusoidal"),
-                      lp.steps_statement(learned, sinusoidal)):
+    for statement in statements:
         assert statement in body
+    direct = pt.position_table_summary(pekit.pretrained_position_table(device="cpu"), max_offset=64)
+    assert lp.offset_statement(lp.Offsets(direct, lp.offsets_view(64).sinusoidal, {})) in body
     assert link(at) == {}
     at.slider(key="learned.k").set_value(2).run()
     at.slider(key="learned.offset").set_value(200).run()
     assert link(at) == {"k": "2", "offset": "200"} and not at.exception
     learned2 = pt.position_table_summary(pekit.pretrained_position_table(device="cpu"), max_offset=200, k=2)
-    assert lp.components_statement(learned2, "Learned") in texts(at)
+    assert lp.components_statement(lp.Components(lp.NAMES[0], "Learned", learned2, {})) in texts(at)
 
 
 @pytest.mark.parametrize("query", [{"k": "0", "offset": "9999"}, {"k": "<b>", "offset": "nan"}])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import streamlit as st
 
@@ -34,6 +35,19 @@ SETTINGS = [MODEL, LAYER, M_HEAD, WORD, M_SHUFFLE, M_VIEW]
 THRESHOLD = 0.5  # a head is named after a pattern that takes at least this share of its weight
 GALLERY = "minilm.gallery"
 ROUND_OFF = 1e-4  # weight changes below this are float round-off
+
+
+class MissingModel(NamedTuple):
+    """Why the pretrained model cannot run here, and the command that adds it."""
+
+    reason: str  # what is missing (pekit's message without its install command)
+    command: str
+
+
+def model_missing() -> MissingModel | None:
+    """``None`` when the pretrained model can run here."""
+    missing = pretrained.pretrained_missing()
+    return None if missing is None else MissingModel(missing.split(" Add ")[0], pretrained.INSTALL_COMMAND)
 
 
 # sentences from numbers ------------------------------------------------------------------------
@@ -196,12 +210,12 @@ def model_choice(page) -> bool:
 
 def missing_notice() -> bool:
     """When the pretrained model is not installed: say so and how to add it, and return True."""
-    missing = pretrained.pretrained_missing()
-    if missing:
-        st.warning(f"The pretrained model is not installed here. {missing.split(' Add ')[0]}", icon=":material/download:")
+    missing = model_missing()
+    if missing is not None:
+        st.warning(f"The pretrained model is not installed here. {missing.reason}", icon=":material/download:")
         st.caption("Add it to this environment (no download happens while the app runs):")
-        st.code(pretrained.INSTALL_COMMAND, language="bash")
-    return bool(missing)
+        st.code(missing.command, language="bash")
+    return missing is not None
 
 
 def show(page, sentence: str) -> None:
