@@ -23,7 +23,6 @@ NOT_YET = {
     "complexity_comparison.py",
     "encoding_families.py",
     "encoding_heatmap.py",
-    "live_attention.py",
     "offset_rotation.py",
     "train.py",
 }

@@ -41,19 +41,22 @@ def test_statements_follow_the_numbers():
         "6 word pieces: [CLS] first, [SEP] last, and 4 pieces of 3 words in between; 1 word was split into several "
         "pieces (a piece that continues a word starts with ##).")
     assert "no word was split" in mini.pieces_statement((None, 0, 1, None))
-    names = pt.PATTERNS
-    assert "It is a **[SEP]** head" in mini.head_statement([0.1, 0.1, 0.1, 0.6, math.nan, 0.1], names, 2, 3)
-    assert "No single kind of token takes half" in mini.head_statement([0.2] * 6, names, 0, 0)
+    shares = torch.full((6, 12, 6), 0.2)
+    shares[2, 3] = torch.tensor([0.1, 0.1, 0.1, 0.6, math.nan, 0.1])
+    patterns = pt.HeadPatterns(shares, pt.PATTERNS)
+    assert "It is a **[SEP]** head" in mini.head_statement(patterns, 2, 3)
+    assert "No single kind of token takes half" in mini.head_statement(patterns, 0, 0)
     assert mini.named_statement([], 72) == "None of the 72 heads puts half of its weight on one kind of token for this text."
     named = [pt.NamedHead(0, 2, "previous token", 0.99), pt.NamedHead(1, 1, "[CLS]", 0.8), pt.NamedHead(2, 2, "[CLS]", 0.7)]
     assert mini.named_statement(named, 72) == (
         "3 of the 72 heads put at least half of their weight on one kind of token: 2 on [CLS], 1 on previous token. "
         "The most single-minded is layer 0, head 2: 0.99 on previous token.")
-    zero_text = mini.order_statement([0.9, 0.5], [1e-7, 2e-7], {"learned": 1.5, "zero": 3e-6})
+    zero_text = mini.order_statement(mini.OrderNumbers((0.9, 0.5), (1e-7, 2e-7), 1.5, 3e-6))
     assert "up to 0.90" in zero_text and "float round-off" in zero_text
-    assert "more than round-off" in mini.order_statement([0.9], [0.2], {"learned": 1.0, "zero": 0.5})
-    assert "nothing to reorder" in mini.order_statement([1e-6], [1e-7], {"learned": 1e-6, "zero": 1e-7})
-    follow = mini.follow_statement("it", ("[CLS]", "a", "b", "it", "[SEP]"), [(1, 0.5), (2, 0.3), (2, 0.4)])
+    assert "more than round-off" in mini.order_statement(mini.OrderNumbers((0.9,), (0.2,), 1.0, 0.5))
+    assert "nothing to reorder" in mini.order_statement(mini.OrderNumbers((1e-6,), (1e-7,), 1e-6, 1e-7))
+    follow = mini.follow_statement(mini.FollowView("it", ("[CLS]", "a", "b", "it", "[SEP]"),
+                                                   ((1, 0.5), (2, 0.3), (2, 0.4)), {}, {}, None))
     assert "favours 'b' (piece 2) in 2 of the 3 layers" in follow
 
 
@@ -110,7 +113,7 @@ def test_minilm_heads_view_states_what_the_numbers_show():
     assert len(charts(at)) == 2  # the enlarged map and the gallery of 72
     body = texts(at)
     assert mini.pieces_statement(result.word_ids) in body
-    assert mini.head_statement(patterns.shares[0, 0].tolist(), patterns.names, 0, 0) in body
+    assert mini.head_statement(patterns, 0, 0) in body
     assert mini.named_statement(pt.named_heads(patterns), 72) in body
     frame = at.dataframe[0].value
     assert len(frame) == 72 and list(frame.columns[2:8]) == list(pt.PATTERNS)
@@ -122,7 +125,7 @@ def test_minilm_layer_and_head_selectors_change_the_map_and_link():
     at.selectbox(key="attention.layer").set_value(0).run()
     at.selectbox(key="attention.mhead").set_value(2).run()
     patterns = pt.head_patterns(pekit.pretrained_attention(SENTENCE))
-    assert mini.head_statement(patterns.shares[0, 2].tolist(), patterns.names, 0, 2) in texts(at)
+    assert mini.head_statement(patterns, 0, 2) in texts(at)
     assert link(at) == {"model": mini.PRETRAINED, "mhead": "2"}
     assert charts(at)[0].proto.data.data  # the enlarged map's cells travel beside its spec
 
@@ -141,7 +144,7 @@ def test_follow_a_word_shows_where_it_looks():
     i = pt.find_token(result.tokens, "it")
     ta = pt.token_attention(result, i)
     assert len(charts(at)) == 2 and not at.warning
-    assert at.text[0].value == mini.follow_statement("it", result.tokens, ta.top)
+    assert at.text[0].value == mini.follow_statement(mini.FollowView("it", result.tokens, tuple(ta.top), {}, {}, None))
     frame = at.dataframe[0].value
     assert list(frame["most weight on"]) == [f"{j} {result.tokens[j]}" for j, _ in ta.top]
     assert frame["on [CLS]"].tolist() == pytest.approx(ta.mean[:, 0].tolist())
@@ -162,8 +165,8 @@ def test_order_and_positions_view():
     learned = pekit.pretrained_attention(SENTENCE)
     effect = pt.positions_effect(learned, pekit.pretrained_attention(SENTENCE, positions="zero"))
     body = texts(at)
-    assert mini.order_statement(order.gap["learned"].tolist(), order.gap["zero"].tolist(), order.hidden_gap) in body
-    assert mini.positions_statement(effect) in body
+    assert mini.order_statement(mini.OrderNumbers.of(order)) in body
+    assert mini.positions_statement(mini.PositionNumbers.of(effect)) in body
     assert "float round-off" in body
     assert at.code[1].value == " | ".join(order.shuffled.tokens)
     at.button(key="minilm.reshuffle").click().run()
