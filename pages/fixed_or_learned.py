@@ -4,8 +4,21 @@ import streamlit as st
 
 from lab.display import show_chart
 from lab.page import lab_page
-from lab.views.fixed_or_learned import K, MAX_OFFSET, NAMES, SETTINGS, summaries, tables
-from lab.views.minilm import missing_notice
+from lab.views.fixed_or_learned import (
+    K,
+    MAX_OFFSET,
+    SETTINGS,
+    components_statement,
+    components_view,
+    offset_statement,
+    offsets_view,
+    picture_caption,
+    steps_statement,
+    tables,
+    values_statement,
+    whole_table_view,
+)
+from lab.views.minilm import model_missing
 
 INTRO = (
     "The chapter says positional encodings \"can either be learned or fixed\". BERT-style models "
@@ -16,45 +29,49 @@ INTRO = (
 )
 
 with lab_page("learned", "Fixed or learned positions", INTRO, SETTINGS) as page:
-    if not missing_notice():
+    missing = model_missing()
+    if missing is not None:
+        st.warning(f"The pretrained model is not installed here. {missing.reason}", icon=":material/download:")
+        st.caption("Add it to this environment (no download happens while the app runs):")
+        st.code(missing.command, language="bash")
+    else:
         drawn = tables()
         st.subheader("The two tables")
-        for column, name in zip(st.columns(2), NAMES):
+        for column, pictures in zip(st.columns(2), drawn):
             with column:
-                st.markdown(f"**{name}**: 512 positions × 384 columns")
-                show_chart(drawn[name]["table"], caption=drawn[name]["drawing"].describe("position(s)", "column(s)")
-                           + " " + drawn[name]["colours"])
+                st.markdown(f"**{pictures.name}**: 512 positions × 384 columns")
+                show_chart(pictures.table.chart, caption=picture_caption(pictures.table))
         c1, c2 = st.columns(2)
         with c1:
             k = page.slider(K, help="How many principal components of each table to plot.")
         with c2:
             max_offset = page.slider(MAX_OFFSET, help="The similarity chart runs from δ = 0 to this offset.")
-        view = summaries(k, max_offset)
-        st.markdown(view["values"])
+        whole = whole_table_view()
+        st.markdown(values_statement(whole))
         st.caption("Each table has its own colour scale, symmetric around 0 (white).")
 
         st.subheader("How alike are two positions? P·Pᵀ")
-        for column, name in zip(st.columns(2), NAMES):
+        for column, pictures in zip(st.columns(2), drawn):
             with column:
-                st.markdown(f"**{name}**")
-                show_chart(drawn[name]["gram"], caption=drawn[name]["gram_drawing"].describe("position(s)", "position(s)")
-                           + " " + drawn[name]["gram_colours"])
-        show_chart(view["offsets"])
-        st.markdown(view["offset_text"])
+                st.markdown(f"**{pictures.name}**")
+                show_chart(pictures.gram.chart, caption=picture_caption(pictures.gram))
+        offsets = offsets_view(max_offset)
+        show_chart(offsets.chart)
+        st.markdown(offset_statement(offsets))
         st.caption("Rows are scaled to length 1 first (cosine similarity), so the two tables share one axis; the band "
                    "runs from the smallest to the largest value over all 512 starting rows.")
 
         st.subheader("Principal components against position")
         st.latex(r"P - \bar P = U S V^\top,\qquad \text{PC}_c(i) = U_{ic}\,S_c")
-        for column, name, spec, text in zip(st.columns(2), NAMES, view["components"], view["component_text"]):
+        for column, components in zip(st.columns(2), components_view(k)):
             with column:
-                st.markdown(f"**{name}**")
-                show_chart(spec)
-                st.markdown(text)
+                st.markdown(f"**{components.name}**")
+                show_chart(components.chart)
+                st.markdown(components_statement(components))
         st.caption("The sign of each component is chosen so that it rises with position on the whole; 'strongest "
                    "period': the period of the largest peak in its Fourier spectrum.")
 
         st.subheader("Distance between neighbours along the sequence")
-        show_chart(view["steps"])
-        st.markdown(view["step_text"])
+        show_chart(whole.steps)
+        st.markdown(steps_statement(whole))
         st.caption("‖P[i+1] − P[i]‖ on a log axis (the two tables' scales differ).")

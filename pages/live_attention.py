@@ -2,19 +2,19 @@
 
 import streamlit as st
 
-from pekit import text
-from lab.views import minilm
 from lab.display import show_chart
 from lab.page import lab_page
 from lab.settings import BoolSetting, ChoiceSetting, IntSetting, TextSetting
-from lab.views.live_attention import LAB_STEPS, head_chart, gallery, effect_chart, order_view, masking_view, book_example
+from lab.views import live_attention as live
+from lab.views import minilm
+from lab.views.minilm import LAYER, M_HEAD, M_SHUFFLE, M_VIEW, MODEL, PRETRAINED, WORD
 
 SENTENCE = TextSetting("text", "Your sentence", default="The animal didn't cross the street because it was too tired.",
                        max_chars=2000)
 HIDDEN = ChoiceSetting("hidden", "Hidden units", default="64", options=("16", "32", "64", "128", "256"))
 HEADS = ChoiceSetting("heads", "Heads", default="4", options=("1", "2", "4", "8"))
 PE = BoolSetting("pe", "Add P", default=False)
-SEED = IntSetting("seed", "Seed", default=0, minimum=0, maximum=2**31 - 1)
+SEED = IntSetting("seed", "Seed", default=0, minimum=0, maximum=live.MAX_SEED)
 HEAD = IntSetting("head", "Head", default=0, minimum=0, maximum=7)
 SCALE = ChoiceSetting("scale", "Colours", default="max", options=("max", "row", "fixed"))
 SCALE_NAMES = {"max": "0 to the largest weight", "row": "each row to its largest", "fixed": "fixed 0 to 1"}
@@ -24,9 +24,9 @@ LENGTHS = ("own",) + tuple(str(v) for v in range(9))
 LEN_A = ChoiceSetting("len_a", "valid length of sequence A", default="own", options=LENGTHS)
 LEN_B = ChoiceSetting("len_b", "valid length of sequence B", default="own", options=LENGTHS)
 SHOW = ChoiceSetting("show", "Show sequence", default="B", options=("A", "B"))
-SHUFFLE = IntSetting("shuffle", "Shuffle seed (0 = original order)", default=1, minimum=0, maximum=2**31 - 1)
+SHUFFLE = IntSetting("shuffle", "Shuffle seed (0 = original order)", default=1, minimum=0, maximum=live.MAX_SEED)
 VIEW = ChoiceSetting("view", "Section", default="Weights", options=("Weights", "Masking", "Order"))
-MAX_TOKENS = 64
+GALLERY = "minilm.gallery"  # the key of MiniLM's gallery of heads (its clicks choose a head)
 
 
 INTRO = (
@@ -41,9 +41,116 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
     with c0:
         sentence = page.text(SENTENCE, help="Words and punctuation become tokens; at most 64 are used.")
     with cm:
-        pretrained = minilm.model_choice(page)
+        pretrained = page.select(MODEL, help="The untrained layer shows the mechanics with random weights; MiniLM is "
+                                             "a real pretrained encoder (all-MiniLM-L6-v2, 6 layers × 12 heads), run "
+                                             "offline.") == PRETRAINED
     if pretrained:
-        minilm.show(page, sentence)
+        missing = minilm.model_missing()
+        if missing is not None:
+            st.warning(f"The pretrained model is not installed here. {missing.reason}", icon=":material/download:")
+            st.caption("Add it to this environment (no download happens while the app runs):")
+            st.code(missing.command, language="bash")
+            page.stop()
+        st.markdown(
+            "**all-MiniLM-L6-v2**: a BERT encoder (6 layers × 12 heads, 384 hidden units, learned positions for 512 "
+            "slots) fine-tuned on over a billion sentence pairs (its model card). Its weights come with the app and run in pekit's own "
+            "`multi_head_attention`; the tests check every weight map against Hugging Face `transformers` to 1e-5."
+        )
+        try:
+            run = minilm.minilm_run(sentence)
+        except ValueError:
+            st.info("Type a sentence with at least one word to see where a pretrained model looks.")
+            page.stop()
+        if run.clipped:
+            st.warning("Only the first 20,000 characters of the text are read.")
+        if run.cut:
+            st.warning(minilm.cut_statement(run))
+        st.caption("Word pieces from the model's own tokenizer (shown as plain text):")
+        st.code(" | ".join(run.tokens), language=None, wrap_lines=True)
+        st.caption(minilm.pieces_statement(run.word_ids))
+
+        def layer_and_head() -> tuple:
+            left, right = st.columns(2)
+            with left:
+                layer = page.select(LAYER, options=range(minilm.LAYERS), format_func=lambda i: f"layer {i}")
+            with right:
+                head = page.select(M_HEAD, options=range(minilm.HEADS), format_func=lambda h: f"head {h}")
+            return layer, head
+
+        def picked() -> None:
+            """A click in the gallery: show that head."""
+            choice = minilm.picked_head(st.session_state.get(GALLERY))
+            if choice is not None:
+                st.session_state[page.key(LAYER)] = choice.layer
+                st.session_state[page.key(M_HEAD)] = choice.head
+
+        def heads_section() -> None:
+            st.subheader("Every head of a pretrained model")
+            layer, head = layer_and_head()
+            show_chart(minilm.map_chart(sentence, layer, head))
+            st.markdown(minilm.head_statement(run.patterns, layer, head))
+            st.markdown("**All 72 heads** (layers down, heads across; click a map to enlarge it above):")
+            st.vega_lite_chart(spec=minilm.gallery_chart(sentence, layer, head), width="stretch", on_select=picked,
+                               selection_mode=minilm.PICK, key=GALLERY)
+            st.markdown(minilm.named_statement(run.named))
+            st.dataframe(run.frame, hide_index=True, height=260,
+                         column_config={name: st.column_config.NumberColumn(format="%.3f")
+                                        for name in run.patterns.names})
+            st.caption("Each share is the weight a word piece puts on that kind of token, averaged over the word "
+                       "pieces of the text ([CLS] and [SEP] are not counted as queries). The kinds can overlap: the "
+                       "first piece's previous token is [CLS]. Attention to [CLS] or [SEP] is often a resting place: "
+                       "a head with nothing to do for a word sends its weight there (Clark et al., 2019). 'same word' "
+                       "is empty when no word of the text was split into pieces.")
+
+        def follow_section() -> None:
+            st.subheader("Where does one word look?")
+            c1, c2 = st.columns(2)
+            with c1:
+                word = page.text(WORD, help="A word piece of the sentence, e.g. it (compared lower-case).")
+            with c2:
+                layer = page.select(LAYER, options=range(minilm.LAYERS), format_func=lambda i: f"layer {i}")
+            followed = minilm.followed_piece(run, word)
+            if not followed.found:
+                st.warning("The word to follow is not one of the word pieces; following the first piece instead.",
+                           icon=":material/info:")
+                st.code(f"not found: {word!r}\nfollowing: {followed.token!r}", language=None)
+            view = minilm.follow_view(sentence, followed.index, layer)
+            show_chart(view.per_layer)
+            st.text(minilm.follow_statement(view))
+            st.dataframe(view.frame, hide_index=True,
+                         column_config={c: st.column_config.NumberColumn(format="%.3f")
+                                        for c in ("its weight", "on [CLS]", "on [SEP]", "on itself")})
+            st.caption("Colours span the range of the weights shown (see the legend), so small differences stay "
+                       "visible.")
+            st.markdown(f"**Per head, layer {layer}** (row {layer} above is the mean of these 12):")
+            show_chart(view.per_head)
+
+        def positions_section() -> None:
+            st.subheader("Positions matter in a real model too")
+            c1, c2 = st.columns([1, 3])
+            with c1:
+                st.button("Shuffle again", icon=":material/shuffle:", key="minilm.reshuffle",
+                          on_click=lambda: st.session_state.__setitem__(page.key(M_SHUFFLE),
+                                                                        live.next_shuffle(page.value(M_SHUFFLE))))
+                seed = page.number(M_SHUFFLE)
+            layer, head = layer_and_head()
+            view = minilm.order_view(sentence, seed, layer, head)
+            with c2:
+                st.caption("The same words, shuffled (each word's pieces stay together; plain text):")
+                st.code(" | ".join(view.shuffled), language=None, wrap_lines=True)
+            st.markdown(minilm.order_statement(view.order))
+            st.markdown(minilm.positions_statement(view.positions))
+            for column, spec, title in zip(st.columns(3), (view.as_typed, view.words_shuffled, view.positions_zeroed),
+                                           ("as typed", "words shuffled", "as typed, positions zeroed")):
+                with column:
+                    st.markdown(f"**Layer {layer}, head {head}: {title}**")
+                    show_chart(spec)
+            st.dataframe(view.frame, hide_index=True)
+            st.caption("'Largest change': the largest difference between a weight of the shuffled text and the "
+                       "weight between the same two pieces in the text as typed, over all heads of the layer. 'Mean "
+                       "change': half the sum of |difference| over a query's keys, averaged over queries and heads.")
+
+        page.tabs(M_VIEW, (heads_section, follow_section, positions_section))
     else:
         with c1:
             hidden = int(page.select_slider(HIDDEN))
@@ -54,21 +161,20 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
         with c4:
             seed = page.number(SEED)
 
-        tok = text.tokenize(sentence, max_tokens=MAX_TOKENS)
+        tok = live.sentence_view(sentence)
         if tok.clipped:
-            st.warning(f"Only the first {text.MAX_CHARS:,} characters of the text are read.")
+            st.warning(f"Only the first {live.MAX_CHARS:,} characters of the text are read.")
         if tok.dropped:
-            st.warning(f"The sentence has {len(tok.tokens) + tok.dropped} tokens; the first {MAX_TOKENS} are used "
-                       f"and {tok.dropped} are cut.")
+            st.warning(live.dropped_statement(tok))
         if not tok.tokens:
             st.info("Type a sentence with at least one word or symbol to see attention at work.")
             page.stop()
-        tokens = tuple(tok.tokens)
-        n = len(tokens)
-        st.code(f"{n} token{'s' if n != 1 else ''}: " + " | ".join(tokens), language=None, wrap_lines=True)
+        tokens = tok.tokens
+        shape = live.LayerShape(tok.count, hidden, heads)
+        st.code(live.tokens_line(tok), language=None, wrap_lines=True)
 
         def weights_section() -> None:
-            page.clamp(HEAD, heads - 1)
+            page.clamp(HEAD, shape.last_head)
             c5, c6 = st.columns([1, 2])
             with c5:
                 head = page.select(HEAD, options=range(heads), format_func=lambda h: f"head {h}")
@@ -76,25 +182,21 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
                 scale = page.radio(SCALE, format_func=SCALE_NAMES.get,
                                    help="An untrained layer spreads its weight thinly (about 1/n per key), so a fixed "
                                         "0-to-1 scale shows an almost uniform map; the others stretch the colours.")
-            show_chart(head_chart(tokens, hidden, heads, seed, positional, head, scale), title=f"Head {head}'s weights")
+            show_chart(live.head_chart(tokens, hidden, heads, seed, positional, head, scale),
+                       title=f"Head {head}'s weights")
             l1, l2 = st.columns(2)
             with l1:
                 st.page_link("pages/train.py", label="What does a trained model's attention look like?",
                              icon=":material/model_training:")
             with l2:
                 st.page_link("pages/live_attention.py", label="A real pretrained model on this sentence (MiniLM)",
-                             icon=":material/psychology:", query_params={"model": minilm.PRETRAINED, "text": sentence})
-            st.markdown(
-                f"Input: (1, {n}, {hidden}): one sentence of {n} token{'s' if n != 1 else ''}, {hidden} numbers each. "
-                f"Output: the same shape (1, {n}, {hidden}). Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per "
-                "head; each row (a query token) sums to 1 over the keys it looks at."
-            )
-            if heads > 1:
+                             icon=":material/psychology:", query_params={"model": PRETRAINED, "text": sentence})
+            st.markdown(live.shapes_statement(shape))
+            if shape.several_heads:
                 st.markdown("**All heads.** Pick one to enlarge it above.")
-                specs = gallery(tokens, hidden, heads, seed, positional, scale)
-                for row in range(0, heads, 4):
-                    columns = st.columns(4)
-                    for h, column in zip(range(row, min(row + 4, heads)), columns):
+                specs = live.gallery(tokens, hidden, heads, seed, positional, scale)
+                for row in shape.gallery_rows:
+                    for h, column in zip(row, st.columns(4)):
                         with column:
                             show_chart(specs[h], title=f"Head {h} (small)")
                             st.button(f"Enlarge head {h}", key=f"attention.enlarge.{h}", type="tertiary",
@@ -103,35 +205,15 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
             st.latex(r"\mathrm{head}_i = \mathrm{softmax}\!\left(\frac{(XW_q^{(i)})(XW_k^{(i)})^\top}{\sqrt{d/h}}\right)"
                      r"XW_v^{(i)},\qquad \mathrm{output} = [\mathrm{head}_1;\dots;\mathrm{head}_h]\,W_o")
             st.subheader("What the positional encoding changes")
-            spec, biggest = effect_chart(tokens, hidden, heads, seed, head)
-            show_chart(spec, title=f"Head {head}: with P minus without")
-            st.caption(f"Head {head}: weights with P added minus weights without it. The largest change here is "
-                       f"{biggest:.3f}; the toggle above switches the maps between the two.")
+            effect = live.effect_chart(tokens, hidden, heads, seed, head)
+            show_chart(effect.chart, title=f"Head {head}: with P minus without")
+            st.caption(live.effect_caption(effect))
             with st.expander("What exactly are Q, K and V? Are they the same input?"):
-                hs = hidden // heads
-                st.markdown(
-                    f"In **self**-attention all three come from the same input X ({n} × {hidden}, one row per token): "
-                    f"Q = XW_q, K = XW_k and V = XW_v, three different learned {hidden} × {hidden} matrices applied to "
-                    f"the same rows. Each is then cut into {heads} heads of {hs} columns: head i compares its queries "
-                    f"with its keys (a {n} × {n} map of scores, scaled by √{hs}), turns each row into weights with a "
-                    f"softmax, and mixes its values with them ({n} × {hs}). The heads are put side by side again "
-                    f"({n} × {hidden}) and projected by W_o. So Q, K and V are not the same *vectors*, but they are "
-                    "computed from the same tokens: every token asks (query), advertises (key) and offers (value). "
-                    "In **encoder–decoder** attention they are not from the same input: the queries come from the "
-                    "decoder's tokens, the keys and values from the encoder's output, so each output word looks up "
-                    "the source sentence."
-                )
+                st.markdown(live.qkv_statement(shape))
 
         def masking_section() -> None:
             st.subheader("Masking with valid_lens")
-            a_count = min(n, LAB_STEPS)
-            st.markdown(
-                "Batches hold sequences of different lengths, padded to a common length. `valid_lens` says how many "
-                f"keys of each sequence are real; the rest get weight exactly 0. Here: sequence A is the first "
-                f"{a_count} token{'s' if a_count != 1 else ''} of your sentence, B the first {max(1, a_count // 2)}, "
-                f"both padded to {LAB_STEPS} steps with zero vectors. The scores are those of plain self-attention "
-                "on the token vectors themselves (Q = K = X: no learned projection, so only the masking acts)."
-            )
+            st.markdown(live.batch_statement(tok))
             c5, c6, c7, c8 = st.columns(4)
             with c5:
                 form = page.radio(FORM, horizontal=False)
@@ -141,49 +223,24 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
                 len_b = page.select_slider(LEN_B, format_func=lambda v: "its own length" if v == "own" else v)
             with c8:
                 show = page.radio(SHOW)
-            specs, valid, length, real, masked_total, zero_rows, book_row = masking_view(
-                tokens[:LAB_STEPS], hidden, seed, len_a, len_b, form, show)
-            st.code(f"valid_lens = {valid}", language="python")
-            if length > real:
-                st.info(f"Sequence {show} has {real} real token{'s' if real != 1 else ''}; a valid length of {length} "
-                        f"counts {length - real} padding step{'s' if length - real != 1 else ''} as if they were words.")
-            left, mid, right = st.columns(3)
-            for column, spec, name in zip((left, mid, right), specs[:3], ("Scores", "Masked scores", "Weights")):
+            view = live.masking_view(tok.first, hidden, seed, len_a, len_b, form, show)
+            st.code(live.valid_code(view), language="python")
+            if view.counts_padding:
+                st.info(live.padding_statement(view))
+            for column, spec, name in zip(st.columns(3), (view.scores, view.masked, view.weights),
+                                          ("Scores", "Masked scores", "Weights")):
                 with column:
                     show_chart(spec, title=f"{name}, sequence {show}")
-            st.markdown(
-                f"Total weight on masked keys in sequence {show}: **{masked_total:g}** (exactly zero). Scores 1 and 2 "
-                "share one colour scale; masked cells stay in place, grey. "
-                + ("Every row sums to 1 over its valid keys." if not zero_rows else
-                   f"Row{'s' if len(zero_rows) > 1 else ''} {', '.join(map(str, zero_rows))} "
-                   f"{'have' if len(zero_rows) > 1 else 'has'} a valid length of 0: pekit gives all zeros, never NaN "
-                   "(a plain softmax over nothing would divide 0 by 0).")
-            )
-            if zero_rows:
-                st.markdown(
-                    "**Two conventions for a length of 0.** The book's `masked_softmax` replaces masked scores by "
-                    "−1e6 and applies an ordinary softmax. When every key of a row is masked, all its scores are "
-                    f"−1e6, and the softmax spreads the weight evenly: row {zero_rows[0]} gets "
-                    f"{book_row[0]:.4f} = 1/{LAB_STEPS} on every key, padding included. pekit gives such a row "
-                    "zero weight, so a query with nothing to look at contributes nothing (and no gradient flows "
-                    "into keys that are only padding). Both maps, side by side:"
-                )
+            st.markdown(live.masked_statement(view))
+            if view.zero_rows:
+                st.markdown(live.book_statement(view))
                 left, right = st.columns(2)
                 with left:
-                    show_chart(specs[2], title="Weights, pekit's convention")
+                    show_chart(view.weights, title="Weights, pekit's convention")
                 with right:
-                    show_chart(specs[3], title="Weights, the book's convention")
+                    show_chart(view.book_weights, title="Weights, the book's convention")
             with st.expander("The book's example: MultiHeadAttention(100, 5, 0.5) on ones(2, 4, 100), valid_lens = [3, 2]"):
-                out_shape, w_shape, w0, w1 = book_example()
-                batch, heads_b, queries, keys = w_shape
-                rows0 = "\n".join("  " + "  ".join(f"{v:.4f}" for v in row) for row in w0)
-                rows1 = "\n".join("  " + "  ".join(f"{v:.4f}" for v in row) for row in w1)
-                st.code(f"output shape: {out_shape}\n"
-                        f"attention weights, pekit's shape (batch, heads, queries, keys): {w_shape}\n"
-                        f"the same weights in the book's shape (batch·heads, queries, keys): "
-                        f"({batch * heads_b}, {queries}, {keys})\n"
-                        f"sequence 0, head 0 (3 valid keys):\n{rows0}\n"
-                        f"sequence 1, head 0 (2 valid keys):\n{rows1}", language=None)
+                st.code(live.book_example_code(live.book_example()), language=None)
                 st.caption(
                     "All inputs are equal, so every valid key gets the same weight: 1/3 and 1/2. Note the last two "
                     "rows of sequence 1: its queries 2 and 3 are padding, yet they still attend (to the two valid "
@@ -193,41 +250,33 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
 
         def order_section() -> None:
             st.subheader("Does attention know the order?")
-            page.clamp(HEAD, heads - 1)
+            page.clamp(HEAD, shape.last_head)
             c9, c10 = st.columns([1, 3])
             with c9:
                 st.button("Shuffle again", icon=":material/shuffle:", key="attention.shuffle_again",
                           on_click=lambda: st.session_state.__setitem__(
-                              page.key(SHUFFLE), page.value(SHUFFLE) % (2**31 - 1) + 1))
+                              page.key(SHUFFLE), live.next_shuffle(page.value(SHUFFLE))))
                 shuffle = page.number(SHUFFLE)
             head = page.value(HEAD)
-            perm, maps, gaps = order_view(tokens, hidden, heads, seed, shuffle, head)
+            view = live.order_view(tokens, hidden, heads, seed, shuffle, head)
             with c10:
                 st.caption("Shuffled sentence (plain text):")
-                st.code(" | ".join(tokens[i] for i in perm), language=None, wrap_lines=True)
-            if n == 1:
+                st.code(" | ".join(view.shuffled), language=None, wrap_lines=True)
+            if tok.count == 1:
                 st.info("With a single token there is nothing to shuffle: type a longer sentence.")
                 return
             st.markdown(f"Head {head}'s weights for the sentence as typed, and for the shuffled sentence with its rows "
                         "and columns put back in the original order, without and with the positional table P:")
-            columns = st.columns(4)
-            for column, key in zip(columns, [(False, "original"), (False, "shuffled, put back"), (True, "original"),
-                                             (True, "shuffled, put back")]):
+            for column, shown in zip(st.columns(4), view.maps):
                 with column:
-                    show_chart(maps[key], title=f"{'With' if key[0] else 'Without'} P: {key[1]}")
-            (gap0, rel0, wgap0), (gap1, rel1, wgap1) = gaps[False], gaps[True]
+                    show_chart(shown.chart, title=shown.title)
             m1, m2, m3, m4 = st.columns(4)
-            m1.metric("Without P: outputs", f"{rel0:.1e}", help="max |shuffled output put back − output| / max |output|")
-            m2.metric("Without P: weights", f"{wgap0:.1e}", help="max |difference| of the weights put back")
-            m3.metric("With P: outputs", f"{rel1:.2g}", help="max |shuffled output put back − output| / max |output|")
-            m4.metric("With P: weights", f"{wgap1:.2g}")
-            st.markdown(
-                f"Without positions, the two maps are the same: the largest difference of an output is {rel0:.1e} "
-                "of the outputs' size, float round-off. Every token gets exactly the same output wherever it stands; "
-                "its weights move with it. The output rows do stay in the order of the input rows, as readers of the "
-                "chapter point out, but nothing a token computes depends on that order, so 'dog bites man' and 'man "
-                f"bites dog' give each word the same vector. With P the maps differ and the outputs move by {rel1:.0%} "
-                "of their size: a token's vector now depends on its slot, and order matters."
-            )
+            m1.metric("Without P: outputs", f"{view.without.relative:.1e}",
+                      help="max |shuffled output put back − output| / max |output|")
+            m2.metric("Without P: weights", f"{view.without.weights:.1e}", help="max |difference| of the weights put back")
+            m3.metric("With P: outputs", f"{view.with_p.relative:.2g}",
+                      help="max |shuffled output put back − output| / max |output|")
+            m4.metric("With P: weights", f"{view.with_p.weights:.2g}")
+            st.markdown(live.order_statement(view))
 
         page.tabs(VIEW, (weights_section, masking_section, order_section))

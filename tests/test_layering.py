@@ -23,8 +23,6 @@ NOT_YET = {
     "complexity_comparison.py",
     "encoding_families.py",
     "encoding_heatmap.py",
-    "fixed_or_learned.py",
-    "live_attention.py",
     "offset_rotation.py",
 }
 

@@ -41,46 +41,51 @@ def test_statements_follow_the_numbers():
         "6 word pieces: [CLS] first, [SEP] last, and 4 pieces of 3 words in between; 1 word was split into several "
         "pieces (a piece that continues a word starts with ##).")
     assert "no word was split" in mini.pieces_statement((None, 0, 1, None))
-    names = pt.PATTERNS
-    assert "It is a **[SEP]** head" in mini.head_statement([0.1, 0.1, 0.1, 0.6, math.nan, 0.1], names, 2, 3)
-    assert "No single kind of token takes half" in mini.head_statement([0.2] * 6, names, 0, 0)
+    shares = torch.full((6, 12, 6), 0.2)
+    shares[2, 3] = torch.tensor([0.1, 0.1, 0.1, 0.6, math.nan, 0.1])
+    patterns = pt.HeadPatterns(shares, pt.PATTERNS)
+    assert "It is a **[SEP]** head" in mini.head_statement(patterns, 2, 3)
+    assert "No single kind of token takes half" in mini.head_statement(patterns, 0, 0)
     assert mini.named_statement([], 72) == "None of the 72 heads puts half of its weight on one kind of token for this text."
     named = [pt.NamedHead(0, 2, "previous token", 0.99), pt.NamedHead(1, 1, "[CLS]", 0.8), pt.NamedHead(2, 2, "[CLS]", 0.7)]
     assert mini.named_statement(named, 72) == (
         "3 of the 72 heads put at least half of their weight on one kind of token: 2 on [CLS], 1 on previous token. "
         "The most single-minded is layer 0, head 2: 0.99 on previous token.")
-    zero_text = mini.order_statement([0.9, 0.5], [1e-7, 2e-7], {"learned": 1.5, "zero": 3e-6})
+    zero_text = mini.order_statement(mini.OrderNumbers((0.9, 0.5), (1e-7, 2e-7), 1.5, 3e-6))
     assert "up to 0.90" in zero_text and "float round-off" in zero_text
-    assert "more than round-off" in mini.order_statement([0.9], [0.2], {"learned": 1.0, "zero": 0.5})
-    assert "nothing to reorder" in mini.order_statement([1e-6], [1e-7], {"learned": 1e-6, "zero": 1e-7})
-    follow = mini.follow_statement("it", ("[CLS]", "a", "b", "it", "[SEP]"), [(1, 0.5), (2, 0.3), (2, 0.4)])
+    assert "more than round-off" in mini.order_statement(mini.OrderNumbers((0.9,), (0.2,), 1.0, 0.5))
+    assert "nothing to reorder" in mini.order_statement(mini.OrderNumbers((1e-6,), (1e-7,), 1e-6, 1e-7))
+    follow = mini.follow_statement(mini.FollowView("it", ("[CLS]", "a", "b", "it", "[SEP]"),
+                                                   ((1, 0.5), (2, 0.3), (2, 0.4)), {}, {}, None))
     assert "favours 'b' (piece 2) in 2 of the 3 layers" in follow
 
 
 def test_learned_positions_statements_follow_the_numbers():
-    learned = pt.position_table_summary(pekit.pretrained_position_table(device="cpu"))
-    sinusoidal = pt.position_table_summary(pekit.sinusoidal_encoding(512, 384))
-    steps = lp.steps_statement(learned, sinusoidal)
+    whole, offsets, (learned_pcs, sinusoidal_pcs) = lp.whole_table_view(), lp.offsets_view(128), lp.components_view(4)
+    learned, sinusoidal = whole.learned, whole.sinusoidal
+    steps = lp.steps_statement(whole)
     assert steps.startswith(f"Every step of the sinusoidal table has the same length, {float(sinusoidal.steps[0]):.4f}")
     for i in learned.long_steps:
         assert f"{i} → {i + 1} ({float(learned.steps[i]):.3f})" in steps
     assert f"the longest between positions {learned.largest_step} and {learned.largest_step + 1}" in steps
-    offsets = lp.offset_statement(learned, sinusoidal)
-    assert f"δ = 1: {learned.similarity_at(1):.2f} learned, {sinusoidal.similarity_at(1):.2f} sinusoidal" in offsets
-    assert "for the sinusoidal table the band stays a line" in offsets
-    assert f"for the learned table the band is up to {learned.offsets.max_spread:.2f} wide" in offsets
-    comps = lp.components_statement(learned, "Learned")
+    text = lp.offset_statement(offsets)
+    assert f"δ = 1: {learned.similarity_at(1):.2f} learned, {sinusoidal.similarity_at(1):.2f} sinusoidal" in text
+    assert "for the sinusoidal table the band stays a line" in text
+    assert f"for the learned table the band is up to {offsets.learned.offsets.max_spread:.2f} wide" in text
+    comps = lp.components_statement(learned_pcs)
+    components = learned_pcs.summary.components
+    assert comps.startswith("Learned: ")
     for c in range(4):
-        assert f"PC{c + 1} {float(learned.components.explained[c]):.1%} of the variance, " \
-               f"{int(learned.components.crossings[c])} sign changes" in comps
-    sin_comps = lp.components_statement(sinusoidal, "Sinusoidal")
+        assert f"PC{c + 1} {float(components.explained[c]):.1%} of the variance, " \
+               f"{int(components.crossings[c])} sign changes" in comps
+    sin_comps = lp.components_statement(sinusoidal_pcs)
     for c in range(4):  # "1 sign change", "2 sign changes"
-        count = int(sinusoidal.components.crossings[c])
+        count = int(sinusoidal_pcs.summary.components.crossings[c])
         assert f"{count} sign change{'' if count == 1 else 's'}," in sin_comps
     assert "1 sign changes" not in sin_comps
-    for a, b in learned.components.pairs():
-        assert f"PC{a + 1} and PC{b + 1} share a period of {float(learned.components.periods[a]):.1f}" in comps
-    values = lp.values_statement(learned, sinusoidal)
+    for a, b in components.pairs():
+        assert f"PC{a + 1} and PC{b + 1} share a period of {float(components.periods[a]):.1f}" in comps
+    values = lp.values_statement(whole)
     lo, hi = learned.value_range
     assert f"The learned values run from {lo:.3f} to {hi:.3f}" in values
     assert f"median length of {learned.norm_median:.2f}" in values
@@ -108,7 +113,7 @@ def test_minilm_heads_view_states_what_the_numbers_show():
     assert len(charts(at)) == 2  # the enlarged map and the gallery of 72
     body = texts(at)
     assert mini.pieces_statement(result.word_ids) in body
-    assert mini.head_statement(patterns.shares[0, 0].tolist(), patterns.names, 0, 0) in body
+    assert mini.head_statement(patterns, 0, 0) in body
     assert mini.named_statement(pt.named_heads(patterns), 72) in body
     frame = at.dataframe[0].value
     assert len(frame) == 72 and list(frame.columns[2:8]) == list(pt.PATTERNS)
@@ -120,7 +125,7 @@ def test_minilm_layer_and_head_selectors_change_the_map_and_link():
     at.selectbox(key="attention.layer").set_value(0).run()
     at.selectbox(key="attention.mhead").set_value(2).run()
     patterns = pt.head_patterns(pekit.pretrained_attention(SENTENCE))
-    assert mini.head_statement(patterns.shares[0, 2].tolist(), patterns.names, 0, 2) in texts(at)
+    assert mini.head_statement(patterns, 0, 2) in texts(at)
     assert link(at) == {"model": mini.PRETRAINED, "mhead": "2"}
     assert charts(at)[0].proto.data.data  # the enlarged map's cells travel beside its spec
 
@@ -139,7 +144,7 @@ def test_follow_a_word_shows_where_it_looks():
     i = pt.find_token(result.tokens, "it")
     ta = pt.token_attention(result, i)
     assert len(charts(at)) == 2 and not at.warning
-    assert at.text[0].value == mini.follow_statement("it", result.tokens, ta.top)
+    assert at.text[0].value == mini.follow_statement(mini.FollowView("it", result.tokens, tuple(ta.top), {}, {}, None))
     frame = at.dataframe[0].value
     assert list(frame["most weight on"]) == [f"{j} {result.tokens[j]}" for j, _ in ta.top]
     assert frame["on [CLS]"].tolist() == pytest.approx(ta.mean[:, 0].tolist())
@@ -160,8 +165,8 @@ def test_order_and_positions_view():
     learned = pekit.pretrained_attention(SENTENCE)
     effect = pt.positions_effect(learned, pekit.pretrained_attention(SENTENCE, positions="zero"))
     body = texts(at)
-    assert mini.order_statement(order.gap["learned"].tolist(), order.gap["zero"].tolist(), order.hidden_gap) in body
-    assert mini.positions_statement(effect) in body
+    assert mini.order_statement(mini.OrderNumbers.of(order)) in body
+    assert mini.positions_statement(mini.PositionNumbers.of(effect)) in body
     assert "float round-off" in body
     assert at.code[1].value == " | ".join(order.shuffled.tokens)
     at.button(key="minilm.reshuffle").click().run()
@@ -262,19 +267,21 @@ def test_learned_positions_page():
     at = open_app(LEARNED)
     assert at.title[0].value == "Fixed or learned positions"
     assert len(charts(at)) == 8  # two tables, two P·Pᵀ, offsets, two component charts, neighbour steps
-    learned = pt.position_table_summary(pekit.pretrained_position_table(device="cpu"), max_offset=64)
-    sinusoidal = pt.position_table_summary(pekit.sinusoidal_encoding(512, 384), max_offset=64)
+    whole = lp.whole_table_view()
+    statements = [lp.values_statement(whole), lp.offset_statement(lp.offsets_view(64)), lp.steps_statement(whole)]
+    statements += [lp.components_statement(c) for c in lp.components_view(4)]
+    statements += [lp.picture_caption(p) for t in lp.tables() for p in (t.table, t.gram)]
     body = texts(at)
-    for statement in (lp.values_statement(learned, sinusoidal), lp.offset_statement(learned, sinusoidal),
-                      lp.components_statement(learned, "Learned"), lp.components_statement(sinusoidal, "Sinusoidal"),
-                      lp.steps_statement(learned, sinusoidal)):
+    for statement in statements:
         assert statement in body
+    direct = pt.position_table_summary(pekit.pretrained_position_table(device="cpu"), max_offset=64)
+    assert lp.offset_statement(lp.Offsets(direct, lp.offsets_view(64).sinusoidal, {})) in body
     assert link(at) == {}
     at.slider(key="learned.k").set_value(2).run()
     at.slider(key="learned.offset").set_value(200).run()
     assert link(at) == {"k": "2", "offset": "200"} and not at.exception
     learned2 = pt.position_table_summary(pekit.pretrained_position_table(device="cpu"), max_offset=200, k=2)
-    assert lp.components_statement(learned2, "Learned") in texts(at)
+    assert lp.components_statement(lp.Components(lp.NAMES[0], "Learned", learned2, {})) in texts(at)
 
 
 @pytest.mark.parametrize("query", [{"k": "0", "offset": "9999"}, {"k": "<b>", "offset": "nan"}])

@@ -1,18 +1,20 @@
 """Learned positions next to sinusoidal ones: all-MiniLM-L6-v2's 512 x 384 position table beside the
 sinusoidal table of the same shape.
 
-The views of ``pages/fixed_or_learned.py``. pekit computes
-(``pekit.pretrained.position_table_summary`` over ``pekit.similarity``) and draws
-(``pekit.charts``); every sentence stating a number is made from the numbers by the functions
-at the top, which the tests call directly.
+The views of ``pages/fixed_or_learned.py``: cached records of what each section shows (pekit
+computes with ``pekit.pretrained.position_table_summary`` over ``pekit.similarity`` and draws with
+``pekit.charts``), and the functions that turn a record into the sentences stating its numbers.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import streamlit as st
 
 import pekit
 from pekit import charts, pretrained
+from pekit.charts import Drawing
 from pekit.reduce import block_summary
 from pekit.similarity import gram_block_means
 from lab.settings import IntSetting
@@ -22,6 +24,53 @@ MAX_OFFSET = IntSetting("offset", "Largest offset δ", default=64, minimum=1, ma
 SETTINGS = [K, MAX_OFFSET]
 NAMES = ("learned (MiniLM)", "sinusoidal")
 SAME = 1e-4  # relative spread below which a quantity counts as the same everywhere
+
+
+# records ---------------------------------------------------------------------------------------
+
+
+class Picture(NamedTuple):
+    """A matrix drawn as a heatmap: its chart, what the chart drew, and its colour scale."""
+
+    chart: dict  # Vega-Lite spec
+    drawing: Drawing
+    colours: pretrained.ColourRange
+    rows: str  # what a row and a column of the matrix are, for the caption
+    columns: str
+
+
+class TablePictures(NamedTuple):
+    """One position table drawn twice: its values (512, 384) and how alike its rows are, P·Pᵀ (512, 512)."""
+
+    name: str  # one of NAMES
+    table: Picture
+    gram: Picture
+
+
+class WholeTables(NamedTuple):
+    """What depends on neither slider: both tables summarised at the largest settings, and the
+    chart of the distances between neighbouring rows."""
+
+    learned: pretrained.PositionTableSummary
+    sinusoidal: pretrained.PositionTableSummary
+    steps: dict  # Vega-Lite spec
+
+
+class Offsets(NamedTuple):
+    """Cosine similarity of rows δ apart, δ = 0 .. the largest offset asked."""
+
+    learned: pretrained.PositionTableSummary
+    sinusoidal: pretrained.PositionTableSummary
+    chart: dict  # Vega-Lite spec
+
+
+class Components(NamedTuple):
+    """One table's first k principal components against position."""
+
+    name: str  # one of NAMES
+    title: str  # how its sentence names the table
+    summary: pretrained.PositionTableSummary
+    chart: dict  # Vega-Lite spec
 
 
 # sentences from numbers ------------------------------------------------------------------------
@@ -35,7 +84,13 @@ def colour_statement(colours: pretrained.ColourRange) -> str:
             "beyond and take the end colours, so that they do not wash out the rest.")
 
 
-def values_statement(learned: pretrained.PositionTableSummary, sinusoidal: pretrained.PositionTableSummary) -> str:
+def picture_caption(picture: Picture) -> str:
+    """What a heatmap shows of its matrix, and what its colour scale leaves out."""
+    return picture.drawing.describe(picture.rows, picture.columns) + " " + colour_statement(picture.colours)
+
+
+def values_statement(view: WholeTables) -> str:
+    learned, sinusoidal = view.learned, view.sinusoidal
     lo, hi = learned.value_range
     long_rows = learned.long_rows
     rows = (f" Row{'s' if len(long_rows) > 1 else ''} {', '.join(map(str, long_rows))} "
@@ -48,7 +103,9 @@ def values_statement(learned: pretrained.PositionTableSummary, sinusoidal: pretr
             f"{learned.norm_median:.2f}.{rows}")
 
 
-def offset_statement(learned: pretrained.PositionTableSummary, sinusoidal: pretrained.PositionTableSummary) -> str:
+def offset_statement(view: Offsets) -> str:
+    learned, sinusoidal = view.learned, view.sinusoidal
+
     def band(s: pretrained.PositionTableSummary, name: str) -> str:
         width = s.offsets.max_spread
         if width < SAME:
@@ -64,8 +121,8 @@ def offset_statement(learned: pretrained.PositionTableSummary, sinusoidal: pretr
             f"{band(sinusoidal, 'sinusoidal')}; {band(learned, 'learned')}.")
 
 
-def components_statement(summary: pretrained.PositionTableSummary, name: str) -> str:
-    c = summary.components
+def components_statement(view: Components) -> str:
+    c = view.summary.components
     n = c.scores.shape[0]
     parts = []
     for i in range(len(c.explained)):
@@ -77,10 +134,10 @@ def components_statement(summary: pretrained.PositionTableSummary, name: str) ->
     pair_text = (" " + "; ".join(f"PC{a + 1} and PC{b + 1} share a period of {float(c.periods[a]):.1f} positions, "
                                   "like the sine and cosine of one frequency" for a, b in pairs) + "."
                  if pairs else " No two neighbouring components share a period.")
-    return f"{name}: " + "; ".join(parts) + "." + pair_text
+    return f"{view.title}: " + "; ".join(parts) + "." + pair_text
 
 
-def steps_statement(learned: pretrained.PositionTableSummary, sinusoidal: pretrained.PositionTableSummary) -> str:
+def steps_statement(view: WholeTables) -> str:
     def describe(s: pretrained.PositionTableSummary, name: str) -> str:
         lo, hi = float(s.steps.min()), float(s.steps.max())
         if hi - lo <= SAME * hi:
@@ -92,7 +149,7 @@ def steps_statement(learned: pretrained.PositionTableSummary, sinusoidal: pretra
         return (f"the {name} table's steps run from {lo:.4f} to {hi:.4f} (median {float(s.steps.median()):.4f}), "
                 f"the longest between positions {i} and {i + 1}{jumps}")
 
-    return f"{describe(sinusoidal, 'sinusoidal').capitalize()}; {describe(learned, 'learned')}."
+    return f"{describe(view.sinusoidal, 'sinusoidal').capitalize()}; {describe(view.learned, 'learned')}."
 
 
 # cached work -----------------------------------------------------------------------------------
@@ -105,8 +162,9 @@ def position_tables() -> tuple:
 
 
 @st.cache_resource(max_entries=4, show_spinner="Reading MiniLM's position table…")
-def tables() -> dict:
-    out = {}
+def tables() -> tuple[TablePictures, TablePictures]:
+    """Both tables and their P·Pᵀ, learned first, each on its own colour scale."""
+    out = []
     for name, P in zip(NAMES, position_tables()):
         table = block_summary(P, *charts.drawing_blocks(*P.shape, max_marks=charts.MAX_RECT_MARKS),
                                      extremes=False)
@@ -118,10 +176,10 @@ def tables() -> dict:
         gram_colours = pretrained.colour_range(gram.mean)
         gram_chart = charts.heatmap(gram, x_title="Position", y_title="Position", value_title="P[i]·P[k]",
                                     palette="sequential", domain=(gram_colours.low, gram_colours.high), height=300)
-        out[name] = {"table": table_chart.spec(), "drawing": table_chart.drawing, "colours": colour_statement(colours),
-                     "gram": gram_chart.spec(), "gram_drawing": gram_chart.drawing,
-                     "gram_colours": colour_statement(gram_colours)}
-    return out
+        out.append(TablePictures(
+            name, Picture(table_chart.spec(), table_chart.drawing, colours, "position(s)", "column(s)"),
+            Picture(gram_chart.spec(), gram_chart.drawing, gram_colours, "position(s)", "position(s)")))
+    return tuple(out)
 
 
 @st.cache_resource(show_spinner="Measuring both tables…")
@@ -138,29 +196,23 @@ def cut(*, max_offset: int = MAX_OFFSET.maximum, k: int = K.maximum) -> tuple[pr
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def offsets_view(max_offset: int) -> dict:
+def offsets_view(max_offset: int) -> Offsets:
     s_learned, s_sin = cut(max_offset=max_offset)
-    return {"offsets": charts.offset_similarity_comparison({NAMES[0]: s_learned.offsets, NAMES[1]: s_sin.offsets}).spec(),
-            "offset_text": offset_statement(s_learned, s_sin)}
+    chart = charts.offset_similarity_comparison({NAMES[0]: s_learned.offsets, NAMES[1]: s_sin.offsets}).spec()
+    return Offsets(s_learned, s_sin, chart)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def components_view(k: int) -> dict:
-    s_learned, s_sin = cut(k=k)
-    return {"components": [charts.position_components_chart(s.components.scores, explained=s.components.explained).spec()
-                           for s in (s_learned, s_sin)],
-            "component_text": [components_statement(s_learned, "Learned"), components_statement(s_sin, "Sinusoidal")]}
+def components_view(k: int) -> tuple[Components, Components]:
+    """Each table's first ``k`` components, learned first."""
+    return tuple(Components(name, title, s, charts.position_components_chart(s.components.scores,
+                                                                              explained=s.components.explained).spec())
+                 for name, title, s in zip(NAMES, ("Learned", "Sinusoidal"), cut(k=k)))
 
 
 @st.cache_resource(show_spinner=False)
-def whole_table_view() -> dict:
+def whole_table_view() -> WholeTables:
     """What depends on neither slider: value ranges and the distances between neighbours."""
     s_learned, s_sin = full_summaries()
-    return {"values": values_statement(s_learned, s_sin),
-            "steps": charts.neighbour_distance_chart({NAMES[0]: s_learned.steps, NAMES[1]: s_sin.steps}).spec(),
-            "step_text": steps_statement(s_learned, s_sin)}
-
-
-def summaries(k: int, max_offset: int) -> dict:
-    """Every chart and sentence the sliders decide: a slider's move redraws only its own chart."""
-    return {**whole_table_view(), **offsets_view(max_offset), **components_view(k)}
+    return WholeTables(s_learned, s_sin,
+                       charts.neighbour_distance_chart({NAMES[0]: s_learned.steps, NAMES[1]: s_sin.steps}).spec())

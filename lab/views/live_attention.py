@@ -1,11 +1,251 @@
-"""The live attention page's computed views: an untrained layer's weights, the effect of P,
-shuffling, masking."""
+"""The live attention page's views: the sentence as tokens, an untrained layer's weights, the
+effect of P, shuffling, masking; and the functions that turn each record into the sentences
+stating its numbers. (The MiniLM tab's views are in ``lab.views.minilm``.)"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
 
 import streamlit as st
 
 from pekit import charts, order, seeded, text
 
 LAB_STEPS = 8  # the masking lab pads two short sequences to this many steps
+MAX_TOKENS = 64  # tokens of the sentence that are used
+MAX_SEED = 2**31 - 1  # the largest shuffle seed
+MAX_CHARS = text.MAX_CHARS  # characters of the text that are read
+
+
+# records ---------------------------------------------------------------------------------------
+
+
+class Sentence(NamedTuple):
+    """The sentence as tokens: the first MAX_TOKENS, how many more were cut, and whether only
+    the start of the text was read."""
+
+    tokens: tuple[str, ...]
+    dropped: int
+    clipped: bool
+
+    @property
+    def count(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def first(self) -> tuple[str, ...]:
+        """The tokens the masking lab uses (at most LAB_STEPS)."""
+        return self.tokens[:LAB_STEPS]
+
+
+class LayerShape(NamedTuple):
+    """One sentence of ``n`` tokens through a layer of ``hidden`` units in ``heads`` heads."""
+
+    n: int
+    hidden: int
+    heads: int
+
+    @property
+    def head_size(self) -> int:
+        return self.hidden // self.heads
+
+    @property
+    def last_head(self) -> int:
+        return self.heads - 1
+
+    @property
+    def several_heads(self) -> bool:
+        return self.heads > 1
+
+    @property
+    def gallery_rows(self) -> tuple[tuple[int, ...], ...]:
+        """The heads four to a row."""
+        return tuple(tuple(range(row, min(row + 4, self.heads))) for row in range(0, self.heads, 4))
+
+
+class Effect(NamedTuple):
+    """One head's weights with P minus without P, and the largest change."""
+
+    head: int
+    chart: dict  # Vega-Lite spec
+    biggest: float
+
+
+class OrderMap(NamedTuple):
+    title: str
+    chart: dict  # Vega-Lite spec
+
+
+class OrderGap(NamedTuple):
+    """How far the shuffled run, put back in order, is from the original run."""
+
+    output: float  # the largest |difference| of an output
+    relative: float  # the same over the largest |output|
+    weights: float  # the largest |difference| of a weight
+
+
+class OrderView(NamedTuple):
+    """The sentence shuffled, and one head's weights as typed and shuffled then put back,
+    without and with P."""
+
+    shuffled: tuple[str, ...]
+    maps: tuple[OrderMap, ...]  # without P: original, put back; with P: original, put back
+    without: OrderGap
+    with_p: OrderGap
+
+
+class MaskingView(NamedTuple):
+    """The masking lab for one sequence (``show``, A or B) of the padded batch."""
+
+    show: str
+    valid: tuple  # valid_lens as given to masked_softmax: one per sequence, or one per query (tuples)
+    length: int  # the valid length of the sequence shown
+    real: int  # its real tokens (padding not counted)
+    masked_total: float  # the weight on masked keys (exactly 0)
+    zero_rows: tuple[int, ...]  # queries with a valid length of 0
+    book_row: tuple[float, ...]  # the book's weights for the first such query (empty when none)
+    scores: dict  # Vega-Lite specs: the three steps, and the book's masked softmax
+    masked: dict
+    weights: dict
+    book_weights: dict
+
+    @property
+    def counts_padding(self) -> bool:
+        return self.length > self.real
+
+
+class BookExample(NamedTuple):
+    """The chapter's MultiHeadAttention(100, 5, 0.5) on ones(2, 4, 100) with valid_lens = [3, 2]."""
+
+    output_shape: tuple[int, ...]
+    weights_shape: tuple[int, int, int, int]  # (batch, heads, queries, keys)
+    first: tuple[tuple[float, ...], ...]  # head 0's weights, sequence 0
+    second: tuple[tuple[float, ...], ...]  # and sequence 1
+
+
+# sentences from numbers ------------------------------------------------------------------------
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{word}{'s' if count != 1 else ''}"
+
+
+def dropped_statement(sentence: Sentence) -> str:
+    return (f"The sentence has {sentence.count + sentence.dropped} tokens; the first {MAX_TOKENS} are used "
+            f"and {sentence.dropped} are cut.")
+
+
+def tokens_line(sentence: Sentence) -> str:
+    """The tokens, counted (shown as code: it quotes the sentence)."""
+    return f"{sentence.count} {_plural(sentence.count, 'token')}: " + " | ".join(sentence.tokens)
+
+
+def shapes_statement(shape: LayerShape) -> str:
+    n, hidden, heads = shape
+    return (f"Input: (1, {n}, {hidden}): one sentence of {n} {_plural(n, 'token')}, {hidden} numbers each. "
+            f"Output: the same shape (1, {n}, {hidden}). Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per "
+            "head; each row (a query token) sums to 1 over the keys it looks at.")
+
+
+def qkv_statement(shape: LayerShape) -> str:
+    n, hidden, heads = shape
+    hs = shape.head_size
+    return (f"In **self**-attention all three come from the same input X ({n} × {hidden}, one row per token): "
+            f"Q = XW_q, K = XW_k and V = XW_v, three different learned {hidden} × {hidden} matrices applied to "
+            f"the same rows. Each is then cut into {heads} heads of {hs} columns: head i compares its queries "
+            f"with its keys (a {n} × {n} map of scores, scaled by √{hs}), turns each row into weights with a "
+            f"softmax, and mixes its values with them ({n} × {hs}). The heads are put side by side again "
+            f"({n} × {hidden}) and projected by W_o. So Q, K and V are not the same *vectors*, but they are "
+            "computed from the same tokens: every token asks (query), advertises (key) and offers (value). "
+            "In **encoder–decoder** attention they are not from the same input: the queries come from the "
+            "decoder's tokens, the keys and values from the encoder's output, so each output word looks up "
+            "the source sentence.")
+
+
+def effect_caption(effect: Effect) -> str:
+    return (f"Head {effect.head}: weights with P added minus weights without it. The largest change here is "
+            f"{effect.biggest:.3f}; the toggle above switches the maps between the two.")
+
+
+def batch_statement(sentence: Sentence) -> str:
+    """How the masking lab's two sequences are made from the sentence."""
+    a = len(sentence.first)
+    return ("Batches hold sequences of different lengths, padded to a common length. `valid_lens` says how many "
+            f"keys of each sequence are real; the rest get weight exactly 0. Here: sequence A is the first "
+            f"{a} {_plural(a, 'token')} of your sentence, B the first {_half(a)}, "
+            f"both padded to {LAB_STEPS} steps with zero vectors. The scores are those of plain self-attention "
+            "on the token vectors themselves (Q = K = X: no learned projection, so only the masking acts).")
+
+
+def valid_code(view: MaskingView) -> str:
+    """valid_lens as Python writes the list."""
+    return f"valid_lens = {[list(v) if isinstance(v, tuple) else v for v in view.valid]}"
+
+
+def padding_statement(view: MaskingView) -> str:
+    """When the valid length counts padding steps (``view.counts_padding``): how many."""
+    extra = view.length - view.real
+    return (f"Sequence {view.show} has {view.real} real {_plural(view.real, 'token')}; a valid length of "
+            f"{view.length} counts {extra} padding {_plural(extra, 'step')} as if they were words.")
+
+
+def masked_statement(view: MaskingView) -> str:
+    rows = view.zero_rows
+    return (f"Total weight on masked keys in sequence {view.show}: **{view.masked_total:g}** (exactly zero). Scores 1 "
+            "and 2 share one colour scale; masked cells stay in place, grey. "
+            + ("Every row sums to 1 over its valid keys." if not rows else
+               f"Row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows))} "
+               f"{'have' if len(rows) > 1 else 'has'} a valid length of 0: pekit gives all zeros, never NaN "
+               "(a plain softmax over nothing would divide 0 by 0)."))
+
+
+def book_statement(view: MaskingView) -> str:
+    """The book's convention for a query of valid length 0 (when ``view.zero_rows``)."""
+    return ("**Two conventions for a length of 0.** The book's `masked_softmax` replaces masked scores by "
+            "−1e6 and applies an ordinary softmax. When every key of a row is masked, all its scores are "
+            f"−1e6, and the softmax spreads the weight evenly: row {view.zero_rows[0]} gets "
+            f"{view.book_row[0]:.4f} = 1/{LAB_STEPS} on every key, padding included. pekit gives such a row "
+            "zero weight, so a query with nothing to look at contributes nothing (and no gradient flows "
+            "into keys that are only padding). Both maps, side by side:")
+
+
+def book_example_code(example: BookExample) -> str:
+    batch, heads, queries, keys = example.weights_shape
+    rows0 = "\n".join("  " + "  ".join(f"{v:.4f}" for v in row) for row in example.first)
+    rows1 = "\n".join("  " + "  ".join(f"{v:.4f}" for v in row) for row in example.second)
+    return (f"output shape: {example.output_shape}\n"
+            f"attention weights, pekit's shape (batch, heads, queries, keys): {example.weights_shape}\n"
+            f"the same weights in the book's shape (batch·heads, queries, keys): "
+            f"({batch * heads}, {queries}, {keys})\n"
+            f"sequence 0, head 0 (3 valid keys):\n{rows0}\n"
+            f"sequence 1, head 0 (2 valid keys):\n{rows1}")
+
+
+def order_statement(view: OrderView) -> str:
+    return (f"Without positions, the two maps are the same: the largest difference of an output is "
+            f"{view.without.relative:.1e} of the outputs' size, float round-off. Every token gets exactly the same "
+            "output wherever it stands; its weights move with it. The output rows do stay in the order of the input "
+            "rows, as readers of the chapter point out, but nothing a token computes depends on that order, so 'dog "
+            f"bites man' and 'man bites dog' give each word the same vector. With P the maps differ and the outputs "
+            f"move by {view.with_p.relative:.0%} of their size: a token's vector now depends on its slot, and order "
+            "matters.")
+
+
+def next_shuffle(seed: int) -> int:
+    """The seed after ``seed`` (a shuffle again): 1 .. MAX_SEED, never 0 (the original order)."""
+    return seed % MAX_SEED + 1
+
+
+# views -----------------------------------------------------------------------------------------
+
+
+def sentence_view(sentence: str) -> Sentence:
+    tok = text.tokenize(sentence, max_tokens=MAX_TOKENS)
+    return Sentence(tuple(tok.tokens), tok.dropped, tok.clipped)
+
+
+def _half(count: int) -> int:
+    """The tokens of sequence B in the masking lab, when A has ``count``."""
+    return max(1, count // 2)
 
 
 # Results are shared by every session as they are (st.cache_resource): a rerun that finds one
@@ -24,53 +264,57 @@ def attention_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, 
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def head_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool, head: int, scale: str):
+def head_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool, head: int,
+               scale: str) -> dict:
     weights = attention_view(tokens, hidden, heads, seed, positional)
     return charts.token_heatmap(weights[head], tokens, tokens, x_title="key token", y_title="query token",
                                 value_title="weight", scale=scale).spec()
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def gallery(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool, scale: str):
+def gallery(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool,
+            scale: str) -> tuple[dict, ...]:
     """Every head as a small map, on one colour scale per map as chosen."""
     weights = attention_view(tokens, hidden, heads, seed, positional)
     # small pictures (max_marks=0): quick to send and draw; a click on "enlarge" gives the values
-    return [charts.token_heatmap(weights[h], tokens, tokens, scale=scale, compact=True, title=f"head {h}",
-                                 max_marks=0).spec() for h in range(heads)]
+    return tuple(charts.token_heatmap(weights[h], tokens, tokens, scale=scale, compact=True, title=f"head {h}",
+                                      max_marks=0).spec() for h in range(heads))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def effect_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, head: int):
+def effect_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, head: int) -> Effect:
     model, X = _layer(tokens, hidden, heads, seed)
     change = order.positional_effect(model, X)[head].cpu()  # (n, n)
     chart = charts.token_heatmap(change, tokens, tokens, x_title="key token", y_title="query token",
                                  value_title="weight with P − without P", palette="diverging", domain="symmetric")
-    return chart.spec(), float(change.abs().max())
+    return Effect(head, chart.spec(), float(change.abs().max()))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuffle: int, head: int):
+def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuffle: int, head: int) -> OrderView:
     model, X = _layer(tokens, hidden, heads, seed)
     perm = seeded.permutation(len(tokens), shuffle)
     checks = {positional: order.order_check(model, X, perm, positional=positional) for positional in (False, True)}
-    maps = {}
+    maps = []
     for positional, check in checks.items():
         for name, weights in (("original", check.weights), ("shuffled, put back", check.shuffled_back)):
             title = f"{'with' if positional else 'without'} P: {name}"
-            maps[(positional, name)] = charts.token_heatmap(weights[head].cpu(), tokens, tokens, scale="max",
-                                                            compact=True, title=title, max_marks=0).spec()
-    gaps = {positional: (c.output_gap, c.relative_output_gap, c.weights_gap) for positional, c in checks.items()}
-    return perm.tolist(), maps, gaps
+            maps.append(OrderMap(f"{'With' if positional else 'Without'} P: {name}",
+                                 charts.token_heatmap(weights[head].cpu(), tokens, tokens, scale="max", compact=True,
+                                                      title=title, max_marks=0).spec()))
+    gaps = {positional: OrderGap(c.output_gap, c.relative_output_gap, c.weights_gap) for positional, c in checks.items()}
+    return OrderView(tuple(tokens[i] for i in perm.tolist()), tuple(maps), gaps[False], gaps[True])
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len_b: str, form: str, show: str):
+def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len_b: str, form: str,
+                 show: str) -> MaskingView:
     """Two sequences from the sentence's first LAB_STEPS tokens ``first`` (A: all of them, B:
     half as many), padded to LAB_STEPS. Keyed on those tokens only, so editing the end of a
     long sentence does not redraw the lab. A valid length of "own" is the sequence's number of
     real tokens (padding never counted)."""
     a = list(first)
-    b = list(first[: max(1, len(a) // 2)])
+    b = list(first[: _half(len(a))])
     batch = order.padded_batch([text.token_embeddings(a, hidden, seed=seed),
                                 text.token_embeddings(b, hidden, seed=seed)], LAB_STEPS)
     lens = [len(a) if len_a == "own" else int(len_a), len(b) if len_b == "own" else int(len_b)]
@@ -83,17 +327,19 @@ def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len
     kept = result.masked[i][result.masked[i].isfinite()]
     bound = float(kept.abs().max()) if kept.numel() else 1.0
     score_range = (-bound, bound)
-    specs = [charts.token_heatmap(result.scores[i], names, names, value_title="score", palette="diverging",
-                                  domain=score_range, title="1. scores XXᵀ/√d").spec(),
-             charts.token_heatmap(result.masked[i], names, names, value_title="score", palette="diverging",
-                                  domain=score_range, title="2. masked (grey)").spec(),
-             charts.token_heatmap(result.weights[i], names, names, title="3. weights (pekit)").spec(),
-             charts.token_heatmap(book[i], names, names, title="the book's masked_softmax").spec()]
-    zero_rows = [q for q, total in enumerate(result.row_sums[i].tolist()) if total == 0]
-    book_row = book[i][zero_rows[0]].tolist() if zero_rows else None
-    return specs, valid, lens[i], len(a if show == "A" else b), float(result.masked_weight[i]), zero_rows, book_row
+    zero_rows = tuple(q for q, total in enumerate(result.row_sums[i].tolist()) if total == 0)
+    return MaskingView(
+        show, tuple(tuple(v) if isinstance(v, list) else v for v in valid), lens[i], len(a if show == "A" else b),
+        float(result.masked_weight[i]), zero_rows, tuple(book[i][zero_rows[0]].tolist()) if zero_rows else (),
+        charts.token_heatmap(result.scores[i], names, names, value_title="score", palette="diverging",
+                             domain=score_range, title="1. scores XXᵀ/√d").spec(),
+        charts.token_heatmap(result.masked[i], names, names, value_title="score", palette="diverging",
+                             domain=score_range, title="2. masked (grey)").spec(),
+        charts.token_heatmap(result.weights[i], names, names, title="3. weights (pekit)").spec(),
+        charts.token_heatmap(book[i], names, names, title="the book's masked_softmax").spec())
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def book_example():
-    return seeded.book_example()
+def book_example() -> BookExample:
+    output_shape, weights_shape, first, second = seeded.book_example()
+    return BookExample(output_shape, weights_shape, tuple(map(tuple, first)), tuple(map(tuple, second)))

@@ -1,23 +1,22 @@
-"""The live attention page with a real pretrained model: all-MiniLM-L6-v2 on the sentence typed.
+"""A real pretrained model on the sentence typed: all-MiniLM-L6-v2's views, shown by the MiniLM
+tab of ``pages/live_attention.py`` (and its missing-model notice by ``pages/fixed_or_learned.py``).
 
-Sections called from ``pages/live_attention.py``: the model choice, then (for MiniLM) the word
-pieces, every head's map (a gallery of 72; a click enlarges one), the named patterns, where one
-word looks in every layer, and what shuffling the words or zeroing the positions changes.
-Widgets, layout and text only: pekit computes (``pekit.pretrained``) and draws
-(``pekit.charts``). The sentence and the pieces of it are only ever shown as code, plain text,
-table cells and chart labels, never as Markdown. Every sentence stating a number is made from
-the numbers by the functions at the top, which the tests call directly.
+Cached records of the model's run on a text (its word pieces, every head's weights and named
+patterns), where one piece looks in every layer, and what shuffling the words or zeroing the
+positions changes; and the functions that turn a record into the sentences stating its numbers.
+pekit computes (``pekit.pretrained``) and draws (``pekit.charts``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
+import pandas as pd
 import streamlit as st
 
 from pekit import charts, pretrained
-from lab.display import show_chart
 from lab.settings import ChoiceSetting, IntSetting, TextSetting
 
 UNTRAINED = "untrained"
@@ -32,8 +31,113 @@ M_VIEW = ChoiceSetting("mview", "MiniLM section", default="Heads",
                        options=("Heads", "Follow a word", "Order and positions"))
 SETTINGS = [MODEL, LAYER, M_HEAD, WORD, M_SHUFFLE, M_VIEW]
 THRESHOLD = 0.5  # a head is named after a pattern that takes at least this share of its weight
-GALLERY = "minilm.gallery"
 ROUND_OFF = 1e-4  # weight changes below this are float round-off
+PICK = charts.pretrained.PICK  # the gallery's click selection
+
+
+# records ---------------------------------------------------------------------------------------
+
+
+class MissingModel(NamedTuple):
+    """Why the pretrained model cannot run here, and the command that adds it."""
+
+    reason: str  # what is missing (pekit's message without its install command)
+    command: str
+
+
+class MiniLMRun(NamedTuple):
+    """The model on one text: its weights (the hidden states are not kept) and every head's
+    named patterns, one row per head in ``frame``."""
+
+    result: pretrained.PretrainedAttention  # attentions (layers, heads, T, T) on the CPU
+    patterns: pretrained.HeadPatterns  # shares (layers, heads, patterns)
+    named: tuple[pretrained.NamedHead, ...]  # strongest first
+    frame: pd.DataFrame
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return self.result.tokens
+
+    @property
+    def word_ids(self) -> tuple[int | None, ...]:
+        return self.result.word_ids
+
+    @property
+    def clipped(self) -> bool:
+        return self.result.clipped
+
+    @property
+    def cut(self) -> int:
+        """Word pieces beyond pekit.pretrained.MAX_PIECES that were dropped."""
+        return self.result.cut
+
+
+class HeadChoice(NamedTuple):
+    """A head clicked in the gallery."""
+
+    layer: int
+    head: int
+
+
+class Followed(NamedTuple):
+    """The word piece followed: the one typed, else the first piece after [CLS]."""
+
+    index: int
+    token: str
+    found: bool
+
+
+class FollowView(NamedTuple):
+    """Where the piece at ``index`` looks: per layer (mean of heads) and per head of one layer."""
+
+    token: str
+    tokens: tuple[str, ...]
+    top: tuple[tuple[int, float], ...]  # per layer: the piece with the most weight (other than [CLS], [SEP], itself) and that weight
+    per_layer: dict  # Vega-Lite spec
+    per_head: dict  # Vega-Lite spec
+    frame: pd.DataFrame
+
+
+class OrderNumbers(NamedTuple):
+    """What shuffling the words changes, per layer: the largest weight change with the learned
+    positions and with them zeroed, and the largest change of a last-layer output vector."""
+
+    gap_learned: tuple[float, ...]
+    gap_zero: tuple[float, ...]
+    hidden_learned: float
+    hidden_zero: float
+
+    @classmethod
+    def of(cls, order: pretrained.OrderEffect) -> OrderNumbers:
+        return cls(tuple(order.gap["learned"].tolist()), tuple(order.gap["zero"].tolist()),
+                   order.hidden_gap["learned"], order.hidden_gap["zero"])
+
+
+class PositionNumbers(NamedTuple):
+    """What zeroing the position embeddings changes: the mean share of a query's weight that
+    moves, per layer, and the head most devoted to the previous token, with and without them."""
+
+    layer_change: tuple[float, ...]
+    layer: int
+    head: int
+    before: float
+    after: float
+
+    @classmethod
+    def of(cls, effect: pretrained.PositionsEffect) -> PositionNumbers:
+        return cls(tuple(effect.layer_change.tolist()), *effect.strongest("previous token"))
+
+
+class OrderView(NamedTuple):
+    """The text shuffled, and one head's map as typed, shuffled, and with the positions zeroed."""
+
+    shuffled: tuple[str, ...]  # the shuffled text's word pieces
+    as_typed: dict  # Vega-Lite specs
+    words_shuffled: dict
+    positions_zeroed: dict
+    order: OrderNumbers
+    positions: PositionNumbers
+    frame: pd.DataFrame  # one row per layer
 
 
 # sentences from numbers ------------------------------------------------------------------------
@@ -49,8 +153,16 @@ def pieces_statement(word_ids: Sequence[int | None]) -> str:
                                      "no word was split into pieces."))
 
 
-def head_statement(shares: Sequence[float], names: Sequence[str], layer: int, head: int) -> str:
+def cut_statement(run: MiniLMRun) -> str:
+    """How many word pieces the model did not read."""
+    total = len(run.tokens) - 2 + run.cut  # the pieces between [CLS] and [SEP], those cut included
+    return (f"The text has {total} word pieces; the model reads {pretrained.MAX_PIECES} including [CLS] and [SEP], "
+            f"so the last {run.cut} are cut.")
+
+
+def head_statement(patterns: pretrained.HeadPatterns, layer: int, head: int) -> str:
     """What one head's word pieces attend to, on average."""
+    shares, names = patterns.shares[layer, head].tolist(), patterns.names
     parts = [f"{name} {share:.2f}" for name, share in zip(names, shares) if not math.isnan(share)]
     best = max((s, n) for s, n in zip(shares, names) if not math.isnan(s))
     verdict = (f"It is a **{best[1]}** head for this text: at least half of the weight goes there."
@@ -60,7 +172,7 @@ def head_statement(shares: Sequence[float], names: Sequence[str], layer: int, he
             + f" of their weight on each kind of token. {verdict}")
 
 
-def named_statement(named: Sequence[pretrained.NamedHead], total: int) -> str:
+def named_statement(named: Sequence[pretrained.NamedHead], total: int = LAYERS * HEADS) -> str:
     """How many heads have a named pattern, and which."""
     if not named:
         return f"None of the {total} heads puts half of its weight on one kind of token for this text."
@@ -73,44 +185,65 @@ def named_statement(named: Sequence[pretrained.NamedHead], total: int) -> str:
             f"The most single-minded is layer {top.layer}, head {top.head}: {top.share:.2f} on {top.pattern}.")
 
 
-def follow_statement(token: str, tokens: Sequence[str], top: Sequence[tuple[int, float]]) -> str:
+def follow_statement(view: FollowView) -> str:
     """Where the followed piece looks in each layer (plain text: it quotes the sentence)."""
-    per_layer = "; ".join(f"layer {layer}: {tokens[j]!r} {w:.3f}" for layer, (j, w) in enumerate(top))
+    tokens = view.tokens
+    per_layer = "; ".join(f"layer {layer}: {tokens[j]!r} {w:.3f}" for layer, (j, w) in enumerate(view.top))
     favourite: dict[int, int] = {}
-    for j, _ in top:
+    for j, _ in view.top:
         favourite[j] = favourite.get(j, 0) + 1
     j, n = max(favourite.items(), key=lambda kv: (kv[1], -kv[0]))
-    return (f"Averaged over the {HEADS} heads, {token!r} puts the most weight (besides [CLS], [SEP] and itself) on "
-            f"{per_layer}. It favours {tokens[j]!r} (piece {j}) in {n} of the {len(top)} layers.")
+    return (f"Averaged over the {HEADS} heads, {view.token!r} puts the most weight (besides [CLS], [SEP] and itself) "
+            f"on {per_layer}. It favours {tokens[j]!r} (piece {j}) in {n} of the {len(view.top)} layers.")
 
 
-def order_statement(gap_learned: Sequence[float], gap_zero: Sequence[float], hidden: dict[str, float]) -> str:
+def order_statement(numbers: OrderNumbers) -> str:
     """What shuffling the words does, with and without positions."""
-    learned_max, zero_max = max(gap_learned), max(gap_zero)
+    learned_max, zero_max = max(numbers.gap_learned), max(numbers.gap_zero)
     zero_text = (f"With the positions zeroed, the largest change is {zero_max:.1e}: float round-off. Without "
                  "positions the model cannot tell the two orders apart; each word gets the same weights and "
-                 f"the same output vector (largest difference {hidden['zero']:.1e}) wherever it stands."
+                 f"the same output vector (largest difference {numbers.hidden_zero:.1e}) wherever it stands."
                  if zero_max < ROUND_OFF else
                  f"With the positions zeroed, the largest change is still {zero_max:.2g}, more than round-off.")
     learned_text = (f"With the learned positions, following each word to its new place, the weights change by up to "
-                    f"{learned_max:.2f} (layer by layer: {', '.join(f'{g:.2f}' for g in gap_learned)}), and the "
-                    f"last layer's output vectors by up to {hidden['learned']:.2f}: the model reads the order."
+                    f"{learned_max:.2f} (layer by layer: {', '.join(f'{g:.2f}' for g in numbers.gap_learned)}), and "
+                    f"the last layer's output vectors by up to {numbers.hidden_learned:.2f}: the model reads the order."
                     if learned_max >= ROUND_OFF else
                     f"With the learned positions the weights change by at most {learned_max:.1e}: this text gives "
                     "the model nothing to reorder.")
     return f"{learned_text} {zero_text}"
 
 
-def positions_statement(effect: pretrained.PositionsEffect) -> str:
+def positions_statement(numbers: PositionNumbers) -> str:
     """What zeroing the position embeddings does to the maps."""
-    change = effect.layer_change.tolist()
-    layer, head, before, after = effect.strongest("previous token")
+    change = numbers.layer_change
     return (f"Zeroing the position embeddings moves, on average over queries and heads, between "
             f"{min(change):.2f} and {max(change):.2f} of each query's weight to other keys (per layer: "
             f"{', '.join(f'{c:.2f}' for c in change)}; 0 means unchanged, 1 means no overlap). The head most "
-            f"devoted to the previous token with positions (layer {layer}, head {head}, {before:.2f}) puts "
-            f"{after:.2f} there without them"
-            + (": it needs the positions to find its neighbour." if after < before / 2 else "."))
+            f"devoted to the previous token with positions (layer {numbers.layer}, head {numbers.head}, "
+            f"{numbers.before:.2f}) puts {numbers.after:.2f} there without them"
+            + (": it needs the positions to find its neighbour." if numbers.after < numbers.before / 2 else "."))
+
+
+# small lookups ---------------------------------------------------------------------------------
+
+
+def model_missing() -> MissingModel | None:
+    """``None`` when the pretrained model can run here."""
+    missing = pretrained.pretrained_missing()
+    return None if missing is None else MissingModel(missing.split(" Add ")[0], pretrained.INSTALL_COMMAND)
+
+
+def picked_head(event: Mapping | None) -> HeadChoice | None:
+    """The head a click in the gallery chose (the gallery's selection event), if any."""
+    points = (event or {}).get("selection", {}).get(PICK) or []
+    return HeadChoice(int(points[0]["layer"]), int(points[0]["head"])) if points else None
+
+
+def followed_piece(run: MiniLMRun, word: str) -> Followed:
+    """The word piece ``word`` names (compared lower-case), else the first piece after [CLS]."""
+    index = pretrained.find_token(run.tokens, word)
+    return Followed(1, run.tokens[1], False) if index is None else Followed(index, run.tokens[index], True)
 
 
 # cached work -----------------------------------------------------------------------------------
@@ -125,31 +258,30 @@ def shared_model():
 # Cache sizes are bounded for a 1 GB host: a 128-piece text's weights take 4.7 MB, its gallery
 # about 1.5 MB of images.
 @st.cache_resource(max_entries=8, show_spinner=False)
-def minilm_run(text: str) -> dict:
+def minilm_run(text: str) -> MiniLMRun:
+    """Raises ``ValueError`` when the text has no word piece."""
     shared_model()
     result = pretrained.pretrained_attention(text)
     # the page shows weights only: the hidden states are not kept
     result = result._replace(attentions=result.attentions.cpu(), hidden_states=result.hidden_states[:0].cpu())
     patterns = pretrained.head_patterns(result)
-    return {"result": result, "tokens": result.tokens, "word_ids": result.word_ids, "attentions": result.attentions.cpu(),
-            "cut": result.cut, "clipped": result.clipped, "patterns": patterns,
-            "named": pretrained.named_heads(patterns, threshold=THRESHOLD),
-            "frame": pretrained.patterns_frame(patterns, threshold=THRESHOLD)}
+    return MiniLMRun(result, patterns, tuple(pretrained.named_heads(patterns, threshold=THRESHOLD)),
+                     pretrained.patterns_frame(patterns, threshold=THRESHOLD))
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def map_chart(text: str, layer: int, head: int) -> dict:
     run = minilm_run(text)
-    return charts.token_heatmap(run["attentions"][layer, head], run["tokens"], run["tokens"], x_title="key",
+    return charts.token_heatmap(run.result.attentions[layer, head], run.tokens, run.tokens, x_title="key",
                                 y_title="query", value_title="weight").spec()
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def gallery_chart(text: str, layer: int, head: int) -> dict:
     run = minilm_run(text)
-    shares, names = run["patterns"].shares, run["patterns"].names
+    shares, names = run.patterns.shares, run.patterns.names
     notes = [[_strongest(shares[lay, h].tolist(), names) for h in range(HEADS)] for lay in range(LAYERS)]
-    return charts.head_gallery(run["attentions"], selected=(layer, head), notes=notes).spec()
+    return charts.head_gallery(run.result.attentions, selected=(layer, head), notes=notes).spec()
 
 
 def _strongest(shares: list[float], names: Sequence[str]) -> str:
@@ -158,21 +290,21 @@ def _strongest(shares: list[float], names: Sequence[str]) -> str:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def follow_view(text: str, index: int, layer: int) -> dict:
+def follow_view(text: str, index: int, layer: int) -> FollowView:
     run = minilm_run(text)
-    ta = pretrained.token_attention(run["result"], index)
-    tokens = run["tokens"]
+    ta = pretrained.token_attention(run.result, index)
+    tokens = run.tokens
     # rows are numbered by the builder: layer i, head h
     per_layer = charts.token_heatmap(ta.mean, [""] * LAYERS, tokens, x_title="key", y_title="layer (mean of heads)",
                                      value_title="weight", domain=None)
     per_head = charts.token_heatmap(ta.per_head[layer], [""] * HEADS, tokens, x_title="key",
                                     y_title=f"head of layer {layer}", value_title="weight", domain=None)
-    return {"per_layer": per_layer.spec(), "per_head": per_head.spec(), "top": ta.top, "token": ta.token,
-            "frame": pretrained.token_attention_frame(ta, tokens)}
+    return FollowView(ta.token, tokens, tuple(ta.top), per_layer.spec(), per_head.spec(),
+                      pretrained.token_attention_frame(ta, tokens))
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def order_view(text: str, seed: int, layer: int, head: int) -> dict:
+def order_view(text: str, seed: int, layer: int, head: int) -> OrderView:
     shared_model()
     learned = pretrained.pretrained_attention(text)
     zero = pretrained.pretrained_attention(text, positions="zero")
@@ -180,139 +312,5 @@ def order_view(text: str, seed: int, layer: int, head: int) -> dict:
     effect = pretrained.positions_effect(learned, zero)
     maps = [charts.token_heatmap(r.attentions[layer, head].cpu(), r.tokens, r.tokens, x_title="key", y_title="query",
                                  value_title="weight").spec() for r in (learned, order.shuffled, zero)]
-    return {"shuffled": order.shuffled.tokens, "maps": maps,
-            "order": order_statement(order.gap["learned"].tolist(), order.gap["zero"].tolist(), order.hidden_gap),
-            "positions": positions_statement(effect), "frame": pretrained.layer_effects_frame(order, effect)}
-
-
-# the sections ----------------------------------------------------------------------------------
-
-
-def model_choice(page) -> bool:
-    """The model drop-down; True when MiniLM is chosen."""
-    return page.select(MODEL, help="The untrained layer shows the mechanics with random weights; MiniLM is a real "
-                                  "pretrained encoder (all-MiniLM-L6-v2, 6 layers × 12 heads), run offline.") == PRETRAINED
-
-
-def missing_notice() -> bool:
-    """When the pretrained model is not installed: say so and how to add it, and return True."""
-    missing = pretrained.pretrained_missing()
-    if missing:
-        st.warning(f"The pretrained model is not installed here. {missing.split(' Add ')[0]}", icon=":material/download:")
-        st.caption("Add it to this environment (no download happens while the app runs):")
-        st.code(pretrained.INSTALL_COMMAND, language="bash")
-    return bool(missing)
-
-
-def show(page, sentence: str) -> None:
-    """Everything the page shows for MiniLM."""
-    if missing_notice():
-        return
-    st.markdown(
-        "**all-MiniLM-L6-v2**: a BERT encoder (6 layers × 12 heads, 384 hidden units, learned positions for 512 "
-        "slots) fine-tuned on over a billion sentence pairs (its model card). Its weights come with the app and run in pekit's own "
-        "`multi_head_attention`; the tests check every weight map against Hugging Face `transformers` to 1e-5."
-    )
-    try:
-        run = minilm_run(sentence)
-    except ValueError:
-        st.info("Type a sentence with at least one word to see where a pretrained model looks.")
-        return
-    if run["clipped"]:
-        st.warning("Only the first 20,000 characters of the text are read.")
-    if run["cut"]:
-        st.warning(f"The text has {len(run['tokens']) - 2 + run['cut']} word pieces; the model reads "
-                   f"{pretrained.MAX_PIECES} including [CLS] and [SEP], so the last {run['cut']} are cut.")
-    st.caption("Word pieces from the model's own tokenizer (shown as plain text):")
-    st.code(" | ".join(run["tokens"]), language=None, wrap_lines=True)
-    st.caption(pieces_statement(run["word_ids"]))
-    page.tabs(M_VIEW, (lambda: heads_section(page, sentence, run), lambda: follow_section(page, sentence, run),
-                       lambda: order_section(page, sentence)))
-
-
-def _picked(page) -> None:
-    """A click in the gallery: show that head."""
-    event = st.session_state.get(GALLERY)
-    points = (event or {}).get("selection", {}).get(charts.pretrained.PICK) or []
-    if points:
-        st.session_state[page.key(LAYER)] = int(points[0]["layer"])
-        st.session_state[page.key(M_HEAD)] = int(points[0]["head"])
-
-
-def _layer_head(page) -> tuple[int, int]:
-    left, right = st.columns(2)
-    with left:
-        layer = page.select(LAYER, options=range(LAYERS), format_func=lambda i: f"layer {i}")
-    with right:
-        head = page.select(M_HEAD, options=range(HEADS), format_func=lambda h: f"head {h}")
-    return layer, head
-
-
-def heads_section(page, sentence: str, run: dict) -> None:
-    st.subheader("Every head of a pretrained model")
-    layer, head = _layer_head(page)
-    show_chart(map_chart(sentence, layer, head))
-    st.markdown(head_statement(run["patterns"].shares[layer, head].tolist(), run["patterns"].names, layer, head))
-    st.markdown("**All 72 heads** (layers down, heads across; click a map to enlarge it above):")
-    st.vega_lite_chart(spec=gallery_chart(sentence, layer, head), width="stretch", on_select=lambda: _picked(page),
-                       selection_mode=charts.pretrained.PICK, key=GALLERY)
-    st.markdown(named_statement(run["named"], LAYERS * HEADS))
-    st.dataframe(run["frame"], hide_index=True, height=260,
-                 column_config={name: st.column_config.NumberColumn(format="%.3f") for name in run["patterns"].names})
-    st.caption("Each share is the weight a word piece puts on that kind of token, averaged over the word pieces of "
-               "the text ([CLS] and [SEP] are not counted as queries). The kinds can overlap: the first piece's "
-               "previous token is [CLS]. Attention to [CLS] or [SEP] is often a resting place: a head with "
-               "nothing to do for a word sends its weight there (Clark et al., 2019). 'same word' is empty "
-               "when no word of the text was split into pieces.")
-
-
-def follow_section(page, sentence: str, run: dict) -> None:
-    st.subheader("Where does one word look?")
-    c1, c2 = st.columns(2)
-    with c1:
-        word = page.text(WORD, help="A word piece of the sentence, e.g. it (compared lower-case).")
-    with c2:
-        layer = page.select(LAYER, options=range(LAYERS), format_func=lambda i: f"layer {i}")
-    tokens = run["tokens"]
-    index = pretrained.find_token(tokens, word)
-    if index is None:
-        index = 1
-        st.warning("The word to follow is not one of the word pieces; following the first piece instead.",
-                   icon=":material/info:")
-        st.code(f"not found: {word!r}\nfollowing: {tokens[1]!r}", language=None)
-    view = follow_view(sentence, index, layer)
-    show_chart(view["per_layer"])
-    st.text(follow_statement(view["token"], tokens, view["top"]))
-    st.dataframe(view["frame"], hide_index=True,
-                 column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                for c in ("its weight", "on [CLS]", "on [SEP]", "on itself")})
-    st.caption("Colours span the range of the weights shown (see the legend), so small differences stay visible.")
-    st.markdown(f"**Per head, layer {layer}** (row {layer} above is the mean of these 12):")
-    show_chart(view["per_head"])
-
-
-def order_section(page, sentence: str) -> None:
-    st.subheader("Positions matter in a real model too")
-    c1, c2 = st.columns([1, 3])
-    with c1:
-        st.button("Shuffle again", icon=":material/shuffle:", key="minilm.reshuffle",
-                  on_click=lambda: st.session_state.__setitem__(page.key(M_SHUFFLE),
-                                                                page.value(M_SHUFFLE) % (2**31 - 1) + 1))
-        seed = page.number(M_SHUFFLE)
-    layer, head = _layer_head(page)
-    view = order_view(sentence, seed, layer, head)
-    with c2:
-        st.caption("The same words, shuffled (each word's pieces stay together; plain text):")
-        st.code(" | ".join(view["shuffled"]), language=None, wrap_lines=True)
-    st.markdown(view["order"])
-    st.markdown(view["positions"])
-    left, mid, right = st.columns(3)
-    for column, spec, title in zip((left, mid, right), view["maps"],
-                                   ("as typed", "words shuffled", "as typed, positions zeroed")):
-        with column:
-            st.markdown(f"**Layer {layer}, head {head}: {title}**")
-            show_chart(spec)
-    st.dataframe(view["frame"], hide_index=True)
-    st.caption("'Largest change': the largest difference between a weight of the shuffled text and the weight "
-               "between the same two pieces in the text as typed, over all heads of the layer. 'Mean change': "
-               "half the sum of |difference| over a query's keys, averaged over queries and heads.")
+    return OrderView(order.shuffled.tokens, *maps, OrderNumbers.of(order), PositionNumbers.of(effect),
+                     pretrained.layer_effects_frame(order, effect))
