@@ -22,7 +22,6 @@ NOT_YET = {
     "binary_analogy.py",
     "complexity_comparison.py",
     "encoding_families.py",
-    "encoding_heatmap.py",
     "fixed_or_learned.py",
     "live_attention.py",
     "offset_rotation.py",
