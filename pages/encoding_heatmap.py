@@ -56,8 +56,8 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
     view = table_view(n, d, base, start, layout)
 
     st.subheader("The table P")
-    show_chart(view.heatmap, title="The table P", csv=csv_of_table(n, d, base, start, layout) if view.downloadable else None,
-               caption=table_caption(view))
+    show_chart(view.heatmap, title="The table P", caption=table_caption(view),
+               csv=csv_of_table(n, d, base, start, layout) if view.downloadable else None)
     if view.downloadable:
         st.download_button("Download P as CSV", csv_of_table(n, d, base, start, layout),
                            file_name=f"P_n{n}_d{d}_base{base}_start{start}_{layout}.csv", mime="text/csv",

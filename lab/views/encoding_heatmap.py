@@ -12,7 +12,13 @@ import streamlit as st
 import pekit
 from pekit import charts
 from pekit.charts import Drawing
-from pekit.similarity import EncodingProperties, encoding_properties, gram_block_means, neighbour_distances, similarity_by_offset
+from pekit.similarity import (
+    EncodingProperties,
+    encoding_properties,
+    gram_block_means,
+    neighbour_distances,
+    similarity_by_offset,
+)
 
 # Results are shared by every session as they are (st.cache_resource): a rerun that finds one
 # neither unpickles nor copies it. Records are frozen, and nothing here or on the page changes

@@ -86,7 +86,7 @@ def check_gram_caption(view: views.TableView) -> None:
     else:
         b = gram.block[0]
         assert gram.block == (b, b) and gram.grid[0] * b >= view.n
-        assert f"P·Pᵀ ({view.n} × {view.n}): each pixel is the exact mean over a block of {b} × {b} positions" in caption
+        assert f"P·Pᵀ ({view.n} × {view.n}): each pixel is the exact mean over a block of {b} × {b} " in caption
 
 
 def check_offsets_caption(view: views.TableView) -> None:
@@ -119,11 +119,13 @@ def check_wavelengths_caption(view: views.TableView) -> None:
         assert n_pairs == view.d // 2
         last = 2 * math.pi * (view.base if n_pairs > 1 else 1)  # log-spaced from 1 to base inclusive
     else:
-        assert view.d == 1 and caption == "d = 1 in the tensor2tensor layout has no sine/cosine pair: its one column is zero."
+        assert view.d == 1
+        assert caption == "d = 1 in the tensor2tensor layout has no sine/cosine pair: its one column is zero."
         return
     assert f"(the last pair here: {last:,.0f} positions)" in caption
     unpaired = view.layout == "interleaved" and view.d % 2 == 1
-    assert caption.endswith("a sine and no cosine (cos column −1)." if unpaired else "each pair is one sine/cosine frequency.")
+    assert caption.endswith("a sine and no cosine (cos column −1)." if unpaired
+                            else "each pair is one sine/cosine frequency.")
     assert (view.frequencies.cos_column == -1).any() == unpaired
 
 
@@ -134,7 +136,8 @@ def check_properties_text(view: views.PropertiesView, setting) -> None:
     assert f"Measured on this table ({max(n, 2)} positions, d = {d}, float64)" in text
     # every position has its own code except in tensor2tensor's d = 1, whose one column is zero
     assert view.unique == (not (layout == "tensor2tensor" and d == 1))
-    assert f"The two closest positions are {p.closest:.3g} apart " + ("(never 0)." if view.unique else "(0: two") in text
+    closest = f"The two closest positions are {p.closest:.3g} apart "
+    assert closest + ("(never 0)." if view.unique else "(0: two positions share a code).") in text
     assert f"differ from these by at most {p.prefix_gap:.1e};" in text and p.prefix_gap < 1e-9
     assert f"(spread {p.step_spread:.1e} over all i" + (", the unpaired" if d % 2 else ").") in text
     assert f"The largest |value| is {p.largest:.6g}, and the next {max(n, 2)} positions" in text and p.largest <= 1
