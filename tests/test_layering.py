@@ -24,7 +24,6 @@ NOT_YET = {
     "encoding_families.py",
     "fixed_or_learned.py",
     "live_attention.py",
-    "offset_rotation.py",
     "train.py",
 }
 
