@@ -2,17 +2,33 @@
 
 import streamlit as st
 
-import pekit
-from pekit import charts
 from lab.display import show_chart
 from lab.page import lab_page
 from lab.settings import BASE, ChoiceSetting, IntListSetting, IntSetting
-from lab.views.encoding_heatmap import table_view, properties, curves, layout_comparison, layout_comparison_chart, csv_of_table
+from lab.views.encoding_heatmap import (
+    LAYOUTS,
+    columns_help,
+    csv_limit_caption,
+    csv_of_table,
+    curves,
+    curves_caption,
+    gram_caption,
+    layout_comparison,
+    layout_comparison_chart,
+    offsets_caption,
+    pairs_caption,
+    properties,
+    properties_text,
+    steps_caption,
+    table_caption,
+    table_view,
+    wavelengths_caption,
+)
 
 N = IntSetting("n", "Positions n", default=60, minimum=1, maximum=4096)
 D = IntSetting("d", "Dimension d", default=32, minimum=1, maximum=1024)
 START = ChoiceSetting("start", "First position", default="0", options=("0", "1"))
-LAYOUT = ChoiceSetting("layout", "Layout", default="interleaved", options=pekit.LAYOUTS)
+LAYOUT = ChoiceSetting("layout", "Layout", default="interleaved", options=LAYOUTS)
 COLS = IntListSetting("cols", "Columns to plot", default=(6, 7, 8, 9), minimum=0, maximum=1023, max_items=8)
 LAYOUT_NAMES = {"interleaved": "interleaved (paper, book)", "tensor2tensor": "tensor2tensor (sin | cos)"}
 
@@ -40,18 +56,14 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
     view = table_view(n, d, base, start, layout)
 
     st.subheader("The table P")
-    drawing = view["drawing"]
-    show_chart(view["heatmap"], title="The table P", csv=csv_of_table(n, d, base, start, layout) if n * d <= charts.MAX_CSV_CELLS else None,
-               caption=drawing.describe("position(s)", "column(s)")
-               + ("" if drawing.exact else " Lower n or d to see every entry."))
-    if n * d <= charts.MAX_CSV_CELLS:
+    show_chart(view.heatmap, title="The table P", caption=table_caption(view),
+               csv=csv_of_table(n, d, base, start, layout) if view.downloadable else None)
+    if view.downloadable:
         st.download_button("Download P as CSV", csv_of_table(n, d, base, start, layout),
                            file_name=f"P_n{n}_d{d}_base{base}_start{start}_{layout}.csv", mime="text/csv",
                            on_click="ignore", icon=":material/download:")
     else:
-        st.caption(f"CSV download up to {charts.MAX_CSV_CELLS:,} entries (this table has {n * d:,}); for larger "
-                   f"tables use `pekit.sinusoidal_encoding({n}, {d}, base={base}, start={start}, layout='{layout}')` "
-                   "in Python.")
+        st.caption(csv_limit_caption(view))
     st.latex(
         r"P_{i,\,2j} = \sin\!\Big(\frac{i}{\text{base}^{2j/d}}\Big),\qquad "
         r"P_{i,\,2j+1} = \cos\!\Big(\frac{i}{\text{base}^{2j/d}}\Big)"
@@ -67,39 +79,23 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
     )
 
     st.subheader("Columns over positions")
-    cols_setting = page.narrow(COLS, d - 1)
-    columns = page.int_list(cols_setting, help=f"Up to 8 columns from 0 to {d - 1}, e.g. 6-9 or 0,2,4. "
-                                                 "The book plots columns 6 to 9.")
+    cols_setting = page.narrow(COLS, view.last_column)
+    columns = page.int_list(cols_setting, help=columns_help(view))
     if columns:
-        spec, drawing = curves(n, d, base, start, layout, tuple(columns))
-        show_chart(spec, title="Columns over positions", caption=None if drawing.exact else drawing.describe("positions"))
+        drawn = curves(n, d, base, start, layout, tuple(columns))
+        show_chart(drawn.spec, title="Columns over positions", caption=curves_caption(drawn))
     else:
         st.info("Pick at least one column to plot.")
-    if layout == "interleaved":
-        st.caption("Columns 2j and 2j+1 share a frequency: a sine and its cosine, a quarter period apart.")
-    else:
-        st.caption(f"Column j and column {d // 2}+j share a frequency: the sines come first, then the cosines.")
+    st.caption(pairs_caption(view))
 
     st.subheader("How alike are two positions?")
     left, right = st.columns(2)
     with left:
-        gram = view["gram_drawing"]
-        show_chart(view["gram"], title="Similarity matrix P·Pᵀ")
-        if gram.exact:
-            st.caption("Similarity matrix P·Pᵀ: entry (i, k) is the dot product of rows i and k"
-                       + (" (hover for values)." if gram.hover else ", one pixel per entry."))
-        else:
-            b = gram.block[0]
-            st.caption(f"Similarity matrix P·Pᵀ ({n} × {n}): each pixel is the exact mean over a block of "
-                       f"{b} × {b} positions (the mean of a block of dot products is the dot product of "
-                       "the blocks' mean rows).")
+        show_chart(view.gram, title="Similarity matrix P·Pᵀ")
+        st.caption(gram_caption(view))
     with right:
-        show_chart(view["offsets"], title="P[i]·P[i+δ] against the offset")
-        st.caption(
-            f"P[i]·P[i+δ] measured at {view['starts']} evenly spaced starting rows i: the line is the "
-            f"mean, the band runs from the smallest to the largest value. Largest band width: "
-            f"{view['max_spread']:.2g}."
-        )
+        show_chart(view.offsets, title="P[i]·P[i+δ] against the offset")
+        st.caption(offsets_caption(view))
     st.markdown(
         r"Every sine/cosine pair contributes $\sin a\sin b + \cos a\cos b = \cos(a-b)$, so "
         r"$P_i\cdot P_{i+\delta} = \sum_j \cos(\delta\,\omega_j)$: it depends on the **offset δ only**, "
@@ -107,27 +103,19 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
         "the positions move apart. An odd width adds one unpaired sine column, which leaves a small "
         "dependence on i."
     )
-    if view["step_range"] is not None:
-        lo, hi = map(float, view["step_range"])
-        st.metric("Distance between neighbouring positions ‖P[i+1] − P[i]‖", f"{lo:.6f}",
+    if view.steps is not None:
+        st.metric("Distance between neighbouring positions ‖P[i+1] − P[i]‖", f"{view.steps.smallest:.6f}",
                   help="Smallest over all i; the largest is shown below.")
-        st.caption(f"Largest over all i: {hi:.6f}. Every step along the sequence moves the encoding by the "
-                   "same distance.")
+        st.caption(steps_caption(view.steps))
 
     st.subheader("Wavelengths of the column pairs")
-    freq = view["frequencies"]
-    st.dataframe(freq, hide_index=True, height=240,
+    st.dataframe(view.frequencies, hide_index=True, height=240,
                  column_config={"sin_column": "sin column", "cos_column": "cos column",
                                 "omega": st.column_config.NumberColumn("ω_j", format="%.6g"),
                                 "wavelength": st.column_config.NumberColumn("wavelength 2π/ω_j", format="%.6g")})
-    st.caption(
-        f"The wavelengths grow geometrically from 2π ≈ 6.28 positions towards 2π·base (the last pair here: "
-        f"{freq['wavelength'].iloc[-1]:,.0f} positions); "
-        + ("an odd d has a last pair with a sine and no cosine (cos column −1)." if d % 2 and layout == "interleaved"
-           else "each pair is one sine/cosine frequency.")
-    )
+    st.caption(wavelengths_caption(view))
 
-    if layout == "tensor2tensor" and d >= 2:
+    if view.compares_layouts:
         st.subheader("tensor2tensor versus the paper's layout")
         table, chart = layout_comparison(n, d, base, start), layout_comparison_chart(d, base)
         st.markdown(
@@ -145,23 +133,7 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
             "max_abs_difference": "largest |difference| over the positions"})
 
     st.subheader("What a positional encoding should do, checked")
-    props = properties(n, d, base, layout)
-    rows = max(n, 2)
-    st.markdown(
-        f"Four properties are often asked of a positional encoding. Measured on this table ({rows} positions, "
-        f"d = {d}, float64):\n"
-        f"1. **A unique code for every position.** The two closest positions are {props.closest:.3g} apart "
-        + ("(never 0)." if props.closest > 1e-9 else "(0: two positions share a code).") + "\n"
-        f"2. **The same distances whatever the sentence's length.** Row i does not depend on how many rows "
-        f"there are: the rows of a table twice as long differ from these by at most {props.prefix_gap:.1e}; "
-        f"and one step along the sequence moves the code by the same distance everywhere (spread "
-        f"{props.step_spread:.1e} over all i" + (", the unpaired last sine column of an odd d adds a "
-                                                 "little" if d % 2 else "") + ").\n"
-        f"3. **Bounded, and defined for longer sentences.** The largest |value| is {props.largest:.6g}, and the "
-        f"next {rows} positions, never asked for, stay within {props.beyond:.6g}: the formula goes on for ever, "
-        "where a learned table has no row past its last trained position.\n"
-        f"4. **Deterministic.** Computed twice, the tables differ by {props.repeat_gap:g}."
-    )
+    st.markdown(properties_text(properties(n, d, base, layout)))
 
     st.subheader("Questions readers asked")
     with st.expander("Why do nearby positions look so alike in the later columns?"):

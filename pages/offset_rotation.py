@@ -2,19 +2,31 @@
 
 import streamlit as st
 
-import pekit
-from pekit import rotation
 from lab.display import show_chart
 from lab.page import lab_page
 from lab.settings import BASE, IntSetting
-from lab.views.offset_rotation import rotation_view, circle, rope_view
+from lab.views.offset_rotation import (
+    MAX_SEED,
+    additive_caption,
+    block_latex,
+    circle,
+    circle_text,
+    even_width,
+    last_pair,
+    matrix_caption,
+    odd_width_note,
+    pair_turn,
+    rope_caption,
+    rope_view,
+    rotation_view,
+)
 
 D = IntSetting("d", "Dimension d (even)", default=16, minimum=2, maximum=512)
 DELTA = IntSetting("delta", "Offset δ", default=3, minimum=-256, maximum=256)
 PAIR = IntSetting("pair", "Pair j", default=1, minimum=0, maximum=255)
 FIRST = IntSetting("first", "First position", default=0, minimum=0, maximum=4096)
 COUNT = IntSetting("count", "Positions shown", default=12, minimum=1, maximum=128)
-SEED = IntSetting("seed", "Seed for q and k", default=0, minimum=0, maximum=2**31 - 1)
+SEED = IntSetting("seed", "Seed for q and k", default=0, minimum=0, maximum=MAX_SEED)
 
 
 INTRO = (
@@ -24,13 +36,11 @@ INTRO = (
 )
 
 with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST, COUNT, SEED]) as page:
-    if page.value(D) % 2:
-        odd = page.value(D)
-        even = odd + 1 if odd < D.maximum else odd - 1
-        page.replace(D, even, f"d={odd} is odd, and an odd width cannot be rotated: its last column is a sine "
-                              "without a cosine partner, and a sine alone cannot be shifted by a fixed linear map. "
-                              f"Showing d={even}.")
-    page.clamp(PAIR, page.value(D) // 2 - 1)
+    asked = page.value(D)
+    width = even_width(asked, D.maximum)
+    if width != asked:
+        page.replace(D, width, odd_width_note(asked, width))
+    page.clamp(PAIR, last_pair(width))
     c1, c2, c3, c4, c5, c6 = st.columns([3, 3, 2, 1.5, 1.7, 2.5])
     with c1:
         d = page.slider(D, step=2)
@@ -39,7 +49,7 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
     with c3:
         base = page.number(BASE, step=1000)
     with c4:
-        pair = page.number(PAIR, maximum=d // 2 - 1, help="Columns 2j (sine) and 2j+1 (cosine) share the frequency ω_j.")
+        pair = page.number(PAIR, maximum=last_pair(d), help="Columns 2j (sine) and 2j+1 (cosine) share the frequency ω_j.")
     with c5:
         first = page.number(FIRST)
     with c6:
@@ -51,18 +61,9 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
     with left:
         show_chart(circle(d, base, delta, pair, first, count), title=f"Pair {pair} on its circle")
     with right:
-        w = float(pekit.frequencies(d, base=base)[pair])
-        turn = rotation.split_turns(float(rotation.rotation_angles(d, delta, base=base)[pair]))
-        sweep = (f"{turn.turns:,} whole turn{'s' if turn.turns != 1 else ''} and {turn.degrees:.4g}°"
-                 if turn.turns else f"{turn.degrees:.4g}°")
-        st.markdown(
-            f"Each blue point is one position i, drawn at (sin iω_j, cos iω_j) for ω_{pair} = {w:.6g}. "
-            f"Every orange arrow goes from i to i + {delta}, and every arrow sweeps the same angle "
-            f"δ·ω_{pair} = {turn.radians:.6g} rad ({'−' if turn.sign < 0 else ''}{sweep}"
-            f"{', the other way' if turn.sign < 0 else ''}), wherever it starts."
-        )
-        (a, b), (c, e) = rotation.rotation_block(d, delta, pair, base=base)
-        st.latex(rf"T_{{{pair}}}({delta})=\begin{{bmatrix}}{a:.4f} & {b:.4f}\\ {c:.4f} & {e:.4f}\end{{bmatrix}}")
+        turn = pair_turn(d, base, delta, pair)
+        st.markdown(circle_text(turn))
+        st.latex(block_latex(turn))
 
     st.latex(
         r"\begin{bmatrix}\cos\delta\omega_j & \sin\delta\omega_j\\ -\sin\delta\omega_j & \cos\delta\omega_j\end{bmatrix}"
@@ -74,18 +75,17 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
     st.subheader("The whole matrix T(δ)")
     left, right = st.columns(2)
     with left:
-        show_chart(view["T"], title="The whole matrix T(δ)")
-        st.caption(f"T({delta}) for d = {d}: one 2×2 rotation block per pair on the diagonal, zeros elsewhere"
-                   + ("." if view["T_exact"] else "; each pixel is the mean of a block of entries."))
+        show_chart(view.matrix, title="The whole matrix T(δ)")
+        st.caption(matrix_caption(view))
     with right:
-        show_chart(view["residuals"], title="T(δ)·P[i] against P[i+δ]")
-        st.metric("Largest error over the positions shown", f"{view['max_residual']:.2e}",
+        show_chart(view.residuals, title="T(δ)·P[i] against P[i+δ]")
+        st.metric("Largest error over the positions shown", f"{view.max_residual:.2e}",
                   help="max over i and columns of |T(δ)·P[i] − P[i+δ]|, in float32")
         st.caption("The same matrix moves every row of P by δ positions: the error stays at float32 "
                    "round-off (about 1e-7) for every i, so T does not depend on i.")
 
     st.subheader("How far each pair turns")
-    show_chart(view["angles"], title="Rotation angle per pair")
+    show_chart(view.angles, title="Rotation angle per pair")
     st.markdown(
         "Fast pairs (small j) turn a lot for a given offset, often more than a full turn; slow "
         "pairs barely move. A small offset is therefore visible in the fast pairs and a large one "
@@ -114,13 +114,11 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
              r" + (q_{2j}k_{2j+1} - q_{2j+1}k_{2j})\sin(m-n)\omega_j\big]")
     left, right = st.columns(2)
     with left:
-        show_chart(rope["rope"], title="RoPE scores")
-        st.caption(f"RoPE scores q_m·k_n: constant along every diagonal (largest spread along a "
-                   f"diagonal: {rope['rope_spread']:.2e}), so they depend on m − n only.")
+        show_chart(rope.rope, title="RoPE scores")
+        st.caption(rope_caption(rope))
     with right:
-        show_chart(rope["additive"], title="Scores with the table added")
-        st.caption(f"Scores (q + P_m)·(k + P_n) with the table added: the diagonals are not constant "
-                   f"(largest spread {rope['additive_spread']:.3g}); absolute positions leak in.")
+        show_chart(rope.additive, title="Scores with the table added")
+        st.caption(additive_caption(rope))
     st.markdown(
         "Rotating both vectors by their own position makes the dot product see only the difference "
         "of the angles, (m − n)·ω_j, pair by pair. pekit pairs adjacent columns (2j, 2j+1), as this "

@@ -166,6 +166,12 @@ def test_odd_width_and_single_position():
     assert "sine and no cosine" in texts(at)
 
 
+def test_tensor2tensor_width_one_has_no_pair_and_says_so():
+    at = open_app(HEATMAP, {"d": "1", "layout": "tensor2tensor"})
+    assert not at.exception and not at.error
+    assert "has no sine/cosine pair: its one column is zero" in texts(at)
+
+
 def test_empty_column_selection_is_explained():
     at = open_app(HEATMAP)
     at.text_input(key="heatmap.cols").input("").run()
