@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import pekit
 from pekit import pretrained as pt
+from pekit.pretrained import loading
 
 missing = pt.pretrained_missing()
 if missing and os.environ.get("CI"):
@@ -223,8 +224,8 @@ def test_loads_and_runs_with_the_network_unreachable(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket.socket, "connect_ex", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
-    monkeypatch.setattr(pt, "_LOADED", {})
-    monkeypatch.setattr(pt, "_TABLE", {})
+    monkeypatch.setattr(loading, "_LOADED", {})
+    monkeypatch.setattr(loading, "_TABLE", {})
     out = pekit.pretrained_attention(SENTENCE, device="cpu")
     assert out.attentions.shape[:2] == (6, 12)
     assert pekit.pretrained_position_table(device="cpu").shape == (512, 384)

@@ -1,0 +1,148 @@
+"""A position table summarised: its value range, row lengths, steps between neighbouring rows,
+similarity against offset and principal components, so that the learned table of a pretrained
+model and the sinusoidal one compare number for number.
+
+References
+- Vaswani et al., "Attention Is All You Need" (2017): the sinusoidal table, made of waves whose
+  sine and cosine :func:`position_components` finds as pairs of components with one period.
+- Principal component analysis by the singular value decomposition of the centred table.
+- :mod:`pekit.similarity`: neighbour distances and cosine similarity against offset.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import torch
+from torch import Tensor
+
+from .._checks import check_int, check_tensor
+
+__all__ = ["PositionComponents", "position_components", "PositionTableSummary", "position_table_summary"]
+
+
+class PositionComponents(NamedTuple):
+    """Principal components of a table's rows. ``scores``: ``(positions, k)``, each row's
+    coordinate along the first ``k`` directions (sign chosen so each rises with position on
+    the whole); ``explained``: ``(k,)``, the share of the table's variance along each;
+    ``crossings``: ``(k,)``, how often each curve changes sign; ``periods``: ``(k,)``, the
+    period in positions of each curve's strongest frequency (``inf`` for a trend)."""
+
+    scores: Tensor
+    explained: Tensor
+    crossings: Tensor
+    periods: Tensor
+
+    def pairs(self, *, tolerance: float = 0.01) -> list[tuple[int, int]]:
+        """Neighbouring components ``(c, c + 1)`` whose strongest periods agree within
+        ``tolerance`` (relative): a wave drawn by two components, as the sine and cosine of
+        one frequency would be."""
+        p = self.periods.tolist()
+        return [(c, c + 1) for c in range(len(p) - 1)
+                if math.isfinite(p[c]) and abs(p[c] - p[c + 1]) <= tolerance * p[c]]
+
+
+def position_components(P: Tensor, k: int = 4) -> PositionComponents:
+    r"""PCA of the rows of ``P`` (``(positions, dim)``) by an exact SVD in float64 of the
+    column-centred table: :math:`P - \bar P = U S V^\top`, scores :math:`U_{:k} S_{:k}`."""
+    _check_table(P, columns=2)
+    k = check_int("k", k, minimum=1)
+    if k > min(P.shape):
+        raise ValueError(f"k={k} must be at most {min(P.shape)}, the smaller side of P {tuple(P.shape)}")
+    X = P.detach().double().cpu()
+    X = X - X.mean(dim=0)
+    U, S, _ = torch.linalg.svd(X, full_matrices=False)
+    scores = U[:, :k] * S[:k]  # (positions, k)
+    slope = (scores * (torch.arange(X.shape[0], dtype=X.dtype) - (X.shape[0] - 1) / 2)[:, None]).sum(0)
+    scores = scores * torch.where(slope < 0, -1.0, 1.0)
+    total = (S**2).sum()
+    explained = S[:k] ** 2 / total if total > 0 else torch.zeros(k, dtype=X.dtype)  # a constant table: no variance
+    signs = torch.sign(scores)
+    crossings = ((signs[1:] * signs[:-1]) < 0).sum(0)
+    spectrum = torch.fft.rfft(scores, dim=0).abs()  # (positions // 2 + 1, k)
+    peak = spectrum.argmax(dim=0)
+    periods = torch.where(peak > 0, X.shape[0] / peak.clamp(min=1).double(), torch.tensor(math.inf, dtype=X.dtype))
+    return PositionComponents(scores.float(), explained.float(), crossings, periods)
+
+
+def _check_table(P: object, *, columns: int) -> Tensor:
+    """``P`` as a finite floating-point ``(positions, dim)`` table with at least 2 positions and
+    ``columns`` columns, or ``ValueError`` naming it."""
+    check_tensor("P", P, dims=2, floating=True, what="(positions, dim)")
+    if P.shape[0] < 2 or P.shape[1] < columns:
+        raise ValueError(f"P must have at least 2 positions and {columns} column{'s' if columns > 1 else ''}; "
+                         f"got {tuple(P.shape)}")
+    if not bool(torch.isfinite(P).all()):
+        raise ValueError("P holds NaN or infinite entries")
+    return P
+
+
+class PositionTableSummary(NamedTuple):
+    """Numbers that describe a position table ``(positions, dim)``: its value range, row
+    lengths, distances between neighbouring rows, cosine similarity against offset and
+    principal components."""
+
+    value_range: tuple[float, float]
+    norms: Tensor
+    steps: Tensor
+    offsets: object  # pekit.similarity.OffsetSimilarity of the rows scaled to length 1
+    components: PositionComponents
+
+    @property
+    def norm_median(self) -> float:
+        """The median length of a row."""
+        return float(self.norms.median())
+
+    @property
+    def long_rows(self) -> list[int]:
+        """Rows more than twice as long as the median row."""
+        return torch.nonzero(self.norms > 2 * self.norms.median()).flatten().tolist()
+
+    @property
+    def long_steps(self) -> list[int]:
+        """``i`` where ``‖P[i+1] − P[i]‖`` is more than twice the median step."""
+        return torch.nonzero(self.steps > 2 * self.steps.median()).flatten().tolist()
+
+    @property
+    def largest_step(self) -> int:
+        """``i`` where ``‖P[i+1] − P[i]‖`` is largest."""
+        return int(self.steps.argmax())
+
+    def limited(self, *, max_offset: int, k: int) -> PositionTableSummary:
+        """The summary :func:`position_table_summary` gives with this ``max_offset`` and ``k``,
+        cut from this one, made with at least as many of each: every offset and every component
+        is measured on its own, so the first ones do not depend on how many follow, up to the
+        rounding of float32 sums (one SVD then serves every ``k``, one product every ``max_offset``)."""
+        offsets = self.offsets
+        have_offsets, have_k = len(offsets.offsets) - 1, len(self.components.explained)
+        max_offset = check_int("max_offset", max_offset, minimum=0)
+        k = check_int("k", k, minimum=1, maximum=have_k)
+        table_end = len(self.norms) - 1  # position_table_summary stops at the table's last offset too
+        if min(max_offset, table_end) > have_offsets:
+            raise ValueError(f"max_offset={max_offset} is more than the {have_offsets} offsets this summary measured")
+        cut = min(max_offset, table_end) + 1
+        c = self.components
+        return self._replace(offsets=offsets._replace(**{part: getattr(offsets, part)[:cut] for part in
+                                                         ("offsets", "mean", "minimum", "maximum", "count")}),
+                             components=c._replace(scores=c.scores[:, :k], explained=c.explained[:k],
+                                                   crossings=c.crossings[:k], periods=c.periods[:k]))
+
+    def similarity_at(self, offset: int) -> float:
+        """Mean cosine similarity of rows ``offset`` apart."""
+        return float(self.offsets.mean[offset])
+
+
+def position_table_summary(P: Tensor, *, max_offset: int = 128, k: int = 4) -> PositionTableSummary:
+    """Summarise ``P`` with :mod:`pekit.similarity` (neighbour distances, similarity against
+    offset on the rows scaled to length 1, so tables of different scales compare) and
+    :func:`position_components`."""
+    from ..similarity import neighbour_distances, similarity_by_offset
+
+    _check_table(P, columns=1)
+    X = P.detach().float().cpu()
+    norms = torch.linalg.vector_norm(X, dim=1)
+    unit = X / norms.clamp(min=1e-12)[:, None]
+    return PositionTableSummary(
+        (float(X.min()), float(X.max())), norms, neighbour_distances(X),
+        similarity_by_offset(unit, max_offset=max_offset, num_starts=X.shape[0]), position_components(X, k))

@@ -1,0 +1,100 @@
+"""A text as the model reads it: word pieces from the model's own WordPiece tokenizer.
+
+References
+- Hugging Face ``tokenizers``: the tokenizer read from the ``tokenizer.json`` shipped with the
+  model (:mod:`.loading`); nothing here splits text by hand.
+- Devlin et al., "BERT" (2019): ``[CLS]`` first and ``[SEP]`` last around the word pieces.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+
+from ..devices import resolve_device
+from ..text import MAX_CHARS
+from .loading import MAX_PIECES, _load
+
+__all__ = ["Encoded", "encode_text", "find_token"]
+
+
+class Encoded(NamedTuple):
+    """A text as the model reads it. ``tokens``, ``ids``, ``word_ids`` (the word each piece
+    belongs to; ``None`` for ``[CLS]``/``[SEP]``) and ``offsets`` (characters of the text) have
+    one entry per word piece. ``cut``: word pieces beyond :data:`MAX_PIECES` that were dropped;
+    ``clipped``: the text was longer than :data:`pekit.text.MAX_CHARS` characters and only its
+    start was read."""
+
+    tokens: tuple[str, ...]
+    ids: tuple[int, ...]
+    word_ids: tuple[int | None, ...]
+    offsets: tuple[tuple[int, int], ...]
+    cut: int
+    clipped: bool
+
+
+def _check_pieces(name: str, parts: dict[str, object]) -> int:
+    """The number of word pieces when ``parts`` (``tokens``, ``ids``, ``word_ids``, ...) fit
+    together as :func:`encode_text` makes them, else ``ValueError`` naming ``name``."""
+    if not all(isinstance(part, (tuple, list)) for part in parts.values()):
+        raise ValueError(f"{name}: {', '.join(parts)} must be tuples")
+    T = len(parts["ids"])
+    if any(len(part) != T for part in parts.values()) or not 3 <= T <= MAX_PIECES:
+        raise ValueError(f"{name}: {', '.join(parts)} must hold one entry per word piece, 3 to {MAX_PIECES} of them "
+                         "([CLS] and [SEP] included)")
+    whole = lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0  # noqa: E731
+    if not all(isinstance(t, str) for t in parts["tokens"]) or not all(whole(i) for i in parts["ids"]):
+        raise ValueError(f"{name}: tokens must be strings and ids whole numbers >= 0")
+    word_ids = parts["word_ids"]
+    words = word_ids[1:-1]
+    if word_ids[0] is not None or word_ids[-1] is not None or not all(whole(w) for w in words) \
+            or any(b < a for a, b in zip(words, words[1:])):
+        raise ValueError(f"{name}: word_ids must be None for [CLS] and [SEP] and rising word numbers in between")
+    return T
+
+
+def _check_encoded(name: str, encoded: object) -> Encoded:
+    """``encoded`` as an :class:`Encoded` whose parts fit together (as :func:`encode_text` and
+    :func:`shuffle_words` make them), or ``ValueError`` naming ``name``."""
+    if not isinstance(encoded, Encoded):
+        raise ValueError(f"{name} must come from encode_text or shuffle_words; got a {type(encoded).__name__}")
+    _check_pieces(name, {"tokens": encoded.tokens, "ids": encoded.ids, "word_ids": encoded.word_ids,
+                         "offsets": encoded.offsets})
+    return encoded
+
+
+def encode_text(text: str, *, device: str | torch.device | None = None) -> Encoded:
+    """Word pieces of ``text`` from the model's own WordPiece tokenizer (lower-cased,
+    accents kept, Chinese characters one piece each, control characters dropped, unknown
+    symbols such as most emoji read as ``[UNK]``), ``[CLS]`` first and ``[SEP]`` last, at most
+    :data:`MAX_PIECES` in all. Raises ``ValueError`` when the text has no word piece at all."""
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a string; got {type(text).__name__}")
+    loaded = _load(resolve_device(device))
+    clipped = len(text) > MAX_CHARS
+    text = text[:MAX_CHARS]
+    encoding = loaded.tokenizer.encode(text)
+    if len(encoding.ids) <= 2:
+        raise ValueError("text has no word pieces: it is empty or holds only spaces and control characters")
+    total = len(loaded.counter.encode(text, add_special_tokens=False).ids)
+    kept = len(encoding.ids) - 2
+    return Encoded(tuple(encoding.tokens), tuple(encoding.ids), tuple(encoding.word_ids),
+                   tuple(tuple(o) for o in encoding.offsets), total - kept, clipped)
+
+
+def find_token(tokens: tuple[str, ...] | list[str], word: str) -> int | None:
+    """Index of the first word piece equal to ``word`` (compared lower-case, as the model's
+    tokenizer lower-cases), or ``None``."""
+    if not isinstance(word, str):
+        raise ValueError(f"word must be a string; got {type(word).__name__}")
+    _check_tokens("tokens", tokens)
+    wanted = word.strip().lower()
+    return next((i for i, t in enumerate(tokens) if t.lower() == wanted), None)
+
+
+def _check_tokens(name: str, tokens: object) -> list[str]:
+    if not isinstance(tokens, (tuple, list)) or not all(isinstance(t, str) for t in tokens):
+        raise ValueError(f"{name} must be a list of word pieces (strings); got {str(tokens)[:40]!r}")
+    return list(tokens)
+
