@@ -1,0 +1,77 @@
+"""The contract of ``pekit.complexity`` (the cost of CNN, RNN and self-attention layers, counted and
+measured): its calls with their hostile arguments, and the breaks found in it, one assertion each.
+
+The harness (the hostile values, the check of one call, the property each call keeps) is
+``sweep.py`` beside this file."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pekit import complexity
+
+from .sweep import DTYPE, FN, FRAMES, INTS, NAN, REALS, SEQ, SIZES, Cases, device_args, lazy, raises_naming, sweep
+
+CASES = Cases()
+register = CASES.register
+
+NDK = {"n": SIZES, "d": SIZES, "k": SIZES}
+for f in (complexity.complexity_table, complexity.cost_terms, complexity.layer_costs):
+    register(f, NDK, lambda: {"n": 10, "d": 4})
+register(complexity.crossovers, {"d": SIZES, "k": SIZES}, lambda: {"d": 4})
+register(complexity.cost_curves, {"ns": SEQ, "d": SIZES, "k": SIZES}, lambda: {"ns": [1, 4, 16], "d": 4})
+register(complexity.cost_curve_lengths, NDK | {"points": SIZES}, lambda: {"n": 10, "d": 4})
+register(complexity.architecture_graph, {"n": SIZES, "k": SIZES}, lambda: {"n": 6, "k": 3})
+register(complexity.attention_weights_bytes, {"n": SIZES, "num_heads": SIZES, "batch": SIZES, "dtype": DTYPE},
+         lambda: {"n": 10, "num_heads": 2})
+register(complexity.sweep_multiply_adds, {"ns": SEQ, "d": SIZES, "k": SIZES}, lambda: {"ns": [1, 4, 16], "d": 4})
+register(complexity.check_sweep,
+         {"ns": SEQ, "d": SIZES, "num_heads": SIZES, "budget_bytes": INTS, "k": SIZES, "max_multiply_adds": INTS},
+         lambda: {"ns": [1, 4, 16], "d": 4, "num_heads": 2, "budget_bytes": 1 << 20})
+register(complexity.sweep_lengths, {"low": SIZES, "high": SIZES}, lambda: {"low": 2, "high": 64})
+register(complexity.measure_layers,
+         {"ns": SEQ, "d": SIZES, "k": SIZES, "num_heads": SIZES, "repeats": SIZES, "warmup": SIZES,
+          "budget_bytes": INTS, "max_multiply_adds": INTS, "seed": INTS, "progress": FN, **device_args()},
+         lambda: {"ns": [2, 4], "d": 4, "num_heads": 2, "repeats": 1, "warmup": 0, "device": "cpu"})
+register(complexity.fit_slope,
+         {"ns": SEQ, "values": SEQ},
+         lambda: {"ns": [1, 2, 4], "values": [1.0, 4.0, 16.0]})
+
+
+def measured_frame():
+    return pd.DataFrame({"n": [2, 4, 8] * 2, "layer": ["CNN"] * 3 + ["RNN"] * 3,
+                         "seconds": [1e-5, 2e-5, 4e-5, 1e-5, 3e-5, 9e-5], "weights_bytes": [0] * 6})
+
+
+def _broken_frames():
+    frame = measured_frame()
+    out = [frame.iloc[:0], frame.assign(n=["a"] * 6), frame.assign(seconds=[-1.0] * 6),
+           frame.assign(seconds=[NAN] * 6), frame.assign(seconds=["x"] * 6), frame.drop(columns="weights_bytes"),
+           frame.assign(n=[2] * 6), frame.iloc[:1], frame.assign(weights_bytes=[NAN] * 6),
+           frame.assign(n=[2.5, 4, 8] * 2), frame.assign(n=[0, 4, 8] * 2)]
+    return out
+
+
+register(complexity.fitted_slopes, {"measured": lazy(lambda: FRAMES + _broken_frames())},
+         lambda: {"measured": measured_frame()},
+         finite=lambda r: r[["from_n", "to_n", "theory", "weights_bytes"]])
+register(complexity.slope_verdicts,
+         {"fitted": lazy(lambda: FRAMES + [complexity.fitted_slopes(measured_frame()).drop(columns="theory")]),
+          "tolerance": REALS, "decimals": SIZES},
+         lambda: {"fitted": complexity.fitted_slopes(measured_frame())})
+
+test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)
+
+
+# ---------------------------------------------------------------------------------------------
+# The breaks found, one assertion each
+
+
+def test_measure_layers_refuses_a_width_whose_layers_do_not_fit():
+    # nn.Conv1d(65536, 65536, 3) alone would hold 1.3e10 weights
+    raises_naming(lambda: complexity.measure_layers([2], 2**16, num_heads=1, repeats=1, warmup=0), "d")
+
+
+def test_fitted_slopes_names_the_frame():
+    frame = pd.DataFrame({"n": [2, 4], "layer": ["CNN"] * 2, "seconds": [0.0, 1.0], "weights_bytes": [0, 0]})
+    raises_naming(lambda: complexity.fitted_slopes(frame), "measured")

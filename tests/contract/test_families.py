@@ -1,0 +1,51 @@
+"""The contract of ``pekit.families`` (the families of position schemes compared side by side, and
+RoPE's scalings): its calls with their hostile arguments.
+
+The harness (the hostile values, the check of one call, the property each call keeps) is
+``sweep.py`` beside this file."""
+
+from __future__ import annotations
+
+import torch
+from hypothesis import strategies as st
+
+from pekit import families
+
+from .sweep import BOOL, INTS, NAME, REALS, SIZES, Cases, T, device_args, sweep, tensors
+
+CASES = Cases()
+register = CASES.register
+
+register(families.shaw_relative_indices,
+         {"num_queries": SIZES, "num_keys": SIZES, "max_distance": SIZES, **device_args()},
+         lambda: {"num_queries": 5, "num_keys": 6, "max_distance": 2})
+register(families.shaw_parameters, {"max_distance": SIZES, "head_dim": SIZES, "layers": SIZES},
+         lambda: {"max_distance": 4, "head_dim": 8})
+FAMILY_NAMES = st.one_of(NAME, st.sampled_from(list(families.FAMILIES) + ["rotary", "Shaw"]))
+register(families.scheme_parameters,
+         {"scheme": FAMILY_NAMES, "num_hiddens": SIZES, "num_heads": SIZES, "max_len": SIZES, "num_buckets": SIZES,
+          "max_distance": SIZES, "layers": SIZES},
+         lambda: {"scheme": "shaw", "num_hiddens": 16, "num_heads": 4})
+register(families.scheme_matrix,
+         {"scheme": FAMILY_NAMES, "num_positions": SIZES, "num_heads": SIZES, "num_hiddens": SIZES, "base": REALS,
+          "causal": BOOL, "num_buckets": SIZES, "t5_max_distance": SIZES, "shaw_max_distance": SIZES,
+          "table": tensors((6, 4))},
+         lambda: {"scheme": "learned", "num_positions": 5, "num_heads": 2, "num_hiddens": 8, "table": T(6, 4)},
+         finite=lambda r: r[torch.isfinite(r)] if isinstance(r, torch.Tensor) else r)
+register(families.alibi_slope_table, {"num_heads": SIZES}, lambda: {"num_heads": 6})
+register(families.t5_bucket_curve, {"max_offset": SIZES, "num_buckets": SIZES, "max_distance": SIZES},
+         lambda: {"max_offset": 20})
+register(families.rope_pair_permutation, {"dim": SIZES}, lambda: {"dim": 8})
+register(families.rope_pairing_check, {"dim": SIZES, "num_positions": SIZES, "seed": INTS, "base": REALS},
+         lambda: {"dim": 8, "num_positions": 5})
+SCALING_NAMES = st.one_of(NAME, st.sampled_from(list(families.SCALINGS) + [None, "NTK", "longrope"]))
+ROPE_SCALING = {"dim": SIZES, "base": REALS, "scaling": SCALING_NAMES, "factor": REALS, "original_max_len": INTS,
+                "seq_len": st.one_of(INTS, st.none()), "beta_fast": REALS, "beta_slow": REALS}
+for f in (families.rope_scaling, families.rope_frequencies):
+    register(f, ROPE_SCALING, lambda: {"dim": 8, "scaling": "yarn", "factor": 4.0, "original_max_len": 64})
+register(families.beyond_training,
+         {"position": SIZES, "train_len": SIZES, "num_hiddens": SIZES, "num_heads": SIZES, "base": REALS,
+          "num_buckets": SIZES, "t5_max_distance": SIZES, "shaw_max_distance": SIZES},
+         lambda: {"position": 30, "train_len": 12, "num_hiddens": 16, "num_heads": 2})
+
+test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)

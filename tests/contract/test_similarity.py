@@ -1,0 +1,24 @@
+"""The contract of ``pekit.similarity`` (how an encoding's rows resemble one another): its calls
+with their hostile arguments.
+
+The harness (the hostile values, the check of one call, the property each call keeps) is
+``sweep.py`` beside this file."""
+
+from __future__ import annotations
+
+from pekit import similarity
+
+from .sweep import NAME, REALS, SIZES, Cases, T, sweep, tensors
+
+CASES = Cases()
+register = CASES.register
+
+register(similarity.gram_block_means, {"P": tensors((6, 4)), "max_blocks": SIZES},
+         lambda: {"P": T(6, 4), "max_blocks": 4}, finite=lambda r: r.mean)
+register(similarity.similarity_by_offset, {"P": tensors((6, 4)), "max_offset": SIZES, "num_starts": SIZES},
+         lambda: {"P": T(6, 4)})
+register(similarity.neighbour_distances, {"P": tensors((6, 4))}, lambda: {"P": T(6, 4)})
+register(similarity.encoding_properties, {"num_positions": SIZES, "dim": SIZES, "base": REALS, "layout": NAME},
+         lambda: {"num_positions": 12, "dim": 8})
+
+test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)
