@@ -112,7 +112,7 @@ def pairwise_distances(X: Tensor) -> Tensor:
     floating dtype (float32 for other dtypes), through matrix products: fast, exact for 0/1
     codes, and within ~1e-7 (float64) or ~1e-3 (float32, d up to 1024) of the direct differences."""
     check_tensor("X", X, dims=2, what="(positions, dim)")
-    check_elements({"positions": X.shape[0], "positions ": X.shape[0]})
+    check_elements({"positions²": X.shape[0] * X.shape[0]})
     Xf = X.detach() if X.dtype in (torch.float32, torch.float64) else X.detach().float()
     return torch.cdist(Xf, Xf)
 

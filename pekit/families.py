@@ -47,7 +47,7 @@ from torch import Tensor
 from ._checks import check_bool, check_elements, check_float, check_float_dtype, check_int, check_tensor
 from .devices import resolve_device
 from .encodings import binary_encoding, frequencies, sinusoidal_encoding
-from .positions import MAX_HEADS, MAX_STEPS, _relative, alibi_bias, alibi_slopes, t5_relative_buckets
+from .positions import MAX_HEADS, MAX_STEPS, _relative, alibi_bias, alibi_slopes, check_buckets, t5_relative_buckets
 from .rotation import apply_rope
 
 __all__ = [
@@ -164,7 +164,7 @@ def scheme_matrix(scheme: str, num_positions: int, num_heads: int, *, num_hidden
     num_positions = check_int("num_positions", num_positions, minimum=1, maximum=MAX_STEPS)
     num_hiddens, num_heads = _check_width(num_hiddens, num_heads, divisible=scheme == "rope")
     causal = check_bool("causal", causal)
-    check_elements({"num_heads": num_heads, "num_positions": num_positions, "num_positions ": num_positions})
+    check_elements({"num_heads": num_heads, "num_positions²": num_positions * num_positions})
     check_elements({"num_positions": num_positions, "num_hiddens": num_hiddens})
     if scheme in ("sinusoidal", "tensor2tensor"):
         layout = "interleaved" if scheme == "sinusoidal" else "tensor2tensor"
@@ -186,6 +186,8 @@ def scheme_matrix(scheme: str, num_positions: int, num_heads: int, *, num_hidden
     if scheme == "alibi":
         return alibi_bias(num_positions, num_positions, num_heads, causal=causal, device="cpu", dtype=torch.float64)
     if scheme == "t5":
+        num_buckets, t5_max_distance = check_buckets(num_buckets, t5_max_distance, not causal,
+                                                     names=("num_buckets", "t5_max_distance"))
         return t5_relative_buckets(num_positions, num_positions, bidirectional=not causal, num_buckets=num_buckets,
                                    max_distance=t5_max_distance, device="cpu").double()
     if scheme == "shaw":
@@ -283,7 +285,7 @@ def rope_pairing_check(dim: int, num_positions: int, *, seed: int = 0, base: flo
     num_positions = check_int("num_positions", num_positions, minimum=1, maximum=MAX_STEPS)
     seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
     check_elements({"num_positions": num_positions, "dim": dim})
-    check_elements({"num_positions": num_positions, "num_positions ": num_positions})
+    check_elements({"num_positions²": num_positions * num_positions})
     g = torch.Generator().manual_seed(seed)
     q = torch.randn(num_positions, dim, generator=g, dtype=torch.float64)  # (positions, dim)
     k = torch.randn(num_positions, dim, generator=g, dtype=torch.float64)
@@ -464,6 +466,8 @@ def beyond_training(position: int, train_len: int, *, num_hiddens: int = 64, num
         raise ValueError(f"num_hiddens={num_hiddens} / num_heads={num_heads} = {head_dim} per head is odd; RoPE "
                          "turns pairs of columns")
     shaw_max_distance = check_int("shaw_max_distance", shaw_max_distance, minimum=0, maximum=MAX_STEPS)
+    num_buckets, t5_max_distance = check_buckets(num_buckets, t5_max_distance, True,
+                                                 names=("num_buckets", "t5_max_distance"))
     check_elements({"train_len": train_len, "num_hiddens": num_hiddens})
     # sinusoidal: row p against the rows seen in training
     P = sinusoidal_encoding(train_len, num_hiddens, base=base, device="cpu", dtype=torch.float64)  # (L, d)

@@ -154,14 +154,17 @@ def alibi_bias(
 # T5 relative buckets
 
 
-def _check_max_distance(max_distance: object, num_buckets: int, bidirectional: bool) -> int:
-    """``max_distance`` as an int beyond the distances that get a bucket each."""
-    max_distance = check_int("max_distance", max_distance, minimum=1, maximum=1 << 30)
+def check_buckets(num_buckets: object, max_distance: object, bidirectional: bool, *,
+                  names: tuple[str, str] = ("num_buckets", "max_distance")) -> tuple[int, int]:
+    """T5's ``num_buckets`` and ``max_distance`` as ints, the distance beyond those that get a
+    bucket each, or ``ValueError`` naming the argument by the caller's ``names``."""
+    num_buckets = check_int(names[0], num_buckets, minimum=2 if not bidirectional else 4, maximum=1 << 16)
+    max_distance = check_int(names[1], max_distance, minimum=1, maximum=1 << 30)
     max_exact = (num_buckets // 2 if bidirectional else num_buckets) // 2
     if max_distance <= max_exact:
-        raise ValueError(f"max_distance={max_distance} must be more than the {max_exact} distances that get a bucket "
-                         f"each (num_buckets={num_buckets})")
-    return max_distance
+        raise ValueError(f"{names[1]}={max_distance} must be more than the {max_exact} distances that get a bucket "
+                         f"each ({names[0]}={num_buckets})")
+    return num_buckets, max_distance
 
 
 def t5_relative_buckets(
@@ -185,8 +188,7 @@ def t5_relative_buckets(
     """
     num_queries, num_keys = _check_sizes(num_queries, num_keys)
     bidirectional = check_bool("bidirectional", bidirectional)
-    num_buckets = check_int("num_buckets", num_buckets, minimum=2 if not bidirectional else 4, maximum=1 << 16)
-    max_distance = _check_max_distance(max_distance, num_buckets, bidirectional)
+    num_buckets, max_distance = check_buckets(num_buckets, max_distance, bidirectional)
     check_elements({"num_queries": num_queries, "num_keys": num_keys})
     dev = resolve_device(device)
     rel = _relative(num_queries, num_keys, dev)  # (queries, keys): key - query
@@ -381,8 +383,7 @@ class T5Positions(PositionScheme):
     def __init__(self, num_hiddens: int, num_heads: int, *, causal: bool = False, num_buckets: int = 32,
                  max_distance: int = 128) -> None:
         super().__init__(num_hiddens, num_heads, causal=causal)
-        self.num_buckets = check_int("num_buckets", num_buckets, minimum=2 if self.causal else 4, maximum=1 << 16)
-        self.max_distance = _check_max_distance(max_distance, self.num_buckets, not self.causal)
+        self.num_buckets, self.max_distance = check_buckets(num_buckets, max_distance, not self.causal)
         check_elements({"num_buckets": self.num_buckets, "num_heads": self.num_heads})
         self.relative_attention_bias = nn.Embedding(self.num_buckets, self.num_heads)
         nn.init.zeros_(self.relative_attention_bias.weight)

@@ -45,7 +45,7 @@ def gram_block_means(P: Tensor, max_blocks: int) -> BlockSummary:
         raise ValueError("P must have at least one column")
     max_blocks = check_int("max_blocks", max_blocks, minimum=1, maximum=1 << 40)
     blocks = min(max_blocks, P.shape[0])
-    check_elements({"blocks": blocks, "blocks ": blocks})
+    check_elements({"blocks²": blocks * blocks})
     Pf = P.float() if P.dtype in (torch.float16, torch.bfloat16) else P
     rows = block_summary(Pf, max_blocks, Pf.shape[1], extremes=False)  # mean row of each block
     means = rows.mean  # (blocks, dim)

@@ -6,6 +6,7 @@ The harness (the hostile values, the check of one call, the property each call k
 
 from __future__ import annotations
 
+import pytest
 import torch
 from hypothesis import strategies as st
 
@@ -49,3 +50,11 @@ register(families.beyond_training,
          lambda: {"position": 30, "train_len": 12, "num_hiddens": 16, "num_heads": 2})
 
 test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)
+
+
+@pytest.mark.parametrize("value", [1, 1.5, -1, 10**12])
+def test_t5_max_distance_is_named_as_the_caller_gave_it(value):
+    for call in (lambda: families.beyond_training(30, 12, num_hiddens=16, num_heads=2, t5_max_distance=value),
+                 lambda: families.scheme_matrix("t5", 8, 2, t5_max_distance=value)):
+        with pytest.raises(ValueError, match=r"^t5_max_distance="):
+            call()
