@@ -14,10 +14,6 @@ INTRO = (
 )
 
 
-def _pct(x):
-    return "no position" if x is None else f"{x:.0%}"
-
-
 def side_by_side(page) -> None:
     c1, c2, c3, c4, c5, c6 = st.columns([3, 1.3, 1.3, 1.6, 2, 1.4])
     with c1:
@@ -35,60 +31,25 @@ def side_by_side(page) -> None:
     with c6:
         head = page.number(fam.HEAD, maximum=heads)
     view = fam.side_by_side(n, d, heads, kind == "decoder", k, head)
-    p = view["params"]
-    for scheme in fam.families.FAMILIES:
+    for panel in view.panels:
         left, right = st.columns([2, 3])
         with left:
-            st.markdown(f"**{fam.TITLE[scheme]}**: {fam.WHERE[scheme]}.")
-            for line in fam.FORMULA[scheme]:
+            st.markdown(f"**{panel.title}**: {panel.where}.")
+            for line in panel.formula:
                 st.latex(line)
-            st.caption(f"Learns {p[scheme]:,} numbers" + {
-                "learned": f" (a table of {fam.LEARNED_ROWS} rows of width {d}).",
-                "t5": f" ({fam.T5_BUCKETS} buckets × {heads} heads).",
-                "shaw": f" (2 × (2·{k} + 1) vectors of the head width {d // heads}, per layer).",
-                "none": " (there is nothing to learn).",
-            }.get(scheme, " (a fixed formula)."))
+            st.caption(fam.learns_sentence(view.params, panel.scheme))
         with right:
-            if scheme == "none":
+            if panel.view is None:
                 st.info("Nothing to draw: without positions an encoder cannot tell any reordering of its input "
                         "from the original (the chapter's point), while a decoder's causal mask still lets it count "
                         "how many tokens come before each one.", icon=":material/block:")
                 continue
-            show_chart(view["specs"][scheme], title=fam.TITLE[scheme])
-            st.caption(caption(scheme, view, n, d, heads, kind, k, head))
-    st.dataframe(view["summary"], hide_index=True, width="stretch")
+            show_chart(panel.view.spec, title=panel.title)
+            st.caption(fam.caption(panel.view))
+    st.dataframe(view.params.summary, hide_index=True, width="stretch")
     st.caption(f"Learned numbers for one layer of width d = {d} with {heads} heads: a learned table of "
                f"{fam.LEARNED_ROWS} rows (BERT's and MiniLM's length), T5's {fam.T5_BUCKETS} buckets, Shaw's k = {k} "
                "on keys and values.")
-
-
-def caption(scheme, view, n, d, heads, kind, k, head) -> str:
-    exact = "" if view["exact"][scheme] else " Each pixel is the mean of a block of entries."
-    if scheme in ("sinusoidal", "tensor2tensor"):
-        order = ("sine and cosine columns alternate" if scheme == "sinusoidal"
-                 else f"all {d // 2} sines first, then their cosines")
-        return f"The added table, {n} × {d}: {order}.{exact}"
-    if scheme == "learned":
-        rows, (total, width) = view["learned_rows"], view["table_shape"]
-        more = "" if rows >= n else f" It has no rows for positions {rows} to {n - 1}."
-        scale = view["scale"]
-        return (f"The first {rows} rows of {view['table_name']} ({total} × {width}).{more}{exact} Colours span "
-                f"±{scale.high:.3g}; the {scale.beyond} larger of the {scale.total:,} entries take the end colours.")
-    if scheme == "binary":
-        return f"Positions 0 to {n - 1} in {view['bits']} bits, least significant first.{exact}"
-    if scheme == "rope":
-        return (f"The angle m·ω_j (mod 2π) by which each of the {view['pairs']} pairs of a head of width "
-                f"{d // heads} turns at position m; the same for every head.{exact}")
-    if scheme == "alibi":
-        masked = (f" Keys after the query are masked ({'grey' if view['image']['alibi'] else 'blank'})."
-                  if kind == "decoder" else "")
-        return (f"Head {head} of {heads}: slope m = {view['slope']:.6g}, the bias falls by that much per step of "
-                f"distance.{masked}{exact}")
-    if scheme == "t5":
-        return (f"The bucket of every query-key pair ({view['buckets_used']} of the {fam.T5_BUCKETS} buckets occur at "
-                f"n = {n}); each head learns one scalar per bucket.{exact}")
-    return (f"Which of the 2k + 1 = {2 * k + 1} learned vectors each pair uses ({view['shaw_used']} occur at n = {n}); "
-            f"every offset beyond ±{k} uses the edge vector.{exact}")
 
 
 def conventions(page) -> None:

@@ -1,11 +1,15 @@
 """The encoding families page's helpers: its settings, what it says of each scheme, and cached views.
 
 Every number comes from pekit (:mod:`pekit.families` and the modules it builds on); a view is a
-dict of chart specs and numbers, cached on the settings that decide it, so a rerun with the same
-settings only draws.
+typed record of chart specs and numbers, cached on the settings that decide it, so a rerun with
+the same settings only draws; the sentences that quote its numbers are written by the functions
+beside it.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 import streamlit as st
 
@@ -13,6 +17,9 @@ import pekit
 from pekit import binary, charts, families, pretrained, shipped
 from lab.jobs import job_board
 from lab.settings import ChoiceSetting, FloatSetting, IntSetting
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SECTIONS = ("Side by side", "Conventions", "Past the training length", "Context extension", "Published results")
 SECTION = ChoiceSetting("section", "Section", default=SECTIONS[0], options=SECTIONS)
@@ -77,6 +84,77 @@ def learned_table():
     return model.positions.table.weight.detach(), "the shipped tiny encoder's trained position table"
 
 
+@dataclass(frozen=True)
+class SchemeView:
+    """One scheme's matrix at ``n`` positions: its chart spec, whether every entry is drawn
+    (else each pixel is the mean of a block) and whether it is drawn as an image."""
+
+    scheme: str
+    n: int
+    spec: dict
+    exact: bool
+    image: bool
+
+
+@dataclass(frozen=True)
+class TableView(SchemeView):
+    """A sinusoidal table (interleaved or tensor2tensor layout) of width ``d``."""
+
+    d: int
+
+
+@dataclass(frozen=True)
+class LearnedView(SchemeView):
+    """The first ``rows`` rows (at most ``n``) of a trained table of ``table_rows`` × ``table_width``
+    named ``table_name``, drawn with the colour range ``scale``."""
+
+    rows: int
+    table_name: str
+    table_rows: int
+    table_width: int
+    scale: pretrained.ColourRange
+
+
+@dataclass(frozen=True)
+class BinaryView(SchemeView):
+    """Positions 0 to n − 1 in ``bits`` bits."""
+
+    bits: int
+
+
+@dataclass(frozen=True)
+class RopeView(SchemeView):
+    """The angle of each of the ``pairs`` pairs of a head of width ``head_width``."""
+
+    head_width: int
+    pairs: int
+
+
+@dataclass(frozen=True)
+class AlibiView(SchemeView):
+    """Head ``head`` (1-based) of ``heads``, its slope, encoder or decoder (``causal``)."""
+
+    head: int
+    heads: int
+    causal: bool
+    slope: float
+
+
+@dataclass(frozen=True)
+class T5View(SchemeView):
+    """T5's bucket of every query-key pair; ``buckets_used`` of the T5_BUCKETS occur."""
+
+    buckets_used: int
+
+
+@dataclass(frozen=True)
+class ShawView(SchemeView):
+    """Shaw's vector index of every query-key pair, clipped at ``k``; ``used`` of the 2k + 1 occur."""
+
+    k: int
+    used: int
+
+
 # What each scheme's matrix depends on besides n. The others reach its cached view as None, so
 # moving one slider redraws only the matrices it changes (Shaw's k redraws one chart, not eight).
 DEPENDS = {"sinusoidal": ("d",), "tensor2tensor": ("d",), "learned": (), "binary": (), "rope": ("d", "heads"),
@@ -85,76 +163,173 @@ DEPENDS = {"sinusoidal": ("d",), "tensor2tensor": ("d",), "learned": (), "binary
 
 @st.cache_resource(max_entries=192, show_spinner=False)
 def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: bool | None, k: int | None,
-                head: int | None) -> dict:
-    """One scheme's matrix at ``n`` positions as a spec, whether every entry is drawn, and the
-    numbers its caption quotes; the settings it does not depend on are None (see DEPENDS)."""
-    out: dict = {}
+                head: int | None) -> SchemeView:
+    """One scheme's matrix at ``n`` positions as a spec and the numbers its caption quotes; the
+    settings it does not depend on are None (see DEPENDS)."""
 
     def heat(matrix, x_title, y_title, value_title, **kw) -> dict:
         drawn = charts.heatmap(matrix, x_title=x_title, y_title=y_title, value_title=value_title,
                                height=CHART_HEIGHT, max_marks=MAX_MARKS, **kw)
-        return {**out, "spec": drawn.spec(), "exact": drawn.drawing.exact, "image": drawn.drawing.kind == "image"}
+        return {"scheme": scheme, "n": n, "spec": drawn.spec(), "exact": drawn.drawing.exact,
+                "image": drawn.drawing.kind == "image"}
 
     if scheme in ("sinusoidal", "tensor2tensor"):
-        return heat(families.scheme_matrix(scheme, n, 1, num_hiddens=d), "column (dimension)", "position i", "P[i, c]")
+        table = families.scheme_matrix(scheme, n, 1, num_hiddens=d)
+        return TableView(**heat(table, "column (dimension)", "position i", "P[i, c]"), d=d)
     if scheme == "learned":
         table, table_name = learned_table()
-        learned = families.scheme_matrix("learned", n, 1, table=table)
+        learned = families.scheme_matrix("learned", n, 1, table=table)  # (min(n, rows), width)
         # a few entries of a trained table are far larger than the rest: they take the end colours
         scale = pretrained.colour_range(learned, share=0.99, symmetric=True)
-        out.update(table_name=table_name, table_shape=tuple(table.shape), scale=scale, learned_rows=int(learned.shape[0]))
-        return heat(learned, "column (dimension)", "position i", "E[i, c]", domain=(scale.low, scale.high))
+        return LearnedView(**heat(learned, "column (dimension)", "position i", "E[i, c]", domain=(scale.low, scale.high)),
+                           rows=int(learned.shape[0]), table_name=table_name, table_rows=int(table.shape[0]),
+                           table_width=int(table.shape[1]), scale=scale)
     if scheme == "binary":
-        bits = families.scheme_matrix("binary", n, 1)
-        out["bits"] = int(bits.shape[1])
-        return heat(bits, "bit c", "position i", "bit", palette="sequential", domain=(0.0, 1.0))
+        bits = families.scheme_matrix("binary", n, 1)  # (n, bits)
+        return BinaryView(**heat(bits, "bit c", "position i", "bit", palette="sequential", domain=(0.0, 1.0)),
+                          bits=int(bits.shape[1]))
     if scheme == "rope":
-        angles = families.scheme_matrix("rope", n, heads, num_hiddens=d)
-        out["pairs"] = int(angles.shape[1])
-        return heat(angles, "pair j (of one head)", "position m", "angle mod 2π (rad)", palette="sequential",
-                    domain=(0.0, 6.283185307179586))
+        angles = families.scheme_matrix("rope", n, heads, num_hiddens=d)  # (n, pairs of one head)
+        return RopeView(**heat(angles, "pair j (of one head)", "position m", "angle mod 2π (rad)",
+                               palette="sequential", domain=(0.0, 6.283185307179586)),
+                        head_width=d // heads, pairs=int(angles.shape[1]))
     if scheme == "alibi":
         alibi = families.scheme_matrix("alibi", n, heads, causal=causal)[head - 1]  # (n, n)
-        out["slope"] = float(pekit.alibi_slopes(heads)[head - 1])
         # masked entries (-inf) are left out (grey in an image); the colours span the finite biases
-        return heat(alibi.nan_to_num(neginf=float("nan")), "key j", "query i", "bias", domain=None)
+        return AlibiView(**heat(alibi.nan_to_num(neginf=float("nan")), "key j", "query i", "bias", domain=None),
+                         head=head, heads=heads, causal=causal, slope=float(pekit.alibi_slopes(heads)[head - 1]))
     if scheme == "t5":
         buckets = families.scheme_matrix("t5", n, 1, causal=causal, num_buckets=T5_BUCKETS,
-                                         t5_max_distance=T5_MAX_DISTANCE)
-        out["buckets_used"] = int(buckets.unique().numel())
-        return heat(buckets, "key j", "query i", "bucket", palette="sequential", domain=(0.0, T5_BUCKETS - 1.0))
+                                         t5_max_distance=T5_MAX_DISTANCE)  # (n, n)
+        return T5View(**heat(buckets, "key j", "query i", "bucket", palette="sequential",
+                             domain=(0.0, T5_BUCKETS - 1.0)), buckets_used=int(buckets.unique().numel()))
     if scheme == "shaw":
-        shaw = families.scheme_matrix("shaw", n, 1, shaw_max_distance=k)
-        out["shaw_used"] = int(shaw.unique().numel())
-        return heat(shaw, "key j", "query i", "vector index", palette="sequential", domain=(0.0, 2.0 * k))
+        shaw = families.scheme_matrix("shaw", n, 1, shaw_max_distance=k)  # (n, n)
+        return ShawView(**heat(shaw, "key j", "query i", "vector index", palette="sequential", domain=(0.0, 2.0 * k)),
+                        k=k, used=int(shaw.unique().numel()))
     raise ValueError(f"scheme={scheme!r} has no matrix to draw")
 
 
+@dataclass(frozen=True)
+class ParametersView:
+    """How many numbers each scheme learns for one layer of width ``d`` with ``heads`` heads and
+    Shaw's ``k``: ``counts`` in the order of ``families.FAMILIES``, and as the summary table."""
+
+    d: int
+    heads: int
+    k: int
+    counts: tuple[int, ...]
+    summary: pd.DataFrame
+
+    def count(self, scheme: str) -> int:
+        return self.counts[families.FAMILIES.index(scheme)]
+
+
 @st.cache_resource(max_entries=32, show_spinner=False)
-def parameters_view(d: int, heads: int, k: int) -> dict:
-    """How many numbers each scheme learns, as a dict and as the summary table."""
+def parameters_view(d: int, heads: int, k: int) -> ParametersView:
+    """How many numbers each scheme learns, one by one and as the summary table."""
     import pandas as pd
 
-    params = {s: families.scheme_parameters(s, num_hiddens=d, num_heads=heads, max_len=LEARNED_ROWS,
-                                            num_buckets=T5_BUCKETS, max_distance=k) for s in families.FAMILIES}
+    counts = tuple(families.scheme_parameters(s, num_hiddens=d, num_heads=heads, max_len=LEARNED_ROWS,
+                                              num_buckets=T5_BUCKETS, max_distance=k) for s in families.FAMILIES)
     summary = pd.DataFrame({"scheme": [TITLE[s] for s in families.FAMILIES],
                             "where position enters": [WHERE[s] for s in families.FAMILIES],
-                            "learned numbers": [params[s] for s in families.FAMILIES]})
-    return {"params": params, "summary": summary}
+                            "learned numbers": list(counts)})
+    return ParametersView(d, heads, k, counts, summary)
 
 
-def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int) -> dict:
-    """Each scheme's matrix at ``n`` positions (a spec per scheme), its parameter count, and the
-    numbers the text quotes, gathered from the cached views."""
+class Panel(NamedTuple):
+    """One scheme as the side-by-side section shows it: its title, where position enters, its
+    formula (lines of LaTeX) and its matrix (None for no positions: nothing to draw)."""
+
+    scheme: str
+    title: str
+    where: str
+    formula: tuple[str, ...]
+    view: SchemeView | None
+
+
+class SideBySide(NamedTuple):
+    """Every scheme's panel, in the order of ``families.FAMILIES``, and their parameter counts."""
+
+    panels: tuple[Panel, ...]
+    params: ParametersView
+
+    def panel(self, scheme: str) -> Panel:
+        return self.panels[families.FAMILIES.index(scheme)]
+
+
+def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int) -> SideBySide:
+    """Each scheme's matrix at ``n`` positions and its parameter count, gathered from the cached
+    views (each cached on the settings it depends on)."""
     settings = {"d": d, "heads": heads, "causal": causal, "k": k, "head": head}
     views = {scheme: scheme_view(scheme, n, **{key: value if key in needs else None for key, value in settings.items()})
              for scheme, needs in DEPENDS.items()}
-    out = {"specs": {s: v["spec"] for s, v in views.items()}, "exact": {s: v["exact"] for s, v in views.items()},
-           "image": {s: v["image"] for s, v in views.items()},
-           **parameters_view(d, heads, k)}
-    for view in views.values():
-        out.update({key: value for key, value in view.items() if key not in ("spec", "exact", "image")})
-    return out
+    panels = tuple(Panel(s, TITLE[s], WHERE[s], tuple(FORMULA[s]), views.get(s)) for s in families.FAMILIES)
+    return SideBySide(panels, parameters_view(d, heads, k))
+
+
+def learns_sentence(params: ParametersView, scheme: str) -> str:
+    """How many numbers ``scheme`` learns, and what they are."""
+    what = {
+        "learned": f" (a table of {LEARNED_ROWS} rows of width {params.d}).",
+        "t5": f" ({T5_BUCKETS} buckets × {params.heads} heads).",
+        "shaw": f" (2 × (2·{params.k} + 1) vectors of the head width {params.d // params.heads}, per layer).",
+        "none": " (there is nothing to learn).",
+    }.get(scheme, " (a fixed formula).")
+    return f"Learns {params.count(scheme):,} numbers" + what
+
+
+def _blocks(view: SchemeView) -> str:
+    return "" if view.exact else " Each pixel is the mean of a block of entries."
+
+
+def table_caption(view: TableView) -> str:
+    order = ("sine and cosine columns alternate" if view.scheme == "sinusoidal"
+             else f"all {view.d // 2} sines first, then their cosines")
+    return f"The added table, {view.n} × {view.d}: {order}.{_blocks(view)}"
+
+
+def learned_caption(view: LearnedView) -> str:
+    more = "" if view.rows >= view.n else f" It has no rows for positions {view.rows} to {view.n - 1}."
+    scale = view.scale
+    return (f"The first {view.rows} rows of {view.table_name} ({view.table_rows} × {view.table_width}).{more}"
+            f"{_blocks(view)} Colours span ±{scale.high:.3g}; the {scale.beyond} larger of the {scale.total:,} entries "
+            "take the end colours.")
+
+
+def binary_caption(view: BinaryView) -> str:
+    return f"Positions 0 to {view.n - 1} in {view.bits} bits, least significant first.{_blocks(view)}"
+
+
+def rope_caption(view: RopeView) -> str:
+    return (f"The angle m·ω_j (mod 2π) by which each of the {view.pairs} pairs of a head of width "
+            f"{view.head_width} turns at position m; the same for every head.{_blocks(view)}")
+
+
+def alibi_caption(view: AlibiView) -> str:
+    masked = f" Keys after the query are masked ({'grey' if view.image else 'blank'})." if view.causal else ""
+    return (f"Head {view.head} of {view.heads}: slope m = {view.slope:.6g}, the bias falls by that much per step of "
+            f"distance.{masked}{_blocks(view)}")
+
+
+def t5_caption(view: T5View) -> str:
+    return (f"The bucket of every query-key pair ({view.buckets_used} of the {T5_BUCKETS} buckets occur at "
+            f"n = {view.n}); each head learns one scalar per bucket.{_blocks(view)}")
+
+
+def shaw_caption(view: ShawView) -> str:
+    return (f"Which of the 2k + 1 = {2 * view.k + 1} learned vectors each pair uses ({view.used} occur at "
+            f"n = {view.n}); every offset beyond ±{view.k} uses the edge vector.{_blocks(view)}")
+
+
+CAPTIONS = {TableView: table_caption, LearnedView: learned_caption, BinaryView: binary_caption,
+            RopeView: rope_caption, AlibiView: alibi_caption, T5View: t5_caption, ShawView: shaw_caption}
+
+
+def caption(view: SchemeView) -> str:
+    """The caption under a scheme's matrix: what it shows, with the numbers of its view."""
+    return CAPTIONS[type(view)](view)
 
 
 # conventions ---------------------------------------------------------------------------------------
