@@ -60,12 +60,12 @@ def conventions(page) -> None:
         d = int(page.select(fam.WIDTH))
     with c3:
         heads = int(page.select(fam.HEADS))
-    if (d // heads) % 2:
+    if not fam.head_width_is_even(d, heads):
         st.warning(f"d / heads = {d} / {heads} is not an even head width; RoPE needs pairs of columns. Choose another "
                    "width or head count.", icon=":material/warning:")
         return
-    v = fam.conventions(n, d, heads)
-    c = v["check"]
+    view = fam.conventions(n, d, heads)
+    check = view.check
     st.subheader("RoPE: adjacent pairs or split halves")
     st.markdown(
         "RoFormer, lucidrains' rotary-embedding-torch (`rotary_embedding_torch/rotary_embedding_torch.py`) and "
@@ -73,21 +73,15 @@ def conventions(page) -> None:
         "(`models/llama/modeling_llama.py`, `rotate_half`; also `models/gpt_neox/modeling_gpt_neox.py`) turn "
         "**halves** (xⱼ, xⱼ₊d/2). The same frequencies, other columns. Moving the columns with the permutation "
         "below makes one into the other.")
-    perm = v["perm"]
-    shown = ", ".join(map(str, perm)) if len(perm) <= 32 else ", ".join(map(str, perm[:16])) + ", …, " + ", ".join(
-        map(str, perm[-4:]))
-    st.markdown(f"Permutation for a head of width {v['head_dim']}: `x_halves = x_adjacent[..., [{shown}]]`")
+    st.markdown(fam.permutation_sentence(view))
     m1, m2, m3 = st.columns(3)
-    m1.metric("Vectors differ by up to", f"{c.vector_difference:.3g}",
+    m1.metric("Vectors differ by up to", f"{check.vector_difference:.3g}",
               help="max |RoPE_adjacent(q) − RoPE_halves(q)|: the same q turned by the two conventions")
-    m2.metric("Scores differ by (permuted)", f"{c.score_difference:.1e}",
+    m2.metric("Scores differ by (permuted)", f"{check.score_difference:.1e}",
               help="max |S_adjacent − S_halves| with q and k permuted the same way, float64")
-    m3.metric("Scores differ by (not permuted)", f"{c.mismatched_score_difference:.3g}",
+    m3.metric("Scores differ by (not permuted)", f"{check.mismatched_score_difference:.3g}",
               help="the same without the permutation: weights trained in one convention, run in the other")
-    st.caption(f"Seeded q and k at {n} positions, scores S_mn = RoPE(q_m, m)·RoPE(k_n, n) up to "
-               f"{c.largest_score:.3g} in size. Permuted, the two conventions agree to "
-               f"{c.score_difference:.1e}: only rounding. Unpermuted, they disagree by "
-               f"{c.mismatched_score_difference:.3g}: a checkpoint must be run in the convention it was trained in.")
+    st.caption(fam.pairing_sentence(view))
 
     st.subheader("ALiBi slopes: 8 heads and 6 heads")
     st.markdown(
@@ -97,41 +91,27 @@ def conventions(page) -> None:
         "many heads.")
     left, right = st.columns(2)
     with left:
-        st.dataframe(v["slopes8"], hide_index=True, width="stretch")
-        st.caption(f"8 heads: slopes from {v['slopes8']['slope'].iloc[0]:g} down to "
-                   f"{v['slopes8']['slope'].iloc[-1]:g}, halving from head to head.")
+        st.dataframe(view.slopes8, hide_index=True, width="stretch")
+        st.caption(fam.slopes8_sentence(view))
     with right:
-        st.dataframe(v["slopes6"], hide_index=True, width="stretch")
-        four = ", ".join(f"{x:g}" for x in v["slopes4"]["slope"])
-        st.caption(f"6 heads: the 4 slopes of 4 heads ({four}), then heads 1 and 3 of the 8-head sequence.")
-    st.markdown(f"An encoder uses the symmetric bias −m·|i − j|; a decoder the same below the diagonal and masks the "
-                f"keys after each query. Head 1 of 8 (m = {v['slope0']:g}), {v['small']} positions:")
+        st.dataframe(view.slopes6, hide_index=True, width="stretch")
+        st.caption(fam.slopes6_sentence(view))
+    st.markdown(fam.bias_sentence(view))
     left, right = st.columns(2)
     with left:
-        show_chart(v["bias_specs"][0], title="ALiBi, symmetric (encoder)")
+        show_chart(view.symmetric_spec, title="ALiBi, symmetric (encoder)")
         st.caption("Symmetric (encoder): the same penalty for a key before or after the query.")
     with right:
-        show_chart(v["bias_specs"][1], title="ALiBi, causal (decoder)")
+        show_chart(view.causal_spec, title="ALiBi, causal (decoder)")
         st.caption("Causal (decoder): blank cells are masked (−∞); the rest equals the symmetric bias.")
 
     st.subheader("T5 buckets: exact, then logarithmic")
-    t5 = v["t5"]
-    show_chart(v["t5_spec"], title="T5 bucket against offset")
-    st.caption(
-        f"Hugging Face `models/t5/modeling_t5.py`, `_relative_position_bucket`, {fam.T5_BUCKETS} buckets up to "
-        f"max_distance = {t5.max_distance}. Bidirectional: half the buckets for keys after the query; distances 0 to "
-        f"{t5.exact_bidirectional - 1} get a bucket each, longer ones share log-spaced buckets. Causal: all "
-        f"{fam.T5_BUCKETS} buckets for keys at or before the query, {t5.exact_causal} exact distances, and every key after "
-        f"the query falls in bucket 0. From ±{t5.max_distance} on, every distance shares the last bucket.")
+    show_chart(view.t5_spec, title="T5 bucket against offset")
+    st.caption(fam.t5_sentence(view))
 
     st.subheader("tensor2tensor's denominator: d/2 − 1 against d/2")
-    show_chart(v["omega_spec"], title="Frequencies of the two layouts")
-    st.caption(
-        f"The book (and Vaswani et al.) use ω_j = b^(−2j/d); tensor2tensor's `get_timing_signal_1d` "
-        f"(`tensor2tensor/layers/common_attention.py`) spaces its timescales from 1 to b inclusive, "
-        f"ω_j = b^(−j/(d/2 − 1)), and puts all sines before all cosines. At d = {d} the slowest pair has "
-        f"ω = {v['last_t2t']:.4g} in tensor2tensor against {v['last_inter']:.4g} in the book; after reordering the "
-        f"columns, the two tables at {n} positions differ by up to {v['largest_gap']:.3g}.")
+    show_chart(view.omega_spec, title="Frequencies of the two layouts")
+    st.caption(fam.layouts_sentence(view))
 
 
 def past_training(page) -> None:

@@ -335,8 +335,41 @@ def caption(view: SchemeView) -> str:
 # conventions ---------------------------------------------------------------------------------------
 
 
+def head_width_is_even(d: int, heads: int) -> bool:
+    """Whether a head of width d / heads has pairs of columns for RoPE to turn."""
+    return (d // heads) % 2 == 0
+
+
+@dataclass(frozen=True)
+class ConventionsView:
+    """The conventions section at ``n`` positions and width ``d``: RoPE's pairing check on one
+    head of ``head_dim`` columns (and the permutation from adjacent pairs to halves), ALiBi's
+    slope tables for 8, 6 and 4 heads and head 1 of 8's symmetric and causal biases at ``small``
+    positions, T5's bucket curve, and the two sinusoidal layouts' frequencies: the slowest pair's
+    in each (``last_inter``, ``last_t2t``) and the largest gap between their reordered tables."""
+
+    n: int
+    d: int
+    head_dim: int
+    check: families.PairingCheck
+    permutation: tuple[int, ...]
+    slopes8: pd.DataFrame
+    slopes6: pd.DataFrame
+    slopes4: pd.DataFrame
+    small: int
+    slope0: float
+    symmetric_spec: dict
+    causal_spec: dict
+    t5: families.T5Curve
+    t5_spec: dict
+    omega_spec: dict
+    last_inter: float
+    last_t2t: float
+    largest_gap: float
+
+
 @st.cache_resource(max_entries=32, show_spinner=False)
-def conventions(n: int, d: int, heads: int) -> dict:
+def conventions(n: int, d: int, heads: int) -> ConventionsView:
     """The RoPE pairing check on one head's width, ALiBi's slopes for 8 and 6 heads and its
     symmetric and causal biases, T5's buckets both ways, tensor2tensor's denominator."""
     import pandas as pd
@@ -344,11 +377,11 @@ def conventions(n: int, d: int, heads: int) -> dict:
     head_dim = d // heads
     check = families.rope_pairing_check(head_dim, n, seed=0)
     small = min(n, 12)
-    sym = families.scheme_matrix("alibi", small, 8)[0]
+    sym = families.scheme_matrix("alibi", small, 8)[0]  # (small, small)
     causal = families.scheme_matrix("alibi", small, 8, causal=True)[0]
-    bias_specs = [charts.heatmap(m.nan_to_num(neginf=float("nan")), x_title="key j", y_title="query i",
-                                 value_title="bias", domain=None, height=CHART_HEIGHT).spec()
-                  for m in (sym, causal)]
+    symmetric_spec, causal_spec = [charts.heatmap(m.nan_to_num(neginf=float("nan")), x_title="key j", y_title="query i",
+                                                  value_title="bias", domain=None, height=CHART_HEIGHT).spec()
+                                   for m in (sym, causal)]
     curve = families.t5_bucket_curve(160, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
     frame = pd.concat([pd.DataFrame({"offset": curve.offsets.numpy(), "bucket": curve.bidirectional.numpy(),
                                      "model": "bidirectional (encoder)"}),
@@ -365,13 +398,68 @@ def conventions(n: int, d: int, heads: int) -> dict:
     omega_spec = charts.line_chart(long, x="pair", y="omega", series="layout", x_title="pair j",
                                    y_title="frequency ω_j (radians per position)", series_title="Layout", log_y=True,
                                    points=True, height=300).spec()
-    return {"head_dim": head_dim, "check": check, "perm": check.permutation.tolist(),
-            "slopes8": families.alibi_slope_table(8), "slopes6": families.alibi_slope_table(6),
-            "slopes4": families.alibi_slope_table(4), "bias_specs": bias_specs, "small": small,
-            "slope0": float(pekit.alibi_slopes(8)[0]), "t5_spec": t5_spec, "t5": curve, "omega_spec": omega_spec,
-            "last_inter": float(layouts["omega_interleaved"].iloc[-1]),
-            "last_t2t": float(layouts["omega_tensor2tensor"].iloc[-1]),
-            "largest_gap": float(layouts["max_abs_difference"].max())}
+    return ConventionsView(
+        n=n, d=d, head_dim=head_dim, check=check, permutation=tuple(check.permutation.tolist()),
+        slopes8=families.alibi_slope_table(8), slopes6=families.alibi_slope_table(6),
+        slopes4=families.alibi_slope_table(4), small=small, slope0=float(pekit.alibi_slopes(8)[0]),
+        symmetric_spec=symmetric_spec, causal_spec=causal_spec, t5=curve, t5_spec=t5_spec, omega_spec=omega_spec,
+        last_inter=float(layouts["omega_interleaved"].iloc[-1]), last_t2t=float(layouts["omega_tensor2tensor"].iloc[-1]),
+        largest_gap=float(layouts["max_abs_difference"].max()))
+
+
+def permutation_sentence(view: ConventionsView) -> str:
+    """The permutation from adjacent pairs to halves, in full up to 32 columns, else its first 16
+    and last 4."""
+    perm = view.permutation
+    shown = ", ".join(map(str, perm)) if len(perm) <= 32 else ", ".join(map(str, perm[:16])) + ", …, " + ", ".join(
+        map(str, perm[-4:]))
+    return f"Permutation for a head of width {view.head_dim}: `x_halves = x_adjacent[..., [{shown}]]`"
+
+
+def pairing_sentence(view: ConventionsView) -> str:
+    """How far apart the two RoPE conventions' scores are, permuted and not."""
+    c = view.check
+    return (f"Seeded q and k at {view.n} positions, scores S_mn = RoPE(q_m, m)·RoPE(k_n, n) up to "
+            f"{c.largest_score:.3g} in size. Permuted, the two conventions agree to "
+            f"{c.score_difference:.1e}: only rounding. Unpermuted, they disagree by "
+            f"{c.mismatched_score_difference:.3g}: a checkpoint must be run in the convention it was trained in.")
+
+
+def slopes8_sentence(view: ConventionsView) -> str:
+    """The first and last of 8 heads' slopes."""
+    slopes = view.slopes8["slope"]
+    return f"8 heads: slopes from {slopes.iloc[0]:g} down to {slopes.iloc[-1]:g}, halving from head to head."
+
+
+def slopes6_sentence(view: ConventionsView) -> str:
+    """Where 6 heads' slopes come from: the 4 slopes of 4 heads, then two of the 8-head sequence."""
+    four = ", ".join(f"{x:g}" for x in view.slopes4["slope"])
+    return f"6 heads: the 4 slopes of 4 heads ({four}), then heads 1 and 3 of the 8-head sequence."
+
+
+def bias_sentence(view: ConventionsView) -> str:
+    """What the two ALiBi maps below show: head 1 of 8's slope, at ``small`` positions."""
+    return (f"An encoder uses the symmetric bias −m·|i − j|; a decoder the same below the diagonal and masks the "
+            f"keys after each query. Head 1 of 8 (m = {view.slope0:g}), {view.small} positions:")
+
+
+def t5_sentence(view: ConventionsView) -> str:
+    """T5's buckets: how many distances are exact each way, and where they stop growing."""
+    t5 = view.t5
+    return (f"Hugging Face `models/t5/modeling_t5.py`, `_relative_position_bucket`, {T5_BUCKETS} buckets up to "
+            f"max_distance = {t5.max_distance}. Bidirectional: half the buckets for keys after the query; distances 0 to "
+            f"{t5.exact_bidirectional - 1} get a bucket each, longer ones share log-spaced buckets. Causal: all "
+            f"{T5_BUCKETS} buckets for keys at or before the query, {t5.exact_causal} exact distances, and every key "
+            f"after the query falls in bucket 0. From ±{t5.max_distance} on, every distance shares the last bucket.")
+
+
+def layouts_sentence(view: ConventionsView) -> str:
+    """The slowest pair's frequency in the two layouts, and how far apart their tables are."""
+    return (f"The book (and Vaswani et al.) use ω_j = b^(−2j/d); tensor2tensor's `get_timing_signal_1d` "
+            f"(`tensor2tensor/layers/common_attention.py`) spaces its timescales from 1 to b inclusive, "
+            f"ω_j = b^(−j/(d/2 − 1)), and puts all sines before all cosines. At d = {view.d} the slowest pair has "
+            f"ω = {view.last_t2t:.4g} in tensor2tensor against {view.last_inter:.4g} in the book; after reordering the "
+            f"columns, the two tables at {view.n} positions differ by up to {view.largest_gap:.3g}.")
 
 
 # past the training length ------------------------------------------------------------------------

@@ -3,6 +3,7 @@ each record is built by the real (cached) view over the page's range of settings
 sentence is checked against numbers computed here from pekit."""
 
 import pytest
+import torch
 
 import pekit
 from lab.views import encoding_families as fam
@@ -118,3 +119,98 @@ def test_shaw_caption_counts_the_vectors_that_occur(side):
     assert f"2k + 1 = {2 * k + 1} learned vectors" in said
     assert f"({min(2 * k + 1, 2 * n - 1)} occur at n = {n})" in said and f"beyond ±{k} uses" in said
     assert blocks_said(shaw) == (not shaw.exact)
+
+
+# conventions --------------------------------------------------------------------------------------
+
+# (n, d, heads): the smallest and largest n and head widths from 2 to 512 columns
+CONVENTIONS = [(2, 32, 16), (24, 128, 2), (37, 64, 1), (256, 512, 1), (256, 32, 8)]
+
+
+@pytest.fixture(scope="module", params=CONVENTIONS, ids=lambda s: "n={}, d={}, heads={}".format(*s))
+def conventions(request):
+    return request.param, fam.conventions(*request.param)
+
+
+def test_every_width_on_the_page_has_even_heads_and_odd_ones_are_named():
+    widths = [(int(d), int(h)) for d in fam.WIDTH.options for h in fam.HEADS.options]
+    assert all(fam.head_width_is_even(d, h) for d, h in widths)
+    assert not fam.head_width_is_even(48, 16) and fam.head_width_is_even(48, 8)
+
+
+def test_permutation_sentence_shows_the_permutation_that_turns_adjacent_pairs_into_halves(conventions):
+    (n, d, heads), view = conventions
+    head_dim = d // heads
+    perm = list(range(0, head_dim, 2)) + list(range(1, head_dim, 2))  # even columns first, then odd
+    assert list(view.permutation) == perm
+    x = torch.randn(3, head_dim, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    assert torch.allclose(pekit.apply_rope(x)[..., perm], pekit.apply_rope(x[..., perm], pairing="halves"))
+    said = fam.permutation_sentence(view)
+    assert said.startswith(f"Permutation for a head of width {head_dim}: ")
+    shown = said.split("[..., [")[1].split("]]")[0]
+    if head_dim <= 32:
+        assert shown == ", ".join(map(str, perm))
+    else:
+        assert shown == ", ".join(map(str, perm[:16])) + ", …, " + ", ".join(map(str, perm[-4:]))
+
+
+def test_pairing_sentence_states_the_check(conventions):
+    (n, d, heads), view = conventions
+    check = families.rope_pairing_check(d // heads, n, seed=0)
+    said = fam.pairing_sentence(view)
+    assert f"at {n} positions" in said and f"up to {check.largest_score:.3g} in size" in said
+    assert f"agree to {check.score_difference:.1e}: only rounding" in said
+    assert check.score_difference <= 1e-9 * max(1.0, check.largest_score)
+    assert f"disagree by {check.mismatched_score_difference:.3g}:" in said
+    if d // heads > 2:  # one pair: adjacent pairs and halves are the same columns
+        assert check.mismatched_score_difference > 1e3 * check.score_difference
+
+
+def test_slope_sentences_state_the_tables(conventions):
+    _, view = conventions
+    eight = list(view.slopes8["slope"])
+    assert eight == [2.0 ** -i for i in range(1, 9)]
+    assert all(b / a == 0.5 for a, b in zip(eight, eight[1:]))  # halving from head to head
+    assert fam.slopes8_sentence(view) == f"8 heads: slopes from {eight[0]:g} down to {eight[-1]:g}, halving from head to head."
+    four = list(view.slopes4["slope"])
+    assert list(view.slopes6["slope"]) == four + [eight[0], eight[2]]  # then heads 1 and 3 of 8
+    assert f"the 4 slopes of 4 heads ({', '.join(f'{x:g}' for x in four)})" in fam.slopes6_sentence(view)
+
+
+def test_bias_sentence_states_head_1_of_8_and_the_positions_drawn(conventions):
+    (n, *_), view = conventions
+    said = fam.bias_sentence(view)
+    assert said.endswith(f"Head 1 of 8 (m = {2.0 ** -1:g}), {min(n, 12)} positions:")
+
+
+def test_t5_sentence_states_where_buckets_are_exact_and_where_they_stop(conventions):
+    _, view = conventions
+    t5 = view.t5
+    offsets, both, causal = t5.offsets.tolist(), t5.bidirectional.tolist(), t5.causal.tolist()
+    before = {-o: b for o, b in zip(offsets, both) if o <= 0}  # distance -> bucket, keys before the query
+    exact = sorted(d for d in before if list(before.values()).count(before[d]) == 1)
+    said = fam.t5_sentence(view)
+    assert f"distances 0 to {max(exact)} get a bucket each" in said and exact == list(range(max(exact) + 1))
+    assert len({before[d] for d in before if d > max(exact)}) < len([d for d in before if d > max(exact)])
+    causal_before = {-o: b for o, b in zip(offsets, causal) if o <= 0}
+    assert set(causal_before.values()) == set(range(32)) and "all 32 buckets for keys at or before" in said
+    causal_exact = sorted(d for d in causal_before if list(causal_before.values()).count(causal_before[d]) == 1)
+    assert f"{len(causal_exact)} exact distances" in said and causal_exact == list(range(len(causal_exact)))
+    assert all(b == 0 for o, b in zip(offsets, causal) if o > 0) and "falls in bucket 0" in said
+    assert f"max_distance = {t5.max_distance}" in said and f"From ±{t5.max_distance} on" in said
+    assert len({b for o, b in zip(offsets, both) if o >= t5.max_distance}) == 1
+    assert len({b for o, b in zip(offsets, both) if o <= -t5.max_distance}) == 1
+    assert len({b for o, b in zip(offsets, causal) if o <= -t5.max_distance}) == 1
+
+
+def test_layouts_sentence_states_the_slowest_pairs_and_the_gap(conventions):
+    (n, d, heads), view = conventions
+    half = d // 2
+    said = fam.layouts_sentence(view)
+    assert f"At d = {d} the slowest pair has ω = {1e4 ** -1:.4g} in tensor2tensor" in said
+    assert f"against {1e4 ** (-2 * (half - 1) / d):.4g} in the book" in said
+    inter = pekit.sinusoidal_encoding(n, d, dtype=torch.float64)
+    t2t = pekit.sinusoidal_encoding(n, d, layout="tensor2tensor", dtype=torch.float64)
+    gap = float((torch.cat([inter[:, 0::2], inter[:, 1::2]], dim=1) - t2t).abs().max())
+    assert f"the two tables at {n} positions differ by up to {view.largest_gap:.3g}." in said
+    assert view.largest_gap == pytest.approx(gap, abs=1e-5)
