@@ -118,7 +118,7 @@ def past_training(page) -> None:
     c1, c2, c3, c4, c5 = st.columns([1.5, 4, 1.2, 1.2, 1.6])
     with c1:
         train = page.number(fam.TRAIN, help="Positions (and offsets up to L − 1) seen in training.")
-    top = min(16 * train, fam.POSITION.maximum)
+    top = fam.offset_limit(train)
     page.clamp(fam.POSITION, top)
     with c2:
         p = page.slider(fam.POSITION, maximum=top, help="A position or offset, up to 16 × L.")
@@ -128,61 +128,38 @@ def past_training(page) -> None:
         heads = int(page.select(fam.HEADS))
     with c5:
         k = page.number(fam.SHAW_K)
-    if (d // heads) % 2:
+    if not fam.head_width_is_even(d, heads):
         st.warning(f"d / heads = {d} / {heads} is not an even head width; RoPE needs pairs of columns.",
                    icon=":material/warning:")
         return
-    v = fam.beyond(p, train, d, heads, k)
-    b = v["b"]
-    inside = p < train
-    st.markdown(f"**At offset p = {p:,}, after training on L = {train:,} positions**"
-                + (" (inside the training length: nothing here is new)" if inside else "") + ":")
-    new_pairs = [r.pair for r in b.rope if r.unseen]
-    lines = [
-        f"**Learned**: {'row ' + str(p) + ' exists' if b.learned_has_row else f'no row: the table stops at row {train - 1}'}.",
-        f"**Sinusoidal**: row {p:,} is defined by the formula; the nearest row seen in training is "
-        f"{b.sinusoidal_nearest:.3g} away from it (neighbouring rows are {b.sinusoidal_step:.3g} apart).",
-        f"**Binary**: position {p:,} needs {v['bits_p']} bits; training used {v['bits_train']}"
-        + (", so a bit that was never set turns on." if v["bits_p"] > v["bits_train"] else "."),
-        f"**RoPE**: {v['full']} of the {v['pairs']} pairs of a head turned a full circle within L, so every angle of "
-        f"theirs was met; " + (f"the other {v['pairs'] - v['full']} (pairs {new_pairs[0]} to {new_pairs[-1]}) now "
-                               "turn by angles never seen in training." if new_pairs
-                               else "no pair meets an angle it never saw."),
-        f"**ALiBi**: the bias keeps growing linearly: {b.alibi_bias[0]:,.4g} (head 1) to {b.alibi_bias[-1]:,.4g} "
-        f"(head {heads}); at the longest distance seen in training, L − 1 = {train - 1}, it was "
-        f"{b.alibi_bias_seen[0]:,.4g} to {b.alibi_bias_seen[-1]:,.4g}.",
-        f"**T5**: distance {p:,} falls in bucket {b.t5_bucket}, "
-        + ("one trained on" if b.t5_bucket_seen else "**never trained**: it holds no learned value from")
-        + f" distances below L (they reach {b.t5_buckets_seen} buckets); every distance from "
-          f"{b.t5_max_distance} on shares one bucket.",
-        f"**Shaw**: offset {p:,} uses vector {b.shaw_index} of 0 to {2 * k}"
-        + (f", clipped to the edge vector of ±{k}." if b.shaw_clipped else "."),
-    ]
-    for line in lines:
-        st.markdown(f"- {line}")
+    view = fam.beyond(p, train, d, heads, k)
+    st.markdown(fam.offset_heading(view))
+    st.markdown(f"- {fam.learned_line(view)}")
+    st.markdown(f"- {fam.sinusoidal_line(view)}")
+    st.markdown(f"- {fam.binary_line(view)}")
+    st.markdown(f"- {fam.rope_line(view)}")
+    st.markdown(f"- {fam.alibi_line(view)}")
+    st.markdown(f"- {fam.t5_line(view)}")
+    st.markdown(f"- {fam.shaw_line(view)}")
     left, right = st.columns(2)
     with left:
-        show_chart(v["rope_spec"], title="RoPE angles per pair")
+        show_chart(view.rope_spec, title="RoPE angles per pair")
         st.caption("Pairs whose largest training angle is below 2π never completed a turn: at p their angle is new.")
     with right:
-        show_chart(v["alibi_spec"], title="ALiBi bias against offset")
+        show_chart(view.alibi_spec, title="ALiBi bias against offset")
         st.caption("One line per head: a straight line, defined at any offset.")
-    show_chart(v["t5_spec"], title="T5 bucket against distance")
+    show_chart(view.t5_spec, title="T5 bucket against distance")
     st.caption("The encoder's buckets for keys before the query (the other direction mirrors them).")
 
     st.subheader("Your trained models, past their training length")
     kind = page.radio(fam.KIND)
     shipped = fam.shipped_extrapolation(kind)
-    show_chart(shipped["spec"], title="Shipped runs: accuracy past the training length")
-    st.caption(f"The tiny {kind}s shipped with pekit (reversal, trained on {shipped['train']} tokens), tested on "
-               f"lengths up to {shipped['longest']}: the numbers of the **Train it yourself** page. A line stops where a "
-               "scheme has no position to give (the learned table).")
+    show_chart(shipped.spec, title="Shipped runs: accuracy past the training length")
+    st.caption(fam.shipped_sentence(shipped))
     yours = fam.server_runs()
-    if yours:
-        show_chart(fam.extrapolation_chart(yours, {}), title="Trained on this server")
-        st.caption(f"{len(yours)} training(s) finished on this server's **Train it yourself** page.")
-    else:
-        st.caption("No training has finished on this server yet; runs from the **Train it yourself** page appear here.")
+    if yours.spec is not None:
+        show_chart(yours.spec, title="Trained on this server")
+    st.caption(fam.server_runs_sentence(yours))
 
 
 def context_extension(page) -> None:

@@ -465,8 +465,37 @@ def layouts_sentence(view: ConventionsView) -> str:
 # past the training length ------------------------------------------------------------------------
 
 
+def offset_limit(train: int) -> int:
+    """The largest offset the page offers after training on ``train`` positions: 16 × L, within
+    the offset setting's range."""
+    return min(16 * train, POSITION.maximum)
+
+
+@dataclass(frozen=True)
+class BeyondView:
+    """What each scheme does at offset ``p`` after training on ``train`` positions (``b``, with
+    ``heads`` heads and Shaw's ``k``), charts of RoPE's angles, ALiBi's bias and T5's bucket
+    against the offset; of RoPE's ``pairs`` pairs, ``full`` turned a full circle within the
+    training length and ``new_pairs`` meet angles at ``p`` never seen in training; the bits
+    positions below ``train`` and up to ``p`` need."""
+
+    p: int
+    train: int
+    heads: int
+    k: int
+    b: families.Beyond
+    rope_spec: dict
+    alibi_spec: dict
+    t5_spec: dict
+    pairs: int
+    full: int
+    new_pairs: tuple[int, ...]
+    bits_train: int
+    bits_p: int
+
+
 @st.cache_resource(max_entries=32, show_spinner=False)
-def beyond(p: int, train: int, d: int, heads: int, k: int) -> dict:
+def beyond(p: int, train: int, d: int, heads: int, k: int) -> BeyondView:
     """What each scheme does at offset ``p`` after training on ``train`` positions, and charts of
     RoPE's angles per pair, ALiBi's bias and T5's bucket against the offset."""
     import pandas as pd
@@ -497,55 +526,155 @@ def beyond(p: int, train: int, d: int, heads: int, k: int) -> dict:
                                 y_title="T5 bucket (encoder)", step=True, height=300, max_points=1200,
                                 marks={f"L − 1 = {train - 1}": train - 1, f"p = {p}": p,
                                        f"max_distance = {T5_MAX_DISTANCE}": T5_MAX_DISTANCE}).spec()
-    bits_train, bits_p = binary.bits_needed(train), binary.bits_needed(p + 1)
-    return {"b": b, "rope_spec": rope_spec, "alibi_spec": alibi_spec, "t5_spec": t5_spec,
-            "unseen": int(pairs["unseen"].sum()), "full": int(pairs["full_turn"].sum()), "pairs": len(pairs),
-            "bits_train": bits_train, "bits_p": bits_p}
+    return BeyondView(p=p, train=train, heads=heads, k=k, b=b, rope_spec=rope_spec, alibi_spec=alibi_spec,
+                      t5_spec=t5_spec, pairs=len(b.rope), full=sum(r.full_turn for r in b.rope),
+                      new_pairs=tuple(r.pair for r in b.rope if r.unseen), bits_train=binary.bits_needed(train),
+                      bits_p=binary.bits_needed(p + 1))
 
 
-def server_runs() -> list[tuple[str, str, list[dict]]]:
-    """Every training finished on this server (the training page's job board) as (label, scheme,
-    rows of test length and token accuracy)."""
+def offset_heading(view: BeyondView) -> str:
+    """The offset and the training length, and whether the offset is inside it."""
+    inside = " (inside the training length: nothing here is new)" if view.p < view.train else ""
+    return f"**At offset p = {view.p:,}, after training on L = {view.train:,} positions**{inside}:"
+
+
+def learned_line(view: BeyondView) -> str:
+    """Whether the learned table has a row for p."""
+    said = f"row {view.p} exists" if view.b.learned_has_row else f"no row: the table stops at row {view.train - 1}"
+    return f"**Learned**: {said}."
+
+
+def sinusoidal_line(view: BeyondView) -> str:
+    """How far row p is from the rows seen in training, against the step between neighbouring rows."""
+    b = view.b
+    return (f"**Sinusoidal**: row {view.p:,} is defined by the formula; the nearest row seen in training is "
+            f"{b.sinusoidal_nearest:.3g} away from it (neighbouring rows are {b.sinusoidal_step:.3g} apart).")
+
+
+def binary_line(view: BeyondView) -> str:
+    """The bits position p needs against those of training, and whether a new bit turns on."""
+    new = ", so a bit that was never set turns on." if view.bits_p > view.bits_train else "."
+    return f"**Binary**: position {view.p:,} needs {view.bits_p} bits; training used {view.bits_train}{new}"
+
+
+def rope_line(view: BeyondView) -> str:
+    """How many of a head's pairs turned a full circle within L, and which meet new angles at p."""
+    new = view.new_pairs
+    rest = (f"the other {view.pairs - view.full} (pairs {new[0]} to {new[-1]}) now turn by angles never seen in "
+            "training." if new else "no pair meets an angle it never saw.")
+    return (f"**RoPE**: {view.full} of the {view.pairs} pairs of a head turned a full circle within L, so every angle "
+            f"of theirs was met; {rest}")
+
+
+def alibi_line(view: BeyondView) -> str:
+    """ALiBi's bias at p for the first and last head, against the largest distance of training."""
+    b = view.b
+    return (f"**ALiBi**: the bias keeps growing linearly: {b.alibi_bias[0]:,.4g} (head 1) to {b.alibi_bias[-1]:,.4g} "
+            f"(head {view.heads}); at the longest distance seen in training, L − 1 = {view.train - 1}, it was "
+            f"{b.alibi_bias_seen[0]:,.4g} to {b.alibi_bias_seen[-1]:,.4g}.")
+
+
+def t5_line(view: BeyondView) -> str:
+    """T5's bucket of distance p and whether training reached it."""
+    b = view.b
+    trained = "one trained on" if b.t5_bucket_seen else "**never trained**: it holds no learned value from"
+    return (f"**T5**: distance {view.p:,} falls in bucket {b.t5_bucket}, {trained} distances below L (they reach "
+            f"{b.t5_buckets_seen} buckets); every distance from {b.t5_max_distance} on shares one bucket.")
+
+
+def shaw_line(view: BeyondView) -> str:
+    """Shaw's vector for offset p, and whether it is clipped to the edge."""
+    clipped = f", clipped to the edge vector of ±{view.k}." if view.b.shaw_clipped else "."
+    return f"**Shaw**: offset {view.p:,} uses vector {view.b.shaw_index} of 0 to {2 * view.k}{clipped}"
+
+
+class ExtrapolationRun(NamedTuple):
+    """One tiny model's accuracy past its training length: a label, its position scheme, and its
+    rows of test length (``seq_len``) and share of tokens right (``token_accuracy``)."""
+
+    label: str
+    scheme: str
+    rows: tuple[dict, ...]
+
+
+def finished_trainings() -> list[ExtrapolationRun]:
+    """Every training finished on this server (the training page's job board)."""
     runs = []
     for job in job_board().finished():
         key = job.key
         if isinstance(key, tuple) and len(key) == 10 and key[0] == "train" and isinstance(job.result, dict) \
                 and job.result.get("extrapolation"):
             task, run_kind, seq_len, dim, _layers, _heads, _steps, _seed, positions = key[1:]
-            runs.append((f"{task}, {run_kind}, L = {seq_len}, d = {dim}, {positions}", positions,
-                         job.result["extrapolation"]))
+            runs.append(ExtrapolationRun(f"{task}, {run_kind}, L = {seq_len}, d = {dim}, {positions}", positions,
+                                         tuple(job.result["extrapolation"])))
     return runs
 
 
-def runs_frame(runs):
+def runs_frame(runs: list[ExtrapolationRun]):
     import pandas as pd
 
-    rows = [(label, e["seq_len"], e["token_accuracy"]) for label, _, rows in runs for e in rows
+    rows = [(run.label, e["seq_len"], e["token_accuracy"]) for run in runs for e in run.rows
             if e["token_accuracy"] is not None]
     return pd.DataFrame(rows, columns=["run", "test length", "tokens right"])
 
 
-def learner_runs_shipped(kind: str) -> list[tuple[str, str, list[dict]]]:
+def learner_runs_shipped(kind: str) -> list[ExtrapolationRun]:
     records = shipped.recorded_metrics()
-    return [(f"shipped {kind}, {s}", s, records[f"{kind}-{s}"]["extrapolation"])
+    return [ExtrapolationRun(f"shipped {kind}, {s}", s, tuple(records[f"{kind}-{s}"]["extrapolation"]))
             for s in ("none", "sinusoidal", "learned", "rope", "alibi", "t5") if f"{kind}-{s}" in records]
 
 
-def extrapolation_chart(runs, marks: dict[str, float]) -> dict:
+def extrapolation_chart(runs: list[ExtrapolationRun], marks: dict[str, float]) -> dict:
     frame = runs_frame(runs)
     return charts.line_chart(frame, x="test length", y="tokens right", series="run", x_title="test length (tokens)",
                              y_title="share of tokens right", series_title="Run", y_domain=(0, 1), points=True,
                              height=260 + 60 + 30 * len(runs), marks=marks).spec()
 
 
+class ServerRuns(NamedTuple):
+    """The trainings finished on this server: how many, and their chart (None when there are none)."""
+
+    count: int
+    spec: dict | None
+
+
+def server_runs() -> ServerRuns:
+    """The trainings finished on this server so far (read at every rerun: the board changes)."""
+    runs = finished_trainings()
+    return ServerRuns(len(runs), extrapolation_chart(runs, {}) if runs else None)
+
+
+def server_runs_sentence(view: ServerRuns) -> str:
+    """How many trainings finished on this server, or that none has."""
+    if view.count:
+        return f"{view.count} training(s) finished on this server's **Train it yourself** page."
+    return "No training has finished on this server yet; runs from the **Train it yourself** page appear here."
+
+
+class ShippedRuns(NamedTuple):
+    """The shipped tiny ``kind`` models' accuracy past their training length ``train``, tested up
+    to ``longest`` tokens, as a chart."""
+
+    kind: str
+    spec: dict
+    train: int
+    longest: int
+
+
 @st.cache_resource(max_entries=8, show_spinner=False)
-def shipped_extrapolation(kind: str) -> dict:
+def shipped_extrapolation(kind: str) -> ShippedRuns:
     """The shipped runs' accuracy at test lengths from the training length to twice it."""
     runs = learner_runs_shipped(kind)
     train = shipped.DEFAULTS["seq_len"]
-    table = {s: {e["seq_len"]: e["token_accuracy"] for e in rows} for _, s, rows in runs}
-    return {"spec": extrapolation_chart(runs, {f"trained on {train}": train}), "table": table, "train": train,
-            "longest": max(e["seq_len"] for _, _, rows in runs for e in rows)}
+    return ShippedRuns(kind, extrapolation_chart(runs, {f"trained on {train}": train}), train,
+                       max(e["seq_len"] for run in runs for e in run.rows))
+
+
+def shipped_sentence(view: ShippedRuns) -> str:
+    """What the shipped runs are: the length they were trained on and the longest tested."""
+    return (f"The tiny {view.kind}s shipped with pekit (reversal, trained on {view.train} tokens), tested on lengths "
+            f"up to {view.longest}: the numbers of the **Train it yourself** page. A line stops where a scheme has no "
+            "position to give (the learned table).")
 
 
 # context extension -------------------------------------------------------------------------------
