@@ -520,8 +520,11 @@ def beyond(p: int, train: int, d: int, heads: int, k: int) -> BeyondView:
     alibi_spec = charts.line_chart(alibi, x="offset", y="bias", series="head", x_title="offset |i − j|",
                                    y_title="ALiBi bias −m_h·|i − j|", series_title="Head", height=300, max_points=1200,
                                    marks={f"L − 1 = {train - 1}": train - 1, f"p = {p}": p}).spec()
-    curve = families.t5_bucket_curve(top, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
-    back = pd.DataFrame({"offset": list(range(top + 1)), "bucket": curve.bidirectional[: top + 1].flip(0).numpy()})
+    # one query at the end of top + 1 keys: key j is top − j places before it; flipped, distance 0 .. top
+    # (one row, where a curve of both directions would compute a (top + 1) × (2·top + 1) table)
+    before = pekit.t5_relative_buckets(1, top + 1, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE,
+                                       device="cpu")[0].flip(0)  # (top + 1,)
+    back = pd.DataFrame({"offset": list(range(top + 1)), "bucket": before.numpy()})
     t5_spec = charts.line_chart(back, x="offset", y="bucket", x_title="distance i − j (key before the query)",
                                 y_title="T5 bucket (encoder)", step=True, height=300, max_points=1200,
                                 marks={f"L − 1 = {train - 1}": train - 1, f"p = {p}": p,
