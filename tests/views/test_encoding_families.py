@@ -2,12 +2,18 @@
 each record is built by the real (cached) view over the page's range of settings, and each
 sentence is checked against numbers computed here from pekit."""
 
+import math
+import time
+
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pekit
+from lab.jobs import job_board
 from lab.views import encoding_families as fam
-from pekit import families
+from pekit import families, shipped
 
 # the side-by-side section ------------------------------------------------------------------------
 
@@ -214,3 +220,110 @@ def test_layouts_sentence_states_the_slowest_pairs_and_the_gap(conventions):
     gap = float((torch.cat([inter[:, 0::2], inter[:, 1::2]], dim=1) - t2t).abs().max())
     assert f"the two tables at {n} positions differ by up to {view.largest_gap:.3g}." in said
     assert view.largest_gap == pytest.approx(gap, abs=1e-5)
+
+
+# past the training length ------------------------------------------------------------------------
+
+WIDTHS = [(int(d), int(h)) for d in fam.WIDTH.options for h in fam.HEADS.options]
+
+
+@st.composite
+def beyond_settings(draw):
+    """(p, train, d, heads, k) over the page's range; p = 16384 is left out: pekit's
+    beyond_training stops at 16,384 keys, one short of it (the page shows that error there)."""
+    train = draw(st.integers(fam.TRAIN.minimum, fam.TRAIN.maximum))
+    p = draw(st.integers(fam.POSITION.minimum, min(fam.offset_limit(train), fam.POSITION.maximum - 1)))
+    d, heads = draw(st.sampled_from(WIDTHS))
+    return p, train, d, heads, draw(st.integers(fam.SHAW_K.minimum, fam.SHAW_K.maximum))
+
+
+def test_the_offset_reaches_sixteen_training_lengths_within_its_range():
+    assert [fam.offset_limit(t) for t in (2, 64, 1023, 1024, 1025)] == [32, 1024, 16368, 16384, 16384]
+    assert fam.offset_limit(fam.TRAIN.maximum) == fam.POSITION.maximum
+
+
+@settings(max_examples=60, deadline=None)
+@given(beyond_settings())
+def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
+    p, train, d, heads, k = setting
+    view = fam.beyond(*setting)
+    inside = p < train
+
+    assert fam.offset_heading(view) == (f"**At offset p = {p:,}, after training on L = {train:,} positions**"
+                                        + (" (inside the training length: nothing here is new)" if inside else "") + ":")
+    assert fam.learned_line(view) == (f"**Learned**: row {p} exists." if inside
+                                      else f"**Learned**: no row: the table stops at row {train - 1}.")
+
+    table = pekit.sinusoidal_encoding(train, d, dtype=torch.float64)
+    row = pekit.sinusoidal_encoding(1, d, start=p, dtype=torch.float64)
+    nearest, step = float((table - row).norm(dim=1).min()), float((table[1] - table[0]).norm())
+    said = fam.sinusoidal_line(view)
+    assert view.b.sinusoidal_nearest == pytest.approx(nearest, abs=1e-9)
+    assert f"is {view.b.sinusoidal_nearest:.3g} away" in said
+    assert f"neighbouring rows are {step:.3g} apart" in said
+
+    bits_p, bits_train = max(1, p.bit_length()), max(1, (train - 1).bit_length())
+    said = fam.binary_line(view)
+    assert f"position {p:,} needs {bits_p} bits; training used {bits_train}" in said
+    assert said.endswith(", so a bit that was never set turns on.") == (bits_p > bits_train)
+
+    head_dim = d // heads
+    omega = [10000.0 ** (-2 * j / head_dim) for j in range(head_dim // 2)]
+    full = [j for j, w in enumerate(omega) if (train - 1) * w >= 2 * math.pi]
+    new = [j for j in range(len(omega)) if j not in full and not inside]
+    said = fam.rope_line(view)
+    assert said.startswith(f"**RoPE**: {len(full)} of the {len(omega)} pairs of a head turned a full circle")
+    if new:
+        assert new == list(range(new[0], new[-1] + 1))  # the slow pairs, one run of them
+        assert f"the other {len(new)} (pairs {new[0]} to {new[-1]}) now turn by angles never seen" in said
+    else:
+        assert said.endswith("no pair meets an angle it never saw.")
+
+    b = view.b  # ALiBi's bias at p and at L − 1, for the first and the last head: −m·distance
+    slopes = [2.0 ** (-8 * h / heads) for h in (1, heads)]
+    assert [b.alibi_bias[0], b.alibi_bias[-1]] == pytest.approx([-m * p for m in slopes], rel=1e-12)
+    assert [b.alibi_bias_seen[0], b.alibi_bias_seen[-1]] == pytest.approx([-m * (train - 1) for m in slopes],
+                                                                          rel=1e-12, abs=1e-300)
+    said = fam.alibi_line(view)
+    assert f"{b.alibi_bias[0]:,.4g} (head 1) to {b.alibi_bias[-1]:,.4g} (head {heads})" in said
+    assert f"L − 1 = {train - 1}, it was {b.alibi_bias_seen[0]:,.4g} to {b.alibi_bias_seen[-1]:,.4g}." in said
+
+    distance = pekit.t5_relative_buckets(1, max(train, p + 1))[0].flip(0).tolist()  # bucket of each distance
+    bucket, seen = distance[p], set(distance[:train])
+    said = fam.t5_line(view)
+    assert f"distance {p:,} falls in bucket {bucket}, " in said and f"(they reach {len(seen)} buckets)" in said
+    assert ("one trained on" in said) == (bucket in seen) and ("**never trained**" in said) == (bucket not in seen)
+
+    said = fam.shaw_line(view)
+    assert said.startswith(f"**Shaw**: offset {p:,} uses vector {min(p, k) + k} of 0 to {2 * k}")
+    assert said.endswith(f", clipped to the edge vector of ±{k}." if p > k else f"of 0 to {2 * k}.")
+
+
+@pytest.mark.parametrize("kind", fam.KIND.options)
+def test_shipped_sentence_states_the_training_length_and_the_longest_test(kind):
+    view = fam.shipped_extrapolation(kind)
+    records = shipped.recorded_metrics()
+    lengths = [e["seq_len"] for name, r in records.items() if name.startswith(f"{kind}-") for e in r["extrapolation"]]
+    said = fam.shipped_sentence(view)
+    assert said.startswith(f"The tiny {kind}s shipped with pekit (reversal, trained on {shipped.DEFAULTS['seq_len']} "
+                           f"tokens), tested on lengths up to {max(lengths)}:")
+
+
+def test_server_runs_sentence_counts_the_trainings_finished_here():
+    from lab.views.train import Run
+
+    job_board.clear()
+    assert fam.server_runs() == (0, None)
+    assert fam.server_runs_sentence(fam.server_runs()).startswith("No training has finished on this server yet")
+    rows = [{"seq_len": 8, "token_accuracy": 1.0}, {"seq_len": 16, "token_accuracy": 0.5}]
+    board = job_board()
+    for positions in ("rope", "alibi"):
+        job = board.submit(Run("reverse", "encoder", 8, 64, 2, 4, 10, 0).key(positions), positions,
+                           lambda job: {"extrapolation": rows})
+        while not job.over:
+            time.sleep(0.01)
+    board.submit(("another page's job",), "other", lambda job: {"extrapolation": rows})
+    view = fam.server_runs()
+    assert view.count == 2 and view.spec is not None
+    assert fam.server_runs_sentence(view) == "2 training(s) finished on this server's **Train it yourself** page."
+    job_board.clear()
