@@ -172,32 +172,23 @@ def context_extension(page) -> None:
         base = float(page.select(fam.THETA, help="10000 in RoPE and Llama 2; 500000 in Llama 3."))
     with c4:
         original = int(page.select(fam.ORIGINAL))
-    v = fam.extension(hd, base, s, original)
-    r = v["results"]
+    view = fam.extension(hd, base, s, original)
     left, right = st.columns(2)
     with left:
-        show_chart(v["freq_spec"], title="RoPE frequency per pair, before and after")
+        show_chart(view.freq_spec, title="RoPE frequency per pair, before and after")
     with right:
-        show_chart(v["ratio_spec"], title="Change of each pair's frequency")
-    st.caption(f"Head width {hd} ({hd // 2} pairs), base {base:g}, trained on L₀ = {original:,}, scale s = {s:g} "
-               f"(target length s·L₀ = {v['seq_len']:,}), computed as Hugging Face's `modeling_rope_utils.py` does.")
-    y = r["yarn"]
+        show_chart(view.ratio_spec, title="Change of each pair's frequency")
+    st.caption(fam.extension_caption(view))
     st.latex(r"\textbf{linear (PI)}:\ \omega_j' = \omega_j / s \qquad \textbf{NTK-aware}:\ "
              r"b' = b\, s^{d/(d-2)},\ \omega_j' = b'^{-2j/d}")
     st.latex(r"\textbf{dynamic NTK}:\ s' = s\,L/L_0 - (s-1) \text{ in place of } s")
     st.latex(r"\textbf{YaRN}:\ \omega_j' = (1-\gamma_j)\,\omega_j + \gamma_j\,\omega_j/s,\ "
              r"\gamma_j = \mathrm{clip}\Big(\tfrac{j - \text{low}}{\text{high} - \text{low}}, 0, 1\Big)")
-    ramp = (f"pairs 0 to {int(y.low)} keep their frequency, pairs from {int(y.high)} on are divided by s, a linear ramp "
-            "in between" if y.high is not None and y.high < hd // 2 else
-            f"pairs 0 to {int(y.low)} keep their frequency, the ramp to full interpolation runs past the last pair")
     st.markdown("\n".join([
-        f"- **Linear** (position interpolation) slows every pair by s: ratio {v['last_ratio']['linear']:.4g} for all.",
-        f"- **NTK-aware** changes the base to b' = {r['ntk'].base:,.6g}: the fastest pair keeps its speed (ratio "
-        f"{v['first_ratio']['ntk']:.4g}), the slowest is slowed by {1 / v['last_ratio']['ntk']:.4g}.",
-        f"- **Dynamic NTK** recomputes the base for the current length; at L = s·L₀ = {v['seq_len']:,} its scale is "
-        f"s' = {r['dynamic'].scale:.6g}, base {r['dynamic'].base:,.6g}.",
-        f"- **YaRN** (β_fast = 32, β_slow = 1 turns within L₀): {ramp}; it also multiplies the cosines and sines by "
-        f"0.1·ln s + 1 = {y.attention_factor:.4g}.",
+        f"- {fam.linear_line(view)}",
+        f"- {fam.ntk_line(view)}",
+        f"- {fam.dynamic_line(view)}",
+        f"- {fam.yarn_line(view)}",
     ]))
 
 

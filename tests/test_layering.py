@@ -21,7 +21,6 @@ LAB = sorted((ROOT / "lab").rglob("*.py"))
 NOT_YET = {
     "binary_analogy.py",
     "complexity_comparison.py",
-    "encoding_families.py",
     "encoding_heatmap.py",
     "fixed_or_learned.py",
     "live_attention.py",

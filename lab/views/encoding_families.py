@@ -688,8 +688,31 @@ RULE_TITLE = {"none": "none (as trained)", "linear": "linear (position interpola
               "dynamic": "dynamic NTK at L = s·L₀", "yarn": "YaRN"}
 
 
+@dataclass(frozen=True)
+class ExtensionView:
+    """RoPE's frequencies for a head of ``head_dim`` columns, base ``base``, trained on
+    ``original`` positions, stretched by ``factor`` to ``seq_len``: the NTK-aware, dynamic NTK and
+    YaRN results, each pair's frequency after ÷ before (``linear_ratio`` for every pair under
+    position interpolation; NTK-aware's for the fastest and the slowest pair), and charts of the
+    frequencies and their ratios under every rule."""
+
+    head_dim: int
+    base: float
+    factor: float
+    original: int
+    seq_len: int
+    ntk: families.RopeScaling
+    dynamic: families.RopeScaling
+    yarn: families.RopeScaling
+    linear_ratio: float
+    ntk_first_ratio: float
+    ntk_last_ratio: float
+    freq_spec: dict
+    ratio_spec: dict
+
+
 @st.cache_resource(max_entries=32, show_spinner=False)
-def extension(head_dim: int, base: float, factor: float, original: int) -> dict:
+def extension(head_dim: int, base: float, factor: float, original: int) -> ExtensionView:
     """Every rule's frequencies per pair (and their ratio to the trained ones) for a head of
     ``head_dim`` columns, base ``base``, scale ``factor`` and trained length ``original``."""
     import pandas as pd
@@ -697,11 +720,12 @@ def extension(head_dim: int, base: float, factor: float, original: int) -> dict:
     seq_len = int(round(factor * original))
     results = {r: families.rope_scaling(head_dim, base=base, scaling=r, factor=factor, original_max_len=original,
                                         seq_len=seq_len) for r in RULES}
-    plain = results["none"].inv_freq
+    plain = results["none"].inv_freq  # (head_dim // 2,)
+    ratios = {r: res.inv_freq / plain for r, res in results.items()}  # (head_dim // 2,) each
     freq = pd.concat([pd.DataFrame({"pair": range(head_dim // 2), "omega": res.inv_freq.numpy(),
                                     "rule": RULE_TITLE[r]}) for r, res in results.items()])
-    ratio = pd.concat([pd.DataFrame({"pair": range(head_dim // 2), "ratio": (res.inv_freq / plain).numpy(),
-                                     "rule": RULE_TITLE[r]}) for r, res in results.items() if r != "none"])
+    ratio = pd.concat([pd.DataFrame({"pair": range(head_dim // 2), "ratio": ratios[r].numpy(),
+                                     "rule": RULE_TITLE[r]}) for r in RULES if r != "none"])
     height = 300 + 60 + 30 * len(RULES)
     freq_spec = charts.line_chart(freq, x="pair", y="omega", series="rule", x_title="pair j",
                                   y_title="frequency ω_j (radians per position)", series_title="Rule", log_y=True,
@@ -709,9 +733,45 @@ def extension(head_dim: int, base: float, factor: float, original: int) -> dict:
     ratio_spec = charts.line_chart(ratio, x="pair", y="ratio", series="rule", x_title="pair j",
                                    y_title="ω_j after ÷ ω_j before", series_title="Rule", log_y=True,
                                    height=height).spec()
-    return {"results": results, "freq_spec": freq_spec, "ratio_spec": ratio_spec, "seq_len": seq_len,
-            "first_ratio": {r: float(results[r].inv_freq[0] / plain[0]) for r in RULES},
-            "last_ratio": {r: float(results[r].inv_freq[-1] / plain[-1]) for r in RULES}}
+    return ExtensionView(head_dim=head_dim, base=base, factor=factor, original=original, seq_len=seq_len,
+                         ntk=results["ntk"], dynamic=results["dynamic"], yarn=results["yarn"],
+                         linear_ratio=float(ratios["linear"][-1]), ntk_first_ratio=float(ratios["ntk"][0]),
+                         ntk_last_ratio=float(ratios["ntk"][-1]), freq_spec=freq_spec, ratio_spec=ratio_spec)
+
+
+def extension_caption(view: ExtensionView) -> str:
+    """The settings the charts are drawn at: head width and pairs, base, trained and target length."""
+    return (f"Head width {view.head_dim} ({view.head_dim // 2} pairs), base {view.base:g}, trained on "
+            f"L₀ = {view.original:,}, scale s = {view.factor:g} (target length s·L₀ = {view.seq_len:,}), computed as "
+            "Hugging Face's `modeling_rope_utils.py` does.")
+
+
+def linear_line(view: ExtensionView) -> str:
+    """Position interpolation's ratio, the same for every pair."""
+    return f"**Linear** (position interpolation) slows every pair by s: ratio {view.linear_ratio:.4g} for all."
+
+
+def ntk_line(view: ExtensionView) -> str:
+    """NTK-aware's new base, the fastest pair's ratio and how much the slowest is slowed."""
+    return (f"**NTK-aware** changes the base to b' = {view.ntk.base:,.6g}: the fastest pair keeps its speed (ratio "
+            f"{view.ntk_first_ratio:.4g}), the slowest is slowed by {1 / view.ntk_last_ratio:.4g}.")
+
+
+def dynamic_line(view: ExtensionView) -> str:
+    """Dynamic NTK's scale and base at the target length."""
+    return (f"**Dynamic NTK** recomputes the base for the current length; at L = s·L₀ = {view.seq_len:,} its scale is "
+            f"s' = {view.dynamic.scale:.6g}, base {view.dynamic.base:,.6g}.")
+
+
+def yarn_line(view: ExtensionView) -> str:
+    """YaRN's ramp: the pairs it keeps, those it divides by s (when the ramp ends within the head),
+    and its attention factor."""
+    y = view.yarn
+    ramp = (f"pairs 0 to {int(y.low)} keep their frequency, pairs from {int(y.high)} on are divided by s, a linear ramp "
+            "in between" if y.high < view.head_dim // 2 else
+            f"pairs 0 to {int(y.low)} keep their frequency, the ramp to full interpolation runs past the last pair")
+    return (f"**YaRN** (β_fast = 32, β_slow = 1 turns within L₀): {ramp}; it also multiplies the cosines and sines by "
+            f"0.1·ln s + 1 = {y.attention_factor:.4g}.")
 
 
 # published results -------------------------------------------------------------------------------

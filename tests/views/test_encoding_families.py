@@ -327,3 +327,63 @@ def test_server_runs_sentence_counts_the_trainings_finished_here():
     assert view.count == 2 and view.spec is not None
     assert fam.server_runs_sentence(view) == "2 training(s) finished on this server's **Train it yourself** page."
     job_board.clear()
+
+
+# context extension -------------------------------------------------------------------------------
+
+
+@st.composite
+def extension_settings(draw):
+    """(head width, base, s, L₀) over the page's range: s from 1 to 64 in the slider's steps of 0.5."""
+    factor = fam.FACTOR.minimum + 0.5 * draw(st.integers(0, int((fam.FACTOR.maximum - fam.FACTOR.minimum) / 0.5)))
+    return (int(draw(st.sampled_from(fam.HEAD_DIM.options))), float(draw(st.sampled_from(fam.THETA.options))),
+            factor, int(draw(st.sampled_from(fam.ORIGINAL.options))))
+
+
+@settings(max_examples=40, deadline=None)
+@given(extension_settings())
+@pytest.mark.filterwarnings("ignore")
+def test_context_extension_sentences_state_each_rules_numbers(setting):
+    hd, base, s, original = setting
+    view = fam.extension(*setting)
+    target = round(s * original)
+    assert view.seq_len == target
+    assert fam.extension_caption(view) == (
+        f"Head width {hd} ({hd // 2} pairs), base {base:g}, trained on L₀ = {original:,}, scale s = {s:g} (target "
+        f"length s·L₀ = {target:,}), computed as Hugging Face's `modeling_rope_utils.py` does.")
+
+    plain = pekit.rope_frequencies(hd, base=base)
+    linear = pekit.rope_frequencies(hd, base=base, scaling="linear", factor=s) / plain
+    assert linear.tolist() == pytest.approx([1 / s] * (hd // 2))
+    assert fam.linear_line(view).endswith(f"slows every pair by s: ratio {view.linear_ratio:.4g} for all.")
+    assert view.linear_ratio == pytest.approx(1 / s)
+
+    ntk_base = base * s ** (hd / (hd - 2))
+    ntk = pekit.rope_frequencies(hd, base=base, scaling="ntk", factor=s) / plain
+    said = fam.ntk_line(view)
+    assert view.ntk.base == pytest.approx(ntk_base) and f"b' = {view.ntk.base:,.6g}:" in said
+    assert float(ntk[0]) == 1.0 and f"keeps its speed (ratio {1.0:.4g})" in said
+    assert 1 / float(ntk[-1]) == pytest.approx(s) and said.endswith(f"the slowest is slowed by {1 / view.ntk_last_ratio:.4g}.")
+    assert 1 / view.ntk_last_ratio == pytest.approx(s)
+
+    scale = s * target / original - (s - 1)  # s' at L = s·L₀
+    said = fam.dynamic_line(view)
+    assert view.dynamic.scale == pytest.approx(scale) and f"its scale is s' = {view.dynamic.scale:.6g}" in said
+    assert view.dynamic.base == pytest.approx(base * scale ** (hd / (hd - 2)))
+    assert said.endswith(f"base {view.dynamic.base:,.6g}.") and f"at L = s·L₀ = {target:,}" in said
+
+    low = max(math.floor(hd * math.log(original / (32 * 2 * math.pi)) / (2 * math.log(base))), 0)
+    high = min(math.ceil(hd * math.log(original / (2 * math.pi)) / (2 * math.log(base))), hd - 1)
+    yarn = (pekit.rope_frequencies(hd, base=base, scaling="yarn", factor=s, original_max_len=original) / plain).tolist()
+    said = fam.yarn_line(view)
+    assert f"pairs 0 to {low} keep their frequency" in said
+    assert yarn[: low + 1] == pytest.approx([1.0] * (low + 1))
+    if high < hd // 2:
+        assert f"pairs from {high} on are divided by s, a linear ramp in between" in said
+        assert yarn[high:] == pytest.approx([1 / s] * (hd // 2 - high))
+    else:
+        assert "the ramp to full interpolation runs past the last pair" in said
+        assert s == 1 or yarn[-1] > 1 / s * (1 + 1e-9)  # the last pair is not fully interpolated
+    factor = 0.1 * math.log(s) + 1 if s > 1 else 1.0
+    assert view.yarn.attention_factor == pytest.approx(factor)
+    assert said.endswith(f"0.1·ln s + 1 = {view.yarn.attention_factor:.4g}.")
