@@ -281,16 +281,19 @@ def learns_sentence(params: ParametersView, scheme: str) -> str:
 
 
 def _blocks(view: SchemeView) -> str:
+    """What a caption adds when the matrix is drawn as block means."""
     return "" if view.exact else " Each pixel is the mean of a block of entries."
 
 
 def table_caption(view: TableView) -> str:
+    """The table's size and its column order (interleaved or sines first)."""
     order = ("sine and cosine columns alternate" if view.scheme == "sinusoidal"
              else f"all {view.d // 2} sines first, then their cosines")
     return f"The added table, {view.n} × {view.d}: {order}.{_blocks(view)}"
 
 
 def learned_caption(view: LearnedView) -> str:
+    """The rows drawn of which table, the positions it has no row for, and the colour range."""
     more = "" if view.rows >= view.n else f" It has no rows for positions {view.rows} to {view.n - 1}."
     scale = view.scale
     return (f"The first {view.rows} rows of {view.table_name} ({view.table_rows} × {view.table_width}).{more}"
@@ -299,26 +302,31 @@ def learned_caption(view: LearnedView) -> str:
 
 
 def binary_caption(view: BinaryView) -> str:
+    """The positions drawn and the bits they take."""
     return f"Positions 0 to {view.n - 1} in {view.bits} bits, least significant first.{_blocks(view)}"
 
 
 def rope_caption(view: RopeView) -> str:
+    """How many pairs a head of that width turns."""
     return (f"The angle m·ω_j (mod 2π) by which each of the {view.pairs} pairs of a head of width "
             f"{view.head_width} turns at position m; the same for every head.{_blocks(view)}")
 
 
 def alibi_caption(view: AlibiView) -> str:
+    """The head drawn, its slope, and how a decoder's masked keys are drawn."""
     masked = f" Keys after the query are masked ({'grey' if view.image else 'blank'})." if view.causal else ""
     return (f"Head {view.head} of {view.heads}: slope m = {view.slope:.6g}, the bias falls by that much per step of "
             f"distance.{masked}{_blocks(view)}")
 
 
 def t5_caption(view: T5View) -> str:
+    """How many of T5's buckets occur at n."""
     return (f"The bucket of every query-key pair ({view.buckets_used} of the {T5_BUCKETS} buckets occur at "
             f"n = {view.n}); each head learns one scalar per bucket.{_blocks(view)}")
 
 
 def shaw_caption(view: ShawView) -> str:
+    """How many of Shaw's 2k + 1 vectors occur at n."""
     return (f"Which of the 2k + 1 = {2 * view.k + 1} learned vectors each pair uses ({view.used} occur at "
             f"n = {view.n}); every offset beyond ±{view.k} uses the edge vector.{_blocks(view)}")
 
@@ -614,6 +622,7 @@ def finished_trainings() -> list[ExtrapolationRun]:
 
 
 def runs_frame(runs: list[ExtrapolationRun]):
+    """The runs' rows with a measured accuracy, one line per run and test length."""
     import pandas as pd
 
     rows = [(run.label, e["seq_len"], e["token_accuracy"]) for run in runs for e in run.rows
@@ -622,12 +631,14 @@ def runs_frame(runs: list[ExtrapolationRun]):
 
 
 def learner_runs_shipped(kind: str) -> list[ExtrapolationRun]:
+    """The shipped tiny ``kind`` models' recorded runs, one per position scheme shipped."""
     records = shipped.recorded_metrics()
     return [ExtrapolationRun(f"shipped {kind}, {s}", s, tuple(records[f"{kind}-{s}"]["extrapolation"]))
             for s in ("none", "sinusoidal", "learned", "rope", "alibi", "t5") if f"{kind}-{s}" in records]
 
 
 def extrapolation_chart(runs: list[ExtrapolationRun], marks: dict[str, float]) -> dict:
+    """The runs' share of tokens right against the test length, with vertical ``marks``."""
     frame = runs_frame(runs)
     return charts.line_chart(frame, x="test length", y="tokens right", series="run", x_title="test length (tokens)",
                              y_title="share of tokens right", series_title="Run", y_domain=(0, 1), points=True,
