@@ -14,10 +14,6 @@ INTRO = (
 )
 
 
-def _pct(x):
-    return "no position" if x is None else f"{x:.0%}"
-
-
 def side_by_side(page) -> None:
     c1, c2, c3, c4, c5, c6 = st.columns([3, 1.3, 1.3, 1.6, 2, 1.4])
     with c1:
@@ -35,60 +31,25 @@ def side_by_side(page) -> None:
     with c6:
         head = page.number(fam.HEAD, maximum=heads)
     view = fam.side_by_side(n, d, heads, kind == "decoder", k, head)
-    p = view["params"]
-    for scheme in fam.families.FAMILIES:
+    for panel in view.panels:
         left, right = st.columns([2, 3])
         with left:
-            st.markdown(f"**{fam.TITLE[scheme]}**: {fam.WHERE[scheme]}.")
-            for line in fam.FORMULA[scheme]:
+            st.markdown(f"**{panel.title}**: {panel.where}.")
+            for line in panel.formula:
                 st.latex(line)
-            st.caption(f"Learns {p[scheme]:,} numbers" + {
-                "learned": f" (a table of {fam.LEARNED_ROWS} rows of width {d}).",
-                "t5": f" ({fam.T5_BUCKETS} buckets × {heads} heads).",
-                "shaw": f" (2 × (2·{k} + 1) vectors of the head width {d // heads}, per layer).",
-                "none": " (there is nothing to learn).",
-            }.get(scheme, " (a fixed formula)."))
+            st.caption(fam.learns_sentence(view.params, panel.scheme))
         with right:
-            if scheme == "none":
+            if panel.view is None:
                 st.info("Nothing to draw: without positions an encoder cannot tell any reordering of its input "
                         "from the original (the chapter's point), while a decoder's causal mask still lets it count "
                         "how many tokens come before each one.", icon=":material/block:")
                 continue
-            show_chart(view["specs"][scheme], title=fam.TITLE[scheme])
-            st.caption(caption(scheme, view, n, d, heads, kind, k, head))
-    st.dataframe(view["summary"], hide_index=True, width="stretch")
+            show_chart(panel.view.spec, title=panel.title)
+            st.caption(fam.caption(panel.view))
+    st.dataframe(view.params.summary, hide_index=True, width="stretch")
     st.caption(f"Learned numbers for one layer of width d = {d} with {heads} heads: a learned table of "
                f"{fam.LEARNED_ROWS} rows (BERT's and MiniLM's length), T5's {fam.T5_BUCKETS} buckets, Shaw's k = {k} "
                "on keys and values.")
-
-
-def caption(scheme, view, n, d, heads, kind, k, head) -> str:
-    exact = "" if view["exact"][scheme] else " Each pixel is the mean of a block of entries."
-    if scheme in ("sinusoidal", "tensor2tensor"):
-        order = ("sine and cosine columns alternate" if scheme == "sinusoidal"
-                 else f"all {d // 2} sines first, then their cosines")
-        return f"The added table, {n} × {d}: {order}.{exact}"
-    if scheme == "learned":
-        rows, (total, width) = view["learned_rows"], view["table_shape"]
-        more = "" if rows >= n else f" It has no rows for positions {rows} to {n - 1}."
-        scale = view["scale"]
-        return (f"The first {rows} rows of {view['table_name']} ({total} × {width}).{more}{exact} Colours span "
-                f"±{scale.high:.3g}; the {scale.beyond} larger of the {scale.total:,} entries take the end colours.")
-    if scheme == "binary":
-        return f"Positions 0 to {n - 1} in {view['bits']} bits, least significant first.{exact}"
-    if scheme == "rope":
-        return (f"The angle m·ω_j (mod 2π) by which each of the {view['pairs']} pairs of a head of width "
-                f"{d // heads} turns at position m; the same for every head.{exact}")
-    if scheme == "alibi":
-        masked = (f" Keys after the query are masked ({'grey' if view['image']['alibi'] else 'blank'})."
-                  if kind == "decoder" else "")
-        return (f"Head {head} of {heads}: slope m = {view['slope']:.6g}, the bias falls by that much per step of "
-                f"distance.{masked}{exact}")
-    if scheme == "t5":
-        return (f"The bucket of every query-key pair ({view['buckets_used']} of the {fam.T5_BUCKETS} buckets occur at "
-                f"n = {n}); each head learns one scalar per bucket.{exact}")
-    return (f"Which of the 2k + 1 = {2 * k + 1} learned vectors each pair uses ({view['shaw_used']} occur at n = {n}); "
-            f"every offset beyond ±{k} uses the edge vector.{exact}")
 
 
 def conventions(page) -> None:
@@ -99,12 +60,12 @@ def conventions(page) -> None:
         d = int(page.select(fam.WIDTH))
     with c3:
         heads = int(page.select(fam.HEADS))
-    if (d // heads) % 2:
+    if not fam.head_width_is_even(d, heads):
         st.warning(f"d / heads = {d} / {heads} is not an even head width; RoPE needs pairs of columns. Choose another "
                    "width or head count.", icon=":material/warning:")
         return
-    v = fam.conventions(n, d, heads)
-    c = v["check"]
+    view = fam.conventions(n, d, heads)
+    check = view.check
     st.subheader("RoPE: adjacent pairs or split halves")
     st.markdown(
         "RoFormer, lucidrains' rotary-embedding-torch (`rotary_embedding_torch/rotary_embedding_torch.py`) and "
@@ -112,21 +73,15 @@ def conventions(page) -> None:
         "(`models/llama/modeling_llama.py`, `rotate_half`; also `models/gpt_neox/modeling_gpt_neox.py`) turn "
         "**halves** (xⱼ, xⱼ₊d/2). The same frequencies, other columns. Moving the columns with the permutation "
         "below makes one into the other.")
-    perm = v["perm"]
-    shown = ", ".join(map(str, perm)) if len(perm) <= 32 else ", ".join(map(str, perm[:16])) + ", …, " + ", ".join(
-        map(str, perm[-4:]))
-    st.markdown(f"Permutation for a head of width {v['head_dim']}: `x_halves = x_adjacent[..., [{shown}]]`")
+    st.markdown(fam.permutation_sentence(view))
     m1, m2, m3 = st.columns(3)
-    m1.metric("Vectors differ by up to", f"{c.vector_difference:.3g}",
+    m1.metric("Vectors differ by up to", f"{check.vector_difference:.3g}",
               help="max |RoPE_adjacent(q) − RoPE_halves(q)|: the same q turned by the two conventions")
-    m2.metric("Scores differ by (permuted)", f"{c.score_difference:.1e}",
+    m2.metric("Scores differ by (permuted)", f"{check.score_difference:.1e}",
               help="max |S_adjacent − S_halves| with q and k permuted the same way, float64")
-    m3.metric("Scores differ by (not permuted)", f"{c.mismatched_score_difference:.3g}",
+    m3.metric("Scores differ by (not permuted)", f"{check.mismatched_score_difference:.3g}",
               help="the same without the permutation: weights trained in one convention, run in the other")
-    st.caption(f"Seeded q and k at {n} positions, scores S_mn = RoPE(q_m, m)·RoPE(k_n, n) up to "
-               f"{c.largest_score:.3g} in size. Permuted, the two conventions agree to "
-               f"{c.score_difference:.1e}: only rounding. Unpermuted, they disagree by "
-               f"{c.mismatched_score_difference:.3g}: a checkpoint must be run in the convention it was trained in.")
+    st.caption(fam.pairing_sentence(view))
 
     st.subheader("ALiBi slopes: 8 heads and 6 heads")
     st.markdown(
@@ -136,48 +91,34 @@ def conventions(page) -> None:
         "many heads.")
     left, right = st.columns(2)
     with left:
-        st.dataframe(v["slopes8"], hide_index=True, width="stretch")
-        st.caption(f"8 heads: slopes from {v['slopes8']['slope'].iloc[0]:g} down to "
-                   f"{v['slopes8']['slope'].iloc[-1]:g}, halving from head to head.")
+        st.dataframe(view.slopes8, hide_index=True, width="stretch")
+        st.caption(fam.slopes8_sentence(view))
     with right:
-        st.dataframe(v["slopes6"], hide_index=True, width="stretch")
-        four = ", ".join(f"{x:g}" for x in v["slopes4"]["slope"])
-        st.caption(f"6 heads: the 4 slopes of 4 heads ({four}), then heads 1 and 3 of the 8-head sequence.")
-    st.markdown(f"An encoder uses the symmetric bias −m·|i − j|; a decoder the same below the diagonal and masks the "
-                f"keys after each query. Head 1 of 8 (m = {v['slope0']:g}), {v['small']} positions:")
+        st.dataframe(view.slopes6, hide_index=True, width="stretch")
+        st.caption(fam.slopes6_sentence(view))
+    st.markdown(fam.bias_sentence(view))
     left, right = st.columns(2)
     with left:
-        show_chart(v["bias_specs"][0], title="ALiBi, symmetric (encoder)")
+        show_chart(view.symmetric_spec, title="ALiBi, symmetric (encoder)")
         st.caption("Symmetric (encoder): the same penalty for a key before or after the query.")
     with right:
-        show_chart(v["bias_specs"][1], title="ALiBi, causal (decoder)")
+        show_chart(view.causal_spec, title="ALiBi, causal (decoder)")
         st.caption("Causal (decoder): blank cells are masked (−∞); the rest equals the symmetric bias.")
 
     st.subheader("T5 buckets: exact, then logarithmic")
-    t5 = v["t5"]
-    show_chart(v["t5_spec"], title="T5 bucket against offset")
-    st.caption(
-        f"Hugging Face `models/t5/modeling_t5.py`, `_relative_position_bucket`, {fam.T5_BUCKETS} buckets up to "
-        f"max_distance = {t5.max_distance}. Bidirectional: half the buckets for keys after the query; distances 0 to "
-        f"{t5.exact_bidirectional - 1} get a bucket each, longer ones share log-spaced buckets. Causal: all "
-        f"{fam.T5_BUCKETS} buckets for keys at or before the query, {t5.exact_causal} exact distances, and every key after "
-        f"the query falls in bucket 0. From ±{t5.max_distance} on, every distance shares the last bucket.")
+    show_chart(view.t5_spec, title="T5 bucket against offset")
+    st.caption(fam.t5_sentence(view))
 
     st.subheader("tensor2tensor's denominator: d/2 − 1 against d/2")
-    show_chart(v["omega_spec"], title="Frequencies of the two layouts")
-    st.caption(
-        f"The book (and Vaswani et al.) use ω_j = b^(−2j/d); tensor2tensor's `get_timing_signal_1d` "
-        f"(`tensor2tensor/layers/common_attention.py`) spaces its timescales from 1 to b inclusive, "
-        f"ω_j = b^(−j/(d/2 − 1)), and puts all sines before all cosines. At d = {d} the slowest pair has "
-        f"ω = {v['last_t2t']:.4g} in tensor2tensor against {v['last_inter']:.4g} in the book; after reordering the "
-        f"columns, the two tables at {n} positions differ by up to {v['largest_gap']:.3g}.")
+    show_chart(view.omega_spec, title="Frequencies of the two layouts")
+    st.caption(fam.layouts_sentence(view))
 
 
 def past_training(page) -> None:
     c1, c2, c3, c4, c5 = st.columns([1.5, 4, 1.2, 1.2, 1.6])
     with c1:
         train = page.number(fam.TRAIN, help="Positions (and offsets up to L − 1) seen in training.")
-    top = min(16 * train, fam.POSITION.maximum)
+    top = fam.offset_limit(train)
     page.clamp(fam.POSITION, top)
     with c2:
         p = page.slider(fam.POSITION, maximum=top, help="A position or offset, up to 16 × L.")
@@ -187,61 +128,38 @@ def past_training(page) -> None:
         heads = int(page.select(fam.HEADS))
     with c5:
         k = page.number(fam.SHAW_K)
-    if (d // heads) % 2:
+    if not fam.head_width_is_even(d, heads):
         st.warning(f"d / heads = {d} / {heads} is not an even head width; RoPE needs pairs of columns.",
                    icon=":material/warning:")
         return
-    v = fam.beyond(p, train, d, heads, k)
-    b = v["b"]
-    inside = p < train
-    st.markdown(f"**At offset p = {p:,}, after training on L = {train:,} positions**"
-                + (" (inside the training length: nothing here is new)" if inside else "") + ":")
-    new_pairs = [r.pair for r in b.rope if r.unseen]
-    lines = [
-        f"**Learned**: {'row ' + str(p) + ' exists' if b.learned_has_row else f'no row: the table stops at row {train - 1}'}.",
-        f"**Sinusoidal**: row {p:,} is defined by the formula; the nearest row seen in training is "
-        f"{b.sinusoidal_nearest:.3g} away from it (neighbouring rows are {b.sinusoidal_step:.3g} apart).",
-        f"**Binary**: position {p:,} needs {v['bits_p']} bits; training used {v['bits_train']}"
-        + (", so a bit that was never set turns on." if v["bits_p"] > v["bits_train"] else "."),
-        f"**RoPE**: {v['full']} of the {v['pairs']} pairs of a head turned a full circle within L, so every angle of "
-        f"theirs was met; " + (f"the other {v['pairs'] - v['full']} (pairs {new_pairs[0]} to {new_pairs[-1]}) now "
-                               "turn by angles never seen in training." if new_pairs
-                               else "no pair meets an angle it never saw."),
-        f"**ALiBi**: the bias keeps growing linearly: {b.alibi_bias[0]:,.4g} (head 1) to {b.alibi_bias[-1]:,.4g} "
-        f"(head {heads}); at the longest distance seen in training, L − 1 = {train - 1}, it was "
-        f"{b.alibi_bias_seen[0]:,.4g} to {b.alibi_bias_seen[-1]:,.4g}.",
-        f"**T5**: distance {p:,} falls in bucket {b.t5_bucket}, "
-        + ("one trained on" if b.t5_bucket_seen else "**never trained**: it holds no learned value from")
-        + f" distances below L (they reach {b.t5_buckets_seen} buckets); every distance from "
-          f"{b.t5_max_distance} on shares one bucket.",
-        f"**Shaw**: offset {p:,} uses vector {b.shaw_index} of 0 to {2 * k}"
-        + (f", clipped to the edge vector of ±{k}." if b.shaw_clipped else "."),
-    ]
-    for line in lines:
-        st.markdown(f"- {line}")
+    view = fam.beyond(p, train, d, heads, k)
+    st.markdown(fam.offset_heading(view))
+    st.markdown(f"- {fam.learned_line(view)}")
+    st.markdown(f"- {fam.sinusoidal_line(view)}")
+    st.markdown(f"- {fam.binary_line(view)}")
+    st.markdown(f"- {fam.rope_line(view)}")
+    st.markdown(f"- {fam.alibi_line(view)}")
+    st.markdown(f"- {fam.t5_line(view)}")
+    st.markdown(f"- {fam.shaw_line(view)}")
     left, right = st.columns(2)
     with left:
-        show_chart(v["rope_spec"], title="RoPE angles per pair")
+        show_chart(view.rope_spec, title="RoPE angles per pair")
         st.caption("Pairs whose largest training angle is below 2π never completed a turn: at p their angle is new.")
     with right:
-        show_chart(v["alibi_spec"], title="ALiBi bias against offset")
+        show_chart(view.alibi_spec, title="ALiBi bias against offset")
         st.caption("One line per head: a straight line, defined at any offset.")
-    show_chart(v["t5_spec"], title="T5 bucket against distance")
+    show_chart(view.t5_spec, title="T5 bucket against distance")
     st.caption("The encoder's buckets for keys before the query (the other direction mirrors them).")
 
     st.subheader("Your trained models, past their training length")
     kind = page.radio(fam.KIND)
     shipped = fam.shipped_extrapolation(kind)
-    show_chart(shipped["spec"], title="Shipped runs: accuracy past the training length")
-    st.caption(f"The tiny {kind}s shipped with pekit (reversal, trained on {shipped['train']} tokens), tested on "
-               f"lengths up to {shipped['longest']}: the numbers of the **Train it yourself** page. A line stops where a "
-               "scheme has no position to give (the learned table).")
+    show_chart(shipped.spec, title="Shipped runs: accuracy past the training length")
+    st.caption(fam.shipped_sentence(shipped))
     yours = fam.server_runs()
-    if yours:
-        show_chart(fam.extrapolation_chart(yours, {}), title="Trained on this server")
-        st.caption(f"{len(yours)} training(s) finished on this server's **Train it yourself** page.")
-    else:
-        st.caption("No training has finished on this server yet; runs from the **Train it yourself** page appear here.")
+    if yours.spec is not None:
+        show_chart(yours.spec, title="Trained on this server")
+    st.caption(fam.server_runs_sentence(yours))
 
 
 def context_extension(page) -> None:
@@ -254,32 +172,23 @@ def context_extension(page) -> None:
         base = float(page.select(fam.THETA, help="10000 in RoPE and Llama 2; 500000 in Llama 3."))
     with c4:
         original = int(page.select(fam.ORIGINAL))
-    v = fam.extension(hd, base, s, original)
-    r = v["results"]
+    view = fam.extension(hd, base, s, original)
     left, right = st.columns(2)
     with left:
-        show_chart(v["freq_spec"], title="RoPE frequency per pair, before and after")
+        show_chart(view.freq_spec, title="RoPE frequency per pair, before and after")
     with right:
-        show_chart(v["ratio_spec"], title="Change of each pair's frequency")
-    st.caption(f"Head width {hd} ({hd // 2} pairs), base {base:g}, trained on L₀ = {original:,}, scale s = {s:g} "
-               f"(target length s·L₀ = {v['seq_len']:,}), computed as Hugging Face's `modeling_rope_utils.py` does.")
-    y = r["yarn"]
+        show_chart(view.ratio_spec, title="Change of each pair's frequency")
+    st.caption(fam.extension_caption(view))
     st.latex(r"\textbf{linear (PI)}:\ \omega_j' = \omega_j / s \qquad \textbf{NTK-aware}:\ "
              r"b' = b\, s^{d/(d-2)},\ \omega_j' = b'^{-2j/d}")
     st.latex(r"\textbf{dynamic NTK}:\ s' = s\,L/L_0 - (s-1) \text{ in place of } s")
     st.latex(r"\textbf{YaRN}:\ \omega_j' = (1-\gamma_j)\,\omega_j + \gamma_j\,\omega_j/s,\ "
              r"\gamma_j = \mathrm{clip}\Big(\tfrac{j - \text{low}}{\text{high} - \text{low}}, 0, 1\Big)")
-    ramp = (f"pairs 0 to {int(y.low)} keep their frequency, pairs from {int(y.high)} on are divided by s, a linear ramp "
-            "in between" if y.high is not None and y.high < hd // 2 else
-            f"pairs 0 to {int(y.low)} keep their frequency, the ramp to full interpolation runs past the last pair")
     st.markdown("\n".join([
-        f"- **Linear** (position interpolation) slows every pair by s: ratio {v['last_ratio']['linear']:.4g} for all.",
-        f"- **NTK-aware** changes the base to b' = {r['ntk'].base:,.6g}: the fastest pair keeps its speed (ratio "
-        f"{v['first_ratio']['ntk']:.4g}), the slowest is slowed by {1 / v['last_ratio']['ntk']:.4g}.",
-        f"- **Dynamic NTK** recomputes the base for the current length; at L = s·L₀ = {v['seq_len']:,} its scale is "
-        f"s' = {r['dynamic'].scale:.6g}, base {r['dynamic'].base:,.6g}.",
-        f"- **YaRN** (β_fast = 32, β_slow = 1 turns within L₀): {ramp}; it also multiplies the cosines and sines by "
-        f"0.1·ln s + 1 = {y.attention_factor:.4g}.",
+        f"- {fam.linear_line(view)}",
+        f"- {fam.ntk_line(view)}",
+        f"- {fam.dynamic_line(view)}",
+        f"- {fam.yarn_line(view)}",
     ]))
 
 

@@ -49,12 +49,15 @@ def test_side_by_side_views_follow_only_their_settings():
     seven other specs the very same objects."""
     from lab.views import encoding_families as fam
 
+    def specs(view):
+        return {s: view.panel(s).view.spec for s in families.FAMILIES[:-1]}
+
     a = fam.side_by_side(16, 64, 4, False, 3, 1)
     b = fam.side_by_side(16, 64, 4, False, 5, 1)
-    assert [s for s in families.FAMILIES[:-1] if a["specs"][s] is not b["specs"][s]] == ["shaw"]
-    assert a["shaw_used"] == 7 and b["shaw_used"] == 11 and a["params"] != b["params"]
+    assert [s for s in families.FAMILIES[:-1] if specs(a)[s] is not specs(b)[s]] == ["shaw"]
+    assert a.panel("shaw").view.used == 7 and b.panel("shaw").view.used == 11 and a.params.counts != b.params.counts
     c = fam.side_by_side(16, 64, 8, True, 3, 1)
-    assert {s for s in families.FAMILIES[:-1] if a["specs"][s] is not c["specs"][s]} == {"rope", "alibi", "t5"}
+    assert {s for s in families.FAMILIES[:-1] if specs(a)[s] is not specs(c)[s]} == {"rope", "alibi", "t5"}
 
 
 def test_conventions_quote_the_measured_check():

@@ -17,12 +17,6 @@ CHARTS = sorted((ROOT / "pekit" / "charts").glob("*.py"))
 PAGES = sorted((ROOT / "pages").glob("*.py"))
 LAB = sorted((ROOT / "lab").rglob("*.py"))
 
-# Page scripts not yet reduced to widgets, layout and text: each computes something the
-# strict check below names. The list only shrinks.
-NOT_YET = {
-    "encoding_families.py",
-}
-
 # What a page may not do: reduce, compare sizes, or do sums; the views in lab/views do it and
 # hand the page numbers to format.
 REDUCING_CALLS = {"sum", "min", "max", "sorted", "abs", "round", "len", "any", "all", "divmod", "pow"}
@@ -115,16 +109,10 @@ def page_violations(source: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", [p for p in PAGES if p.name not in NOT_YET], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
 def test_page_scripts_hold_widgets_layout_and_text_only(path):
     found = page_violations(path.read_text(encoding="utf-8"))
     assert not found, f"{path.name} computes; move it into its views module (lab/views): " + "; ".join(found)
-
-
-@pytest.mark.parametrize("name", sorted(NOT_YET))
-def test_pages_not_yet_reduced_are_still_there_and_still_compute(name):
-    """The list of exceptions names real pages that still need it (a page that passes leaves it)."""
-    assert page_violations((ROOT / "pages" / name).read_text(encoding="utf-8")), f"{name} computes nothing: take it off NOT_YET"
 
 
 BAD_PAGE = """

@@ -1,11 +1,15 @@
 """The encoding families page's helpers: its settings, what it says of each scheme, and cached views.
 
 Every number comes from pekit (:mod:`pekit.families` and the modules it builds on); a view is a
-dict of chart specs and numbers, cached on the settings that decide it, so a rerun with the same
-settings only draws.
+typed record of chart specs and numbers, cached on the settings that decide it, so a rerun with
+the same settings only draws; the sentences that quote its numbers are written by the functions
+beside it.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 import streamlit as st
 
@@ -13,6 +17,9 @@ import pekit
 from pekit import binary, charts, families, pretrained, shipped
 from lab.jobs import job_board
 from lab.settings import ChoiceSetting, FloatSetting, IntSetting
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SECTIONS = ("Side by side", "Conventions", "Past the training length", "Context extension", "Published results")
 SECTION = ChoiceSetting("section", "Section", default=SECTIONS[0], options=SECTIONS)
@@ -77,6 +84,77 @@ def learned_table():
     return model.positions.table.weight.detach(), "the shipped tiny encoder's trained position table"
 
 
+@dataclass(frozen=True)
+class SchemeView:
+    """One scheme's matrix at ``n`` positions: its chart spec, whether every entry is drawn
+    (else each pixel is the mean of a block) and whether it is drawn as an image."""
+
+    scheme: str
+    n: int
+    spec: dict
+    exact: bool
+    image: bool
+
+
+@dataclass(frozen=True)
+class TableView(SchemeView):
+    """A sinusoidal table (interleaved or tensor2tensor layout) of width ``d``."""
+
+    d: int
+
+
+@dataclass(frozen=True)
+class LearnedView(SchemeView):
+    """The first ``rows`` rows (at most ``n``) of a trained table of ``table_rows`` × ``table_width``
+    named ``table_name``, drawn with the colour range ``scale``."""
+
+    rows: int
+    table_name: str
+    table_rows: int
+    table_width: int
+    scale: pretrained.ColourRange
+
+
+@dataclass(frozen=True)
+class BinaryView(SchemeView):
+    """Positions 0 to n − 1 in ``bits`` bits."""
+
+    bits: int
+
+
+@dataclass(frozen=True)
+class RopeView(SchemeView):
+    """The angle of each of the ``pairs`` pairs of a head of width ``head_width``."""
+
+    head_width: int
+    pairs: int
+
+
+@dataclass(frozen=True)
+class AlibiView(SchemeView):
+    """Head ``head`` (1-based) of ``heads``, its slope, encoder or decoder (``causal``)."""
+
+    head: int
+    heads: int
+    causal: bool
+    slope: float
+
+
+@dataclass(frozen=True)
+class T5View(SchemeView):
+    """T5's bucket of every query-key pair; ``buckets_used`` of the T5_BUCKETS occur."""
+
+    buckets_used: int
+
+
+@dataclass(frozen=True)
+class ShawView(SchemeView):
+    """Shaw's vector index of every query-key pair, clipped at ``k``; ``used`` of the 2k + 1 occur."""
+
+    k: int
+    used: int
+
+
 # What each scheme's matrix depends on besides n. The others reach its cached view as None, so
 # moving one slider redraws only the matrices it changes (Shaw's k redraws one chart, not eight).
 DEPENDS = {"sinusoidal": ("d",), "tensor2tensor": ("d",), "learned": (), "binary": (), "rope": ("d", "heads"),
@@ -85,83 +163,221 @@ DEPENDS = {"sinusoidal": ("d",), "tensor2tensor": ("d",), "learned": (), "binary
 
 @st.cache_resource(max_entries=192, show_spinner=False)
 def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: bool | None, k: int | None,
-                head: int | None) -> dict:
-    """One scheme's matrix at ``n`` positions as a spec, whether every entry is drawn, and the
-    numbers its caption quotes; the settings it does not depend on are None (see DEPENDS)."""
-    out: dict = {}
+                head: int | None) -> SchemeView:
+    """One scheme's matrix at ``n`` positions as a spec and the numbers its caption quotes; the
+    settings it does not depend on are None (see DEPENDS)."""
 
     def heat(matrix, x_title, y_title, value_title, **kw) -> dict:
         drawn = charts.heatmap(matrix, x_title=x_title, y_title=y_title, value_title=value_title,
                                height=CHART_HEIGHT, max_marks=MAX_MARKS, **kw)
-        return {**out, "spec": drawn.spec(), "exact": drawn.drawing.exact, "image": drawn.drawing.kind == "image"}
+        return {"scheme": scheme, "n": n, "spec": drawn.spec(), "exact": drawn.drawing.exact,
+                "image": drawn.drawing.kind == "image"}
 
     if scheme in ("sinusoidal", "tensor2tensor"):
-        return heat(families.scheme_matrix(scheme, n, 1, num_hiddens=d), "column (dimension)", "position i", "P[i, c]")
+        table = families.scheme_matrix(scheme, n, 1, num_hiddens=d)
+        return TableView(**heat(table, "column (dimension)", "position i", "P[i, c]"), d=d)
     if scheme == "learned":
         table, table_name = learned_table()
-        learned = families.scheme_matrix("learned", n, 1, table=table)
+        learned = families.scheme_matrix("learned", n, 1, table=table)  # (min(n, rows), width)
         # a few entries of a trained table are far larger than the rest: they take the end colours
         scale = pretrained.colour_range(learned, share=0.99, symmetric=True)
-        out.update(table_name=table_name, table_shape=tuple(table.shape), scale=scale, learned_rows=int(learned.shape[0]))
-        return heat(learned, "column (dimension)", "position i", "E[i, c]", domain=(scale.low, scale.high))
+        return LearnedView(**heat(learned, "column (dimension)", "position i", "E[i, c]", domain=(scale.low, scale.high)),
+                           rows=int(learned.shape[0]), table_name=table_name, table_rows=int(table.shape[0]),
+                           table_width=int(table.shape[1]), scale=scale)
     if scheme == "binary":
-        bits = families.scheme_matrix("binary", n, 1)
-        out["bits"] = int(bits.shape[1])
-        return heat(bits, "bit c", "position i", "bit", palette="sequential", domain=(0.0, 1.0))
+        bits = families.scheme_matrix("binary", n, 1)  # (n, bits)
+        return BinaryView(**heat(bits, "bit c", "position i", "bit", palette="sequential", domain=(0.0, 1.0)),
+                          bits=int(bits.shape[1]))
     if scheme == "rope":
-        angles = families.scheme_matrix("rope", n, heads, num_hiddens=d)
-        out["pairs"] = int(angles.shape[1])
-        return heat(angles, "pair j (of one head)", "position m", "angle mod 2π (rad)", palette="sequential",
-                    domain=(0.0, 6.283185307179586))
+        angles = families.scheme_matrix("rope", n, heads, num_hiddens=d)  # (n, pairs of one head)
+        return RopeView(**heat(angles, "pair j (of one head)", "position m", "angle mod 2π (rad)",
+                               palette="sequential", domain=(0.0, 6.283185307179586)),
+                        head_width=d // heads, pairs=int(angles.shape[1]))
     if scheme == "alibi":
         alibi = families.scheme_matrix("alibi", n, heads, causal=causal)[head - 1]  # (n, n)
-        out["slope"] = float(pekit.alibi_slopes(heads)[head - 1])
         # masked entries (-inf) are left out (grey in an image); the colours span the finite biases
-        return heat(alibi.nan_to_num(neginf=float("nan")), "key j", "query i", "bias", domain=None)
+        return AlibiView(**heat(alibi.nan_to_num(neginf=float("nan")), "key j", "query i", "bias", domain=None),
+                         head=head, heads=heads, causal=causal, slope=float(pekit.alibi_slopes(heads)[head - 1]))
     if scheme == "t5":
         buckets = families.scheme_matrix("t5", n, 1, causal=causal, num_buckets=T5_BUCKETS,
-                                         t5_max_distance=T5_MAX_DISTANCE)
-        out["buckets_used"] = int(buckets.unique().numel())
-        return heat(buckets, "key j", "query i", "bucket", palette="sequential", domain=(0.0, T5_BUCKETS - 1.0))
+                                         t5_max_distance=T5_MAX_DISTANCE)  # (n, n)
+        return T5View(**heat(buckets, "key j", "query i", "bucket", palette="sequential",
+                             domain=(0.0, T5_BUCKETS - 1.0)), buckets_used=int(buckets.unique().numel()))
     if scheme == "shaw":
-        shaw = families.scheme_matrix("shaw", n, 1, shaw_max_distance=k)
-        out["shaw_used"] = int(shaw.unique().numel())
-        return heat(shaw, "key j", "query i", "vector index", palette="sequential", domain=(0.0, 2.0 * k))
+        shaw = families.scheme_matrix("shaw", n, 1, shaw_max_distance=k)  # (n, n)
+        return ShawView(**heat(shaw, "key j", "query i", "vector index", palette="sequential", domain=(0.0, 2.0 * k)),
+                        k=k, used=int(shaw.unique().numel()))
     raise ValueError(f"scheme={scheme!r} has no matrix to draw")
 
 
+@dataclass(frozen=True)
+class ParametersView:
+    """How many numbers each scheme learns for one layer of width ``d`` with ``heads`` heads and
+    Shaw's ``k``: ``counts`` in the order of ``families.FAMILIES``, and as the summary table."""
+
+    d: int
+    heads: int
+    k: int
+    counts: tuple[int, ...]
+    summary: pd.DataFrame
+
+    def count(self, scheme: str) -> int:
+        return self.counts[families.FAMILIES.index(scheme)]
+
+
 @st.cache_resource(max_entries=32, show_spinner=False)
-def parameters_view(d: int, heads: int, k: int) -> dict:
-    """How many numbers each scheme learns, as a dict and as the summary table."""
+def parameters_view(d: int, heads: int, k: int) -> ParametersView:
+    """How many numbers each scheme learns, one by one and as the summary table."""
     import pandas as pd
 
-    params = {s: families.scheme_parameters(s, num_hiddens=d, num_heads=heads, max_len=LEARNED_ROWS,
-                                            num_buckets=T5_BUCKETS, max_distance=k) for s in families.FAMILIES}
+    counts = tuple(families.scheme_parameters(s, num_hiddens=d, num_heads=heads, max_len=LEARNED_ROWS,
+                                              num_buckets=T5_BUCKETS, max_distance=k) for s in families.FAMILIES)
     summary = pd.DataFrame({"scheme": [TITLE[s] for s in families.FAMILIES],
                             "where position enters": [WHERE[s] for s in families.FAMILIES],
-                            "learned numbers": [params[s] for s in families.FAMILIES]})
-    return {"params": params, "summary": summary}
+                            "learned numbers": list(counts)})
+    return ParametersView(d, heads, k, counts, summary)
 
 
-def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int) -> dict:
-    """Each scheme's matrix at ``n`` positions (a spec per scheme), its parameter count, and the
-    numbers the text quotes, gathered from the cached views."""
+class Panel(NamedTuple):
+    """One scheme as the side-by-side section shows it: its title, where position enters, its
+    formula (lines of LaTeX) and its matrix (None for no positions: nothing to draw)."""
+
+    scheme: str
+    title: str
+    where: str
+    formula: tuple[str, ...]
+    view: SchemeView | None
+
+
+class SideBySide(NamedTuple):
+    """Every scheme's panel, in the order of ``families.FAMILIES``, and their parameter counts."""
+
+    panels: tuple[Panel, ...]
+    params: ParametersView
+
+    def panel(self, scheme: str) -> Panel:
+        return self.panels[families.FAMILIES.index(scheme)]
+
+
+def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int) -> SideBySide:
+    """Each scheme's matrix at ``n`` positions and its parameter count, gathered from the cached
+    views (each cached on the settings it depends on)."""
     settings = {"d": d, "heads": heads, "causal": causal, "k": k, "head": head}
     views = {scheme: scheme_view(scheme, n, **{key: value if key in needs else None for key, value in settings.items()})
              for scheme, needs in DEPENDS.items()}
-    out = {"specs": {s: v["spec"] for s, v in views.items()}, "exact": {s: v["exact"] for s, v in views.items()},
-           "image": {s: v["image"] for s, v in views.items()},
-           **parameters_view(d, heads, k)}
-    for view in views.values():
-        out.update({key: value for key, value in view.items() if key not in ("spec", "exact", "image")})
-    return out
+    panels = tuple(Panel(s, TITLE[s], WHERE[s], tuple(FORMULA[s]), views.get(s)) for s in families.FAMILIES)
+    return SideBySide(panels, parameters_view(d, heads, k))
+
+
+def learns_sentence(params: ParametersView, scheme: str) -> str:
+    """How many numbers ``scheme`` learns, and what they are."""
+    what = {
+        "learned": f" (a table of {LEARNED_ROWS} rows of width {params.d}).",
+        "t5": f" ({T5_BUCKETS} buckets × {params.heads} heads).",
+        "shaw": f" (2 × (2·{params.k} + 1) vectors of the head width {params.d // params.heads}, per layer).",
+        "none": " (there is nothing to learn).",
+    }.get(scheme, " (a fixed formula).")
+    return f"Learns {params.count(scheme):,} numbers" + what
+
+
+def _blocks(view: SchemeView) -> str:
+    """What a caption adds when the matrix is drawn as block means."""
+    return "" if view.exact else " Each pixel is the mean of a block of entries."
+
+
+def table_caption(view: TableView) -> str:
+    """The table's size and its column order (interleaved or sines first)."""
+    order = ("sine and cosine columns alternate" if view.scheme == "sinusoidal"
+             else f"all {view.d // 2} sines first, then their cosines")
+    return f"The added table, {view.n} × {view.d}: {order}.{_blocks(view)}"
+
+
+def learned_caption(view: LearnedView) -> str:
+    """The rows drawn of which table, the positions it has no row for, and the colour range."""
+    more = "" if view.rows >= view.n else f" It has no rows for positions {view.rows} to {view.n - 1}."
+    scale = view.scale
+    return (f"The first {view.rows} rows of {view.table_name} ({view.table_rows} × {view.table_width}).{more}"
+            f"{_blocks(view)} Colours span ±{scale.high:.3g}; the {scale.beyond} larger of the {scale.total:,} entries "
+            "take the end colours.")
+
+
+def binary_caption(view: BinaryView) -> str:
+    """The positions drawn and the bits they take."""
+    return f"Positions 0 to {view.n - 1} in {view.bits} bits, least significant first.{_blocks(view)}"
+
+
+def rope_caption(view: RopeView) -> str:
+    """How many pairs a head of that width turns."""
+    return (f"The angle m·ω_j (mod 2π) by which each of the {view.pairs} pairs of a head of width "
+            f"{view.head_width} turns at position m; the same for every head.{_blocks(view)}")
+
+
+def alibi_caption(view: AlibiView) -> str:
+    """The head drawn, its slope, and how a decoder's masked keys are drawn."""
+    masked = f" Keys after the query are masked ({'grey' if view.image else 'blank'})." if view.causal else ""
+    return (f"Head {view.head} of {view.heads}: slope m = {view.slope:.6g}, the bias falls by that much per step of "
+            f"distance.{masked}{_blocks(view)}")
+
+
+def t5_caption(view: T5View) -> str:
+    """How many of T5's buckets occur at n."""
+    return (f"The bucket of every query-key pair ({view.buckets_used} of the {T5_BUCKETS} buckets occur at "
+            f"n = {view.n}); each head learns one scalar per bucket.{_blocks(view)}")
+
+
+def shaw_caption(view: ShawView) -> str:
+    """How many of Shaw's 2k + 1 vectors occur at n."""
+    return (f"Which of the 2k + 1 = {2 * view.k + 1} learned vectors each pair uses ({view.used} occur at "
+            f"n = {view.n}); every offset beyond ±{view.k} uses the edge vector.{_blocks(view)}")
+
+
+CAPTIONS = {TableView: table_caption, LearnedView: learned_caption, BinaryView: binary_caption,
+            RopeView: rope_caption, AlibiView: alibi_caption, T5View: t5_caption, ShawView: shaw_caption}
+
+
+def caption(view: SchemeView) -> str:
+    """The caption under a scheme's matrix: what it shows, with the numbers of its view."""
+    return CAPTIONS[type(view)](view)
 
 
 # conventions ---------------------------------------------------------------------------------------
 
 
+def head_width_is_even(d: int, heads: int) -> bool:
+    """Whether a head of width d / heads has pairs of columns for RoPE to turn."""
+    return (d // heads) % 2 == 0
+
+
+@dataclass(frozen=True)
+class ConventionsView:
+    """The conventions section at ``n`` positions and width ``d``: RoPE's pairing check on one
+    head of ``head_dim`` columns (and the permutation from adjacent pairs to halves), ALiBi's
+    slope tables for 8, 6 and 4 heads and head 1 of 8's symmetric and causal biases at ``small``
+    positions, T5's bucket curve, and the two sinusoidal layouts' frequencies: the slowest pair's
+    in each (``last_inter``, ``last_t2t``) and the largest gap between their reordered tables."""
+
+    n: int
+    d: int
+    head_dim: int
+    check: families.PairingCheck
+    permutation: tuple[int, ...]
+    slopes8: pd.DataFrame
+    slopes6: pd.DataFrame
+    slopes4: pd.DataFrame
+    small: int
+    slope0: float
+    symmetric_spec: dict
+    causal_spec: dict
+    t5: families.T5Curve
+    t5_spec: dict
+    omega_spec: dict
+    last_inter: float
+    last_t2t: float
+    largest_gap: float
+
+
 @st.cache_resource(max_entries=32, show_spinner=False)
-def conventions(n: int, d: int, heads: int) -> dict:
+def conventions(n: int, d: int, heads: int) -> ConventionsView:
     """The RoPE pairing check on one head's width, ALiBi's slopes for 8 and 6 heads and its
     symmetric and causal biases, T5's buckets both ways, tensor2tensor's denominator."""
     import pandas as pd
@@ -169,11 +385,11 @@ def conventions(n: int, d: int, heads: int) -> dict:
     head_dim = d // heads
     check = families.rope_pairing_check(head_dim, n, seed=0)
     small = min(n, 12)
-    sym = families.scheme_matrix("alibi", small, 8)[0]
+    sym = families.scheme_matrix("alibi", small, 8)[0]  # (small, small)
     causal = families.scheme_matrix("alibi", small, 8, causal=True)[0]
-    bias_specs = [charts.heatmap(m.nan_to_num(neginf=float("nan")), x_title="key j", y_title="query i",
-                                 value_title="bias", domain=None, height=CHART_HEIGHT).spec()
-                  for m in (sym, causal)]
+    symmetric_spec, causal_spec = [charts.heatmap(m.nan_to_num(neginf=float("nan")), x_title="key j", y_title="query i",
+                                                  value_title="bias", domain=None, height=CHART_HEIGHT).spec()
+                                   for m in (sym, causal)]
     curve = families.t5_bucket_curve(160, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
     frame = pd.concat([pd.DataFrame({"offset": curve.offsets.numpy(), "bucket": curve.bidirectional.numpy(),
                                      "model": "bidirectional (encoder)"}),
@@ -190,20 +406,104 @@ def conventions(n: int, d: int, heads: int) -> dict:
     omega_spec = charts.line_chart(long, x="pair", y="omega", series="layout", x_title="pair j",
                                    y_title="frequency ω_j (radians per position)", series_title="Layout", log_y=True,
                                    points=True, height=300).spec()
-    return {"head_dim": head_dim, "check": check, "perm": check.permutation.tolist(),
-            "slopes8": families.alibi_slope_table(8), "slopes6": families.alibi_slope_table(6),
-            "slopes4": families.alibi_slope_table(4), "bias_specs": bias_specs, "small": small,
-            "slope0": float(pekit.alibi_slopes(8)[0]), "t5_spec": t5_spec, "t5": curve, "omega_spec": omega_spec,
-            "last_inter": float(layouts["omega_interleaved"].iloc[-1]),
-            "last_t2t": float(layouts["omega_tensor2tensor"].iloc[-1]),
-            "largest_gap": float(layouts["max_abs_difference"].max())}
+    return ConventionsView(
+        n=n, d=d, head_dim=head_dim, check=check, permutation=tuple(check.permutation.tolist()),
+        slopes8=families.alibi_slope_table(8), slopes6=families.alibi_slope_table(6),
+        slopes4=families.alibi_slope_table(4), small=small, slope0=float(pekit.alibi_slopes(8)[0]),
+        symmetric_spec=symmetric_spec, causal_spec=causal_spec, t5=curve, t5_spec=t5_spec, omega_spec=omega_spec,
+        last_inter=float(layouts["omega_interleaved"].iloc[-1]), last_t2t=float(layouts["omega_tensor2tensor"].iloc[-1]),
+        largest_gap=float(layouts["max_abs_difference"].max()))
+
+
+def permutation_sentence(view: ConventionsView) -> str:
+    """The permutation from adjacent pairs to halves, in full up to 32 columns, else its first 16
+    and last 4."""
+    perm = view.permutation
+    shown = ", ".join(map(str, perm)) if len(perm) <= 32 else ", ".join(map(str, perm[:16])) + ", …, " + ", ".join(
+        map(str, perm[-4:]))
+    return f"Permutation for a head of width {view.head_dim}: `x_halves = x_adjacent[..., [{shown}]]`"
+
+
+def pairing_sentence(view: ConventionsView) -> str:
+    """How far apart the two RoPE conventions' scores are, permuted and not."""
+    c = view.check
+    return (f"Seeded q and k at {view.n} positions, scores S_mn = RoPE(q_m, m)·RoPE(k_n, n) up to "
+            f"{c.largest_score:.3g} in size. Permuted, the two conventions agree to "
+            f"{c.score_difference:.1e}: only rounding. Unpermuted, they disagree by "
+            f"{c.mismatched_score_difference:.3g}: a checkpoint must be run in the convention it was trained in.")
+
+
+def slopes8_sentence(view: ConventionsView) -> str:
+    """The first and last of 8 heads' slopes."""
+    slopes = view.slopes8["slope"]
+    return f"8 heads: slopes from {slopes.iloc[0]:g} down to {slopes.iloc[-1]:g}, halving from head to head."
+
+
+def slopes6_sentence(view: ConventionsView) -> str:
+    """Where 6 heads' slopes come from: the 4 slopes of 4 heads, then two of the 8-head sequence."""
+    four = ", ".join(f"{x:g}" for x in view.slopes4["slope"])
+    return f"6 heads: the 4 slopes of 4 heads ({four}), then heads 1 and 3 of the 8-head sequence."
+
+
+def bias_sentence(view: ConventionsView) -> str:
+    """What the two ALiBi maps below show: head 1 of 8's slope, at ``small`` positions."""
+    return (f"An encoder uses the symmetric bias −m·|i − j|; a decoder the same below the diagonal and masks the "
+            f"keys after each query. Head 1 of 8 (m = {view.slope0:g}), {view.small} positions:")
+
+
+def t5_sentence(view: ConventionsView) -> str:
+    """T5's buckets: how many distances are exact each way, and where they stop growing."""
+    t5 = view.t5
+    return (f"Hugging Face `models/t5/modeling_t5.py`, `_relative_position_bucket`, {T5_BUCKETS} buckets up to "
+            f"max_distance = {t5.max_distance}. Bidirectional: half the buckets for keys after the query; distances 0 to "
+            f"{t5.exact_bidirectional - 1} get a bucket each, longer ones share log-spaced buckets. Causal: all "
+            f"{T5_BUCKETS} buckets for keys at or before the query, {t5.exact_causal} exact distances, and every key "
+            f"after the query falls in bucket 0. From ±{t5.max_distance} on, every distance shares the last bucket.")
+
+
+def layouts_sentence(view: ConventionsView) -> str:
+    """The slowest pair's frequency in the two layouts, and how far apart their tables are."""
+    return (f"The book (and Vaswani et al.) use ω_j = b^(−2j/d); tensor2tensor's `get_timing_signal_1d` "
+            f"(`tensor2tensor/layers/common_attention.py`) spaces its timescales from 1 to b inclusive, "
+            f"ω_j = b^(−j/(d/2 − 1)), and puts all sines before all cosines. At d = {view.d} the slowest pair has "
+            f"ω = {view.last_t2t:.4g} in tensor2tensor against {view.last_inter:.4g} in the book; after reordering the "
+            f"columns, the two tables at {view.n} positions differ by up to {view.largest_gap:.3g}.")
 
 
 # past the training length ------------------------------------------------------------------------
 
 
+def offset_limit(train: int) -> int:
+    """The largest offset the page offers after training on ``train`` positions: 16 × L, within
+    the offset setting's range."""
+    return min(16 * train, POSITION.maximum)
+
+
+@dataclass(frozen=True)
+class BeyondView:
+    """What each scheme does at offset ``p`` after training on ``train`` positions (``b``, with
+    ``heads`` heads and Shaw's ``k``), charts of RoPE's angles, ALiBi's bias and T5's bucket
+    against the offset; of RoPE's ``pairs`` pairs, ``full`` turned a full circle within the
+    training length and ``new_pairs`` meet angles at ``p`` never seen in training; the bits
+    positions below ``train`` and up to ``p`` need."""
+
+    p: int
+    train: int
+    heads: int
+    k: int
+    b: families.Beyond
+    rope_spec: dict
+    alibi_spec: dict
+    t5_spec: dict
+    pairs: int
+    full: int
+    new_pairs: tuple[int, ...]
+    bits_train: int
+    bits_p: int
+
+
 @st.cache_resource(max_entries=32, show_spinner=False)
-def beyond(p: int, train: int, d: int, heads: int, k: int) -> dict:
+def beyond(p: int, train: int, d: int, heads: int, k: int) -> BeyondView:
     """What each scheme does at offset ``p`` after training on ``train`` positions, and charts of
     RoPE's angles per pair, ALiBi's bias and T5's bucket against the offset."""
     import pandas as pd
@@ -228,61 +528,167 @@ def beyond(p: int, train: int, d: int, heads: int, k: int) -> dict:
     alibi_spec = charts.line_chart(alibi, x="offset", y="bias", series="head", x_title="offset |i − j|",
                                    y_title="ALiBi bias −m_h·|i − j|", series_title="Head", height=300, max_points=1200,
                                    marks={f"L − 1 = {train - 1}": train - 1, f"p = {p}": p}).spec()
-    curve = families.t5_bucket_curve(top, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
-    back = pd.DataFrame({"offset": list(range(top + 1)), "bucket": curve.bidirectional[: top + 1].flip(0).numpy()})
+    # one query at the end of top + 1 keys: key j is top − j places before it; flipped, distance 0 .. top
+    # (one row, where a curve of both directions would compute a (top + 1) × (2·top + 1) table)
+    before = pekit.t5_relative_buckets(1, top + 1, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE,
+                                       device="cpu")[0].flip(0)  # (top + 1,)
+    back = pd.DataFrame({"offset": list(range(top + 1)), "bucket": before.numpy()})
     t5_spec = charts.line_chart(back, x="offset", y="bucket", x_title="distance i − j (key before the query)",
                                 y_title="T5 bucket (encoder)", step=True, height=300, max_points=1200,
                                 marks={f"L − 1 = {train - 1}": train - 1, f"p = {p}": p,
                                        f"max_distance = {T5_MAX_DISTANCE}": T5_MAX_DISTANCE}).spec()
-    bits_train, bits_p = binary.bits_needed(train), binary.bits_needed(p + 1)
-    return {"b": b, "rope_spec": rope_spec, "alibi_spec": alibi_spec, "t5_spec": t5_spec,
-            "unseen": int(pairs["unseen"].sum()), "full": int(pairs["full_turn"].sum()), "pairs": len(pairs),
-            "bits_train": bits_train, "bits_p": bits_p}
+    return BeyondView(p=p, train=train, heads=heads, k=k, b=b, rope_spec=rope_spec, alibi_spec=alibi_spec,
+                      t5_spec=t5_spec, pairs=len(b.rope), full=sum(r.full_turn for r in b.rope),
+                      new_pairs=tuple(r.pair for r in b.rope if r.unseen), bits_train=binary.bits_needed(train),
+                      bits_p=binary.bits_needed(p + 1))
 
 
-def server_runs() -> list[tuple[str, str, list[dict]]]:
-    """Every training finished on this server (the training page's job board) as (label, scheme,
-    rows of test length and token accuracy)."""
+def offset_heading(view: BeyondView) -> str:
+    """The offset and the training length, and whether the offset is inside it."""
+    inside = " (inside the training length: nothing here is new)" if view.p < view.train else ""
+    return f"**At offset p = {view.p:,}, after training on L = {view.train:,} positions**{inside}:"
+
+
+def learned_line(view: BeyondView) -> str:
+    """Whether the learned table has a row for p."""
+    said = f"row {view.p} exists" if view.b.learned_has_row else f"no row: the table stops at row {view.train - 1}"
+    return f"**Learned**: {said}."
+
+
+def sinusoidal_line(view: BeyondView) -> str:
+    """How far row p is from the rows seen in training, against the step between neighbouring rows."""
+    b = view.b
+    return (f"**Sinusoidal**: row {view.p:,} is defined by the formula; the nearest row seen in training is "
+            f"{b.sinusoidal_nearest:.3g} away from it (neighbouring rows are {b.sinusoidal_step:.3g} apart).")
+
+
+def binary_line(view: BeyondView) -> str:
+    """The bits position p needs against those of training, and whether a new bit turns on."""
+    new = ", so a bit that was never set turns on." if view.bits_p > view.bits_train else "."
+    return f"**Binary**: position {view.p:,} needs {view.bits_p} bits; training used {view.bits_train}{new}"
+
+
+def rope_line(view: BeyondView) -> str:
+    """How many of a head's pairs turned a full circle within L, and which meet new angles at p."""
+    new = view.new_pairs
+    rest = (f"the other {view.pairs - view.full} (pairs {new[0]} to {new[-1]}) now turn by angles never seen in "
+            "training." if new else "no pair meets an angle it never saw.")
+    return (f"**RoPE**: {view.full} of the {view.pairs} pairs of a head turned a full circle within L, so every angle "
+            f"of theirs was met; {rest}")
+
+
+def alibi_line(view: BeyondView) -> str:
+    """ALiBi's bias at p for the first and last head, against the largest distance of training."""
+    b = view.b
+    return (f"**ALiBi**: the bias keeps growing linearly: {b.alibi_bias[0]:,.4g} (head 1) to {b.alibi_bias[-1]:,.4g} "
+            f"(head {view.heads}); at the longest distance seen in training, L − 1 = {view.train - 1}, it was "
+            f"{b.alibi_bias_seen[0]:,.4g} to {b.alibi_bias_seen[-1]:,.4g}.")
+
+
+def t5_line(view: BeyondView) -> str:
+    """T5's bucket of distance p and whether training reached it."""
+    b = view.b
+    trained = "one trained on" if b.t5_bucket_seen else "**never trained**: it holds no learned value from"
+    return (f"**T5**: distance {view.p:,} falls in bucket {b.t5_bucket}, {trained} distances below L (they reach "
+            f"{b.t5_buckets_seen} buckets); every distance from {b.t5_max_distance} on shares one bucket.")
+
+
+def shaw_line(view: BeyondView) -> str:
+    """Shaw's vector for offset p, and whether it is clipped to the edge."""
+    clipped = f", clipped to the edge vector of ±{view.k}." if view.b.shaw_clipped else "."
+    return f"**Shaw**: offset {view.p:,} uses vector {view.b.shaw_index} of 0 to {2 * view.k}{clipped}"
+
+
+class ExtrapolationRun(NamedTuple):
+    """One tiny model's accuracy past its training length: a label, its position scheme, and its
+    rows of test length (``seq_len``) and share of tokens right (``token_accuracy``)."""
+
+    label: str
+    scheme: str
+    rows: tuple[dict, ...]
+
+
+def finished_trainings() -> list[ExtrapolationRun]:
+    """Every training finished on this server (the training page's job board)."""
     runs = []
     for job in job_board().finished():
         key = job.key
         if isinstance(key, tuple) and len(key) == 10 and key[0] == "train" and isinstance(job.result, dict) \
                 and job.result.get("extrapolation"):
             task, run_kind, seq_len, dim, _layers, _heads, _steps, _seed, positions = key[1:]
-            runs.append((f"{task}, {run_kind}, L = {seq_len}, d = {dim}, {positions}", positions,
-                         job.result["extrapolation"]))
+            runs.append(ExtrapolationRun(f"{task}, {run_kind}, L = {seq_len}, d = {dim}, {positions}", positions,
+                                         tuple(job.result["extrapolation"])))
     return runs
 
 
-def runs_frame(runs):
+def runs_frame(runs: list[ExtrapolationRun]):
+    """The runs' rows with a measured accuracy, one line per run and test length."""
     import pandas as pd
 
-    rows = [(label, e["seq_len"], e["token_accuracy"]) for label, _, rows in runs for e in rows
+    rows = [(run.label, e["seq_len"], e["token_accuracy"]) for run in runs for e in run.rows
             if e["token_accuracy"] is not None]
     return pd.DataFrame(rows, columns=["run", "test length", "tokens right"])
 
 
-def learner_runs_shipped(kind: str) -> list[tuple[str, str, list[dict]]]:
+def learner_runs_shipped(kind: str) -> list[ExtrapolationRun]:
+    """The shipped tiny ``kind`` models' recorded runs, one per position scheme shipped."""
     records = shipped.recorded_metrics()
-    return [(f"shipped {kind}, {s}", s, records[f"{kind}-{s}"]["extrapolation"])
+    return [ExtrapolationRun(f"shipped {kind}, {s}", s, tuple(records[f"{kind}-{s}"]["extrapolation"]))
             for s in ("none", "sinusoidal", "learned", "rope", "alibi", "t5") if f"{kind}-{s}" in records]
 
 
-def extrapolation_chart(runs, marks: dict[str, float]) -> dict:
+def extrapolation_chart(runs: list[ExtrapolationRun], marks: dict[str, float]) -> dict:
+    """The runs' share of tokens right against the test length, with vertical ``marks``."""
     frame = runs_frame(runs)
     return charts.line_chart(frame, x="test length", y="tokens right", series="run", x_title="test length (tokens)",
                              y_title="share of tokens right", series_title="Run", y_domain=(0, 1), points=True,
                              height=260 + 60 + 30 * len(runs), marks=marks).spec()
 
 
+class ServerRuns(NamedTuple):
+    """The trainings finished on this server: how many, and their chart (None when there are none)."""
+
+    count: int
+    spec: dict | None
+
+
+def server_runs() -> ServerRuns:
+    """The trainings finished on this server so far (read at every rerun: the board changes)."""
+    runs = finished_trainings()
+    return ServerRuns(len(runs), extrapolation_chart(runs, {}) if runs else None)
+
+
+def server_runs_sentence(view: ServerRuns) -> str:
+    """How many trainings finished on this server, or that none has."""
+    if view.count:
+        return f"{view.count} training(s) finished on this server's **Train it yourself** page."
+    return "No training has finished on this server yet; runs from the **Train it yourself** page appear here."
+
+
+class ShippedRuns(NamedTuple):
+    """The shipped tiny ``kind`` models' accuracy past their training length ``train``, tested up
+    to ``longest`` tokens, as a chart."""
+
+    kind: str
+    spec: dict
+    train: int
+    longest: int
+
+
 @st.cache_resource(max_entries=8, show_spinner=False)
-def shipped_extrapolation(kind: str) -> dict:
+def shipped_extrapolation(kind: str) -> ShippedRuns:
     """The shipped runs' accuracy at test lengths from the training length to twice it."""
     runs = learner_runs_shipped(kind)
     train = shipped.DEFAULTS["seq_len"]
-    table = {s: {e["seq_len"]: e["token_accuracy"] for e in rows} for _, s, rows in runs}
-    return {"spec": extrapolation_chart(runs, {f"trained on {train}": train}), "table": table, "train": train,
-            "longest": max(e["seq_len"] for _, _, rows in runs for e in rows)}
+    return ShippedRuns(kind, extrapolation_chart(runs, {f"trained on {train}": train}), train,
+                       max(e["seq_len"] for run in runs for e in run.rows))
+
+
+def shipped_sentence(view: ShippedRuns) -> str:
+    """What the shipped runs are: the length they were trained on and the longest tested."""
+    return (f"The tiny {view.kind}s shipped with pekit (reversal, trained on {view.train} tokens), tested on lengths "
+            f"up to {view.longest}: the numbers of the **Train it yourself** page. A line stops where a scheme has no "
+            "position to give (the learned table).")
 
 
 # context extension -------------------------------------------------------------------------------
@@ -293,8 +699,31 @@ RULE_TITLE = {"none": "none (as trained)", "linear": "linear (position interpola
               "dynamic": "dynamic NTK at L = s·L₀", "yarn": "YaRN"}
 
 
+@dataclass(frozen=True)
+class ExtensionView:
+    """RoPE's frequencies for a head of ``head_dim`` columns, base ``base``, trained on
+    ``original`` positions, stretched by ``factor`` to ``seq_len``: the NTK-aware, dynamic NTK and
+    YaRN results, each pair's frequency after ÷ before (``linear_ratio`` for every pair under
+    position interpolation; NTK-aware's for the fastest and the slowest pair), and charts of the
+    frequencies and their ratios under every rule."""
+
+    head_dim: int
+    base: float
+    factor: float
+    original: int
+    seq_len: int
+    ntk: families.RopeScaling
+    dynamic: families.RopeScaling
+    yarn: families.RopeScaling
+    linear_ratio: float
+    ntk_first_ratio: float
+    ntk_last_ratio: float
+    freq_spec: dict
+    ratio_spec: dict
+
+
 @st.cache_resource(max_entries=32, show_spinner=False)
-def extension(head_dim: int, base: float, factor: float, original: int) -> dict:
+def extension(head_dim: int, base: float, factor: float, original: int) -> ExtensionView:
     """Every rule's frequencies per pair (and their ratio to the trained ones) for a head of
     ``head_dim`` columns, base ``base``, scale ``factor`` and trained length ``original``."""
     import pandas as pd
@@ -302,11 +731,12 @@ def extension(head_dim: int, base: float, factor: float, original: int) -> dict:
     seq_len = int(round(factor * original))
     results = {r: families.rope_scaling(head_dim, base=base, scaling=r, factor=factor, original_max_len=original,
                                         seq_len=seq_len) for r in RULES}
-    plain = results["none"].inv_freq
+    plain = results["none"].inv_freq  # (head_dim // 2,)
+    ratios = {r: res.inv_freq / plain for r, res in results.items()}  # (head_dim // 2,) each
     freq = pd.concat([pd.DataFrame({"pair": range(head_dim // 2), "omega": res.inv_freq.numpy(),
                                     "rule": RULE_TITLE[r]}) for r, res in results.items()])
-    ratio = pd.concat([pd.DataFrame({"pair": range(head_dim // 2), "ratio": (res.inv_freq / plain).numpy(),
-                                     "rule": RULE_TITLE[r]}) for r, res in results.items() if r != "none"])
+    ratio = pd.concat([pd.DataFrame({"pair": range(head_dim // 2), "ratio": ratios[r].numpy(),
+                                     "rule": RULE_TITLE[r]}) for r in RULES if r != "none"])
     height = 300 + 60 + 30 * len(RULES)
     freq_spec = charts.line_chart(freq, x="pair", y="omega", series="rule", x_title="pair j",
                                   y_title="frequency ω_j (radians per position)", series_title="Rule", log_y=True,
@@ -314,9 +744,45 @@ def extension(head_dim: int, base: float, factor: float, original: int) -> dict:
     ratio_spec = charts.line_chart(ratio, x="pair", y="ratio", series="rule", x_title="pair j",
                                    y_title="ω_j after ÷ ω_j before", series_title="Rule", log_y=True,
                                    height=height).spec()
-    return {"results": results, "freq_spec": freq_spec, "ratio_spec": ratio_spec, "seq_len": seq_len,
-            "first_ratio": {r: float(results[r].inv_freq[0] / plain[0]) for r in RULES},
-            "last_ratio": {r: float(results[r].inv_freq[-1] / plain[-1]) for r in RULES}}
+    return ExtensionView(head_dim=head_dim, base=base, factor=factor, original=original, seq_len=seq_len,
+                         ntk=results["ntk"], dynamic=results["dynamic"], yarn=results["yarn"],
+                         linear_ratio=float(ratios["linear"][-1]), ntk_first_ratio=float(ratios["ntk"][0]),
+                         ntk_last_ratio=float(ratios["ntk"][-1]), freq_spec=freq_spec, ratio_spec=ratio_spec)
+
+
+def extension_caption(view: ExtensionView) -> str:
+    """The settings the charts are drawn at: head width and pairs, base, trained and target length."""
+    return (f"Head width {view.head_dim} ({view.head_dim // 2} pairs), base {view.base:g}, trained on "
+            f"L₀ = {view.original:,}, scale s = {view.factor:g} (target length s·L₀ = {view.seq_len:,}), computed as "
+            "Hugging Face's `modeling_rope_utils.py` does.")
+
+
+def linear_line(view: ExtensionView) -> str:
+    """Position interpolation's ratio, the same for every pair."""
+    return f"**Linear** (position interpolation) slows every pair by s: ratio {view.linear_ratio:.4g} for all."
+
+
+def ntk_line(view: ExtensionView) -> str:
+    """NTK-aware's new base, the fastest pair's ratio and how much the slowest is slowed."""
+    return (f"**NTK-aware** changes the base to b' = {view.ntk.base:,.6g}: the fastest pair keeps its speed (ratio "
+            f"{view.ntk_first_ratio:.4g}), the slowest is slowed by {1 / view.ntk_last_ratio:.4g}.")
+
+
+def dynamic_line(view: ExtensionView) -> str:
+    """Dynamic NTK's scale and base at the target length."""
+    return (f"**Dynamic NTK** recomputes the base for the current length; at L = s·L₀ = {view.seq_len:,} its scale is "
+            f"s' = {view.dynamic.scale:.6g}, base {view.dynamic.base:,.6g}.")
+
+
+def yarn_line(view: ExtensionView) -> str:
+    """YaRN's ramp: the pairs it keeps, those it divides by s (when the ramp ends within the head),
+    and its attention factor."""
+    y = view.yarn
+    ramp = (f"pairs 0 to {int(y.low)} keep their frequency, pairs from {int(y.high)} on are divided by s, a linear ramp "
+            "in between" if y.high < view.head_dim // 2 else
+            f"pairs 0 to {int(y.low)} keep their frequency, the ramp to full interpolation runs past the last pair")
+    return (f"**YaRN** (β_fast = 32, β_slow = 1 turns within L₀): {ramp}; it also multiplies the cosines and sines by "
+            f"0.1·ln s + 1 = {y.attention_factor:.4g}.")
 
 
 # published results -------------------------------------------------------------------------------
