@@ -223,3 +223,4 @@ Setting = IntSetting | FloatSetting | ChoiceSetting | IntListSetting | BoolSetti
 
 # settings several pages share
 BASE = IntSetting("base", "Base", default=10000, minimum=2, maximum=1_000_000)
+MAX_SEED = 2**31 - 1  # the largest seed a link holds (every page's seeds and shuffles)

@@ -4,7 +4,7 @@ import streamlit as st
 
 from lab.display import show_chart
 from lab.page import lab_page
-from lab.settings import BoolSetting, ChoiceSetting, IntSetting, TextSetting
+from lab.settings import MAX_SEED, BoolSetting, ChoiceSetting, IntSetting, TextSetting
 from lab.views import live_attention as live
 from lab.views import minilm
 from lab.views.minilm import LAYER, M_HEAD, M_SHUFFLE, M_VIEW, MODEL, PRETRAINED, WORD
@@ -14,7 +14,7 @@ SENTENCE = TextSetting("text", "Your sentence", default="The animal didn't cross
 HIDDEN = ChoiceSetting("hidden", "Hidden units", default="64", options=("16", "32", "64", "128", "256"))
 HEADS = ChoiceSetting("heads", "Heads", default="4", options=("1", "2", "4", "8"))
 PE = BoolSetting("pe", "Add P", default=False)
-SEED = IntSetting("seed", "Seed", default=0, minimum=0, maximum=live.MAX_SEED)
+SEED = IntSetting("seed", "Seed", default=0, minimum=0, maximum=MAX_SEED)
 HEAD = IntSetting("head", "Head", default=0, minimum=0, maximum=7)
 SCALE = ChoiceSetting("scale", "Colours", default="max", options=("max", "row", "fixed"))
 SCALE_NAMES = {"max": "0 to the largest weight", "row": "each row to its largest", "fixed": "fixed 0 to 1"}
@@ -24,7 +24,7 @@ LENGTHS = ("own",) + tuple(str(v) for v in range(9))
 LEN_A = ChoiceSetting("len_a", "valid length of sequence A", default="own", options=LENGTHS)
 LEN_B = ChoiceSetting("len_b", "valid length of sequence B", default="own", options=LENGTHS)
 SHOW = ChoiceSetting("show", "Show sequence", default="B", options=("A", "B"))
-SHUFFLE = IntSetting("shuffle", "Shuffle seed (0 = original order)", default=1, minimum=0, maximum=live.MAX_SEED)
+SHUFFLE = IntSetting("shuffle", "Shuffle seed (0 = original order)", default=1, minimum=0, maximum=MAX_SEED)
 VIEW = ChoiceSetting("view", "Section", default="Weights", options=("Weights", "Masking", "Order"))
 GALLERY = "minilm.gallery"  # the key of MiniLM's gallery of heads (its clicks choose a head)
 

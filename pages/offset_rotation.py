@@ -4,9 +4,8 @@ import streamlit as st
 
 from lab.display import show_chart
 from lab.page import lab_page
-from lab.settings import BASE, IntSetting
+from lab.settings import BASE, MAX_SEED, IntSetting
 from lab.views.offset_rotation import (
-    MAX_SEED,
     additive_caption,
     block_latex,
     circle,

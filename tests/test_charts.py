@@ -244,3 +244,18 @@ def test_small_multiples_of_a_long_sentence_are_small_pictures():
     assert torch.equal(img, colorize(shown, vmin=0.0, vmax=top, palette="sequential"))
     small = charts.token_heatmap(M[:8, :8], labels[:8], labels[:8], compact=True)
     assert small.drawing.kind == "marks"  # a few cells stay marks with their values on hover
+
+
+def test_extrapolation_chart_draws_every_measured_row_and_marks_the_training_length():
+    runs = {"sinusoidal": [{"seq_len": 8, "token_accuracy": 1.0}, {"seq_len": 12, "token_accuracy": 0.5},
+                           {"seq_len": 16, "token_accuracy": 0.25}],
+            "learned": [{"seq_len": 8, "token_accuracy": 0.9}, {"seq_len": 12, "token_accuracy": None},
+                        {"seq_len": 16, "token_accuracy": None}]}
+    drawn = charts.extrapolation_chart(runs, series_title="Scheme", trained_on=8, plot_height=200)
+    spec = charts.to_spec(drawn)
+    values = [row for rows in spec["datasets"].values() for row in rows if "tokens right" in row]
+    assert sorted((r["run"], r["test length"], r["tokens right"]) for r in values) == [
+        ("learned", 8, 0.9), ("sinusoidal", 8, 1.0), ("sinusoidal", 12, 0.5), ("sinusoidal", 16, 0.25)]
+    marks = [row for rows in spec["datasets"].values() for row in rows if "mark" in row]
+    assert [m["mark"] for m in marks] == ["trained on 8"]
+    assert spec["height"] == 200 + 60 + 30 * 2  # the plot, and room for a legend of two lines

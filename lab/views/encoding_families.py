@@ -17,6 +17,7 @@ import pekit
 from pekit import binary, charts, families, pretrained, shipped
 from lab.jobs import job_board
 from lab.settings import ChoiceSetting, FloatSetting, IntSetting
+from lab.views.train import TrainKey
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -613,21 +614,10 @@ def finished_trainings() -> list[ExtrapolationRun]:
     runs = []
     for job in job_board().finished():
         key = job.key
-        if isinstance(key, tuple) and len(key) == 10 and key[0] == "train" and isinstance(job.result, dict) \
-                and job.result.get("extrapolation"):
-            task, run_kind, seq_len, dim, _layers, _heads, _steps, _seed, positions = key[1:]
-            runs.append(ExtrapolationRun(f"{task}, {run_kind}, L = {seq_len}, d = {dim}, {positions}", positions,
-                                         tuple(job.result["extrapolation"])))
+        if isinstance(key, TrainKey) and job.result.get("extrapolation"):
+            runs.append(ExtrapolationRun(f"{key.task}, {key.kind}, L = {key.seq_len}, d = {key.dim}, {key.positions}",
+                                         key.positions, tuple(job.result["extrapolation"])))
     return runs
-
-
-def runs_frame(runs: list[ExtrapolationRun]):
-    """The runs' rows with a measured accuracy, one line per run and test length."""
-    import pandas as pd
-
-    rows = [(run.label, e["seq_len"], e["token_accuracy"]) for run in runs for e in run.rows
-            if e["token_accuracy"] is not None]
-    return pd.DataFrame(rows, columns=["run", "test length", "tokens right"])
 
 
 def learner_runs_shipped(kind: str) -> list[ExtrapolationRun]:
@@ -637,12 +627,17 @@ def learner_runs_shipped(kind: str) -> list[ExtrapolationRun]:
             for s in ("none", "sinusoidal", "learned", "rope", "alibi", "t5") if f"{kind}-{s}" in records]
 
 
-def extrapolation_chart(runs: list[ExtrapolationRun], marks: dict[str, float]) -> dict:
-    """The runs' share of tokens right against the test length, with vertical ``marks``."""
-    frame = runs_frame(runs)
-    return charts.line_chart(frame, x="test length", y="tokens right", series="run", x_title="test length (tokens)",
-                             y_title="share of tokens right", series_title="Run", y_domain=(0, 1), points=True,
-                             height=260 + 60 + 30 * len(runs), marks=marks).spec()
+def extrapolation_chart(runs: list[ExtrapolationRun], trained_on: int | None = None) -> dict:
+    """The runs' share of tokens right against the test length, the training length marked. Runs
+    that share a label (trainings that differ in layers, heads, steps or seed) are numbered."""
+    named: dict[str, tuple[dict, ...]] = {}
+    for run in runs:
+        label, copy = run.label, 1
+        while label in named:
+            copy += 1
+            label = f"{run.label} ({copy})"
+        named[label] = run.rows
+    return charts.extrapolation_chart(named, series_title="Run", trained_on=trained_on).spec()
 
 
 class ServerRuns(NamedTuple):
@@ -655,7 +650,7 @@ class ServerRuns(NamedTuple):
 def server_runs() -> ServerRuns:
     """The trainings finished on this server so far (read at every rerun: the board changes)."""
     runs = finished_trainings()
-    return ServerRuns(len(runs), extrapolation_chart(runs, {}) if runs else None)
+    return ServerRuns(len(runs), extrapolation_chart(runs) if runs else None)
 
 
 def server_runs_sentence(view: ServerRuns) -> str:
@@ -680,7 +675,7 @@ def shipped_extrapolation(kind: str) -> ShippedRuns:
     """The shipped runs' accuracy at test lengths from the training length to twice it."""
     runs = learner_runs_shipped(kind)
     train = shipped.DEFAULTS["seq_len"]
-    return ShippedRuns(kind, extrapolation_chart(runs, {f"trained on {train}": train}), train,
+    return ShippedRuns(kind, extrapolation_chart(runs, train), train,
                        max(e["seq_len"] for run in runs for e in run.rows))
 
 

@@ -9,10 +9,10 @@ from typing import NamedTuple
 import streamlit as st
 
 from pekit import charts, order, seeded, text
+from lab.settings import MAX_SEED
 
 LAB_STEPS = 8  # the masking lab pads two short sequences to this many steps
 MAX_TOKENS = 64  # tokens of the sentence that are used
-MAX_SEED = 2**31 - 1  # the largest shuffle seed
 MAX_CHARS = text.MAX_CHARS  # characters of the text that are read
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from pekit import charts, pretrained
-from lab.settings import ChoiceSetting, IntSetting, TextSetting
+from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, TextSetting
 
 UNTRAINED = "untrained"
 PRETRAINED = "MiniLM (pretrained)"
@@ -26,7 +26,7 @@ LAYERS, HEADS = 6, 12  # all-MiniLM-L6-v2 (the tests check the model's config.js
 LAYER = IntSetting("layer", "Layer", default=0, minimum=0, maximum=LAYERS - 1)
 M_HEAD = IntSetting("mhead", "Head", default=0, minimum=0, maximum=HEADS - 1)
 WORD = TextSetting("word", "Follow the word", default="it", max_chars=40)
-M_SHUFFLE = IntSetting("mshuffle", "Shuffle seed", default=1, minimum=0, maximum=2**31 - 1)
+M_SHUFFLE = IntSetting("mshuffle", "Shuffle seed", default=1, minimum=0, maximum=MAX_SEED)
 M_VIEW = ChoiceSetting("mview", "MiniLM section", default="Heads",
                        options=("Heads", "Follow a word", "Order and positions"))
 SETTINGS = [MODEL, LAYER, M_HEAD, WORD, M_SHUFFLE, M_VIEW]

@@ -16,7 +16,6 @@ from pekit import charts, rotation, seeded
 # neither unpickles nor copies it. Records are frozen, and nothing here or on the page changes
 # a chart spec after it is made.
 
-MAX_SEED = 2**31 - 1  # the largest seed for q and k a link holds
 
 
 def even_width(d: int, maximum: int) -> int:

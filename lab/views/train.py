@@ -24,7 +24,7 @@ from pekit.tasks import TASKS
 from pekit.tiny import KINDS
 from pekit.training import HistoryRow
 from lab.jobs import DONE, FAILED, RUNNING, WAITING, Job, job_board
-from lab.settings import ChoiceSetting, IntSetting, _Base
+from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, _Base
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,7 +66,7 @@ WIDTH = ChoiceSetting("d", "Width d", default=str(shipped.DEFAULTS["dim"]), opti
 LAYERS = IntSetting("layers", "Layers", default=shipped.DEFAULTS["layers"], minimum=1, maximum=4)
 HEADS = ChoiceSetting("heads", "Heads", default=str(shipped.DEFAULTS["heads"]), options=HEAD_COUNTS)
 STEPS = IntSetting("steps", "Step cap", default=shipped.STEPS, minimum=10, maximum=3000)
-SEED = IntSetting("seed", "Seed", default=shipped.DEFAULTS["seed"], minimum=0, maximum=2**31 - 1)
+SEED = IntSetting("seed", "Seed", default=shipped.DEFAULTS["seed"], minimum=0, maximum=MAX_SEED)
 MAP_SCHEME = ChoiceSetting("map", "Scheme", default="sinusoidal", options=SCHEMES)
 MAP_LAYER = ChoiceSetting("layer", "Layer", default="clearest", options=("clearest", "1", "2", "3", "4"))
 SETTINGS = [TASK, KIND, SCHEMES_SETTING, LENGTH, WIDTH, LAYERS, HEADS, STEPS, SEED, MAP_SCHEME, MAP_LAYER]
@@ -320,13 +320,8 @@ def results_view(run: Run, where: tuple[Source, ...]) -> Results | None:
     said = training.lesson(run.task, run.kind, [{"positions": p, "token_accuracy": r.token_accuracy,
                                                  "seq_accuracy": r.seq_accuracy} for p, r in results.items()],
                            ceiling(run.task, run.seq_len))
-    rows = [(p, e.seq_len, e.token_accuracy) for p, r in results.items() for e in r.extrapolation
-            if e.token_accuracy is not None]
-    frame = pd.DataFrame(rows, columns=["scheme", "test length", "tokens right"])
-    extra = charts.line_chart(frame, x="test length", y="tokens right", series="scheme",
-                              x_title="test length (tokens)", y_title="share of tokens right", series_title="Scheme",
-                              y_domain=(0, 1), points=True, height=legend_room(len(results), 260),
-                              marks={f"trained on {run.seq_len}": run.seq_len}).spec()
+    extra = charts.extrapolation_chart({p: [e._asdict() for e in r.extrapolation] for p, r in results.items()},
+                                       series_title="Scheme", trained_on=run.seq_len).spec()
     longer = training.extrapolation_lesson({p: [e._asdict() for e in r.extrapolation] for p, r in results.items()},
                                            run.seq_len)
     return Results(table, tuple(said), curves_specs({p: r.history for p, r in results.items()}), extra, tuple(longer),
@@ -447,12 +442,6 @@ def layer_heading(view: AttentionView, title: str) -> str:
 # training curves ----------------------------------------------------------------------------------
 
 
-def legend_room(series: int, plot: int) -> int:
-    """A chart's height for a ``plot`` of that many pixels above a legend of ``series`` lines
-    (Streamlit fits the plot and its legend into the chart's height together)."""
-    return plot + 60 + 30 * series
-
-
 def history_frame(histories: dict[str, Sequence[HistoryRow]], field: str, name: str):
     """Long-form history of every scheme: ``step``, ``name`` (the rows' ``field``) and ``scheme``."""
     import pandas as pd
@@ -466,7 +455,7 @@ def curves_specs(histories: dict[str, Sequence[HistoryRow]]) -> Curves | None:
     step is known."""
     if not any(histories.values()):
         return None
-    height = legend_room(len(histories), 220)
+    height = charts.legend_room(len(histories), 220)
     loss = charts.line_chart(history_frame(histories, "loss", "loss"), x="step", y="loss", series="scheme",
                              x_title="training step", y_title="loss (cross-entropy)", series_title="Scheme",
                              log_y=True, height=height)

@@ -18,8 +18,10 @@ from .lines import (
     MAX_CURVE_POINTS,
     MAX_LINE_POINTS,
     column_curves,
+    extrapolation_chart,
     frequency_chart,
     layout_comparison_chart,
+    legend_room,
     line_chart,
     offset_similarity_chart,
 )
@@ -46,6 +48,7 @@ __all__ = [
     "column_curves",
     "offset_similarity_chart",
     "line_chart",
+    "extrapolation_chart",
     "frequency_chart",
     "layout_comparison_chart",
     "rotation_circle",

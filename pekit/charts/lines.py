@@ -166,6 +166,7 @@ def similarity_bands(sims: dict[str, OffsetSimilarity], *, y_title: str, height:
 
 
 MAX_LINE_POINTS = 600  # points over all series of a line chart; beyond, series become range bands
+MAX_POSITION_ROWS = 1 << 16  # measured rows of an extrapolation chart
 
 
 @unchecked
@@ -363,3 +364,50 @@ def layout_comparison_chart(table: pd.DataFrame, *, height: int = 260) -> Drawn:
     return frequency_chart(long, height=height)
 
 
+
+
+def legend_room(series: int, plot: int) -> int:
+    """A line chart's height for a ``plot`` of that many pixels above a legend of ``series``
+    lines (Streamlit fits the plot and its legend into the chart's height together)."""
+    return plot + 60 + 30 * series
+
+
+@unchecked
+def extrapolation_chart(runs: dict[str, Sequence[dict]], *, series_title: str, trained_on: int | None = None,
+                        plot_height: int = 260) -> Drawn:
+    """Share of tokens right against the test length, one line per named run, from the rows of
+    :func:`pekit.training.extrapolation` (``seq_len``, ``token_accuracy``; a row without an
+    accuracy, where the model has no position to give, ends its line). ``trained_on`` marks
+    the training length with a rule."""
+    rows = _extrapolation_rows(runs)
+    check_str("series_title", series_title)
+    trained_on = None if trained_on is None else check_int("trained_on", trained_on, minimum=1, maximum=MAX_POSITION)
+    plot_height = check_int("plot_height", plot_height, minimum=1, maximum=MAX_HEIGHT)
+    frame = pd.DataFrame(rows, columns=["run", "test length", "tokens right"])
+    marks = None if trained_on is None else {f"trained on {trained_on}": trained_on}
+    return line_chart(frame, x="test length", y="tokens right", series="run", x_title="test length (tokens)",
+                      y_title="share of tokens right", series_title=series_title, y_domain=(0, 1), points=True,
+                      height=legend_room(len(runs), plot_height), marks=marks)
+
+
+def _extrapolation_rows(runs: object) -> list[tuple[str, int, float]]:
+    """``(run, test length, share right)`` of every measured row of ``runs``, or ``ValueError``
+    naming ``runs``."""
+    what = "runs must map run names to rows of pekit.training.extrapolation (seq_len, token_accuracy)"
+    if not isinstance(runs, dict) or not runs or not all(isinstance(name, str) for name in runs):
+        raise ValueError(f"{what}; got {str(runs)[:60]!r}")
+    rows = []
+    for name, table in runs.items():
+        if not isinstance(table, (list, tuple)) or not all(isinstance(r, dict) for r in table):
+            raise ValueError(f"{what}; runs[{name[:40]!r}] is {str(table)[:60]!r}")
+        for row in table:
+            length = check_int(f"runs[{name[:40]!r}] seq_len", row.get("seq_len"), minimum=1, maximum=MAX_POSITION)
+            share = row.get("token_accuracy")
+            if share is not None:
+                rows.append((name, length, check_float(f"runs[{name[:40]!r}] token_accuracy", share, minimum=0.0,
+                                                       maximum=1.0)))
+    if not rows:
+        raise ValueError(f"runs holds no measured accuracy to draw; got {str(runs)[:60]!r}")
+    if len(rows) > MAX_POSITION_ROWS:
+        raise ValueError(f"runs holds {len(rows):,} measured rows, more than the {MAX_POSITION_ROWS:,} a chart draws")
+    return rows

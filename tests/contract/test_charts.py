@@ -74,6 +74,17 @@ LINE_FRAMES = lazy(lambda: FRAMES + [line_frame().iloc[:0], line_frame().assign(
                                      line_frame().assign(value=[-1.0] * 20), line_frame().assign(n=[NAN] * 20),
                                      line_frame().assign(series=["a"] * 19 + [None]),
                                      line_frame().assign(series=[[1]] * 20)])
+EXTRAPOLATION_RUNS = among(
+    None, {}, "abc", 5, [1.0], {1: []}, {"a": "rows"}, {"a": [5]}, {"a": []},
+    {"a": [{"seq_len": 8, "token_accuracy": None}]}, {"a": [{"seq_len": "8", "token_accuracy": 0.5}]},
+    {"a": [{"seq_len": 8, "token_accuracy": 1.5}]}, {"a": [{"seq_len": 8, "token_accuracy": NAN}]},
+    {"a": [{"seq_len": -1, "token_accuracy": 0.5}]}, {"a": [{"token_accuracy": 0.5}]},
+    {"a": [{"seq_len": 2**70, "token_accuracy": 0.5}]})
+register(charts.extrapolation_chart,
+         {"runs": EXTRAPOLATION_RUNS, "series_title": TITLES, "trained_on": INTS, "plot_height": HEIGHTS},
+         lambda: {"runs": {"sinusoidal": [{"seq_len": 8, "token_accuracy": 1.0}, {"seq_len": 16, "token_accuracy": 0.4}],
+                           "learned": [{"seq_len": 8, "token_accuracy": 1.0}, {"seq_len": 16, "token_accuracy": None}]},
+                  "series_title": "Scheme", "trained_on": 8})
 register(charts.line_chart,
          {"frame": LINE_FRAMES, "x": COLUMN_NAMES, "y": COLUMN_NAMES, "series": COLUMN_NAMES, "x_title": TITLES,
           "y_title": TITLES, "series_title": TITLES, "log_y": BOOL, "log_x": BOOL, "step": BOOL, "points": BOOL,

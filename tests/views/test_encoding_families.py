@@ -387,3 +387,13 @@ def test_context_extension_sentences_state_each_rules_numbers(setting):
     factor = 0.1 * math.log(s) + 1 if s > 1 else 1.0
     assert view.yarn.attention_factor == pytest.approx(factor)
     assert said.endswith(f"0.1·ln s + 1 = {view.yarn.attention_factor:.4g}.")
+
+
+def test_runs_that_share_a_label_are_each_drawn_under_a_number():
+    rows = ({"seq_len": 8, "token_accuracy": 1.0}, {"seq_len": 16, "token_accuracy": 0.5})
+    runs = [fam.ExtrapolationRun("reverse, encoder, L = 8, d = 64, rope", "rope", rows) for _ in range(3)]
+    spec = fam.extrapolation_chart(runs)
+    tables = [*spec.get("datasets", {}).values(), spec.get("data", {}).get("values", [])]
+    drawn = {row["run"] for data in tables for row in data if "run" in row}
+    assert drawn == {"reverse, encoder, L = 8, d = 64, rope", "reverse, encoder, L = 8, d = 64, rope (2)",
+                     "reverse, encoder, L = 8, d = 64, rope (3)"}
