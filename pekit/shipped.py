@@ -45,9 +45,8 @@ from .training import (
     train_tiny,
 )
 
-__all__ = ["CHECKPOINT_DIR", "DEFAULTS", "STEPS", "TARGET", "WEIGHT_TOLERANCE", "default_settings", "checkpoint_path",
-           "load_checkpoint", "recorded_metrics", "run_record", "save_checkpoint", "retrain", "regenerate", "check",
-           "weight_difference", "shipped_attention", "main"]
+__all__ = ["default_settings", "load_checkpoint", "recorded_metrics", "retrain", "regenerate", "check",
+           "shipped_attention"]
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 METRICS = CHECKPOINT_DIR / "metrics.json"

@@ -25,8 +25,7 @@ from torch import Tensor
 
 from ._checks import check_int, check_tensor
 
-__all__ = ["TASKS", "MAX_VOCAB", "MAX_SEQ_LEN", "check_task", "num_classes", "answers", "make_examples",
-           "order_blind_ceiling"]
+__all__ = ["TASKS", "answers", "make_examples", "order_blind_ceiling"]
 
 TASKS: tuple[str, ...] = ("reverse", "sort", "shift", "histogram")
 MAX_VOCAB = 64

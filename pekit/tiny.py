@@ -36,7 +36,7 @@ from .attention import MultiHeadAttention
 from .positions import PositionScheme, check_scheme, position_scheme
 from .tasks import MAX_SEQ_LEN, MAX_VOCAB, check_task, num_classes
 
-__all__ = ["KINDS", "MAX_DIM", "MAX_LAYERS", "MAX_HEADS", "TinyConfig", "TinyTransformer", "Block", "build_model"]
+__all__ = ["KINDS", "TinyConfig", "TinyTransformer", "build_model"]
 
 KINDS: tuple[str, ...] = ("encoder", "decoder")
 MAX_DIM, MAX_LAYERS, MAX_HEADS = 256, 4, 8
@@ -73,16 +73,11 @@ class TinyConfig:
         for name, low, high in (("seq_len", 2, MAX_SEQ_LEN), ("vocab", 2, MAX_VOCAB), ("dim", 2, MAX_DIM),
                                 ("layers", 1, MAX_LAYERS), ("heads", 1, MAX_HEADS)):
             object.__setattr__(self, name, check_int(name, getattr(self, name), minimum=low, maximum=high))
-        self.checked()
-
-    def checked(self) -> TinyConfig:
-        """The config itself, after checking that its sizes fit together (``ValueError`` if not)."""
         if self.dim % self.heads:
             raise ValueError(f"dim={self.dim} is not divisible by heads={self.heads}")
         if self.positions == "rope" and (self.dim // self.heads) % 2:
             raise ValueError(f"dim={self.dim} / heads={self.heads} = {self.dim // self.heads} per head is odd; "
                              "rope turns pairs of columns, so each head needs an even width")
-        return self
 
     @property
     def causal(self) -> bool:
@@ -143,7 +138,7 @@ class TinyTransformer(nn.Module):
         super().__init__()
         if not isinstance(config, TinyConfig):
             raise ValueError(f"config must be a TinyConfig; got a {type(config).__name__}")
-        self.config = config = config.checked()
+        self.config = config
         self.slot = config.vocab  # the decoder's answer-slot token
         self.embedding = nn.Embedding(config.vocab + (1 if config.causal else 0), config.dim)
         self.positions = position_scheme(config.positions, config.dim, config.heads, max_len=config.context,

@@ -9,6 +9,7 @@ import torch
 
 from pekit import charts, sinusoidal_encoding
 from pekit.charts._png import PALETTES, colorize, png_bytes, png_data_url
+from pekit.charts import lines, matrices
 from pekit.charts.matrices import CELL_TEXTS, COL_NAMES, HOVER, ROW_NAMES
 from pekit.reduce import block_summary
 from pekit.similarity import gram_block_means, similarity_by_offset
@@ -64,7 +65,7 @@ def test_small_heatmap_has_one_rect_per_cell_with_exact_values():
     drawn = charts.heatmap(P, x_title="col", y_title="row")
     assert isinstance(drawn.chart, alt.Chart) and drawn.chart.to_dict()["mark"]["type"] == "rect"
     assert drawn.drawing == charts.Drawing("marks", (20, 8), (20, 8), (1, 1), hover=True) and drawn.drawing.exact
-    frame = charts.heatmap_frame(block_summary(P, 20, 8))
+    frame = matrices.heatmap_frame(block_summary(P, 20, 8))
     assert len(frame) == 160 and spec_rows(drawn) == 160
     assert frame["value"].tolist() == pytest.approx(P.flatten().double().tolist())
 
@@ -86,7 +87,7 @@ def test_large_heatmap_is_a_bounded_image():
 
 def test_block_frame_labels_ranges():
     s = block_summary(torch.arange(40.0).reshape(10, 4), 3, 2)
-    frame = charts.heatmap_frame(s, row_offset=1)
+    frame = matrices.heatmap_frame(s, row_offset=1)
     assert frame["rows"].iloc[0] == "1–4" and frame["cols"].iloc[0] == "0–1"
     assert {"min", "max"} <= set(frame.columns)
 
@@ -99,7 +100,7 @@ def test_column_curves_exact_then_bucketed():
     assert drawn.drawing.kind == "bands" and drawn.drawing.block == (9, 1)  # 4096 positions in runs of 9
     rows = drawn.chart.to_dict()["datasets"]
     (data,) = rows.values()
-    assert len(data) <= charts.MAX_CURVE_POINTS
+    assert len(data) <= lines.MAX_CURVE_POINTS
     col0 = [r for r in data if r["column"] == "Col 0"]
     assert min(r["min"] for r in col0) < -0.99 and max(r["max"] for r in col0) > 0.99  # fast column fills its band
     assert sum(r["last"] - r["first"] + 1 for r in col0) == 4096  # every position is in a bucket
@@ -165,7 +166,7 @@ def test_large_token_map_is_one_image_with_a_read_out():
     drawn = charts.token_heatmap(M, tokens, tokens, x_title="key token", y_title="query token")
     assert drawn.drawing.kind == "image" and drawn.drawing.hover
     chart = drawn.chart
-    assert isinstance(chart, alt.LayerChart) and n * n > charts.MAX_TOKEN_RECTS
+    assert isinstance(chart, alt.LayerChart) and n * n > matrices.MAX_TOKEN_RECTS
     spec = chart.to_dict()  # validates
     urls = [row["url"] for rows in spec["datasets"].values() for row in rows if "url" in row]
     assert len(urls) == 1 and sum(len(rows) for rows in spec["datasets"].values()) <= 4

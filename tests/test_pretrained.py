@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import pekit
 from pekit import pretrained as pt
 from pekit.pretrained import loading
+from pekit.pretrained.files import WEIGHTS_SHA256, model_files
 
 missing = pt.pretrained_missing()
 if missing and os.environ.get("CI"):
@@ -55,7 +56,7 @@ LONG = " ".join(["extraordinarily"] * 100)  # 400+ word pieces
 
 @pytest.fixture(scope="module")
 def files():
-    return pt.model_files()
+    return model_files()
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +92,7 @@ def peer_run(peer, text, *, zero_positions=False):
 
 def test_the_weights_are_all_minilm_l6_v2(files):
     digest = hashlib.sha256(files["model.safetensors"].read_bytes()).hexdigest()
-    assert digest == pt.WEIGHTS_SHA256
+    assert digest == WEIGHTS_SHA256
     config = pt.MiniLMConfig.from_file(files["config.json"])
     assert (config.layers, config.num_heads, config.num_hiddens, config.max_positions) == (6, 12, 384, 512)
 

@@ -9,14 +9,12 @@ bounded by the builder, never by the raw tensor. This subpackage needs altair an
 (``pip install pekit[charts]``); the rest of pekit does not.
 """
 
-from ._common import AXIS_FONT, SERIES_COLORS, Drawing, Drawn, to_spec
+from ._common import Drawing, Drawn, to_spec
 from ._png import PALETTES
 from .circles import rotation_circle
 from .export import MAX_CSV_CELLS, matrix_csv
 from .graphs import architecture_chart
 from .lines import (
-    MAX_CURVE_POINTS,
-    MAX_LINE_POINTS,
     column_curves,
     extrapolation_chart,
     frequency_chart,
@@ -25,24 +23,18 @@ from .lines import (
     line_chart,
     offset_similarity_chart,
 )
-from .matrices import MAX_PIXELS, MAX_RECT_MARKS, MAX_TOKEN_RECTS, drawing_blocks, heatmap, heatmap_frame, token_heatmap
+from .matrices import MAX_RECT_MARKS, drawing_blocks, heatmap, token_heatmap
 from .pretrained import head_gallery, neighbour_distance_chart, offset_similarity_comparison, position_components_chart
 
+# MAX_CSV_CELLS, MAX_RECT_MARKS, drawing_blocks and legend_room are imported for the app, which
+# states the limits, sizes the blocks of its own tables and the room for legends by them; a
+# notebook needs none, so they stay out of __all__
+
 __all__ = [
-    "AXIS_FONT",
-    "SERIES_COLORS",
     "PALETTES",
     "Drawing",
     "Drawn",
     "to_spec",
-    "MAX_RECT_MARKS",
-    "MAX_PIXELS",
-    "MAX_TOKEN_RECTS",
-    "MAX_CURVE_POINTS",
-    "MAX_LINE_POINTS",
-    "MAX_CSV_CELLS",
-    "drawing_blocks",
-    "heatmap_frame",
     "heatmap",
     "token_heatmap",
     "column_curves",

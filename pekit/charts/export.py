@@ -7,7 +7,7 @@ from torch import Tensor
 
 from .._checks import check_int, check_str, check_tensor
 
-__all__ = ["MAX_CSV_CELLS", "matrix_csv"]
+__all__ = ["matrix_csv"]
 
 # about 12 MB of CSV: many attendees downloading at once stay within a hosted app's memory
 MAX_CSV_CELLS = 1 << 20

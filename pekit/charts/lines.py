@@ -23,8 +23,7 @@ from ..reduce import block_summary
 from ..similarity import OffsetSimilarity
 from ._common import SERIES_COLORS, Drawing, Drawn, texts, tip, unchecked
 
-__all__ = ["MAX_CURVE_POINTS", "MAX_LINE_POINTS", "column_curves", "offset_similarity_chart", "line_chart",
-           "frequency_chart", "layout_comparison_chart"]
+__all__ = ["column_curves", "offset_similarity_chart", "line_chart", "frequency_chart", "layout_comparison_chart"]
 
 MAX_CURVE_POINTS = 960  # points over all columns; beyond, curves are drawn as per-bucket ranges
 MAX_POSITION = 1 << 52  # positions stay exact in a browser's float64
@@ -113,16 +112,12 @@ def column_curves(
 
 
 def check_similarity(name: str, sim: object) -> OffsetSimilarity:
-    """``sim`` as an :class:`~pekit.similarity.OffsetSimilarity` of 1-D tensors on the CPU, one
-    value per offset in each, or ``ValueError`` naming ``name``."""
+    """``sim`` as the :class:`~pekit.similarity.OffsetSimilarity` it must be, its tensors on the
+    CPU and out of autograd, or ``ValueError`` naming ``name``."""
     if not isinstance(sim, OffsetSimilarity):
         raise ValueError(f"{name} must be an OffsetSimilarity (from pekit.similarity.similarity_by_offset); "
                          f"got a {type(sim).__name__}")
     parts = ("offsets", "mean", "minimum", "maximum", "count")
-    for part in parts:
-        check_tensor(f"{name}.{part}", getattr(sim, part), dims=1, what="(offsets,)")
-        if getattr(sim, part).shape != sim.offsets.shape:
-            raise ValueError(f"{name}.{part} must have one value per offset, {tuple(sim.offsets.shape)}")
     return sim._replace(**{part: getattr(sim, part).detach().cpu() for part in parts})  # e.g. from a trained P
 
 

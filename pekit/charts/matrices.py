@@ -22,8 +22,7 @@ from ..reduce import BlockSummary, block_summary
 from ._common import Drawing, Drawn, data_domain, legend_layer, texts, tip, unchecked
 from ._png import PALETTES, check_palette, colorize, png_data_url
 
-__all__ = ["MAX_RECT_MARKS", "MAX_PIXELS", "MAX_TOKEN_RECTS", "drawing_blocks", "heatmap_frame", "heatmap",
-           "token_heatmap"]
+__all__ = ["heatmap", "token_heatmap"]
 
 MAX_PIXELS = (320, 320)  # at most this many blocks (image pixels) down and across
 
@@ -52,21 +51,10 @@ def _check_pixels(max_pixels: object) -> tuple[int, int]:
 
 
 def _check_summary(name: str, summary: object) -> BlockSummary:
-    """A :class:`BlockSummary` whose parts agree: ``mean`` ``(R, C)``, edges ``(R + 1,)`` and
-    ``(C + 1,)`` rising from 0, extremes ``None`` or ``(R, C)``."""
+    """``summary`` as the :class:`BlockSummary` it must be, or ``ValueError`` naming ``name``."""
     if not isinstance(summary, BlockSummary):
         raise ValueError(f"{name} must be a BlockSummary (e.g. from pekit.reduce.block_summary); "
                          f"got a {type(summary).__name__}")
-    mean = check_tensor(f"{name}.mean", summary.mean, dims=2, what="(R, C)")
-    for part, count in (("row_edges", mean.shape[0] + 1), ("col_edges", mean.shape[1] + 1)):
-        edges = check_tensor(f"{name}.{part}", getattr(summary, part), dims=1, what=f"({count},)")
-        if edges.shape[0] != count or edges.is_floating_point() or edges.dtype == torch.bool \
-                or edges[0] != 0 or not bool((edges.diff() > 0).all()):
-            raise ValueError(f"{name}.{part} must be {count} rising whole numbers from 0, one more than the blocks")
-    for part in ("minimum", "maximum"):
-        extreme = getattr(summary, part)
-        if extreme is not None and (not isinstance(extreme, Tensor) or extreme.shape != mean.shape):
-            raise ValueError(f"{name}.{part} must be None or a tensor of shape {tuple(mean.shape)}")
     return summary
 
 

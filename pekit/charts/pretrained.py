@@ -27,7 +27,7 @@ from ._common import Drawing, Drawn, legend_layer, tip, unchecked
 from ._png import PALETTES, check_palette, colorize, png_data_url
 from .lines import MAX_HEIGHT, check_similarity, line_chart, similarity_bands
 
-__all__ = ["PICK", "head_gallery", "offset_similarity_comparison", "position_components_chart",
+__all__ = ["head_gallery", "offset_similarity_comparison", "position_components_chart",
            "neighbour_distance_chart"]
 
 PICK = "pick"  # the name of the gallery's click selection (a page reads the clicked layer and head from it)

@@ -22,19 +22,11 @@ Each module names its references. Shapes use the book's words: ``steps`` are wor
 """
 
 from .colours import ColourRange, colour_range
-from .files import (
-    INSTALL_COMMAND,
-    MODEL_NAME,
-    MODEL_PACKAGE,
-    WEIGHTS_SHA256,
-    model_files,
-    pretrained_available,
-    pretrained_missing,
-)
+from .files import INSTALL_COMMAND, pretrained_available, pretrained_missing
 from .forward import POSITIONS, PretrainedAttention, pretrained_attention
 from .heads import PATTERNS, HeadPatterns, NamedHead, head_patterns, named_heads, patterns_frame
 from .loading import MAX_PIECES, load_minilm, pretrained_position_table
-from .minilm import BertEmbeddings, BertLayer, MiniLM, MiniLMConfig, check_config
+from .minilm import MiniLM, MiniLMConfig
 from .one_token import TokenAttention, token_attention, token_attention_frame
 from .position_table import PositionComponents, PositionTableSummary, position_components, position_table_summary
 from .word_order import (
@@ -48,20 +40,15 @@ from .word_order import (
 )
 from .wordpieces import Encoded, encode_text, find_token
 
+# INSTALL_COMMAND and MAX_PIECES are imported for the app's messages (pretrained.INSTALL_COMMAND,
+# pretrained.MAX_PIECES); a notebook needs neither, so they stay out of __all__
+
 __all__ = [
-    "MODEL_NAME",
-    "MODEL_PACKAGE",
-    "INSTALL_COMMAND",
-    "WEIGHTS_SHA256",
-    "MAX_PIECES",
     "POSITIONS",
     "PATTERNS",
     "pretrained_missing",
     "pretrained_available",
-    "model_files",
     "MiniLMConfig",
-    "BertEmbeddings",
-    "BertLayer",
     "MiniLM",
     "load_minilm",
     "Encoded",

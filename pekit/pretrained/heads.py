@@ -14,7 +14,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from .._checks import check_float, check_tensor
+from .._checks import check_float
 from .forward import PretrainedAttention, _check_result
 
 __all__ = ["PATTERNS", "HeadPatterns", "head_patterns", "NamedHead", "named_heads", "patterns_frame"]
@@ -58,11 +58,6 @@ def head_patterns(result: PretrainedAttention) -> HeadPatterns:
 def _check_patterns(name: str, patterns: object) -> HeadPatterns:
     if not isinstance(patterns, HeadPatterns):
         raise ValueError(f"{name} must come from head_patterns; got a {type(patterns).__name__}")
-    shares = check_tensor(f"{name}.shares", patterns.shares, dims=3, floating=True, what="(layers, num_heads, patterns)")
-    names = patterns.names
-    if not isinstance(names, (tuple, list)) or not all(isinstance(n, str) for n in names) \
-            or shares.shape[-1] != len(names) or not names:
-        raise ValueError(f"{name}.names must name each of the {shares.shape[-1]} patterns in {name}.shares")
     return patterns
 
 

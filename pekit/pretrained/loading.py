@@ -24,7 +24,7 @@ from ..devices import resolve_device
 from .files import _go_offline, model_files
 from .minilm import MiniLM, MiniLMConfig, _rename
 
-__all__ = ["MAX_PIECES", "load_minilm", "pretrained_position_table"]
+__all__ = ["load_minilm", "pretrained_position_table"]
 
 MAX_PIECES = 128  # word pieces the model reads, [CLS] and [SEP] included (its tokenizer's limit)
 

@@ -34,7 +34,7 @@ from torch import Tensor, nn
 from .._checks import MAX_ELEMENTS, check_bool, check_float, check_int, check_tensor
 from ..attention import MultiHeadAttention, multi_head_attention
 
-__all__ = ["MiniLMConfig", "BertEmbeddings", "BertLayer", "MiniLM"]
+__all__ = ["MiniLMConfig", "MiniLM"]
 
 
 class MiniLMConfig(NamedTuple):

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from .._checks import check_int, check_tensor
+from .._checks import check_int
 from .forward import PretrainedAttention, _check_result
 from .wordpieces import _check_tokens
 
@@ -55,13 +55,7 @@ def token_attention_frame(ta: TokenAttention, tokens: tuple[str, ...] | list[str
 
     if not isinstance(ta, TokenAttention):
         raise ValueError(f"ta must come from token_attention; got a {type(ta).__name__}")
-    mean = check_tensor("ta.mean", ta.mean, dims=2, floating=True, what="(layers, T)")
-    T = mean.shape[1]
-    if not isinstance(ta.top, (list, tuple)) or len(ta.top) != mean.shape[0] or not all(
-            isinstance(t, (list, tuple)) and len(t) == 2 and isinstance(t[0], int) and 0 <= t[0] < T for t in ta.top):
-        raise ValueError(f"ta.top must hold one (piece, weight) per layer, {mean.shape[0]} of them")
-    if not isinstance(ta.index, int) or not 0 <= ta.index < T:
-        raise ValueError(f"ta.index={str(ta.index)[:40]!r} must be a word piece from 0 to {T - 1}")
+    T = ta.mean.shape[1]
     tokens = _check_tokens("tokens", tokens)
     if len(tokens) != T:
         raise ValueError(f"tokens must hold the {T} word pieces the weights of ta are over; got {len(tokens)}")

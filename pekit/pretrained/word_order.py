@@ -12,13 +12,12 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import NamedTuple
 
 import torch
 from torch import Tensor
 
-from .._checks import check_int, check_tensor
+from .._checks import check_int
 from ..devices import resolve_device
 from .forward import POSITIONS, PretrainedAttention, _check_result, pretrained_attention
 from .heads import HeadPatterns, head_patterns
@@ -145,14 +144,6 @@ def layer_effects_frame(order: OrderEffect, positions: PositionsEffect):
         raise ValueError(f"order must come from order_effect; got a {type(order).__name__}")
     if not isinstance(positions, PositionsEffect):
         raise ValueError(f"positions must come from positions_effect; got a {type(positions).__name__}")
-    change = check_tensor("positions.change", positions.change, dims=2, floating=True, what="(layers, num_heads)")
-    layers = change.shape[0]
-    if not isinstance(order.gap, Mapping) or set(order.gap) != set(POSITIONS):
-        raise ValueError(f"order.gap must hold a tensor for each of {', '.join(POSITIONS)}")
-    for key in POSITIONS:
-        gap = check_tensor(f"order.gap[{key!r}]", order.gap[key], dims=1, floating=True, what="(layers,)")
-        if gap.shape[0] != layers:
-            raise ValueError(f"order.gap[{key!r}] has {gap.shape[0]} layers, positions.change {layers}")
     return pd.DataFrame({
         "layer": list(range(len(order.gap["learned"]))),
         "shuffle, learned positions: largest change": order.gap["learned"].double().numpy(),

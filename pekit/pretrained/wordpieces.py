@@ -14,7 +14,7 @@ import torch
 
 from ..devices import resolve_device
 from ..text import MAX_CHARS
-from .loading import MAX_PIECES, _load
+from .loading import _load
 
 __all__ = ["Encoded", "encode_text", "find_token"]
 
@@ -34,33 +34,10 @@ class Encoded(NamedTuple):
     clipped: bool
 
 
-def _check_pieces(name: str, parts: dict[str, object]) -> int:
-    """The number of word pieces when ``parts`` (``tokens``, ``ids``, ``word_ids``, ...) fit
-    together as :func:`encode_text` makes them, else ``ValueError`` naming ``name``."""
-    if not all(isinstance(part, (tuple, list)) for part in parts.values()):
-        raise ValueError(f"{name}: {', '.join(parts)} must be tuples")
-    T = len(parts["ids"])
-    if any(len(part) != T for part in parts.values()) or not 3 <= T <= MAX_PIECES:
-        raise ValueError(f"{name}: {', '.join(parts)} must hold one entry per word piece, 3 to {MAX_PIECES} of them "
-                         "([CLS] and [SEP] included)")
-    whole = lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0  # noqa: E731
-    if not all(isinstance(t, str) for t in parts["tokens"]) or not all(whole(i) for i in parts["ids"]):
-        raise ValueError(f"{name}: tokens must be strings and ids whole numbers >= 0")
-    word_ids = parts["word_ids"]
-    words = word_ids[1:-1]
-    if word_ids[0] is not None or word_ids[-1] is not None or not all(whole(w) for w in words) \
-            or any(b < a for a, b in zip(words, words[1:])):
-        raise ValueError(f"{name}: word_ids must be None for [CLS] and [SEP] and rising word numbers in between")
-    return T
-
-
 def _check_encoded(name: str, encoded: object) -> Encoded:
-    """``encoded`` as an :class:`Encoded` whose parts fit together (as :func:`encode_text` and
-    :func:`shuffle_words` make them), or ``ValueError`` naming ``name``."""
+    """``encoded`` as the :class:`Encoded` it must be, or ``ValueError`` naming ``name``."""
     if not isinstance(encoded, Encoded):
         raise ValueError(f"{name} must come from encode_text or shuffle_words; got a {type(encoded).__name__}")
-    _check_pieces(name, {"tokens": encoded.tokens, "ids": encoded.ids, "word_ids": encoded.word_ids,
-                         "offsets": encoded.offsets})
     return encoded
 
 

@@ -15,6 +15,7 @@ import torch
 from hypothesis import strategies as st
 
 from pekit import pretrained
+from pekit.pretrained import files, minilm
 
 from .sweep import (
     BOOL,
@@ -52,13 +53,11 @@ def encoded():
     return pretrained.encode_text(SENTENCE, device="cpu")
 
 
+# Records (Encoded, PretrainedAttention, HeadPatterns, ...) are what pekit made and are trusted as
+# they are: the hostile values of a record argument are records of the right and wrong types.
 def broken_encodings():
     e = encoded()
-    return [e, pretrained.shuffle_words(e, 1).encoded, e._replace(ids=e.ids[:-1]), e._replace(ids=(30522,) * len(e.ids)),
-            e._replace(ids=(-1,) + e.ids[1:]), e._replace(ids=tuple(float(i) for i in e.ids)),
-            e._replace(word_ids=(0,) + e.word_ids[1:]), e._replace(word_ids=(None,) * len(e.ids)), e._replace(tokens=None),
-            e._replace(word_ids=e.word_ids[:1] + tuple(reversed(e.word_ids[1:-1])) + e.word_ids[-1:]),
-            pretrained.Encoded(*(part * 40 for part in e[:4]), 0, False), tuple(e), e._replace(ids=(True,) * len(e.ids))]
+    return [e, pretrained.shuffle_words(e, 1).encoded, tuple(e)]
 
 
 ENCODINGS = lazy(broken_encodings)
@@ -71,7 +70,7 @@ MINI_CONFIGS = among(None, "config", tuple(MINI_CONFIG), MINI_CONFIG._replace(vo
                      MINI_CONFIG._replace(vocab_size=2.5), MINI_CONFIG._replace(ffn_hiddens="16"),
                      MINI_CONFIG._replace(num_hiddens=4096, vocab_size=1 << 20), MINI_CONFIG._replace(layers=True),
                      MINI_CONFIG._replace(max_positions=10**12), MINI_CONFIG._replace(num_heads=4))
-for f in (pretrained.BertEmbeddings, pretrained.BertLayer, pretrained.MiniLM):
+for f in (minilm.BertEmbeddings, minilm.BertLayer, pretrained.MiniLM):
     register(f, {"config": MINI_CONFIGS}, lambda: {"config": MINI_CONFIG}, label=f"{f.__name__}()")
 
 
@@ -86,9 +85,9 @@ register(pretrained.MiniLM,
                                                           token_ids(1, 13), token_ids(1, 12), token_ids(1, 0)])),
           "positions": BOOL},
          lambda: {"ids": torch.tensor([[1, 5, 7, 2]])}, call=lambda **kw: mini_model()(**kw), label="MiniLM.forward")
-register(pretrained.BertLayer, {"X": tensors((1, 4, 8))}, lambda: {"X": T(1, 4, 8)},
+register(minilm.BertLayer, {"X": tensors((1, 4, 8))}, lambda: {"X": T(1, 4, 8)},
          call=lambda X: mini_model().layers[0](X), label="BertLayer.forward")
-for f in (pretrained.pretrained_missing, pretrained.pretrained_available, pretrained.model_files):
+for f in (pretrained.pretrained_missing, pretrained.pretrained_available, files.model_files):
     register(f, {})
 # the weights are the checkpoint's, the same on every call: one table of them stands for all
 register(pretrained.load_minilm, device_args(), lambda: {"device": "cpu"},
@@ -104,11 +103,7 @@ register(pretrained.find_token, {"tokens": TOKEN_LISTS, "word": TEXT},
 
 def broken_results():
     r = minilm_result()
-    return [None, "result", encoded(), r, minilm_result("zero"), r._replace(attentions=r.attentions[:, :, :-1]),
-            r._replace(attentions=r.attentions.long()), r._replace(attentions=r.attentions[:0]),
-            r._replace(hidden_states=None), r._replace(hidden_states=r.hidden_states[1:]), r._replace(positions="both"),
-            r._replace(tokens=r.tokens[:-1]), r._replace(word_ids=(None,) * len(r.ids)), tuple(r),
-            r._replace(attentions=r.attentions.to(torch.complex64)),
+    return [None, "result", encoded(), r, minilm_result("zero"), tuple(r),
             pretrained.pretrained_attention("The cat sat.", device="cpu")]
 
 
@@ -125,10 +120,7 @@ register(pretrained.head_patterns, {"result": RESULTS}, lambda: {"result": minil
 
 def broken_patterns():
     p = pretrained.head_patterns(minilm_result())
-    return [None, "patterns", p, p._replace(shares=T(2, 3)), p._replace(shares=T(6, 12, 5)),
-            p._replace(shares=p.shares.long()), p._replace(names=None), p._replace(names=("a",) * 6),
-            p._replace(shares=torch.zeros(0, 12, 6)), p._replace(shares=torch.zeros(6, 12, 0), names=()),
-            pretrained.HeadPatterns(p.shares * NAN, p.names)]
+    return [None, "patterns", p, tuple(p), minilm_result()]
 
 
 PATTERN_RESULTS = lazy(broken_patterns)
@@ -143,9 +135,7 @@ register(pretrained.token_attention, {"result": RESULTS, "index": INTS}, lambda:
 
 def broken_token_attention():
     ta = pretrained.token_attention(minilm_result(), 2)
-    return [None, "ta", ta, ta._replace(mean=T(6)), ta._replace(mean=T(6, 3)), ta._replace(top=[]),
-            ta._replace(top=[(99, 0.5)] * 6), ta._replace(index=99), ta._replace(index="2"),
-            ta._replace(mean=ta.mean.to(torch.complex64)), tuple(ta)]
+    return [None, "ta", ta, tuple(ta)]
 
 
 register(pretrained.token_attention_frame,
@@ -174,11 +164,7 @@ def order_and_positions():
 def broken_effects():
     good = order_and_positions()
     order, effect = good["order"], good["positions"]
-    return {"order": [None, "order", effect, order, order._replace(gap={}), order._replace(gap={"learned": T(6)}),
-                      order._replace(gap={"learned": T(5), "zero": T(5)}), order._replace(gap=None),
-                      order._replace(gap={"learned": T(6).long(), "zero": T(6)})],
-            "positions": [None, "positions", order, effect, effect._replace(change=T(6)),
-                          effect._replace(change=T(5, 12)), effect._replace(change=None)]}
+    return {"order": [None, "order", effect, order], "positions": [None, "positions", order, effect]}
 
 
 register(pretrained.layer_effects_frame,
@@ -207,11 +193,6 @@ def test_a_minilm_config_too_large_to_allocate():
 def test_minilm_ids_beyond_its_vocabulary_or_positions():
     raises_naming(lambda: mini_model()(torch.tensor([[30, 1]])), "ids")
     raises_naming(lambda: mini_model()(token_ids(1, 13)), "ids")
-
-
-def test_word_pieces_that_are_not_whole_numbers_are_refused():
-    e = encoded()
-    raises_naming(lambda: pretrained.pretrained_attention(e._replace(ids=tuple(i + 0.5 for i in e.ids))), "text")
 
 
 def test_pretrained_results_of_the_wrong_kind():
