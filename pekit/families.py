@@ -44,7 +44,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from ._checks import check_bool, check_elements, check_float, check_float_dtype, check_int, check_tensor
+from ._checks import check_bool, check_elements, check_float, check_int, check_tensor
 from .devices import resolve_device
 from .encodings import binary_encoding, frequencies, sinusoidal_encoding
 from .positions import MAX_HEADS, MAX_STEPS, _relative, alibi_bias, alibi_slopes, check_buckets, t5_relative_buckets

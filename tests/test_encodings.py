@@ -9,7 +9,6 @@ import torch
 from torch import nn
 from torch.testing import assert_close
 
-import pekit
 from pekit import (
     PositionalEncoding,
     binary_encoding,

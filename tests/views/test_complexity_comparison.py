@@ -3,7 +3,6 @@ from the chapter's formulas, at settings drawn over the page's whole range; the 
 key and result are records, and a real (tiny) sweep runs through a job board."""
 
 import math
-import re
 import time
 
 import pandas as pd
