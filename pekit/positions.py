@@ -61,7 +61,6 @@ __all__ = [
     "ALiBiPositions",
     "T5Positions",
     "position_scheme",
-    "check_scheme",
 ]
 
 SCHEMES: tuple[str, ...] = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")

@@ -16,7 +16,7 @@ from torch import Tensor
 
 from ._checks import MAX_ELEMENTS, check_bool, check_data, check_int
 
-__all__ = ["BlockSummary", "block_summary", "block_edges"]
+__all__ = ["BlockSummary", "block_summary"]
 
 
 class BlockSummary(NamedTuple):
