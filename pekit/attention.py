@@ -405,6 +405,9 @@ def _rotate(rotary: Callable[[Tensor], Tensor], X: Tensor, batch: int, num_heads
     turned = rotary(per_head)
     if not isinstance(turned, Tensor) or turned.shape != per_head.shape:
         raise ValueError(f"rotary must return a tensor of the shape it was given, {tuple(per_head.shape)}")
+    if turned.dtype != per_head.dtype or turned.device != per_head.device:
+        raise ValueError(f"rotary must return a tensor of the dtype and device it was given, {per_head.dtype} on "
+                         f"{per_head.device}; got {turned.dtype} on {turned.device}")
     return turned.flatten(0, 1)
 
 
