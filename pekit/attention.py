@@ -91,12 +91,12 @@ def _valid_lengths(valid_lens: object, batch: int, queries: int, keys: int, devi
     return lens.clamp(max=keys).to(device=device, dtype=torch.int64)
 
 
-def _keep_mask(X: Tensor, valid_lens: object, causal: bool) -> Tensor | None:
-    """Which keys each query may see, ``(batch, queries, keys)``, or None when all."""
+def _keep_mask(X: Tensor, lens: Tensor | None, causal: bool) -> Tensor | None:
+    """Which keys each query may see, ``(batch, queries, keys)``, or None when all; ``lens``
+    are checked lengths ``(batch, queries)`` (from :func:`_valid_lengths`) or None."""
     batch, queries, keys = X.shape
     keep = None
-    if valid_lens is not None:
-        lens = _valid_lengths(valid_lens, batch, queries, keys, X.device)  # (batch, queries)
+    if lens is not None:
         keep = torch.arange(keys, device=X.device) < lens[..., None]
     if causal:
         # query i sees keys up to i, aligned at the end when there are more keys than queries
@@ -119,7 +119,14 @@ def masked_softmax(X: Tensor, valid_lens: ValidLens = None, *, causal: bool = Fa
     fills with ``-1e6``, gives such a row uniform weights instead).
     """
     X = _check_3d("X", X, "(batch, queries, keys)")
-    keep = _keep_mask(X, valid_lens, check_bool("causal", causal))
+    causal = check_bool("causal", causal)
+    lens = None if valid_lens is None else _valid_lengths(valid_lens, *X.shape, X.device)  # (batch, queries)
+    return _masked_softmax(X, lens, causal)
+
+
+def _masked_softmax(X: Tensor, lens: Tensor | None, causal: bool) -> Tensor:
+    """:func:`masked_softmax` of checked arguments: ``lens`` ``(batch, queries)`` int64 or None."""
+    keep = _keep_mask(X, lens, causal)
     if keep is None:
         return F.softmax(X, dim=-1)
     # A finite fill keeps fully masked rows free of NaN (also in the backward pass);
@@ -151,12 +158,21 @@ def attention_scores(queries: Tensor, keys: Tensor) -> Tensor:
     _check_3d("keys", keys, "(batch, keys, d)")
     if queries.shape[0] != keys.shape[0]:
         raise ValueError(f"queries ({queries.shape[0]} sequences) and keys ({keys.shape[0]}) must share the batch size")
-    if queries.shape[-1] != keys.shape[-1]:
-        raise ValueError(f"queries have {queries.shape[-1]} features but keys have {keys.shape[-1]}; they must match")
+    _check_width(queries, keys)
     if queries.dtype != keys.dtype or queries.device != keys.device:
         raise ValueError("queries and keys must share a dtype and a device")
+    return _scores(queries, keys)
+
+
+def _check_width(queries: Tensor, keys: Tensor) -> None:
+    if queries.shape[-1] != keys.shape[-1]:
+        raise ValueError(f"queries have {queries.shape[-1]} features but keys have {keys.shape[-1]}; they must match")
+
+
+def _scores(queries: Tensor, keys: Tensor) -> Tensor:
+    """:func:`attention_scores` of checked tensors."""
     d = max(queries.shape[-1], 1)
-    return torch.bmm(queries, keys.transpose(1, 2)) / math.sqrt(d)
+    return torch.bmm(queries, keys.transpose(1, 2)) / math.sqrt(d)  # (batch, queries, keys)
 
 
 def _check_bias(score_bias: object, shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> Tensor:
@@ -193,13 +209,22 @@ def dot_product_attention(
     _check_qkv(queries, keys, values)
     dropout = check_probability("dropout", dropout)
     causal, training = check_bool("causal", causal), check_bool("training", training)
-    if valid_lens is not None:
-        valid_lens = _valid_lengths(valid_lens, queries.shape[0], queries.shape[1], keys.shape[1], queries.device,
-                                    "queries")
-    scores = attention_scores(queries, keys)  # (batch, queries, keys)
-    if score_bias is not None:
-        scores = scores + _check_bias(score_bias, tuple(scores.shape), scores.dtype, scores.device)
-    weights = masked_softmax(scores, valid_lens, causal=causal)  # (batch, queries, keys)
+    lens = None if valid_lens is None else _valid_lengths(valid_lens, queries.shape[0], queries.shape[1],
+                                                          keys.shape[1], queries.device, "queries")
+    _check_width(queries, keys)
+    scores_shape = (queries.shape[0], queries.shape[1], keys.shape[1])
+    bias = None if score_bias is None else _check_bias(score_bias, scores_shape, queries.dtype, queries.device)
+    return _attend(queries, keys, values, lens, causal, bias, dropout, training)
+
+
+def _attend(queries: Tensor, keys: Tensor, values: Tensor, lens: Tensor | None, causal: bool, bias: Tensor | None,
+            dropout: float, training: bool) -> tuple[Tensor, Tensor]:
+    """:func:`dot_product_attention` of checked arguments: ``lens`` ``(batch, queries)`` int64 or
+    None, ``bias`` of the scores' shape or None."""
+    scores = _scores(queries, keys)  # (batch, queries, keys)
+    if bias is not None:
+        scores = scores + bias
+    weights = _masked_softmax(scores, lens, causal)  # (batch, queries, keys)
     dropped = F.dropout(weights, p=dropout, training=training) if dropout else weights
     return torch.bmm(dropped, values), weights
 
@@ -233,9 +258,14 @@ def transpose_qkv(X: Tensor, num_heads: int) -> Tensor:
     """Split the last axis into heads: ``(batch, steps, num_hiddens)`` ->
     ``(batch * num_heads, steps, num_hiddens / num_heads)``. Inverse: :func:`transpose_output`."""
     X, num_heads = _check_heads(X, num_heads, "(batch, steps, num_hiddens)")
+    if X.shape[-1] % num_heads:
+        raise ValueError(f"X has num_hiddens={X.shape[-1]} features, not divisible by num_heads={num_heads}")
+    return _split_heads(X, num_heads)
+
+
+def _split_heads(X: Tensor, num_heads: int) -> Tensor:
+    """:func:`transpose_qkv` of a checked ``X`` whose width ``num_heads`` divides."""
     batch, steps, num_hiddens = X.shape
-    if num_hiddens % num_heads:
-        raise ValueError(f"X has num_hiddens={num_hiddens} features, not divisible by num_heads={num_heads}")
     X = X.reshape(batch, steps, num_heads, num_hiddens // num_heads)  # (batch, steps, num_heads, hs)
     X = X.permute(0, 2, 1, 3)  # (batch, num_heads, steps, hs)
     return X.reshape(batch * num_heads, steps, num_hiddens // num_heads)
@@ -245,9 +275,14 @@ def transpose_output(X: Tensor, num_heads: int) -> Tensor:
     """Merge heads back: ``(batch * num_heads, steps, hs)`` -> ``(batch, steps, num_heads * hs)``.
     Inverse: :func:`transpose_qkv`."""
     X, num_heads = _check_heads(X, num_heads, "(batch * num_heads, steps, hs)")
+    if X.shape[0] % num_heads:
+        raise ValueError(f"X has {X.shape[0]} rows in its first axis, not a multiple of num_heads={num_heads}")
+    return _merge_heads(X, num_heads)
+
+
+def _merge_heads(X: Tensor, num_heads: int) -> Tensor:
+    """:func:`transpose_output` of a checked ``X`` whose first axis ``num_heads`` divides."""
     bh, steps, hs = X.shape
-    if bh % num_heads:
-        raise ValueError(f"X has {bh} rows in its first axis, not a multiple of num_heads={num_heads}")
     X = X.reshape(bh // num_heads, num_heads, steps, hs)  # (batch, num_heads, steps, hs)
     X = X.permute(0, 2, 1, 3)  # (batch, steps, num_heads, hs)
     return X.reshape(bh // num_heads, steps, num_heads * hs)
@@ -309,6 +344,7 @@ def multi_head_attention(
     """
     _check_qkv(queries, keys, values)
     num_heads = check_int("num_heads", num_heads, minimum=1)
+    dropout = check_probability("dropout", dropout)
     causal, training = check_bool("causal", causal), check_bool("training", training)
     need_weights = check_bool("need_weights", need_weights)
     if rotary is not None and not callable(rotary):
@@ -328,9 +364,9 @@ def multi_head_attention(
         raise ValueError(f"num_hiddens={num_hiddens} is not divisible by num_heads={num_heads}")
     batch, n_q, n_k, h = queries.shape[0], queries.shape[1], keys.shape[1], num_heads
     lens = None if valid_lens is None else _valid_lengths(valid_lens, batch, n_q, n_k, queries.device, "queries")
-    q = transpose_qkv(F.linear(queries, W_q, b_q), h)  # (batch * num_heads, queries, hs)
-    k = transpose_qkv(F.linear(keys, W_k, b_k), h)  # (batch * num_heads, keys, hs)
-    v = transpose_qkv(F.linear(values, W_v, b_v), h)  # (batch * num_heads, keys, hs)
+    q = _split_heads(F.linear(queries, W_q, b_q), h)  # (batch * num_heads, queries, hs)
+    k = _split_heads(F.linear(keys, W_k, b_k), h)  # (batch * num_heads, keys, hs)
+    v = _split_heads(F.linear(values, W_v, b_v), h)  # (batch * num_heads, keys, hs)
     if rotary is not None:
         q = _rotate(rotary, q, batch, h)
         k = _rotate(rotary, k, batch, h)
@@ -340,11 +376,10 @@ def multi_head_attention(
     if lens is not None:
         lens = torch.repeat_interleave(lens, repeats=h, dim=0)  # (batch * num_heads, queries)
     if not need_weights:
-        out = _fused(q, k, v, lens, causal, bias, check_probability("dropout", dropout) if training else 0.0)
-        return F.linear(transpose_output(out, h), W_o, b_o), None
-    out, weights = dot_product_attention(q, k, v, lens, causal=causal, score_bias=bias, dropout=dropout,
-                                         training=training)  # (batch * num_heads, queries, hs)
-    output = F.linear(transpose_output(out, h), W_o, b_o)  # (batch, queries, num_hiddens)
+        out = _fused(q, k, v, lens, causal, bias, dropout if training else 0.0)
+        return F.linear(_merge_heads(out, h), W_o, b_o), None
+    out, weights = _attend(q, k, v, lens, causal, bias, dropout, training)  # (batch * num_heads, queries, hs)
+    output = F.linear(_merge_heads(out, h), W_o, b_o)  # (batch, queries, num_hiddens)
     return output, weights.reshape(batch, h, n_q, n_k)
 
 
@@ -353,10 +388,10 @@ def _fused(q: Tensor, k: Tensor, v: Tensor, lens: Tensor | None, causal: bool, b
     """``scaled_dot_product_attention`` with pekit's masking: a query with no visible key gets
     an output of zeros (its weights are all zero), never NaN."""
     if lens is None and bias is None and (not causal or q.shape[1] == k.shape[1]):
-        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout, is_causal=bool(causal))
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout, is_causal=causal)
     scores_shape = (q.shape[0], q.shape[1], k.shape[1])
     mask = torch.zeros(scores_shape, dtype=q.dtype, device=q.device) if bias is None else bias
-    keep = _keep_mask(mask, lens, bool(causal))
+    keep = _keep_mask(mask, lens, causal)
     if keep is None:
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout)
     mask = mask.masked_fill(~keep, float("-inf"))
@@ -370,6 +405,9 @@ def _rotate(rotary: Callable[[Tensor], Tensor], X: Tensor, batch: int, num_heads
     turned = rotary(per_head)
     if not isinstance(turned, Tensor) or turned.shape != per_head.shape:
         raise ValueError(f"rotary must return a tensor of the shape it was given, {tuple(per_head.shape)}")
+    if turned.dtype != per_head.dtype or turned.device != per_head.device:
+        raise ValueError(f"rotary must return a tensor of the dtype and device it was given, {per_head.dtype} on "
+                         f"{per_head.device}; got {turned.dtype} on {turned.device}")
     return turned.flatten(0, 1)
 
 

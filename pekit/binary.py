@@ -39,11 +39,9 @@ __all__ = [
     "distances_from_first",
     "CodeComparison",
     "compare_codes",
-    "bits_needed",
     "EqualWidth",
     "equal_width",
     "wavelength_growth",
-    "overlay_window",
 ]
 
 

@@ -15,7 +15,7 @@ import torch
 
 from ._checks import check_int
 
-__all__ = ["DEVICE_TYPES", "default_device", "resolve_device", "describe_device", "cpu_name", "limit_threads"]
+__all__ = ["DEVICE_TYPES", "default_device", "resolve_device", "describe_device", "limit_threads"]
 
 DEVICE_TYPES = ("cpu", "cuda", "mps")
 

@@ -40,7 +40,6 @@ if TYPE_CHECKING:  # pandas is imported by the functions that return tables
     import pandas as pd
 
 __all__ = [
-    "Layout",
     "LAYOUTS",
     "frequencies",
     "wavelengths",

@@ -14,7 +14,7 @@ import torch
 from torch import Tensor
 
 from ._checks import check_bool, check_elements, check_int, check_tensor
-from .attention import MultiHeadAttention, _valid_lengths, attention_scores, masked_softmax
+from .attention import MultiHeadAttention, _masked_softmax, _scores, _valid_lengths
 from .encodings import sinusoidal_encoding
 
 __all__ = ["self_attention", "positional_effect", "OrderCheck", "order_check", "MaskingSteps", "masking_steps",
@@ -144,9 +144,9 @@ def masking_steps(X: Tensor, valid_lens: Tensor) -> MaskingSteps:
     """Scaled dot-product self-attention scores of a padded batch ``X`` (``(batch, steps, d)``),
     the same scores with the keys beyond each valid length masked out, and the weights."""
     check_tensor("X", X, dims=3, floating=True, what="(batch, steps, d)")
-    scores = attention_scores(X, X)  # (batch, queries, keys)
-    weights = masked_softmax(scores, valid_lens)
     lens = _valid_lengths(valid_lens, X.shape[0], X.shape[1], X.shape[1], X.device)  # (batch, queries)
+    scores = _scores(X, X)  # (batch, queries, keys)
+    weights = _masked_softmax(scores, lens, False)
     keep = torch.arange(X.shape[1], device=X.device)[None, None, :] < lens[..., None]  # (batch, queries, keys)
     masked = scores.masked_fill(~keep, float("-inf"))
     masked_weight = torch.where(keep, torch.zeros_like(weights), weights).abs().sum(dim=(1, 2))

@@ -61,7 +61,6 @@ __all__ = [
     "ALiBiPositions",
     "T5Positions",
     "position_scheme",
-    "check_scheme",
 ]
 
 SCHEMES: tuple[str, ...] = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
@@ -104,7 +103,11 @@ def alibi_slopes(num_heads: int, *, device: str | torch.device | None = None,
     """
     num_heads = check_int("num_heads", num_heads, minimum=1, maximum=MAX_HEADS)
     dtype = check_float_dtype(dtype)
-    return torch.tensor(_slopes(num_heads), dtype=torch.float64).to(device=resolve_device(device), dtype=dtype)
+    return _slope_tensor(num_heads, resolve_device(device), dtype)
+
+
+def _slope_tensor(num_heads: int, device: torch.device, dtype: torch.dtype) -> Tensor:
+    return torch.tensor(_slopes(num_heads), dtype=torch.float64).to(device=device, dtype=dtype)  # (num_heads,)
 
 
 def _relative(num_queries: int, num_keys: int, device: torch.device) -> Tensor:
@@ -142,9 +145,15 @@ def alibi_bias(
     causal = check_bool("causal", causal)
     dev = resolve_device(device)
     dtype = check_float_dtype(dtype)
-    rel = _relative(num_queries, num_keys, dev)  # (queries, keys): j - i
+    return _alibi_bias(num_queries, num_keys, num_heads, causal, dev, dtype)
+
+
+def _alibi_bias(num_queries: int, num_keys: int, num_heads: int, causal: bool, device: torch.device,
+                dtype: torch.dtype) -> Tensor:
+    """:func:`alibi_bias` of checked arguments."""
+    rel = _relative(num_queries, num_keys, device)  # (queries, keys): j - i
     distance = rel.abs().to(dtype)
-    bias = -alibi_slopes(num_heads, device=dev, dtype=dtype)[:, None, None] * distance  # (heads, queries, keys)
+    bias = -_slope_tensor(num_heads, device, dtype)[:, None, None] * distance  # (heads, queries, keys)
     if causal:
         bias = bias.masked_fill(rel > 0, float("-inf"))
     return bias
@@ -190,8 +199,13 @@ def t5_relative_buckets(
     bidirectional = check_bool("bidirectional", bidirectional)
     num_buckets, max_distance = check_buckets(num_buckets, max_distance, bidirectional)
     check_elements({"num_queries": num_queries, "num_keys": num_keys})
-    dev = resolve_device(device)
-    rel = _relative(num_queries, num_keys, dev)  # (queries, keys): key - query
+    return _t5_buckets(num_queries, num_keys, bidirectional, num_buckets, max_distance, resolve_device(device))
+
+
+def _t5_buckets(num_queries: int, num_keys: int, bidirectional: bool, num_buckets: int, max_distance: int,
+                device: torch.device) -> Tensor:
+    """:func:`t5_relative_buckets` of checked arguments."""
+    rel = _relative(num_queries, num_keys, device)  # (queries, keys): key - query
     buckets = torch.zeros_like(rel)
     if bidirectional:
         num_buckets //= 2
@@ -370,7 +384,8 @@ class ALiBiPositions(PositionScheme):
 
     def bias(self, num_queries: int, num_keys: int) -> Tensor:
         num_queries, num_keys = self._check_bias_sizes(num_queries, num_keys)
-        return alibi_bias(num_queries, num_keys, self.num_heads, causal=self.causal, device=self.slopes.device)
+        check_elements({"num_heads": self.num_heads, "num_queries": num_queries, "num_keys": num_keys})
+        return _alibi_bias(num_queries, num_keys, self.num_heads, self.causal, self.slopes.device, torch.float32)
 
 
 class T5Positions(PositionScheme):
@@ -392,9 +407,8 @@ class T5Positions(PositionScheme):
         num_queries, num_keys = self._check_bias_sizes(num_queries, num_keys)
         check_elements({"num_heads": self.num_heads, "num_queries": num_queries, "num_keys": num_keys})
         table = self.relative_attention_bias.weight  # (num_buckets, num_heads)
-        buckets = t5_relative_buckets(num_queries, num_keys, bidirectional=not self.causal,
-                                      num_buckets=self.num_buckets, max_distance=self.max_distance,
-                                      device=table.device)  # (queries, keys)
+        buckets = _t5_buckets(num_queries, num_keys, not self.causal, self.num_buckets, self.max_distance,
+                              table.device)  # (queries, keys)
         return table[buckets].permute(2, 0, 1)  # (num_heads, queries, keys)
 
 

@@ -16,7 +16,7 @@ from torch import Tensor
 
 from ._checks import MAX_ELEMENTS, check_bool, check_data, check_int
 
-__all__ = ["BlockSummary", "block_summary", "block_edges"]
+__all__ = ["BlockSummary", "block_summary"]
 
 
 class BlockSummary(NamedTuple):
@@ -74,6 +74,11 @@ def block_summary(X: Tensor, max_rows: int, max_cols: int, *, extremes: bool = T
     max_rows = check_int("max_rows", max_rows, minimum=1, maximum=1 << 40)
     max_cols = check_int("max_cols", max_cols, minimum=1, maximum=1 << 40)
     extremes = check_bool("extremes", extremes)
+    return _summarise(X, max_rows, max_cols, extremes)
+
+
+def _summarise(X: Tensor, max_rows: int, max_cols: int, extremes: bool) -> BlockSummary:
+    """:func:`block_summary` of checked arguments."""
     n, d = X.shape
     row_edges, col_edges = block_edges(n, max_rows), block_edges(d, max_cols)
     rows, cols = int(row_edges[1]), int(col_edges[1])

@@ -31,8 +31,6 @@ if TYPE_CHECKING:  # pandas is imported by the functions that return tables
 
 __all__ = [
     "rotation_angles",
-    "Turn",
-    "split_turns",
     "angle_table",
     "offset_rotation",
     "rotation_block",

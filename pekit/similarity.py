@@ -17,7 +17,7 @@ import torch
 from torch import Tensor
 
 from ._checks import check_data, check_elements, check_int
-from .reduce import BlockSummary, block_summary
+from .reduce import BlockSummary, _summarise
 
 __all__ = ["gram_block_means", "OffsetSimilarity", "similarity_by_offset", "neighbour_distances",
            "EncodingProperties", "encoding_properties"]
@@ -47,7 +47,7 @@ def gram_block_means(P: Tensor, max_blocks: int) -> BlockSummary:
     blocks = min(max_blocks, P.shape[0])
     check_elements({"blocks²": blocks * blocks})
     Pf = P.float() if P.dtype in (torch.float16, torch.bfloat16) else P
-    rows = block_summary(Pf, max_blocks, Pf.shape[1], extremes=False)  # mean row of each block
+    rows = _summarise(Pf, max_blocks, Pf.shape[1], False)  # mean row of each block
     means = rows.mean  # (blocks, dim)
     return BlockSummary(means @ means.T, None, None, rows.row_edges, rows.row_edges.clone())
 

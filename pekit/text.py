@@ -21,7 +21,7 @@ from torch import Tensor
 from ._checks import check_elements, check_float_dtype, check_int
 from .devices import resolve_device
 
-__all__ = ["TOKEN_PATTERN", "MAX_CHARS", "Tokens", "tokenize", "token_embeddings"]
+__all__ = ["Tokens", "tokenize", "token_embeddings"]
 
 TOKEN_PATTERN = re.compile(r"\w+(?:'\w+)*|[^\w\s]")
 MAX_CHARS = 20_000  # text beyond this is not read at all

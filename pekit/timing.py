@@ -18,7 +18,7 @@ import torch
 from ._checks import check_int
 from .devices import resolve_device
 
-__all__ = ["synchronizer", "time_calls", "median_seconds", "interleaved_medians"]
+__all__ = ["time_calls", "median_seconds", "interleaved_medians"]
 
 
 def synchronizer(device: str | torch.device | None = None) -> Callable[[], None]:

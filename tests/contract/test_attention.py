@@ -52,7 +52,7 @@ BIASES = lazy(lambda: [5, "abc", (None,) * 3, (None,) * 5, [None] * 4, (T(7), No
                        (T(8, dtype=torch.int64), None, None, None), (T(8, dtype=torch.float64), None, None, None),
                        (T(8) * NAN, None, None, None), (torch.zeros(8, device="meta"), None, None, None), None])
 ROTARY = among(None, 5, "rope", lambda x: x, lambda x: x[..., :-1], lambda x: "rotated",
-               lambda x: pekit.apply_rope(x))
+               lambda x: pekit.apply_rope(x), lambda x: x.double())
 register(attention.multi_head_attention,
          QKV | {f"W_{n}": tensors((8, 8)) for n in "qkvo"} | {
              "num_heads": SIZES, "biases": BIASES, "valid_lens": LENS, "causal": BOOL, "score_bias": tensors((2, 2, 3, 4)),
@@ -158,3 +158,8 @@ def test_a_mismatched_input_is_named_not_the_weight_behind_it():
 
 def test_the_size_of_a_huge_input_projection_is_named():
     raises_naming(lambda: pekit.MultiHeadAttention(8, 2, 0.0, key_size=10**12), "key_size")
+
+
+def test_a_rotary_that_changes_the_dtype_is_named():
+    X = torch.zeros(2, 3, 8)
+    raises_naming(lambda: pekit.MultiHeadAttention(8, 2, 0.0)(X, X, X, rotary=lambda x: x.double()), "rotary")
