@@ -58,6 +58,8 @@ from .training import TrainResult, evaluate_tiny, train_tiny
 
 __version__ = "0.2.0"
 
+# limit_threads (a server's one thread per session) and sinusoidal_columns (a few columns of a
+# table too large to build) are imported for the app; a notebook calls neither
 __all__ = [
     "LAYOUTS",
     "DotProductAttention",
@@ -80,7 +82,6 @@ __all__ = [
     "frequencies",
     "frequency_table",
     "interleaved_to_concatenated",
-    "limit_threads",
     "masked_softmax",
     "multi_head_attention",
     "offset_rotation",
@@ -90,7 +91,6 @@ __all__ = [
     "pretrained_position_table",
     "resolve_device",
     "rope_frequencies",
-    "sinusoidal_columns",
     "sinusoidal_encoding",
     "t5_relative_buckets",
     "train_tiny",
