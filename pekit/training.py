@@ -9,8 +9,7 @@ never seen (progressive validation), at no extra cost. The final figures come fr
 seeded test set (:func:`evaluate_tiny`), the same for every seed and every machine.
 
 :func:`extrapolation` asks a trained model about longer inputs than it was trained on (up to
-twice as long), :func:`attention_maps` returns what every head attends to on one example, and
-:func:`lesson` states in words what a table of results shows, from its numbers.
+twice as long), and :func:`attention_maps` returns what every head attends to on one example.
 
 References
 - Loshchilov and Hutter, "Decoupled Weight Decay Regularization" (ICLR 2019): AdamW.
@@ -23,7 +22,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -33,12 +32,11 @@ from torch import Tensor
 
 from ._checks import check_bool, check_float, check_int, check_tensor
 from .devices import resolve_device
-from .positions import SCHEMES
 from .tasks import MAX_EXAMPLES, MAX_SEQ_LEN, check_inputs, check_task, make_examples, order_blind_ceiling
-from .tiny import KINDS, TinyConfig, TinyTransformer, build_model
+from .tiny import TinyConfig, TinyTransformer, build_model
 
 __all__ = ["HistoryRow", "TrainResult", "train_tiny", "evaluate_tiny", "predict", "extrapolation", "attention_maps",
-           "compare_attention", "held_out_ceiling", "source_attention", "clearest_head", "lesson", "extrapolation_lesson"]
+           "compare_attention", "held_out_ceiling", "source_attention", "clearest_head"]
 
 TEST_SEED = 2**40 + 7  # the held-out examples: a seed no training run in the lab uses
 TEST_EXAMPLES = 1000
@@ -358,133 +356,3 @@ def clearest_head(weights: Tensor, task: str, *, causal: bool) -> tuple[int, int
 def held_out_ceiling(task: str, seq_len: int, vocab: int, *, num_examples: int = TEST_EXAMPLES) -> float:
     """:func:`pekit.tasks.order_blind_ceiling` on the held-out examples of :func:`evaluate_tiny`."""
     return order_blind_ceiling(task, make_examples(task, num_examples, seq_len, vocab, seed=TEST_SEED)[0])
-
-
-def _check_scheme_name(name: str, value: object) -> str:
-    if not isinstance(value, str) or value not in SCHEMES:
-        raise ValueError(f"{name} must be one of {', '.join(SCHEMES)}")
-    return value
-
-
-def _check_rows(name: str, rows: object, keys: dict[str, str]) -> list[dict]:
-    """``rows`` as a list of dicts holding ``keys``, each a ``"scheme"`` name, a ``"length"``, a
-    ``"share"`` from 0 to 1 or a ``"share or None"``; else ``ValueError`` naming ``name``."""
-    if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Sequence):
-        raise ValueError(f"{name} must be a list of dicts; got a {type(rows).__name__}")
-    checked = []
-    for i, row in enumerate(rows):
-        if not isinstance(row, Mapping) or not all(k in row for k in keys):
-            raise ValueError(f"{name}[{i}] must be a dict with keys {', '.join(keys)}")
-        row = dict(row)
-        for key, kind in keys.items():
-            label = f"{name}[{i}][{key!r}]"
-            if kind == "scheme":
-                row[key] = _check_scheme_name(label, row[key])
-            elif kind == "length":
-                row[key] = check_int(label, row[key], minimum=1, maximum=2 * MAX_SEQ_LEN)
-            elif row[key] is not None or kind == "share":
-                row[key] = check_float(label, row[key], minimum=0.0, maximum=1.0)
-        checked.append(row)
-    return checked
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
-def lesson(task: str, kind: str, rows: Sequence[dict], ceiling: float) -> list[str]:
-    """What a table of results says, in sentences built from its numbers.
-
-    ``rows``: one per scheme, ``{"positions", "token_accuracy", "seq_accuracy"}``; ``ceiling``
-    the best token accuracy an order-blind model can reach on the test set
-    (:func:`pekit.tasks.order_blind_ceiling`). Compares the model without
-    positions with that ceiling and with the best scheme."""
-    task = check_task(task)
-    if not isinstance(kind, str) or kind not in KINDS:
-        raise ValueError(f"kind={str(kind)[:40]!r} must be one of {', '.join(KINDS)}")
-    ceiling = check_float("ceiling", ceiling, minimum=0.0, maximum=1.0)
-    rows = _check_rows("rows", rows, {"positions": "scheme", "token_accuracy": "share", "seq_accuracy": "share"})
-    if not rows:
-        return []
-    by = {r["positions"]: r for r in rows}
-    best = max(rows, key=lambda r: (r["seq_accuracy"], r["token_accuracy"]))
-    said = []
-    none = by.get("none")
-    if none is not None:
-        tok, seq = none["token_accuracy"], none["seq_accuracy"]
-        margin = tok - ceiling
-        if ceiling >= 1.0:  # the answer does not depend on order (histogram)
-            others = [r for r in rows if r["positions"] != "none"]
-            top = max(others, key=lambda r: r["token_accuracy"]) if others else None
-            text = (f"Without positions the {kind} gets {_pct(tok)} of the tokens and {_pct(seq)} of the sequences "
-                    f"right on {task}, whose answer does not depend on order (permuting the input permutes the "
-                    "answer the same way), so being blind to order costs nothing here")
-            if top is not None and tok >= top["token_accuracy"] - 0.05:
-                text += f": as many tokens as the best scheme with positions ({top['positions']}, " \
-                        f"{_pct(top['token_accuracy'])})."
-            elif top is not None:
-                text += (f"; {top['positions']} gets {_pct(top['token_accuracy'])} of the tokens with the same "
-                         "training, so the gap is not about seeing order.")
-            else:
-                text += "."
-            said.append(text)
-        elif kind == "encoder":
-            if margin <= 0.02:
-                said.append(
-                    f"Without positions the encoder gets {_pct(tok)} of the tokens and {_pct(seq)} of the sequences "
-                    f"right: no better than the {_pct(ceiling)} that the best order-blind guess can reach on these "
-                    "examples. Self-attention without positions treats its input as a bag of tokens (permute the "
-                    f"input and its outputs permute the same way), so it cannot {task} them.")
-            else:
-                said.append(
-                    f"Without positions the encoder gets {_pct(tok)} of the tokens right, above the {_pct(ceiling)} "
-                    "an order-blind model can reach: something in these settings leaks order.")
-        elif margin > 0.02:
-            said.append(
-                f"Without positions the decoder still gets {_pct(tok)} of the tokens right ({_pct(seq)} of the "
-                f"sequences), above the {_pct(ceiling)} an order-blind model could reach: the causal mask leaks "
-                "position (each token sees only the tokens before it, so how many it sees tells where it is).")
-        else:
-            said.append(
-                f"Without positions the decoder gets {_pct(tok)} of the tokens right, no better than the "
-                f"{_pct(ceiling)} an order-blind model could reach: it has not yet found the position the causal "
-                "mask leaks (more steps may help).")
-    if best["positions"] != "none":
-        if none is not None and best["seq_accuracy"] > none["seq_accuracy"]:
-            said.append(
-                f"With {best['positions']} positions it gets {_pct(best['seq_accuracy'])} of the sequences right, "
-                f"against {_pct(none['seq_accuracy'])} without.")
-        else:
-            said.append(f"The best scheme here is {best['positions']}: {_pct(best['seq_accuracy'])} of the "
-                        "sequences right.")
-    return said
-
-
-def extrapolation_lesson(rows: dict[str, Sequence[dict]], seq_len: int) -> list[str]:
-    """What :func:`extrapolation` tables say, per scheme ``{scheme: rows}``, at the longest test
-    length: which scheme keeps the most tokens right and which the fewest, and which cannot be
-    asked at all."""
-    seq_len = check_int("seq_len", seq_len, minimum=1, maximum=MAX_SEQ_LEN)
-    if not isinstance(rows, Mapping):
-        raise ValueError(f"rows must map each scheme to its extrapolation rows; got a {type(rows).__name__}")
-    keys = {"seq_len": "length", "token_accuracy": "share or None"}
-    rows = {_check_scheme_name(f"rows key {str(p)[:40]!r}", p): _check_rows(f"rows[{p!r}]", table, keys)
-            for p, table in rows.items()}
-    if not any(rows.values()):
-        return []
-    longest = max(r["seq_len"] for table in rows.values() for r in table)
-    at = {p: next((r for r in table if r["seq_len"] == longest), None) for p, table in rows.items()}
-    known = {p: r["token_accuracy"] for p, r in at.items() if r is not None and r["token_accuracy"] is not None}
-    said = []
-    if known:
-        best = max(known, key=known.get)
-        worst = min(known, key=known.get)
-        text = (f"At {longest} tokens ({longest / seq_len:g} times the training length) {best} keeps "
-                f"{_pct(known[best])} of the tokens right")
-        if worst != best:
-            text += f", {worst} {_pct(known[worst])}"
-        said.append(text + ".")
-    blind = [p for p, r in at.items() if r is not None and r["token_accuracy"] is None]
-    if blind:
-        said.append(f"{', '.join(blind)} cannot be asked at all: its table has no vector past position {seq_len - 1}.")
-    return said

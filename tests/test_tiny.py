@@ -22,7 +22,6 @@ from pekit.training import (
     attention_maps,
     evaluate_tiny,
     extrapolation,
-    lesson,
     held_out_example,
     train_tiny,
 )
@@ -271,33 +270,6 @@ def test_source_attention_reads_the_copied_token():
     d = torch.zeros(1, 1, 8, 8)
     d[0, 0, 4:, :4] = torch.eye(4).flip(-1)  # decoder: answer rows 4..7 read the input backwards
     assert training.clearest_head(d, "reverse", causal=True) == (0, 0, 1.0)
-
-
-def test_extrapolation_lesson_follows_the_numbers():
-    rows = {"sinusoidal": [{"seq_len": 8, "token_accuracy": 1.0}, {"seq_len": 16, "token_accuracy": 0.25}],
-            "alibi": [{"seq_len": 8, "token_accuracy": 0.5}, {"seq_len": 16, "token_accuracy": 0.4}],
-            "learned": [{"seq_len": 8, "token_accuracy": 1.0}, {"seq_len": 16, "token_accuracy": None}]}
-    said = " ".join(training.extrapolation_lesson(rows, 8))
-    assert "At 16 tokens (2 times the training length) alibi keeps 40.0% of the tokens right, sinusoidal 25.0%" in said
-    assert "learned cannot be asked at all" in said
-
-
-# --- the lesson, from the numbers ----------------------------------------------------------------
-
-def test_lesson_follows_the_numbers():
-    rows = [{"positions": "none", "token_accuracy": 0.27, "seq_accuracy": 0.0},
-            {"positions": "sinusoidal", "token_accuracy": 1.0, "seq_accuracy": 0.998}]
-    said = " ".join(lesson("reverse", "encoder", rows, 0.28))
-    assert "27.0%" in said and "28.0%" in said and "no better than" in said and "99.8%" in said
-    leaky = " ".join(lesson("reverse", "encoder", [{**rows[0], "token_accuracy": 0.6}, rows[1]], 0.28))
-    assert "above the 28.0%" in leaky and "no better" not in leaky
-    decoder = " ".join(lesson("reverse", "decoder", [{**rows[0], "token_accuracy": 0.76, "seq_accuracy": 0.2}], 0.28))
-    assert "76.0%" in decoder and "causal mask leaks" in decoder
-    hist = " ".join(lesson("histogram", "encoder", [{**rows[0], "token_accuracy": 0.97}, rows[1]], 1.0))
-    assert "97.0%" in hist and "costs nothing" in hist and "as many tokens as the best scheme" in hist
-    behind = " ".join(lesson("histogram", "decoder", [{**rows[0], "token_accuracy": 0.5}, rows[1]], 1.0))
-    assert "50.0%" in behind and "the gap is not about seeing order" in behind and "leaks" not in behind
-    assert lesson("reverse", "encoder", [], 0.3) == []
 
 
 # --- shipped checkpoints -------------------------------------------------------------------------

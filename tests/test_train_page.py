@@ -5,6 +5,7 @@ import pytest
 
 from pekit import shipped, training
 from pekit.positions import SCHEMES
+from lab.views.train import lesson, shipped_result
 from streamlit.testing.v1 import AppTest
 
 from tests.test_app import ROOT, charts, link, open_app, texts, wait_for
@@ -30,10 +31,9 @@ def test_defaults_open_with_the_shipped_results():
         assert row["sequences right"] == f"{100 * rec['seq_accuracy']:.1f}%"
         assert row["steps"] == rec["steps"]
     body = texts(at)
-    # the lesson is the one pekit states from the recorded numbers
-    rows = [{"positions": s, "token_accuracy": metrics[f"encoder-{s}"]["token_accuracy"],
-             "seq_accuracy": metrics[f"encoder-{s}"]["seq_accuracy"]} for s in SCHEMES]
-    for sentence in training.lesson("reverse", "encoder", rows, training.held_out_ceiling("reverse", 8, 16)):
+    # the lesson is the one the views state from the recorded numbers
+    results = {s: shipped_result("encoder", s) for s in SCHEMES}
+    for sentence in lesson("reverse", "encoder", results, training.held_out_ceiling("reverse", 8, 16)):
         assert sentence in body
     assert "no better than" in body
     assert len(charts(at)) == DEFAULT_CHARTS

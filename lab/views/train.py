@@ -283,6 +283,93 @@ def _pct(x: float | None) -> str:
     return "no position" if x is None else f"{100 * x:.1f}%"
 
 
+def lesson(task: str, kind: str, results: dict[str, Result], ceiling: float) -> list[str]:
+    """What a table of ``results`` (one per scheme) says, in sentences built from its numbers.
+    ``ceiling``: the best token accuracy an order-blind model can reach on the test set
+    (:func:`pekit.training.held_out_ceiling`). Compares the model without positions with that
+    ceiling and with the best scheme."""
+    if not results:
+        return []
+    rows = [{"positions": p, "token_accuracy": r.token_accuracy, "seq_accuracy": r.seq_accuracy}
+            for p, r in results.items()]
+    by = {r["positions"]: r for r in rows}
+    best = max(rows, key=lambda r: (r["seq_accuracy"], r["token_accuracy"]))
+    said = []
+    none = by.get("none")
+    if none is not None:
+        tok, seq = none["token_accuracy"], none["seq_accuracy"]
+        margin = tok - ceiling
+        if ceiling >= 1.0:  # the answer does not depend on order (histogram)
+            others = [r for r in rows if r["positions"] != "none"]
+            top = max(others, key=lambda r: r["token_accuracy"]) if others else None
+            text = (f"Without positions the {kind} gets {_pct(tok)} of the tokens and {_pct(seq)} of the sequences "
+                    f"right on {task}, whose answer does not depend on order (permuting the input permutes the "
+                    "answer the same way), so being blind to order costs nothing here")
+            if top is not None and tok >= top["token_accuracy"] - 0.05:
+                text += f": as many tokens as the best scheme with positions ({top['positions']}, " \
+                        f"{_pct(top['token_accuracy'])})."
+            elif top is not None:
+                text += (f"; {top['positions']} gets {_pct(top['token_accuracy'])} of the tokens with the same "
+                         "training, so the gap is not about seeing order.")
+            else:
+                text += "."
+            said.append(text)
+        elif kind == "encoder":
+            if margin <= 0.02:
+                said.append(
+                    f"Without positions the encoder gets {_pct(tok)} of the tokens and {_pct(seq)} of the sequences "
+                    f"right: no better than the {_pct(ceiling)} that the best order-blind guess can reach on these "
+                    "examples. Self-attention without positions treats its input as a bag of tokens (permute the "
+                    f"input and its outputs permute the same way), so it cannot {task} them.")
+            else:
+                said.append(
+                    f"Without positions the encoder gets {_pct(tok)} of the tokens right, above the {_pct(ceiling)} "
+                    "an order-blind model can reach: something in these settings leaks order.")
+        elif margin > 0.02:
+            said.append(
+                f"Without positions the decoder still gets {_pct(tok)} of the tokens right ({_pct(seq)} of the "
+                f"sequences), above the {_pct(ceiling)} an order-blind model could reach: the causal mask leaks "
+                "position (each token sees only the tokens before it, so how many it sees tells where it is).")
+        else:
+            said.append(
+                f"Without positions the decoder gets {_pct(tok)} of the tokens right, no better than the "
+                f"{_pct(ceiling)} an order-blind model could reach: it has not yet found the position the causal "
+                "mask leaks (more steps may help).")
+    if best["positions"] != "none":
+        if none is not None and best["seq_accuracy"] > none["seq_accuracy"]:
+            said.append(
+                f"With {best['positions']} positions it gets {_pct(best['seq_accuracy'])} of the sequences right, "
+                f"against {_pct(none['seq_accuracy'])} without.")
+        else:
+            said.append(f"The best scheme here is {best['positions']}: {_pct(best['seq_accuracy'])} of the "
+                        "sequences right.")
+    return said
+
+
+def extrapolation_lesson(results: dict[str, Sequence[LengthAccuracy]], seq_len: int) -> list[str]:
+    """What the accuracy past the training length ``seq_len`` says, per scheme, at the longest
+    test length: which scheme keeps the most tokens right and which the fewest, and which
+    cannot be asked at all."""
+    if not any(results.values()):
+        return []
+    longest = max(r.seq_len for table in results.values() for r in table)
+    at = {p: next((r for r in table if r.seq_len == longest), None) for p, table in results.items()}
+    known = {p: r.token_accuracy for p, r in at.items() if r is not None and r.token_accuracy is not None}
+    said = []
+    if known:
+        best = max(known, key=known.get)
+        worst = min(known, key=known.get)
+        text = (f"At {longest} tokens ({longest / seq_len:g} times the training length) {best} keeps "
+                f"{_pct(known[best])} of the tokens right")
+        if worst != best:
+            text += f", {worst} {_pct(known[worst])}"
+        said.append(text + ".")
+    blind = [p for p, r in at.items() if r is not None and r.token_accuracy is None]
+    if blind:
+        said.append(f"{', '.join(blind)} cannot be asked at all: its table has no vector past position {seq_len - 1}.")
+    return said
+
+
 class Curves(NamedTuple):
     """Loss and sequence accuracy per training step, a line per scheme."""
 
@@ -296,10 +383,10 @@ class Results:
     """Everything the results section shows."""
 
     table: pd.DataFrame  # a row per scheme with a result
-    lesson: tuple[str, ...]  # what the table says (pekit.training.lesson)
+    lesson: tuple[str, ...]  # what the table says (lesson)
     curves: Curves | None
     extrapolation: dict  # chart spec: tokens right per test length, a line per scheme
-    longer: tuple[str, ...]  # what that chart says (pekit.training.extrapolation_lesson)
+    longer: tuple[str, ...]  # what that chart says (extrapolation_lesson)
     missing: tuple[str, ...]  # chosen schemes without a result
     shipped: bool  # some result is a shipped checkpoint
 
@@ -317,13 +404,10 @@ def results_view(run: Run, where: tuple[Source, ...]) -> Results | None:
         "steps": r.steps, "seconds": round(r.seconds, 2), "stopped": r.stopped,
         "result": "shipped checkpoint" if s.origin == "shipped" else "trained on this server",
     } for s in where if not s.missing for r in (results[s.positions],)])
-    said = training.lesson(run.task, run.kind, [{"positions": p, "token_accuracy": r.token_accuracy,
-                                                 "seq_accuracy": r.seq_accuracy} for p, r in results.items()],
-                           ceiling(run.task, run.seq_len))
+    said = lesson(run.task, run.kind, results, ceiling(run.task, run.seq_len))
     extra = charts.extrapolation_chart({p: [e._asdict() for e in r.extrapolation] for p, r in results.items()},
                                        series_title="Scheme", trained_on=run.seq_len).spec()
-    longer = training.extrapolation_lesson({p: [e._asdict() for e in r.extrapolation] for p, r in results.items()},
-                                           run.seq_len)
+    longer = extrapolation_lesson({p: r.extrapolation for p, r in results.items()}, run.seq_len)
     return Results(table, tuple(said), curves_specs({p: r.history for p, r in results.items()}), extra, tuple(longer),
                    tuple(s.positions for s in where if s.missing), any(s.origin == "shipped" for s in where))
 

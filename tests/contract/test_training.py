@@ -19,8 +19,6 @@ from .sweep import (
     CONFIG_ARGS,
     FN,
     INTS,
-    KIND_NAMES,
-    NAN,
     PROB,
     REALS,
     SEQ,
@@ -97,34 +95,6 @@ for f in (training.source_attention, training.clearest_head):
              lambda: {"weights": torch.softmax(T(1, 2, 4, 4), dim=-1), "task": "shift", "causal": False})
 
 
-def lesson_rows():
-    return [{"positions": "none", "token_accuracy": 0.27, "seq_accuracy": 0.0},
-            {"positions": "rope", "token_accuracy": 1.0, "seq_accuracy": 0.9}]
-
-
-LESSON_ROWS = lazy(lambda: [None, "rows", {}, [], [{}], [{"positions": "none"}], [("none", 0.5, 0.5)], lesson_rows()[::-1],
-                            [{**lesson_rows()[0], "positions": "rotary"}], [{**lesson_rows()[0], "token_accuracy": NAN}],
-                            [{**lesson_rows()[0], "token_accuracy": 1.5}], [{**lesson_rows()[0], "seq_accuracy": "0.5"}],
-                            [{**lesson_rows()[0], "positions": None}], lesson_rows()[:1]])
-register(training.lesson, {"task": TASK_NAMES, "kind": KIND_NAMES, "rows": LESSON_ROWS, "ceiling": PROB},
-         lambda: {"task": "reverse", "kind": "encoder", "rows": lesson_rows(), "ceiling": 0.28})
-
-
-def extrapolation_rows():
-    return {"rope": [{"seq_len": 8, "token_accuracy": 1.0}, {"seq_len": 16, "token_accuracy": 0.3}],
-            "learned": [{"seq_len": 8, "token_accuracy": 1.0}, {"seq_len": 16, "token_accuracy": None}]}
-
-
-EXTRAPOLATION_ROWS = lazy(lambda: [None, "rows", [], {}, {"rope": []}, {"rotary": extrapolation_rows()["rope"]},
-                                   {5: []}, {"rope": "rows"}, {"rope": [{"seq_len": 8}]},
-                                   {"rope": [{"seq_len": 0, "token_accuracy": 0.5}]},
-                                   {"rope": [{"seq_len": 8.5, "token_accuracy": 0.5}]},
-                                   {"rope": [{"seq_len": 8, "token_accuracy": NAN}]},
-                                   {"rope": [{"seq_len": 10**12, "token_accuracy": 0.5}]},
-                                   {"learned": extrapolation_rows()["learned"]}])
-register(training.extrapolation_lesson, {"rows": EXTRAPOLATION_ROWS, "seq_len": SIZES},
-         lambda: {"rows": extrapolation_rows(), "seq_len": 8})
-
 test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)
 
 
@@ -160,10 +130,6 @@ def test_source_positions_of_an_unknown_task():
 def test_clearest_head_of_no_heads():
     raises_naming(lambda: training.clearest_head(torch.zeros(0, 2, 4, 4), "reverse", causal=False), "weights")
 
-
-def test_lessons_from_rows_without_the_numbers():
-    raises_naming(lambda: training.lesson("reverse", "encoder", [{"positions": "none"}], 0.3), "rows")
-    raises_naming(lambda: training.extrapolation_lesson({"rope": []}, 0), "seq_len")
 
 
 def test_training_with_a_learning_rate_too_large_for_float32():

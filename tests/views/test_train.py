@@ -24,14 +24,18 @@ from lab.views.train import (
     WIDTHS,
     Failure,
     Run,
+    LengthAccuracy,
+    Result,
     TrainKey,
     attention_view,
     clearest_sentence,
     example_sentence,
+    extrapolation_lesson,
     failure_sentence,
     fallback_scheme,
     layer_heading,
     layer_options,
+    lesson,
     measured_caption,
     missing_sentence,
     press_train_sentence,
@@ -266,3 +270,75 @@ def test_a_failed_training_is_reported_with_its_error():
     assert board.failures == (Failure("alibi", "ValueError: the model diverged"),)
     assert board.again and not board.running
     assert failure_sentence(board.failures[0]) == "Training alibi failed: ValueError: the model diverged"
+
+
+# the lessons: what a table of results and the accuracy past the training length say ---------------
+
+
+def result_of(token: float, seq: float, extrapolation: tuple = ()) -> Result:
+    return Result(token_accuracy=token, seq_accuracy=seq, steps=1, seconds=0.0, stopped="target", history=(),
+                  extrapolation=extrapolation, maps=None)
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def test_the_lesson_follows_the_numbers():
+    rows = {"none": result_of(0.27, 0.0), "sinusoidal": result_of(1.0, 0.998)}
+    said = " ".join(lesson("reverse", "encoder", rows, 0.28))
+    assert "27.0%" in said and "28.0%" in said and "no better than" in said and "99.8%" in said
+    leaky = " ".join(lesson("reverse", "encoder", {**rows, "none": result_of(0.6, 0.0)}, 0.28))
+    assert "above the 28.0%" in leaky and "no better" not in leaky
+    decoder = " ".join(lesson("reverse", "decoder", {"none": result_of(0.76, 0.2)}, 0.28))
+    assert "76.0%" in decoder and "causal mask leaks" in decoder
+    hist = " ".join(lesson("histogram", "encoder", {**rows, "none": result_of(0.97, 0.0)}, 1.0))
+    assert "97.0%" in hist and "costs nothing" in hist and "as many tokens as the best scheme" in hist
+    behind = " ".join(lesson("histogram", "decoder", {**rows, "none": result_of(0.5, 0.0)}, 1.0))
+    assert "50.0%" in behind and "the gap is not about seeing order" in behind and "leaks" not in behind
+    assert lesson("reverse", "encoder", {}, 0.3) == []
+
+
+shares = st.floats(0.0, 1.0)
+
+
+@given(none=st.tuples(shares, shares), others=st.dictionaries(st.sampled_from(SCHEMES[1:]), st.tuples(shares, shares),
+                                                              max_size=5),
+       kind=st.sampled_from(KINDS), ceiling=st.floats(0.0, 0.99))
+@settings(max_examples=200, deadline=None)
+def test_the_lesson_compares_no_positions_with_the_ceiling_and_the_best_scheme(none, others, kind, ceiling):
+    results = {"none": result_of(*none), **{p: result_of(*r) for p, r in others.items()}}
+    said = lesson("reverse", kind, results, ceiling)
+    first = said[0]
+    assert f"gets {pct(none[0])} of the tokens" in first
+    above = none[0] - ceiling > 0.02
+    assert ("above the " + pct(ceiling)) in first if above else ("no better than the " + pct(ceiling)) in first
+    best = max(results, key=lambda p: (results[p].seq_accuracy, results[p].token_accuracy))
+    if best == "none":
+        assert len(said) == 1
+    elif results[best].seq_accuracy > none[1]:
+        assert said[1] == (f"With {best} positions it gets {pct(results[best].seq_accuracy)} of the sequences right, "
+                           f"against {pct(none[1])} without.")
+    else:
+        assert said[1].startswith(f"The best scheme here is {best}: {pct(results[best].seq_accuracy)}")
+
+
+@given(tables=st.dictionaries(st.sampled_from(SCHEMES), st.lists(st.one_of(st.none(), shares), min_size=1, max_size=4),
+                              min_size=1, max_size=6),
+       seq_len=st.integers(2, 64))
+@settings(max_examples=200, deadline=None)
+def test_the_extrapolation_lesson_names_the_best_and_worst_at_the_longest_length(tables, seq_len):
+    results = {p: tuple(LengthAccuracy(seq_len + i, a) for i, a in enumerate(shares_)) for p, shares_ in tables.items()}
+    said = " ".join(extrapolation_lesson(results, seq_len))
+    longest = max(len(t) for t in tables.values()) - 1 + seq_len
+    at = {p: t[-1] for p, t in tables.items() if len(t) - 1 + seq_len == longest}
+    known = {p: a for p, a in at.items() if a is not None}
+    if known:
+        best, worst = max(known, key=known.get), min(known, key=known.get)
+        assert f"At {longest} tokens ({longest / seq_len:g} times the training length) {best} keeps " \
+               f"{pct(known[best])} of the tokens right" in said
+        if worst != best:
+            assert f", {worst} {pct(known[worst])}" in said
+    for p in (p for p, a in at.items() if a is None):
+        assert p in said and "cannot be asked at all" in said
+    assert ("cannot be asked" in said) == any(a is None for a in at.values())
