@@ -6,6 +6,7 @@ import streamlit as st
 from lab.views import encoding_families as fam
 from lab.display import show_chart
 from lab.page import lab_page
+from lab.published import published_table
 
 INTRO = (
     "The chapter adds one fixed table to the input; models in use put position into attention in half a "
@@ -193,7 +194,7 @@ def context_extension(page) -> None:
 
 
 def published() -> None:
-    st.dataframe(fam.published(), hide_index=True, width="stretch")
+    st.dataframe(published_table(), hide_index=True, width="stretch")
     st.caption("Perplexity: lower is better. Each figure is quoted from the source beside it, at the scale of those "
                "papers (language models of hundreds of millions to billions of parameters); the tiny models of the "
                "**Train it yourself** page test the same question in seconds.")

@@ -4,6 +4,7 @@ import streamlit as st
 
 from lab.display import show_chart
 from lab.page import lab_page
+from lab.published import longer_inputs_sentence, published_table
 from lab.views.train import (
     HEADS,
     KIND,
@@ -32,7 +33,6 @@ from lab.views.train import (
     press_train_sentence,
     progress,
     progress_text,
-    published_results,
     results_view,
     submit,
     trainings,
@@ -183,12 +183,6 @@ with lab_page("train", "Train it yourself", INTRO, SETTINGS) as page:
     for sentence in view.longer:
         st.markdown(f"- {sentence}")
     st.markdown("Published figures, from language models at a much larger scale (perplexity: lower is better):")
-    published = published_results()
-    st.dataframe(published.alibi, hide_index=True, width="stretch")
-    st.caption("Trained on 512 tokens, tested on 512 and on 15,512: the sinusoidal model falls apart, RoPE degrades, "
-               "ALiBi even improves with the longer context.")
-    st.dataframe(published.haviv, hide_index=True, width="stretch")
-    st.caption("Sources: Press, Smith and Lewis, \"Train Short, Test Long: Attention with Linear Biases Enables "
-               "Input Length Extrapolation\", ICLR 2022, Tables 2 and 3; Haviv, Ram, Press, Izsak and Levy, "
-               "\"Transformer Language Models without Positional Encodings Still Learn Positional Information\", "
-               "Findings of EMNLP 2022, Table 4 (a masked model without positions barely learns; a causal one does).")
+    st.dataframe(published_table("longer inputs", "no positions"), hide_index=True, width="stretch")
+    st.caption(longer_inputs_sentence() + " Without positions, a causal language model comes close to one with "
+               "learned positions, while a masked one barely learns.")

@@ -779,36 +779,3 @@ def yarn_line(view: ExtensionView) -> str:
     return (f"**YaRN** (β_fast = 32, β_slow = 1 turns within L₀): {ramp}; it also multiplies the cosines and sines by "
             f"0.1·ln s + 1 = {y.attention_factor:.4g}.")
 
-
-# published results -------------------------------------------------------------------------------
-
-
-ALIBI = ("Press, Smith and Lewis, \"Train Short, Test Long: Attention with Linear Biases Enables Input Length "
-         "Extrapolation\", ICLR 2022, Tables 2–3 (WikiText-103)")
-HAVIV = ("Haviv, Ram, Press, Izsak and Levy, \"Transformer Language Models without Positional Encodings Still Learn "
-         "Positional Information\", Findings of EMNLP 2022")
-PI = ("Chen, Wong, Chen and Tian, \"Extending Context Window of Large Language Models via Positional Interpolation\", "
-      "arXiv 2306.15595 (2023), abstract")
-YARN = ("Peng, Quesnelle, Fan and Shippole, \"YaRN: Efficient Context Window Extension of Large Language Models\", "
-        "arXiv 2309.00071 (2023), abstract")
-
-
-def published():
-    """The published figures the page cites, each with its source (perplexity: lower is better)."""
-    import pandas as pd
-
-    rows = [
-        ("Sinusoidal, trained on 512 tokens: perplexity at 15,512 tokens", "406.01", ALIBI),
-        ("Rotary (RoPE), trained on 512 tokens: perplexity at 15,512 tokens", "79.25", ALIBI),
-        ("ALiBi, trained on 512 tokens: perplexity at 15,512 tokens", "18.31", ALIBI),
-        ("T5 bias, trained on 512 tokens: longest input it could be run on", "12,512 tokens (out of memory beyond)",
-         ALIBI),
-        ("Speed, T5 bias against ALiBi", "4.3k against 28.3k words per second", ALIBI),
-        ("Causal language models without positions, against learned positions", "within 0.05–0.55 perplexity", HAVIV),
-        ("Masked language model: perplexity without positions against with them", "147.18 against 4.06", HAVIV),
-        ("Position interpolation: LLaMA 7B–65B context windows extended to", "up to 32,768 tokens, fine-tuning within "
-                                                                            "1,000 steps", PI),
-        ("Position interpolation: bound on the attention scores, against extrapolation", "at least ~600× smaller", PI),
-        ("YaRN against previous extension methods", "10× fewer tokens and 2.5× fewer training steps", YARN),
-    ]
-    return pd.DataFrame(rows, columns=["result", "figure", "source"])

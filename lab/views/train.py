@@ -584,31 +584,3 @@ def progress_text(view: Progress) -> str:
 def waiting_sentence(view: Progress) -> str:
     return (f"Waiting: {', '.join(view.waiting)} ({view.ahead} job{'s' if view.ahead != 1 else ''} ahead; one training "
             "runs at a time so nobody's page slows down).")
-
-
-# published figures --------------------------------------------------------------------------------
-
-
-class Published(NamedTuple):
-    """The published figures the page cites, each with its source (perplexity: lower is better)."""
-
-    alibi: pd.DataFrame  # Press, Smith & Lewis: three language models past their training length
-    haviv: pd.DataFrame  # Haviv et al.: a masked model with and without positions
-
-
-@st.cache_resource(max_entries=1, show_spinner=False)
-def published_results() -> Published:
-    import pandas as pd
-
-    alibi = "Press, Smith & Lewis (ICLR 2022), ALiBi paper, Tables 2-3"
-    haviv = "Haviv et al. (Findings of EMNLP 2022), Table 4"
-    return Published(pd.DataFrame([
-        {"source": alibi, "model": "language model, sinusoidal", "trained on": "512 tokens",
-         "at 512 tokens": 20.05, "at 15,512 tokens": 406.01},
-        {"source": alibi, "model": "language model, rotary (RoPE)", "trained on": "512 tokens",
-         "at 512 tokens": 20.07, "at 15,512 tokens": 79.25},
-        {"source": alibi, "model": "language model, ALiBi", "trained on": "512 tokens",
-         "at 512 tokens": 19.73, "at 15,512 tokens": 18.31},
-    ]), pd.DataFrame([
-        {"source": haviv, "model": "masked language model", "without positions": 147.18, "with positions": 4.06},
-    ]))

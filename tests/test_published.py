@@ -1,0 +1,38 @@
+"""The published figures the lab quotes (lab/published.py): one table, each row with its
+source, and the sentence about longer inputs follows the perplexities."""
+
+import pytest
+
+from lab.published import FIGURES, LONGER_INPUTS, TOPICS, LongerInput, longer_inputs_sentence, published_table
+
+
+def test_every_figure_has_a_topic_and_a_full_source():
+    assert {f.topic for f in FIGURES} == set(TOPICS)
+    assert all(len(f.source) > 40 and "20" in f.source for f in FIGURES)  # authors, title, venue and year
+
+
+def test_a_table_of_some_topics_holds_exactly_their_figures():
+    assert len(published_table()) == len(FIGURES)
+    for topic in TOPICS:
+        table = published_table(topic)
+        assert list(table["result"]) == [f.result for f in FIGURES if f.topic == topic]
+
+
+def test_the_longer_inputs_rows_quote_the_perplexities_they_hold():
+    table = published_table("longer inputs").to_string()
+    for r in LONGER_INPUTS:
+        assert f"{r.at_training_length:.2f} and {r.at_test_length:.2f}" in table
+
+
+@pytest.mark.parametrize("before, after, verdict", [
+    (20.0, 406.0, "falls apart"), (20.0, 100.0, "degrades"), (20.0, 20.5, "degrades"),
+    (20.0, 18.0, "even improves with the longer context"), (20.0, 100.1, "falls apart")])
+def test_the_longer_inputs_sentence_follows_the_ratio(before, after, verdict):
+    said = longer_inputs_sentence((LongerInput("X", 512, 15_512, before, after),))
+    assert said == f"Trained on 512 tokens, tested on 512 and on 15,512: X {verdict} ({before:.2f} → {after:.2f})."
+
+
+def test_the_published_sentence_says_what_the_paper_found():
+    said = longer_inputs_sentence()
+    assert "Sinusoidal falls apart" in said and "Rotary (RoPE) degrades" in said
+    assert "ALiBi even improves with the longer context" in said
