@@ -14,7 +14,8 @@ from pekit import charts
 from pekit.complexity import architecture_graph
 from pekit.similarity import gram_block_means, similarity_by_offset
 
-BUILDERS = ("heatmap", "token_heatmap", "column_curves", "offset_similarity_chart", "line_chart", "frequency_chart",
+BUILDERS = ("heatmap", "token_heatmap", "column_curves", "offset_similarity_chart", "line_chart", "extrapolation_chart",
+            "frequency_chart",
             "layout_comparison_chart", "rotation_circle", "architecture_chart", "head_gallery",
             "offset_similarity_comparison", "position_components_chart", "neighbour_distance_chart")
 
@@ -25,6 +26,14 @@ def _timings() -> pd.DataFrame:
                                 ("Self-attention (fused)", 2, 2e-9)):
         rows += [{"n": n, "layer": layer, "seconds": scale * n**power + 1e-4} for n in (64, 128, 256, 512, 1024, 2048)]
     return pd.DataFrame(rows)
+
+
+def _shipped_encoders() -> dict[str, dict]:
+    """The shipped tiny encoders' recorded runs, by position scheme."""
+    from pekit import shipped
+
+    return {key.split("-", 1)[1]: record for key, record in shipped.recorded_metrics().items()
+            if key.startswith("encoder-")}
 
 
 def samples() -> dict[str, charts.Drawn]:
@@ -66,6 +75,9 @@ def samples() -> dict[str, charts.Drawn]:
         "line_chart ladder": charts.line_chart(waves, x="index", y="positions", series="ladder",
                                                x_title="Bit b or pair j", y_title="Positions per cycle",
                                                series_title="Ladder", log_y=True, points=True),
+        "extrapolation_chart (the shipped encoders)": charts.extrapolation_chart(
+            {scheme: record["extrapolation"] for scheme, record in _shipped_encoders().items()},
+            series_title="Scheme", trained_on=8),
         "frequency_chart": charts.layout_comparison_chart(pekit.compare_layouts(1, 64)),
         "layout_comparison_chart": charts.layout_comparison_chart(pekit.compare_layouts(1, 16)),
         "rotation_circle": charts.rotation_circle(pair, moved, range(12), delta=3),
