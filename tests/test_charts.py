@@ -102,7 +102,7 @@ def test_column_curves_exact_then_bucketed():
     (data,) = rows.values()
     assert len(data) <= lines.MAX_CURVE_POINTS
     col0 = [r for r in data if r["column"] == "Col 0"]
-    assert min(r["min"] for r in col0) < -0.99 and max(r["max"] for r in col0) > 0.99  # fast column fills its band
+    assert min(r["low"] for r in col0) < -0.99 and max(r["high"] for r in col0) > 0.99  # fast column fills its band
     assert sum(r["last"] - r["first"] + 1 for r in col0) == 4096  # every position is in a bucket
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import math
 
 import altair as alt
+import numpy as np
 import pandas as pd
 import torch
 from torch import Tensor
@@ -51,64 +52,15 @@ def column_curves(
     start = check_int("start", start, minimum=-MAX_POSITION, maximum=MAX_POSITION)
     height = check_int("height", height, minimum=1, maximum=MAX_HEIGHT)
     max_points = check_int("max_points", max_points, minimum=1)
-    sub = values.detach().float().cpu()  # (positions, len(columns))
+    sub = values.detach().double().cpu()  # (positions, len(columns))
     n = sub.shape[0]
     names = [f"Col {c}" for c in columns]
-    color = alt.Color("column", type="nominal", title="Column", sort=names, scale=alt.Scale(range=SERIES_COLORS))
-    x = alt.X("position", type="quantitative", title="Row (position)", axis=alt.Axis(format="d", tickMinStep=1),
-              scale=alt.Scale(domain=[start, start + max(n - 1, 1)], nice=False, zero=False))
-    y_scale = alt.Scale(domain=[-1, 1])
-    per_column = max(1, max_points // max(len(columns), 1))
-    if n <= per_column:
-        frame = pd.DataFrame(
-            {
-                "position": torch.arange(start, start + n).repeat(len(columns)).numpy(),
-                "column": [name for name in names for _ in range(n)],
-                "value": sub.T.double().flatten().numpy(),
-            }
-        )
-        frame["value text"] = texts(frame["value"])
-        chart = (
-            alt.Chart(frame)
-            .mark_line(point=n <= 64)
-            .encode(
-                x=x,
-                y=alt.Y("value", type="quantitative", title="P[position, column]", scale=y_scale),
-                color=color,
-                tooltip=[tip("column"), alt.Tooltip("position", type="quantitative"), tip("value text", "value")],
-            )
-            .properties(height=height)
-        )
-        return Drawn(chart, Drawing("lines", (n, len(columns)), (n, len(columns)), (1, 1), hover=True))
-    summary = block_summary(sub, per_column, len(columns))  # rows bucketed, columns kept apart
-    edges = summary.row_edges
-    buckets = summary.mean.shape[0]
-    frame = pd.DataFrame(
-        {
-            "position": (start + (edges[:-1] + edges[1:] - 1) / 2).double().repeat(len(columns)).numpy(),
-            "first": (start + edges[:-1]).repeat(len(columns)).numpy(),
-            "last": (start + edges[1:] - 1).repeat(len(columns)).numpy(),
-            "column": [name for name in names for _ in range(buckets)],
-            "min": summary.minimum.T.double().flatten().numpy(),
-            "max": summary.maximum.T.double().flatten().numpy(),
-        }
-    )
-    frame["positions"] = [f"{a}–{b}" for a, b in zip(frame["first"], frame["last"])]
-    frame["range"] = [f"{a:.6f} to {b:.6f}" for a, b in zip(frame["min"], frame["max"])]
-    chart = (
-        alt.Chart(frame)
-        .mark_area(opacity=0.55, strokeWidth=1)
-        .encode(
-            x=x,
-            y=alt.Y("min", type="quantitative", title="P[position, column] (range per bucket)", scale=y_scale),
-            y2=alt.Y2("max"),
-            color=color,
-            stroke=alt.Stroke("column", type="nominal", sort=names, legend=None, scale=alt.Scale(range=SERIES_COLORS)),
-            tooltip=[tip("column"), tip("positions"), tip("range")],
-        )
-        .properties(height=height)
-    )
-    return Drawn(chart, Drawing("bands", (n, len(columns)), (buckets, len(columns)), summary.block_shape, hover=True))
+    frame = pd.DataFrame({"position": torch.arange(start, start + n).repeat(len(columns)).numpy(),
+                          "column": pd.Categorical.from_codes(np.repeat(np.arange(len(names)), n), categories=names),
+                          "value": sub.T.flatten().numpy()})
+    return line_chart(frame, x="position", y="value", series="column", x_title="Row (position)",
+                      y_title="P[position, column]", series_title="Column", y_domain=(-1.0, 1.0),
+                      points=n * len(columns) <= max_points and n <= 64, height=height, max_points=max_points)
 
 
 def check_similarity(name: str, sim: object) -> OffsetSimilarity:
@@ -209,7 +161,7 @@ def line_chart(
             raise ValueError(f"{name}={column!r} must name a column of numbers; frame[{column!r}] has dtype "
                              f"{frame[column].dtype}")
     if series is not None and (frame[series].isna().any()
-                               or not all(isinstance(v, (str, int, float)) for v in frame[series])):
+                               or not all(isinstance(v, (str, int, float)) for v in pd.unique(frame[series]))):
         raise ValueError(f"series={series!r}: frame[{series!r}] must hold a label (a string or number) in every row")
     for name, text in (("x_title", x_title), ("y_title", y_title), ("series_title", series_title)):
         check_str(name, text, optional=True)
@@ -276,7 +228,7 @@ def _x_axis(values: pd.Series, log: bool) -> alt.Axis:
 
 def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scale, step, points, y_domain,
            height, max_points, legend):
-    names = list(dict.fromkeys(frame[series])) if series else [None]
+    names = list(pd.unique(frame[series])) if series else [None]  # in order of appearance
     if y_domain is not None:
         scale = alt.Scale(domain=list(y_domain), nice=False)
     else:
@@ -291,6 +243,8 @@ def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scal
     )
     if len(frame) <= max_points:
         frame = frame.copy()
+        if series and isinstance(frame[series].dtype, pd.CategoricalDtype):
+            frame[series] = frame[series].astype(str)  # labels as text, the way the chart's data carries them
         frame["y text"] = texts(frame[y], ".6g")
         tooltip = ([tip(series, series_title or series)] if series else []) + [
             alt.Tooltip(x, type="quantitative", title=x_title or x), tip("y text", y_title or y)]
@@ -300,11 +254,13 @@ def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scal
         rows = len(frame) // len(names)
         return chart, Drawing("lines", (rows, len(names)), (rows, len(names)), (1, 1), hover=True)
     per_series = max(1, max_points // len(names))
+    which = pd.Categorical(frame[series], categories=names).codes if series else np.zeros(len(frame), dtype=np.int8)
+    xs, ys = frame[x].to_numpy(dtype="float64"), frame[y].to_numpy(dtype="float64")
     parts, run = [], 1
-    for name in names:
-        part = frame[frame[series] == name] if series else frame
-        part = part.sort_values(x)
-        values = torch.tensor(part[[x, y]].to_numpy(dtype="float64"))  # (rows, 2)
+    for i, name in enumerate(names):
+        chosen = which == i
+        order = np.argsort(xs[chosen], kind="stable")
+        values = torch.from_numpy(np.stack([xs[chosen][order], ys[chosen][order]], axis=1))  # (rows, 2)
         summary = block_summary(values, per_series, 2)
         run = max(run, summary.block_shape[0])
         parts.append(pd.DataFrame({
