@@ -62,7 +62,7 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
             st.info("Type a sentence with at least one word to see where a pretrained model looks.")
             page.stop()
         if run.clipped:
-            st.warning("Only the first 20,000 characters of the text are read.")
+            st.warning(f"Only the first {live.MAX_CHARS:,} characters of the text are read.")
         if run.cut:
             st.warning(minilm.cut_statement(run))
         st.caption("Word pieces from the model's own tokenizer (shown as plain text):")

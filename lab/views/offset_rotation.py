@@ -135,7 +135,8 @@ def circle_text(view: PairTurn) -> str:
              if turn.turns else f"{turn.degrees:.4g}°")
     backwards = turn.sign < 0
     return (f"Each blue point is one position i, drawn at (sin iω_j, cos iω_j) for ω_{j} = {view.omega:.6g}. "
-            f"Every orange arrow goes from i to i + {view.delta}, and every arrow sweeps the same angle "
+            f"Every orange arrow goes from i to i {'−' if view.delta < 0 else '+'} {abs(view.delta)}, and every arrow "
+            "sweeps the same angle "
             f"δ·ω_{j} = {turn.radians:.6g} rad ({'−' if backwards else ''}{sweep}"
             f"{', the other way' if backwards else ''}), wherever it starts.")
 

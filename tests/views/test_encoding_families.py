@@ -86,7 +86,8 @@ def test_learned_caption_states_the_rows_drawn_and_the_colour_range(side):
 def test_binary_caption_states_the_bits_of_the_last_position(side):
     (n, *_), view = side
     binary = view.panel("binary").view
-    assert fam.caption(binary).startswith(f"Positions 0 to {n - 1} in {max(1, (n - 1).bit_length())} bits,")
+    bits = max(1, (n - 1).bit_length())
+    assert fam.caption(binary).startswith(f"Positions 0 to {n - 1} in {bits} bit{'' if bits == 1 else 's'},")
     assert blocks_said(binary) == (not binary.exact)
 
 
@@ -264,7 +265,7 @@ def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
 
     bits_p, bits_train = max(1, p.bit_length()), max(1, (train - 1).bit_length())
     said = fam.binary_line(view)
-    assert f"position {p:,} needs {bits_p} bits; training used {bits_train}" in said
+    assert f"position {p:,} needs {bits_p} bit{'' if bits_p == 1 else 's'}; training used {bits_train}" in said
     assert said.endswith(", so a bit that was never set turns on.") == (bits_p > bits_train)
 
     head_dim = d // heads

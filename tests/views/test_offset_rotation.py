@@ -65,7 +65,8 @@ def test_circle_text_states_the_pair_s_frequency_and_turn(setting):
     assert turn.sign * (turn.turns * 2 * math.pi + math.radians(turn.degrees)) == pytest.approx(angle, abs=1e-9)
     assert 0 <= turn.degrees < 360
     text = views.circle_text(view)
-    assert f"for ω_{pair} = {view.omega:.6g}. " in text and f"from i to i + {delta}," in text
+    step = f"i − {-delta}" if delta < 0 else f"i + {delta}"  # never "i + -5"
+    assert f"for ω_{pair} = {view.omega:.6g}. " in text and f"from i to {step}," in text
     assert f"δ·ω_{pair} = {angle:.6g} rad (" in text
     sweep = f"{turn.degrees:.4g}°"
     if turn.turns:
