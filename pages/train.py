@@ -4,7 +4,7 @@ import streamlit as st
 
 from lab.display import show_chart
 from lab.page import lab_page
-from lab.published import longer_inputs_sentence, published_table
+from lab.published import longer_inputs_sentence, no_positions_sentence, published_table
 from lab.views.train import (
     HEADS,
     KIND,
@@ -184,5 +184,4 @@ with lab_page("train", "Train it yourself", INTRO, SETTINGS) as page:
         st.markdown(f"- {sentence}")
     st.markdown("Published figures, from language models at a much larger scale (perplexity: lower is better):")
     st.dataframe(published_table("longer inputs", "no positions"), hide_index=True, width="stretch")
-    st.caption(longer_inputs_sentence() + " Without positions, a causal language model comes close to one with "
-               "learned positions, while a masked one barely learns.")
+    st.caption(longer_inputs_sentence() + " " + no_positions_sentence())

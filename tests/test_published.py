@@ -3,7 +3,8 @@ source, and the sentence about longer inputs follows the perplexities."""
 
 import pytest
 
-from lab.published import FIGURES, LONGER_INPUTS, TOPICS, LongerInput, longer_inputs_sentence, published_table
+from lab.published import (FIGURES, LONGER_INPUTS, TOPICS, LongerInput, NoPositions, longer_inputs_sentence,
+                           no_positions_sentence, published_table)
 
 
 def test_every_figure_has_a_topic_and_a_full_source():
@@ -36,3 +37,18 @@ def test_the_published_sentence_says_what_the_paper_found():
     said = longer_inputs_sentence()
     assert "Sinusoidal falls apart" in said and "Rotary (RoPE) degrades" in said
     assert "ALiBi even improves with the longer context" in said
+
+
+@pytest.mark.parametrize("without, with_, verdict", [
+    (147.18, 4.06, "barely learns"), (40.0, 4.0, "falls behind"), (4.2, 4.0, "does about as well"),
+    (4.0, 4.0, "does about as well"), (41.0, 4.0, "barely learns")])
+def test_the_no_positions_sentence_follows_the_masked_model_s_perplexities(without, with_, verdict):
+    said = no_positions_sentence(NoPositions((0.05, 0.55), without, with_))
+    assert said == (f"Without positions, a causal language model comes within 0.05–0.55 perplexity of one with learned "
+                    f"positions, while a masked one {verdict} ({without:.2f} against {with_:.2f} with them).")
+
+
+def test_the_no_positions_rows_quote_the_figures_the_sentence_uses():
+    table = published_table("no positions").to_string()
+    assert "within 0.05–0.55 perplexity" in table and "147.18 against 4.06" in table
+    assert "a masked one barely learns (147.18 against 4.06 with them)" in no_positions_sentence()
