@@ -11,6 +11,11 @@ from typing import NamedTuple
 import streamlit as st
 
 
+def plural(count: int, noun: str) -> str:
+    """``noun`` as a sentence says it of ``count`` things: singular for exactly one."""
+    return noun if count == 1 else f"{noun}s"
+
+
 class Shown(NamedTuple):
     """A chart drawn on the page, kept for the export panel."""
 

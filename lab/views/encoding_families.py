@@ -15,6 +15,7 @@ import streamlit as st
 
 import pekit
 from pekit import binary, charts, families, pretrained, shipped
+from lab.display import plural
 from lab.jobs import job_board
 from lab.settings import ChoiceSetting, FloatSetting, IntSetting
 from lab.views.train import TrainKey
@@ -302,14 +303,9 @@ def learned_caption(view: LearnedView) -> str:
             "take the end colours.")
 
 
-def _count(number: int, noun: str) -> str:
-    """``number`` and ``noun``, in the plural unless it is one."""
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"
-
-
 def binary_caption(view: BinaryView) -> str:
     """The positions drawn and the bits they take."""
-    return (f"Positions 0 to {view.n - 1} in {_count(view.bits, 'bit')}, least significant first."
+    return (f"Positions 0 to {view.n - 1} in {view.bits} {plural(view.bits, 'bit')}, least significant first."
             f"{_blocks(view)}")
 
 
@@ -572,7 +568,8 @@ def sinusoidal_line(view: BeyondView) -> str:
 def binary_line(view: BeyondView) -> str:
     """The bits position p needs against those of training, and whether a new bit turns on."""
     new = ", so a bit that was never set turns on." if view.bits_p > view.bits_train else "."
-    return f"**Binary**: position {view.p:,} needs {_count(view.bits_p, 'bit')}; training used {view.bits_train}{new}"
+    return (f"**Binary**: position {view.p:,} needs {view.bits_p} {plural(view.bits_p, 'bit')}; training used "
+            f"{view.bits_train}{new}")
 
 
 def rope_line(view: BeyondView) -> str:

@@ -9,6 +9,7 @@ from typing import NamedTuple
 import streamlit as st
 
 from pekit import charts, order, seeded, text
+from lab.display import plural
 from lab.settings import MAX_SEED
 
 LAB_STEPS = 8  # the masking lab pads two short sequences to this many steps
@@ -125,10 +126,6 @@ class BookExample(NamedTuple):
 # sentences from numbers ------------------------------------------------------------------------
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{word}{'s' if count != 1 else ''}"
-
-
 def dropped_statement(sentence: Sentence) -> str:
     return (f"The sentence has {sentence.count + sentence.dropped} tokens; the first {MAX_TOKENS} are used "
             f"and {sentence.dropped} are cut.")
@@ -136,12 +133,12 @@ def dropped_statement(sentence: Sentence) -> str:
 
 def tokens_line(sentence: Sentence) -> str:
     """The tokens, counted (shown as code: it quotes the sentence)."""
-    return f"{sentence.count} {_plural(sentence.count, 'token')}: " + " | ".join(sentence.tokens)
+    return f"{sentence.count} {plural(sentence.count, 'token')}: " + " | ".join(sentence.tokens)
 
 
 def shapes_statement(shape: LayerShape) -> str:
     n, hidden, heads = shape
-    return (f"Input: (1, {n}, {hidden}): one sentence of {n} {_plural(n, 'token')}, {hidden} numbers each. "
+    return (f"Input: (1, {n}, {hidden}): one sentence of {n} {plural(n, 'token')}, {hidden} numbers each. "
             f"Output: the same shape (1, {n}, {hidden}). Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per "
             "head; each row (a query token) sums to 1 over the keys it looks at.")
 
@@ -171,7 +168,7 @@ def batch_statement(sentence: Sentence) -> str:
     a = len(sentence.first)
     return ("Batches hold sequences of different lengths, padded to a common length. `valid_lens` says how many "
             f"keys of each sequence are real; the rest get weight exactly 0. Here: sequence A is the first "
-            f"{a} {_plural(a, 'token')} of your sentence, B the first {_half(a)}, "
+            f"{a} {plural(a, 'token')} of your sentence, B the first {_half(a)}, "
             f"both padded to {LAB_STEPS} steps with zero vectors. The scores are those of plain self-attention "
             "on the token vectors themselves (Q = K = X: no learned projection, so only the masking acts).")
 
@@ -184,8 +181,8 @@ def valid_code(view: MaskingView) -> str:
 def padding_statement(view: MaskingView) -> str:
     """When the valid length counts padding steps (``view.counts_padding``): how many."""
     extra = view.length - view.real
-    return (f"Sequence {view.show} has {view.real} real {_plural(view.real, 'token')}; a valid length of "
-            f"{view.length} counts {extra} padding {_plural(extra, 'step')} as if they were words.")
+    return (f"Sequence {view.show} has {view.real} real {plural(view.real, 'token')}; a valid length of "
+            f"{view.length} counts {extra} padding {plural(extra, 'step')} as if they were words.")
 
 
 def masked_statement(view: MaskingView) -> str:
