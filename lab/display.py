@@ -63,12 +63,15 @@ _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 def big_number(value: float, *, digits: int = 3) -> str:
     """A count as people read it: with thousands separators below ten billion, beyond that as
-    ``2.05 × 10¹⁵`` (a table column stays narrow at n = 10⁶)."""
+    ``2.05 × 10¹⁵`` (a table column stays narrow at n = 10⁶), and below a thousandth as
+    ``6.82 × 10⁻⁶⁶``; a negative one with a minus sign."""
     value = float(value)
-    if abs(value) < 1e10:
-        return f"{value:,.0f}" if value == int(value) else f"{value:,.{digits}g}"
-    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
-    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    if 1e-3 <= abs(value) < 1e10 or value == 0:
+        text = f"{value:,.0f}" if value == int(value) else f"{value:,.{digits}g}"
+    else:
+        mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+        text = f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    return text.replace("-", "−", 1) if text.startswith("-") else text
 
 
 def _title_of(spec: dict) -> str | None:

@@ -104,25 +104,28 @@ def published_table(*topics: str) -> pd.DataFrame:
 
 def longer_inputs_sentence(rows: tuple[LongerInput, ...] = LONGER_INPUTS) -> str:
     """What the perplexities at the longer input say (``rows`` share their lengths), scheme by
-    scheme: a model whose perplexity
-    grows more than fivefold falls apart, one whose perplexity grows degrades, one whose
-    perplexity falls improves with the longer context."""
+    scheme, judged on the perplexities as printed (two decimals): a model whose perplexity grows
+    more than fivefold falls apart, one whose perplexity grows degrades, one whose perplexity
+    stays holds steady, one whose perplexity falls improves with the longer context."""
     parts = []
     for r in rows:
-        ratio = r.at_test_length / r.at_training_length
-        verdict = "falls apart" if ratio > 5 else "degrades" if ratio > 1 else "even improves with the longer context"
-        parts.append(f"{r.scheme} {verdict} ({r.at_training_length:.2f} → {r.at_test_length:.2f})")
+        before, after = round(r.at_training_length, 2), round(r.at_test_length, 2)
+        verdict = ("falls apart" if after > 5 * before else "degrades" if after > before
+                   else "holds steady" if after == before else "even improves with the longer context")
+        parts.append(f"{r.scheme} {verdict} ({before:.2f} → {after:.2f})")
     first = rows[0]
-    return (f"Trained on {first.trained_on} tokens, tested on {first.trained_on} and on {first.tested_on:,}: "
+    return (f"Trained on {first.trained_on:,} tokens, tested on {first.trained_on:,} and on {first.tested_on:,}: "
             + ", ".join(parts) + ".")
 
 
 def no_positions_sentence(figures: NoPositions = NO_POSITIONS) -> str:
-    """What the models without positions say: how close the causal ones come, and whether the
-    masked one learns (a perplexity more than ten times that with positions: it barely does)."""
-    low, high = figures.causal_gap
-    ratio = figures.masked_without / figures.masked_with
-    masked = ("barely learns" if ratio > 10 else "falls behind" if ratio > 1.1 else "does about as well")
-    return (f"Without positions, a causal language model comes within {low:.2f}–{high:.2f} perplexity of one with "
-            f"learned positions, while a masked one {masked} ({figures.masked_without:.2f} against "
-            f"{figures.masked_with:.2f} with them).")
+    """What the models without positions say, on the figures as printed (two decimals): how close
+    the causal ones come, and whether the masked one learns (a perplexity more than ten times
+    that with positions: it barely does)."""
+    low, high = sorted(round(v, 2) for v in figures.causal_gap)
+    without, with_ = round(figures.masked_without, 2), round(figures.masked_with, 2)
+    masked = ("barely learns" if without > 10 * with_ else "falls behind" if without > 1.1 * with_
+              else "does about as well")
+    gap = f"{low:.2f}" if low == high else f"{low:.2f}–{high:.2f}"
+    return (f"Without positions, a causal language model comes within {gap} perplexity of one with "
+            f"learned positions, while a masked one {masked} ({without:.2f} against {with_:.2f} with them).")

@@ -1,6 +1,12 @@
 """How the pages write numbers."""
 
-from lab.display import big_number
+import math
+import re
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from lab.display import big_number, plural
 
 
 def test_big_numbers_stay_short_and_exact_where_they_are_small():
@@ -11,4 +17,46 @@ def test_big_numbers_stay_short_and_exact_where_they_are_small():
     assert big_number(10**10) == "1.00 × 10¹⁰"
     assert big_number(2 * 10**12 * 1024 + 4 * 10**6 * 1024**2) == "2.05 × 10¹⁵"
     assert big_number(0.5) == "0.5"
-    assert big_number(-3 * 10**12) == "-3.00 × 10¹²"
+    assert big_number(-3 * 10**12) == "−3.00 × 10¹²"
+
+
+# --- property tests: what the text says is the number it was given ----------------------------
+
+SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-"))
+
+
+def read_big_number(text: str) -> float:
+    """The number ``big_number`` wrote, read back independently of how it was written."""
+    text = text.replace("−", "-")
+    scientific = re.fullmatch(r"(-?\d\.\d+) × 10([⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)", text)
+    if scientific:
+        exponent = int("".join(SUPERSCRIPT[c] for c in scientific.group(2)))
+        return float(scientific.group(1)) * 10.0 ** exponent
+    assert re.fullmatch(r"-?\d{1,3}(,\d{3})*(\.\d+)?(e[-+]\d+)?", text), text
+    return float(text.replace(",", ""))
+
+
+@given(st.one_of(st.integers(-10**18, 10**18), st.floats(-1e18, 1e18, allow_nan=False)))
+@example(0)
+@example(9_999_999_999)
+@example(10**10)
+@example(-1)
+@example(0.000123456)
+@example(123456.75)
+def test_a_big_number_reads_back_as_the_number_to_its_digits(value):
+    text = big_number(value)
+    back = read_big_number(text)
+    if abs(value) < 1e10 and value == int(value):
+        assert back == value and "×" not in text  # whole counts stay exact, with separators
+    else:
+        assert math.isclose(back, value, rel_tol=5e-3, abs_tol=1e-12), (value, text)
+    assert "-" not in text  # a negative number carries the minus sign, like the rest of the lab
+
+
+@given(st.integers(0, 10**6), st.sampled_from(["position", "head", "bit", "column", "row"]))
+@example(1, "head")
+@example(0, "head")
+@example(2, "head")
+def test_a_noun_is_singular_for_exactly_one_thing(count, noun):
+    said = plural(count, noun)
+    assert said == (noun if count == 1 else noun + "s")

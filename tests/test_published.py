@@ -2,6 +2,8 @@
 source, and the sentence about longer inputs follows the perplexities."""
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from lab.published import (FIGURES, LONGER_INPUTS, TOPICS, LongerInput, NoPositions, longer_inputs_sentence,
                            no_positions_sentence, published_table)
@@ -52,3 +54,38 @@ def test_the_no_positions_rows_quote_the_figures_the_sentence_uses():
     table = published_table("no positions").to_string()
     assert "within 0.05–0.55 perplexity" in table and "147.18 against 4.06" in table
     assert "a masked one barely learns (147.18 against 4.06 with them)" in no_positions_sentence()
+
+
+# --- property tests over every set of figures the sentences could be given ---------------------
+PERPLEXITY = st.floats(1.0, 1e4, allow_nan=False)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["Sinusoidal", "Rotary (RoPE)", "ALiBi", "T5 bias"]), PERPLEXITY,
+                          PERPLEXITY), min_size=1, max_size=4),
+       st.integers(1, 10**5), st.integers(1, 10**6))
+@example([("X", 20.0, 20.0)], 512, 1024)
+@example([("X", 20.0, 100.0)], 512, 1024)
+@example([("X", 20.001, 20.004)], 512, 1024)
+def test_each_verdict_follows_the_perplexities_as_printed(schemes, trained_on, tested_on):
+    rows = tuple(LongerInput(name, trained_on, tested_on, before, after) for name, before, after in schemes)
+    said = longer_inputs_sentence(rows)
+    assert said.startswith(f"Trained on {trained_on:,} tokens, tested on {trained_on:,} and on {tested_on:,}: ")
+    for name, before, after in schemes:
+        b, a = float(f"{before:.2f}"), float(f"{after:.2f}")
+        verdict = ("falls apart" if a / b > 5 else "degrades" if a > b else "holds steady" if a == b
+                   else "even improves with the longer context")
+        assert f"{name} {verdict} ({before:.2f} → {after:.2f})" in said
+
+
+@given(st.tuples(st.floats(0, 50), st.floats(0, 50)), PERPLEXITY, PERPLEXITY)
+@example((0.05, 0.55), 147.18, 4.06)
+@example((0.5, 0.5), 4.0, 4.0)
+@example((0.55, 0.05), 40.0, 4.0)
+def test_the_no_positions_sentence_states_the_gap_and_the_masked_verdict(gap, without, with_):
+    said = no_positions_sentence(NoPositions(gap, without, with_))
+    low, high = sorted(float(f"{v:.2f}") for v in gap)
+    shown = f"{low:.2f}" if low == high else f"{low:.2f}–{high:.2f}"
+    assert f"comes within {shown} perplexity" in said
+    w, m = float(f"{without:.2f}"), float(f"{with_:.2f}")
+    verdict = "barely learns" if w / m > 10 else "falls behind" if w / m > 1.1 else "does about as well"
+    assert f"a masked one {verdict} ({without:.2f} against {with_:.2f} with them)" in said
