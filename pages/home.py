@@ -2,8 +2,10 @@
 
 import streamlit as st
 
+from lab.display import show_chart
 from lab.registry import LAB_PAGES
 from lab.server import require_shell
+from lab.views.home import home_caption, home_picture
 
 require_shell()
 
@@ -21,6 +23,9 @@ pictures you can change, and answers the questions readers raised in
 can also import in a notebook and get the same values.
 """
 )
+picture = home_picture()
+show_chart(picture.chart, title="The positional encoding P")
+st.caption(home_caption(picture))
 
 st.subheader("Where to start")
 st.markdown("A path through the lab, each page answering one question of the chapter:")
