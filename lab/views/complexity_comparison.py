@@ -281,12 +281,33 @@ def sweep_result(measured: pd.DataFrame, device: str) -> SweepResult:
         ("fitted slope (one length: none)" if single else f"fitted slope (n ≥ {low})"):
             [None if single else v.slope for v in verdicts],
         "theory (in n)": fitted["theory"],
-        "attention weights at largest n": [f"{b / 2**20:.1f} MiB" for b in fitted["weights_bytes"]],
+        memory_column(device): [memory_cell(layer, b, device) for layer, b in zip(fitted["layer"], fitted["weights_bytes"])],
     })
     chart = charts.line_chart(measured, x="n", y="seconds", series="layer", x_title="n",
                               y_title="seconds per forward pass", series_title="Layer",
                               log_x=True, log_y=True, points=True)
     return SweepResult(measured, chart.spec(), slopes, verdicts, low, high, device)
+
+
+def measured_memory(device: str) -> bool:
+    """Whether a sweep on ``device`` measured memory (CUDA: the peak allocated during each pass)
+    rather than computing the explicit attention weights' bytes."""
+    return device.startswith("CUDA")
+
+
+def memory_column(device: str) -> str:
+    """The slopes table's memory column, named for what it holds on ``device``."""
+    if measured_memory(device):
+        return "memory at largest n (measured peak above the input)"
+    return "attention weights at largest n (heads × n² × 4 bytes)"
+
+
+def memory_cell(layer: str, weights_bytes: int, device: str) -> str:
+    """One layer's entry in the memory column: measured on CUDA; elsewhere only explicit
+    attention forms an (heads, n, n) weights tensor."""
+    if measured_memory(device) or layer == "Self-attention":
+        return f"{weights_bytes / 2**20:.1f} MiB"
+    return "none formed"
 
 
 def measure(plan: SweepPlan) -> Callable[[Job], SweepResult]:
@@ -319,6 +340,22 @@ EXPECTED = {
 }
 
 
+def memory_sentence(result: SweepResult) -> str:
+    """What the memory column says of explicit and fused attention at the largest n."""
+    top = result.measured[result.measured["n"] == result.measured["n"].max()].set_index("layer")["weights_bytes"]
+    explicit = int(top["Self-attention"])
+    n = int(result.measured["n"].max())
+    if not measured_memory(result.device):
+        return (f"Explicit attention forms its (heads, n, n) weights, {explicit / 2**20:.1f} MiB at n = {n}; the fused "
+                "path (torch's scaled_dot_product_attention) returns none, and its fused kernels compute the output "
+                "in tiles without them (memory is measured on CUDA only).")
+    fused = int(top["Self-attention (fused)"])
+    than = "less than" if fused < explicit else "as much as" if fused == explicit else "more than"
+    return (f"Measured at n = {n}, explicit attention peaked at {explicit / 2**20:.1f} MiB above its input and the "
+            f"fused kernel, which never forms the (heads, n, n) weights whole, at {fused / 2**20:.1f} MiB: "
+            f"{than} the explicit one.")
+
+
 def slope_prose(result: SweepResult) -> str:
     """What the fitted slopes say, sentence by sentence from their verdicts."""
     if result.low == result.high:
@@ -330,6 +367,5 @@ def slope_prose(result: SweepResult) -> str:
         lines.append(f"- **{v.layer}**: slope {v.slope:.2f} against {v.theory}: {EXPECTED[v.verdict].format(t=v.theory)}.")
     lines.append("")  # a paragraph of its own, not part of the last item of the list
     lines.append(f"The RNN's n steps run one after another, which no device ({result.device} here) can spread over "
-                 "its cores. Explicit attention stores its (heads, n, n) weights; the fused kernel computes the same "
-                 "output in tiles without them, so its memory stays linear in n.")
+                 "its cores. " + memory_sentence(result))
     return "\n".join(lines)

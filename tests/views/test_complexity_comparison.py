@@ -194,10 +194,13 @@ def test_sweep_keys_are_records_that_name_their_settings():
         key.d = 1
 
 
-def fake_sweep(ns: list[int], exponents: dict[str, float]) -> pd.DataFrame:
-    """A measure_layers frame whose seconds grow exactly as n ** exponent, per layer."""
-    return pd.DataFrame([{"n": n, "layer": layer, "seconds": 1e-6 * n**p,
-                          "weights_bytes": 3 * 8 * n * n * 4 if layer == "Self-attention" else 0}
+def fake_sweep(ns: list[int], exponents: dict[str, float], fused: int = 0) -> pd.DataFrame:
+    """A measure_layers frame whose seconds grow exactly as n ** exponent, per layer; explicit
+    attention's bytes those of 8 heads' weights, the fused pass's ``fused`` bytes per n."""
+    def memory(layer: str, n: int) -> int:
+        return 8 * n * n * 4 if layer == "Self-attention" else fused * n if layer.endswith("(fused)") else 0
+
+    return pd.DataFrame([{"n": n, "layer": layer, "seconds": 1e-6 * n**p, "weights_bytes": memory(layer, n)}
                          for n in ns for layer, p in exponents.items()])
 
 
@@ -214,14 +217,20 @@ EXPONENT = st.sampled_from([0.0, 0.74, 0.749, 0.75, 0.76, 1.0, 1.25, 1.26, 1.5, 
     | st.floats(0.0, 3.0)
 
 
+DEVICES = st.sampled_from(["CPU: test (1 thread)", "CUDA: test GPU"])
+FUSED = st.sampled_from([0, 1, 2**20]) | st.integers(0, 2**32)
+
+
 @settings(max_examples=60, deadline=None)
-@given(low=END, high=END, exponents=st.fixed_dictionaries({layer: EXPONENT for layer in LAYERS}))
-@example(low="64", high="64", exponents=dict.fromkeys(LAYERS, 1.0))
-@example(low="16", high="32", exponents=dict.fromkeys(LAYERS, 2.0))
-@example(low="8192", high="16", exponents=dict.fromkeys(LAYERS, 0.749))
-def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents):
+@given(low=END, high=END, exponents=st.fixed_dictionaries({layer: EXPONENT for layer in LAYERS}), device=DEVICES,
+       fused=FUSED)
+@example(low="64", high="64", exponents=dict.fromkeys(LAYERS, 1.0), device="CPU: test (1 thread)", fused=0)
+@example(low="16", high="32", exponents=dict.fromkeys(LAYERS, 2.0), device="CUDA: test GPU", fused=0)
+@example(low="8192", high="16", exponents=dict.fromkeys(LAYERS, 0.749), device="CUDA: test GPU", fused=2**32)
+@example(low="16", high="16", exponents=dict.fromkeys(LAYERS, 0.749), device="CUDA: test GPU", fused=8 * 16 * 4)
+def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, device, fused):
     ns = [2**e for e in range(20) if sorted((int(low), int(high)))[0] <= 2**e <= sorted((int(low), int(high)))[1]]
-    result = sweep_result(fake_sweep(ns, exponents), "CPU: test")
+    result = sweep_result(fake_sweep(ns, exponents, fused), device)
     prose = slope_prose(result)
     table = result.slopes
     assert "nan" not in prose.lower()
@@ -243,7 +252,24 @@ def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents):
         assert abs(shown - slope) <= 0.005 + 1e-9
         assert line.startswith(f"- **{layer}**: slope {shown:.2f} against {THEORY[layer]}: "
                                f"{shown_verdict(shown, THEORY[layer])}")
-    assert "(CPU: test here)" in prose and prose.split("\n")[-2] == ""  # the closing remark is its own paragraph
+    assert f"({device} here)" in prose and prose.split("\n")[-2] == ""  # the closing remark is its own paragraph
+    top = max(ns)
+    explicit, fused_top = 8 * top * top * 4, fused * top
+    cuda = device.startswith("CUDA")
+    column = table.columns[-1]
+    assert column == ("memory at largest n (measured peak above the input)" if cuda else
+                      "attention weights at largest n (heads × n² × 4 bytes)")
+    cells = dict(zip(table["layer"], table[column]))
+    assert cells["Self-attention"] == f"{explicit / 2**20:.1f} MiB"
+    for layer, value in (("CNN", 0), ("RNN", 0), ("Self-attention (fused)", fused_top)):
+        assert cells[layer] == (f"{value / 2**20:.1f} MiB" if cuda else "none formed")
+    if cuda:
+        than = words(fused_top, explicit)
+        assert (f"Measured at n = {top}, explicit attention peaked at {explicit / 2**20:.1f} MiB above its input and "
+                f"the fused kernel, which never forms the (heads, n, n) weights whole, at {fused_top / 2**20:.1f} MiB: "
+                f"{than} the explicit one.") in prose
+    else:
+        assert f"Explicit attention forms its (heads, n, n) weights, {explicit / 2**20:.1f} MiB at n = {top};" in prose
 
 
 @EXAMPLES
