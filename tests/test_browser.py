@@ -152,7 +152,7 @@ def test_complexity_measures_on_click(page, server):
     timed_interaction(pg, lambda: pg.get_by_role("button", name="Measure").click())
     pg.wait_for_function("() => document.querySelectorAll('[data-testid=\"stVegaLiteChart\"]').length === 3")
     main = pg.locator('[data-testid="stMain"]').inner_text()
-    assert "at small n every layer is dominated by fixed costs" in main
+    assert "because at small n fixed costs (starting the work, allocating memory, Python) can" in main
     assert pg.locator('[data-testid="stDataFrame"]').count() == 3
     assert pg.locator('[data-testid="stException"]').count() == 0
 

@@ -362,7 +362,8 @@ def slope_prose(result: SweepResult) -> str:
         return (f"The sweep holds one length, n = {result.low}, and a slope needs at least two: choose a "
                 "**to n** different from **from n** to see how each layer's time grows with n.")
     lines = [f"Slopes are fitted on the largest half of the sweep (n = {result.low} to {result.high}) of log(time) "
-             "against log(n); at small n every layer is dominated by fixed costs, so its time hardly depends on n."]
+             "against log(n), because at small n fixed costs (starting the work, allocating memory, Python) can "
+             "outweigh the arithmetic."]
     for v in result.verdicts:
         lines.append(f"- **{v.layer}**: slope {v.slope:.2f} against {v.theory}: {EXPECTED[v.verdict].format(t=v.theory)}.")
     lines.append("")  # a paragraph of its own, not part of the last item of the list
