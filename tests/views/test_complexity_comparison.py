@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import pekit
 from lab.display import big_number
 from lab.jobs import DONE, Job, JobBoard
-from lab.views.complexity_comparison import (BUDGET_BYTES, MAX_MULTIPLY_ADDS, SWEEP_ENDS, SweepKey, SweepResult,
+from lab.views.complexity_comparison import (BUDGET_BYTES, _against, memory_cell, memory_column, memory_sentence, MAX_MULTIPLY_ADDS, SWEEP_ENDS, SweepKey, SweepResult,
                                              cost_sentence, layers_sentence, measure, measured_caption, path_sentence, path_view,
                                              slope_prose, sweep_caption, sweep_plan, sweep_result, theory_caption,
                                              theory_view)
@@ -109,6 +109,8 @@ def test_cost_sentence_ranks_the_layers_as_the_table_counts_them(n, d, k):
             f"exactly while n < d = {d}) and {words(mixing, costs['CNN'])} the CNN (exactly while n < k·d/2 = "
             f"{k * d / 2:g})") in sentence
     assert (mixing < costs["RNN"]) == (n < d) and (mixing < costs["CNN"]) == (n < k * d / 2)
+    for a, b in ((mixing, costs["RNN"]), (mixing, costs["CNN"]), (costs["Self-attention"], costs["CNN"])):
+        assert _against(a, b) == words(a, b)
 
 
 @EXAMPLES
@@ -259,7 +261,12 @@ def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, devi
     column = table.columns[-1]
     assert column == ("memory at largest n (measured peak above the input)" if cuda else
                       "attention weights at largest n (heads × n² × 4 bytes)")
+    assert column == memory_column(device)
     cells = dict(zip(table["layer"], table[column]))
+    for layer in LAYERS:
+        shown = result.measured.loc[(result.measured["n"] == top) & (result.measured["layer"] == layer), "weights_bytes"]
+        assert memory_cell(layer, int(shown.iloc[0]), device) == cells[layer]
+    assert memory_sentence(result) in prose
     assert cells["Self-attention"] == f"{explicit / 2**20:.1f} MiB"
     for layer, value in (("CNN", 0), ("RNN", 0), ("Self-attention (fused)", fused_top)):
         assert cells[layer] == (f"{value / 2**20:.1f} MiB" if cuda else "none formed")

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from lab.views.home import BASE, D, N, home_caption, home_picture
+from lab.views.home import BASE, D, N, _columns, home_caption, home_picture
 
 
 def table(n: int, d: int, base: int) -> np.ndarray:
@@ -44,6 +44,7 @@ def test_home_caption_states_the_picture_and_its_wavelengths(n, d):
         j = pairs - 1
         last = 2 * math.pi * BASE ** (2 * j / d)
         cols = f"columns {2 * j} and {2 * j + 1}" if 2 * j + 1 < d else f"column {2 * j}"
+        assert _columns(2 * j, 2 * j + 1 if 2 * j + 1 < d else -1) == cols
         assert f"; the last, {cols}, every {last:,.0f} positions, " in caption
         assert (f"longer than the {n:,} drawn" in caption) == (last > n)
         assert (f"within the {n:,} drawn" in caption) == (last <= n)
