@@ -17,7 +17,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from .._checks import check_int, check_tensor
+from .._checks import check_float, check_int, check_tensor
 
 __all__ = ["PositionComponents", "position_components", "PositionTableSummary", "position_table_summary"]
 
@@ -57,6 +57,8 @@ class PositionComponents(NamedTuple):
         would be: their strongest periods agree within ``tolerance`` (relative) and they are
         90 ± ``phase_tolerance`` degrees apart in phase (:meth:`phase_gap`). Each component is in
         at most one pair: candidates are taken closest to 90° first (then in order of ``a``, ``b``)."""
+        tolerance = check_float("tolerance", tolerance, minimum=0.0)
+        phase_tolerance = check_float("phase_tolerance", phase_tolerance, minimum=0.0, maximum=90.0)
         p = self.periods.tolist()
         candidates = []
         for a in range(len(p)):

@@ -250,3 +250,8 @@ def test_pairs_need_a_quarter_turn_and_take_each_component_once():
     assert len(found) <= 1 and all(abs(comps.phase_gap(a, b) - 90) <= 20 for a, b in found)
     in_phase = torch.stack([torch.sin(wave), 0.5 * torch.sin(wave), torch.randn(512, dtype=torch.float64) * 1e-3], 1)
     assert pt.position_components(in_phase.float(), 2).pairs() == []  # one period, no quarter turn
+    for bad, name in (({"tolerance": -1.0}, "tolerance"), ({"phase_tolerance": 91.0}, "phase_tolerance")):
+        with pytest.raises(ValueError, match=name):
+            comps.pairs(**bad)
+    with pytest.raises(ValueError, match="b=3"):
+        comps.phase_gap(0, 3)
