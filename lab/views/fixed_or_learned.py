@@ -153,7 +153,9 @@ def components_statement(view: Components) -> str:
                 taken = a if a in partner else b
                 said.append(f"{start} while PC{taken + 1} already pairs with PC{partner[taken] + 1}, "
                             "closer to 90° (each component pairs once)")
-    if not pairs:
+    if k == 1:
+        said.insert(0, "With one component shown there is no pair to look for")
+    elif not pairs:
         said.insert(0, "No two components pair up as a sine and its cosine would (one period, 90° apart in phase, "
                        f"within {PHASE_TOLERANCE:.0f}°)")
     return f"{view.title}: " + "; ".join(parts) + ". " + "; ".join(said) + "."

@@ -221,7 +221,8 @@ def check_components_statement(view, k):
             assert f"{start} while PC{taken + 1} already pairs with PC{mate + 1}" in text
         else:
             assert f"{start}, more than {lp.PHASE_TOLERANCE:.0f}° from the 90°" in text
-    assert ("No two components pair up" in text) == (not pairs)
+    assert ("No two components pair up" in text) == (not pairs and k > 1)
+    assert ("With one component shown there is no pair to look for." in text) == (k == 1)
     return pairs
 
 
