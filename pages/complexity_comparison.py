@@ -6,7 +6,7 @@ from lab.display import show_chart
 from lab.jobs import DONE, FAILED, follow, job_board
 from lab.page import lab_page
 from lab.settings import ChoiceSetting, IntSetting
-from lab.views.complexity_comparison import (SWEEP_ENDS, layers_sentence, measure, measured_caption, path_sentence,
+from lab.views.complexity_comparison import (SWEEP_ENDS, cost_sentence, layers_sentence, measure, measured_caption, path_sentence,
                                              path_view, slope_prose, sweep_caption, sweep_plan, theory_caption,
                                              theory_view)
 
@@ -33,12 +33,13 @@ with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SW
         k = page.slider(K, help="Width of the convolution's window.")
     theory = theory_view(n, d, k)
 
+    show_chart(theory.chart, title="Multiply-adds per layer")
+    st.caption(theory_caption(theory))
+    st.markdown(cost_sentence(theory))
     st.dataframe(theory.table, hide_index=True, width="stretch", column_config={
         "multiply_adds": "multiply-adds (all terms)", "order": "order (chapter)",
         "sequential_operations": "sequential operations", "sequential_order": "order",
         "max_path_length": "maximum path length", "path_order": "order "})
-    show_chart(theory.chart, title="Multiply-adds per layer")
-    st.caption(theory_caption(theory))
 
     st.markdown(layers_sentence(theory))
     st.dataframe(theory.terms, hide_index=True, width="stretch", column_config={"multiply_adds": "multiply-adds"})

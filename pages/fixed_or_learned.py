@@ -59,7 +59,8 @@ with lab_page("learned", "Fixed or learned positions", INTRO, SETTINGS) as page:
         show_chart(offsets.chart)
         st.markdown(offset_statement(offsets))
         st.caption("Rows are scaled to length 1 first (cosine similarity), so the two tables share one axis; the band "
-                   "runs from the smallest to the largest value over all 512 starting rows.")
+                   "at offset δ runs from the smallest to the largest value over the 512 − δ rows that have a row δ "
+                   "further on.")
 
         st.subheader("Principal components against position")
         st.latex(r"P - \bar P = U S V^\top,\qquad \text{PC}_c(i) = U_{ic}\,S_c")
@@ -69,7 +70,8 @@ with lab_page("learned", "Fixed or learned positions", INTRO, SETTINGS) as page:
                 show_chart(components.chart)
                 st.markdown(components_statement(components))
         st.caption("The sign of each component is chosen so that it rises with position on the whole; 'strongest "
-                   "period': the period of the largest peak in its Fourier spectrum.")
+                   "period': the period of the largest peak in its Fourier spectrum; 'apart in phase': how far apart "
+                   "two components' phases are at that peak.")
 
         st.subheader("Distance between neighbours along the sequence")
         show_chart(whole.steps)

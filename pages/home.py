@@ -2,8 +2,10 @@
 
 import streamlit as st
 
+from lab.display import show_chart
 from lab.registry import LAB_PAGES
 from lab.server import require_shell
+from lab.views.home import home_caption, home_picture
 
 require_shell()
 
@@ -21,6 +23,9 @@ pictures you can change, and answers the questions readers raised in
 can also import in a notebook and get the same values.
 """
 )
+picture = home_picture()
+show_chart(picture.chart, title="The positional encoding P")
+st.caption(home_caption(picture))
 
 st.subheader("Where to start")
 st.markdown("A path through the lab, each page answering one question of the chapter:")
@@ -40,7 +45,8 @@ st.markdown(
    kept them. **Live attention** shows how much adding P changes a layer's weights.
 2. **A learnable positional encoding.** A table of max_len × d parameters, trained with the rest: it
    fits what the data needs, but has no row past its last trained position. **Encoding heatmap**
-   (the four properties, and *Learned or fixed?*) compares it with the fixed table.
+   (the four properties, and *Learned or fixed?*) compares it with the fixed table, and **Fixed or learned
+   positions** sets a real model's learned table (MiniLM's) beside the sinusoidal one.
 3. **Learned embeddings by offset between query and key** (relative positions). **Offset rotation**
    shows why a shift is a rotation of every sine/cosine pair, and how rotary embeddings make
    attention scores depend on the offset alone.
@@ -48,4 +54,4 @@ st.markdown(
 )
 
 st.caption("Every page keeps its settings in the address bar: copy the link to share the exact view. "
-           "Each page's **Reset to defaults** button brings it back to where it started.")
+           "Each page's **Reset** button (top right) brings it back to its defaults.")

@@ -312,6 +312,15 @@ def test_complexity_every_control_and_a_tiny_measurement():
     assert len(charts(at)) == 3
 
 
+def test_complexity_one_length_sweep_says_it_fits_no_slope():
+    at = open_app(COMPLEXITY, {"from": "64", "to": "64", "d": "8", "k": "2"})
+    at.button(key="complexity.measure").click().run()
+    wait_for(at, lambda: len(charts(at)) == 3)
+    prose = texts(at)
+    assert "The sweep holds one length, n = 64, and a slope needs at least two" in prose and "nan" not in prose
+    assert at.dataframe[-1].value.iloc[:, 1].isna().all()
+
+
 def test_complexity_refuses_sweeps_that_do_not_fit():
     at = open_app(COMPLEXITY, {"to": "8192"})
     assert any("refused before anything is allocated" in w.value for w in at.warning)

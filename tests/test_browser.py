@@ -20,7 +20,7 @@ PAGES = {"": "pekit: a lab for positional encodings", "encoding_heatmap": "Encod
          "complexity_comparison": "Complexity comparison", "live_attention": "Live attention",
          "train": "Train it yourself", "encoding_families": "Encoding families",
          "fixed_or_learned": "Fixed or learned positions"}
-CHARTS = {"": 0, "encoding_heatmap": 4, "binary_analogy": 6, "offset_rotation": 6, "complexity_comparison": 2,
+CHARTS = {"": 1, "encoding_heatmap": 4, "binary_analogy": 6, "offset_rotation": 6, "complexity_comparison": 2,
           "live_attention": 6, "train": 11, "encoding_families": 8, "fixed_or_learned": 8}
 
 
@@ -152,7 +152,7 @@ def test_complexity_measures_on_click(page, server):
     timed_interaction(pg, lambda: pg.get_by_role("button", name="Measure").click())
     pg.wait_for_function("() => document.querySelectorAll('[data-testid=\"stVegaLiteChart\"]').length === 3")
     main = pg.locator('[data-testid="stMain"]').inner_text()
-    assert "at small n every layer is dominated by fixed costs" in main
+    assert "because at small n fixed costs (starting the work, allocating memory, Python) can" in main
     assert pg.locator('[data-testid="stDataFrame"]').count() == 3
     assert pg.locator('[data-testid="stException"]').count() == 0
 
@@ -280,6 +280,22 @@ def test_layout_at_every_screen_size(browser, server, path, viewport):
         assert not found["wide"], found
         if viewport != "phone":
             assert found["first"] is not None and found["first"] < 0.67 * height, found
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("path", ["", "complexity_comparison"])
+def test_key_picture_whole_on_a_projectors_first_screen(browser, server, path):
+    """At 1280 × 720 the home page's table P and the complexity page's cost curves (legend and
+    axis title included) are drawn whole before any scrolling."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        pg = context.new_page()
+        open_page(pg, server, path)
+        chart = pg.locator('[data-testid="stMain"] [data-testid="stVegaLiteChart"]').first
+        chart.locator("canvas, svg").first.wait_for()
+        box = chart.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720, box
     finally:
         context.close()
 

@@ -89,8 +89,8 @@ def test_learned_positions_statements_follow_the_numbers():
     lo, hi = learned.value_range
     assert f"The learned values run from {lo:.3f} to {hi:.3f}" in values
     assert f"median length of {learned.norm_median:.2f}" in values
-    assert lp.colour_statement(pt.ColourRange(-1.0, 1.0, 0, 10)) == "Colours from -1 to 1; every entry lies within."
-    assert "3 of 100 entries lie beyond" in lp.colour_statement(pt.ColourRange(-1.0, 1.0, 3, 100))
+    assert lp.colour_statement(pt.ColourRange(-1.0, 1.0, 0, 10)) == "Colours from -1 to 1; every one of the 10 entries lies within."
+    assert "3 of the 100 entries lie beyond" in lp.colour_statement(pt.ColourRange(-1.0, 1.0, 3, 100))
 
 
 # the MiniLM views ------------------------------------------------------------------------------------

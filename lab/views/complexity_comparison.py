@@ -12,7 +12,7 @@ import streamlit as st
 
 import pekit
 from pekit import charts, complexity
-from lab.display import big_number
+from lab.display import big_number, plural
 from lab.jobs import Job
 
 BUDGET_BYTES = 512 * 2**20  # attention weights of the largest n in a sweep
@@ -43,6 +43,12 @@ class TheoryView:
     chart: dict  # multiply-adds per layer against n, log-log
     cnn_layers: int  # ⌈(n−1)/(k−1)⌉: stacked convolutions before the first token reaches the last
     rnn_steps: int  # n − 1: recurrent steps from the first token to the last
+    costs: tuple[tuple[str, int], ...] = ()  # (layer, multiply-adds counted whole), the table's order
+    attention_mixing: int = 0  # self-attention's two n²·d products alone
+
+    def cost(self, layer: str) -> int:
+        """A layer's multiply-adds counted whole, as the table shows them."""
+        return dict(self.costs)[layer]
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -63,41 +69,89 @@ def theory_view(n: int, d: int, k: int) -> TheoryView:
     cross = complexity.crossovers(d, k)
     chart = charts.line_chart(curves, x="n", y="multiply_adds", series="layer", x_title="Sequence length n",
                               y_title="multiply-adds per layer", series_title="Layer", log_x=True, log_y=True,
-                              height=380, marks={f"n = d = {d}": cross["RNN"], f"n = k·d/2 = {cross['CNN']:g}": cross["CNN"],
+                              height=250, legend="top", marks={f"n = d = {d}": cross["RNN"], f"n = k·d/2 = {cross['CNN']:g}": cross["CNN"],
                                                  f"your n = {n}": n})
     return TheoryView(
         n=n, d=d, k=k, table=shown,
         terms=terms.assign(multiply_adds=[big_number(v) for v in terms["multiply_adds"]]), chart=chart.spec(),
         cnn_layers=int(table.loc["CNN", "max_path_length"]), rnn_steps=int(table.loc["RNN", "max_path_length"]),
+        costs=tuple((str(layer), int(v)) for layer, v in costs["multiply_adds"].items()),
+        attention_mixing=int(costs.loc["Self-attention", "mixing_multiply_adds"]),
     )
 
 
 def theory_caption(view: TheoryView) -> str:
-    """What the cost chart draws, and why counted whole self-attention is never the cheaper layer."""
+    """What the cost chart draws."""
     return (
         f"Multiply-adds per layer for d = {view.d}, k = {view.k} on log-log axes: lines of slope 1 (CNN, RNN) and 2 "
-        "(self-attention's n² terms). Counted whole, self-attention also pays 4·n·d² for its projections, "
-        "twice an RNN layer's 2·n·d², so it is never the cheaper layer of the same width; what the chapter "
-        "compares is how each layer's cost grows with n."
+        "(self-attention's n² terms); self-attention counted whole (with its 4·n·d² of projections) bends from "
+        f"slope 1 to slope 2 around n = 2·d = {2 * view.d}, where its n² terms overtake its projections."
     )
+
+
+NAMES = {"CNN": "the CNN", "RNN": "the RNN", "Self-attention": "self-attention"}
+
+
+def _against(cost: int, other: int) -> str:
+    return "less than" if cost < other else "as much as" if cost == other else "more than"
+
+
+def cost_sentence(view: TheoryView) -> str:
+    """Which layer is the cheapest at the reader's n, d, k, counted whole and counting only
+    attention's n² terms, and where self-attention would become the cheaper one."""
+    n, d, k = view.n, view.d, view.k
+    costs = dict(view.costs)
+    ranked = sorted(view.costs, key=lambda item: item[1])
+    groups: list[list[str]] = []
+    for i, (layer, value) in enumerate(ranked):
+        if i and value == ranked[i - 1][1]:
+            groups[-1].append(layer)
+        else:
+            groups.append([layer])
+    order = ", then ".join(" and ".join(NAMES[layer] for layer in group) + (" (equal)" if len(group) > 1 else "")
+                           for group in groups)
+    attention, mixing = costs["Self-attention"], view.attention_mixing
+    whole = [f"At n = {n:,}, counted whole: {', '.join(f'{NAMES[layer]} {big_number(v)}' for layer, v in view.costs)} "
+             f"multiply-adds; from the cheapest: {order}."]
+    # counted whole: 2n²d + 4nd² against 2nd² (never less) and against knd² (less while 2n < (k − 4)d)
+    rnn_note = ("Counted whole, self-attention never costs less than an RNN of the same width: its projections alone, "
+                "4·n·d², are twice the RNN's 2·n·d².")
+    if k > 4:
+        limit = (k - 4) * d / 2
+        never = "" if limit > 1 else ", which no length n ≥ 1 is"
+        cnn_note = (f"Against the CNN it costs less exactly while 2·n²·d + 4·n·d² < k·n·d², that is while n < (k − 4)·d/2 "
+                    f"= {limit:g}{never}; at n = {n:,} it costs {_against(attention, costs['CNN'])} the CNN.")
+    else:
+        cnn_note = (f"With k = {k} the CNN's k·n·d² is at most attention's projections, 4·n·d², so self-attention "
+                    "never costs less than the CNN either.")
+    terms = (f"Its n² terms alone, {big_number(mixing)}, cost {_against(mixing, costs['RNN'])} the RNN "
+             f"(they cost less exactly while n < d = {d}) and {_against(mixing, costs['CNN'])} the CNN "
+             f"(exactly while n < k·d/2 = {k * d / 2:g}): that is the chapter's comparison, in how costs grow with n.")
+    return " ".join(whole + [rnn_note, cnn_note, terms])
 
 
 def layers_sentence(view: TheoryView) -> str:
     """Where each layer's terms come from, with the path lengths of the reader's n and k."""
+    layers, steps = view.cnn_layers, view.rnn_steps
+    if view.n == 1:
+        cnn_path = "with a single token the first is the last, so no layer is needed to join them (0 in the table)."
+        rnn_path = "with a single token there is no step to pass through (0 in the table)."
+    else:
+        cnn_path = (f"it takes ⌈(n−1)/(k−1)⌉ = {layers} stacked {plural(layers, 'layer')} before the first token reaches the "
+                    "last.")
+        rnn_path = (f"information from the first token passes through n − 1 = {steps} {plural(steps, 'step')} to reach "
+                    "the last.")
     return (
         "- **CNN.** Each of the n outputs mixes k neighbouring inputs of d channels into d channels: "
         "k·d² multiply-adds per output, k·n·d² in all. All outputs are computed at once (O(1) sequential "
-        "steps), but one layer only sees k − 1 neighbours, so it takes "
-        f"⌈(n−1)/(k−1)⌉ = {view.cnn_layers} stacked layers before the first token reaches "
-        "the last.\n"
+        f"steps), but one layer only sees k − 1 neighbours: {cnn_path}\n"
         "- **RNN.** Each step multiplies the input and the hidden state (d numbers each) by a d × d matrix: "
         "2·d² per step, 2·n·d² in all (the chapter writes O(n·d²)). Step t needs step t − 1, so the n steps "
-        f"are sequential, and information from the first token passes through n − 1 = {view.rnn_steps} steps to "
-        "reach the last.\n"
+        f"are sequential, and {rnn_path}\n"
         "- **Self-attention.** The scores QKᵀ are n × n dot products of length d (n²·d), and the weighted "
         "sum of the values is the same again (2·n²·d in all). Around them, four d × d projections per token "
         "(W_q, W_k, W_v, W_o: 4·n·d²) are the part that does not grow with n². Every token sees every other "
-        "token in one step: path length 1, no sequential dependence."
+        "token in one step: path length 1 in the table, no sequential dependence."
     )
 
 
@@ -133,12 +187,19 @@ def path_view(path_n: int, k: int) -> PathView:
 def path_sentence(view: PathView) -> str:
     """How many layers or steps each architecture needs from the first token to the last."""
     cnn, rnn, k = view.cnn_layers, view.rnn_steps, view.k
+    left = (k - 1) // 2
+    right = k - 1 - left
+    if left == right:
+        window = f"centred on its own position ({left} on each side), as `Conv1d(padding={view.padding})` does"
+    else:
+        window = (f"{left} to the left of its own position and {right} to the right, as "
+                  "`Conv1d(padding=\"same\")` places an even kernel")
     return (
-        f"Each node reads the nodes its lines lead down to. A convolution of kernel {k} reads {k} neighbouring "
-        f"positions, centred as `Conv1d(padding={view.padding})` does, so each layer widens what a node sees by "
-        f"k − 1 = {view.widening}: only after **⌈(n−1)/(k−1)⌉ = {cnn} layer{'s' if cnn != 1 else ''}** does one node "
+        f"Each node reads the nodes its lines lead down to. A convolution of kernel {k} reads up to {k} neighbouring "
+        f"positions (those that exist), {window}, so each layer widens what a node sees by k − 1 = {view.widening}: "
+        f"only after **⌈(n−1)/(k−1)⌉ = {cnn} {plural(cnn, 'layer')}** does one node "
         f"see both the first and the last of the {view.path_n} tokens (the red path). An RNN passes the first token "
-        f"along its chain of states, **{rnn} step{'s' if rnn != 1 else ''}** to the last. "
+        f"along its chain of states, **{rnn} {plural(rnn, 'step')}** to the last. "
         "Self-attention joins every pair of tokens directly: **one step**. Shorter paths make long-range "
         "dependencies easier to learn."
     )
@@ -181,7 +242,7 @@ def sweep_caption(plan: SweepPlan) -> str:
     """What is timed: the input's shape, the lengths, the heads, the runs, the device."""
     key = plan.key
     return (f"One forward pass of each layer on a (1, n, {key.d}) input, n = {', '.join(map(str, key.ns))}; "
-            f"attention with {plan.heads} heads; median of {REPEATS} timed runs after a warm-up, on **{key.device}**.")
+            f"attention with {plan.heads} {plural(plan.heads, 'head')}; median of {REPEATS} timed runs after a warm-up, on **{key.device}**.")
 
 
 class SlopeVerdict(NamedTuple):
@@ -214,16 +275,39 @@ def sweep_result(measured: pd.DataFrame, device: str) -> SweepResult:
     # judged as shown: the table and the sentences agree
     verdicts = tuple(SlopeVerdict(*v) for v in complexity.slope_verdicts(fitted, decimals=2))
     low, high = int(fitted["from_n"].iloc[0]), int(fitted["to_n"].iloc[0])
+    single = low == high  # one length: nothing to fit a slope to
     slopes = pd.DataFrame({
         "layer": fitted["layer"],
-        f"fitted slope (n ≥ {low})": [v.slope for v in verdicts],
+        ("fitted slope (one length: none)" if single else f"fitted slope (n ≥ {low})"):
+            [None if single else v.slope for v in verdicts],
         "theory (in n)": fitted["theory"],
-        "attention weights at largest n": [f"{b / 2**20:.1f} MiB" for b in fitted["weights_bytes"]],
+        memory_column(device): [memory_cell(layer, b, device) for layer, b in zip(fitted["layer"], fitted["weights_bytes"])],
     })
     chart = charts.line_chart(measured, x="n", y="seconds", series="layer", x_title="n",
                               y_title="seconds per forward pass", series_title="Layer",
                               log_x=True, log_y=True, points=True)
     return SweepResult(measured, chart.spec(), slopes, verdicts, low, high, device)
+
+
+def measured_memory(device: str) -> bool:
+    """Whether a sweep on ``device`` measured memory (CUDA: the peak allocated during each pass)
+    rather than computing the explicit attention weights' bytes."""
+    return device.startswith("CUDA")
+
+
+def memory_column(device: str) -> str:
+    """The slopes table's memory column, named for what it holds on ``device``."""
+    if measured_memory(device):
+        return "memory at largest n (measured peak above the input)"
+    return "attention weights at largest n (heads × n² × 4 bytes)"
+
+
+def memory_cell(layer: str, weights_bytes: int, device: str) -> str:
+    """One layer's entry in the memory column: measured on CUDA; elsewhere only explicit
+    attention forms an (heads, n, n) weights tensor."""
+    if measured_memory(device) or layer == "Self-attention":
+        return f"{weights_bytes / 2**20:.1f} MiB"
+    return "none formed"
 
 
 def measure(plan: SweepPlan) -> Callable[[Job], SweepResult]:
@@ -256,14 +340,33 @@ EXPECTED = {
 }
 
 
+def memory_sentence(result: SweepResult) -> str:
+    """What the memory column says of explicit and fused attention at the largest n."""
+    top = result.measured[result.measured["n"] == result.measured["n"].max()].set_index("layer")["weights_bytes"]
+    explicit = int(top["Self-attention"])
+    n = int(result.measured["n"].max())
+    if not measured_memory(result.device):
+        return (f"Explicit attention forms its (heads, n, n) weights, {explicit / 2**20:.1f} MiB at n = {n}; the fused "
+                "path (torch's scaled_dot_product_attention) returns none, and its fused kernels compute the output "
+                "in tiles without them (memory is measured on CUDA only).")
+    fused = int(top["Self-attention (fused)"])
+    than = "less than" if fused < explicit else "as much as" if fused == explicit else "more than"
+    return (f"Measured at n = {n}, explicit attention peaked at {explicit / 2**20:.1f} MiB above its input and the "
+            f"fused kernel, which never forms the (heads, n, n) weights whole, at {fused / 2**20:.1f} MiB: "
+            f"{than} the explicit one.")
+
+
 def slope_prose(result: SweepResult) -> str:
     """What the fitted slopes say, sentence by sentence from their verdicts."""
+    if result.low == result.high:
+        return (f"The sweep holds one length, n = {result.low}, and a slope needs at least two: choose a "
+                "**to n** different from **from n** to see how each layer's time grows with n.")
     lines = [f"Slopes are fitted on the largest half of the sweep (n = {result.low} to {result.high}) of log(time) "
-             "against log(n); at small n every layer is dominated by fixed costs, so its time hardly depends on n."]
+             "against log(n), because at small n fixed costs (starting the work, allocating memory, Python) can "
+             "outweigh the arithmetic."]
     for v in result.verdicts:
         lines.append(f"- **{v.layer}**: slope {v.slope:.2f} against {v.theory}: {EXPECTED[v.verdict].format(t=v.theory)}.")
     lines.append("")  # a paragraph of its own, not part of the last item of the list
     lines.append(f"The RNN's n steps run one after another, which no device ({result.device} here) can spread over "
-                 "its cores. Explicit attention stores its (heads, n, n) weights; the fused kernel computes the same "
-                 "output in tiles without them, so its memory stays linear in n.")
+                 "its cores. " + memory_sentence(result))
     return "\n".join(lines)

@@ -24,6 +24,10 @@ MAX_OFFSET = IntSetting("offset", "Largest offset δ", default=64, minimum=1, ma
 SETTINGS = [K, MAX_OFFSET]
 NAMES = ("learned (MiniLM)", "sinusoidal")
 SAME = 1e-4  # relative spread below which a quantity counts as the same everywhere
+# two components draw one wave (a sine and its cosine) when their strongest periods agree within
+# 1% and their phases differ by 90° within 20°
+PERIOD_TOLERANCE = 0.01
+PHASE_TOLERANCE = 20.0
 
 
 # records ---------------------------------------------------------------------------------------
@@ -76,17 +80,19 @@ class Components(NamedTuple):
 # sentences from numbers ------------------------------------------------------------------------
 
 
-def colour_statement(colours: pretrained.ColourRange) -> str:
-    """What the colour scale of a picture leaves out."""
+def colour_statement(colours: pretrained.ColourRange, unit: str = "entries") -> str:
+    """What the colour scale of a picture leaves out, counted in ``unit`` (what was coloured:
+    the entries, or the blocks drawn when each pixel is a block's mean)."""
     if not colours.beyond:
-        return f"Colours from {colours.low:.3g} to {colours.high:.3g}; every entry lies within."
-    return (f"Colours from {colours.low:.3g} to {colours.high:.3g}: {colours.beyond:,} of {colours.total:,} entries lie "
-            "beyond and take the end colours, so that they do not wash out the rest.")
+        return f"Colours from {colours.low:.3g} to {colours.high:.3g}; every one of the {colours.total:,} {unit} lies within."
+    return (f"Colours from {colours.low:.3g} to {colours.high:.3g}: {colours.beyond:,} of the {colours.total:,} {unit} "
+            f"lie beyond and take the end colours, so that they do not wash out the rest.")
 
 
 def picture_caption(picture: Picture) -> str:
     """What a heatmap shows of its matrix, and what its colour scale leaves out."""
-    return picture.drawing.describe(picture.rows, picture.columns) + " " + colour_statement(picture.colours)
+    unit = "entries" if picture.drawing.exact else "blocks drawn"
+    return picture.drawing.describe(picture.rows, picture.columns) + " " + colour_statement(picture.colours, unit)
 
 
 def values_statement(view: WholeTables) -> str:
@@ -130,11 +136,36 @@ def components_statement(view: Components) -> str:
         wave = "a trend with no repeat" if period == float("inf") else (
             "one slow wave over the whole table" if period >= n else f"a strongest period of {period:.1f} positions")
         parts.append(f"PC{i + 1} {float(c.explained[i]):.1%} of the variance, {int(c.crossings[i])} sign change{'' if int(c.crossings[i]) == 1 else 's'}, {wave}")
-    pairs = c.pairs()
-    pair_text = (" " + "; ".join(f"PC{a + 1} and PC{b + 1} share a period of {float(c.periods[a]):.1f} positions, "
-                                  "like the sine and cosine of one frequency" for a, b in pairs) + "."
-                 if pairs else " No two neighbouring components share a period.")
-    return f"{view.title}: " + "; ".join(parts) + "." + pair_text
+    pairs = c.pairs(tolerance=PERIOD_TOLERANCE, phase_tolerance=PHASE_TOLERANCE)
+    partner = {a: b for pair in pairs for a, b in (pair, pair[::-1])}
+    said = [f"PC{a + 1} and PC{b + 1} share a period of {float(c.periods[a]):.1f} positions and are "
+            f"{c.phase_gap(a, b):.0f}° apart in phase, like the sine and cosine of one frequency" for a, b in pairs]
+    k = len(c.explained)
+    for a in range(k):
+        for b in range(a + 1, k):
+            if not same_period(c, a, b) or (a, b) in pairs:
+                continue
+            gap = c.phase_gap(a, b)
+            start = f"PC{a + 1} and PC{b + 1} share a period of {float(c.periods[a]):.1f} positions but are {gap:.0f}° apart"
+            if abs(gap - 90.0) > PHASE_TOLERANCE:
+                said.append(f"{start}, more than {PHASE_TOLERANCE:.0f}° from the 90° of a sine and its cosine")
+            else:
+                taken = a if a in partner else b
+                said.append(f"{start} while PC{taken + 1} already pairs with PC{partner[taken] + 1}, "
+                            "closer to 90° (each component pairs once)")
+    if k == 1:
+        said.insert(0, "With one component shown there is no pair to look for")
+    elif not pairs:
+        said.insert(0, "No two components pair up as a sine and its cosine would (one period, 90° apart in phase, "
+                       f"within {PHASE_TOLERANCE:.0f}°)")
+    return f"{view.title}: " + "; ".join(parts) + ". " + "; ".join(said) + "."
+
+
+def same_period(c: pretrained.PositionComponents, i: int, j: int) -> bool:
+    """Whether components ``i`` and ``j`` have the same strongest period, as
+    :meth:`~pekit.pretrained.PositionComponents.pairs` judges it."""
+    a, b = float(c.periods[i]), float(c.periods[j])
+    return a != float("inf") and abs(a - b) <= PERIOD_TOLERANCE * a
 
 
 def steps_statement(view: WholeTables) -> str:

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from .._checks import check_int, check_tensor
+from .._checks import check_float, check_int, check_tensor
 
 __all__ = ["PositionComponents", "position_components", "PositionTableSummary", "position_table_summary"]
 
@@ -34,13 +34,46 @@ class PositionComponents(NamedTuple):
     crossings: Tensor
     periods: Tensor
 
-    def pairs(self, *, tolerance: float = 0.01) -> list[tuple[int, int]]:
-        """Neighbouring components ``(c, c + 1)`` whose strongest periods agree within
-        ``tolerance`` (relative): a wave drawn by two components, as the sine and cosine of
-        one frequency would be."""
+    def phases(self) -> Tensor:
+        """``(k,)``: the phase in degrees (−180 .. 180) of each curve at its strongest frequency
+        (the angle of that coefficient of its discrete Fourier transform; 0 for a trend)."""
+        spectrum = torch.fft.rfft(self.scores.double(), dim=0)
+        peak = spectrum.abs().argmax(dim=0)
+        return torch.rad2deg(torch.angle(spectrum[peak, torch.arange(spectrum.shape[1])]))
+
+    def phase_gap(self, a: int, b: int) -> float:
+        """How far apart in phase, in degrees (0 .. 180), components ``a`` and ``b`` are at the
+        strongest frequency of ``a``: about 90 for the sine and cosine of one frequency."""
+        k = len(self.periods)
+        a = check_int("a", a, minimum=0, maximum=k - 1)
+        b = check_int("b", b, minimum=0, maximum=k - 1)
+        spectrum = torch.fft.rfft(self.scores.double()[:, [a, b]], dim=0)
+        row = spectrum[int(spectrum[:, 0].abs().argmax())]
+        gap = abs(math.degrees(float(torch.angle(row[1]) - torch.angle(row[0])))) % 360.0
+        return 360.0 - gap if gap > 180.0 else gap
+
+    def pairs(self, *, tolerance: float = 0.01, phase_tolerance: float = 20.0) -> list[tuple[int, int]]:
+        """Pairs of components ``(a, b)``, ``a < b``, drawn as the sine and cosine of one frequency
+        would be: their strongest periods agree within ``tolerance`` (relative) and they are
+        90 ± ``phase_tolerance`` degrees apart in phase (:meth:`phase_gap`). Each component is in
+        at most one pair: candidates are taken closest to 90° first (then in order of ``a``, ``b``)."""
+        tolerance = check_float("tolerance", tolerance, minimum=0.0)
+        phase_tolerance = check_float("phase_tolerance", phase_tolerance, minimum=0.0, maximum=90.0)
         p = self.periods.tolist()
-        return [(c, c + 1) for c in range(len(p) - 1)
-                if math.isfinite(p[c]) and abs(p[c] - p[c + 1]) <= tolerance * p[c]]
+        candidates = []
+        for a in range(len(p)):
+            for b in range(a + 1, len(p)):
+                if math.isfinite(p[a]) and abs(p[a] - p[b]) <= tolerance * p[a]:
+                    off = abs(self.phase_gap(a, b) - 90.0)
+                    if off <= phase_tolerance:
+                        candidates.append((off, a, b))
+        taken: set[int] = set()
+        chosen = []
+        for _, a, b in sorted(candidates):
+            if a not in taken and b not in taken:
+                taken |= {a, b}
+                chosen.append((a, b))
+        return sorted(chosen)
 
 
 def position_components(P: Tensor, k: int = 4) -> PositionComponents:

@@ -3,17 +3,21 @@ from the chapter's formulas, at settings drawn over the page's whole range; the 
 key and result are records, and a real (tiny) sweep runs through a job board."""
 
 import math
+import re
 import time
 
+import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+import torch
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pekit
-from lab.jobs import DONE, JobBoard
-from lab.views.complexity_comparison import (BUDGET_BYTES, MAX_MULTIPLY_ADDS, SWEEP_ENDS, SweepKey, SweepResult,
-                                             layers_sentence, measure, measured_caption, path_sentence, path_view,
+from lab.display import big_number
+from lab.jobs import DONE, Job, JobBoard
+from lab.views.complexity_comparison import (BUDGET_BYTES, _against, memory_cell, memory_column, memory_sentence, MAX_MULTIPLY_ADDS, SWEEP_ENDS, SweepKey, SweepResult,
+                                             cost_sentence, layers_sentence, measure, measured_caption, path_sentence, path_view,
                                              slope_prose, sweep_caption, sweep_plan, sweep_result, theory_caption,
                                              theory_view)
 
@@ -32,42 +36,143 @@ def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
+CORNERS = [(1, 1, 2), (1, 4096, 15), (1_000_000, 1, 2), (1_000_000, 4096, 15), (100, 256, 3), (100, 256, 4),
+           (100, 256, 5), (100, 256, 15), (128, 256, 5), (127, 256, 5), (256, 256, 3), (384, 256, 3), (2, 1, 5),
+           (3, 2, 6), (4, 4, 2)]
+
+
+def with_corners(test):
+    for n, d, k in CORNERS:
+        test = example(n=n, d=d, k=k)(test)
+    return test
+
+
+def costs_of(n: int, d: int, k: int) -> dict[str, int]:
+    """Every multiply-add of each layer, from the formulas (cost_terms' sums, recomputed)."""
+    return {"CNN": k * n * d * d, "RNN": n * d * d + n * d * d, "Self-attention": n * n * d + n * n * d + 4 * n * d * d}
+
+
+def words(a: int, b: int) -> str:
+    return "less than" if a < b else "as much as" if a == b else "more than"
+
+
 @EXAMPLES
 @given(n=N, d=D, k=K)
-def test_theory_caption_names_the_sizes_and_attention_is_never_cheaper(n, d, k):
-    view = theory_view(n, d, k)
-    caption = theory_caption(view)
+@with_corners
+def test_theory_caption_names_the_sizes_and_where_attention_bends(n, d, k):
+    caption = theory_caption(theory_view(n, d, k))
     assert caption.startswith(f"Multiply-adds per layer for d = {d}, k = {k} on log-log axes")
-    attention, rnn = 2 * n * n * d + 4 * n * d * d, 2 * n * d * d  # every term of each layer
-    assert "never the cheaper layer" in caption and attention > rnn
-    assert "4·n·d² for its projections, twice an RNN layer's 2·n·d²" in caption and 4 * n * d * d == 2 * rnn
+    # 2n²d = 4nd² exactly at n = 2d: below, the projections weigh more; above, the n² terms
+    assert f"around n = 2·d = {2 * d}," in caption
+    assert 2 * (2 * d) ** 2 * d == 4 * (2 * d) * d * d
+    curves = pekit.complexity.cost_curves(pekit.complexity.cost_curve_lengths(n, d, k), d, k)
+    assert curves["n"].max() >= 2 * d  # the bend is on the chart
 
 
 @EXAMPLES
 @given(n=N, d=D, k=K)
+@with_corners
+def test_cost_sentence_ranks_the_layers_as_the_table_counts_them(n, d, k):
+    view = theory_view(n, d, k)
+    sentence = cost_sentence(view)
+    costs = costs_of(n, d, k)
+    assert dict(view.costs) == costs  # the record holds the table's numbers
+    assert [big_number(costs[layer]) for layer in ("CNN", "RNN", "Self-attention")] == view.table["multiply_adds"].tolist()
+    names = {"CNN": "the CNN", "RNN": "the RNN", "Self-attention": "self-attention"}
+    assert sentence.startswith(f"At n = {n:,}, counted whole: the CNN {big_number(costs['CNN'])}, the RNN "
+                               f"{big_number(costs['RNN'])}, self-attention {big_number(costs['Self-attention'])} "
+                               "multiply-adds; from the cheapest: ")
+    order = sentence.split("from the cheapest: ")[1].split(".")[0]
+    groups = [group.replace(" (equal)", "").split(" and ") for group in order.split(", then ")]
+    said = [[next(layer for layer, name in names.items() if name == g) for g in group] for group in groups]
+    for group in said:  # equal within a group, strictly rising from one group to the next
+        assert len({costs[layer] for layer in group}) == 1
+    assert [costs[g[0]] for g in said] == sorted({costs[g[0]] for g in said})
+    assert sorted(layer for group in said for layer in group) == sorted(costs)
+    assert all((" (equal)" in part) == (" and " in part) for part in order.split(", then "))
+    assert costs["Self-attention"] > costs["RNN"]  # "never costs less than an RNN"
+    assert "self-attention never costs less than an RNN of the same width" in sentence
+    brute_less_than_cnn = [m for m in (1, 2, 3, n, max(1, (k - 4) * d // 2), max(1, (k - 4) * d // 2 + 1))
+                           if 2 * m * m * d + 4 * m * d * d < k * m * d * d]
+    if k <= 4:
+        assert "never costs less than the CNN either" in sentence and not brute_less_than_cnn
+        assert costs["Self-attention"] > costs["CNN"]
+    else:
+        limit = (k - 4) * d / 2
+        assert f"that is while n < (k − 4)·d/2 = {limit:g}" in sentence
+        assert ("which no length n ≥ 1 is" in sentence) == (not brute_less_than_cnn)
+        for m in (1, max(1, math.ceil(limit) - 1), math.ceil(limit), n):
+            assert (2 * m * m * d + 4 * m * d * d < k * m * d * d) == (m < limit)
+        assert f"at n = {n:,} it costs {words(costs['Self-attention'], costs['CNN'])} the CNN." in sentence
+    mixing = 2 * n * n * d
+    assert (f"Its n² terms alone, {big_number(mixing)}, cost {words(mixing, costs['RNN'])} the RNN (they cost less "
+            f"exactly while n < d = {d}) and {words(mixing, costs['CNN'])} the CNN (exactly while n < k·d/2 = "
+            f"{k * d / 2:g})") in sentence
+    assert (mixing < costs["RNN"]) == (n < d) and (mixing < costs["CNN"]) == (n < k * d / 2)
+    for a, b in ((mixing, costs["RNN"]), (mixing, costs["CNN"]), (costs["Self-attention"], costs["CNN"])):
+        assert _against(a, b) == words(a, b)
+
+
+@EXAMPLES
+@given(n=N, d=D, k=K)
+@with_corners
 def test_layers_sentence_states_the_path_lengths(n, d, k):
     view = theory_view(n, d, k)
     sentence = layers_sentence(view)
-    assert f"⌈(n−1)/(k−1)⌉ = {ceil_div(n - 1, k - 1)} stacked layers" in sentence
-    assert f"passes through n − 1 = {n - 1} steps" in sentence
-    assert view.table["max_path_length"].tolist() == [ceil_div(n - 1, k - 1), n - 1, 1]
+    layers, steps = ceil_div(n - 1, k - 1), n - 1
+    assert view.table["max_path_length"].tolist() == [layers, steps, 1]
+    if n == 1:
+        assert "with a single token the first is the last" in sentence and layers == 0 and steps == 0
+    else:
+        assert f"⌈(n−1)/(k−1)⌉ = {layers} stacked layer{'s' if layers != 1 else ''} before" in sentence
+        assert f"passes through n − 1 = {steps} step{'s' if steps != 1 else ''} to reach" in sentence
+    assert not re.search(r"\b1 (layers|steps)\b", sentence)
     assert sentence.count("\n- **") == 2  # three bullets
 
 
 @EXAMPLES
 @given(path_n=PATH_N, k=K)
+@example(path_n=2, k=2)
+@example(path_n=16, k=2)
+@example(path_n=2, k=15)
+@example(path_n=5, k=4)
 def test_path_sentence_counts_layers_and_steps(path_n, k):
-    sentence = path_sentence(path_view(path_n, k))
+    view = path_view(path_n, k)
+    sentence = path_sentence(view)
     layers, steps = ceil_div(path_n - 1, k - 1), path_n - 1
-    assert f"A convolution of kernel {k} reads {k} neighbouring positions" in sentence
-    assert f"`Conv1d(padding={k // 2})`" in sentence and f"k − 1 = {k - 1}:" in sentence
+    # what the picture draws: output 1 of the first layer reads these inputs
+    graph = pekit.complexity.architecture_graph(path_n, k)
+    i = min(path_n - 1, k)  # a node far enough from the left edge
+    reads = sorted(p0 for a, r0, p0, r1, p1, _ in graph.edges if a == "CNN" and (r0, r1, p1) == (0, 1, i))
+    left = i - min(reads + [i])
+    right = max(reads + [i]) - i
+    conv = torch.nn.Conv1d(1, 1, k, padding="same")  # torch's own placement of the window
+    with torch.no_grad():
+        conv.weight.zero_()
+        conv.weight[0, 0, 0] = 1.0  # the output copies the leftmost input of its window
+        conv.bias.zero_()
+        x = torch.arange(1.0, 2.0 * k + 2)[None, None]
+        torch_left = int(x[0, 0, k] - conv(x)[0, 0, k])
+    assert torch_left == (k - 1) // 2
+    if k % 2:
+        assert f"centred on its own position ({(k - 1) // 2} on each side), as `Conv1d(padding={k // 2})` does" in sentence
+    else:
+        assert (f"{(k - 1) // 2} to the left of its own position and {k - 1 - (k - 1) // 2} to the right, as "
+                "`Conv1d(padding=\"same\")`") in sentence
+    if i - (k - 1) // 2 >= 0 and i + k - 1 - (k - 1) // 2 < path_n:  # the whole window exists
+        assert (left, right) == ((k - 1) // 2, k - 1 - (k - 1) // 2)
+    assert f"reads up to {k} neighbouring positions" in sentence and f"k − 1 = {k - 1}:" in sentence
     assert f"**⌈(n−1)/(k−1)⌉ = {layers} layer{'s' if layers != 1 else ''}**" in sentence
+    assert view.cnn_layers == layers == graph.rows["CNN"] - 1
     assert f"the last of the {path_n} tokens" in sentence
     assert f"**{steps} step{'s' if steps != 1 else ''}** to the last" in sentence
 
 
 @settings(max_examples=40, deadline=None)
 @given(low=END, high=END, d=D, k=K)
+@example(low="64", high="64", d=1, k=2)
+@example(low="8192", high="16", d=4096, k=15)
+@example(low="16", high="16", d=3, k=3)
 def test_sweep_plan_and_caption_list_the_lengths_and_refuse_what_does_not_fit(low, high, d, k):
     plan = sweep_plan(low, high, d, k)
     a, b = sorted((int(low), int(high)))
@@ -76,7 +181,7 @@ def test_sweep_plan_and_caption_list_the_lengths_and_refuse_what_does_not_fit(lo
     assert plan.key == SweepKey(tuple(ns), d, k, pekit.describe_device()) and plan.heads == heads
     assert sweep_caption(plan) == (
         f"One forward pass of each layer on a (1, n, {d}) input, n = {', '.join(map(str, ns))}; attention with "
-        f"{heads} heads; median of 3 timed runs after a warm-up, on **{pekit.describe_device()}**.")
+        f"{heads} head{'s' if heads != 1 else ''}; median of 3 timed runs after a warm-up, on **{pekit.describe_device()}**.")
     weights = 3 * heads * max(ns) ** 2 * 4  # scores, weights and softmax in float32
     work = sum(k * n * d * d + 2 * n * d * d + 2 * (2 * n * n * d + 4 * n * d * d) for n in ns)
     assert (plan.refusal is not None) == (weights > BUDGET_BYTES or work > MAX_MULTIPLY_ADDS)
@@ -91,10 +196,13 @@ def test_sweep_keys_are_records_that_name_their_settings():
         key.d = 1
 
 
-def fake_sweep(ns: list[int], exponents: dict[str, float]) -> pd.DataFrame:
-    """A measure_layers frame whose seconds grow exactly as n ** exponent, per layer."""
-    return pd.DataFrame([{"n": n, "layer": layer, "seconds": 1e-6 * n**p,
-                          "weights_bytes": 3 * 8 * n * n * 4 if layer == "Self-attention" else 0}
+def fake_sweep(ns: list[int], exponents: dict[str, float], fused: int = 0) -> pd.DataFrame:
+    """A measure_layers frame whose seconds grow exactly as n ** exponent, per layer; explicit
+    attention's bytes those of 8 heads' weights, the fused pass's ``fused`` bytes per n."""
+    def memory(layer: str, n: int) -> int:
+        return 8 * n * n * 4 if layer == "Self-attention" else fused * n if layer.endswith("(fused)") else 0
+
+    return pd.DataFrame([{"n": n, "layer": layer, "seconds": 1e-6 * n**p, "weights_bytes": memory(layer, n)}
                          for n in ns for layer, p in exponents.items()])
 
 
@@ -111,24 +219,73 @@ EXPONENT = st.sampled_from([0.0, 0.74, 0.749, 0.75, 0.76, 1.0, 1.25, 1.26, 1.5, 
     | st.floats(0.0, 3.0)
 
 
+DEVICES = st.sampled_from(["CPU: test (1 thread)", "CUDA: test GPU"])
+FUSED = st.sampled_from([0, 1, 2**20]) | st.integers(0, 2**32)
+
+
 @settings(max_examples=60, deadline=None)
-@given(low=END, high=END, exponents=st.fixed_dictionaries({layer: EXPONENT for layer in LAYERS}))
-def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents):
+@given(low=END, high=END, exponents=st.fixed_dictionaries({layer: EXPONENT for layer in LAYERS}), device=DEVICES,
+       fused=FUSED)
+@example(low="64", high="64", exponents=dict.fromkeys(LAYERS, 1.0), device="CPU: test (1 thread)", fused=0)
+@example(low="16", high="32", exponents=dict.fromkeys(LAYERS, 2.0), device="CUDA: test GPU", fused=0)
+@example(low="8192", high="16", exponents=dict.fromkeys(LAYERS, 0.749), device="CUDA: test GPU", fused=2**32)
+@example(low="16", high="16", exponents=dict.fromkeys(LAYERS, 0.749), device="CUDA: test GPU", fused=8 * 16 * 4)
+def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, device, fused):
     ns = [2**e for e in range(20) if sorted((int(low), int(high)))[0] <= 2**e <= sorted((int(low), int(high)))[1]]
-    result = sweep_result(fake_sweep(ns, exponents), "CPU: test")
+    result = sweep_result(fake_sweep(ns, exponents, fused), device)
     prose = slope_prose(result)
-    fitted = ns[len(ns) - max(2, math.ceil(len(ns) / 2)):] if len(ns) >= 2 else ns
-    assert prose.startswith(f"Slopes are fitted on the largest half of the sweep (n = {fitted[0]} to {fitted[-1]})")
     table = result.slopes
+    assert "nan" not in prose.lower()
+    if len(ns) == 1:  # nothing to fit: said so, and the table shows no number
+        assert prose == (f"The sweep holds one length, n = {ns[0]}, and a slope needs at least two: choose a **to n** "
+                         "different from **from n** to see how each layer's time grows with n.")
+        assert table.columns[1] == "fitted slope (one length: none)" and table.iloc[:, 1].isna().all()
+        return
+    fitted = ns[len(ns) - max(2, math.ceil(len(ns) / 2)):]
+    assert prose.startswith(f"Slopes are fitted on the largest half of the sweep (n = {fitted[0]} to {fitted[-1]})")
+    assert fitted[0] < fitted[-1]
     assert table.columns[1] == f"fitted slope (n ≥ {fitted[0]})"
     for layer, p in exponents.items():
-        slope = p if len(ns) >= 2 else float("nan")
+        x = np.log(np.array(fitted, dtype=float))
+        y = np.log(1e-6 * np.array(fitted, dtype=float) ** p)
+        slope = float(np.polyfit(x, y, 1)[0])  # least squares by numpy, not pekit
         line = next(line for line in prose.splitlines() if line.startswith(f"- **{layer}**: "))
         shown = float(table.loc[table["layer"] == layer].iloc[0, 1])
-        assert math.isclose(shown, round(slope, 2), abs_tol=1e-9) or not math.isfinite(slope)
+        assert abs(shown - slope) <= 0.005 + 1e-9
         assert line.startswith(f"- **{layer}**: slope {shown:.2f} against {THEORY[layer]}: "
                                f"{shown_verdict(shown, THEORY[layer])}")
-    assert "(CPU: test here)" in prose and prose.split("\n")[-2] == ""  # the closing remark is its own paragraph
+    assert f"({device} here)" in prose and prose.split("\n")[-2] == ""  # the closing remark is its own paragraph
+    top = max(ns)
+    explicit, fused_top = 8 * top * top * 4, fused * top
+    cuda = device.startswith("CUDA")
+    column = table.columns[-1]
+    assert column == ("memory at largest n (measured peak above the input)" if cuda else
+                      "attention weights at largest n (heads × n² × 4 bytes)")
+    assert column == memory_column(device)
+    cells = dict(zip(table["layer"], table[column]))
+    for layer in LAYERS:
+        shown = result.measured.loc[(result.measured["n"] == top) & (result.measured["layer"] == layer), "weights_bytes"]
+        assert memory_cell(layer, int(shown.iloc[0]), device) == cells[layer]
+    assert memory_sentence(result) in prose
+    assert cells["Self-attention"] == f"{explicit / 2**20:.1f} MiB"
+    for layer, value in (("CNN", 0), ("RNN", 0), ("Self-attention (fused)", fused_top)):
+        assert cells[layer] == (f"{value / 2**20:.1f} MiB" if cuda else "none formed")
+    if cuda:
+        than = words(fused_top, explicit)
+        assert (f"Measured at n = {top}, explicit attention peaked at {explicit / 2**20:.1f} MiB above its input and "
+                f"the fused kernel, which never forms the (heads, n, n) weights whole, at {fused_top / 2**20:.1f} MiB: "
+                f"{than} the explicit one.") in prose
+    else:
+        assert f"Explicit attention forms its (heads, n, n) weights, {explicit / 2**20:.1f} MiB at n = {top};" in prose
+
+
+@EXAMPLES
+@given(start=st.floats(0, 2e9), seconds=st.floats(0, 600), device=st.sampled_from(["CPU: test", "CUDA: H100"]))
+def test_measured_caption_states_when_where_and_how_long(start, seconds, device):
+    job = Job(key="k", label="Measuring", started=start, finished=start + seconds, state=DONE,
+              result=sweep_result(fake_sweep([16, 32], dict.fromkeys(LAYERS, 1.0)), device))
+    clock = time.strftime("%H:%M:%S", time.localtime(start + seconds))
+    assert measured_caption(job).startswith(f"Measured at {clock} on {device} in {(start + seconds) - start:.1f} s;")
 
 
 def test_a_real_sweep_runs_as_a_job_and_its_captions_state_its_numbers():

@@ -4,7 +4,12 @@ sliders' whole range and checked against the numbers it states."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+import math
+import re
+
+import numpy as np
+import torch
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lab.views import fixed_or_learned as lp
@@ -17,82 +22,237 @@ OFFSETS = st.integers(lp.MAX_OFFSET.minimum, lp.MAX_OFFSET.maximum)
 KS = st.integers(lp.K.minimum, lp.K.maximum)
 
 
-def test_colour_statement_counts_what_the_scale_leaves_out():
-    assert lp.colour_statement(pt.ColourRange(-1.0, 1.0, 0, 10)) == "Colours from -1 to 1; every entry lies within."
-    assert lp.colour_statement(pt.ColourRange(-0.25, 0.5, 1234, 196608)) == (
-        "Colours from -0.25 to 0.5: 1,234 of 196,608 entries lie beyond and take the end colours, so that they do "
-        "not wash out the rest.")
+@settings(max_examples=30, deadline=None)
+@given(low=st.floats(-10, 0), width=st.floats(1e-6, 10), total=st.integers(1, 10**6), data=st.data(),
+       unit=st.sampled_from(["entries", "blocks drawn"]))
+@example(low=-1.0, width=2.0, total=10, data=None, unit="entries")
+def test_colour_statement_counts_what_the_scale_leaves_out(low, width, total, data, unit):
+    beyond = data.draw(st.integers(0, total)) if data is not None else 0
+    text = lp.colour_statement(pt.ColourRange(low, low + width, beyond, total), unit)
+    assert text.startswith(f"Colours from {low:.3g} to {low + width:.3g}")
+    if beyond:
+        assert f": {beyond:,} of the {total:,} {unit} lie beyond and take the end colours" in text
+    else:
+        assert text.endswith(f"; every one of the {total:,} {unit} lies within.")
 
 
-def test_picture_captions_say_what_each_picture_draws_and_leaves_out():
-    for pictures in lp.tables():
-        for picture, columns in ((pictures.table, "column(s)"), (pictures.gram, "position(s)")):
-            caption = lp.picture_caption(picture)
-            assert caption.startswith(picture.drawing.describe("position(s)", columns))
-            c = picture.colours
-            assert f"Colours from {c.low:.3g} to {c.high:.3g}" in caption
-            assert (f"{c.beyond:,} of {c.total:,} entries lie beyond" in caption) == (c.beyond > 0)
+@settings(max_examples=8, deadline=None)
+@given(table=st.sampled_from([0, 1]), which=st.sampled_from(["table", "gram"]))
+def test_picture_captions_count_what_was_coloured(table, which):
+    """Counted against the matrix drawn (the block means), recomputed by numpy from the table."""
+    pictures = lp.tables()[table]
+    picture = getattr(pictures, which)
+    P = lp.position_tables()[table].double().numpy()
+    matrix = P if which == "table" else P @ P.T
+    br, bc = picture.drawing.block
+    blocks = matrix.reshape(matrix.shape[0] // br, br, matrix.shape[1] // bc, bc).mean(axis=(1, 3))
+    caption = lp.picture_caption(picture)
+    c = picture.colours
+    margin = 1e-5 * float(np.abs(blocks).max())  # pekit sums in float32: entries at the very ends may tip
+    surely = int(((blocks < c.low - margin) | (blocks > c.high + margin)).sum())
+    maybe = int(((blocks < c.low + margin) | (blocks > c.high - margin)).sum())
+    assert picture.drawing.shape == matrix.shape and picture.drawing.grid == blocks.shape
+    unit = "entries" if (br, bc) == (1, 1) else "blocks drawn"
+    assert f"Colours from {c.low:.3g} to {c.high:.3g}" in caption
+    if c.beyond:
+        assert f"{c.beyond:,} of the {blocks.size:,} {unit} lie beyond" in caption and surely <= c.beyond <= maybe
+    else:
+        assert f"every one of the {blocks.size:,} {unit} lies within" in caption and surely == 0
+    assert caption.startswith(f"{matrix.shape[0]:,} × {matrix.shape[1]:,} = {matrix.size:,} entries")
 
 
-def test_values_statement_states_both_ranges_and_the_long_rows():
-    view = lp.whole_table_view()
+@st.composite
+def learned_tables(draw):
+    """The real MiniLM table, or a small generated one standing in for it (rows, steps and lengths
+    of every kind: equal steps, one long row, a random table)."""
+    kind = draw(st.sampled_from(["minilm", "random", "ramp", "spike"]))
+    if kind == "minilm":
+        return lp.position_tables()[0]
+    n, d = draw(st.integers(3, 40)), draw(st.integers(2, 16))
+    gen = torch.Generator().manual_seed(draw(st.integers(0, 2**31)))
+    if kind == "ramp":  # every step the same length
+        return torch.arange(n, dtype=torch.float32)[:, None] * torch.ones(d) / d
+    table = torch.randn(n, d, generator=gen)
+    if kind == "spike":
+        table[draw(st.integers(0, n - 1))] *= 10
+    return table
+
+
+def whole_view_with(learned: torch.Tensor) -> lp.WholeTables:
+    real = lp.whole_table_view()
+    summary = pt.position_table_summary(learned, max_offset=1, k=1)
+    return real._replace(learned=summary)
+
+
+@settings(max_examples=20, deadline=None)
+@given(learned_tables())
+def test_values_statement_states_both_ranges_and_the_long_rows(table):
+    view = whole_view_with(table)
     text = lp.values_statement(view)
-    lo, hi = view.learned.value_range
-    slo, shi = view.sinusoidal.value_range
-    assert f"The learned values run from {lo:.3f} to {hi:.3f}, the sinusoidal ones from {slo:.3f} to {shi:.3f}." in text
-    assert f"the same length, {view.sinusoidal.norm_median:.2f} (√(d/2))" in text
-    median = view.learned.norm_median
-    assert f"median length of {median:.2f}" in text
-    long_rows = [i for i, norm in enumerate(view.learned.norms.tolist()) if norm > 2 * median]
+    L = table.double().numpy()
+    S = lp.position_tables()[1].double().numpy()
+    lo, hi, slo, shi = (text.split("The learned values run from ")[1].split(". ")[0]
+                        .replace(", the sinusoidal ones from", " to").split(" to "))
+    assert all(near(said, value, 3) for said, value in ((lo, L.min()), (hi, L.max()), (slo, S.min()), (shi, S.max())))
+    s_norms = np.linalg.norm(S, axis=1)
+    assert np.ptp(s_norms) < 1e-4 and f"the same length, {s_norms[0]:.2f} (√(d/2))" in text
+    assert math.isclose(s_norms[0], math.sqrt(S.shape[1] / 2), rel_tol=1e-4)
+    norms = np.linalg.norm(L.astype(np.float32), axis=1)
+    median = float(np.sort(norms)[(len(norms) - 1) // 2])  # torch's median: the lower middle
+    assert near(text.split("median length of ")[1][:-1].split(".")[0] + "." +
+                text.split("median length of ")[1].split(".")[1][:2], median, 2)
+    long_rows = [i for i, norm in enumerate(norms) if norm > 2 * median]
     if long_rows:
-        assert ", ".join(map(str, long_rows)) in text
-        assert all(f"{float(view.learned.norms[i]):.2f}" in text for i in long_rows)
+        many = len(long_rows) > 1
+        assert (f"Row{'s' if many else ''} {', '.join(map(str, long_rows))} {'are' if many else 'is'} more than twice "
+                f"as long as the median row") in text
+        assert all(f"{norms[i]:.2f}" in text for i in long_rows)
     else:
         assert "No row is more than twice as long" in text
 
 
-def test_steps_statement_states_the_range_median_and_jumps():
-    view = lp.whole_table_view()
+@settings(max_examples=20, deadline=None)
+@given(learned_tables())
+def test_steps_statement_states_the_range_median_and_jumps(table):
+    view = whole_view_with(table)
     text = lp.steps_statement(view)
-    sin = view.sinusoidal.steps
-    assert text.startswith(f"Every step of the sinusoidal table has the same length, {float(sin.min()):.4f}")
-    steps = view.learned.steps.tolist()
-    median = float(view.learned.steps.median())
-    assert f"run from {min(steps):.4f} to {max(steps):.4f} (median {median:.4f})" in text
-    i = steps.index(max(steps))
-    assert f"the longest between positions {i} and {i + 1}" in text
+    S = lp.position_tables()[1].double().numpy()
+    sin = np.linalg.norm(np.diff(S, axis=0), axis=1)
+    assert np.ptp(sin) <= lp.SAME * sin.max()
+    assert text.startswith(f"Every step of the sinusoidal table has the same length, {sin.min():.4f}")
+    steps = np.linalg.norm(np.diff(table.double().numpy(), axis=0), axis=1)
+    if "every step of the learned table has the same length" in text:
+        said = text.split("every step of the learned table has the same length, ")[1].rstrip(".")
+        assert np.ptp(steps) <= 1.01 * lp.SAME * steps.max() and near(said, steps.min(), 4)
+        return
+    assert np.ptp(steps) > 0.99 * lp.SAME * steps.max()
+    low, high, median = text.split("the learned table's steps run from ")[1].split(", the longest")[0] \
+        .replace("(median ", "").replace(")", "").split(" to ")[0:1] + \
+        text.split("the learned table's steps run from ")[1].split(" to ", 1)[1].split(", the longest")[0] \
+        .replace("(median ", "").replace(")", "").split()
+    assert near(low, steps.min(), 4) and near(high, steps.max(), 4)
+    assert near(median, float(np.sort(steps)[(len(steps) - 1) // 2]), 4)  # torch's median: the lower middle
+    i = int(text.split("the longest between positions ")[1].split()[0])
+    assert steps[i] >= steps.max() * (1 - 1e-5)
+    med = float(np.sort(steps)[(len(steps) - 1) // 2])
     for j, step in enumerate(steps):
-        assert (f"{j} → {j + 1} ({step:.3f})" in text) == (step > 2 * median)
+        if abs(step - 2 * med) > 1e-5 * med:  # clear of the line
+            assert (f"{j} → {j + 1} (" in text) == (step > 2 * med)
+    assert ("no step is more than twice the median" in text) == (" → " not in text)
+
+
+def near(said: str, value: float, digits: int) -> bool:
+    """A number as printed with ``digits`` decimals, against a float64 recomputation (pekit sums
+    in float32)."""
+    return abs(float(said) - value) <= 0.5 * 10**-digits + 1e-5 * abs(value)
+
+
+def cosine_by_offset(table: np.ndarray, delta: int) -> np.ndarray:
+    unit = table / np.linalg.norm(table, axis=1, keepdims=True)
+    return (unit[: len(unit) - delta] * unit[delta:]).sum(axis=1)
 
 
 @settings(max_examples=25, deadline=None)
 @given(OFFSETS)
+@example(lp.MAX_OFFSET.minimum)
+@example(lp.MAX_OFFSET.maximum)
 def test_offset_statement_states_the_similarities_shown(max_offset):
     view = lp.offsets_view(max_offset)
     text = lp.offset_statement(view)
+    tables = [t.double().numpy() for t in lp.position_tables()]
+    shown = [d for d in (1, 2, 5, 10) if d <= max_offset]
     for d in (1, 2, 5, 10):
-        said = f"δ = {d}: {view.learned.similarity_at(d):.2f} learned" if d <= max_offset else f"δ = {d}:"
-        assert (said in text) == (d <= max_offset)
-    for name, summary in (("learned", view.learned), ("sinusoidal", view.sinusoidal)):
-        width = float(summary.offsets.spread.max())
+        assert (f"δ = {d}:" in text) == (d in shown)
+    for d in shown:
+        learned, sinusoidal = (float(cosine_by_offset(t, d).mean()) for t in tables)
+        said = re.search(rf"δ = {d}: (-?[\d.]+) learned, (-?[\d.]+) sinusoidal", text)
+        a, b = float(said[1]), float(said[2])
+        assert abs(a - learned) <= 0.0051 and abs(b - sinusoidal) <= 0.0051, (said, learned, sinusoidal)
+    for name, table in (("learned", tables[0]), ("sinusoidal", tables[1])):
+        width = max(float(np.ptp(cosine_by_offset(table, d))) for d in range(0, min(max_offset, 511) + 1))
         if width < lp.SAME:
-            assert f"for the {name} table the band stays a line (largest width {width:.1e})" in text
+            assert f"for the {name} table the band stays a line (largest width " in text
         else:
-            assert f"for the {name} table the band is up to {width:.2f} wide" in text
+            said = float(text.split(f"for the {name} table the band is up to ")[1].split()[0])
+            assert abs(said - width) <= 0.0051 + 1e-4
+
+
+def numpy_gap(scores: np.ndarray, a: int, b: int) -> float:
+    """Phase difference (0 .. 180 degrees) of columns a and b at the strongest frequency of a, by numpy."""
+    spectrum = np.fft.rfft(scores[:, [a, b]].astype(np.float64), axis=0)
+    row = spectrum[int(np.abs(spectrum[:, 0]).argmax())]
+    gap = abs(np.degrees(np.angle(row[1]) - np.angle(row[0]))) % 360.0
+    return float(360.0 - gap if gap > 180.0 else gap)
+
+
+def numpy_periods(scores: np.ndarray) -> list[float]:
+    peak = np.abs(np.fft.rfft(scores.astype(np.float64), axis=0)).argmax(axis=0)
+    return [scores.shape[0] / int(p) if p else math.inf for p in peak]
+
+
+def check_components_statement(view, k):
+    text = lp.components_statement(view)
+    c = view.summary.components
+    scores = c.scores.numpy()
+    n = scores.shape[0]
+    periods = numpy_periods(scores)
+    assert text.startswith(f"{view.title}: ") and text.count("of the variance") == k
+    for i in range(k):
+        crossings = int((np.sign(scores[1:, i]) * np.sign(scores[:-1, i]) < 0).sum())
+        noun = "sign change" if crossings == 1 else "sign changes"
+        wave = ("a trend with no repeat" if periods[i] == math.inf else
+                "one slow wave over the whole table" if periods[i] >= n else f"a strongest period of {periods[i]:.1f}")
+        assert f"PC{i + 1} {float(c.explained[i]):.1%} of the variance, {crossings} {noun}, {wave}" in text
+    same = {(a, b) for a in range(k) for b in range(a + 1, k)
+            if math.isfinite(periods[a]) and abs(periods[a] - periods[b]) <= 0.01 * periods[a]}
+    gaps = {pair: numpy_gap(scores, *pair) for pair in same}
+    pairs = [pair for pair in sorted(same) if f"PC{pair[0] + 1} and PC{pair[1] + 1} share a period of "
+             f"{periods[pair[0]]:.1f} positions and are {gaps[pair]:.0f}° apart in phase, like the sine" in text]
+    used = [i for pair in pairs for i in pair]
+    assert len(used) == len(set(used)), "a component partners two"
+    assert all(abs(gaps[pair] - 90) <= lp.PHASE_TOLERANCE for pair in pairs)
+    for a, b in sorted(same - set(pairs)):  # every other shared period is said, with why it is no pair
+        start = f"PC{a + 1} and PC{b + 1} share a period of {periods[a]:.1f} positions but are {gaps[(a, b)]:.0f}° apart"
+        assert start in text
+        if abs(gaps[(a, b)] - 90) <= lp.PHASE_TOLERANCE:  # only because one of them is taken, closer to 90°
+            taken = a if a in used else b
+            mate = next(x for pair in pairs if taken in pair for x in pair if x != taken)
+            assert taken in used and abs(gaps[tuple(sorted((taken, mate)))] - 90) <= abs(gaps[(a, b)] - 90)
+            assert f"{start} while PC{taken + 1} already pairs with PC{mate + 1}" in text
+        else:
+            assert f"{start}, more than {lp.PHASE_TOLERANCE:.0f}° from the 90°" in text
+    assert ("No two components pair up" in text) == (not pairs and k > 1)
+    assert ("With one component shown there is no pair to look for." in text) == (k == 1)
+    return pairs
 
 
 @settings(max_examples=8, deadline=None)
 @given(KS)
-def test_components_statement_states_each_component(k):
-    for view in lp.components_view(k):
-        text = lp.components_statement(view)
-        c = view.summary.components
-        assert text.startswith(f"{view.title}: ") and text.count("of the variance") == k
-        for i in range(k):
-            crossings = int(c.crossings[i])
-            noun = "sign change" if crossings == 1 else "sign changes"
-            assert f"PC{i + 1} {float(c.explained[i]):.1%} of the variance, {crossings} {noun}," in text
-        pairs = c.pairs()
-        assert ("No two neighbouring components share a period." in text) == (not pairs)
-        for a, b in pairs:
-            assert f"PC{a + 1} and PC{b + 1} share a period of {float(c.periods[a]):.1f} positions" in text
+@example(1).via("one component")
+@example(5).via("PC4 and PC5 of MiniLM share a period but not a phase")
+@example(8).via("the slider's largest")
+def test_components_statement_states_each_component_and_pairs_by_period_and_phase(k):
+    learned, sinusoidal = lp.components_view(k)
+    # the sinusoidal table's components are sine and cosine pairs of one frequency each: all found
+    assert check_components_statement(sinusoidal, k) == [(2 * i, 2 * i + 1) for i in range(k // 2)]
+    found = check_components_statement(learned, k)
+    if k >= 2:
+        assert (0, 1) in found  # MiniLM's fastest wave, period ~5.8, 90° apart
+    assert (3, 4) not in found and (4, 5) not in found  # one period, but 131° and 33° apart
+
+
+def test_pairs_need_a_quarter_turn_and_take_each_component_once():
+    i = torch.arange(512, dtype=torch.float64)
+    wave = 2 * math.pi * i / 64
+    # three columns of one period: a sine, its cosine, and a sine shifted by 30°
+    P = torch.stack([3 * torch.sin(wave), 2 * torch.cos(wave), 1 * torch.sin(wave + math.pi / 6)], 1)
+    comps = pt.position_components(P.float(), 3)
+    found = comps.pairs()
+    assert len(found) <= 1 and all(abs(comps.phase_gap(a, b) - 90) <= 20 for a, b in found)
+    in_phase = torch.stack([torch.sin(wave), 0.5 * torch.sin(wave), torch.randn(512, dtype=torch.float64) * 1e-3], 1)
+    assert pt.position_components(in_phase.float(), 2).pairs() == []  # one period, no quarter turn
+    for bad, name in (({"tolerance": -1.0}, "tolerance"), ({"phase_tolerance": 91.0}, "phase_tolerance")):
+        with pytest.raises(ValueError, match=name):
+            comps.pairs(**bad)
+    with pytest.raises(ValueError, match="b=3"):
+        comps.phase_gap(0, 3)
