@@ -658,10 +658,13 @@ def binary_line(view: BeyondView) -> str:
 def rope_line(view: BeyondView) -> str:
     """How many of a head's pairs turned a full circle within L, and which meet new angles at p."""
     new, back, short = view.new_pairs, view.round_pairs, view.pairs - view.full
-    full = (f"all {view.pairs} pairs" if view.full == view.pairs and view.pairs > 1 else
-            f"{view.full} of the {view.pairs} {plural(view.pairs, 'pair')}")
-    turned = (f"**RoPE**: {full} of a head turned a full circle within L" +
-              (", so they met angles all round the circle; " if view.full else "; "))
+    if view.pairs == 1:
+        turned = ("**RoPE**: the one pair of a head " + ("turned a full circle within L, so it met angles all round the "
+                                                         "circle; " if view.full else "never turned a full circle within L; "))
+    else:
+        full = f"all {view.pairs} pairs" if view.full == view.pairs else f"{view.full} of the {view.pairs} pairs"
+        turned = (f"**RoPE**: {full} of a head turned a full circle within L" +
+                  (", so they met angles all round the circle; " if view.full else "; "))
     if view.p < view.train:
         return turned + "inside the training length every angle at p was met in training."
     if not short:
@@ -676,17 +679,21 @@ def rope_line(view: BeyondView) -> str:
     return turned + " and ".join(said) + "."
 
 
+def bias_text(bias: float) -> str:
+    """An ALiBi bias as the sentence quotes it: whole from a thousand on (−11,585), else 4 digits."""
+    return num(bias, ",.0f") if abs(bias) >= 999.5 else num(bias, ",.4g")
+
+
 def alibi_line(view: BeyondView) -> str:
     """ALiBi's bias at p for the first and last head, against the largest distance of training."""
     b = view.b
     if view.heads == 1:
-        now, seen = num(b.alibi_bias[0], ",.4g"), num(b.alibi_bias_seen[0], ",.4g")
+        now, seen = bias_text(b.alibi_bias[0]), bias_text(b.alibi_bias_seen[0])
         return (f"**ALiBi**: the penalty grows linearly with the distance: {now} at p (the one head); at the longest "
                 f"distance seen in training, L − 1 = {view.train - 1:,}, it was {seen}.")
-    return (f"**ALiBi**: the penalty grows linearly with the distance: {num(b.alibi_bias[0], ',.4g')} (head 1) to "
-            f"{num(b.alibi_bias[-1], ',.4g')} (head {view.heads}) at p; at the longest distance seen in training, "
-            f"L − 1 = {view.train - 1:,}, it was {num(b.alibi_bias_seen[0], ',.4g')} to "
-            f"{num(b.alibi_bias_seen[-1], ',.4g')}.")
+    return (f"**ALiBi**: the penalty grows linearly with the distance: {bias_text(b.alibi_bias[0])} (head 1) to "
+            f"{bias_text(b.alibi_bias[-1])} (head {view.heads}) at p; at the longest distance seen in training, "
+            f"L − 1 = {view.train - 1:,}, it was {bias_text(b.alibi_bias_seen[0])} to {bias_text(b.alibi_bias_seen[-1])}.")
 
 
 def t5_line(view: BeyondView) -> str:

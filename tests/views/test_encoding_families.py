@@ -454,7 +454,12 @@ def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
     back = [j for j in short if not inside and j not in new]
     said = fam.rope_line(view)
     pairs = len(omega)
-    assert said.startswith(f"**RoPE**: {f'all {pairs} pairs' if len(full) == pairs > 1 else f'{len(full)} of the {pairs} pair' + ('' if pairs == 1 else 's')} of a head turned a full circle within L")
+    if pairs == 1:
+        assert said.startswith("**RoPE**: the one pair of a head " + (
+            "turned a full circle within L, so it met" if full else "never turned a full circle within L;"))
+    else:
+        assert said.startswith(f"**RoPE**: {f'all {pairs}' if len(full) == pairs else f'{len(full)} of the {pairs}'} "
+                               "pairs of a head turned a full circle within L")
     assert ("all round the circle" in said) == bool(full)
     if inside:
         assert said.endswith("inside the training length every angle at p was met in training.")
@@ -472,12 +477,15 @@ def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
     assert b.alibi_bias_seen == pytest.approx([-m * (train - 1) for m in slopes], rel=1e-12, abs=1e-300)
     said = fam.alibi_line(view)
     now, seen = [-m * p for m in slopes], [-m * (train - 1) for m in slopes]
-    if heads == 1:
-        assert f"{fam.num(now[0], ',.4g')} at p (the one head)" in said and "head 1)" not in said
-        assert f"L − 1 = {train - 1:,}, it was {fam.num(seen[0], ',.4g')}." in said
-    else:
-        assert f"{fam.num(now[0], ',.4g')} (head 1) to {fam.num(now[-1], ',.4g')} (head {heads}) at p" in said
-        assert f"L − 1 = {train - 1:,}, it was {fam.num(seen[0], ',.4g')} to {fam.num(seen[-1], ',.4g')}." in said
+    # every bias is negative and written with a minus sign ("L − 1" has a space after its minus)
+    quoted = [float(x.replace("−", "-").replace(",", "")) for x in re.findall(r"−[\d,]+(?:\.\d+)?", said)]
+    if heads == 1:  # the numbers quoted: the bias at p, then at L − 1
+        assert "at p (the one head)" in said and "head 1)" not in said and f"L − 1 = {train - 1:,}, it was" in said
+        expected = [now[0], seen[0]]
+    else:  # head 1 and the last head at p, then at L − 1
+        assert "(head 1) to " in said and f" (head {heads}) at p" in said and f"L − 1 = {train - 1:,}, it was" in said
+        expected = [now[0], now[-1], seen[0], seen[-1]]
+    assert quoted == pytest.approx(expected, rel=6e-4)  # 4 significant digits, or whole numbers from 1,000 on
     if not inside:  # past L − 1 the penalty is larger than any met in training, in every head
         assert all(a < b_ for a, b_ in zip(now, seen))
 
