@@ -599,7 +599,7 @@ def beyond(p: int, train: int, d: int, heads: int, k: int) -> BeyondView:
     if offsets[-1] != top:
         offsets.append(top)
     slopes = b.alibi_slopes
-    alibi = pd.DataFrame([(o, -m * o, f"head {h + 1}") for h, m in enumerate(slopes) for o in offsets],
+    alibi = pd.DataFrame([(o, 0.0 - m * o, f"head {h + 1}") for h, m in enumerate(slopes) for o in offsets],
                          columns=["offset", "bias", "head"])
     alibi_spec = charts.line_chart(alibi, x="offset", y="bias", series="head", x_title="offset |i − j|",
                                    y_title="ALiBi bias −m_h·|i − j|", series_title="Head", height=300, max_points=1200,

@@ -107,6 +107,29 @@ def marks_drawn(spec: dict) -> set[str]:
     return found
 
 
+def rows_drawn(spec: dict, field: str) -> list[dict]:
+    """Every data row of a Vega-Lite spec (its datasets, or inline values anywhere) holding ``field``."""
+    found, seen = [], set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("datasets",) and isinstance(value, dict):
+                    for name, data in value.items():
+                        if name not in seen:
+                            seen.add(name)
+                            found.extend(r for r in data if isinstance(r, dict) and field in r)
+                elif key == "values" and isinstance(value, list):
+                    found.extend(r for r in value if isinstance(r, dict) and field in r)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+    walk(spec)
+    return found
+
+
 def check_blocks(view, rows: int, cols: int) -> None:
     """The caption says block means exactly when the matrix is too large to draw entry by entry,
     and names what is drawn: image pixels or chart cells (as the spec draws them)."""
@@ -471,6 +494,19 @@ def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
         for j in back:  # come round: the angle mod 2π lies inside the arc met in training
             assert p * omega[j] >= 2 * math.pi and math.fmod(p * omega[j], 2 * math.pi) <= (train - 1) * omega[j]
 
+    # the chart beside it: per pair, (L − 1)·ω_j, p·ω_j and one full turn; many pairs are drawn as bands
+    # (each the range of its run of pairs), which must hold exactly the values of their pairs
+    curves = {"largest in training": [(train - 1) * w for w in omega], f"at offset p = {p}": [p * w for w in omega],
+              "one full turn": [2 * math.pi] * len(omega)}
+    points, bands = rows_drawn(view.rope_spec, "angle"), rows_drawn(view.rope_spec, "low")
+    assert sorted((r["what"].split(",")[0], r["pair"]) for r in points) == sorted(
+        (what, j) for what in curves for j in range(len(omega))) if points else len(bands) > 0
+    for r in points:
+        assert r["angle"] == pytest.approx(curves[r["what"].split(",")[0]][r["pair"]], rel=1e-9)
+    for r in bands:
+        values = curves[r["what"].split(",")[0]][int(r["first"]): int(r["last"]) + 1]
+        assert (r["low"], r["high"]) == pytest.approx((min(values), max(values)), rel=1e-9)
+
     slopes = get_slopes(heads)
     b = view.b
     assert b.alibi_bias == pytest.approx([-m * p for m in slopes], rel=1e-12)
@@ -489,7 +525,22 @@ def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
     if not inside:  # past L − 1 the penalty is larger than any met in training, in every head
         assert all(a < b_ for a, b_ in zip(now, seen))
 
+    # the chart under it: "one line per head: a straight line", drawn from offset 0 to max(p, L)
+    rows = rows_drawn(view.alibi_spec, "bias")
+    assert sorted({r["head"] for r in rows}) == sorted(f"head {h}" for h in range(1, heads + 1))
+    assert all(r["bias"] == pytest.approx(-slopes[int(r["head"].split()[1]) - 1] * r["offset"], rel=1e-12, abs=0)
+               and not (r["bias"] == 0 and math.copysign(1, r["bias"]) < 0) for r in rows)
+    assert {r["offset"] for r in rows} >= {0, max(p, train)}
+
     bucket, reached = t5_bucket(-p, True), {t5_bucket(-x, True) for x in range(train)}
+    # the T5 chart: the encoder's bucket of each distance before the query, from 0 to max(p, L); the keys
+    # after the query mirror them (the same distance, the upper half of the buckets)
+    top = max(p, train)
+    drawn = rows_drawn(view.t5_spec, "bucket")
+    if len(drawn) == top + 1:  # every distance drawn (larger ranges are drawn as bands, labelled so)
+        assert [r["bucket"] for r in sorted(drawn, key=lambda r: r["offset"])] == [t5_bucket(-x, True)
+                                                                                   for x in range(top + 1)]
+    assert all(t5_bucket(x, True) == t5_bucket(-x, True) + 16 for x in range(1, min(top, 3000) + 1))
     said = fam.t5_line(view)
     assert f"distance {p:,} falls in bucket {bucket}, " in said
     assert f"(they reach {len(reached)} bucket{'' if len(reached) == 1 else 's'})" in said
