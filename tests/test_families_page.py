@@ -140,6 +140,15 @@ def test_bad_link_values_fall_back_with_a_note(query, shown):
     assert shown in notes and "instead" in notes
 
 
+def test_an_offset_past_pekits_tables_falls_back_with_a_note():
+    """16 × 1024 = 16,384 would need 16,385 keys, one more than pekit's score tables hold: the
+    offset stops at 16,383, and a link asking for more is told so."""
+    at = open_app(PAGE, {"section": "Past the training length", "train": "1024", "p": "16384"})
+    assert not at.exception and not at.error
+    assert "p=" in " ".join(w.value for w in at.warning)
+    assert at.slider(key="families.p").value != 16384
+
+
 def test_offset_past_the_slider_is_brought_back():
     at = open_app(PAGE, {"section": "Past the training length", "train": "4", "p": "1000"})
     assert not at.exception and not at.error
