@@ -595,7 +595,7 @@ def beyond(p: int, train: int, d: int, heads: int, k: int) -> BeyondView:
                                   y_title="angle (radians)", series_title="Angle", log_y=True, points=True,
                                   height=300).spec()
     top = max(p, train)
-    offsets = list(range(0, top + 1, max(1, top // 64)))
+    offsets = list(range(0, top + 1, max(1, -(-top // 64))))  # at most 66 a head: 16 heads stay lines, not bands
     if offsets[-1] != top:
         offsets.append(top)
     slopes = b.alibi_slopes

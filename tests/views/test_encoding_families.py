@@ -302,7 +302,12 @@ def test_side_by_side_sentences_state_each_matrix_drawn(setting):
     assert f"2k + 1 = {2 * k + 1} learned vectors" in said and f"({used} occur at n = {n})" in said
     assert f"beyond ±{k} uses the edge vector" in said
     check_blocks(shaw, n, n)
+    direct = {"sinusoidal": fam.table_caption, "tensor2tensor": fam.table_caption, "learned": fam.learned_caption,
+              "binary": fam.binary_caption, "rope": fam.rope_caption, "alibi": fam.alibi_caption,
+              "t5": fam.t5_caption, "shaw": fam.shaw_caption}
     for p in view.panels:
+        if p.view is not None:  # caption() is each scheme's own caption function
+            assert direct[p.scheme](p.view) == fam.caption(p.view)
         no_hyphen_minus(fam.learns_sentence(view.params, p.scheme))
         if p.view is not None:
             no_hyphen_minus(fam.caption(p.view))
@@ -522,6 +527,7 @@ def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
         assert "(head 1) to " in said and f" (head {heads}) at p" in said and f"L − 1 = {train - 1:,}, it was" in said
         expected = [now[0], now[-1], seen[0], seen[-1]]
     assert quoted == pytest.approx(expected, rel=6e-4)  # 4 significant digits, or whole numbers from 1,000 on
+    assert [fam.bias_text(x) for x in expected] == re.findall(r"−[\d,]+(?:\.\d+)?", said)
     if not inside:  # past L − 1 the penalty is larger than any met in training, in every head
         assert all(a < b_ for a, b_ in zip(now, seen))
 
