@@ -234,8 +234,9 @@ def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: b
                         head_width=d // heads, pairs=int(angles.shape[1]))
     if scheme == "alibi":
         alibi = families.scheme_matrix("alibi", n, heads, causal=causal)[head - 1]  # (n, n)
-        # masked entries (-inf) are left out (grey in an image); the colours span the finite biases
-        return AlibiView(**heat(alibi.nan_to_num(neginf=float("nan")), "key j", "query i", "bias", domain=None),
+        # masked entries (-inf) are left out (grey in an image); the colours span ± the largest finite |bias|,
+        # so a bias of 0 takes the diverging palette's neutral middle
+        return AlibiView(**heat(alibi.nan_to_num(neginf=float("nan")), "key j", "query i", "bias", domain="symmetric"),
                          head=head, heads=heads, causal=causal, slope=float(pekit.alibi_slopes(heads)[head - 1]))
     if scheme == "t5":
         buckets = families.scheme_matrix("t5", n, 1, causal=causal, num_buckets=T5_BUCKETS,
@@ -442,7 +443,7 @@ def conventions(n: int, d: int, heads: int) -> ConventionsView:
     sym = families.scheme_matrix("alibi", small, 8)[0]  # (small, small)
     causal = families.scheme_matrix("alibi", small, 8, causal=True)[0]
     symmetric_spec, causal_spec = [charts.heatmap(m.nan_to_num(neginf=float("nan")), x_title="key j", y_title="query i",
-                                                  value_title="bias", domain=None, height=CHART_HEIGHT).spec()
+                                                  value_title="bias", domain="symmetric", height=CHART_HEIGHT).spec()
                                    for m in (sym, causal)]
     curve = families.t5_bucket_curve(160, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
     frame = pd.concat([pd.DataFrame({"offset": curve.offsets.numpy(), "bucket": curve.bidirectional.numpy(),

@@ -4,6 +4,7 @@ with the corners as explicit examples), and each claim is checked against number
 independently: float64 formulas, naive loops over the matrices drawn, the authors' reference code
 (T5's bucket, ALiBi's ``get_slopes``) written out again."""
 
+import json
 import math
 import re
 import time
@@ -128,6 +129,13 @@ def rows_drawn(spec: dict, field: str) -> list[dict]:
                 walk(value)
     walk(spec)
     return found
+
+
+def colour_domain(spec: dict) -> list[float]:
+    """The domain of a heatmap's colour scale (its legend)."""
+    found = re.findall(r'"color": \{[^{}]*"scale": \{[^{}]*"domain": \[([^\]]*)\]', json.dumps(spec))
+    assert found, "no colour scale"
+    return [float(x) for x in found[0].split(",")]
 
 
 def check_blocks(view, rows: int, cols: int) -> None:
@@ -284,6 +292,7 @@ def test_side_by_side_sentences_state_each_matrix_drawn(setting):
                 assert bias[i, j] == -math.inf
             else:
                 assert bias[i, j] == pytest.approx(-slope * abs(i - j), rel=1e-6)
+    assert colour_domain(alibi.spec) == pytest.approx([-slope * (n - 1), slope * (n - 1)])  # 0 in the middle
     if causal:
         assert "Keys after the query are masked (" in said
         assert "masked (grey)" in said if alibi.image else ("masked (blank)" in said or "masked (grey)" in said)
@@ -391,6 +400,8 @@ def test_conventions_sentences_state_the_measured_check(setting):
     assert torch.allclose(sym, -0.5 * (i - j).abs().double())
     assert torch.equal(causal[j <= i], sym[j <= i]) and bool((causal[j > i] == -math.inf).all())
     assert fam.bias_sentence(view).endswith(f"Head 1 of 8 (m = {eight[0]:g}), {small} positions:")
+    for spec in (view.symmetric_spec, view.causal_spec):  # both maps: zero at the palette's neutral middle
+        assert colour_domain(spec) == pytest.approx([-0.5 * (small - 1), 0.5 * (small - 1)])
 
     said = fam.t5_sentence(view)
     before = {dist: t5_bucket(-dist, True) for dist in range(161)}  # keys before the query
