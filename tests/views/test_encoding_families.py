@@ -153,7 +153,7 @@ def read_back(text: str) -> float:
     text = text.replace("−", "-").replace(",", "")
     if " × 10" in text:
         mantissa, power = text.split(" × 10")
-        return float(mantissa) * 10.0 ** int(power.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")))
+        return float(f"{mantissa}e{power.translate(str.maketrans('⁰¹²³⁴⁵⁶⁷⁸⁹⁻', '0123456789-'))}")
     return float(text)
 
 
