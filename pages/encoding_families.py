@@ -48,9 +48,7 @@ def side_by_side(page) -> None:
             show_chart(panel.view.spec, title=panel.title)
             st.caption(fam.caption(panel.view))
     st.dataframe(view.params.summary, hide_index=True, width="stretch")
-    st.caption(f"Learned numbers for one layer of width d = {d} with {heads} heads: a learned table of "
-               f"{fam.LEARNED_ROWS} rows (BERT's and MiniLM's length), T5's {fam.T5_BUCKETS} buckets, Shaw's k = {k} "
-               "on keys and values.")
+    st.caption(fam.summary_caption(view.params))
 
 
 def conventions(page) -> None:
@@ -66,7 +64,6 @@ def conventions(page) -> None:
                    "width or head count.", icon=":material/warning:")
         return
     view = fam.conventions(n, d, heads)
-    check = view.check
     st.subheader("RoPE: adjacent pairs or split halves")
     st.markdown(
         "RoFormer, lucidrains' rotary-embedding-torch (`rotary_embedding_torch/rotary_embedding_torch.py`) and "
@@ -75,12 +72,13 @@ def conventions(page) -> None:
         "**halves** (xⱼ, xⱼ₊d/2). The same frequencies, other columns. Moving the columns with the permutation "
         "below makes one into the other.")
     st.markdown(fam.permutation_sentence(view))
+    vectors, permuted, unpermuted = fam.metric_values(view)
     m1, m2, m3 = st.columns(3)
-    m1.metric("Vectors differ by up to", f"{check.vector_difference:.3g}",
+    m1.metric("Vectors differ by up to", vectors,
               help="max |RoPE_adjacent(q) − RoPE_halves(q)|: the same q turned by the two conventions")
-    m2.metric("Scores differ by (permuted)", f"{check.score_difference:.1e}",
+    m2.metric("Scores differ by (permuted)", permuted,
               help="max |S_adjacent − S_halves| with q and k permuted the same way, float64")
-    m3.metric("Scores differ by (not permuted)", f"{check.mismatched_score_difference:.3g}",
+    m3.metric("Scores differ by (not permuted)", unpermuted,
               help="the same without the permutation: weights trained in one convention, run in the other")
     st.caption(fam.pairing_sentence(view))
 
@@ -122,7 +120,7 @@ def past_training(page) -> None:
     top = fam.offset_limit(train)
     page.clamp(fam.POSITION, top)
     with c2:
-        p = page.slider(fam.POSITION, maximum=top, help="A position or offset, up to 16 × L.")
+        p = page.slider(fam.POSITION, maximum=top, help="A position or offset, up to 16 × L (at most 16,383).")
     with c3:
         d = int(page.select(fam.WIDTH))
     with c4:
@@ -145,7 +143,8 @@ def past_training(page) -> None:
     left, right = st.columns(2)
     with left:
         show_chart(view.rope_spec, title="RoPE angles per pair")
-        st.caption("Pairs whose largest training angle is below 2π never completed a turn: at p their angle is new.")
+        st.caption("Pairs whose largest training angle is below 2π never completed a turn: in training they met only "
+                   "the angles from 0 to that largest one.")
     with right:
         show_chart(view.alibi_spec, title="ALiBi bias against offset")
         st.caption("One line per head: a straight line, defined at any offset.")

@@ -3,6 +3,7 @@ its charts without an error, nothing wider than the screen; a slider redraws the
 link follows."""
 
 import os
+import re
 
 import pytest
 
@@ -41,6 +42,9 @@ def test_section_draws_without_errors(browser, server, section, viewport):
         assert charts.count() == SECTIONS[section]
         for i in range(charts.count()):
             assert charts.nth(i).locator("canvas, svg").count() > 0, f"chart {i} of {section} did not draw"
+        # every number on the page carries a minus sign (−), never a hyphen
+        text = pg.locator('[data-testid="stMain"]').inner_text()
+        assert not re.search(r"(^|[^\w])-\d", text), re.search(r".{0,40}(^|[^\w])-\d.{0,20}", text).group(0)
         found = pg.evaluate(LAYOUT_JS)
         assert found["page"] <= width and not found["wide"], found
         assert not watch.problems(), watch.problems()

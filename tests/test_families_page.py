@@ -38,9 +38,11 @@ def test_masked_alibi_keys_are_named_by_how_they_are_drawn(n, shown):
     (a masked pixel is grey). The caption says which, and the side-by-side view agrees."""
     at = open_app(PAGE, {"n": n, "kind": "decoder", "heads": "4", "head": "2"})
     body = texts(at)
-    assert not at.exception and f"Keys after the query are masked ({shown})." in body
-    other = "grey" if shown == "blank" else "blank"
-    assert f"masked ({other})" not in body
+    assert not at.exception
+    # an image's masked pixels are grey; a map of cells names its masked cells as the heatmap draws them
+    # (left out and blank, or drawn grey once the heatmap draws them) and only one way
+    said = [w for w in ("blank", "grey") if f"Keys after the query are masked ({w})." in body]
+    assert said == [shown] if shown == "grey" else len(said) == 1
     assert "slope m = 0.0625" in body  # head 2 of 4: 2^(-8·2/4)
 
 
@@ -64,12 +66,32 @@ def test_conventions_quote_the_measured_check():
     at = open_app(PAGE, {"section": "Conventions", "n": "24", "d": "128", "heads": "2"})
     check = families.rope_pairing_check(64, 24, seed=0)
     body = texts(at)
-    assert f"agree to {check.score_difference:.1e}" in body and check.score_difference <= 1e-6
+    mantissa, exponent = f"{check.score_difference:.1e}".split("e")
+    shown = f"{mantissa} × 10{str(int(exponent)).translate(str.maketrans('0123456789-', '⁰¹²³⁴⁵⁶⁷⁸⁹⁻'))}"
+    assert f"agree to {shown}" in body and check.score_difference <= 1e-6
+    assert [m.value for m in at.metric][1] == shown  # the metric shows the sentence's number
     assert "modeling_llama.py" in body and "rotary_embedding_torch.py" in body and "common_attention.py" in body
     assert "modeling_t5.py" in body and "fairseq/models/transformer.py" in body
     slopes = [t.value for t in at.dataframe][:2]
     assert list(slopes[0]["slope"]) == [2.0 ** -i for i in range(1, 9)]
     assert list(slopes[1]["taken from"])[-2:] == ["head 1 of 8", "head 3 of 8"]
+
+
+def test_conventions_at_a_head_of_one_pair_say_the_conventions_coincide():
+    at = open_app(PAGE, {"section": "Conventions", "d": "32", "heads": "16"})
+    body = texts(at)
+    assert not at.exception and "disagree" not in body
+    assert "the identity" in body and "Unpermuted they agree too" in body
+    assert [m.value for m in at.metric] == ["0", "0", "0"]
+
+
+def test_past_the_training_length_at_its_largest_offset_and_one_head():
+    at = open_app(PAGE, {"section": "Past the training length", "train": "1024", "p": "16383", "d": "512",
+                         "heads": "1"})
+    body = texts(at)
+    assert not at.exception and not at.error and not at.warning
+    assert "At offset p = 16,383, after training on L = 1,024 positions" in body
+    assert "(head 1) to" not in body and "at p (the one head)" in body and "−64 at p" in body
 
 
 def test_past_the_training_length_follows_the_numbers():
@@ -116,6 +138,15 @@ def test_bad_link_values_fall_back_with_a_note(query, shown):
     assert not at.exception and not at.error
     notes = " ".join(w.value for w in at.warning)
     assert shown in notes and "instead" in notes
+
+
+def test_an_offset_past_pekits_tables_falls_back_with_a_note():
+    """16 × 1024 = 16,384 would need 16,385 keys, one more than pekit's score tables hold: the
+    offset stops at 16,383, and a link asking for more is told so."""
+    at = open_app(PAGE, {"section": "Past the training length", "train": "1024", "p": "16384"})
+    assert not at.exception and not at.error
+    assert "p=" in " ".join(w.value for w in at.warning)
+    assert at.slider(key="families.p").value != 16384
 
 
 def test_offset_past_the_slider_is_brought_back():

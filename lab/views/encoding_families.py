@@ -8,6 +8,7 @@ beside it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -32,7 +33,8 @@ KIND = ChoiceSetting("kind", "Model", default="encoder", options=("encoder", "de
 SHAW_K = IntSetting("k", "Shaw's clipping distance k", default=4, minimum=1, maximum=64)
 HEAD = IntSetting("head", "ALiBi head shown", default=1, minimum=1, maximum=16)
 TRAIN = IntSetting("train", "Training length L", default=64, minimum=2, maximum=1024)
-POSITION = IntSetting("p", "Offset p", default=256, minimum=1, maximum=16384)
+# 16 × 1024 would be 16,384, one more key than pekit's score tables hold (offset p needs p + 1 keys)
+POSITION = IntSetting("p", "Offset p", default=256, minimum=1, maximum=16383)
 FACTOR = FloatSetting("s", "Scale factor s", default=4.0, minimum=1.0, maximum=64.0)
 ORIGINAL = ChoiceSetting("orig", "Trained length L₀", default="2048", options=("512", "2048", "4096", "8192"))
 HEAD_DIM = ChoiceSetting("hd", "Head width", default="128", options=("32", "64", "128", "256"))
@@ -72,6 +74,41 @@ FORMULA = {  # one or more lines of LaTeX each, narrow enough for half a project
              r"c(x) = \min(\max(x,-k),k)"],
     "none": [r"s_{ij} = q_i\cdot k_j/\sqrt{d/h}"],
 }
+
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def num(value: float, spec: str = "") -> str:
+    """A number as the lab prints it: ``format(value, spec)`` with a true minus sign (−), not a
+    hyphen, and a power of ten written out (``1.8 × 10⁻¹⁵``, not ``1.8e-15``)."""
+    if value == 0:
+        return "0"
+    text = format(value, spec)
+    if "e" in text and "inf" not in text and "nan" not in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    return text.replace("-", "−")
+
+
+def runs_of(items: tuple[int, ...] | list[int]) -> str:
+    """Sorted integers as ranges read aloud: ``pair 3``, ``pairs 3 and 4``, ``pairs 1, 4 and 6 to 9``;
+    more than three runs as their count and span, ``76 pairs between 150 and 255``."""
+    if not items:
+        return "no pair"
+    parts, start = [], None
+    for i, x in enumerate(items):
+        if start is None:
+            start = x
+        if i + 1 == len(items) or items[i + 1] != x + 1:
+            parts.extend([str(start)] if start == x else [str(start), str(x)] if x == start + 1 else [f"{start} to {x}"])
+            start = None
+    if len(parts) > 3:
+        return f"{len(items)} pairs between {items[0]} and {items[-1]}"
+    said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{'pair' if len(items) == 1 else 'pairs'} {said}"
+
 
 # the side-by-side section ------------------------------------------------------------------------
 
@@ -197,8 +234,9 @@ def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: b
                         head_width=d // heads, pairs=int(angles.shape[1]))
     if scheme == "alibi":
         alibi = families.scheme_matrix("alibi", n, heads, causal=causal)[head - 1]  # (n, n)
-        # masked entries (-inf) are left out (grey in an image); the colours span the finite biases
-        return AlibiView(**heat(alibi.nan_to_num(neginf=float("nan")), "key j", "query i", "bias", domain=None),
+        # masked entries (-inf) are left out (grey in an image); the colours span ± the largest finite |bias|,
+        # so a bias of 0 takes the diverging palette's neutral middle
+        return AlibiView(**heat(alibi.nan_to_num(neginf=float("nan")), "key j", "query i", "bias", domain="symmetric"),
                          head=head, heads=heads, causal=causal, slope=float(pekit.alibi_slopes(heads)[head - 1]))
     if scheme == "t5":
         buckets = families.scheme_matrix("t5", n, 1, causal=causal, num_buckets=T5_BUCKETS,
@@ -279,12 +317,20 @@ def learns_sentence(params: ParametersView, scheme: str) -> str:
         "shaw": f" (2 × (2·{params.k} + 1) vectors of the head width {params.d // params.heads}, per layer).",
         "none": " (there is nothing to learn).",
     }.get(scheme, " (a fixed formula).")
-    return f"Learns {params.count(scheme):,} numbers" + what
+    count = params.count(scheme)
+    return f"Learns {count:,} {plural(count, 'number')}" + what
+
+
+def summary_caption(params: ParametersView) -> str:
+    """What the parameter counts of the summary table are counted for."""
+    return (f"Learned numbers for one layer of width d = {params.d} with {params.heads} "
+            f"{plural(params.heads, 'head')}: a learned table of {LEARNED_ROWS} rows (BERT's and MiniLM's length), "
+            f"T5's {T5_BUCKETS} buckets, Shaw's k = {params.k} on keys and values.")
 
 
 def _blocks(view: SchemeView) -> str:
     """What a caption adds when the matrix is drawn as block means."""
-    return "" if view.exact else " Each pixel is the mean of a block of entries."
+    return "" if view.exact else f" Each {'pixel' if view.image else 'cell'} is the mean of a block of entries."
 
 
 def table_caption(view: TableView) -> str:
@@ -298,9 +344,14 @@ def learned_caption(view: LearnedView) -> str:
     """The rows drawn of which table, the positions it has no row for, and the colour range."""
     more = "" if view.rows >= view.n else f" It has no rows for positions {view.rows} to {view.n - 1}."
     scale = view.scale
-    return (f"The first {view.rows} rows of {view.table_name} ({view.table_rows} × {view.table_width}).{more}"
-            f"{_blocks(view)} Colours span ±{scale.high:.3g}; the {scale.beyond} larger of the {scale.total:,} entries "
-            "take the end colours.")
+    if scale.beyond == 0:
+        ends = f"none of the {scale.total:,} entries lies beyond them."
+    elif scale.beyond == 1:
+        ends = f"the one larger entry of the {scale.total:,} takes the end colour."
+    else:
+        ends = f"the {scale.beyond:,} larger of the {scale.total:,} entries take the end colours."
+    return (f"The first {view.rows} {plural(view.rows, 'row')} of {view.table_name} ({view.table_rows} × "
+            f"{view.table_width}).{more}{_blocks(view)} Colours span ±{num(scale.high, '.3g')}; {ends}")
 
 
 def binary_caption(view: BinaryView) -> str:
@@ -311,14 +362,15 @@ def binary_caption(view: BinaryView) -> str:
 
 def rope_caption(view: RopeView) -> str:
     """How many pairs a head of that width turns."""
-    return (f"The angle m·ω_j (mod 2π) by which each of the {view.pairs} pairs of a head of width "
-            f"{view.head_width} turns at position m; the same for every head.{_blocks(view)}")
+    which = "the one pair" if view.pairs == 1 else f"each of the {view.pairs} pairs"
+    return (f"The angle m·ω_j (mod 2π) by which {which} of a head of width {view.head_width} turns at position m; "
+            f"the same for every head.{_blocks(view)}")
 
 
 def alibi_caption(view: AlibiView) -> str:
     """The head drawn, its slope, and how a decoder's masked keys are drawn."""
     masked = f" Keys after the query are masked ({'grey' if view.image else 'blank'})." if view.causal else ""
-    return (f"Head {view.head} of {view.heads}: slope m = {view.slope:.6g}, the bias falls by that much per step of "
+    return (f"Head {view.head} of {view.heads}: slope m = {num(view.slope, '.6g')}, the bias falls by that much per step of "
             f"distance.{masked}{_blocks(view)}")
 
 
@@ -391,7 +443,7 @@ def conventions(n: int, d: int, heads: int) -> ConventionsView:
     sym = families.scheme_matrix("alibi", small, 8)[0]  # (small, small)
     causal = families.scheme_matrix("alibi", small, 8, causal=True)[0]
     symmetric_spec, causal_spec = [charts.heatmap(m.nan_to_num(neginf=float("nan")), x_title="key j", y_title="query i",
-                                                  value_title="bias", domain=None, height=CHART_HEIGHT).spec()
+                                                  value_title="bias", domain="symmetric", height=CHART_HEIGHT).spec()
                                    for m in (sym, causal)]
     curve = families.t5_bucket_curve(160, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
     frame = pd.concat([pd.DataFrame({"offset": curve.offsets.numpy(), "bucket": curve.bidirectional.numpy(),
@@ -424,16 +476,35 @@ def permutation_sentence(view: ConventionsView) -> str:
     perm = view.permutation
     shown = ", ".join(map(str, perm)) if len(perm) <= 32 else ", ".join(map(str, perm[:16])) + ", …, " + ", ".join(
         map(str, perm[-4:]))
-    return f"Permutation for a head of width {view.head_dim}: `x_halves = x_adjacent[..., [{shown}]]`"
+    said = f"Permutation for a head of width {view.head_dim}: `x_halves = x_adjacent[..., [{shown}]]`"
+    if list(perm) == list(range(len(perm))):
+        said += (" — the identity: a head of one pair has the same two columns in both conventions, so there is "
+                 "nothing to move.")
+    return said
+
+
+def metric_values(view: ConventionsView) -> tuple[str, str, str]:
+    """The three differences of the pairing check as the metrics show them: vectors, scores
+    permuted, scores not permuted."""
+    c = view.check
+    return num(c.vector_difference, ".3g"), num(c.score_difference, ".1e"), num(c.mismatched_score_difference, ".3g")
 
 
 def pairing_sentence(view: ConventionsView) -> str:
     """How far apart the two RoPE conventions' scores are, permuted and not."""
     c = view.check
-    return (f"Seeded q and k at {view.n} positions, scores S_mn = RoPE(q_m, m)·RoPE(k_n, n) up to "
-            f"{c.largest_score:.3g} in size. Permuted, the two conventions agree to "
-            f"{c.score_difference:.1e}: only rounding. Unpermuted, they disagree by "
-            f"{c.mismatched_score_difference:.3g}: a checkpoint must be run in the convention it was trained in.")
+    rounding = 1e-9 * max(1.0, c.largest_score)  # float64 scores: anything below is rounding
+    agree = ("agree exactly" if c.score_difference == 0 else
+             f"agree to {num(c.score_difference, '.1e')}: only rounding")
+    if c.mismatched_score_difference > rounding:
+        unpermuted = (f"Unpermuted, they disagree by {num(c.mismatched_score_difference, '.3g')}: a checkpoint must be "
+                      "run in the convention it was trained in.")
+    else:  # one pair per head: adjacent pairs and halves are the same two columns
+        unpermuted = (f"Unpermuted they agree too (difference {num(c.mismatched_score_difference, '.1e')}): a head of "
+                      f"width {view.head_dim} has one pair, the same two columns in both conventions; from a head "
+                      "width of 4 on, a checkpoint must be run in the convention it was trained in.")
+    return (f"Seeded q and k at {view.n} {plural(view.n, 'position')}, scores S_mn = RoPE(q_m, m)·RoPE(k_n, n) up to "
+            f"{num(c.largest_score, '.3g')} in size. Permuted, the two conventions {agree}. {unpermuted}")
 
 
 def slopes8_sentence(view: ConventionsView) -> str:
@@ -469,8 +540,8 @@ def layouts_sentence(view: ConventionsView) -> str:
     return (f"The book (and Vaswani et al.) use ω_j = b^(−2j/d); tensor2tensor's `get_timing_signal_1d` "
             f"(`tensor2tensor/layers/common_attention.py`) spaces its timescales from 1 to b inclusive, "
             f"ω_j = b^(−j/(d/2 − 1)), and puts all sines before all cosines. At d = {view.d} the slowest pair has "
-            f"ω = {view.last_t2t:.4g} in tensor2tensor against {view.last_inter:.4g} in the book; after reordering the "
-            f"columns, the two tables at {view.n} positions differ by up to {view.largest_gap:.3g}.")
+            f"ω = {num(view.last_t2t, '.4g')} in tensor2tensor against {num(view.last_inter, '.4g')} in the book; after "
+            f"reordering the columns, the two tables at {view.n} positions differ by up to {num(view.largest_gap, '.3g')}.")
 
 
 # past the training length ------------------------------------------------------------------------
@@ -478,7 +549,7 @@ def layouts_sentence(view: ConventionsView) -> str:
 
 def offset_limit(train: int) -> int:
     """The largest offset the page offers after training on ``train`` positions: 16 × L, within
-    the offset setting's range."""
+    the offset setting's range (16,383: offset p needs p + 1 keys, and pekit's tables stop at 16,384)."""
     return min(16 * train, POSITION.maximum)
 
 
@@ -487,8 +558,10 @@ class BeyondView:
     """What each scheme does at offset ``p`` after training on ``train`` positions (``b``, with
     ``heads`` heads and Shaw's ``k``), charts of RoPE's angles, ALiBi's bias and T5's bucket
     against the offset; of RoPE's ``pairs`` pairs, ``full`` turned a full circle within the
-    training length and ``new_pairs`` meet angles at ``p`` never seen in training; the bits
-    positions below ``train`` and up to ``p`` need."""
+    training length, ``new_pairs`` turn at ``p`` (mod 2π) past the largest angle they met in
+    training, ``round_pairs`` never turned a full circle in training yet have come round at ``p``
+    into the arc they met (both empty inside the training length); the bits positions below
+    ``train`` and up to ``p`` need."""
 
     p: int
     train: int
@@ -501,6 +574,7 @@ class BeyondView:
     pairs: int
     full: int
     new_pairs: tuple[int, ...]
+    round_pairs: tuple[int, ...]
     bits_train: int
     bits_p: int
 
@@ -522,11 +596,11 @@ def beyond(p: int, train: int, d: int, heads: int, k: int) -> BeyondView:
                                   y_title="angle (radians)", series_title="Angle", log_y=True, points=True,
                                   height=300).spec()
     top = max(p, train)
-    offsets = list(range(0, top + 1, max(1, top // 64)))
+    offsets = list(range(0, top + 1, max(1, -(-top // 64))))  # at most 66 a head: 16 heads stay lines, not bands
     if offsets[-1] != top:
         offsets.append(top)
     slopes = b.alibi_slopes
-    alibi = pd.DataFrame([(o, -m * o, f"head {h + 1}") for h, m in enumerate(slopes) for o in offsets],
+    alibi = pd.DataFrame([(o, 0.0 - m * o, f"head {h + 1}") for h, m in enumerate(slopes) for o in offsets],
                          columns=["offset", "bias", "head"])
     alibi_spec = charts.line_chart(alibi, x="offset", y="bias", series="head", x_title="offset |i − j|",
                                    y_title="ALiBi bias −m_h·|i − j|", series_title="Head", height=300, max_points=1200,
@@ -540,9 +614,14 @@ def beyond(p: int, train: int, d: int, heads: int, k: int) -> BeyondView:
                                 y_title="T5 bucket (encoder)", step=True, height=300, max_points=1200,
                                 marks={f"L − 1 = {train - 1}": train - 1, f"p = {p}": p,
                                        f"max_distance = {T5_MAX_DISTANCE}": T5_MAX_DISTANCE}).spec()
+    # pekit's ``unseen`` counts every pair short of a full turn; a pair whose angle at p has passed 2π has
+    # come round (mod 2π) and may sit inside the arc 0 .. (L − 1)·ω it met in training
+    outside = [r for r in b.rope if not r.full_turn and p > train - 1]
     return BeyondView(p=p, train=train, heads=heads, k=k, b=b, rope_spec=rope_spec, alibi_spec=alibi_spec,
                       t5_spec=t5_spec, pairs=len(b.rope), full=sum(r.full_turn for r in b.rope),
-                      new_pairs=tuple(r.pair for r in b.rope if r.unseen), bits_train=binary.bits_needed(train),
+                      new_pairs=tuple(r.pair for r in outside if math.fmod(r.angle, 2 * math.pi) > r.largest_seen),
+                      round_pairs=tuple(r.pair for r in outside if math.fmod(r.angle, 2 * math.pi) <= r.largest_seen),
+                      bits_train=binary.bits_needed(train),
                       bits_p=binary.bits_needed(p + 1))
 
 
@@ -554,15 +633,20 @@ def offset_heading(view: BeyondView) -> str:
 
 def learned_line(view: BeyondView) -> str:
     """Whether the learned table has a row for p."""
-    said = f"row {view.p} exists" if view.b.learned_has_row else f"no row: the table stops at row {view.train - 1}"
+    said = (f"row {view.p:,} exists" if view.b.learned_has_row
+            else f"no row: the table stops at row {view.train - 1:,}")
     return f"**Learned**: {said}."
 
 
 def sinusoidal_line(view: BeyondView) -> str:
     """How far row p is from the rows seen in training, against the step between neighbouring rows."""
     b = view.b
+    if view.p < view.train:
+        return (f"**Sinusoidal**: row {view.p:,} is one of the {view.train:,} rows seen in training (neighbouring "
+                f"rows are {num(b.sinusoidal_step, '.3g')} apart).")
     return (f"**Sinusoidal**: row {view.p:,} is defined by the formula; the nearest row seen in training is "
-            f"{b.sinusoidal_nearest:.3g} away from it (neighbouring rows are {b.sinusoidal_step:.3g} apart).")
+            f"{num(b.sinusoidal_nearest, '.3g')} away from it (neighbouring rows are {num(b.sinusoidal_step, '.3g')} "
+            "apart).")
 
 
 def binary_line(view: BeyondView) -> str:
@@ -574,19 +658,43 @@ def binary_line(view: BeyondView) -> str:
 
 def rope_line(view: BeyondView) -> str:
     """How many of a head's pairs turned a full circle within L, and which meet new angles at p."""
-    new = view.new_pairs
-    rest = (f"the other {view.pairs - view.full} (pairs {new[0]} to {new[-1]}) now turn by angles never seen in "
-            "training." if new else "no pair meets an angle it never saw.")
-    return (f"**RoPE**: {view.full} of the {view.pairs} pairs of a head turned a full circle within L, so every angle "
-            f"of theirs was met; {rest}")
+    new, back, short = view.new_pairs, view.round_pairs, view.pairs - view.full
+    if view.pairs == 1:
+        turned = ("**RoPE**: the one pair of a head " + ("turned a full circle within L, so it met angles all round the "
+                                                         "circle; " if view.full else "never turned a full circle within L; "))
+    else:
+        full = f"all {view.pairs} pairs" if view.full == view.pairs else f"{view.full} of the {view.pairs} pairs"
+        turned = (f"**RoPE**: {full} of a head turned a full circle within L" +
+                  (", so they met angles all round the circle; " if view.full else "; "))
+    if view.p < view.train:
+        return turned + "inside the training length every angle at p was met in training."
+    if not short:
+        return turned + "no pair meets an angle it never saw."
+    said = []
+    if new:
+        said.append(f"{runs_of(new)} now {'turns' if len(new) == 1 else 'turn'} past the largest angle "
+                    f"{'it' if len(new) == 1 else 'they'} met in training (never seen)")
+    if back:
+        said.append(f"{runs_of(back)}, short of a full turn in training, {'has' if len(back) == 1 else 'have'} come "
+                    "round past 2π into the arc met in training")
+    return turned + " and ".join(said) + "."
+
+
+def bias_text(bias: float) -> str:
+    """An ALiBi bias as the sentence quotes it: whole from a thousand on (−11,585), else 4 digits."""
+    return num(bias, ",.0f") if abs(bias) >= 999.5 else num(bias, ",.4g")
 
 
 def alibi_line(view: BeyondView) -> str:
     """ALiBi's bias at p for the first and last head, against the largest distance of training."""
     b = view.b
-    return (f"**ALiBi**: the bias keeps growing linearly: {b.alibi_bias[0]:,.4g} (head 1) to {b.alibi_bias[-1]:,.4g} "
-            f"(head {view.heads}); at the longest distance seen in training, L − 1 = {view.train - 1}, it was "
-            f"{b.alibi_bias_seen[0]:,.4g} to {b.alibi_bias_seen[-1]:,.4g}.")
+    if view.heads == 1:
+        now, seen = bias_text(b.alibi_bias[0]), bias_text(b.alibi_bias_seen[0])
+        return (f"**ALiBi**: the penalty grows linearly with the distance: {now} at p (the one head); at the longest "
+                f"distance seen in training, L − 1 = {view.train - 1:,}, it was {seen}.")
+    return (f"**ALiBi**: the penalty grows linearly with the distance: {bias_text(b.alibi_bias[0])} (head 1) to "
+            f"{bias_text(b.alibi_bias[-1])} (head {view.heads}) at p; at the longest distance seen in training, "
+            f"L − 1 = {view.train - 1:,}, it was {bias_text(b.alibi_bias_seen[0])} to {bias_text(b.alibi_bias_seen[-1])}.")
 
 
 def t5_line(view: BeyondView) -> str:
@@ -594,7 +702,8 @@ def t5_line(view: BeyondView) -> str:
     b = view.b
     trained = "one trained on" if b.t5_bucket_seen else "**never trained**: it holds no learned value from"
     return (f"**T5**: distance {view.p:,} falls in bucket {b.t5_bucket}, {trained} distances below L (they reach "
-            f"{b.t5_buckets_seen} buckets); every distance from {b.t5_max_distance} on shares one bucket.")
+            f"{b.t5_buckets_seen} {plural(b.t5_buckets_seen, 'bucket')}); every distance from {b.t5_max_distance} on "
+            "shares one bucket.")
 
 
 def shaw_line(view: BeyondView) -> str:
@@ -659,18 +768,21 @@ def server_runs() -> ServerRuns:
 def server_runs_sentence(view: ServerRuns) -> str:
     """How many trainings finished on this server, or that none has."""
     if view.count:
-        return f"{view.count} training(s) finished on this server's **Train it yourself** page."
+        return (f"{view.count} {plural(view.count, 'training')} finished on this server's **Train it yourself** "
+                "page.")
     return "No training has finished on this server yet; runs from the **Train it yourself** page appear here."
 
 
 class ShippedRuns(NamedTuple):
     """The shipped tiny ``kind`` models' accuracy past their training length ``train``, tested up
-    to ``longest`` tokens, as a chart."""
+    to ``longest`` tokens, as a chart; ``stops``: the schemes whose line ends early (no position
+    to give past some length), each with the last length it was measured at."""
 
     kind: str
     spec: dict
     train: int
     longest: int
+    stops: tuple[tuple[str, int], ...] = ()
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -678,15 +790,19 @@ def shipped_extrapolation(kind: str) -> ShippedRuns:
     """The shipped runs' accuracy at test lengths from the training length to twice it."""
     runs = learner_runs_shipped(kind)
     train = shipped.DEFAULTS["seq_len"]
+    stops = tuple((run.scheme, max(e["seq_len"] for e in run.rows if e["token_accuracy"] is not None))
+                  for run in runs if any(e["token_accuracy"] is None for e in run.rows))
     return ShippedRuns(kind, extrapolation_chart(runs, train), train,
-                       max(e["seq_len"] for run in runs for e in run.rows))
+                       max(e["seq_len"] for run in runs for e in run.rows), stops)
 
 
 def shipped_sentence(view: ShippedRuns) -> str:
     """What the shipped runs are: the length they were trained on and the longest tested."""
+    stops = "; ".join(f"the {scheme} line stops at {last}: past it the scheme has no position to give"
+                      + (" (its table has no more rows)" if scheme == "learned" else "") for scheme, last in view.stops)
     return (f"The tiny {view.kind}s shipped with pekit (reversal, trained on {view.train} tokens), tested on lengths "
-            f"up to {view.longest}: the numbers of the **Train it yourself** page. A line stops where a scheme has no "
-            "position to give (the learned table).")
+            f"up to {view.longest}: the numbers of the **Train it yourself** page." + (f" {stops[0].upper()}{stops[1:]}."
+                                                                                      if stops else ""))
 
 
 # context extension -------------------------------------------------------------------------------
@@ -757,28 +873,42 @@ def extension_caption(view: ExtensionView) -> str:
 
 def linear_line(view: ExtensionView) -> str:
     """Position interpolation's ratio, the same for every pair."""
-    return f"**Linear** (position interpolation) slows every pair by s: ratio {view.linear_ratio:.4g} for all."
+    if view.factor == 1:
+        return f"**Linear** (position interpolation) at s = 1 leaves every pair as it is: ratio {num(view.linear_ratio, '.4g')}."
+    return f"**Linear** (position interpolation) slows every pair by s: ratio {num(view.linear_ratio, '.4g')} for all."
 
 
 def ntk_line(view: ExtensionView) -> str:
     """NTK-aware's new base, the fastest pair's ratio and how much the slowest is slowed."""
-    return (f"**NTK-aware** changes the base to b' = {view.ntk.base:,.6g}: the fastest pair keeps its speed (ratio "
-            f"{view.ntk_first_ratio:.4g}), the slowest is slowed by {1 / view.ntk_last_ratio:.4g}.")
+    if view.factor == 1:
+        return (f"**NTK-aware** at s = 1 keeps the base b' = {num(view.ntk.base, ',.6g')}: every pair keeps its speed "
+                f"(ratios {num(view.ntk_first_ratio, '.4g')} and {num(view.ntk_last_ratio, '.4g')} for the fastest and "
+                "the slowest).")
+    return (f"**NTK-aware** changes the base to b' = {num(view.ntk.base, ',.6g')}: the fastest pair keeps its speed "
+            f"(ratio {num(view.ntk_first_ratio, '.4g')}), the slowest is slowed by {num(1 / view.ntk_last_ratio, '.4g')}.")
 
 
 def dynamic_line(view: ExtensionView) -> str:
     """Dynamic NTK's scale and base at the target length."""
     return (f"**Dynamic NTK** recomputes the base for the current length; at L = s·L₀ = {view.seq_len:,} its scale is "
-            f"s' = {view.dynamic.scale:.6g}, base {view.dynamic.base:,.6g}.")
+            f"s' = {num(view.dynamic.scale, '.6g')}, base {num(view.dynamic.base, ',.6g')}.")
 
 
 def yarn_line(view: ExtensionView) -> str:
     """YaRN's ramp: the pairs it keeps, those it divides by s (when the ramp ends within the head),
     and its attention factor."""
     y = view.yarn
-    ramp = (f"pairs 0 to {int(y.low)} keep their frequency, pairs from {int(y.high)} on are divided by s, a linear ramp "
-            "in between" if y.high < view.head_dim // 2 else
-            f"pairs 0 to {int(y.low)} keep their frequency, the ramp to full interpolation runs past the last pair")
+    kept = runs_of(list(range(int(y.low) + 1)))
+    kept += " keeps its frequency" if int(y.low) == 0 else " keep their frequency"
+    if view.factor == 1:
+        ramp = "at s = 1 every pair keeps its frequency (dividing by s changes nothing)"
+    elif y.high < view.head_dim // 2:
+        divided = list(range(int(y.high), view.head_dim // 2))
+        between = list(range(int(y.low) + 1, int(y.high)))
+        ramp = (f"{kept}, {runs_of(divided)} {'is' if len(divided) == 1 else 'are'} divided by s, "
+                + (f"{runs_of(between)} on a linear ramp in between" if between else "with no pair in between"))
+    else:
+        ramp = f"{kept}, the ramp to full interpolation runs past the last pair"
     return (f"**YaRN** (β_fast = 32, β_slow = 1 turns within L₀): {ramp}; it also multiplies the cosines and sines by "
-            f"0.1·ln s + 1 = {y.attention_factor:.4g}.")
+            f"0.1·ln s + 1 = {num(y.attention_factor, '.4g')}.")
 
