@@ -12,7 +12,7 @@ from tests.test_app import ROOT, charts, link, open_app, texts, wait_for
 
 PAGE = "pages/train.py"
 MAPS = 2 * shipped.DEFAULTS["heads"]  # every head of one layer, trained and untrained
-DEFAULT_CHARTS = 2 + MAPS + 1  # curves, maps, extrapolation
+DEFAULT_CHARTS = 1 + 2 + MAPS + 1  # accuracy bars, curves, maps, extrapolation
 
 
 def table_rows(at):
