@@ -44,9 +44,9 @@ from lab.views.train import (
 )
 
 INTRO = (
-    "Small transformers (about 0.1 M parameters, built from the chapter's multi-head attention) learn a task that "
-    "depends on order, once with each way of telling them where each token is and once with none. The page opens "
-    "with the runs shipped with pekit; **Train** runs them again here, live."
+    "Small transformers, built from the chapter's multi-head attention, learn a task (three of the four depend on "
+    "order; the fourth is a control that does not), once with each way of telling them where each token is and once "
+    "with none. The page opens with the runs shipped with pekit; **Train** runs them again here, live."
 )
 
 TASK_TEXT = {
@@ -57,7 +57,8 @@ TASK_TEXT = {
                  "depend on order)",
 }
 SCHEME_TEXT = {
-    "none": "nothing: the model sees a bag of tokens",
+    "none": "nothing: an encoder then sees a bag of tokens (a decoder's causal mask still gives away where a token "
+            "is)",
     "sinusoidal": "the chapter's sine/cosine table P added to the token vectors",
     "learned": "a trained vector per position added to the token vectors (none exist past the training length)",
     "rope": "queries and keys of every head turned by an angle proportional to their position (RoPE)",
@@ -189,6 +190,6 @@ with lab_page("train", "Train it yourself", INTRO, SETTINGS) as page:
                "twice it (a line stops where a scheme has no position to give).")
     for sentence in view.longer:
         st.markdown(f"- {sentence}")
-    st.markdown("Published figures, from language models at a much larger scale (perplexity: lower is better):")
+    st.markdown("Published figures, from models at a much larger scale (perplexity: lower is better):")
     st.dataframe(published_table("longer inputs", "no positions"), hide_index=True, width="stretch")
     st.caption(longer_inputs_sentence() + " " + no_positions_sentence())

@@ -67,3 +67,22 @@ def test_shipped_results_at_every_width(browser, server, viewport):
         assert not watch.problems(), watch.problems()
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("query", ["", "kind=decoder"])
+def test_the_accuracy_with_and_without_positions_is_on_the_first_screen(browser, server, query):
+    """At 1280×720 (a projector) the accuracy bars, the page's key picture, show without scrolling."""
+    context, pg, watch = open_page(browser, server, query, {"width": 1280, "height": 720})
+    try:
+        chart = pg.locator('[data-testid="stVegaLiteChart"]').first
+        chart.wait_for(state="visible", timeout=60_000)
+        wait_for_script(pg)
+        box = chart.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720, box
+        assert pg.evaluate("window.scrollY") == 0
+        main = pg.locator('[data-testid="stMain"]').inner_text()
+        # the first chart is the accuracy chart: its caption follows it
+        assert main.index("Held-out accuracy of each scheme") < main.index("training step")
+        assert not watch.problems(), watch.problems()
+    finally:
+        context.close()

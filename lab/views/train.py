@@ -541,16 +541,16 @@ def extrapolation_lesson(results: dict[str, Sequence[LengthAccuracy]], seq_len: 
         above = [p for names, _ in groups[:place] for p in names]
         tied = [p for p in groups[place][0] if p != "none"]
         below = [p for names, _ in groups[place + 1:] for p in names]
-        parts = []
-        if below:
-            parts.append(f"more than {_names(below)}")
-        if tied:
-            parts.append(f"as many as {_names(tied)}")
-        if above:
-            parts.append(f"fewer than {_names(above)}")
-        text = f"Without positions the {kind} keeps {'the most tokens right there: ' if not above else 'there '}" \
-               + ", ".join(parts) + "."
-        if kind == "decoder" and below and not above:
+        parts = [(word, than, names) for word, than, names in
+                 (("more", "than", below), ("as many", "as", tied), ("fewer", "than", above)) if names]
+        if not above:  # first, alone or tied
+            text = f"Without positions the {kind} keeps the most tokens right there: " + ", ".join(
+                f"{word} {than} {_names(names)}" for word, than, names in parts) + "."
+        else:
+            (word, than, names), *rest = parts
+            text = (f"Without positions the {kind} keeps {word} tokens right there {than} {_names(names)}"
+                    + "".join(f", {w} {t} {_names(n)}" for w, t, n in rest) + ".")
+        if kind == "decoder" and below and not above and not tied:
             text += (" Kazemnejad et al. (2023) found the same at a larger scale: decoders without positions "
                      "generalised to longer inputs better than with sinusoidal, T5, ALiBi or rotary positions.")
         said.append(text)
