@@ -88,9 +88,8 @@ FIGURES = (
            f"within {NO_POSITIONS.causal_gap[0]:.2f}–{NO_POSITIONS.causal_gap[1]:.2f} perplexity", HAVIV),
     Figure("no positions", "Masked language model: perplexity without positions against with them",
            f"{NO_POSITIONS.masked_without:.2f} against {NO_POSITIONS.masked_with:.2f}", HAVIV),
-    Figure("no positions", "Decoder-only models on reasoning and arithmetic tasks, tested on longer inputs than they "
-                           "were trained on: no positions against absolute (sinusoidal), T5 bias, ALiBi and rotary",
-           "no positions generalised best", KAZEMNEJAD),
+    Figure("no positions", "Decoders on longer inputs than trained on: none, sinusoidal, T5 bias, ALiBi, rotary",
+           "no positions generalised best (reasoning and arithmetic tasks)", KAZEMNEJAD),
     Figure("context extension", "Position interpolation: LLaMA 7B–65B context windows extended to",
            "up to 32,768 tokens, fine-tuning within 1,000 steps", PI),
     Figure("context extension", "Position interpolation: bound on the attention scores, against extrapolation",

@@ -633,7 +633,8 @@ def results_view(run: Run, where: tuple[Source, ...]) -> Results | None:
 def bars_caption(view: Results, run: Run) -> str:
     """What the bar chart draws."""
     guess = ceiling(run.task, run.seq_len)
-    line = (f" The dashed line: {_pct(guess)}, the most tokens an order-blind guess gets right on these examples."
+    line = (f" The dashed line: {_pct(guess)}, the share of tokens the best order-blind guess gets right on these "
+            "examples."
             if guess < 1.0 else "")
     return f"Held-out accuracy of each scheme ({TEST_EXAMPLES:,} examples of {run.seq_len} tokens).{line}"
 
