@@ -440,6 +440,9 @@ class Direction(NamedTuple):
     seq_accuracy: float
     mirror: float
     bound: float
+    dim: int = shipped.DEFAULTS["dim"]
+    layers: int = shipped.DEFAULTS["layers"]
+    heads: int = shipped.DEFAULTS["heads"]
 
 
 @st.cache_resource(max_entries=1, show_spinner=False)
@@ -448,7 +451,7 @@ def direction_demo() -> Direction:
     cfg = model.config
     tok, seq = training.evaluate_tiny(model, cfg.task, seq_len=cfg.seq_len)
     return Direction(cfg.task, cfg.seq_len, tok, seq, training.mirror_agreement(model, cfg.task),
-                     training.held_out_mirror_ceiling(cfg.task, cfg.seq_len, cfg.vocab))
+                     training.held_out_mirror_ceiling(cfg.task, cfg.seq_len, cfg.vocab), cfg.dim, cfg.layers, cfg.heads)
 
 
 def _by_position(shares: Sequence[float]) -> str:
@@ -491,8 +494,9 @@ def direction_lesson(task: str, kind: str, results: dict[str, Result], bound: fl
             said.append(text)
             if demo is not None:
                 said.append(
-                    f"Where direction matters, it shows: trained on {demo.task} ({demo.seq_len} tokens, the same "
-                    f"sizes), where the answer is the right neighbour and in the mirror image the left one, the ALiBi "
+                    f"Where direction matters, it shows: trained on {demo.task} ({demo.seq_len} tokens, d = "
+                    f"{demo.dim}, {demo.layers} {plural(demo.layers, 'layer')}, {demo.heads} "
+                    f"{plural(demo.heads, 'head')}), where the answer is the right neighbour and in the mirror image the left one, the ALiBi "
                     f"encoder gets {_pct(demo.token_accuracy)} of the tokens and {_pct(demo.seq_accuracy)} of the "
                     f"sequences right, against at most {_pct(demo.bound)} for a model blind to direction "
                     f"({_against(demo.token_accuracy, demo.bound)}); its answers to mirrored inputs mirror its answers "

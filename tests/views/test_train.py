@@ -640,6 +640,9 @@ def check_direction(said: list[str], task: str, kind: str, results: dict, bound:
                         f"{pct(demo.seq_accuracy)} of the sequences right, against at most {pct(demo.bound)} for a "
                         f"model blind to direction ({word}") in text
                 assert f"mirror its answers at {pct(demo.mirror)} of the tokens." in text
+                assert (f"trained on {demo.task} ({demo.seq_len} tokens, d = {demo.dim}, {demo.layers} "
+                        f"layer{'s' if demo.layers != 1 else ''}, {demo.heads} head{'s' if demo.heads != 1 else ''})"
+                        ) in text
         else:
             word = "at or below that bound" if alibi.token_accuracy <= bound else "a little above it"
             assert (f"can expect at most {pct(bound)} of the {task} tokens right on these examples" in text
@@ -674,7 +677,7 @@ def test_the_alibi_lesson_states_its_numbers(task, kind, alibi, none, bound, dem
         results["none"] = result_of(0.3, 0.0, by_position=tuple(none))
     if task in ("reverse", "histogram"):
         bound = 1.0  # the answer to a mirror image is the mirrored answer
-    demo = None if demo is None or kind != "encoder" or bound < 1.0 else Direction("shift", 8, *demo)
+    demo = None if demo is None or kind != "encoder" or bound < 1.0 else Direction("shift", 8, *demo, 32, 1, 1)
     said = direction_lesson(task, kind, results, bound, demo)
     check_direction(said, task, kind, results, bound, demo)
 
@@ -699,7 +702,15 @@ def test_the_shipped_alibi_lesson_states_what_was_measured(kind):
     assert demo.mirror == pytest.approx(agree, abs=1e-12) and demo.mirror == 1.0  # exactly symmetric
     shift_inputs = make_examples(demo.task, training.TEST_EXAMPLES, 8, D["vocab"], seed=training.TEST_SEED)[0]
     assert demo.bound == pytest.approx(naive_mirror_bound(demo.task, shift_inputs), abs=1e-12)
+    assert (demo.dim, demo.layers, demo.heads) == (model.config.dim, model.config.layers, model.config.heads)
     assert demo.token_accuracy <= demo.bound  # the demonstration: ALiBi stays at the bound on shift
+    recorded = shipped.direction_metrics()  # the shipped file is the one recorded, small, and measures as recorded
+    import hashlib
+
+    data = shipped.DIRECTION_FILE.read_bytes()
+    assert len(data) == recorded["bytes"] <= 1_000_000 and hashlib.sha256(data).hexdigest() == recorded["sha256"]
+    assert recorded["config"]["task"] == demo.task == shipped.DIRECTION_TASK and recorded["config"]["positions"] == "alibi"
+    assert recorded["token_accuracy"] == pytest.approx(demo.token_accuracy, abs=2e-3)
     check_direction(list(view.direction), "reverse", kind, results, 1.0, demo if kind == "encoder" else None)
     if kind == "encoder":
         assert results["alibi"].mirror == 1.0
