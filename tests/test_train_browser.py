@@ -34,7 +34,8 @@ def test_press_train_see_progress_then_the_table(browser, server):
         pg.get_by_role("button", name="Train").click()
         progress = pg.locator('[data-testid="stProgress"]')
         progress.first.wait_for(state="visible", timeout=60_000)
-        assert "Training 2 scheme(s)" in main.inner_text()
+        assert "Training 2 schemes" in main.inner_text()
+        assert "is training on this server" in main.inner_text() and "Press Train" not in main.inner_text()
         # the bar moves while the page stays responsive: its text changes between two looks
         first = progress.first.inner_text()
         deadline = time.monotonic() + 60
