@@ -27,9 +27,10 @@ def accuracy_bars(shares: Mapping[str, Mapping[str, float]], *, reference: float
     rows = []
     for run, values in shares.items():
         check_str("shares' run names", run)
-        if not isinstance(values, Mapping) or not values or (measures is not None and list(values) != measures):
-            raise ValueError(f"shares[{run!r}] must map the same measure names as every run to shares; got "
-                             f"{str(values)[:60]!r}")
+        if not isinstance(values, Mapping) or not values or len(values) > len(SERIES_COLORS) \
+                or (measures is not None and list(values) != measures):
+            raise ValueError(f"shares[{run!r}] must map the same 1 to {len(SERIES_COLORS)} measure names as every run "
+                             f"to shares; got {str(values)[:60]!r}")
         measures = list(values)
         for measure, value in values.items():
             rows.append((run, check_str("measure names", measure),
