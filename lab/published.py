@@ -8,6 +8,8 @@ References
   Length Extrapolation", ICLR 2022, Tables 2 and 3 (WikiText-103) and section 4.
 - Haviv, Ram, Press, Izsak and Levy, "Transformer Language Models without Positional Encodings
   Still Learn Positional Information", Findings of EMNLP 2022, Table 4.
+- Kazemnejad, Padhi, Natesan Ramamurthy, Das and Reddy, "The Impact of Positional Encoding on
+  Length Generalization in Transformers", NeurIPS 2023 (arXiv 2305.19466), abstract.
 - Chen, Wong, Chen and Tian, "Extending Context Window of Large Language Models via Positional
   Interpolation", arXiv 2306.15595 (2023), abstract.
 - Peng, Quesnelle, Fan and Shippole, "YaRN: Efficient Context Window Extension of Large
@@ -25,6 +27,8 @@ ALIBI = ("Press, Smith and Lewis, \"Train Short, Test Long: Attention with Linea
          "Extrapolation\", ICLR 2022, Tables 2–3 (WikiText-103)")
 HAVIV = ("Haviv, Ram, Press, Izsak and Levy, \"Transformer Language Models without Positional Encodings Still Learn "
          "Positional Information\", Findings of EMNLP 2022, Table 4")
+KAZEMNEJAD = ("Kazemnejad, Padhi, Natesan Ramamurthy, Das and Reddy, \"The Impact of Positional Encoding on Length "
+              "Generalization in Transformers\", NeurIPS 2023 (arXiv 2305.19466), abstract")
 PI = ("Chen, Wong, Chen and Tian, \"Extending Context Window of Large Language Models via Positional Interpolation\", "
       "arXiv 2306.15595 (2023), abstract")
 YARN = ("Peng, Quesnelle, Fan and Shippole, \"YaRN: Efficient Context Window Extension of Large Language Models\", "
@@ -84,6 +88,8 @@ FIGURES = (
            f"within {NO_POSITIONS.causal_gap[0]:.2f}–{NO_POSITIONS.causal_gap[1]:.2f} perplexity", HAVIV),
     Figure("no positions", "Masked language model: perplexity without positions against with them",
            f"{NO_POSITIONS.masked_without:.2f} against {NO_POSITIONS.masked_with:.2f}", HAVIV),
+    Figure("no positions", "Decoders on longer inputs than trained on: none, sinusoidal, T5 bias, ALiBi, rotary",
+           "no positions generalised best (reasoning and arithmetic tasks)", KAZEMNEJAD),
     Figure("context extension", "Position interpolation: LLaMA 7B–65B context windows extended to",
            "up to 32,768 tokens, fine-tuning within 1,000 steps", PI),
     Figure("context extension", "Position interpolation: bound on the attention scores, against extrapolation",

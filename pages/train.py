@@ -6,6 +6,7 @@ from lab.display import show_chart
 from lab.page import lab_page
 from lab.published import longer_inputs_sentence, no_positions_sentence, published_table
 from lab.views.train import (
+    BATCH_SIZE,
     HEADS,
     KIND,
     LAYERS,
@@ -19,10 +20,13 @@ from lab.views.train import (
     SETTINGS,
     STEPS,
     TASK,
+    TEST_EXAMPLES,
     WIDTH,
     Run,
     attention_view,
+    bars_caption,
     clearest_sentence,
+    curves_caption,
     example_sentence,
     failure_sentence,
     fallback_scheme,
@@ -30,7 +34,7 @@ from lab.views.train import (
     layer_options,
     measured_caption,
     missing_sentence,
-    press_train_sentence,
+    nothing_yet_sentence,
     progress,
     progress_text,
     results_view,
@@ -40,9 +44,9 @@ from lab.views.train import (
 )
 
 INTRO = (
-    "Small transformers (about 0.1 M parameters, built from the chapter's multi-head attention) learn a task that "
-    "depends on order, once with each way of telling them where each token is and once with none. The page opens "
-    "with the runs shipped with pekit; **Train** runs them again here, live."
+    "Small transformers, built from the chapter's multi-head attention, learn a task (three of the four depend on "
+    "order; the fourth is a control that does not), once with each way of telling them where each token is and once "
+    "with none. The page opens with the runs shipped with pekit; **Train** runs them again here, live."
 )
 
 TASK_TEXT = {
@@ -53,7 +57,8 @@ TASK_TEXT = {
                  "depend on order)",
 }
 SCHEME_TEXT = {
-    "none": "nothing: the model sees a bag of tokens",
+    "none": "nothing: an encoder then sees a bag of tokens (a decoder's causal mask still gives away where a token "
+            "is)",
     "sinusoidal": "the chapter's sine/cosine table P added to the token vectors",
     "learned": "a trained vector per position added to the token vectors (none exist past the training length)",
     "rope": "queries and keys of every head turned by an angle proportional to their position (RoPE)",
@@ -97,7 +102,7 @@ with lab_page("train", "Train it yourself", INTRO, SETTINGS) as page:
                   type="secondary" if board.shipped_only else "primary", disabled=board.running,
                   on_click=submit, args=(run, schemes), kwargs={"again": board.again}, width="stretch",
                   help=f"One training per scheme, one at a time on this server, each at most {steps:,} steps and "
-                       f"{MAX_SECONDS:g} s (AdamW, batches of 64 fresh examples, seed {seed}). Trainings are shared: "
+                       f"{MAX_SECONDS:g} s (AdamW, batches of {BATCH_SIZE} fresh examples, seed {seed}). Trainings are shared: "
                        "everyone on this server asking for the same settings sees the same run.")
 
     if board.running:
@@ -122,22 +127,25 @@ with lab_page("train", "Train it yourself", INTRO, SETTINGS) as page:
 
     view = results_view(run, board.where)
     if view is None:
-        st.info(press_train_sentence(run, schemes), icon=":material/play_circle:")
+        st.info(nothing_yet_sentence(run, schemes, board.running), icon=":material/play_circle:")
         page.stop()
     if view.missing:
         st.caption(missing_sentence(view))
-    st.dataframe(view.table, hide_index=True, width="stretch")
-    st.caption(measured_caption(view))
+    show_chart(view.bars, title="Accuracy with and without positions")
+    st.caption(bars_caption(view, run))
     for sentence in view.lesson:
         st.markdown(f"- {sentence}")
+    for sentence in view.direction:
+        st.markdown(f"- {sentence}")
+    st.dataframe(view.table, hide_index=True, width="stretch")
+    st.caption(measured_caption(view))
     if view.curves is not None:
         left, right = st.columns(2)
         with left:
             show_chart(view.curves.loss)
         with right:
             show_chart(view.curves.accuracy)
-        st.caption("Each step's accuracy is measured on that step's batch before the model learns from it: 64 "
-                   f"examples it has never seen. {view.curves.described}")
+        st.caption(curves_caption(view.curves))
 
     st.subheader("What the trained model attends to")
     if page.value(MAP_SCHEME) not in schemes:
@@ -163,7 +171,7 @@ with lab_page("train", "Train it yourself", INTRO, SETTINGS) as page:
             st.markdown(clearest_sentence(maps))
         if kind == "decoder":
             st.caption("The decoder reads the input, then one answer slot `?` per input token, and never looks at a "
-                       "later token (the upper triangle stays empty). The bottom rows are the answer slots: what they "
+                       "later token (the upper triangle is masked). The bottom rows are the answer slots: what they "
                        "take from the input is the left half of those rows.")
         for title, rows in (("Trained", maps.trained), ("The same model before training (same seed)", maps.untrained)):
             st.markdown(layer_heading(maps, title))
@@ -174,14 +182,14 @@ with lab_page("train", "Train it yourself", INTRO, SETTINGS) as page:
                         show_chart(head_map.spec, title=f"{title}, layer {maps.layer}, head {head_map.head}")
         if task == "reverse":
             st.markdown("Reversal needs answer i to read input token L−1−i: a head that does it draws the "
-                        "**anti-diagonal** (for the decoder, in the answer rows), a picture no untrained layer shows.")
+                        "**anti-diagonal** (for the decoder, in the answer rows).")
 
     st.subheader("Longer inputs than it was trained on")
     show_chart(view.extrapolation)
-    st.caption(f"Token accuracy on 1,000 held-out examples of each length, from the training length {seq_len} up to "
+    st.caption(f"Token accuracy on {TEST_EXAMPLES:,} held-out examples of each length, from the training length {seq_len} up to "
                "twice it (a line stops where a scheme has no position to give).")
     for sentence in view.longer:
         st.markdown(f"- {sentence}")
-    st.markdown("Published figures, from language models at a much larger scale (perplexity: lower is better):")
+    st.markdown("Published figures, from models at a much larger scale (perplexity: lower is better):")
     st.dataframe(published_table("longer inputs", "no positions"), hide_index=True, width="stretch")
     st.caption(longer_inputs_sentence() + " " + no_positions_sentence())

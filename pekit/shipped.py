@@ -46,7 +46,7 @@ from .training import (
 )
 
 __all__ = ["default_settings", "load_checkpoint", "recorded_metrics", "retrain", "regenerate", "check",
-           "shipped_attention"]
+           "shipped_attention", "DIRECTION_TASK", "load_direction_demo", "direction_metrics", "regenerate_direction"]
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 METRICS = CHECKPOINT_DIR / "metrics.json"
@@ -218,6 +218,49 @@ def check(*, kinds=None, schemes=None, out=None) -> bool:
 def shipped_attention(kind: str, positions: str) -> dict:
     """:func:`pekit.training.compare_attention` for the shipped model of ``kind`` and ``positions``."""
     return compare_attention(load_checkpoint(kind, positions, device="cpu"), seed=DEFAULTS["seed"])
+
+
+# The direction demonstration: the ALiBi encoder of the default settings trained on shift, a
+# task that needs the right neighbour (not the left one), beside its reversal checkpoint.
+DIRECTION_TASK = "shift"
+DIRECTION_FILE = CHECKPOINT_DIR / "direction-encoder-alibi-shift.pt"
+DIRECTION_METRICS = CHECKPOINT_DIR / "direction.json"
+
+
+def load_direction_demo(*, device: str | torch.device | None = None) -> TinyTransformer:
+    """The ALiBi encoder of the default sizes trained on :data:`DIRECTION_TASK`, in eval mode."""
+    dev = resolve_device(device)
+    blob = torch.load(DIRECTION_FILE, map_location="cpu", weights_only=True)
+    model = build_model(TinyConfig.from_dict(blob["config"]), device="cpu")
+    model.load_state_dict(blob["state_dict"])
+    return model.to(dev).eval()
+
+
+def direction_metrics() -> dict:
+    """What ``direction.json`` records of the direction demonstration (a fresh copy each call):
+    the run's record (as ``metrics.json``'s, without the history) and the settings it used."""
+    return json.loads(DIRECTION_METRICS.read_text(encoding="utf-8"))
+
+
+def regenerate_direction(*, out=None) -> dict:
+    """Train the direction demonstration (one CPU thread, the default settings but the task)
+    and write its checkpoint and ``direction.json``."""
+    out = sys.stdout if out is None else _check_out(out)
+    settings = {**default_settings("encoder"), "task": DIRECTION_TASK}
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        result = train_tiny(positions="alibi", device="cpu", **settings)
+    finally:
+        torch.set_num_threads(previous)
+    save_checkpoint(result.model, DIRECTION_FILE)
+    record = run_record(result)
+    del record["history"]
+    record.update(file=DIRECTION_FILE.name, bytes=DIRECTION_FILE.stat().st_size, sha256=_digest(DIRECTION_FILE))
+    DIRECTION_METRICS.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    print(f"encoder alibi on {DIRECTION_TASK}: steps {result.steps} tokens {result.token_accuracy:.2%} "
+          f"sequences {result.seq_accuracy:.2%} ({result.stopped})", file=out)
+    return record
 
 
 COMMANDS = ("regenerate", "check")

@@ -25,7 +25,7 @@ from torch import Tensor
 
 from ._checks import check_int, check_tensor
 
-__all__ = ["TASKS", "answers", "make_examples", "order_blind_ceiling"]
+__all__ = ["TASKS", "answers", "make_examples", "order_blind_ceiling", "mirror_ceiling"]
 
 TASKS: tuple[str, ...] = ("reverse", "sort", "shift", "histogram")
 MAX_VOCAB = 64
@@ -130,3 +130,27 @@ def order_blind_ceiling(task: str, inputs: Tensor) -> float:
     own = counts.gather(1, inputs)  # (batch, steps): the count of x_i
     others = most[:, None] - ((own == most[:, None]) & alone[:, None]).long()
     return float(others.double().mean() / (steps - 1))
+
+
+def mirror_ceiling(task: str, inputs: Tensor) -> float:
+    r"""The best expected token accuracy on ``inputs`` ``(batch, steps)`` of any model that
+    cannot tell left from right: one whose answers to an input read backwards are its answers to
+    the input, read backwards (an encoder whose only position signal is a bias symmetric in
+    :math:`i-j`, such as ALiBi's :math:`-m|i-j|`).
+
+    An input :math:`x` and its mirror image :math:`\bar x` are equally likely. Such a model gives
+    the same answer at position ``j`` of :math:`x` and at position ``L-1-j`` of :math:`\bar x`,
+    so where the two right answers differ it gets at most one of them: the bound is the mean of
+    :math:`(1 + [a_j = b_j]) / 2`, :math:`a` the answers to :math:`x` and :math:`b` those to
+    :math:`\bar x` read backwards. ``reverse`` and ``histogram`` answer mirror images with mirror
+    images (the bound is 1: the symmetry does not stand in their way); ``shift`` needs the right
+    neighbour, which the mirror image turns into the left one.
+    """
+    task = check_task(task)
+    inputs = check_inputs(inputs)
+    if inputs.shape[0] < 1 or inputs.shape[1] < 2:
+        raise ValueError(f"inputs of shape {tuple(inputs.shape)} must hold at least one example of 2 tokens or more")
+    inputs = inputs.long().cpu()
+    here = answers(task, inputs)
+    mirrored = answers(task, inputs.flip(-1)).flip(-1)
+    return float(((1 + (here == mirrored).double()) / 2).mean())

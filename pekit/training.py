@@ -32,14 +32,17 @@ from torch import Tensor
 
 from ._checks import check_bool, check_float, check_int, check_tensor
 from .devices import resolve_device
-from .tasks import MAX_EXAMPLES, MAX_SEQ_LEN, check_inputs, check_task, make_examples, order_blind_ceiling
+from .tasks import (MAX_EXAMPLES, MAX_SEQ_LEN, check_inputs, check_task, make_examples, mirror_ceiling,
+                    order_blind_ceiling)
 from .tiny import TinyConfig, TinyTransformer, build_model
 
 __all__ = ["HistoryRow", "TrainResult", "train_tiny", "evaluate_tiny", "predict", "extrapolation", "attention_maps",
-           "compare_attention", "held_out_ceiling", "source_attention", "clearest_head"]
+           "compare_attention", "held_out_ceiling", "source_attention", "clearest_head", "position_accuracy",
+           "mirror_agreement", "held_out_mirror_ceiling"]
 
 TEST_SEED = 2**40 + 7  # the held-out examples: a seed no training run in the lab uses
 TEST_EXAMPLES = 1000
+BATCH_SIZE = 64  # fresh examples per training step (train_tiny's default)
 MAX_STEPS = 100_000
 MAX_POINTS = 1000  # test lengths of one extrapolation table
 # largest learning rate and weight decay: a rate that large diverges at once (the "nan" stop), and
@@ -109,7 +112,7 @@ def train_tiny(
     callback: Callable[[HistoryRow], object] | None = None,
     device: str | torch.device | None = None,
     max_seconds: float | None = None,
-    batch_size: int = 64,
+    batch_size: int = BATCH_SIZE,
     lr: float = 3e-3,
     weight_decay: float = 0.01,
     test_examples: int = TEST_EXAMPLES,
@@ -356,3 +359,31 @@ def clearest_head(weights: Tensor, task: str, *, causal: bool) -> tuple[int, int
 def held_out_ceiling(task: str, seq_len: int, vocab: int, *, num_examples: int = TEST_EXAMPLES) -> float:
     """:func:`pekit.tasks.order_blind_ceiling` on the held-out examples of :func:`evaluate_tiny`."""
     return order_blind_ceiling(task, make_examples(task, num_examples, seq_len, vocab, seed=TEST_SEED)[0])
+
+
+def position_accuracy(model: TinyTransformer, task: str, *, num_examples: int = TEST_EXAMPLES) -> Tensor:
+    """The share of the held-out examples (those of :func:`evaluate_tiny`, at the training
+    length) whose answer at each position ``model`` gets right: ``(seq_len,)`` float64."""
+    _check_model(model)
+    task = check_task(task)
+    num_examples = check_int("num_examples", num_examples, minimum=1, maximum=MAX_EXAMPLES)
+    cfg = model.config
+    x, y = make_examples(task, num_examples, cfg.seq_len, cfg.vocab, seed=TEST_SEED)
+    return (predict(model, x).cpu() == y).double().mean(0)
+
+
+def mirror_agreement(model: TinyTransformer, task: str, *, num_examples: int = TEST_EXAMPLES) -> float:
+    """How often ``model`` answers an input read backwards with its answers to the input, read
+    backwards: the share of the answer tokens of the held-out examples where the two agree (1
+    for a model that cannot tell left from right, see :func:`pekit.tasks.mirror_ceiling`)."""
+    _check_model(model)
+    task = check_task(task)
+    num_examples = check_int("num_examples", num_examples, minimum=1, maximum=MAX_EXAMPLES)
+    cfg = model.config
+    x = make_examples(task, num_examples, cfg.seq_len, cfg.vocab, seed=TEST_SEED)[0]
+    return float((predict(model, x) == predict(model, x.flip(-1)).flip(-1)).double().mean())
+
+
+def held_out_mirror_ceiling(task: str, seq_len: int, vocab: int, *, num_examples: int = TEST_EXAMPLES) -> float:
+    """:func:`pekit.tasks.mirror_ceiling` on the held-out examples of :func:`evaluate_tiny`."""
+    return mirror_ceiling(task, make_examples(task, num_examples, seq_len, vocab, seed=TEST_SEED)[0])

@@ -34,7 +34,8 @@ def test_press_train_see_progress_then_the_table(browser, server):
         pg.get_by_role("button", name="Train").click()
         progress = pg.locator('[data-testid="stProgress"]')
         progress.first.wait_for(state="visible", timeout=60_000)
-        assert "Training 2 scheme(s)" in main.inner_text()
+        assert "Training 2 schemes" in main.inner_text()
+        assert "is training on this server" in main.inner_text() and "Press Train" not in main.inner_text()
         # the bar moves while the page stays responsive: its text changes between two looks
         first = progress.first.inner_text()
         deadline = time.monotonic() + 60
@@ -64,6 +65,25 @@ def test_shipped_results_at_every_width(browser, server, viewport):
         assert pg.locator('[data-testid="stDataFrame"]').count() == 2  # the results and the published figures
         width = pg.evaluate("document.documentElement.scrollWidth")
         assert width <= viewport["width"] + 1, "the page scrolls sideways"
+        assert not watch.problems(), watch.problems()
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("query", ["", "kind=decoder"])
+def test_the_accuracy_with_and_without_positions_is_on_the_first_screen(browser, server, query):
+    """At 1280×720 (a projector) the accuracy bars, the page's key picture, show without scrolling."""
+    context, pg, watch = open_page(browser, server, query, {"width": 1280, "height": 720})
+    try:
+        chart = pg.locator('[data-testid="stVegaLiteChart"]').first
+        chart.wait_for(state="visible", timeout=60_000)
+        wait_for_script(pg)
+        box = chart.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720, box
+        assert pg.evaluate("window.scrollY") == 0
+        main = pg.locator('[data-testid="stMain"]').inner_text()
+        # the first chart is the accuracy chart: its caption follows it
+        assert main.index("Held-out accuracy of each scheme") < main.index("training step")
         assert not watch.problems(), watch.problems()
     finally:
         context.close()

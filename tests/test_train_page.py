@@ -12,7 +12,7 @@ from tests.test_app import ROOT, charts, link, open_app, texts, wait_for
 
 PAGE = "pages/train.py"
 MAPS = 2 * shipped.DEFAULTS["heads"]  # every head of one layer, trained and untrained
-DEFAULT_CHARTS = 2 + MAPS + 1  # curves, maps, extrapolation
+DEFAULT_CHARTS = 1 + 2 + MAPS + 1  # accuracy bars, curves, maps, extrapolation
 
 
 def table_rows(at):
@@ -107,3 +107,20 @@ def test_link_restores_the_view():
     assert at.slider(key="train.len").value == 12 and at.select_slider(key="train.d").value == "32"
     assert at.number_input(key="train.steps").value == 100 and at.number_input(key="train.seed").value == 3
     assert not at.warning
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder"])
+def test_the_page_shows_the_ranking_and_what_alibi_s_numbers_say(kind):
+    from lab.views.train import Run, results_view, trainings
+
+    at = open_app(PAGE, {"kind": kind})
+    body = texts(at)
+    d = shipped.DEFAULTS
+    run = Run(d["task"], kind, d["seq_len"], d["dim"], d["layers"], d["heads"], shipped.STEPS, d["seed"])
+    view = results_view(run, trainings(run, list(SCHEMES)).where)
+    for sentence in (*view.longer, *view.direction):
+        assert sentence in body
+    assert "At 16 tokens (2 times the training length), the share of tokens right: " in body
+    assert ("cannot tell left from right" in body) == (kind == "encoder")
+    assert ("2i+1 places back" in body) == (kind == "decoder")
+    assert "Press **Train**" not in body and not at.exception

@@ -19,16 +19,20 @@ import streamlit as st
 from torch import Tensor
 
 from pekit import charts, shipped, training
+from pekit.charts.bars import accuracy_bars
 from pekit.positions import SCHEMES
 from pekit.tasks import TASKS
 from pekit.tiny import KINDS
 from pekit.training import HistoryRow
+from lab.display import plural
 from lab.jobs import DONE, FAILED, RUNNING, WAITING, Job, job_board
 from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, _Base
 
 if TYPE_CHECKING:
     import pandas as pd
 
+BATCH_SIZE = training.BATCH_SIZE  # fresh examples per training step
+TEST_EXAMPLES = training.TEST_EXAMPLES  # held-out examples every accuracy is measured on
 MAX_SECONDS = 60.0  # one training on the server: a time cap beside the step cap
 # why a run stopped, in the table (a NaN loss shows its whole message)
 STOPPED = {"target": "every held-out sequence right", "steps": "step cap", "time": "time cap"}
@@ -124,9 +128,11 @@ def train_work(run: Run, positions: str):
         result = training.train_tiny(run.task, positions, kind=run.kind, seq_len=run.seq_len,
                                      vocab=shipped.DEFAULTS["vocab"], dim=run.dim, layers=run.layers, heads=run.heads,
                                      max_steps=run.steps, seed=run.seed, target=shipped.TARGET, callback=report,
+                                     batch_size=BATCH_SIZE,
                                      max_seconds=MAX_SECONDS)
         record = shipped.run_record(result)
         record["attention"] = training.compare_attention(result.model, seed=run.seed)
+        record.update(measured(result.model))
         return record  # plain numbers and small tensors; the model is dropped here
 
     return work
@@ -202,11 +208,27 @@ def failure_sentence(failure: Failure) -> str:
 
 def press_train_sentence(run: Run, schemes: Sequence[str]) -> str:
     """What **Train** would train, while nothing is known for these settings."""
+    d = shipped.DEFAULTS
     return (f"Press **Train** to train the {run.kind} on {run.task} with {', '.join(schemes)}: {run.seq_len} tokens, "
             f"d = {run.dim}, {run.layers} layer{'s' if run.layers != 1 else ''}, {run.heads} "
-            f"head{'s' if run.heads != 1 else ''}, at most {run.steps:,} steps, seed {run.seed}. The page opens with "
-            "results only for the settings shipped with pekit: reversal of 8 tokens, d = 64, 2 layers, 4 heads, 1500 "
-            "steps, seed 0.")
+            f"head{'s' if run.heads != 1 else ''}, at most {run.steps:,} steps, seed {run.seed}. Results show at once "
+            f"for the settings shipped with pekit ({SHIPPED_TASK[d['task']]} {d['seq_len']} tokens, d = {d['dim']}, "
+            f"{d['layers']} layers, {d['heads']} heads, {shipped.STEPS:,} steps, seed {d['seed']}) and for settings "
+            "already trained on this server.")
+
+
+SHIPPED_TASK = {"reverse": "reversal of", "sort": "sorting", "shift": "shifting", "histogram": "counting in"}
+
+
+def nothing_yet_sentence(run: Run, schemes: Sequence[str], running: bool) -> str:
+    """What the page says while it has no result for these settings: that they are training
+    (``running``: started here or by anyone on this server with the same settings), or what
+    **Train** would train."""
+    if running:
+        return (f"The {run.kind} on {run.task} with {', '.join(schemes)} is training on this server with these "
+                "settings (started here or by someone else asking for the same ones): the results show here when "
+                "it finishes.")
+    return press_train_sentence(run, schemes)
 
 
 # results ------------------------------------------------------------------------------------------
@@ -247,6 +269,8 @@ class Result:
     history: tuple[HistoryRow, ...]
     extrapolation: tuple[LengthAccuracy, ...]
     maps: Maps
+    by_position: tuple[float, ...] = ()  # held-out share right at each answer position
+    mirror: float | None = None  # training.mirror_agreement: answers to mirrored inputs mirror the answers
 
 
 def as_result(record: dict, maps: dict) -> Result:
@@ -258,7 +282,8 @@ def as_result(record: dict, maps: dict) -> Result:
         history=tuple(HistoryRow(*row) for row in record["history"]),
         extrapolation=tuple(LengthAccuracy(e["seq_len"], e["token_accuracy"]) for e in record["extrapolation"]),
         maps=Maps(maps["trained"], maps["untrained"], tuple(maps["labels"]), maps["inputs"], maps["answers"],
-                  maps["predicted"]))
+                  maps["predicted"]),
+        by_position=tuple(record.get("by_position", ())), mirror=record.get("mirror"))
 
 
 def result(run: Run, source: Source) -> Result:
@@ -271,7 +296,17 @@ def result(run: Run, source: Source) -> Result:
 @st.cache_resource(max_entries=16, show_spinner=False)
 def shipped_result(kind: str, positions: str) -> Result:
     """A shipped checkpoint's recorded metrics and attention maps, read once for the server."""
-    return as_result(shipped.recorded_metrics()[f"{kind}-{positions}"], shipped.shipped_attention(kind, positions))
+    record = shipped.recorded_metrics()[f"{kind}-{positions}"]
+    record.update(measured(shipped.load_checkpoint(kind, positions, device="cpu")))
+    return as_result(record, shipped.shipped_attention(kind, positions))
+
+
+def measured(model) -> dict:
+    """What the page measures of a trained model beyond its record: the held-out share right at
+    each answer position, and how often its answers to mirrored inputs are its mirrored answers."""
+    task = model.config.task
+    return {"by_position": training.position_accuracy(model, task).tolist(),
+            "mirror": training.mirror_agreement(model, task)}
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -279,38 +314,72 @@ def ceiling(task: str, seq_len: int) -> float:
     return training.held_out_ceiling(task, seq_len, shipped.DEFAULTS["vocab"])
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def mirror_bound(task: str, seq_len: int) -> float:
+    return training.held_out_mirror_ceiling(task, seq_len, shipped.DEFAULTS["vocab"])
+
+
 def _pct(x: float | None) -> str:
     return "no position" if x is None else f"{100 * x:.1f}%"
+
+
+def _names(names: Sequence[str], word: str = "and") -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    names = list(names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {word} {names[-1]}"
+
+
+def ranking(shares: dict[str, float]) -> list[tuple[tuple[str, ...], float]]:
+    """``shares`` from the largest to the smallest, names whose shares read the same as the page
+    writes them (one decimal of a percent) grouped as a tie: ``[((names), share), ...]``."""
+    groups: list[tuple[tuple[str, ...], float]] = []
+    for name in sorted(shares, key=lambda p: -shares[p]):  # stable: ties keep their order
+        if groups and _pct(groups[-1][1]) == _pct(shares[name]):
+            groups[-1] = (groups[-1][0] + (name,), groups[-1][1])
+        else:
+            groups.append(((name,), shares[name]))
+    return groups
+
+
+def _ranked(shares: dict[str, float]) -> str:
+    return ", ".join(f"{_names(names)} {_pct(share)}" for names, share in ranking(shares))
+
+
+def _below(value: float, ceiling: float, what: str) -> str:
+    """How a share ``value`` stands against ``ceiling`` that ``what`` can reach, within two points."""
+    if value <= ceiling:
+        return f"no better than the {_pct(ceiling)} {what}"
+    return f"within {100 * (value - ceiling):.1f} points of the {_pct(ceiling)} {what}"
 
 
 def lesson(task: str, kind: str, results: dict[str, Result], ceiling: float) -> list[str]:
     """What a table of ``results`` (one per scheme) says, in sentences built from its numbers.
     ``ceiling``: the best token accuracy an order-blind model can reach on the test set
     (:func:`pekit.training.held_out_ceiling`). Compares the model without positions with that
-    ceiling and with the best scheme."""
+    ceiling and with the best scheme (schemes whose shown percentages are equal tie)."""
     if not results:
         return []
-    rows = [{"positions": p, "token_accuracy": r.token_accuracy, "seq_accuracy": r.seq_accuracy}
-            for p, r in results.items()]
-    by = {r["positions"]: r for r in rows}
-    best = max(rows, key=lambda r: (r["seq_accuracy"], r["token_accuracy"]))
     said = []
-    none = by.get("none")
+    none = results.get("none")
+    others = {p: r for p, r in results.items() if p != "none"}
     if none is not None:
-        tok, seq = none["token_accuracy"], none["seq_accuracy"]
+        tok, seq = none.token_accuracy, none.seq_accuracy
         margin = tok - ceiling
         if ceiling >= 1.0:  # the answer does not depend on order (histogram)
-            others = [r for r in rows if r["positions"] != "none"]
-            top = max(others, key=lambda r: r["token_accuracy"]) if others else None
             text = (f"Without positions the {kind} gets {_pct(tok)} of the tokens and {_pct(seq)} of the sequences "
                     f"right on {task}, whose answer does not depend on order (permuting the input permutes the "
-                    "answer the same way), so being blind to order costs nothing here")
-            if top is not None and tok >= top["token_accuracy"] - 0.05:
-                text += f": as many tokens as the best scheme with positions ({top['positions']}, " \
-                        f"{_pct(top['token_accuracy'])})."
-            elif top is not None:
-                text += (f"; {top['positions']} gets {_pct(top['token_accuracy'])} of the tokens with the same "
-                         "training, so the gap is not about seeing order.")
+                    "answer the same way), so seeing order is not needed here")
+            if others:
+                (top, top_tok), *_ = ranking({p: r.token_accuracy for p, r in others.items()})
+                if _pct(tok) == _pct(top_tok) or tok > top_tok:
+                    text += (f": as many tokens as any scheme with positions or more (best: {_names(top)}, "
+                             f"{_pct(top_tok)}).")
+                elif top_tok - tok <= 0.05:
+                    text += (f": within {100 * (top_tok - tok):.1f} points of the best scheme with positions "
+                             f"({_names(top)}, {_pct(top_tok)}).")
+                else:
+                    text += (f"; {_names(top)} {'gets' if len(top) == 1 else 'get'} {_pct(top_tok)} of the tokens "
+                             "with the same training, so the gap is not about seeing order.")
             else:
                 text += "."
             said.append(text)
@@ -318,9 +387,9 @@ def lesson(task: str, kind: str, results: dict[str, Result], ceiling: float) -> 
             if margin <= 0.02:
                 said.append(
                     f"Without positions the encoder gets {_pct(tok)} of the tokens and {_pct(seq)} of the sequences "
-                    f"right: no better than the {_pct(ceiling)} that the best order-blind guess can reach on these "
-                    "examples. Self-attention without positions treats its input as a bag of tokens (permute the "
-                    f"input and its outputs permute the same way), so it cannot {task} them.")
+                    f"right: {_below(tok, ceiling, 'that the best order-blind guess can reach on these examples')}. "
+                    "Self-attention without positions treats its input as a bag of tokens (permute the input and "
+                    f"its outputs permute the same way), so it cannot {task} them.")
             else:
                 said.append(
                     f"Without positions the encoder gets {_pct(tok)} of the tokens right, above the {_pct(ceiling)} "
@@ -332,24 +401,135 @@ def lesson(task: str, kind: str, results: dict[str, Result], ceiling: float) -> 
                 "position (each token sees only the tokens before it, so how many it sees tells where it is).")
         else:
             said.append(
-                f"Without positions the decoder gets {_pct(tok)} of the tokens right, no better than the "
-                f"{_pct(ceiling)} an order-blind model could reach: it has not yet found the position the causal "
-                "mask leaks (more steps may help).")
-    if best["positions"] != "none":
-        if none is not None and best["seq_accuracy"] > none["seq_accuracy"]:
-            said.append(
-                f"With {best['positions']} positions it gets {_pct(best['seq_accuracy'])} of the sequences right, "
-                f"against {_pct(none['seq_accuracy'])} without.")
-        else:
-            said.append(f"The best scheme here is {best['positions']}: {_pct(best['seq_accuracy'])} of the "
-                        "sequences right.")
+                f"Without positions the decoder gets {_pct(tok)} of the tokens right, "
+                f"{_below(tok, ceiling, 'an order-blind model could reach')}: it has not yet found the position the "
+                "causal mask leaks (more steps may help).")
+    if not others:
+        return said
+    # the best by sequences, then tokens; equal as shown: a tie
+    key = {p: (_pct(r.seq_accuracy), _pct(r.token_accuracy), r.seq_accuracy, r.token_accuracy)
+           for p, r in results.items()}
+    top = max(results, key=lambda p: key[p][2:])
+    best = [p for p in results if key[p][:2] == key[top][:2]]
+    seq = results[top].seq_accuracy
+    if "none" in best:
+        said.append(f"No scheme with positions gets more of the sequences right than none ({_pct(seq)}).")
+    elif len(results) == 1:
+        said.append(f"{top} gets {_pct(seq)} of the sequences right.")
+    elif none is not None and _pct(seq) == _pct(none.seq_accuracy):  # the best only by tokens
+        said.append(f"No scheme with positions gets more of the sequences right than none ({_pct(seq)}); "
+                    f"{_names(best)} {'gets' if len(best) == 1 else 'get'} the most tokens right: "
+                    f"{_pct(results[top].token_accuracy)} against {_pct(none.token_accuracy)}.")
+    elif none is not None:
+        said.append(f"With {_names(best, 'or')} positions it gets {_pct(seq)} of the sequences right, against "
+                    f"{_pct(none.seq_accuracy)} without.")
+    else:
+        said.append(f"The best here {'is' if len(best) == 1 else 'are'} {_names(best)}: {_pct(seq)} of the "
+                    "sequences right.")
     return said
 
 
-def extrapolation_lesson(results: dict[str, Sequence[LengthAccuracy]], seq_len: int) -> list[str]:
-    """What the accuracy past the training length ``seq_len`` says, per scheme, at the longest
-    test length: which scheme keeps the most tokens right and which the fewest, and which
-    cannot be asked at all."""
+class Direction(NamedTuple):
+    """The direction demonstration (:func:`pekit.shipped.load_direction_demo`), measured: the
+    ALiBi encoder trained on ``task``, its held-out accuracies, how often its answers to a
+    mirrored input are its mirrored answers, and the most a model blind to direction can expect."""
+
+    task: str
+    seq_len: int
+    token_accuracy: float
+    seq_accuracy: float
+    mirror: float
+    bound: float
+    dim: int = shipped.DEFAULTS["dim"]
+    layers: int = shipped.DEFAULTS["layers"]
+    heads: int = shipped.DEFAULTS["heads"]
+
+
+@st.cache_resource(max_entries=1, show_spinner=False)
+def direction_demo() -> Direction:
+    model = shipped.load_direction_demo(device="cpu")
+    cfg = model.config
+    tok, seq = training.evaluate_tiny(model, cfg.task, seq_len=cfg.seq_len)
+    return Direction(cfg.task, cfg.seq_len, tok, seq, training.mirror_agreement(model, cfg.task),
+                     training.held_out_mirror_ceiling(cfg.task, cfg.seq_len, cfg.vocab), cfg.dim, cfg.layers, cfg.heads)
+
+
+def _by_position(shares: Sequence[float]) -> str:
+    return " ".join(f"{100 * s:.0f}%" for s in shares)
+
+
+def _against(value: float, bound: float) -> str:
+    return "at or below that bound" if value <= bound else "a little above it on these examples"
+
+
+def direction_lesson(task: str, kind: str, results: dict[str, Result], bound: float,
+                     demo: Direction | None) -> list[str]:
+    """Why ALiBi does what it does here, from its numbers: in an encoder its bias −m·|i−j| is
+    the same on both sides, so it cannot tell left from right (its measured mirror agreement;
+    ``bound``: :func:`pekit.training.held_out_mirror_ceiling` of ``task``, what such a model can
+    expect at best; ``demo``: a task that needs direction, shown when ``task`` does not); in a
+    decoder every key is behind its query, and its accuracy per answer slot says what is left."""
+    alibi = results.get("alibi")
+    if alibi is None:
+        return []
+    tok, seq = alibi.token_accuracy, alibi.seq_accuracy
+    said = []
+    if kind == "encoder":
+        text = ("ALiBi adds −m·|i−j| to the scores: the same penalty for a key two places to the left as for one two "
+                "places to the right, so an encoder with ALiBi and nothing else cannot tell left from right")
+        if alibi.mirror is not None:
+            text += (f". Measured: its answers to each held-out input read backwards are its answers to the input, "
+                     f"read backwards, at {_pct(alibi.mirror)} of the tokens")
+        said.append(text + ".")
+        if bound >= 1.0:
+            text = (f"That alone does not stand in the way of {task}: the right answer to a mirrored input is the "
+                    "mirrored right answer, so a model blind to direction could still get every token right.")
+            if task == "reverse":
+                text += (" Reversal needs more: answer i reads the token |L−1−2i| places away, so each answer must "
+                         "know where it stands, and ALiBi's penalties look the same from every position except near "
+                         "the ends.")
+            if alibi.by_position:
+                text += (f" ALiBi gets {_pct(tok)} of the tokens right; by position (0 to "
+                         f"{len(alibi.by_position) - 1}): {_by_position(alibi.by_position)}.")
+            said.append(text)
+            if demo is not None:
+                said.append(
+                    f"Where direction matters, it shows: trained on {demo.task} ({demo.seq_len} tokens, d = "
+                    f"{demo.dim}, {demo.layers} {plural(demo.layers, 'layer')}, {demo.heads} "
+                    f"{plural(demo.heads, 'head')}), where the answer is the right neighbour and in the mirror image the left one, the ALiBi "
+                    f"encoder gets {_pct(demo.token_accuracy)} of the tokens and {_pct(demo.seq_accuracy)} of the "
+                    f"sequences right, against at most {_pct(demo.bound)} for a model blind to direction "
+                    f"({_against(demo.token_accuracy, demo.bound)}); its answers to mirrored inputs mirror its answers "
+                    f"at {_pct(demo.mirror)} of the tokens.")
+        else:
+            said.append(
+                f"Such a model can expect at most {_pct(bound)} of the {task} tokens right on these examples (an "
+                "input and its mirror image are equally likely, and where their right answers differ it gets one of "
+                f"the two at best); ALiBi gets {_pct(tok)}, {_against(tok, bound)}.")
+        return said
+    text = (f"In the decoder every key lies behind its query, so ALiBi's −m·(i−j) does say which way a key is; with "
+            f"it the decoder gets {_pct(tok)} of the tokens and {_pct(seq)} of the sequences right.")
+    if alibi.by_position:
+        text += f" By answer slot (0 to {len(alibi.by_position) - 1}): {_by_position(alibi.by_position)}"
+        none = results.get("none")
+        if none is not None and none.by_position:
+            text += f"; without positions: {_by_position(none.by_position)}"
+        text += "."
+    if task == "reverse":
+        text += (" Answer i reads the token 2i+1 places back, and the answer slots are all the same token ?, so each "
+                 "slot must first find out which one it is: ALiBi tells it how far back each key is, not where the "
+                 "slot itself stands.")
+    said.append(text)
+    return said
+
+
+def extrapolation_lesson(results: dict[str, Sequence[LengthAccuracy]], seq_len: int, kind: str = "encoder",
+                         guess: float | None = None) -> list[str]:
+    """What the accuracy past the training length ``seq_len`` says at the longest test length:
+    every scheme ranked by the share of tokens right (equal as shown: a tie), where the model
+    without positions stands among them, how that compares with ``guess`` (the best order-blind
+    guess at that length, :func:`pekit.training.held_out_ceiling`), and which scheme cannot be
+    asked at all."""
     if not any(results.values()):
         return []
     longest = max(r.seq_len for table in results.values() for r in table)
@@ -357,16 +537,42 @@ def extrapolation_lesson(results: dict[str, Sequence[LengthAccuracy]], seq_len: 
     known = {p: r.token_accuracy for p, r in at.items() if r is not None and r.token_accuracy is not None}
     said = []
     if known:
-        best = max(known, key=known.get)
-        worst = min(known, key=known.get)
-        text = (f"At {longest} tokens ({longest / seq_len:g} times the training length) {best} keeps "
-                f"{_pct(known[best])} of the tokens right")
-        if worst != best:
-            text += f", {worst} {_pct(known[worst])}"
-        said.append(text + ".")
+        said.append(f"At {longest} tokens ({longest / seq_len:g} times the training length), the share of tokens "
+                    f"right: {_ranked(known)}.")
+    if "none" in known and len(known) > 1:
+        groups = ranking(known)
+        place = next(i for i, (names, _) in enumerate(groups) if "none" in names)
+        above = [p for names, _ in groups[:place] for p in names]
+        tied = [p for p in groups[place][0] if p != "none"]
+        below = [p for names, _ in groups[place + 1:] for p in names]
+        parts = [(word, than, names) for word, than, names in
+                 (("more", "than", below), ("as many", "as", tied), ("fewer", "than", above)) if names]
+        if not above:  # first, alone or tied
+            text = f"Without positions the {kind} keeps the most tokens right there: " + ", ".join(
+                f"{word} {than} {_names(names)}" for word, than, names in parts) + "."
+        else:
+            (word, than, names), *rest = parts
+            text = (f"Without positions the {kind} keeps {word} tokens right there {than} {_names(names)}"
+                    + "".join(f", {w} {t} {_names(n)}" for w, t, n in rest) + ".")
+        if kind == "decoder" and below and not above and not tied:
+            text += (" Kazemnejad et al. (2023) found the same at a larger scale: decoders without positions "
+                     "generalised to longer inputs better than with sinusoidal, T5, ALiBi or rotary positions.")
+        said.append(text)
+    if known and guess is not None:
+        low = [p for p in known if known[p] <= guess]
+        text = f"The best order-blind guess gets {_pct(guess)} of the tokens at that length: "
+        if len(low) == len(known):
+            text += "no scheme does better."
+        elif low:
+            text += f"{_names(low)} {'does' if len(low) == 1 else 'do'} no better."
+        else:
+            text += "every scheme does better."
+        said.append(text)
     blind = [p for p, r in at.items() if r is not None and r.token_accuracy is None]
     if blind:
-        said.append(f"{', '.join(blind)} cannot be asked at all: its table has no vector past position {seq_len - 1}.")
+        last = seq_len * (2 if kind == "decoder" else 1) - 1
+        where = " (the decoder reads its inputs and as many answer slots)" if kind == "decoder" else ""
+        said.append(f"{_names(blind)} cannot be asked at all: its table has no vector past position {last}{where}.")
     return said
 
 
@@ -375,7 +581,9 @@ class Curves(NamedTuple):
 
     loss: dict  # chart spec
     accuracy: dict  # chart spec
-    described: str  # what the accuracy chart draws
+    banded: bool  # lines drawn as bands (too many steps for the chart's room)
+    block: int  # the most steps one band segment spans (1: every step a point)
+    longest: int  # steps of the longest history
 
 
 @dataclass(frozen=True)
@@ -389,6 +597,8 @@ class Results:
     longer: tuple[str, ...]  # what that chart says (extrapolation_lesson)
     missing: tuple[str, ...]  # chosen schemes without a result
     shipped: bool  # some result is a shipped checkpoint
+    bars: dict  # chart spec: tokens and sequences right per scheme, the order-blind guess as a line
+    direction: tuple[str, ...] = ()  # what ALiBi's numbers say (direction_lesson)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -404,12 +614,33 @@ def results_view(run: Run, where: tuple[Source, ...]) -> Results | None:
         "steps": r.steps, "seconds": round(r.seconds, 2), "stopped": r.stopped,
         "result": "shipped checkpoint" if s.origin == "shipped" else "trained on this server",
     } for s in where if not s.missing for r in (results[s.positions],)])
-    said = lesson(run.task, run.kind, results, ceiling(run.task, run.seq_len))
+    guess = ceiling(run.task, run.seq_len)
+    said = lesson(run.task, run.kind, results, guess)
     extra = charts.extrapolation_chart({p: [e._asdict() for e in r.extrapolation] for p, r in results.items()},
                                        series_title="Scheme", trained_on=run.seq_len).spec()
-    longer = extrapolation_lesson({p: r.extrapolation for p, r in results.items()}, run.seq_len)
+    lengths = [e.seq_len for r in results.values() for e in r.extrapolation]
+    longer = extrapolation_lesson({p: r.extrapolation for p, r in results.items()}, run.seq_len, run.kind,
+                                  ceiling(run.task, max(lengths)) if lengths else None)
+    bound = mirror_bound(run.task, run.seq_len)
+    direction = direction_lesson(run.task, run.kind, results, bound,
+                                 direction_demo() if run.kind == "encoder" and bound >= 1.0 else None)
+    bars = accuracy_bars({p: {"tokens right": r.token_accuracy, "sequences right": r.seq_accuracy}
+                          for p, r in results.items()},
+                         reference=guess if guess < 1.0 else None,
+                         reference_label="the best order-blind guess (tokens)",
+                         height=40 + 26 * len(results)).spec()
     return Results(table, tuple(said), curves_specs({p: r.history for p, r in results.items()}), extra, tuple(longer),
-                   tuple(s.positions for s in where if s.missing), any(s.origin == "shipped" for s in where))
+                   tuple(s.positions for s in where if s.missing), any(s.origin == "shipped" for s in where), bars,
+                   tuple(direction))
+
+
+def bars_caption(view: Results, run: Run) -> str:
+    """What the bar chart draws."""
+    guess = ceiling(run.task, run.seq_len)
+    line = (f" The dashed line: {_pct(guess)}, the share of tokens the best order-blind guess gets right on these "
+            "examples."
+            if guess < 1.0 else "")
+    return f"Held-out accuracy of each scheme ({TEST_EXAMPLES:,} examples of {run.seq_len} tokens).{line}"
 
 
 def missing_sentence(view: Results) -> str:
@@ -421,7 +652,7 @@ def measured_caption(view: Results) -> str:
     those were trained)."""
     shipped_note = (" Shipped checkpoints were trained with these settings on one CPU thread when pekit was built; "
                     "the tests measure their accuracies again on the same examples." if view.shipped else "")
-    return ("Measured on 1,000 held-out examples of the task (the same for every run); a sequence counts as right "
+    return (f"Measured on {TEST_EXAMPLES:,} held-out examples of the task (the same for every run); a sequence counts as right "
             "when every one of its answers is." + shipped_note)
 
 
@@ -540,14 +771,17 @@ def curves_specs(histories: dict[str, Sequence[HistoryRow]]) -> Curves | None:
     if not any(histories.values()):
         return None
     height = charts.legend_room(len(histories), 220)
+    lengths = [len(h) for h in histories.values() if h]
+    points = min(lengths) < 2 or max(lengths) <= 60  # a history of one step is a point, not a line
     loss = charts.line_chart(history_frame(histories, "loss", "loss"), x="step", y="loss", series="scheme",
                              x_title="training step", y_title="loss (cross-entropy)", series_title="Scheme",
-                             log_y=True, height=height)
+                             log_y=True, height=height, points=points)
     acc = charts.line_chart(history_frame(histories, "seq_accuracy", "sequence accuracy"), x="step",
                             y="sequence accuracy", series="scheme", x_title="training step",
                             y_title="sequences right (fresh batch)", series_title="Scheme", y_domain=(0, 1),
-                            height=height)
-    return Curves(loss.spec(), acc.spec(), acc.drawing.describe("steps"))
+                            height=height, points=points)
+    banded = acc.drawing.kind == "bands"
+    return Curves(loss.spec(), acc.spec(), banded, acc.drawing.block[0], max(lengths))
 
 
 @dataclass(frozen=True)
@@ -578,7 +812,18 @@ def progress(run: Run, schemes: Sequence[str]) -> Progress | None:
 
 
 def progress_text(view: Progress) -> str:
-    return f"Training {view.schemes} scheme(s): {view.current}"
+    return f"Training {view.schemes} {plural(view.schemes, 'scheme')}: {view.current}"
+
+
+def curves_caption(curves: Curves) -> str:
+    """How the training curves were measured, and what the accuracy chart draws."""
+    text = (f"Each step's accuracy is measured on that step's batch before the model learns from it: {BATCH_SIZE} "
+            "examples it has never seen.")
+    if curves.banded:
+        return text + (f" The longest run has {curves.longest:,} steps, more than the chart has room for: each line "
+                       f"is drawn as the band between its smallest and largest value over runs of up to "
+                       f"{curves.block:,} consecutive steps (a fast line fills its band, a slow one stays a line).")
+    return text + " Every step is a point on its line; hover for values."
 
 
 def waiting_sentence(view: Progress) -> str:
