@@ -10,9 +10,13 @@ References
 Accuracy. The book computes the angle ``i / 10000**(2j/d)`` in float32, whose rounding grows
 with the position (about 7e-3 off at position 100 000). Here every angle comes from the sum
 formula ``sin(a + b) = sin a cos b + cos a sin b`` with ``a`` a multiple of a block length and
-``b`` the offset inside the block; both small tables are evaluated in float64, so each entry is
-within a few float32 ulps of the exact value at any position, and the full table costs only
-multiply-adds.
+``b`` the offset inside the block; both small tables are evaluated in float64, and the full table
+costs only multiply-adds. Far positions: a float64 angle ``p * ω`` itself drifts (the frequency
+and the product are rounded: 0.2 rad at ``p = 2**52``), so past the range where it is within
+~5e-10 (``|p| · ω (3 + 2|ln ω|) <= 2**22``, about ``|p| <= 1.4e6`` at the usual bases) the two
+small tables come from angles reduced modulo 2π exactly (:mod:`pekit._angles`). Every entry is
+then, in float64, within 1e-9 of the exact value (the frequency as a real number) at every
+position accepted, ``|start|`` up to ``2**52``; in float32 within a few ulps.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from ._checks import (
     check_probability,
     check_tensor,
 )
+from ._angles import exact_sincos, needs_exact
 from .devices import resolve_device
 
 if TYPE_CHECKING:  # pandas is imported by the functions that return tables
@@ -111,17 +116,28 @@ def _check_table_args(num_positions, dim, start, layout, dtype, device):
     return num_positions, dim, start, layout, dtype, dev
 
 
-def _sincos_into(sin_out: Tensor, cos_out: Tensor, start: int, omega: Tensor, block: int) -> None:
+def _sincos_into(sin_out: Tensor, cos_out: Tensor, start: int, omega: Tensor, block: int,
+                 exact: tuple[int, float, str, Tensor | None]) -> None:
     """Fill ``sin_out``/``cos_out`` (views of shape (blocks, block, pairs)) with
-    sin/cos((start + row) * omega) by the angle-sum formula over float64 tables."""
+    sin/cos((start + row) * omega) by the angle-sum formula over float64 tables.
+
+    ``exact`` is ``(dim, base, layout, pairs)``, naming the frequencies: where float64 angles
+    could drift (far positions, :func:`pekit._angles.needs_exact`), the two small tables come
+    from the exactly reduced angles instead."""
     blocks = sin_out.shape[0]
-    inner = torch.arange(block, dtype=torch.float64)[:, None] * omega  # (block, pairs)
-    outer = (start + block * torch.arange(blocks, dtype=torch.float64))[:, None] * omega
     dtype, device = sin_out.dtype, sin_out.device
-    s_in = torch.sin(inner).to(device=device, dtype=dtype)  # (block, pairs)
-    c_in = torch.cos(inner).to(device=device, dtype=dtype)
-    s_out = torch.sin(outer).to(device=device, dtype=dtype)[:, None, :]  # (blocks, 1, pairs)
-    c_out = torch.cos(outer).to(device=device, dtype=dtype)[:, None, :]
+    last = start + block * (blocks - 1)
+    if needs_exact(max(abs(start), abs(last)), omega) or needs_exact(block - 1, omega):
+        inner_s, inner_c = exact_sincos(torch.arange(block), *exact)
+        outer_s, outer_c = exact_sincos(start + block * torch.arange(blocks), *exact)
+    else:
+        inner = torch.arange(block, dtype=torch.float64)[:, None] * omega  # (block, pairs)
+        outer = (start + block * torch.arange(blocks, dtype=torch.float64))[:, None] * omega
+        inner_s, inner_c, outer_s, outer_c = torch.sin(inner), torch.cos(inner), torch.sin(outer), torch.cos(outer)
+    s_in = inner_s.to(device=device, dtype=dtype)  # (block, pairs)
+    c_in = inner_c.to(device=device, dtype=dtype)
+    s_out = outer_s.to(device=device, dtype=dtype)[:, None, :]  # (blocks, 1, pairs)
+    c_out = outer_c.to(device=device, dtype=dtype)[:, None, :]
     torch.mul(s_out, c_in, out=sin_out)
     sin_out.addcmul_(c_out, s_in)  # sin(a+b) = sin a cos b + cos a sin b
     torch.mul(c_out, c_in, out=cos_out)
@@ -148,6 +164,7 @@ def sinusoidal_encoding(
       (``k = dim // 2``); an odd ``dim`` gets a zero last column.
     """
     num_positions, dim, start, layout, dtype, dev = _check_table_args(num_positions, dim, start, layout, dtype, device)
+    base = check_base(base)
     omega = frequencies(dim, base=base, layout=layout)
     pairs = omega.numel()
     block = max(1, math.isqrt(max(num_positions, 1)))
@@ -155,12 +172,12 @@ def sinusoidal_encoding(
     rows = blocks * block
     if layout == "interleaved":
         buf = torch.empty(blocks, block, pairs, 2, device=dev, dtype=dtype)
-        _sincos_into(buf[..., 0], buf[..., 1], start, omega, block)
+        _sincos_into(buf[..., 0], buf[..., 1], start, omega, block, (dim, base, layout, None))
         table = buf.view(rows, 2 * pairs)
     else:
         alloc = torch.zeros if dim % 2 else torch.empty
         buf = alloc(blocks, block, dim, device=dev, dtype=dtype)
-        _sincos_into(buf[..., :pairs], buf[..., pairs : 2 * pairs], start, omega, block)
+        _sincos_into(buf[..., :pairs], buf[..., pairs : 2 * pairs], start, omega, block, (dim, base, layout, None))
         table = buf.view(rows, dim)
     table = table[:num_positions, :dim]  # (num_positions, dim)
     return table if table.is_contiguous() else table.contiguous()
@@ -188,6 +205,7 @@ def sinusoidal_columns(
     check_elements({"num_positions": num_positions, "columns": max(len(columns), 1)})
     if num_positions == 0:
         return torch.zeros(0, len(columns), device=dev, dtype=dtype)
+    base = check_base(base)
     omega = frequencies(dim, base=base, layout=layout)
     pairs = omega.numel()
     # which pair each column belongs to, and whether it is the sine (0) or the cosine (1)
@@ -200,7 +218,7 @@ def sinusoidal_columns(
     blocks = -(-num_positions // block)
     buf = torch.zeros(blocks, block, max(len(used), 1), 2, device=dev, dtype=dtype)
     if used:
-        _sincos_into(buf[..., 0], buf[..., 1], start, omega[used], block)
+        _sincos_into(buf[..., 0], buf[..., 1], start, omega[used], block, (dim, base, layout, torch.tensor(used)))
     table = buf.view(blocks * block, -1, 2)[:num_positions]  # (positions, used pairs, 2)
     slot = {p: k for k, p in enumerate(used)}
     out = torch.zeros(num_positions, len(columns), device=dev, dtype=dtype)
