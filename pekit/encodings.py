@@ -21,6 +21,7 @@ position accepted, ``|start|`` up to ``2**52``; in float32 within a few ulps.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Literal
 
@@ -31,6 +32,7 @@ from torch import Tensor, nn
 
 from ._checks import (
     FLOAT_DTYPES,
+    MAX_ELEMENTS,
     check_elements,
     check_float,
     check_float_dtype,
@@ -63,6 +65,7 @@ MAX_DIM = 1 << 20  # encoding width
 LAYOUTS: tuple[str, ...] = ("interleaved", "tensor2tensor")
 
 
+MAX_COLUMNS = 1 << 12  # columns sinusoidal_columns reads (a few columns of a table too large to build)
 MAX_POSITION = 1 << 52  # beyond this, float64 positions are no longer whole numbers
 
 
@@ -195,10 +198,19 @@ def sinusoidal_columns(
     dtype: torch.dtype = torch.float32,
 ) -> Tensor:
     """Only the chosen columns of :func:`sinusoidal_encoding`, shape ``(num_positions, len(columns))``,
-    equal to ``sinusoidal_encoding(...)[:, columns]`` without building the whole table."""
+    equal to ``sinusoidal_encoding(...)[:, columns]`` without building the whole table. At most
+    :data:`MAX_COLUMNS` (4,096) columns, repeats allowed; more raise ``ValueError``."""
     num_positions, dim, start, layout, dtype, dev = _check_table_args(num_positions, dim, start, layout, dtype, device)
     if isinstance(columns, (str, bytes)) or not hasattr(columns, "__iter__"):
         raise ValueError(f"columns must be a list of column numbers; got {type(columns).__name__}")
+    count = len(columns) if hasattr(columns, "__len__") else None
+    if count is not None and count > MAX_COLUMNS:  # before reading them one by one
+        raise ValueError(f"columns holds {count:,} column numbers; at most {MAX_COLUMNS:,} are read "
+                         "(sinusoidal_encoding builds a whole table)")
+    columns = list(itertools.islice(columns, MAX_COLUMNS + 1))
+    if len(columns) > MAX_COLUMNS:
+        raise ValueError(f"columns holds more than {MAX_COLUMNS:,} column numbers; at most {MAX_COLUMNS:,} are read "
+                         "(sinusoidal_encoding builds a whole table)")
     columns = [check_int("columns", c, minimum=0) for c in columns]
     if any(c >= dim for c in columns):
         raise ValueError(f"columns={max(columns)} is past the last column of the table, dim - 1 = {dim - 1}")
@@ -221,11 +233,13 @@ def sinusoidal_columns(
         _sincos_into(buf[..., 0], buf[..., 1], start, omega[used], block, (dim, base, layout, torch.tensor(used)))
     table = buf.view(blocks * block, -1, 2)[:num_positions]  # (positions, used pairs, 2)
     slot = {p: k for k, p in enumerate(used)}
-    out = torch.zeros(num_positions, len(columns), device=dev, dtype=dtype)
-    for k, (p, kind) in enumerate(where):
-        if p is not None:
-            out[:, k] = table[:, slot[p], kind]
-    return out
+    flat = table.reshape(num_positions, -1)  # (positions, 2 * used pairs): sin, cos of each
+    picked = [2 * slot[p] + kind if p is not None else -1 for p, kind in where]  # -1: a zero column
+    index = torch.tensor([max(c, 0) for c in picked], device=dev, dtype=torch.long)
+    out = flat.index_select(1, index)  # (positions, columns)
+    if -1 in picked:
+        out[:, torch.tensor([c < 0 for c in picked], device=dev)] = 0
+    return out.contiguous()
 
 
 def interleaved_to_concatenated(P: Tensor) -> Tensor:
@@ -369,9 +383,10 @@ def binary_encoding(
 
     Column ``b`` is bit ``b`` of the position, least significant first, as 0/1 values.
     ``bits=None`` uses the fewest bits that represent ``num_positions - 1`` (at least 1); with
-    fewer bits than that the codes wrap around after ``2**bits`` positions.
+    fewer bits than that the codes wrap around after ``2**bits`` positions. At most
+    ``num_positions × bits`` = 2**28 entries (``num_positions`` up to 2**28).
     """
-    num_positions = check_int("num_positions", num_positions, minimum=0)
+    num_positions = check_int("num_positions", num_positions, minimum=0, maximum=MAX_ELEMENTS)  # >= 1 bit each
     if bits is None:
         bits = max(1, (num_positions - 1).bit_length())
     bits = check_int("bits", bits, minimum=1, maximum=62)
