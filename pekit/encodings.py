@@ -350,7 +350,7 @@ class PositionalEncoding(nn.Module):
         device: str | torch.device | None = None,
     ) -> None:
         super().__init__()
-        self.num_hiddens = check_int("num_hiddens", num_hiddens, minimum=1)
+        self.num_hiddens = check_int("num_hiddens", num_hiddens, minimum=1, maximum=MAX_DIM)
         self.max_len = check_int("max_len", max_len, minimum=1)
         check_elements({"max_len": self.max_len, "num_hiddens": self.num_hiddens})
         self.dropout = nn.Dropout(check_probability("dropout", dropout))

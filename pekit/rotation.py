@@ -22,7 +22,15 @@ from typing import TYPE_CHECKING, NamedTuple
 import torch
 from torch import Tensor
 
-from ._checks import MAX_ELEMENTS, check_elements, check_float, check_float_dtype, check_int, check_tensor
+from ._checks import (
+    MAX_ELEMENTS,
+    check_elements,
+    check_float,
+    check_float_dtype,
+    check_int,
+    check_memory,
+    check_tensor,
+)
 from .devices import resolve_device
 from ._angles import exact_sincos, needs_exact
 from .encodings import check_base, frequencies, sinusoidal_encoding
@@ -121,7 +129,9 @@ def offset_rotation(
 ) -> Tensor:
     r"""The block-diagonal :math:`T(\delta)` (``(dim, dim)``) with 2x2 blocks
     :math:`\begin{bmatrix}\cos\delta\omega_j & \sin\delta\omega_j\\-\sin\delta\omega_j & \cos\delta\omega_j\end{bmatrix}`,
-    so that ``P[i + delta] = T @ P[i]`` for every row ``i`` of the interleaved table."""
+    so that ``P[i + delta] = T @ P[i]`` for every row ``i`` of the interleaved table. The matrix
+    is built in ``dtype`` and must fit in 1 GiB (``dim`` up to 16,384 in float32, 11,585 in
+    float64), else ``ValueError`` names ``dim``."""
     dim = _check_even(dim, "the offset rotation")
     delta = check_int("delta", delta, minimum=-MAX_DELTA, maximum=MAX_DELTA)
     base = check_base(base)
@@ -130,11 +140,12 @@ def offset_rotation(
     if dim * dim > MAX_ELEMENTS:
         raise ValueError(f"dim={dim:,} gives a {dim:,} × {dim:,} matrix, over the {MAX_ELEMENTS:,} numbers pekit "
                          "allocates at once (rotation_angles gives the same information per pair)")
-    s, c = (v[0] for v in rotation_sincos(dim, torch.tensor([delta]), base))  # angles reduced exactly
-    T = torch.zeros(dim // 2, 2, dim // 2, 2, dtype=torch.float64)  # (pair, row in block, pair, column in block)
+    check_memory({"dim²": dim * dim}, torch.empty((), dtype=dtype).element_size())  # the matrix, built in dtype
+    s, c = (v[0].to(dtype) for v in rotation_sincos(dim, torch.tensor([delta]), base))  # angles reduced exactly
+    T = torch.zeros(dim // 2, 2, dim // 2, 2, dtype=dtype)  # (pair, row in block, pair, column in block)
     j = torch.arange(dim // 2)
     T[j, 0, j, 0], T[j, 0, j, 1], T[j, 1, j, 0], T[j, 1, j, 1] = c, s, -s, c
-    return T.reshape(dim, dim).to(device=dev, dtype=dtype)
+    return T.reshape(dim, dim).to(device=dev)
 
 
 def rotation_block(dim: int, delta: int, pair: int, *, base: float = 10000.0) -> list[list[float]]:
