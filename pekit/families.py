@@ -168,7 +168,8 @@ def scheme_matrix(scheme: str, num_positions: int, num_heads: int, *, num_hidden
     - ``learned``: the first ``num_positions`` rows of ``table`` (a trained
       ``(max_len, width)`` table; fewer rows when it has fewer);
     - ``rope``: the angle by which each pair of a head is turned, :math:`m\,\omega_j \bmod 2\pi`,
-      ``(num_positions, head_dim / 2)``;
+      ``(num_positions, head_dim / 2)`` (the float64 product, reduced by ``torch.remainder``:
+      within 1e-11 of the exact angle for positions up to ``MAX_STEPS``);
     - ``alibi``: the score bias of every head, ``(num_heads, num_positions, num_positions)``
       (``-inf`` above the diagonal when ``causal``);
     - ``t5``: the bucket of every query-key pair, ``(num_positions, num_positions)``;
@@ -437,7 +438,8 @@ class RopePair(NamedTuple):
     """One RoPE pair past the training length: ``omega`` (radians per position), the largest
     angle (offset) seen in training ``(L-1)·ω``, whether that is a full turn or more (then every
     direction of the pair was met), the angle at the offset asked about, and whether that angle
-    was never met in training (no full turn and a larger angle)."""
+    was never met in training (no full turn and a larger angle). Angles are raw float64
+    products ``offset · ω`` (not reduced; offsets up to ``MAX_STEPS``, so within 1e-11)."""
 
     pair: int
     omega: float
