@@ -79,7 +79,8 @@ def _returns(value):
 # functions that return the wrong thing: None, a string, a number, a tensor of the wrong shape, NaN
 CALLABLES = [None, 5, "fn", [print], {"a": 1}, _returns(None), _returns("x"), _returns(3.0),
              _returns(torch.zeros(1)), lambda *a, **k: a[0] * NAN if a and isinstance(a[0], torch.Tensor) else None,
-             lambda *a, **k: a[0].double() if a and isinstance(a[0], torch.Tensor) else None]
+             lambda *a, **k: a[0].double() if a and isinstance(a[0], torch.Tensor) else None,
+             lambda *a, **k: (i for i in range(3))]  # a generator: its work has not run when it returns
 FRAMES = ["abc", None, 5, {"n": [1, 2]}, [[1, 2]], pd.DataFrame(), pd.DataFrame({"other": [1, 2]}),
           torch.zeros(2, 2)]
 
