@@ -23,7 +23,8 @@ import torch
 from torch import Tensor
 
 # pi to 110 digits, for the frequencies in turns
-_PI = ("3.14159265358979323846264338327950288419716939937510582097494459230781640628620899862803482534211706798214808651")
+_PI = ("3.14159265358979323846264338327950288419716939937510"
+       "582097494459230781640628620899862803482534211706798214808651")
 _LIMBS, _LIMB_BITS = 5, 24  # 120 bits of the frequency's fraction of a turn
 _Q = 62  # bits of the reduced fraction of a turn
 _FIXED = 224  # bits after the point of the fixed-point recurrence for the frequencies

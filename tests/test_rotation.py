@@ -257,6 +257,7 @@ def test_rotation_angles_are_documented_raw_products():
 
     assert "Rounding" in rotation_angles.__doc__
     with mpmath.workdps(60):
-        exact = torch.tensor([[float(mpmath.sin(a)), float(mpmath.cos(a))] for a in exact_angles(10**5, 128)], dtype=torch.float64)
+        exact = torch.tensor([[float(mpmath.sin(a)), float(mpmath.cos(a))] for a in exact_angles(10**5, 128)],
+                             dtype=torch.float64)
     raw = rotation_angles(128, 10**5)  # not reduced: compare through sine and cosine
     assert (torch.stack((raw.sin(), raw.cos()), dim=1) - exact).abs().max() < 1e-9
