@@ -13,6 +13,7 @@ import numbers
 import torch
 
 MAX_ELEMENTS = 1 << 28  # numbers in one tensor pekit allocates (1 GiB of float32)
+MAX_BYTES = 1 << 30  # memory of the tables one call allocates at once, intermediates included (1 GiB)
 
 
 def check_int(name: str, value: object, *, minimum: int | None = None, maximum: int | None = None) -> int:
@@ -119,6 +120,18 @@ def check_elements(sizes: dict[str, int], *, limit: int = MAX_ELEMENTS) -> int:
     if total > limit:
         named = " × ".join(f"{k}={v:,}" for k, v in sizes.items())
         raise ValueError(f"{named} asks for {total:,} numbers, over the {limit:,} pekit allocates at once")
+    return total
+
+
+def check_memory(sizes: dict[str, int], bytes_each: int, *, limit: int = MAX_BYTES) -> int:
+    """The product of ``sizes`` when its tables, ``bytes_each`` bytes per item (the result and
+    the intermediate tables together), fit in ``limit`` bytes; else ``ValueError`` naming the
+    sizes, the memory and the limit."""
+    total = math.prod(sizes.values())
+    if total * bytes_each > limit:
+        named = " × ".join(f"{k}={v:,}" for k, v in sizes.items())
+        raise ValueError(f"{named} needs about {total * bytes_each / 2**30:,.1f} GiB of tables ({bytes_each} bytes "
+                         f"each), over the {limit / 2**30:g} GiB pekit allocates at once")
     return total
 
 

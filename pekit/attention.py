@@ -226,7 +226,20 @@ def _attend(queries: Tensor, keys: Tensor, values: Tensor, lens: Tensor | None, 
         scores = scores + bias
     weights = _masked_softmax(scores, lens, causal)  # (batch, queries, keys)
     dropped = F.dropout(weights, p=dropout, training=training) if dropout else weights
-    return torch.bmm(dropped, values), weights
+    return _weighted_values(dropped, values), weights
+
+
+def _weighted_values(weights: Tensor, values: Tensor) -> Tensor:
+    """``weights @ values`` where a key of weight exactly 0 (masked) adds nothing, even when its
+    value is NaN or infinite (0 · NaN would be NaN); other keys' non-finite values count."""
+    out = torch.bmm(weights, values)  # (batch, queries, value_dim)
+    bad = ~torch.isfinite(values)
+    if not bool(bad.any()):
+        return out
+    clean = torch.bmm(weights, values.masked_fill(bad, 0.0))
+    # the non-finite values a query does see (weight not 0) still make its output non-finite
+    seen = torch.bmm((weights != 0).to(values.dtype), bad.to(values.dtype)) > 0
+    return torch.where(seen, out, clean)
 
 
 class DotProductAttention(nn.Module):
@@ -389,6 +402,10 @@ def _fused(q: Tensor, k: Tensor, v: Tensor, lens: Tensor | None, causal: bool, b
     an output of zeros (its weights are all zero), never NaN."""
     if lens is None and bias is None and (not causal or q.shape[1] == k.shape[1]):
         return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout, is_causal=causal)
+    if not (bool(torch.isfinite(k).all()) and bool(torch.isfinite(v).all())):
+        # a NaN or inf in a masked key or value must not reach the output (the fused kernel adds
+        # the mask to NaN scores and multiplies 0 by NaN values): the explicit path, as need_weights
+        return _attend(q, k, v, lens, causal, bias, dropout, dropout > 0)[0]
     scores_shape = (q.shape[0], q.shape[1], k.shape[1])
     mask = torch.zeros(scores_shape, dtype=q.dtype, device=q.device) if bias is None else bias
     keep = _keep_mask(mask, lens, causal)

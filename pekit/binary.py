@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import torch
 from torch import Tensor
 
-from ._checks import check_bool, check_elements, check_float, check_int, check_tensor
+from ._checks import check_bool, check_elements, check_float, check_int, check_memory, check_tensor
 from .encodings import Layout, binary_encoding, check_base, sinusoidal_encoding, wavelengths
 from .similarity import neighbour_distances
 
@@ -125,11 +125,17 @@ class Distinctness(NamedTuple):
     pair: tuple[int, int] | None
 
 
+DISTINCT_BYTES = 18  # bytes per pair of positions: the distances (float64), two masks and a copy
+
+
 def distinct_positions(X: Tensor, *, tol: float = 1e-3) -> Distinctness:
-    """How well the rows of ``X`` (``(positions, dim)``) tell positions apart."""
+    """How well the rows of ``X`` (``(positions, dim)``) tell positions apart. Its
+    ``(positions, positions)`` tables take :data:`DISTINCT_BYTES` bytes per pair and must fit
+    in 1 GiB (about 7,700 positions), else ``ValueError``."""
     check_tensor("X", X, dims=2, what="(positions, dim)")
     tol = check_float("tol", tol, minimum=0.0)
     n = X.shape[0]
+    check_memory({"X.shape[0]²": n * n}, DISTINCT_BYTES)
     if n < 2:
         return Distinctness(n, float("nan"), None)
     D = pairwise_distances(X)
@@ -184,6 +190,7 @@ def compare_codes(n: int, bits: int, dim: int, *, base: float = 10000.0) -> Code
     each code tells apart, the dials :math:`\sin(2\pi i/2^j)` (``bits`` columns) returning to
     position 0's code, and the sinusoidal table's distance from position 0."""
     n = check_int("n", n, minimum=2, maximum=1 << 14)
+    check_memory({"n²": n * n}, DISTINCT_BYTES)  # the (n, n) distances of each code
     bits = check_int("bits", bits, minimum=1, maximum=52)  # the dials have one column per bit
     B = binary_encoding(n, bits, device="cpu", dtype=torch.float64)  # (n, bits)
     P = sinusoidal_encoding(n, dim, base=base, device="cpu", dtype=torch.float64)  # (n, dim)
@@ -240,6 +247,7 @@ def equal_width(n: int, width: int, *, base: float = 10000.0) -> EqualWidth:
     bits tell at most ``2**width`` positions apart, ``width`` sinusoidal columns tell apart every
     position (their values never repeat exactly)."""
     n = check_int("n", n, minimum=2, maximum=1 << 14)
+    check_memory({"n²": n * n}, DISTINCT_BYTES)  # the (n, n) distances of each code
     width = check_int("width", width, minimum=1, maximum=62)
     B = binary_encoding(n, width, device="cpu", dtype=torch.float64)  # (n, width), wraps after 2**width
     P = sinusoidal_encoding(n, width, base=base, device="cpu", dtype=torch.float64)  # (n, width)

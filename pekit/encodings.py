@@ -10,13 +10,18 @@ References
 Accuracy. The book computes the angle ``i / 10000**(2j/d)`` in float32, whose rounding grows
 with the position (about 7e-3 off at position 100 000). Here every angle comes from the sum
 formula ``sin(a + b) = sin a cos b + cos a sin b`` with ``a`` a multiple of a block length and
-``b`` the offset inside the block; both small tables are evaluated in float64, so each entry is
-within a few float32 ulps of the exact value at any position, and the full table costs only
-multiply-adds.
+``b`` the offset inside the block; both small tables are evaluated in float64, and the full table
+costs only multiply-adds. Far positions: a float64 angle ``p * ω`` itself drifts (the frequency
+and the product are rounded: 0.2 rad at ``p = 2**52``), so past the range where it is within
+~5e-10 (``|p| · ω (3 + 2|ln ω|) <= 2**22``, about ``|p| <= 1.4e6`` at the usual bases) the two
+small tables come from angles reduced modulo 2π exactly (:mod:`pekit._angles`). Every entry is
+then, in float64, within 1e-9 of the exact value (the frequency as a real number) at every
+position accepted, ``|start|`` up to ``2**52``; in float32 within a few ulps.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Literal
 
@@ -27,6 +32,7 @@ from torch import Tensor, nn
 
 from ._checks import (
     FLOAT_DTYPES,
+    MAX_ELEMENTS,
     check_elements,
     check_float,
     check_float_dtype,
@@ -34,6 +40,7 @@ from ._checks import (
     check_probability,
     check_tensor,
 )
+from ._angles import exact_sincos, needs_exact
 from .devices import resolve_device
 
 if TYPE_CHECKING:  # pandas is imported by the functions that return tables
@@ -58,6 +65,7 @@ MAX_DIM = 1 << 20  # encoding width
 LAYOUTS: tuple[str, ...] = ("interleaved", "tensor2tensor")
 
 
+MAX_COLUMNS = 1 << 12  # columns sinusoidal_columns reads (a few columns of a table too large to build)
 MAX_POSITION = 1 << 52  # beyond this, float64 positions are no longer whole numbers
 
 
@@ -111,17 +119,28 @@ def _check_table_args(num_positions, dim, start, layout, dtype, device):
     return num_positions, dim, start, layout, dtype, dev
 
 
-def _sincos_into(sin_out: Tensor, cos_out: Tensor, start: int, omega: Tensor, block: int) -> None:
+def _sincos_into(sin_out: Tensor, cos_out: Tensor, start: int, omega: Tensor, block: int,
+                 exact: tuple[int, float, str, Tensor | None]) -> None:
     """Fill ``sin_out``/``cos_out`` (views of shape (blocks, block, pairs)) with
-    sin/cos((start + row) * omega) by the angle-sum formula over float64 tables."""
+    sin/cos((start + row) * omega) by the angle-sum formula over float64 tables.
+
+    ``exact`` is ``(dim, base, layout, pairs)``, naming the frequencies: where float64 angles
+    could drift (far positions, :func:`pekit._angles.needs_exact`), the two small tables come
+    from the exactly reduced angles instead."""
     blocks = sin_out.shape[0]
-    inner = torch.arange(block, dtype=torch.float64)[:, None] * omega  # (block, pairs)
-    outer = (start + block * torch.arange(blocks, dtype=torch.float64))[:, None] * omega
     dtype, device = sin_out.dtype, sin_out.device
-    s_in = torch.sin(inner).to(device=device, dtype=dtype)  # (block, pairs)
-    c_in = torch.cos(inner).to(device=device, dtype=dtype)
-    s_out = torch.sin(outer).to(device=device, dtype=dtype)[:, None, :]  # (blocks, 1, pairs)
-    c_out = torch.cos(outer).to(device=device, dtype=dtype)[:, None, :]
+    last = start + block * (blocks - 1)
+    if needs_exact(max(abs(start), abs(last)), omega) or needs_exact(block - 1, omega):
+        inner_s, inner_c = exact_sincos(torch.arange(block), *exact)
+        outer_s, outer_c = exact_sincos(start + block * torch.arange(blocks), *exact)
+    else:
+        inner = torch.arange(block, dtype=torch.float64)[:, None] * omega  # (block, pairs)
+        outer = (start + block * torch.arange(blocks, dtype=torch.float64))[:, None] * omega
+        inner_s, inner_c, outer_s, outer_c = torch.sin(inner), torch.cos(inner), torch.sin(outer), torch.cos(outer)
+    s_in = inner_s.to(device=device, dtype=dtype)  # (block, pairs)
+    c_in = inner_c.to(device=device, dtype=dtype)
+    s_out = outer_s.to(device=device, dtype=dtype)[:, None, :]  # (blocks, 1, pairs)
+    c_out = outer_c.to(device=device, dtype=dtype)[:, None, :]
     torch.mul(s_out, c_in, out=sin_out)
     sin_out.addcmul_(c_out, s_in)  # sin(a+b) = sin a cos b + cos a sin b
     torch.mul(c_out, c_in, out=cos_out)
@@ -148,6 +167,7 @@ def sinusoidal_encoding(
       (``k = dim // 2``); an odd ``dim`` gets a zero last column.
     """
     num_positions, dim, start, layout, dtype, dev = _check_table_args(num_positions, dim, start, layout, dtype, device)
+    base = check_base(base)
     omega = frequencies(dim, base=base, layout=layout)
     pairs = omega.numel()
     block = max(1, math.isqrt(max(num_positions, 1)))
@@ -155,12 +175,12 @@ def sinusoidal_encoding(
     rows = blocks * block
     if layout == "interleaved":
         buf = torch.empty(blocks, block, pairs, 2, device=dev, dtype=dtype)
-        _sincos_into(buf[..., 0], buf[..., 1], start, omega, block)
+        _sincos_into(buf[..., 0], buf[..., 1], start, omega, block, (dim, base, layout, None))
         table = buf.view(rows, 2 * pairs)
     else:
         alloc = torch.zeros if dim % 2 else torch.empty
         buf = alloc(blocks, block, dim, device=dev, dtype=dtype)
-        _sincos_into(buf[..., :pairs], buf[..., pairs : 2 * pairs], start, omega, block)
+        _sincos_into(buf[..., :pairs], buf[..., pairs : 2 * pairs], start, omega, block, (dim, base, layout, None))
         table = buf.view(rows, dim)
     table = table[:num_positions, :dim]  # (num_positions, dim)
     return table if table.is_contiguous() else table.contiguous()
@@ -178,16 +198,26 @@ def sinusoidal_columns(
     dtype: torch.dtype = torch.float32,
 ) -> Tensor:
     """Only the chosen columns of :func:`sinusoidal_encoding`, shape ``(num_positions, len(columns))``,
-    equal to ``sinusoidal_encoding(...)[:, columns]`` without building the whole table."""
+    equal to ``sinusoidal_encoding(...)[:, columns]`` without building the whole table. At most
+    :data:`MAX_COLUMNS` (4,096) columns, repeats allowed; more raise ``ValueError``."""
     num_positions, dim, start, layout, dtype, dev = _check_table_args(num_positions, dim, start, layout, dtype, device)
     if isinstance(columns, (str, bytes)) or not hasattr(columns, "__iter__"):
         raise ValueError(f"columns must be a list of column numbers; got {type(columns).__name__}")
+    count = len(columns) if hasattr(columns, "__len__") else None
+    if count is not None and count > MAX_COLUMNS:  # before reading them one by one
+        raise ValueError(f"columns holds {count:,} column numbers; at most {MAX_COLUMNS:,} are read "
+                         "(sinusoidal_encoding builds a whole table)")
+    columns = list(itertools.islice(columns, MAX_COLUMNS + 1))
+    if len(columns) > MAX_COLUMNS:
+        raise ValueError(f"columns holds more than {MAX_COLUMNS:,} column numbers; at most {MAX_COLUMNS:,} are read "
+                         "(sinusoidal_encoding builds a whole table)")
     columns = [check_int("columns", c, minimum=0) for c in columns]
     if any(c >= dim for c in columns):
         raise ValueError(f"columns={max(columns)} is past the last column of the table, dim - 1 = {dim - 1}")
     check_elements({"num_positions": num_positions, "columns": max(len(columns), 1)})
     if num_positions == 0:
         return torch.zeros(0, len(columns), device=dev, dtype=dtype)
+    base = check_base(base)
     omega = frequencies(dim, base=base, layout=layout)
     pairs = omega.numel()
     # which pair each column belongs to, and whether it is the sine (0) or the cosine (1)
@@ -200,14 +230,16 @@ def sinusoidal_columns(
     blocks = -(-num_positions // block)
     buf = torch.zeros(blocks, block, max(len(used), 1), 2, device=dev, dtype=dtype)
     if used:
-        _sincos_into(buf[..., 0], buf[..., 1], start, omega[used], block)
+        _sincos_into(buf[..., 0], buf[..., 1], start, omega[used], block, (dim, base, layout, torch.tensor(used)))
     table = buf.view(blocks * block, -1, 2)[:num_positions]  # (positions, used pairs, 2)
     slot = {p: k for k, p in enumerate(used)}
-    out = torch.zeros(num_positions, len(columns), device=dev, dtype=dtype)
-    for k, (p, kind) in enumerate(where):
-        if p is not None:
-            out[:, k] = table[:, slot[p], kind]
-    return out
+    flat = table.reshape(num_positions, -1)  # (positions, 2 * used pairs): sin, cos of each
+    picked = [2 * slot[p] + kind if p is not None else -1 for p, kind in where]  # -1: a zero column
+    index = torch.tensor([max(c, 0) for c in picked], device=dev, dtype=torch.long)
+    out = flat.index_select(1, index)  # (positions, columns)
+    if -1 in picked:
+        out[:, torch.tensor([c < 0 for c in picked], device=dev)] = 0
+    return out.contiguous()
 
 
 def interleaved_to_concatenated(P: Tensor) -> Tensor:
@@ -318,7 +350,7 @@ class PositionalEncoding(nn.Module):
         device: str | torch.device | None = None,
     ) -> None:
         super().__init__()
-        self.num_hiddens = check_int("num_hiddens", num_hiddens, minimum=1)
+        self.num_hiddens = check_int("num_hiddens", num_hiddens, minimum=1, maximum=MAX_DIM)
         self.max_len = check_int("max_len", max_len, minimum=1)
         check_elements({"max_len": self.max_len, "num_hiddens": self.num_hiddens})
         self.dropout = nn.Dropout(check_probability("dropout", dropout))
@@ -351,9 +383,10 @@ def binary_encoding(
 
     Column ``b`` is bit ``b`` of the position, least significant first, as 0/1 values.
     ``bits=None`` uses the fewest bits that represent ``num_positions - 1`` (at least 1); with
-    fewer bits than that the codes wrap around after ``2**bits`` positions.
+    fewer bits than that the codes wrap around after ``2**bits`` positions. At most
+    ``num_positions × bits`` = 2**28 entries (``num_positions`` up to 2**28).
     """
-    num_positions = check_int("num_positions", num_positions, minimum=0)
+    num_positions = check_int("num_positions", num_positions, minimum=0, maximum=MAX_ELEMENTS)  # >= 1 bit each
     if bits is None:
         bits = max(1, (num_positions - 1).bit_length())
     bits = check_int("bits", bits, minimum=1, maximum=62)

@@ -44,10 +44,21 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from ._checks import check_bool, check_elements, check_float, check_int, check_tensor
+from ._checks import check_bool, check_elements, check_float, check_int, check_memory, check_tensor
 from .devices import resolve_device
 from .encodings import binary_encoding, frequencies, sinusoidal_encoding
-from .positions import MAX_HEADS, MAX_STEPS, _relative, alibi_bias, alibi_slopes, check_buckets, t5_relative_buckets
+from .positions import (
+    MAX_HEADS,
+    MAX_STEPS,
+    T5_BYTES,
+    _relative,
+    alibi_bias,
+    alibi_bytes,
+    alibi_slopes,
+    check_buckets,
+    t5_buckets_of,
+    t5_relative_buckets,
+)
 from .rotation import apply_rope
 
 __all__ = [
@@ -89,15 +100,19 @@ def _check_family(scheme: object) -> str:
 # Shaw et al.: clipped relative positions
 
 
+SHAW_BYTES = 24  # bytes per query-key pair of the offsets, their clipped copy and the indices (int64)
+
+
 def shaw_relative_indices(num_queries: int, num_keys: int, max_distance: int, *,
                           device: str | torch.device | None = None) -> Tensor:
     r"""Which learned relative vector each query-key pair uses, ``(num_queries, num_keys)`` int64:
     :math:`\text{clip}(j - i, -k, k) + k` with ``k = max_distance``, so ``0 .. 2k``. As in
-    tensor2tensor, with more keys than queries the queries are the last positions."""
+    tensor2tensor, with more keys than queries the queries are the last positions. The tables take
+    24 bytes per pair; more than 1 GiB is refused (``ValueError``)."""
     num_queries = check_int("num_queries", num_queries, minimum=0, maximum=MAX_STEPS)
     num_keys = check_int("num_keys", num_keys, minimum=0, maximum=MAX_STEPS)
     max_distance = check_int("max_distance", max_distance, minimum=0, maximum=MAX_STEPS)
-    check_elements({"num_queries": num_queries, "num_keys": num_keys})
+    check_memory({"num_queries": num_queries, "num_keys": num_keys}, SHAW_BYTES)
     rel = _relative(num_queries, num_keys, resolve_device(device))  # (queries, keys): j - i
     return rel.clamp(-max_distance, max_distance) + max_distance
 
@@ -153,12 +168,16 @@ def scheme_matrix(scheme: str, num_positions: int, num_heads: int, *, num_hidden
     - ``learned``: the first ``num_positions`` rows of ``table`` (a trained
       ``(max_len, width)`` table; fewer rows when it has fewer);
     - ``rope``: the angle by which each pair of a head is turned, :math:`m\,\omega_j \bmod 2\pi`,
-      ``(num_positions, head_dim / 2)``;
+      ``(num_positions, head_dim / 2)`` (the float64 product, reduced by ``torch.remainder``:
+      within 1e-11 of the exact angle for positions up to ``MAX_STEPS``);
     - ``alibi``: the score bias of every head, ``(num_heads, num_positions, num_positions)``
       (``-inf`` above the diagonal when ``causal``);
     - ``t5``: the bucket of every query-key pair, ``(num_positions, num_positions)``;
     - ``shaw``: the index of the relative vector of every pair, ``(num_positions, num_positions)``;
     - ``none``: nothing, a ``(num_positions, 0)`` matrix.
+
+    The tables of ``alibi``, ``t5`` and ``shaw`` (the float64 result and what builds it) must fit
+    in 1 GiB, else ``ValueError`` names ``num_positions`` (and the heads).
     """
     scheme = _check_family(scheme)
     num_positions = check_int("num_positions", num_positions, minimum=1, maximum=MAX_STEPS)
@@ -166,6 +185,9 @@ def scheme_matrix(scheme: str, num_positions: int, num_heads: int, *, num_hidden
     causal = check_bool("causal", causal)
     check_elements({"num_heads": num_heads, "num_positions²": num_positions * num_positions})
     check_elements({"num_positions": num_positions, "num_hiddens": num_hiddens})
+    pair_bytes = {"alibi": alibi_bytes(num_heads, torch.float64), "t5": T5_BYTES + 8, "shaw": SHAW_BYTES + 8}
+    if scheme in pair_bytes:  # (positions, positions) tables, as float64
+        check_memory({"num_positions²": num_positions * num_positions}, pair_bytes[scheme])
     if scheme in ("sinusoidal", "tensor2tensor"):
         layout = "interleaved" if scheme == "sinusoidal" else "tensor2tensor"
         return sinusoidal_encoding(num_positions, num_hiddens, base=base, layout=layout, device="cpu",
@@ -235,10 +257,12 @@ def t5_bucket_curve(max_offset: int, *, num_buckets: int = 32, max_distance: int
     max_offset = check_int("max_offset", max_offset, minimum=0, maximum=MAX_STEPS // 2)
     num_buckets = check_int("num_buckets", num_buckets, minimum=4, maximum=1 << 16)
     max_distance = check_int("max_distance", max_distance, minimum=1, maximum=1 << 30)
-    row = dict(num_buckets=num_buckets, max_distance=max_distance, device="cpu")
-    # M + 1 queries aligned at the end of 2M + 1 keys: query 0 sits at key M
-    both = t5_relative_buckets(max_offset + 1, 2 * max_offset + 1, **row)[0]
-    causal = t5_relative_buckets(max_offset + 1, 2 * max_offset + 1, bidirectional=False, **row)[0]
+    check_buckets(num_buckets, max_distance, True)
+    check_buckets(num_buckets, max_distance, False)
+    # the one row itself: offsets key - query = -M .. M (no (M + 1, 2M + 1) table)
+    rel = torch.arange(-max_offset, max_offset + 1)
+    both = t5_buckets_of(rel, True, num_buckets, max_distance)
+    causal = t5_buckets_of(rel, False, num_buckets, max_distance)
     return T5Curve(torch.arange(-max_offset, max_offset + 1), both, causal, num_buckets // 4, num_buckets // 2,
                    max_distance)
 
@@ -277,15 +301,19 @@ class PairingCheck(NamedTuple):
     largest_score: float
 
 
+PAIRING_BYTES = 40  # bytes per pair of positions: three score tables and two differences (float64)
+
+
 def rope_pairing_check(dim: int, num_positions: int, *, seed: int = 0, base: float = 10000.0) -> PairingCheck:
     r"""Check that the adjacent and the split-halves RoPE give the same attention scores
     :math:`S_{mn} = \mathrm{RoPE}(q_m, m) \cdot \mathrm{RoPE}(k_n, n)` once ``q`` and ``k`` are permuted
-    by :func:`rope_pair_permutation`, on standard-normal ``q``, ``k`` drawn from ``seed``."""
+    by :func:`rope_pair_permutation`, on standard-normal ``q``, ``k`` drawn from ``seed``. Its
+    ``(num_positions, num_positions)`` tables take 40 bytes per pair; more than 1 GiB is refused."""
     dim = _check_rope_dim(dim)
     num_positions = check_int("num_positions", num_positions, minimum=1, maximum=MAX_STEPS)
     seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
     check_elements({"num_positions": num_positions, "dim": dim})
-    check_elements({"num_positions²": num_positions * num_positions})
+    check_memory({"num_positions²": num_positions * num_positions}, PAIRING_BYTES)
     g = torch.Generator().manual_seed(seed)
     q = torch.randn(num_positions, dim, generator=g, dtype=torch.float64)  # (positions, dim)
     k = torch.randn(num_positions, dim, generator=g, dtype=torch.float64)
@@ -359,8 +387,9 @@ def rope_scaling(dim: int, *, base: float = 10000.0, scaling: str | None = "none
     original_max_len = check_int("original_max_len", original_max_len, minimum=1, maximum=1 << 40)
     if seq_len is not None:
         seq_len = check_int("seq_len", seq_len, minimum=1, maximum=1 << 40)
-    beta_fast = check_float("beta_fast", beta_fast, positive=True, maximum=1e6)
-    beta_slow = check_float("beta_slow", beta_slow, positive=True, maximum=1e6)
+    # turns within the original length: below 1e-6 the correction dimension overflows a float
+    beta_fast = check_float("beta_fast", beta_fast, positive=True, minimum=1e-6, maximum=1e6)
+    beta_slow = check_float("beta_slow", beta_slow, positive=True, minimum=1e-6, maximum=1e6)
     if scaling == "none":
         return RopeScaling(freqs, 1.0, scaling, factor, base)
     if scaling == "linear":
@@ -409,7 +438,8 @@ class RopePair(NamedTuple):
     """One RoPE pair past the training length: ``omega`` (radians per position), the largest
     angle (offset) seen in training ``(L-1)·ω``, whether that is a full turn or more (then every
     direction of the pair was met), the angle at the offset asked about, and whether that angle
-    was never met in training (no full turn and a larger angle)."""
+    was never met in training (no full turn and a larger angle). Angles are raw float64
+    products ``offset · ω`` (not reduced; offsets up to ``MAX_STEPS``, so within 1e-11)."""
 
     pair: int
     omega: float
@@ -485,8 +515,8 @@ def beyond_training(position: int, train_len: int, *, num_hiddens: int = 64, num
     # ALiBi
     slopes = alibi_slopes(num_heads, device="cpu", dtype=torch.float64).tolist()
     # T5: keys 0 .. p places before the query (offsets 0, -1, .., -p), the backward half of the buckets
-    bucket_of = t5_relative_buckets(1, max(train_len, position + 1), num_buckets=num_buckets,
-                                    max_distance=t5_max_distance, device="cpu")[0].flip(0)  # (offsets,)
+    bucket_of = t5_buckets_of(-torch.arange(max(train_len, position + 1)), True, num_buckets,
+                              t5_max_distance)  # (offsets,): offsets 0, -1, .., -p
     seen_buckets = set(bucket_of[:train_len].tolist())
     bucket = int(bucket_of[position])
     index = min(position, shaw_max_distance) + shaw_max_distance

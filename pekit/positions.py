@@ -43,7 +43,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_bool, check_elements, check_float, check_float_dtype, check_int, check_tensor
+from ._checks import check_bool, check_elements, check_float, check_float_dtype, check_int, check_memory, check_tensor
 from .devices import resolve_device
 from .encodings import check_base, sinusoidal_encoding
 from .rotation import apply_rope
@@ -137,7 +137,8 @@ def alibi_bias(
 
     ``causal=True`` (a decoder): keys after the query get ``-inf`` (masked), the others
     :math:`-m_h (i - j)`. With more keys than queries, query ``i`` sits at key position
-    ``i + num_keys - num_queries``.
+    ``i + num_keys - num_queries``. Its tables (offsets, distances, the bias) must fit in 1 GiB
+    (:func:`alibi_bytes` per query-key pair), else ``ValueError``.
     """
     num_queries, num_keys = _check_sizes(num_queries, num_keys)
     num_heads = check_int("num_heads", num_heads, minimum=1, maximum=MAX_HEADS)
@@ -145,7 +146,18 @@ def alibi_bias(
     causal = check_bool("causal", causal)
     dev = resolve_device(device)
     dtype = check_float_dtype(dtype)
+    check_memory({"num_queries": num_queries, "num_keys": num_keys}, alibi_bytes(num_heads, dtype))
     return _alibi_bias(num_queries, num_keys, num_heads, causal, dev, dtype)
+
+
+def alibi_bytes(num_heads: int, dtype: torch.dtype) -> int:
+    """Bytes per query-key pair of :func:`alibi_bias`'s tables: the offsets (int64), the
+    distances, and the bias of every head twice (product and mask)."""
+    size = torch.empty((), dtype=dtype).element_size()
+    return 8 + 8 + size + 2 * num_heads * size
+
+
+T5_BYTES = 64  # bytes per query-key pair of the T5 bucket tables (offsets, distances, masks, logs: int64 and float32)
 
 
 def _alibi_bias(num_queries: int, num_keys: int, num_heads: int, causal: bool, device: torch.device,
@@ -193,12 +205,13 @@ def t5_relative_buckets(
     :math:`n = \max(i - j, 0)`. Of the ``B`` buckets left, distances below ``B/2`` get one
     bucket each; longer ones share :math:`B/2 + \lfloor \log(n / (B/2)) / \log(\text{max\_distance}/(B/2))
     \cdot B/2 \rfloor`, capped at the last bucket, so every distance from ``max_distance`` on
-    lands in one bucket.
+    lands in one bucket. Its tables take :data:`T5_BYTES` bytes per query-key pair and must fit
+    in 1 GiB, else ``ValueError`` names the sizes.
     """
     num_queries, num_keys = _check_sizes(num_queries, num_keys)
     bidirectional = check_bool("bidirectional", bidirectional)
     num_buckets, max_distance = check_buckets(num_buckets, max_distance, bidirectional)
-    check_elements({"num_queries": num_queries, "num_keys": num_keys})
+    check_memory({"num_queries": num_queries, "num_keys": num_keys}, T5_BYTES)
     return _t5_buckets(num_queries, num_keys, bidirectional, num_buckets, max_distance, resolve_device(device))
 
 
@@ -206,6 +219,12 @@ def _t5_buckets(num_queries: int, num_keys: int, bidirectional: bool, num_bucket
                 device: torch.device) -> Tensor:
     """:func:`t5_relative_buckets` of checked arguments."""
     rel = _relative(num_queries, num_keys, device)  # (queries, keys): key - query
+    return t5_buckets_of(rel, bidirectional, num_buckets, max_distance)
+
+
+def t5_buckets_of(rel: Tensor, bidirectional: bool, num_buckets: int, max_distance: int) -> Tensor:
+    """The T5 bucket of each offset ``key - query`` in ``rel`` (int64, any shape; checked
+    ``num_buckets`` and ``max_distance``), same shape."""
     buckets = torch.zeros_like(rel)
     if bidirectional:
         num_buckets //= 2

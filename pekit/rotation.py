@@ -22,9 +22,18 @@ from typing import TYPE_CHECKING, NamedTuple
 import torch
 from torch import Tensor
 
-from ._checks import MAX_ELEMENTS, check_elements, check_float, check_float_dtype, check_int, check_tensor
+from ._checks import (
+    MAX_ELEMENTS,
+    check_elements,
+    check_float,
+    check_float_dtype,
+    check_int,
+    check_memory,
+    check_tensor,
+)
 from .devices import resolve_device
-from .encodings import frequencies, sinusoidal_encoding
+from ._angles import exact_sincos, needs_exact
+from .encodings import check_base, frequencies, sinusoidal_encoding
 
 if TYPE_CHECKING:  # pandas is imported by the functions that return tables
     import pandas as pd
@@ -53,12 +62,34 @@ def _check_even(dim: object, what: str, name: str = "dim") -> int:
     return dim
 
 
+MAX_DELTA = 1 << 52  # offsets: whole numbers in float64
+
+
 def rotation_angles(dim: int, delta: int, *, base: float = 10000.0) -> Tensor:
     r"""The angle :math:`\delta\,\omega_j` (radians, float64) by which pair ``j`` turns when the
-    position moves by ``delta``; ``dim // 2`` values."""
+    position moves by ``delta``; ``dim // 2`` values, not reduced to one turn.
+
+    Rounding: the float64 product of ``delta`` and the float64 frequency, so each angle is off by
+    up to about ``|delta| · ω_j · 1e-15`` radians (4e-10 at ``|delta| = 10**5`` and ``ω = 1``;
+    0.2 rad at ``2**52``). The sines and cosines pekit builds from these angles
+    (:func:`offset_rotation`, :func:`rotation_block`, :func:`offset_dot_product`) do not use them
+    past that range: they reduce the angle modulo 2π exactly and are within 1e-15."""
     dim = _check_even(dim, "the offset rotation")
-    delta = check_int("delta", delta, minimum=-(1 << 52), maximum=1 << 52)
+    delta = check_int("delta", delta, minimum=-MAX_DELTA, maximum=MAX_DELTA)
     return delta * frequencies(dim, base=base)
+
+
+def rotation_sincos(dim: int, deltas: Tensor, base: float) -> tuple[Tensor, Tensor]:
+    r"""``(sin, cos)`` of :math:`\delta\,\omega_j` for the whole offsets ``deltas`` (``(n,)``),
+    float64 ``(n, dim // 2)`` each: the float64 product where it is within ~5e-10, the exactly
+    reduced angle (:mod:`pekit._angles`) past that."""
+    omega = frequencies(dim, base=base)
+    deltas = deltas.to(torch.int64)
+    far = int(deltas.abs().max()) if deltas.numel() else 0
+    if needs_exact(far, omega):
+        return exact_sincos(deltas, dim, float(base), "interleaved")
+    angles = deltas.double()[:, None] * omega[None, :]
+    return torch.sin(angles), torch.cos(angles)
 
 
 class Turn(NamedTuple):
@@ -98,28 +129,35 @@ def offset_rotation(
 ) -> Tensor:
     r"""The block-diagonal :math:`T(\delta)` (``(dim, dim)``) with 2x2 blocks
     :math:`\begin{bmatrix}\cos\delta\omega_j & \sin\delta\omega_j\\-\sin\delta\omega_j & \cos\delta\omega_j\end{bmatrix}`,
-    so that ``P[i + delta] = T @ P[i]`` for every row ``i`` of the interleaved table."""
-    angles = rotation_angles(dim, delta, base=base)  # float64, exact angles
+    so that ``P[i + delta] = T @ P[i]`` for every row ``i`` of the interleaved table. The matrix
+    is built in ``dtype`` and must fit in 1 GiB (``dim`` up to 16,384 in float32, 11,585 in
+    float64), else ``ValueError`` names ``dim``."""
+    dim = _check_even(dim, "the offset rotation")
+    delta = check_int("delta", delta, minimum=-MAX_DELTA, maximum=MAX_DELTA)
+    base = check_base(base)
     dtype = check_float_dtype(dtype)
     dev = resolve_device(device)
     if dim * dim > MAX_ELEMENTS:
         raise ValueError(f"dim={dim:,} gives a {dim:,} × {dim:,} matrix, over the {MAX_ELEMENTS:,} numbers pekit "
                          "allocates at once (rotation_angles gives the same information per pair)")
-    c, s = torch.cos(angles), torch.sin(angles)
-    T = torch.zeros(dim // 2, 2, dim // 2, 2, dtype=torch.float64)  # (pair, row in block, pair, column in block)
+    check_memory({"dim²": dim * dim}, torch.empty((), dtype=dtype).element_size())  # the matrix, built in dtype
+    s, c = (v[0].to(dtype) for v in rotation_sincos(dim, torch.tensor([delta]), base))  # angles reduced exactly
+    T = torch.zeros(dim // 2, 2, dim // 2, 2, dtype=dtype)  # (pair, row in block, pair, column in block)
     j = torch.arange(dim // 2)
     T[j, 0, j, 0], T[j, 0, j, 1], T[j, 1, j, 0], T[j, 1, j, 1] = c, s, -s, c
-    return T.reshape(dim, dim).to(device=dev, dtype=dtype)
+    return T.reshape(dim, dim).to(device=dev)
 
 
 def rotation_block(dim: int, delta: int, pair: int, *, base: float = 10000.0) -> list[list[float]]:
     """The 2x2 block of :func:`offset_rotation` for column pair ``pair`` (float64, as lists)."""
-    angles = rotation_angles(dim, delta, base=base)
+    dim = _check_even(dim, "the offset rotation")
+    delta = check_int("delta", delta, minimum=-MAX_DELTA, maximum=MAX_DELTA)
+    base = check_base(base)
     pair = check_int("pair", pair, minimum=0)
-    if pair >= len(angles):
-        raise ValueError(f"pair={pair} must be one of the pairs 0 .. dim / 2 - 1 = {len(angles) - 1}")
-    angle = float(angles[pair])
-    return [[math.cos(angle), math.sin(angle)], [-math.sin(angle), math.cos(angle)]]
+    if pair >= dim // 2:
+        raise ValueError(f"pair={pair} must be one of the pairs 0 .. dim / 2 - 1 = {dim // 2 - 1}")
+    s, c = (float(v[0, pair]) for v in rotation_sincos(dim, torch.tensor([delta]), base))
+    return [[c, s], [-s, c]]
 
 
 def rotation_residuals(
@@ -146,10 +184,11 @@ def offset_dot_product(dim: int, deltas: Tensor | list[int], *, base: float = 10
     dim = _check_even(dim, "the offset dot product")
     if isinstance(deltas, (str, bytes)) or not isinstance(deltas, (Tensor, list, tuple, range)):
         raise ValueError(f"deltas must be a list or 1-D tensor of whole offsets; got {type(deltas).__name__}")
-    deltas = [check_int("deltas", v) for v in (deltas.tolist() if isinstance(deltas, Tensor) else deltas)]
+    deltas = [check_int("deltas", v, minimum=-MAX_DELTA, maximum=MAX_DELTA)
+              for v in (deltas.tolist() if isinstance(deltas, Tensor) else deltas)]
     check_elements({"deltas": len(deltas), "dim": dim})
-    deltas = torch.tensor(deltas, dtype=torch.float64)
-    return torch.cos(deltas[:, None] * frequencies(dim, base=base)[None, :]).sum(dim=1)
+    base = check_base(base)
+    return rotation_sincos(dim, torch.tensor(deltas, dtype=torch.int64), base)[1].sum(dim=1)
 
 
 PAIRINGS = ("adjacent", "halves")
@@ -169,11 +208,17 @@ def apply_rope(x: Tensor, *, base: float = 10000.0, start: int = 0, pairing: str
     if pairing not in PAIRINGS:
         raise ValueError(f"pairing={pairing!r} must be one of {PAIRINGS}")
     dim = _check_even(x.shape[-1], "RoPE", "x.shape[-1]")
-    start = check_int("start", start, minimum=-(1 << 52), maximum=1 << 52)
+    start = check_int("start", start, minimum=-MAX_DELTA, maximum=MAX_DELTA)
+    base = check_base(base)
     positions = x.shape[-2]
-    theta = (start + torch.arange(positions, dtype=torch.float64))[:, None] * frequencies(dim, base=base)[None, :]
-    cos = torch.cos(theta).to(device=x.device, dtype=x.dtype)  # (positions, dim/2)
-    sin = torch.sin(theta).to(device=x.device, dtype=x.dtype)
+    omega = frequencies(dim, base=base)
+    if needs_exact(max(abs(start), abs(start + positions - 1)), omega):  # far: angles reduced exactly
+        sin, cos = exact_sincos(start + torch.arange(positions, dtype=torch.int64), dim, base, "interleaved")
+    else:
+        theta = (start + torch.arange(positions, dtype=torch.float64))[:, None] * omega[None, :]
+        sin, cos = torch.sin(theta), torch.cos(theta)
+    cos = cos.to(device=x.device, dtype=x.dtype)  # (positions, dim/2)
+    sin = sin.to(device=x.device, dtype=x.dtype)
     if pairing == "halves":
         x0, x1 = x[..., : dim // 2], x[..., dim // 2 :]  # (..., positions, dim/2) each
         return torch.cat((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1)

@@ -91,6 +91,11 @@ def save_checkpoint(model: TinyTransformer, path: Path) -> None:
         raise ValueError(f"model must be a TinyTransformer; got a {type(model).__name__}")
     if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str) or "\x00" in os.fspath(path):
         raise ValueError(f"path must name a file (a str or pathlib.Path); got {str(path)[:40]!r}")
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:  # a lone surrogate: no file system can name it
+        raise ValueError(f"path={ascii(os.fspath(path))[:80]} holds half of a surrogate pair, which names no "
+                         "file") from None
     path = Path(path)
     if path.is_dir() or not path.parent.is_dir():
         raise ValueError(f"path={str(path)[:80]!r} must name a file in an existing folder")

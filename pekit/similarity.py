@@ -16,7 +16,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from ._checks import check_data, check_elements, check_int
+from ._checks import check_data, check_elements, check_int, check_memory
 from .reduce import BlockSummary, _summarise
 
 __all__ = ["gram_block_means", "OffsetSimilarity", "similarity_by_offset", "neighbour_distances",
@@ -80,14 +80,15 @@ def similarity_by_offset(P: Tensor, *, max_offset: int | None = None, num_starts
     ``num_starts`` evenly spaced starting rows ``i`` (all rows when there are fewer).
 
     Costs one ``(starts, dim) x (dim, n)`` product. Offsets beyond the table for a start
-    are skipped for that start; ``count`` says how many starts remain per offset.
+    are skipped for that start; ``count`` says how many starts remain per offset. Its tables take
+    about 64 bytes per start and position; more than 1 GiB is refused (``ValueError``).
     """
     _check_table(P)
     n = P.shape[0]
     max_offset = n - 1 if max_offset is None else check_int("max_offset", max_offset, minimum=0)
     max_offset = min(max_offset, n - 1)
     num_starts = check_int("num_starts", num_starts, minimum=1)
-    check_elements({"starts": min(num_starts, n), "positions": n})
+    check_memory({"starts": min(num_starts, n), "positions": n}, 64)  # G, offsets, masks, gathered values
     starts = torch.unique(torch.linspace(0, n - 1, min(num_starts, n)).round().long())
     device = P.device
     starts_d = starts.to(device)

@@ -74,19 +74,20 @@ def answers(task: str, inputs: Tensor) -> Tensor:
     return after - torch.searchsorted(ordered, inputs.contiguous())  # (batch, steps)
 
 
-def make_examples(task: str, num_examples: int, seq_len: int, vocab: int, *, seed: int | None = None,
+def make_examples(task: str, num_examples: int, seq_len: int, vocab: int, *, seed: int = 0,
                   generator: torch.Generator | None = None) -> tuple[Tensor, Tensor]:
     """``num_examples`` examples of ``task`` on the CPU: inputs and answers, each
     ``(num_examples, seq_len)`` int64. Drawn from ``generator`` (which advances) or, when none is
     given, from a fresh one seeded with ``seed``: the same arguments give the same examples on
-    every machine."""
+    every machine. ``seed`` is a whole number (``None`` is refused, as any other non-number: it
+    would silently mean one fixed seed)."""
     task = check_task(task)
     num_examples = check_int("num_examples", num_examples, minimum=1, maximum=MAX_EXAMPLES)
     seq_len = check_int("seq_len", seq_len, minimum=2, maximum=2 * MAX_SEQ_LEN)
     vocab = check_int("vocab", vocab, minimum=2, maximum=MAX_VOCAB)
+    seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
     if generator is None:
-        generator = torch.Generator().manual_seed(check_int("seed", 0 if seed is None else seed, minimum=0,
-                                                            maximum=2**63 - 1))
+        generator = torch.Generator().manual_seed(seed)
     elif not isinstance(generator, torch.Generator) or generator.device.type != "cpu":
         raise ValueError(f"generator must be a CPU torch.Generator or None; got {str(generator)[:40]!r}")
     inputs = torch.randint(0, vocab, (num_examples, seq_len), generator=generator)

@@ -9,6 +9,7 @@ Used by the complexity measurements and by the benchmarks, so both time the same
 
 from __future__ import annotations
 
+import inspect
 import statistics
 import time
 from collections.abc import Callable
@@ -31,6 +32,17 @@ def synchronizer(device: str | torch.device | None = None) -> Callable[[], None]
     return lambda: None
 
 
+def _call(fn: Callable[[], object], name: str) -> None:
+    """Call ``fn``; a result that does its work later (a generator, a coroutine, an awaitable)
+    would be timed as if it were done, so it raises ``ValueError`` naming ``name``."""
+    result = fn()
+    if inspect.isgenerator(result) or inspect.isawaitable(result):
+        if inspect.iscoroutine(result):
+            result.close()  # never awaited: close it quietly
+        raise ValueError(f"{name} returned a {type(result).__name__}, whose work has not run yet: pekit times calls "
+                         "that do their work when called (call list(...) or run the coroutine inside fn)")
+
+
 def time_calls(fn: Callable[[], object], *, repeats: int = 3, warmup: int = 1,
                device: str | torch.device | None = None) -> list[float]:
     """Seconds of each of ``repeats`` calls of ``fn`` after ``warmup`` untimed calls, each timed
@@ -41,12 +53,12 @@ def time_calls(fn: Callable[[], object], *, repeats: int = 3, warmup: int = 1,
         raise ValueError(f"fn must be callable; got a {type(fn).__name__}")
     sync = synchronizer(device)
     for _ in range(warmup):
-        fn()
+        _call(fn, "fn")
     sync()
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        fn()
+        _call(fn, "fn")
         sync()
         times.append(time.perf_counter() - t0)
     return times
@@ -69,13 +81,13 @@ def interleaved_medians(fns: dict[str, Callable[[], object]], *, repeats: int = 
     sync = synchronizer(device)
     for _ in range(warmup):
         for fn in fns.values():
-            fn()
+            _call(fn, "fns")
     sync()
     times: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(repeats):
         for name, fn in fns.items():
             t0 = time.perf_counter()
-            fn()
+            _call(fn, "fns")
             sync()
             times[name].append(time.perf_counter() - t0)
     return {name: statistics.median(v) for name, v in times.items()}

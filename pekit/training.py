@@ -43,6 +43,7 @@ __all__ = ["HistoryRow", "TrainResult", "train_tiny", "evaluate_tiny", "predict"
 TEST_SEED = 2**40 + 7  # the held-out examples: a seed no training run in the lab uses
 TEST_EXAMPLES = 1000
 BATCH_SIZE = 64  # fresh examples per training step (train_tiny's default)
+EVAL_CHUNK = 1024  # examples evaluated at once
 MAX_STEPS = 100_000
 MAX_POINTS = 1000  # test lengths of one extrapolation table
 # largest learning rate and weight decay: a rate that large diverges at once (the "nan" stop), and
@@ -217,7 +218,8 @@ def evaluate_tiny(
     """``(token_accuracy, seq_accuracy)`` of ``model`` on ``num_examples`` held-out examples of
     ``task`` with ``seq_len`` tokens, drawn from ``seed`` (or on the given ``inputs``: a pair of
     inputs and answers). ``seq_len`` may differ from the training length, up to twice it: a
-    scheme without positions that far (a learned table) raises ``ValueError`` saying so."""
+    scheme without positions that far (a learned table) raises ``ValueError`` saying so. The
+    examples go through the model :data:`EVAL_CHUNK` at a time."""
     _check_model(model)
     task = check_task(task)
     seq_len = check_int("seq_len", seq_len, minimum=2, maximum=2 * model.config.seq_len)
@@ -233,7 +235,9 @@ def evaluate_tiny(
     if x.shape != y.shape or x.shape[1] != seq_len or x.shape[0] < 1:
         raise ValueError(f"inputs must be two tensors of shape (examples, seq_len={seq_len}), at least one example; "
                          f"got {tuple(x.shape)} and {tuple(y.shape)}")
-    right = predict(model, x) == y.to(next(model.parameters()).device)  # (num_examples, seq_len)
+    # in chunks: a model's activations for every example at once would grow with num_examples
+    predicted = torch.cat([predict(model, x[i:i + EVAL_CHUNK]) for i in range(0, x.shape[0], EVAL_CHUNK)])
+    right = predicted == y.to(predicted.device)  # (num_examples, seq_len)
     return float(right.float().mean()), float(right.all(-1).float().mean())
 
 

@@ -253,3 +253,78 @@ def test_sinusoidal_columns_equal_table_columns(layout, n, d, cols):
 def test_sinusoidal_columns_range_checked():
     with pytest.raises(ValueError, match="columns"):
         sinusoidal_columns(5, 4, [4])
+
+
+# ---------------------------------------------------------------------------------------------
+# Far positions against the exact formula: the frequency base**(-2j/dim) as a real number, the
+# angle evaluated with 60 digits and reduced modulo 2π (mpmath)
+
+from hypothesis import example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def exact_table(positions, dim, base=10000.0, layout="interleaved"):
+    """The table's rows at ``positions``, float64 from 60-digit arithmetic."""
+    import mpmath
+
+    with mpmath.workdps(60):
+        k = dim // 2
+        pairs = (dim + 1) // 2 if layout == "interleaved" else k
+        out = np.zeros((len(positions), dim))
+        for j in range(pairs):
+            if layout == "interleaved":
+                w = mpmath.power(mpmath.mpf(base), mpmath.mpf(-2 * j) / dim)
+                cols = (2 * j, 2 * j + 1)
+            else:
+                w = mpmath.power(mpmath.mpf(base), -mpmath.mpf(j) / max(k - 1, 1))
+                cols = (j, k + j)
+            for r, p in enumerate(positions):
+                a = mpmath.fmod(p * w, 2 * mpmath.pi)
+                out[r, cols[0]] = float(mpmath.sin(a))
+                if cols[1] < dim:
+                    out[r, cols[1]] = float(mpmath.cos(a))
+        return torch.tensor(out)
+
+
+FAR_STARTS = [10**5, 1_398_100, 10**9, 190_000_000_000_000, 2**52 - 3, -(2**52), -(10**9) - 7]
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "tensor2tensor"])
+@pytest.mark.parametrize("dim", [4, 7, 64])
+@pytest.mark.parametrize("start", FAR_STARTS)
+def test_far_positions_are_exact(layout, dim, start):
+    P = sinusoidal_encoding(3, dim, start=start, layout=layout, dtype=torch.float64, device="cpu")
+    assert (P - exact_table(range(start, start + 3), dim, layout=layout)).abs().max() < 1e-9
+
+
+@pytest.mark.parametrize("start", [10**9, 2**52 - 5])
+def test_far_columns_are_exact(start):
+    cols = sinusoidal_columns(4, 64, [0, 1, 40, 63], start=start, dtype=torch.float64, device="cpu")
+    assert (cols - exact_table(range(start, start + 4), 64)[:, [0, 1, 40, 63]]).abs().max() < 1e-9
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(dim=st.integers(1, 96), start=st.one_of(st.integers(-(2**52), 2**52 - 4), st.integers(-(2**22), 2**22)),
+       base=st.sampled_from([10000.0, 500000.0, 2.0, 1.0, 1e-6, 0.37, 1e300]),
+       layout=st.sampled_from(["interleaved", "tensor2tensor"]))
+@example(dim=128, start=10**5, base=10000.0, layout="interleaved")
+@example(dim=2, start=2**52 - 4, base=1e-6, layout="interleaved")
+def test_every_accepted_position_is_exact(dim, start, base, layout):
+    if layout == "tensor2tensor" and dim < 2:
+        return
+    P = sinusoidal_encoding(4, dim, start=start, base=base, layout=layout, dtype=torch.float64, device="cpu")
+    assert (P - exact_table(range(start, start + 4), dim, base, layout)).abs().max() < 1e-9
+
+
+def test_positions_past_the_range_are_refused():
+    with pytest.raises(ValueError, match=r"start=.*4,503,599,627,370,496"):
+        sinusoidal_encoding(2, 4, start=2**52 + 1)
+
+
+def test_ordinary_positions_keep_the_float64_formula():
+    """Up to the fast range the table is the one the float64 formula gives, number for number."""
+    P = sinusoidal_encoding(64, 128, start=10**5 - 64, dtype=torch.float64, device="cpu")
+    w = frequencies(128)
+    theta = torch.arange(10**5 - 64, 10**5, dtype=torch.float64)[:, None] * w
+    assert_close(P[:, 0::2], torch.sin(theta), atol=1e-10, rtol=0)
+    assert (P - exact_table(range(10**5 - 64, 10**5), 128)).abs().max() < 1e-9

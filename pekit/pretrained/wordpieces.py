@@ -48,6 +48,12 @@ def encode_text(text: str, *, device: str | torch.device | None = None) -> Encod
     :data:`MAX_PIECES` in all. Raises ``ValueError`` when the text has no word piece at all."""
     if not isinstance(text, str):
         raise ValueError(f"text must be a string; got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:  # a lone surrogate such as "\ud800": no character at all
+        raise ValueError(f"text holds {ascii(text[err.start:err.end])} at index "
+                         f"{err.start}, half of a surrogate pair and no character; the tokenizer reads only "
+                         "valid Unicode text") from None
     loaded = _load(resolve_device(device))
     clipped = len(text) > MAX_CHARS
     text = text[:MAX_CHARS]

@@ -46,10 +46,12 @@ NAN, INF = float("nan"), float("inf")
 # whole numbers: malformed, negative, far too large, and big but plausible
 BAD_INTS = [10**12, 2**63, 2**31 - 1, 10**9, 2**16, -1, -(2**63), 0, 1.5, 8.0, "8", b"8", None, NAN, INF, -INF,
             10**400, -(10**400), True, False, 8 + 0j, [8], (8,), {8: 8}, torch.tensor(3.5), torch.tensor([2, 3]),
-            torch.tensor(3), np.int64(3), np.float64(3.0)]
+            torch.tensor(3), np.int64(3), np.float64(3.0), 2**52, 2**52 + 1, 2**53, -(2**52), 2**62, 2**14, 2**14 + 1,
+            2**28, 2**28 + 1]
 # real numbers (base, tolerances, radians)
 BAD_REALS = [0, 0.0, -1.0, -0.0, NAN, INF, -INF, 10**400, -(10**400), "10000", None, 1e-300, 1e-7, 1e300, 1e308,
-             2.0**1000, True, 1 + 1j, [1.0], torch.tensor(2.0), torch.tensor([1.0, 2.0]), np.float32(3.0)]
+             2.0**1000, True, 1 + 1j, [1.0], torch.tensor(2.0), torch.tensor([1.0, 2.0]), np.float32(3.0),
+             5e-324, 1e-320, 2.2250738585072014e-308, 1e-6, 1e6, -5e-324]
 PROBABILITIES = [-0.1, 1.5, 1.0, 0.0, 0.5, NAN, INF, "0.1", None, True, 10**400, torch.tensor(0.2), [0.1]]
 DTYPES = ["float32", torch.int64, torch.int32, torch.uint8, torch.bool, torch.complex64, torch.float16,
           torch.bfloat16, torch.float64, None, float, int, 5, np.float32, torch.float8_e4m3fn]
@@ -60,7 +62,7 @@ BOOLS = [True, False, 0, 1, 2, "yes", "False", "", None, 0.5, NAN, [True], torch
          np.bool_(True)]
 NAMES = ["", "INTERLEAVED", "interleaved ", "halves\x00", "tensor2tensor2", "🙂", 3, None, b"adjacent", ["halves"],
          "diverging", "sequential", "adjacent", "halves", "interleaved", "tensor2tensor", "symmetric"]
-TEXTS = ["", "x" * 300, None, 3, b"bytes", ["a"], "🙂\x00<script>", float("nan")]
+TEXTS = ["", "x" * 300, None, 3, b"bytes", ["a"], "🙂\x00<script>", float("nan"), "\ud800", "a\udfffb c", "\udc80" * 3]
 SEQUENCES = ["abc", "", 5, None, {"a": 1}, {1, 2}, [], [0], [-1], [1.5], [10**12], [2**63], [NAN], ["3"], [None],
              [2, "3"], range(1, 4), (2, 3), [[1, 2]], torch.tensor([2, 3]), torch.tensor([[2, 3]]),
              torch.tensor([2.5]), torch.tensor([1 + 1j]), b"ab", np.array([2, 3])]
@@ -70,7 +72,15 @@ VALID_LENS = ["abc", "", b"ab", {"a": 1}, {1, 2}, [2.0000001, 3.0], [2.5, 1.0], 
               torch.tensor([[1, 2, 3]]), torch.zeros(0), torch.tensor([-1, 2]), torch.tensor([2**62, 1]),
               torch.tensor([NAN, 1.0]), torch.ones(2, 3, 4), torch.tensor(2), np.array([1, 2]), [0, 0], [100, 1],
               torch.tensor([0, 1], device="meta"), None]
-CALLABLES = [None, 5, "fn", [print], {"a": 1}]
+def _returns(value):
+    return lambda *args, **kwargs: value
+
+
+# functions that return the wrong thing: None, a string, a number, a tensor of the wrong shape, NaN
+CALLABLES = [None, 5, "fn", [print], {"a": 1}, _returns(None), _returns("x"), _returns(3.0),
+             _returns(torch.zeros(1)), lambda *a, **k: a[0] * NAN if a and isinstance(a[0], torch.Tensor) else None,
+             lambda *a, **k: a[0].double() if a and isinstance(a[0], torch.Tensor) else None,
+             lambda *a, **k: (i for i in range(3))]  # a generator: its work has not run when it returns
 FRAMES = ["abc", None, 5, {"n": [1, 2]}, [[1, 2]], pd.DataFrame(), pd.DataFrame({"other": [1, 2]}),
           torch.zeros(2, 2)]
 

@@ -163,3 +163,30 @@ def test_the_size_of_a_huge_input_projection_is_named():
 def test_a_rotary_that_changes_the_dtype_is_named():
     X = torch.zeros(2, 3, 8)
     raises_naming(lambda: pekit.MultiHeadAttention(8, 2, 0.0)(X, X, X, rotary=lambda x: x.double()), "rotary")
+
+
+@pytest.mark.parametrize("where", ["keys", "values"])
+def test_a_nan_in_a_masked_key_changes_neither_path(where):
+    """A NaN or inf in a key (or its value) past the valid length has weight 0 in both paths of
+    multi_head_attention: the explicit weights and the fused kernel agree with the clean input."""
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(2, 3, 4, generator=g) for _ in range(3))
+    k, v = torch.cat((k, torch.randn(2, 2, 4, generator=g)), 1), torch.cat((v, torch.randn(2, 2, 4, generator=g)), 1)
+    W = [torch.eye(4) for _ in range(4)]
+    hostile = {"keys": k.clone(), "values": v.clone()}
+    hostile[where][0, 4] = float("nan")
+    hostile[where][0, 3, 0] = float("inf")
+    clean = pekit.multi_head_attention(q, k, v, *W, num_heads=2, valid_lens=[3, 5])[0]
+    for need_weights in (True, False):
+        out = pekit.multi_head_attention(q, hostile["keys"], hostile["values"], *W, num_heads=2, valid_lens=[3, 5],
+                                         need_weights=need_weights)[0]
+        torch.testing.assert_close(out, clean)
+    out = pekit.dot_product_attention(q, hostile["keys"], hostile["values"], [3, 5])[0]
+    torch.testing.assert_close(out, pekit.dot_product_attention(q, k, v, [3, 5])[0])
+
+
+def test_a_nan_value_a_query_sees_still_shows():
+    q, k, v = torch.ones(1, 2, 4), torch.ones(1, 3, 4), torch.ones(1, 3, 4)
+    v[0, 0, 1] = float("nan")
+    out = pekit.dot_product_attention(q, k, v, [2])[0]
+    assert out[0, :, 1].isnan().all() and torch.isfinite(out[0, :, [0, 2, 3]]).all()

@@ -48,3 +48,9 @@ def test_complex_tensors_are_refused():
 
 def test_wavelength_growth_too_large_for_a_float():
     raises_naming(lambda: binary.wavelength_growth(1, base=1e200), "base", "dim")
+
+
+def test_distance_tables_past_a_gibibyte_are_refused_naming_n():
+    raises_naming(lambda: binary.compare_codes(1 << 14, 4, 8), "n")
+    raises_naming(lambda: binary.equal_width(1 << 14, 4), "n")
+    raises_naming(lambda: binary.distinct_positions(torch.zeros(1 << 14, 1)), "X")

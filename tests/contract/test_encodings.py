@@ -74,3 +74,22 @@ def test_sinusoidal_columns_of_no_positions():
 
 def test_float8_is_not_a_dtype_pekit_computes_in():
     raises_naming(lambda: pekit.sinusoidal_encoding(4, 8, dtype=torch.float8_e4m3fn), "dtype")
+
+
+def test_millions_of_columns_are_refused_at_once():
+    import time
+
+    t0 = time.perf_counter()
+    raises_naming(lambda: pekit.sinusoidal_columns(4, 8, [0] * 3_000_000), "columns")
+    assert time.perf_counter() - t0 < 0.5
+    raises_naming(lambda: pekit.sinusoidal_columns(4, 8, (0 for _ in range(10**7))), "columns")
+    assert pekit.sinusoidal_columns(2, 8, [7] * encodings.MAX_COLUMNS).shape == (2, encodings.MAX_COLUMNS)
+
+
+def test_a_huge_binary_table_names_num_positions_not_bits():
+    message = raises_naming(lambda: pekit.binary_encoding(2**63), "num_positions")
+    assert "bits" not in message
+
+
+def test_positional_encoding_names_num_hiddens_not_dim():
+    raises_naming(lambda: pekit.PositionalEncoding(2**24, 0.0, max_len=10), "num_hiddens")

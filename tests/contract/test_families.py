@@ -10,9 +10,10 @@ import pytest
 import torch
 from hypothesis import strategies as st
 
+import pekit
 from pekit import families
 
-from .sweep import BOOL, INTS, NAME, REALS, SIZES, Cases, T, device_args, sweep, tensors
+from .sweep import BOOL, INTS, NAME, REALS, SIZES, Cases, T, device_args, raises_naming, sweep, tensors
 
 CASES = Cases()
 register = CASES.register
@@ -58,3 +59,26 @@ def test_t5_max_distance_is_named_as_the_caller_gave_it(value):
                  lambda: families.scheme_matrix("t5", 8, 2, t5_max_distance=value)):
         with pytest.raises(ValueError, match=r"^t5_max_distance="):
             call()
+
+
+def test_tables_past_a_gibibyte_are_refused_naming_the_callers_sizes():
+    raises_naming(lambda: families.scheme_matrix("t5", 1 << 14, 1), "num_positions")
+    raises_naming(lambda: families.scheme_matrix("alibi", 8192, 16), "num_positions")
+    raises_naming(lambda: families.shaw_relative_indices(1 << 14, 1 << 14, 4), "num_queries")
+    raises_naming(lambda: families.rope_pairing_check(2, 1 << 14), "num_positions")
+
+
+def test_the_largest_curve_and_offset_are_computed_not_blamed_on_num_keys():
+    curve = families.t5_bucket_curve(families.MAX_STEPS // 2)  # one row, not a (M + 1, 2M + 1) table
+    assert curve.offsets.shape[0] == families.MAX_STEPS + 1
+    small = families.t5_bucket_curve(5)
+    ref = pekit.t5_relative_buckets(6, 11)[0]
+    assert torch.equal(small.bidirectional, ref)
+    assert families.beyond_training(families.MAX_STEPS, 64).t5_bucket == 15  # the last backward bucket
+    assert families.beyond_training(300, 64).t5_bucket == int(pekit.t5_relative_buckets(1, 301)[0, 0])
+
+
+def test_yarn_betas_too_small_for_a_float_are_refused():
+    raises_naming(lambda: families.rope_scaling(8, scaling="yarn", factor=4.0, beta_slow=5e-324), "beta_slow")
+    raises_naming(lambda: families.rope_scaling(8, scaling="yarn", factor=4.0, beta_fast=1e-320, beta_slow=1e-321),
+                  "beta_fast")

@@ -7,6 +7,7 @@ The harness (the hostile values, the check of one call, the property each call k
 
 from __future__ import annotations
 
+import pytest
 import torch
 from hypothesis import strategies as st
 
@@ -115,3 +116,9 @@ def test_t5_distances_without_a_log_bucket_are_refused_when_the_scheme_is_made()
 
 def test_a_learned_table_names_the_input_it_has_no_rows_for():
     raises_naming(lambda: positions.LearnedPositions(8, 2, max_len=4).embed(torch.zeros(1, 5, 8)), "X")
+
+
+@pytest.mark.parametrize("call", [lambda: pekit.t5_relative_buckets(1 << 14, 1 << 14),
+                                  lambda: pekit.alibi_bias(1 << 14, 1 << 14, 1)])
+def test_query_key_tables_past_a_gibibyte_are_refused(call):
+    assert "GiB" in raises_naming(call, "num_queries", "num_keys")

@@ -14,6 +14,7 @@ import pytest
 import torch
 from hypothesis import strategies as st
 
+import pekit
 from pekit import pretrained
 from pekit.pretrained import files, minilm
 
@@ -215,3 +216,10 @@ def test_colour_range_of_a_table_larger_than_torch_quantile_takes():
     r = pretrained.colour_range(X, share=0.5)
     assert r.low == pytest.approx(-0.5, abs=1e-6) and r.high == pytest.approx(0.5, abs=1e-6)
     raises_naming(lambda: pretrained.colour_range(X[:4], symmetric="False"), "symmetric")
+
+
+@pytest.mark.parametrize("text", ["\ud800", "a\udfffb c", "ok \udc80"])
+def test_a_lone_surrogate_is_refused_before_the_tokenizer(text):
+    """Half of a surrogate pair is no character: the tokenizer would raise a bare TypeError."""
+    for call in (lambda: pretrained.encode_text(text), lambda: pekit.pretrained_attention(text)):
+        assert "surrogate" in raises_naming(call, "text")

@@ -44,3 +44,8 @@ test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)
 
 def test_rope_names_the_width_of_x():
     raises_naming(lambda: pekit.apply_rope(torch.zeros(2, 5)), "x")
+
+
+def test_an_offset_rotation_is_built_in_its_dtype_within_a_gibibyte():
+    raises_naming(lambda: pekit.offset_rotation(16384, 3, dtype=torch.float64), "dim")
+    assert "1 GiB" in rotation.offset_rotation.__doc__

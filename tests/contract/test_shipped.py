@@ -95,7 +95,8 @@ register(shipped.recorded_metrics, {})
 register(shipped.run_record, {"result": lazy(lambda: [None, "result", small_model(), small_run().summary()])},
          lambda: {"result": small_run()})
 PATHS = lazy(lambda: [None, 5, "", b"/tmp/model.pt", scratch(), scratch() / "missing" / "model.pt", "\x00",
-                      scratch() / "a\x00b.pt", [str(scratch() / "model.pt")], str(scratch() / "as-text.pt")])
+                      scratch() / "a\x00b.pt", [str(scratch() / "model.pt")], str(scratch() / "as-text.pt"),
+                      "a\udfffb.pt", "\ud800"])
 register(shipped.save_checkpoint, {"model": SMALL_MODELS, "path": PATHS},
          lambda: {"model": small_model(), "path": scratch() / "model.pt"})
 register(shipped.retrain, {"kind": KIND_NAMES, "positions": SCHEME_NAMES}, lambda: {"kind": "encoder", "positions": "none"},
@@ -161,3 +162,7 @@ def test_the_command_line_refuses_a_string_and_extra_words():
     with small_shipped_world():
         raises_naming(lambda: shipped.main("check"), "argv")
         assert shipped.main(["check", "extra"]) == 2  # it used to run check and drop the extra word
+
+
+def test_a_path_with_a_lone_surrogate_is_named():
+    assert "surrogate" in raises_naming(lambda: shipped.save_checkpoint(small_model(), "a\udfffb.pt"), "path")

@@ -56,3 +56,8 @@ def test_order_blind_ceiling_of_token_ids_out_of_range():
     # the counts would have had one column per id up to 10**12
     raises_naming(lambda: tasks.order_blind_ceiling("shift", torch.tensor([[10**12, 1, 2]])), "inputs")
     raises_naming(lambda: tasks.order_blind_ceiling("shift", torch.tensor([[-1, 1, 2]])), "inputs")
+
+
+def test_a_seed_of_none_is_refused_like_any_other_non_number():
+    raises_naming(lambda: tasks.make_examples("reverse", 4, 4, 8, seed=None), "seed")
+    assert torch.equal(tasks.make_examples("reverse", 4, 4, 8)[0], tasks.make_examples("reverse", 4, 4, 8, seed=0)[0])

@@ -23,3 +23,20 @@ register(timing.interleaved_medians,
          lambda: {"fns": {"a": lambda: None, "b": lambda: None}, "repeats": 2, "warmup": 0, "device": "cpu"})
 
 test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)
+
+
+def _lazy():
+    yield from range(10**6)
+
+
+async def _later():
+    return 1
+
+
+def test_a_function_whose_work_has_not_run_is_refused():
+    """A generator or a coroutine returns at once and would be timed as if its work were done."""
+    from .sweep import raises_naming
+
+    for fn in (_lazy, _later):
+        raises_naming(lambda: timing.time_calls(fn, repeats=1, warmup=0), "fn")
+        raises_naming(lambda: timing.interleaved_medians({"a": fn}, repeats=1, warmup=0), "fns")

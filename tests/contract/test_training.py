@@ -134,3 +134,20 @@ def test_clearest_head_of_no_heads():
 
 def test_training_with_a_learning_rate_too_large_for_float32():
     raises_naming(lambda: training.train_tiny(**(SMALL_TRAINING | {"lr": 1e300})), "lr")
+
+
+def test_evaluation_of_none_seed_is_refused():
+    raises_naming(lambda: training.evaluate_tiny(small_model(), "reverse", seq_len=4, seed=None), "seed")
+
+
+def test_evaluation_goes_through_the_model_in_chunks(monkeypatch):
+    """The largest accepted evaluation never runs every example through the model at once."""
+    seen = []
+    real = training.predict
+    monkeypatch.setattr(training, "predict", lambda model, x: seen.append(x.shape[0]) or real(model, x))
+    model = small_model()
+    tok, seq = training.evaluate_tiny(model, "reverse", seq_len=4, num_examples=3000)
+    assert max(seen) <= training.EVAL_CHUNK and sum(seen) == 3000
+    x, y = tasks.make_examples("reverse", 3000, 4, 8, seed=training.TEST_SEED)
+    right = real(model, x) == y
+    assert (tok, seq) == (float(right.float().mean()), float(right.all(-1).float().mean()))
