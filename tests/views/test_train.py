@@ -363,27 +363,6 @@ def test_a_scheme_list_reads_back_from_its_link_in_order(schemes):
     assert SCHEMES_SETTING.ordered(list(reversed(schemes)) + schemes) == schemes
 
 
-perplexities = st.floats(1.0, 1e4)
-
-
-@given(rows=st.lists(st.tuples(st.sampled_from(["Sinusoidal", "ALiBi", "X"]), perplexities, perplexities), min_size=1,
-                     max_size=4),
-       gap=st.tuples(st.floats(0, 5), st.floats(0, 5)), masked=st.tuples(perplexities, perplexities))
-@settings(max_examples=30, deadline=None)
-def test_the_published_sentences_follow_their_figures(rows, gap, masked):
-    from lab.published import LongerInput, NoPositions, longer_inputs_sentence, no_positions_sentence
-
-    said = longer_inputs_sentence(tuple(LongerInput(n, 512, 15_512, a, b) for n, a, b in rows))
-    for n, a, b in rows:
-        verdict = ("falls apart" if b / a > 5 else "degrades" if b / a > 1 else "even improves with the longer context")
-        assert f"{n} {verdict} ({a:.2f} → {b:.2f})" in said
-    said = no_positions_sentence(NoPositions(gap, *masked))
-    ratio = masked[0] / masked[1]
-    verdict = "barely learns" if ratio > 10 else "falls behind" if ratio > 1.1 else "does about as well"
-    assert f"within {gap[0]:.2f}–{gap[1]:.2f} perplexity" in said
-    assert f"a masked one {verdict} ({masked[0]:.2f} against {masked[1]:.2f} with them)." in said
-
-
 @given(layers=st.integers(LAYERS.minimum, LAYERS.maximum))
 def test_layer_options_name_every_layer(layers):
     assert layer_options(layers) == ("clearest", *map(str, range(1, layers + 1)))
