@@ -251,7 +251,7 @@ ROTATION = "pages/offset_rotation.py"
 def test_rotation_defaults():
     at = open_app(ROTATION)
     assert at.title[0].value == "Offset rotation"
-    assert len(charts(at)) == 6
+    assert len(charts(at)) == 7  # circle, T, residuals, angles, sine-only maps, two score maps
     assert float(at.metric[0].value) < 1e-6  # T(δ)·P[i] = P[i+δ] up to float32 round-off
     assert "depend on m − n only" in texts(at)
 
@@ -276,13 +276,13 @@ def test_rotation_every_control_and_link():
 def test_rotation_odd_dimension_from_link_is_explained():
     at = open_app(ROTATION, {"d": "7"})
     assert any("cannot be rotated" in w.value for w in at.warning)
-    assert at.slider(key="rotation.d").value == 8 and len(charts(at)) == 6
+    assert at.slider(key="rotation.d").value == 8 and len(charts(at)) == 7
 
 
 @pytest.mark.parametrize("query", [{"delta": "1e9", "pair": "x", "count": "0"}, {"first": "-1", "seed": "nan", "d": "513"}])
 def test_rotation_bad_links(query):
     at = open_app(ROTATION, query)
-    assert at.warning and len(charts(at)) == 6
+    assert at.warning and len(charts(at)) == 7
 
 
 COMPLEXITY = "pages/complexity_comparison.py"
