@@ -10,7 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pekit
-from lab.views.binary_analogy import (analogy_view, bit_match, bits_caption, counting_caption, dial_sentence,
+from lab.views.binary_analogy import (analogy_view, bit_match, bits_caption, counting_caption, cube, dial_sentence,
                                       equal_width_sentence, ladders, ladders_sentence, metric_labels, overlay_caption,
                                       same_width, steps_sentence, table_caption)
 
@@ -85,7 +85,7 @@ def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
     assert f"binary tells at most 2^{bits} = {2**bits} positions apart" in sentence
     shape = {1: "the two ends of a segment", 2: "the corners of a square", 3: "the corners of a cube"}.get(
         bits, f"the corners of a {bits}-dimensional cube")
-    assert f"uses only {shape};" in sentence
+    assert f"uses only {shape};" in sentence and cube(bits) == shape
     D = torch.cdist(P, P).fill_diagonal_(float("inf"))
     distinct = n - int(torch.triu(D <= 1e-3, diagonal=1).any(dim=0).sum())
     assert f"{d} real-valued columns tell {distinct} of the {n} positions here apart" in sentence

@@ -287,6 +287,7 @@ def check_reading_text(setting) -> None:
         f = changes[fastest]
         share = 100 * f / (n - 1)
         shown = "under 1%" if share < 1 else "over 99%" if share > 99 else f"{share:.0f}%"
+        assert views.percent(int(f), n - 1) == shown
         assert (f"The fastest, column {fastest}, changes sign between {f} of the {n - 1} pairs of neighbouring "
                 f"rows ({shown}), about once every {(n - 1) / f:.3g} rows.") in text
     last = d - 1
@@ -471,10 +472,15 @@ def test_properties_text_on_small_tables(setting):
     check_properties_text(measured(setting), setting)
 
 
-@pytest.mark.parametrize("columns", [(0,), (6, 7, 8, 9), (0, 511, 1022)])
-@pytest.mark.parametrize("n", [1, 60, 4096])
-def test_curves_caption_says_how_the_curves_are_drawn(n, columns):
-    drawn = views.curves(n, 1023, 10000, 0, "interleaved", columns)
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 4096), d=st.integers(1, 1024), layout=st.sampled_from(views.LAYOUTS), start=st.sampled_from([0, 1]),
+       picks=st.lists(st.integers(0, 1023), min_size=1, max_size=8, unique=True))
+@example(n=1, d=1, layout="interleaved", start=0, picks=[0])
+@example(n=60, d=32, layout="interleaved", start=0, picks=[6, 7, 8, 9])
+@example(n=4096, d=1023, layout="tensor2tensor", start=1, picks=[0, 511, 1022])
+def test_curves_caption_says_how_the_curves_are_drawn(n, d, layout, start, picks):
+    columns = tuple(sorted({c % d for c in picks}))
+    drawn = views.curves(n, d, 10000, start, layout, columns)
     caption = views.curves_caption(drawn)
     assert drawn.drawing.shape[0] == n
     if drawn.drawing.exact:
@@ -483,6 +489,7 @@ def test_curves_caption_says_how_the_curves_are_drawn(n, columns):
         run = drawn.drawing.block[0]
         assert f"{n:,} positions are more than the chart has room for" in caption
         assert f"over every {run:,} consecutive positions" in caption and run > 1
+        assert run * drawn.drawing.grid[0] >= n  # the runs cover every position
 
 
 @pytest.mark.parametrize("n, d, layout, compared", [(60, 1, "tensor2tensor", False), (60, 2, "tensor2tensor", True),

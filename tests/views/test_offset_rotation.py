@@ -113,6 +113,7 @@ def test_circle_text_states_the_pair_s_frequency_and_turn(setting):
     step = f"i − {-delta}" if delta < 0 else f"i + {delta}"  # never "i + -5"
     assert f"from i to {step}," in text
     radians = f"{angle:.6g}".replace("-", "−")
+    assert views.signed(angle, ".6g") == radians and views.signed(view.omega, ".6g") == m(f"{view.omega:.6g}")
     assert f"δ·ω_{pair} = {radians} rad (" in text and "-" not in text  # a minus sign, never a hyphen
     # whole turns and the rest, from the angle itself
     turns, rest = divmod(abs(angle), 2 * math.pi)
