@@ -20,6 +20,7 @@ from lab.views.offset_rotation import (
     rope_caption,
     rope_view,
     rotation_view,
+    signed,
     sine_only,
     sine_only_text,
 )
@@ -64,7 +65,7 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
     with left:
         show_chart(circle(d, base, delta, pair, first, count), title=f"Pair {pair} on its circle")
     with right:
-        turn = pair_turn(d, base, delta, pair)
+        turn = pair_turn(d, base, delta, pair, count)
         st.markdown(circle_text(turn))
         st.latex(block_latex(turn))
 
@@ -82,7 +83,7 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
         st.caption(matrix_caption(view))
     with right:
         show_chart(view.residuals, title="T(δ)·P[i] against P[i+δ]")
-        st.metric("Largest error over the positions shown", f"{view.max_residual:.2e}",
+        st.metric("Largest error over the positions shown", signed(view.max_residual, ".2e"),
                   help="max over i and columns of |T(δ)·P[i] − P[i+δ]|, in float32")
         st.caption(residuals_caption(view))
 

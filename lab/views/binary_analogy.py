@@ -131,9 +131,10 @@ def table_caption(view: AnalogyView) -> str:
 
 
 def metric_labels(view: AnalogyView) -> tuple[str, str, str, str]:
-    """The four metrics' labels, each naming the width it measures."""
-    b, d = f"binary, {view.bits} {plural(view.bits, 'bit')}", f"sinusoidal, d = {view.d}"
-    return (f"Distinct codes, {b}", f"Distinct codes, {d}", f"Closest two positions, {b}", f"Closest two positions, {d}")
+    """The four metrics' labels, each naming the width it measures (short enough for a quarter of a
+    projector's width)."""
+    b, d = f"{view.bits} {plural(view.bits, 'bit')}", f"d = {view.d}"
+    return (f"Distinct codes, {b}", f"Distinct codes, {d}", f"Closest pair, {b}", f"Closest pair, {d}")
 
 
 def counting_caption(view: AnalogyView) -> str:
@@ -185,7 +186,8 @@ def dial_sentence(view: AnalogyView) -> str:
     else:
         text = ("Think of each column as a dial turning at its own speed. With speeds set to powers of two "
                 "(column j completes a turn every 2^j positions), all dials come back to where they started "
-                f"after 2^{view.last_bit} = {2 ** view.last_bit} positions, and sines alone already agree halfway: "
+                f"after 2^{view.last_bit} = {2 ** view.last_bit} positions, and sines alone already agree halfway, "
+                f"every {2 ** (view.bits - 2)} {plural(2 ** (view.bits - 2), 'position')}: "
                 + (f"{plural(len(hits), 'position')} {shown} {'gets' if len(hits) == 1 else 'get'} the code of "
                    "position 0 (distance 0 above, up to float rounding)."
                    if hits else "within this range none collide yet."))

@@ -544,7 +544,8 @@ def add_or_concat_text(view: AddOrConcat) -> str:
     measured = [(w_, o) for w_, o in zip(view.widths, view.overlaps) if not math.isnan(o)]
     (w0, o0), (w1, o1) = measured[0], measured[-1]
     text += f"Across the chart it falls from {o0:.3g} at d = {w0} to {o1:.3g} at d = {w1}"
-    text += "" if w0 == 1 or view.layout == "interleaved" else " (d = 1 is left out: its one column is zero)"
+    text += ("" if w0 == 1 or view.layout == "interleaved"
+             else " (the rows of P have no point at d = 1: tensor2tensor's one column there is zero)")
     return text + ": the wider the model, the more room for both."
 
 

@@ -19,6 +19,7 @@ from pekit import charts, rotation, seeded
 FLOAT32_ROUNDING = 1e-5  # errors up to this, on values of size 1, are float32 round-off (ε ≈ 1.2e-7)
 FLOAT64_ROUNDING = 1e-12  # the same for float64 (ε ≈ 2.2e-16)
 SINE_POSITIONS = 256  # positions t = 0 .. 255 over which the sine-only map is fitted
+SINE_RANK = 1e-10  # singular values of the sine columns below this fraction of the largest count as zero
 
 # Results are shared by every session as they are (st.cache_resource): a rerun that finds one
 # neither unpickles nor copies it. Records are frozen, and nothing here or on the page changes
@@ -91,7 +92,8 @@ class SineOnly:
     sine/cosine pair (the rotation T(δ)), and with the d/2 sine columns alone (the best map, by
     least squares). ``*_error``: the largest |entry| of map·code(t) − code(t+δ) over t and columns;
     ``sine_rms``: the root-mean-square error of the sine-only fit, ``sine_scale`` that of the
-    target sine columns; ``at_zero``: the sine-only error at t = 0 (every sine is 0 there)."""
+    target sine columns; ``at_zero``: max_j |sin(δ·ω_j)|, what every linear map misses at t = 0,
+    where every sine is 0."""
 
     d: int
     delta: int
@@ -107,15 +109,17 @@ class SineOnly:
 @st.cache_resource(max_entries=32, show_spinner=False)
 def sine_only(d: int, base: int, delta: int) -> SineOnly:
     positions = SINE_POSITIONS
-    first = min(0, delta)
-    table = pekit.sinusoidal_encoding(positions + abs(delta), d, base=base, start=first, device="cpu",
-                                      dtype=torch.float64)  # rows for positions first .. first + positions + |δ| − 1
-    here, there = table[-first : -first + positions], table[delta - first : delta - first + positions]  # (positions, d)
+    here = pekit.sinusoidal_encoding(positions, d, base=base, device="cpu", dtype=torch.float64)  # (positions, d): t
+    there = pekit.sinusoidal_encoding(positions, d, base=base, start=delta, device="cpu", dtype=torch.float64)  # t + δ
     T = pekit.offset_rotation(d, delta, base=base, device="cpu", dtype=torch.float64)  # (d, d)
     rotated = (here @ T.T - there).abs()  # (positions, d): T acts on the column vector P[t]
     S, S_next = here[:, 0::2], there[:, 0::2]  # (positions, d/2): the sine columns
-    M = torch.linalg.lstsq(S, S_next, driver="gelsd").solution  # (d/2, d/2): the best map on row vectors
-    missed = (S @ M - S_next).abs()  # (positions, d/2)
+    # the best linear map's predictions S·M are the projection of S_next onto the span of S's columns;
+    # the slow sine columns are nearly parallel, so the span is taken from the singular vectors whose
+    # singular values exceed SINE_RANK of the largest (a fixed rule, the same for every solver)
+    U, sv, _ = torch.linalg.svd(S, full_matrices=False)
+    basis = U[:, sv > SINE_RANK * sv[0]]  # (positions, rank)
+    missed = (basis @ (basis.T @ S_next) - S_next).abs()  # (positions, d/2)
     frame = pd.concat([
         pd.DataFrame({"position": range(positions), "error": rotated.amax(dim=1).numpy(),
                       "map": "sines and cosines: T(δ)"}),
@@ -126,7 +130,7 @@ def sine_only(d: int, base: int, delta: int) -> SineOnly:
                               y_title="largest |map·code(t) − code(t+δ)|", series_title="Map").spec()
     return SineOnly(d=d, delta=delta, positions=positions, rotation_error=float(rotated.max()),
                     sine_error=float(missed.max()), sine_rms=float(missed.pow(2).mean().sqrt()),
-                    sine_scale=float(S_next.pow(2).mean().sqrt()), at_zero=float(missed[0].max()), chart=chart)
+                    sine_scale=float(S_next.pow(2).mean().sqrt()), at_zero=float(S_next[0].abs().max()), chart=chart)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -144,6 +148,7 @@ class PairTurn:
 
     pair: int
     delta: int
+    count: int  # positions drawn on the circle
     omega: float
     turn: rotation.Turn
     a: float
@@ -152,12 +157,12 @@ class PairTurn:
     e: float
 
 
-def pair_turn(d: int, base: int, delta: int, pair: int) -> PairTurn:
+def pair_turn(d: int, base: int, delta: int, pair: int, count: int = 2) -> PairTurn:
     """A handful of floats, computed on every run (not worth a cache entry)."""
     omega = float(pekit.frequencies(d, base=base)[pair])
     turn = rotation.split_turns(float(rotation.rotation_angles(d, delta, base=base)[pair]))
     (a, b), (c, e) = rotation.rotation_block(d, delta, pair, base=base)
-    return PairTurn(pair, delta, omega, turn, a, b, c, e)
+    return PairTurn(pair, delta, count, omega, turn, a, b, c, e)
 
 
 @dataclass(frozen=True)
@@ -201,7 +206,8 @@ def signed(value: float, spec: str) -> str:
 def circle_text(view: PairTurn) -> str:
     """What the circle shows: the pair's frequency and the angle every arrow sweeps."""
     turn, j = view.turn, view.pair
-    point = f"Each blue point is one position i, drawn at (sin iω_j, cos iω_j) for ω_{j} = {signed(view.omega, '.6g')}. "
+    point = ("Each blue point is one position i" if view.count > 1 else "The blue point is position i") + (
+        f", drawn at (sin iω_j, cos iω_j) for ω_{j} = {signed(view.omega, '.6g')}. ")
     if view.delta == 0:
         return point + "With δ = 0 every position stays where it is: the angle δ·ω_j is 0 for every pair."
     turns, degrees = turn.turns, f"{turn.degrees:.4g}"
@@ -209,9 +215,11 @@ def circle_text(view: PairTurn) -> str:
         turns, degrees = turns + 1, "0"
     sweep = f"{turns:,} whole turn{'s' if turns != 1 else ''} and {degrees}°" if turns else f"{degrees}°"
     backwards = turn.sign < 0
-    return (point + f"Every orange arrow goes from i to i {'−' if view.delta < 0 else '+'} {abs(view.delta)}, and every "
-            f"arrow sweeps the same angle δ·ω_{j} = {signed(turn.radians, '.6g')} rad ({'−' if backwards else ''}{sweep}"
-            f"{', the other way' if backwards else ''}), wherever it starts.")
+    arrows = ("Every orange arrow goes from i to i {}, and every arrow sweeps the same angle" if view.count > 1
+              else "The orange arrow goes from i to i {} and sweeps the angle").format(
+        f"{'−' if view.delta < 0 else '+'} {abs(view.delta)}")
+    return (point + f"{arrows} δ·ω_{j} = {signed(turn.radians, '.6g')} rad ({'−' if backwards else ''}{sweep}"
+            f"{', the other way' if backwards else ''})" + (", wherever it starts." if view.count > 1 else "."))
 
 
 def block_latex(view: PairTurn) -> str:
@@ -237,7 +245,7 @@ def residuals_caption(view: RotationView) -> str:
     text = (f"The same matrix T({delta}) moves the rows of P at {rows} by δ = {delta}: the largest error "
             f"is {signed(view.max_residual, '.1e')}")
     if view.max_residual <= FLOAT32_ROUNDING:
-        return text + (", within float32 round-off (one rounding of a value near 1 is about 6e-8)"
+        return text + (", within float32 round-off (one rounding of a value near 1 is about 6e−8)"
                        + (", the same for every i, so T does not depend on i." if view.count > 1 else "."))
     return text + ", more than float32 round-off."
 
@@ -266,8 +274,8 @@ def sine_only_text(view: SineOnly) -> str:
     """Why both sine and cosine: the rotation's error against the sine-only map's, measured."""
     t = f"t = 0 to {view.positions - 1}"
     if view.delta == 0:
-        return (f"Why sine **and** cosine? With δ = 0 nothing moves, and the identity is a fixed linear map for sines "
-                f"alone too (error {signed(view.sine_error, '.1e')} over {t}). Pick a nonzero δ to see the difference.")
+        return ("Why sine **and** cosine? With δ = 0 nothing moves, and the identity is a fixed linear map for sines "
+                "alone too. Pick a nonzero δ to see the difference.")
     text = (f"Why sine **and** cosine? With both, the one matrix T({signed(view.delta, 'd')}) sends the code of every position t "
             f"to that of t {'−' if view.delta < 0 else '+'} {abs(view.delta)}: over {t} its largest error is "
             f"{signed(view.rotation_error, '.1e')} (float64 round-off). With the {view.d // 2} sine "

@@ -109,7 +109,9 @@ def test_dial_sentence_lists_the_positions_that_return_to_zero(n, bits, d, base)
         assert "one dial, sin(2πi/2^0) = sin(2πi), which is 0 at every whole position" in sentence
         assert returns == list(range(1, n))
     else:
+        half = 2 ** (bits - 2)
         assert f"after 2^{bits - 1} = {2 ** (bits - 1)} positions" in sentence
+        assert f"agree halfway, every {half} position{'' if half == 1 else 's'}: " in sentence
         # every dial has made whole turns at 2^(bits−1); the sines alone agree at half of it
         assert all(abs(math.sin(2 * math.pi * 2 ** (bits - 1) / 2**j)) < 1e-9 for j in range(bits))
     if returns:
@@ -265,7 +267,7 @@ def test_captions_and_labels_name_what_they_show(n, bits, d, base):
         assert all(b > a for a, b in zip(waves, waves[1:]))
     assert (f"(the last, column {d - 1}, a sine without its cosine)" in text) == (d % 2 == 1)
     unit = f"{bits} bit{'' if bits == 1 else 's'}"
-    assert metric_labels(view) == (f"Distinct codes, binary, {unit}", f"Distinct codes, sinusoidal, d = {d}",
-                                   f"Closest two positions, binary, {unit}", f"Closest two positions, sinusoidal, d = {d}")
+    assert metric_labels(view) == (f"Distinct codes, {unit}", f"Distinct codes, d = {d}",
+                                   f"Closest pair, {unit}", f"Closest pair, d = {d}")
     # the metrics' numbers are those of these widths
     assert view.stats.binary.distinct == min(n, 2**bits) and view.bits == bits and view.d == d

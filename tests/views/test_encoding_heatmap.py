@@ -384,7 +384,7 @@ def check_add_or_concat_text(setting) -> None:
     found = re.search(r"it falls from (\S+) at d = (\d+) to (\S+) at d = (\d+)", text)
     assert float(found[1]) > float(found[3]) and int(found[2]) < int(found[4]) == 1024
     assert math.isclose(float(found[1]), view.overlaps[view.widths.index(int(found[2]))], rel_tol=1e-2)
-    assert ("d = 1 is left out" in text) == (layout == "tensor2tensor")
+    assert ("the rows of P have no point at d = 1" in text) == (layout == "tensor2tensor")
 
 
 def check_properties_text(view: views.PropertiesView, setting) -> None:

@@ -35,9 +35,10 @@ ROPE_GRID = [(2, 10000, 1, 0), (2, 2, 2, 0), (16, 10000, 12, 0), (16, 1_000_000,
 
 @st.composite
 def pairs(draw):
-    """A setting of the circle: an even d, an offset, a base and one of d's pairs."""
+    """A setting of the circle: an even d, an offset, a base, one of d's pairs and the positions drawn."""
     d = 2 * draw(st.integers(1, D_MAX // 2))
-    return d, draw(st.integers(2, 1_000_000)), draw(st.integers(-256, 256)), draw(st.integers(0, d // 2 - 1))
+    return (d, draw(st.integers(2, 1_000_000)), draw(st.integers(-256, 256)), draw(st.integers(0, d // 2 - 1)),
+            draw(st.integers(1, 128)))
 
 
 @settings(max_examples=200, deadline=None)
@@ -92,13 +93,13 @@ def views_settings(draw):
 
 @settings(max_examples=60, deadline=None)
 @given(pairs())
-@example((2, 2, 0, 0))
-@example((16, 10000, -3, 1))
-@example((512, 100, -256, 255))
-@example((2, 10000, 256, 0))
+@example((2, 2, 0, 0, 1))
+@example((16, 10000, -3, 1, 12))
+@example((512, 100, -256, 255, 1))
+@example((2, 10000, 256, 0, 128))
 def test_circle_text_states_the_pair_s_frequency_and_turn(setting):
-    d, base, delta, pair = setting
-    view = views.pair_turn(d, base, delta, pair)
+    d, base, delta, pair, count = setting
+    view = views.pair_turn(d, base, delta, pair, count)
     omega = base ** (-2 * pair / d)
     assert view.omega == pytest.approx(omega, rel=1e-12)
     turn, angle = view.turn, delta * view.omega
@@ -111,7 +112,11 @@ def test_circle_text_states_the_pair_s_frequency_and_turn(setting):
         assert text.endswith("the angle δ·ω_j is 0 for every pair.")
         return
     step = f"i − {-delta}" if delta < 0 else f"i + {delta}"  # never "i + -5"
-    assert f"from i to {step}," in text
+    assert f"from i to {step}" in text
+    if count > 1:
+        assert text.startswith("Each blue point") and "Every orange arrow" in text and text.endswith("wherever it starts.")
+    else:
+        assert text.startswith("The blue point") and "The orange arrow" in text and "wherever" not in text
     radians = f"{angle:.6g}".replace("-", "−")
     assert views.signed(angle, ".6g") == radians and views.signed(view.omega, ".6g") == m(f"{view.omega:.6g}")
     assert f"δ·ω_{pair} = {radians} rad (" in text and "-" not in text  # a minus sign, never a hyphen
@@ -121,7 +126,7 @@ def test_circle_text_states_the_pair_s_frequency_and_turn(setting):
     if degrees == "360":
         turns, degrees = turns + 1, "0"
     sweep = f"{degrees}°" if not turns else f"{int(turns):,} whole turn{'' if turns == 1 else 's'} and {degrees}°"
-    assert f"rad ({'−' if angle < 0 else ''}{sweep}{', the other way' if angle < 0 else ''}), wherever" in text
+    assert f"rad ({'−' if angle < 0 else ''}{sweep}{', the other way' if angle < 0 else ''})" in text
 
 
 def test_an_angle_whose_rest_rounds_to_a_whole_turn_reads_as_one_more_turn():
@@ -134,10 +139,10 @@ def test_an_angle_whose_rest_rounds_to_a_whole_turn_reads_as_one_more_turn():
 
 @settings(max_examples=60, deadline=None)
 @given(pairs())
-@example((2, 2, 0, 0))
-@example((512, 100, -256, 255))
+@example((2, 2, 0, 0, 1))
+@example((512, 100, -256, 255, 128))
 def test_block_latex_states_the_pair_s_block_of_T(setting):
-    d, base, delta, pair = setting
+    d, base, delta, pair, _ = setting
     view = views.pair_turn(d, base, delta, pair)
     angle = delta * base ** (-2 * pair / d)
     c, s = math.cos(angle), math.sin(angle)
@@ -222,12 +227,13 @@ def test_sine_only_text_measures_both_maps(d, base, delta):
     rotation_error = np.abs(here @ T.T - there).max()
     assert rotation_error <= 1e-12 and view.rotation_error <= 1e-12
     S, S_next = here[:, 0::2], there[:, 0::2]
-    M, *_ = np.linalg.lstsq(S, S_next, rcond=None)
+    M, *_ = np.linalg.lstsq(S, S_next, rcond=1e-10)  # the best map, with the page's rule for a zero singular value
     missed = np.abs(S @ M - S_next)
-    # the slow sine columns are nearly parallel: the fit is ill-conditioned, and two solvers agree to about 1e-4
-    assert math.isclose(view.sine_error, missed.max(), rel_tol=1e-3, abs_tol=1e-6)
+    # the slow sine columns are nearly parallel: near the rank cut two solvers agree to about 1e-6
+    assert math.isclose(view.sine_error, missed.max(), rel_tol=1e-4, abs_tol=1e-6)
     if delta == 0:
-        assert "the identity is a fixed linear map for sines alone too" in text and missed.max() <= 1e-12
+        assert text.endswith("the identity is a fixed linear map for sines alone too. Pick a nonzero δ to see the "
+                             "difference.") and np.array_equal(here, there)
         return
     minus = f"{delta}".replace("-", "−")
     assert f"the one matrix T({minus}) sends the code of every position t to that of t {'−' if delta < 0 else '+'} " \
@@ -235,12 +241,12 @@ def test_sine_only_text_measures_both_maps(d, base, delta):
     assert f"With the {d // 2} sine column{'' if d == 2 else 's'} alone, the best linear map" in text
     assert (f"still misses by up to {m(f'{view.sine_error:.3g}')} (root-mean-square {m(f'{view.sine_rms:.3g}')}, "
             f"against {m(f'{view.sine_scale:.3g}')} for the values it should reach)") in text
-    assert math.isclose(view.sine_rms, math.sqrt((missed**2).mean()), rel_tol=1e-3, abs_tol=1e-6)
+    assert math.isclose(view.sine_rms, math.sqrt((missed**2).mean()), rel_tol=1e-4, abs_tol=1e-6)
     assert math.isclose(view.sine_scale, math.sqrt((S_next**2).mean()), rel_tol=1e-9)
     assert missed.max() > 1e3 * rotation_error  # clearly nonzero, against the rotation's round-off
     # at t = 0 every sine is 0: any map gives 0, and the error is the largest |sin(δ·ω_j)|
     at_zero = np.abs(np.sin(delta * omegas(d, base))).max()
-    assert not S[0].any() and math.isclose(view.at_zero, at_zero, rel_tol=1e-6)  # the fit is ill-conditioned
+    assert not S[0].any() and math.isclose(view.at_zero, at_zero, rel_tol=1e-9)
     assert ("no map can remove" in text) == (at_zero > 1e-12)
     if at_zero > 1e-12:
         assert m(f"an error of {at_zero:.3g} that no map can remove") in text
