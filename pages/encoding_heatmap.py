@@ -127,8 +127,9 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
     with st.expander("Why do nearby positions look so alike in the later columns?"):
         st.markdown(
             "Because those columns are slow on purpose. Column pair j turns by ω_j radians per step; "
-            "for the last pairs ω_j is tiny, so the first rows all sit near sin 0 = 0 and cos 0 = 1 "
-            "there. That is not a loss of information: the fast columns tell neighbours apart, and "
+            "with the paper's base 10000 the last pairs' ω_j is tiny (close to 1/base), so the first rows "
+            "all sit near sin 0 = 0 and cos 0 = 1 there (a small base makes every column faster). "
+            "That is not a loss of information: the fast columns tell neighbours apart, and "
             "the slow columns are what still differ between positions hundreds or thousands of steps "
             "apart, where the fast columns have wrapped around many times."
         )

@@ -319,6 +319,12 @@ FLOAT64_ROUNDING = 1e-12  # float64 steps (at most √(2d) ≈ 45 long) that agr
 ORTHOGONAL = 0.2  # a mean |cos| below this reads as nearly orthogonal
 
 
+def signed(value: float, spec: str) -> str:
+    """``value`` formatted with ``spec``, a negative number with a minus sign (−), not a hyphen."""
+    text = format(value, spec)
+    return "−" + text[1:] if text.startswith("-") else text
+
+
 def percent(part: int, whole: int) -> str:
     """``part / whole`` as a percentage, never rounded to 0 % or 100 % when it is neither."""
     share = 100 * part / whole
@@ -371,7 +377,7 @@ def reading_text(view: ColumnFlips) -> str:
         else:
             span = view.highs[last] - view.lows[last]
             text += (f"The last column, {last}, {changes(last)} and moves within a range of {span:.3g} over the "
-                     f"whole table (from {view.lows[last]:.6g} to {view.highs[last]:.6g}). ")
+                     f"whole table (from {signed(view.lows[last], '.6g')} to {signed(view.highs[last], '.6g')}). ")
     if view.frequencies == 0:
         return "d = 1 in tensor2tensor's layout is one column of zeros: there is nothing to read."
     if view.frequencies > 1:
@@ -467,8 +473,8 @@ def offsets_text(view: TableView) -> str:
         return text + "With one position only δ = 0 is measured."
     top = max(range(len(means)), key=lambda k: (means[k], -k))
     low = min(range(len(means)), key=lambda k: (means[k], k))
-    return text + (f"Over the offsets shown the mean is largest at δ = {top} ({means[top]:.3g}) and smallest at "
-                   f"δ = {low} ({means[low]:.3g}).")
+    return text + (f"Over the offsets shown the mean is largest at δ = {top} ({signed(means[top], '.3g')}) and "
+                   f"smallest at δ = {low} ({signed(means[low], '.3g')}).")
 
 
 def steps_caption(view: TableView) -> str:

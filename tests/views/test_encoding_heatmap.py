@@ -210,7 +210,9 @@ def check_offsets_text(view: views.TableView) -> None:
         assert text.endswith("only δ = 0 is measured.")
         return
     found = re.search(r"largest at δ = (\d+) \((\S+)\) and smallest at δ = (\d+) \((\S+)\)\.$", text)
-    top, top_value, low, low_value = int(found[1]), float(found[2]), int(found[3]), float(found[4])
+    assert "-" not in found[2] + found[4]  # minus signs, not hyphens
+    top, low = int(found[1]), int(found[3])
+    top_value, low_value = (float(v.replace("−", "-")) for v in (found[2], found[4]))
     tol = 1e-5 * scale
     assert abs(means[top] - top_value) <= tol + 5e-3 * abs(top_value) and means[top] >= means.max() - tol
     assert abs(means[low] - low_value) <= tol + 5e-3 * abs(low_value) and means[low] <= means.min() + tol
@@ -301,8 +303,10 @@ def check_reading_text(setting) -> None:
             lo, hi = P[:, last].min(), P[:, last].max()
             found = re.search(r"within a range of (\S+) over the whole table \(from (\S+) to (\S+)\)", text)
             assert math.isclose(float(found[1]), hi - lo, rel_tol=5e-3, abs_tol=1e-6)
-            assert math.isclose(float(found[2]), lo, rel_tol=1e-5, abs_tol=1e-6)
-            assert math.isclose(float(found[3]), hi, rel_tol=1e-5, abs_tol=1e-6)
+            assert "-" not in found[2] + found[3]  # minus signs, not hyphens
+            assert math.isclose(float(found[2].replace("−", "-")), lo, rel_tol=1e-5, abs_tol=1e-6)
+            assert math.isclose(float(found[3].replace("−", "-")), hi, rel_tol=1e-5, abs_tol=1e-6)
+            assert views.signed(lo, ".6g") == f"{lo:.6g}".replace("-", "−")
     several = len(set(omegas(d, base, layout))) > 1
     assert ("a second hand, a minute hand and an hour hand" in text) == several
     assert ("only one hand on the clock" in text) == (not several)
