@@ -141,6 +141,25 @@ class Page:
         return st.slider(setting.label, setting.minimum, top, step=step, key=self.key(setting),
                          persist_state=PERSIST, **kwargs)
 
+    def slider_and_box(self, setting: IntSetting, *, help: str | None = None) -> int:
+        """A slider with a number box beside it, both for one setting: on a projector one pixel of a
+        long slider spans many values, and the box reaches each of them. The slider holds the value
+        (and the link); the box follows it and, when typed in, sets it."""
+        key, box = self.key(setting), f"{self.key(setting)}._typed"
+        st.session_state[box] = self.value(setting)
+
+        def typed() -> None:
+            st.session_state[key] = st.session_state[box]
+
+        slide, typing = st.columns([2.6, 1.4], vertical_alignment="bottom", gap="small")
+        with slide:
+            value = self.slider(setting, help=help)
+        with typing:
+            st.number_input(f"{setting.label}, typed", setting.minimum, setting.maximum, step=1, key=box,
+                            on_change=typed, label_visibility="collapsed",
+                            help=f"Type any value from {setting.minimum} to {setting.maximum}.")
+        return value
+
     def number(self, setting: IntSetting | FloatSetting, *, step: int | float | None = None,
                maximum: int | float | None = None, **kwargs) -> Any:
         """A number box over the setting's range (up to ``maximum`` when another setting lowers it)."""

@@ -5,8 +5,9 @@ import streamlit as st
 from lab.display import show_chart
 from lab.page import lab_page
 from lab.settings import BASE, IntSetting
-from lab.views.binary_analogy import (analogy_view, bit_match, counting_caption, dial_sentence, equal_width_sentence,
-                                      ladders, ladders_sentence, overlay_caption, same_width, steps_sentence)
+from lab.views.binary_analogy import (DISTINCT, analogy_view, bit_match, bits_caption, counting_caption, dial_sentence,
+                                      equal_width_sentence, ladders, ladders_sentence, metric_labels, overlay_caption,
+                                      same_width, steps_sentence, table_caption)
 
 N = IntSetting("n", "Positions n", default=64, minimum=2, maximum=1024)
 BITS = IntSetting("bits", "Bits", default=6, minimum=1, maximum=16)
@@ -36,12 +37,10 @@ with lab_page("binary", "Binary analogy", INTRO, [N, BITS, D, BASE, BIT, WIDTH])
     left, right = st.columns(2)
     with left:
         show_chart(view.bits_chart, title="Binary codes of the positions")
-        st.caption("Binary code: bit 0 (left) flips every position, bit b every 2^b positions. "
-                   "Blue = 0, red = 1." + ("" if view.bits_exact else " Each pixel is a block mean."))
+        st.caption(bits_caption(view))
     with right:
         show_chart(view.p_chart, title="The sinusoidal table P")
-        st.caption("Sinusoidal encoding P: column pairs slow down from left to right. Blue = −1, red = +1."
-                   + ("" if view.p_exact else " Each pixel is the mean of a block of positions × columns."))
+        st.caption(table_caption(view))
 
     st.subheader("Counting in binary")
     st.dataframe(view.codes, hide_index=True, height=250, width="stretch",
@@ -68,14 +67,15 @@ with lab_page("binary", "Binary analogy", INTRO, [N, BITS, D, BASE, BIT, WIDTH])
     c5, _ = st.columns([1, 3])
     with c5:
         width = page.slider(WIDTH, help="The same number of columns for both codes: bits, or sine/cosine columns.")
-    st.markdown(equal_width_sentence(same_width(n, width, base)))
+    st.markdown(equal_width_sentence(same_width(n, width, base), view))
     db, dp = view.stats.binary, view.stats.sinusoidal
+    distinct_help = f"Distinct: codes more than {DISTINCT:g} apart from every other position's code."
+    label_b, label_p, closest_b, closest_p = metric_labels(view)
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Distinct codes, binary", f"{db.distinct} of {n}")
-    m2.metric("Distinct codes, sinusoidal", f"{dp.distinct} of {n}")
-    m3.metric("Closest two positions, binary", f"{db.min_distance:.3g}",
-              help="Distinct: codes more than 0.001 apart from every other position's code.")
-    m4.metric("Closest two positions, sinusoidal", f"{dp.min_distance:.3g}")
+    m1.metric(label_b, f"{db.distinct} of {n}", help=distinct_help)
+    m2.metric(label_p, f"{dp.distinct} of {n}", help=distinct_help)
+    m3.metric(closest_b, f"{db.min_distance:.3g}")
+    m4.metric(closest_p, f"{dp.min_distance:.3g}")
     show_chart(view.steps_chart, title="Distance between neighbouring positions")
     st.markdown(steps_sentence(view))
 

@@ -7,18 +7,25 @@ from lab.page import lab_page
 from lab.settings import BASE, ChoiceSetting, IntListSetting, IntSetting
 from lab.views.encoding_heatmap import (
     LAYOUTS,
+    add_or_concat,
+    add_or_concat_text,
+    column_flips,
     columns_help,
     csv_limit_caption,
     csv_of_table,
     curves,
     curves_caption,
+    formula_latex,
     gram_caption,
     layout_comparison,
     layout_comparison_chart,
+    layout_text,
     offsets_caption,
+    offsets_text,
     pairs_caption,
     properties,
     properties_text,
+    reading_text,
     steps_caption,
     table_caption,
     table_view,
@@ -40,11 +47,11 @@ INTRO = (
 )
 
 with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, COLS]) as page:
-    c1, c2, c3, c4, c5 = st.columns([3, 3, 2, 1.3, 2.6])
+    c1, c2, c3, c4, c5 = st.columns([3.6, 3.6, 2, 1.3, 2.6])
     with c1:
-        n = page.slider(N, help="Rows of P: how many positions to encode.")
+        n = page.slider_and_box(N, help="Rows of P: how many positions to encode. Type a value in the box.")
     with c2:
-        d = page.slider(D, help="Columns of P: the width of each position's vector. Odd widths work.")
+        d = page.slider_and_box(D, help="Columns of P: the width of each position's vector. Odd widths work.")
     with c3:
         base = page.number(BASE, step=1000, help="Sets the slowest wavelength: 2π·base. The paper uses 10000.")
     with c4:
@@ -64,19 +71,8 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
                            on_click="ignore", icon=":material/download:")
     else:
         st.caption(csv_limit_caption(view))
-    st.latex(
-        r"P_{i,\,2j} = \sin\!\Big(\frac{i}{\text{base}^{2j/d}}\Big),\qquad "
-        r"P_{i,\,2j+1} = \cos\!\Big(\frac{i}{\text{base}^{2j/d}}\Big)"
-        if layout == "interleaved"
-        else r"P_{i,\,j} = \sin(i\,\omega_j),\quad P_{i,\,k+j} = \cos(i\,\omega_j),\quad "
-        r"\omega_j = \text{base}^{-j/(k-1)},\ k = \lfloor d/2 \rfloor"
-    )
-    st.markdown(
-        "Read the picture column by column: the first columns flip sign from one row to the next, "
-        "later columns change ever more slowly, and the last ones barely move over the whole table. "
-        "Each row is therefore a unique combination of fast and slow waves, the way a clock tells "
-        "the time with a second hand, a minute hand and an hour hand."
-    )
+    st.latex(formula_latex(view))
+    st.markdown(reading_text(column_flips(n, d, base, start, layout)))
 
     st.subheader("Columns over positions")
     cols_setting = page.narrow(COLS, view.last_column)
@@ -96,17 +92,11 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
     with right:
         show_chart(view.offsets, title="P[i]·P[i+δ] against the offset")
         st.caption(offsets_caption(view))
-    st.markdown(
-        r"Every sine/cosine pair contributes $\sin a\sin b + \cos a\cos b = \cos(a-b)$, so "
-        r"$P_i\cdot P_{i+\delta} = \sum_j \cos(\delta\,\omega_j)$: it depends on the **offset δ only**, "
-        "not on where you start (the band stays a line, up to float rounding), and it falls off as "
-        "the positions move apart. An odd width adds one unpaired sine column, which leaves a small "
-        "dependence on i."
-    )
+    st.markdown(offsets_text(view))
     if view.steps is not None:
         st.metric("Distance between neighbouring positions ‖P[i+1] − P[i]‖", f"{view.steps.smallest:.6f}",
                   help="Smallest over all i; the largest is shown below.")
-        st.caption(steps_caption(view.steps))
+        st.caption(steps_caption(view))
 
     st.subheader("Wavelengths of the column pairs")
     st.dataframe(view.frequencies, hide_index=True, height=240,
@@ -118,14 +108,7 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
     if view.compares_layouts:
         st.subheader("tensor2tensor versus the paper's layout")
         table, chart = layout_comparison(n, d, base, start), layout_comparison_chart(d, base)
-        st.markdown(
-            "Same ingredients, two differences. **Order:** tensor2tensor puts all sines first and all "
-            "cosines after them, where the paper interleaves sin/cos pairs; reordering the columns "
-            "turns one arrangement into the other. **Spacing:** its "
-            r"$\lfloor d/2\rfloor$ frequencies run from 1 down to exactly $1/\text{base}$ "
-            r"($\omega_j=\text{base}^{-j/(k-1)}$), while the paper's stop one step short "
-            r"($\omega_j=\text{base}^{-2j/d}$). So even after reordering, the tables differ, pair by pair:"
-        )
+        st.markdown(layout_text(d, table))
         show_chart(chart, title="Wavelengths of both layouts")
         st.dataframe(table, hide_index=True, height=240, column_config={
             "omega_interleaved": "ω interleaved", "omega_tensor2tensor": "ω tensor2tensor",
@@ -135,29 +118,36 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
     st.subheader("What a positional encoding should do, checked")
     st.markdown(properties_text(properties(n, d, base, layout)))
 
+    st.subheader("Why add P to the word embeddings instead of concatenating it?")
+    added = add_or_concat(n, d, base, start, layout)
+    st.markdown(add_or_concat_text(added))
+    show_chart(added.chart, title="Overlap of P with random embeddings against the width")
+
     st.subheader("Questions readers asked")
     with st.expander("Why do nearby positions look so alike in the later columns?"):
         st.markdown(
             "Because those columns are slow on purpose. Column pair j turns by ω_j radians per step; "
-            "for the last pairs ω_j is tiny, so the first rows all sit near sin 0 = 0 and cos 0 = 1 "
-            "there. That is not a loss of information: the fast columns at the start of the row "
-            "already tell neighbours apart (the distance between neighbours above is the same "
-            "everywhere), and the slow columns are what still differ between positions hundreds or "
-            "thousands of steps apart, where the fast columns have wrapped around many times."
+            "with the paper's base 10000 the last pairs' ω_j is tiny (close to 1/base), so the first rows "
+            "all sit near sin 0 = 0 and cos 0 = 1 there (a small base makes every column faster). "
+            "That is not a loss of information: the fast columns tell neighbours apart, and "
+            "the slow columns are what still differ between positions hundreds or thousands of steps "
+            "apart, where the fast columns have wrapped around many times."
         )
     with st.expander("Does an odd dimension d break the encoding?"):
         st.markdown(
-            "Not here. The formula defines column c for every c: even columns are sines, odd columns "
-            "cosines. With an odd d the table simply ends on a sine column whose cosine partner "
-            "would be column d. Code that fills the sine and cosine halves with slices of equal "
-            "length fails for odd d (the book's MXNet version did); pekit evaluates the formula per "
-            "column instead. The one thing an odd d loses is the rotation trick for that last "
-            "column: a sine alone cannot be shifted by a fixed linear map."
+            "Not here. In the paper's interleaved layout the formula defines column c for every c: "
+            "even columns are sines, odd columns cosines, so with an odd d the table ends on a sine "
+            "column whose cosine partner would be column d. Code that fills the sine and cosine halves "
+            "with slices of equal length fails for odd d (the book's MXNet version did); pekit evaluates "
+            "the formula per column instead. The one thing an odd d loses is the rotation trick for "
+            "that last column: a sine alone cannot be shifted by a fixed linear map (the Offset "
+            "rotation page measures it). tensor2tensor's layout fills the extra column with zeros "
+            "instead."
         )
     with st.expander("Do close-by positions bias the attention weights?"):
         st.markdown(
-            "Somewhat, and only through what the layer does with P. The dot product of two rows of P depends on "
-            "their offset alone and is largest for neighbours (the offset chart above), so with P added, the "
+            "Somewhat, and only through what the layer does with P. For an even width the dot product of two rows "
+            "of P depends on their offset alone (the offset chart above), so with P added, the "
             "scores (x_i + P_i)W_q · (x_j + P_j)W_k contain a term P_i W_q W_kᵀ P_jᵀ that depends on where the "
             "two tokens are. With the projections an untrained layer starts from, that term is small against the "
             "words' own terms; training decides whether it grows into 'look at your neighbours', into 'look two "

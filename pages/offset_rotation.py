@@ -7,6 +7,7 @@ from lab.page import lab_page
 from lab.settings import BASE, MAX_SEED, IntSetting
 from lab.views.offset_rotation import (
     additive_caption,
+    angles_text,
     block_latex,
     circle,
     circle_text,
@@ -15,9 +16,13 @@ from lab.views.offset_rotation import (
     matrix_caption,
     odd_width_note,
     pair_turn,
+    residuals_caption,
     rope_caption,
     rope_view,
     rotation_view,
+    signed,
+    sine_only,
+    sine_only_text,
 )
 
 D = IntSetting("d", "Dimension d (even)", default=16, minimum=2, maximum=512)
@@ -60,7 +65,7 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
     with left:
         show_chart(circle(d, base, delta, pair, first, count), title=f"Pair {pair} on its circle")
     with right:
-        turn = pair_turn(d, base, delta, pair)
+        turn = pair_turn(d, base, delta, pair, count)
         st.markdown(circle_text(turn))
         st.latex(block_latex(turn))
 
@@ -78,21 +83,19 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
         st.caption(matrix_caption(view))
     with right:
         show_chart(view.residuals, title="T(δ)·P[i] against P[i+δ]")
-        st.metric("Largest error over the positions shown", f"{view.max_residual:.2e}",
+        st.metric("Largest error over the positions shown", signed(view.max_residual, ".2e"),
                   help="max over i and columns of |T(δ)·P[i] − P[i+δ]|, in float32")
-        st.caption("The same matrix moves every row of P by δ positions: the error stays at float32 "
-                   "round-off (about 1e-7) for every i, so T does not depend on i.")
+        st.caption(residuals_caption(view))
 
     st.subheader("How far each pair turns")
     show_chart(view.angles, title="Rotation angle per pair")
-    st.markdown(
-        "Fast pairs (small j) turn a lot for a given offset, often more than a full turn; slow "
-        "pairs barely move. A small offset is therefore visible in the fast pairs and a large one "
-        "in the slow pairs, which is what lets attention tell near from far. The rotation needs "
-        "both members of a pair: sin(a + δω) = sin a·cos δω + cos a·sin δω mixes the sine with the "
-        "cosine, so no fixed multiple of the sine column alone gives the shifted sine. That is "
-        "also why an odd d has no rotation for its last, unpaired column."
-    )
+    st.markdown(angles_text(view))
+
+    st.subheader("Why sine and cosine, not sine alone?")
+    sines = sine_only(d, base, delta)
+    st.markdown(sine_only_text(sines))
+    show_chart(sines.chart, title="Moving every position by δ with one linear map")
+    st.caption("This is also why an odd d has no rotation for its last, unpaired sine column.")
     st.markdown(
         "**Sign convention.** The book writes the rotation as acting on the column (sin, cos) of "
         "a pair, so its top row is (cos δω, sin δω). Read as an ordinary rotation of the point "

@@ -50,7 +50,7 @@ def test_home_describes_and_links_every_page():
 def test_heatmap_defaults_show_every_section():
     at = open_app(HEATMAP)
     assert at.title[0].value == "Encoding heatmap"
-    assert len(charts(at)) == 4  # P, columns, similarity matrix, similarity vs offset
+    assert len(charts(at)) == 5  # P, columns, similarity matrix, similarity vs offset, overlap against width
     assert len(at.latex) == 1
     body = texts(at)
     assert "All 60 × 32 entries drawn" in body
@@ -68,7 +68,7 @@ def test_heatmap_properties_are_stated_from_their_measurements():
     props = encoding_properties(40, 7)
     body = texts(at)
     assert f"The two closest positions are {props.closest:.3g} apart (never 0)" in body
-    assert f"spread {props.step_spread:.1e} over all i, the unpaired last sine column" in body
+    assert f"the steps spread over {props.step_spread:.1e}, from the unpaired last sine column" in body
     assert f"The largest |value| is {props.largest:.6g}" in body and "differ by 0." in body
 
 
@@ -106,7 +106,7 @@ def test_every_control_changes_the_view_and_the_link():
     assert "consecutive positions" in body  # the bucketed curves say so too
     assert not at.main.get("download_button") and "CSV download up to 1,048,576 entries" in body
     assert any("tensor2tensor versus the paper" in s.value for s in at.subheader)
-    assert len(charts(at)) == 5
+    assert len(charts(at)) == 6
 
 
 def test_link_restores_the_view():
@@ -139,7 +139,21 @@ def test_bad_link_values_fall_back_with_a_note(query):
         assert "unknown" in notes
     assert at.slider(key="heatmap.n").value == 60 and at.slider(key="heatmap.d").value == 32
     assert "<script>" not in "".join(m.value for m in at.markdown)
-    assert len(charts(at)) == 4  # a valid view is still drawn
+    assert len(charts(at)) == 5  # a valid view is still drawn
+
+
+def test_heatmap_sizes_can_be_typed_as_well_as_slid():
+    """On a projector one pixel of the n slider spans ~23 values: a box beside each slider
+    reaches every one, and the slider, the box and the link agree."""
+    at = open_app(HEATMAP, {"n": "100"})
+    assert at.number_input(key="heatmap.n._typed").value == 100
+    at.number_input(key="heatmap.n._typed").set_value(1237).run()
+    at.number_input(key="heatmap.d._typed").set_value(3).run()
+    assert not at.exception
+    assert at.slider(key="heatmap.n").value == 1237 and at.slider(key="heatmap.d").value == 3
+    assert link(at)["n"] == "1237" and link(at)["d"] == "3"
+    at.slider(key="heatmap.n").set_value(7).run()
+    assert at.number_input(key="heatmap.n._typed").value == 7 and link(at)["n"] == "7"
 
 
 def test_repeated_link_value_uses_the_last():
@@ -176,7 +190,7 @@ def test_empty_column_selection_is_explained():
     at = open_app(HEATMAP)
     at.text_input(key="heatmap.cols").input("").run()
     assert any("at least one column" in i.value for i in at.info)
-    assert len(charts(at)) == 3
+    assert len(charts(at)) == 4
 
 
 @pytest.mark.parametrize("text", ["abc", "0-50", "<b>x</b>", "1" * 10_000, "🙂"])
@@ -185,7 +199,7 @@ def test_bad_column_text_is_reported(text):
     at.text_input(key="heatmap.cols").input(text).run()
     assert not at.exception
     assert any("cols=" in w.value for w in at.warning)
-    assert len(charts(at)) == 4  # the default columns are drawn
+    assert len(charts(at)) == 5  # the default columns are drawn
 
 
 BINARY = "pages/binary_analogy.py"
@@ -237,8 +251,8 @@ ROTATION = "pages/offset_rotation.py"
 def test_rotation_defaults():
     at = open_app(ROTATION)
     assert at.title[0].value == "Offset rotation"
-    assert len(charts(at)) == 6
-    assert float(at.metric[0].value) < 1e-6  # T(δ)·P[i] = P[i+δ] up to float32 round-off
+    assert len(charts(at)) == 7  # circle, T, residuals, angles, sine-only maps, two score maps
+    assert float(at.metric[0].value.replace("−", "-")) < 1e-6  # T(δ)·P[i] = P[i+δ] up to float32 round-off
     assert "depend on m − n only" in texts(at)
 
 
@@ -254,7 +268,7 @@ def test_rotation_every_control_and_link():
     assert not at.exception
     assert link(at) == {"d": "512", "delta": "-256", "base": "100", "pair": "255", "first": "4096",
                         "count": "128", "seed": "7"}
-    assert float(at.metric[0].value) < 1e-5
+    assert float(at.metric[0].value.replace("−", "-")) < 1e-5
     at.slider(key="rotation.d").set_value(4).run()
     assert not at.exception and at.number_input(key="rotation.pair").value == 1
 
@@ -262,13 +276,13 @@ def test_rotation_every_control_and_link():
 def test_rotation_odd_dimension_from_link_is_explained():
     at = open_app(ROTATION, {"d": "7"})
     assert any("cannot be rotated" in w.value for w in at.warning)
-    assert at.slider(key="rotation.d").value == 8 and len(charts(at)) == 6
+    assert at.slider(key="rotation.d").value == 8 and len(charts(at)) == 7
 
 
 @pytest.mark.parametrize("query", [{"delta": "1e9", "pair": "x", "count": "0"}, {"first": "-1", "seed": "nan", "d": "513"}])
 def test_rotation_bad_links(query):
     at = open_app(ROTATION, query)
-    assert at.warning and len(charts(at)) == 6
+    assert at.warning and len(charts(at)) == 7
 
 
 COMPLEXITY = "pages/complexity_comparison.py"
@@ -447,7 +461,7 @@ def test_binary_sentences_are_true_for_their_numbers(query):
     bits, d = int(query.get("bits", 6)), int(query.get("d", 32))
     base = float(query.get("base", 10000))
     waves = [2 * math.pi * base ** (2 * j / d) for j in range((d + 1) // 2)]
-    sentence = next(m.value for m in at.markdown if "Bit periods double" in m.value)
+    sentence = next(m.value for m in at.markdown if "The correspondence stops at both ends" in m.value)
     faster = [b for b in range(bits) if 2 ** (b + 1) < min(waves)]
     slower = [b for b in range(bits) if 2 ** (b + 1) > max(waves)]
 
@@ -458,7 +472,7 @@ def test_binary_sentences_are_true_for_their_numbers(query):
 
     assert listed("fast") == faster and listed("slow") == slower, sentence
     if not slower:
-        assert "every bit shown here is faster than that" in sentence
+        assert ("every bit shown here is faster than that" if bits > 1 else "the bit is faster than that") in sentence
     assert f"{max(waves):,.0f} positions" in sentence
 
 

@@ -2,13 +2,18 @@
 periods and pair wavelengths, one bit against its closest column, distances between codes; and
 the sentences that state their numbers."""
 
+import math
 from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
 import pekit
+from lab.display import plural
 from pekit import binary, charts
+
+DISTINCT = 1e-3  # pekit.binary.distinct_positions' tolerance: codes closer than this count as one
+SAME_STEP = 1e-6  # neighbour steps that agree to this (relative) are the same step
 
 # Results are shared by every session as they are (st.cache_resource): a rerun that finds one
 # neither unpickles nor copies it. Records are frozen and nothing changes a result after it is made.
@@ -38,6 +43,7 @@ class AnalogyView:
     sinusoidal_step_high: float
     jump_from_code: str  # the codes (most significant bit first) before and at the biggest jump
     jump_to_code: str
+    closest_to_first: int  # the position (> 0) whose sinusoidal code is closest to position 0's
 
     @property
     def last_position(self) -> int:
@@ -97,14 +103,45 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
         stats=stats, bits_needed=binary.bits_needed(n),
         binary_step_low=bin_lo, binary_step_high=bin_hi, sinusoidal_step_low=sin_lo, sinusoidal_step_high=sin_hi,
         jump_from_code=msb_first[stats.biggest_jump - 1], jump_to_code=msb_first[stats.biggest_jump],
+        closest_to_first=int(stats.sinusoidal_distances[1:].argmin()) + 1,
     )
+
+
+def cube(bits: int) -> str:
+    """The shape whose corners are the codes of ``bits`` bits."""
+    return {1: "the two ends of a segment", 2: "the corners of a square", 3: "the corners of a cube"}.get(
+        bits, f"the corners of a {bits}-dimensional cube")
+
+
+def bits_caption(view: AnalogyView) -> str:
+    """What the heatmap of the binary codes shows."""
+    return ("Binary code: bit 0 (left) flips at every position"
+            + (", bit b every 2^b positions" if view.bits > 1 else "") + ". Blue = 0, red = 1."
+            + ("" if view.bits_exact else " Each pixel is a block mean."))
+
+
+def table_caption(view: AnalogyView) -> str:
+    """What the heatmap of the sinusoidal table shows."""
+    pairs = (view.d + 1) // 2
+    shape = ("one sine/cosine pair, wavelength 2π" if view.d == 2
+             else f"{pairs} column pairs, slower from left to right"
+             + (f" (the last, column {view.d - 1}, a sine without its cosine)" if view.d % 2 else ""))
+    return (f"Sinusoidal encoding P: {shape}. Blue = −1, red = +1."
+            + ("" if view.p_exact else " Each pixel is the mean of a block of positions × columns."))
+
+
+def metric_labels(view: AnalogyView) -> tuple[str, str, str, str]:
+    """The four metrics' labels, each naming the width it measures (short enough for a quarter of a
+    projector's width)."""
+    b, d = f"{view.bits} {plural(view.bits, 'bit')}", f"d = {view.d}"
+    return (f"Distinct codes, {b}", f"Distinct codes, {d}", f"Closest pair, {b}", f"Closest pair, {d}")
 
 
 def counting_caption(view: AnalogyView) -> str:
     """The codes listed, and where too few bits make them start over."""
     n1, bits = view.last_position, view.bits
     return (
-        f"The book prints 0 … 7 with three bits; here 0 … {n1} with {bits} bit(s), least significant "
+        f"The book prints 0 … 7 with three bits; here 0 … {n1} with {bits} {plural(bits, 'bit')}, least significant "
         "bit first (as the Julia edition prints it) and most significant first (the usual way). "
         + (f"{n1} needs {view.bits_needed} bits, so with {bits} the codes start over at {view.code_count}: position "
            f"{view.code_count} gets the code of 0." if view.codes_wrap else "")
@@ -116,31 +153,51 @@ def steps_sentence(view: AnalogyView) -> str:
     stats = view.stats
     jump, flips = stats.biggest_jump, stats.biggest_jump_flips
     lo, hi = view.sinusoidal_step_low, view.sinusoidal_step_high
-    return (
-        f"Between neighbouring positions the binary code jumps by anything from {view.binary_step_low:.3g} to "
-        f"{view.binary_step_high:.3g} ({jump - 1} → {jump} flips {flips} bit{'s' if flips > 1 else ''} "
-        f"at once: {view.jump_from_code} → {view.jump_to_code}), while the sinusoidal code "
-        f"always moves by {lo:.6g}" + (f" to {hi:.6g}" if hi - lo > 1e-6 else "")
-        + f": the same step everywhere. With {view.bits} bits, binary tells at most 2^{view.bits} = {view.code_count} "
-        f"positions apart, and uses only the corners of a cube; {view.d} real-valued columns tell "
-        f"{stats.sinusoidal.distinct} of the {view.n} positions here apart and leave room between them. That is the "
-        "sense in which the book calls continuous representations more space-efficient."
+    if view.binary_step_low == view.binary_step_high:
+        text = (f"Between neighbouring positions the binary code moves by {view.binary_step_low:.3g} at every step "
+                f"({flips} {plural(flips, 'bit')} flips each time)")
+    else:
+        text = (f"Between neighbouring positions the binary code jumps by anything from {view.binary_step_low:.3g} "
+                f"to {view.binary_step_high:.3g} ({jump - 1} → {jump} flips {flips} {plural(flips, 'bit')} at once: "
+                f"{view.jump_from_code} → {view.jump_to_code})")
+    if hi - lo <= SAME_STEP * hi:
+        text += f", while the sinusoidal code always moves by {lo:.6g}: the same step everywhere. "
+    else:
+        text += (f", while the sinusoidal code moves by {lo:.6g} to {hi:.6g}: the same step for every pair, plus "
+                 "the unpaired last sine column of an odd d, whose step depends on the position. ")
+    told = stats.sinusoidal.distinct
+    return text + (
+        f"With {view.bits} {plural(view.bits, 'bit')}, binary tells at most 2^{view.bits} = {view.code_count} "
+        f"positions apart, and uses only {cube(view.bits)}; {view.d} real-valued columns tell "
+        f"{told} of the {view.n} positions here apart (codes more than {DISTINCT:g} from every other)"
+        + (" and leave room between them." if told == view.n else ".")
     )
 
 
 def dial_sentence(view: AnalogyView) -> str:
     """Where the power-of-two dials return to position 0's code, against the sinusoidal table."""
     hits = view.stats.dial_returns
-    return (
-        "Think of each column as a dial turning at its own speed. With speeds set to powers of two "
-        "(column j completes a turn every 2^j positions), all dials come back to where they started "
-        f"after 2^{view.last_bit} positions, and sines alone already agree halfway: "
-        + (f"positions {', '.join(map(str, hits[:8]))}{' …' if len(hits) > 8 else ''} get exactly "
-           "the code of position 0 (distance 0 above)." if hits else "within this range none collide yet.")
-        + " Lowering every frequency with the base and pairing each sine with a cosine keeps the "
-        "encoding away from its starting point: its smallest distance to position 0 here is "
-        f"{view.stats.sinusoidal_min_from_first:.3g}."
-    )
+    shown = f"{', '.join(map(str, hits[:8]))}{' …' if len(hits) > 8 else ''}"
+    if view.bits == 1:
+        text = ("Think of each column as a dial turning at its own speed. With one bit there is one dial, "
+                f"sin(2πi/2^0) = sin(2πi), which is 0 at every whole position: {plural(len(hits), 'position')} "
+                f"{shown} {'gets' if len(hits) == 1 else 'all get'} the code of position 0 (distance 0 above, up to "
+                "float rounding).")
+    else:
+        text = ("Think of each column as a dial turning at its own speed. With speeds set to powers of two "
+                "(column j completes a turn every 2^j positions), all dials come back to where they started "
+                f"after 2^{view.last_bit} = {2 ** view.last_bit} positions, and sines alone already agree halfway, "
+                f"every {2 ** (view.bits - 2)} {plural(2 ** (view.bits - 2), 'position')}: "
+                + (f"{plural(len(hits), 'position')} {shown} {'gets' if len(hits) == 1 else 'get'} the code of "
+                   "position 0 (distance 0 above, up to float rounding)."
+                   if hits else "within this range none collide yet."))
+    closest, where = view.stats.sinusoidal_min_from_first, view.closest_to_first
+    text += (" Lowering every frequency with the base and pairing each sine with a cosine keeps the encoding "
+             f"away from its starting point: its smallest distance to position 0 here is {closest:.3g} "
+             f"(position {where})")
+    if closest <= DISTINCT:
+        return text + f", though that is within the {DISTINCT:g} this page counts as one code."
+    return text + "."
 
 
 @dataclass(frozen=True)
@@ -190,18 +247,27 @@ def _bits(bits: tuple[int, ...]) -> str:
 def ladders_sentence(view: Ladders) -> str:
     """How the two ladders climb, and the bits with no partner at either end."""
     fast, slow = view.fast, view.slow
-    return (
-        f"Bit periods double from one bit to the next; pair wavelengths grow by the factor "
-        f"base^(2/d) = {view.growth:.3g} per pair. So the two ladders climb at "
-        "different rates and only line up approximately. The correspondence stops at both ends: no column "
-        f"is faster than 2π ≈ 6.28 positions"
-        + (f", so {_bits(fast)} (period{'s' if len(fast) > 1 else ''} "
-           f"{', '.join(map(str, view.fast_periods))}) {'have' if len(fast) > 1 else 'has'} no true partner"
-           if fast else "")
-        + f", and no column is slower than the last pair's {view.longest:,.0f} positions"
-        + (f"; {_bits(slow)} {'are' if len(slow) > 1 else 'is'} slower than that." if slow
-           else "; every bit shown here is faster than that.")
-    )
+    pairs = (view.d + 1) // 2  # pairs of the interleaved table, an odd d's last sine included
+    bits = ("Bit periods double from one bit to the next" if view.bits > 1
+            else "One bit: its period is 2")
+    if pairs == 1:
+        text = f"{bits}; d = {view.d} has one pair only, of wavelength 2π ≈ 6.28 positions. "
+    elif math.isclose(view.growth, 2.0, rel_tol=1e-12):
+        text = (f"{bits}; pair wavelengths grow by the factor base^(2/d) = {view.growth:.3g} per pair, the same "
+                "rate: the ladders climb in step, each wavelength π times a bit period, so they never line up "
+                "exactly. ")
+    else:
+        text = (f"{bits}; pair wavelengths grow by the factor base^(2/d) = {view.growth:.3g} per pair. "
+                + ("So the two ladders climb at different rates and only line up approximately. " if view.bits > 1
+                   else ""))
+    text += "The correspondence stops at both ends: no column is faster than 2π ≈ 6.28 positions"
+    if fast:
+        text += (f", so {_bits(fast)} (period{'s' if len(fast) > 1 else ''} "
+                 f"{', '.join(map(str, view.fast_periods))}) {'have' if len(fast) > 1 else 'has'} no true partner")
+    text += f", and no column is slower than the last pair's {view.longest:,.0f} positions"
+    if slow:
+        return text + f"; {_bits(slow)} {'are' if len(slow) > 1 else 'is'} slower than that."
+    return text + ("; every bit shown here is faster than that." if view.bits > 1 else "; the bit is faster than that.")
 
 
 @dataclass(frozen=True)
@@ -217,6 +283,9 @@ class BitMatch:
     sin_column: int
     wavelength: float
     ratio: float  # wavelength / period
+    d: int
+    bit_values: int  # how many different values the bit takes over the positions shown (1 or 2)
+    column_values: int  # how many different values the column takes there
     chart: dict
 
     @property
@@ -224,8 +293,13 @@ class BitMatch:
         return self.window - 1
 
     @property
-    def cos_column(self) -> int:
-        return self.sin_column + 1
+    def cos_column(self) -> int | None:
+        """The pair's cosine column; ``None`` for an odd d's last sine, which has none."""
+        return self.sin_column + 1 if self.sin_column + 1 < self.d else None
+
+    @property
+    def periods_shown(self) -> float:
+        return self.window / self.period
 
     @property
     def cut(self) -> bool:
@@ -251,20 +325,29 @@ def bit_match(n: int, bit: int, ladder: Ladders) -> BitMatch:
     row = ladder.matches.iloc[bit]
     window = binary.overlay_window(n, bit)
     column, wavelength = int(row["sin_column"]), float(row["wavelength"])
+    values = pekit.sinusoidal_columns(window, ladder.d, [column], base=ladder.base)[:, 0]  # (window,)
     return BitMatch(n=n, bit=bit, window=window, period=int(row["period"]), pair=int(row["pair"]),
-                    sin_column=column, wavelength=wavelength, ratio=float(row["ratio"]),
+                    sin_column=column, wavelength=wavelength, ratio=float(row["ratio"]), d=ladder.d,
+                    bit_values=len(binary.bit_wave(window, bit).unique()), column_values=len(values.unique()),
                     chart=overlay(window, bit, ladder.d, ladder.base, column, wavelength))
 
 
 def overlay_caption(match: BitMatch) -> str:
     """The positions drawn, the bit's period, its closest pair and how far the two differ."""
-    return (
-        f"Positions 0 to {match.last_shown}" + (" (about four of the bit's periods; the rest repeats)" if match.cut else "")
-        + f". Bit {match.bit} repeats every {match.period} positions; the closest wavelength is pair "
-        f"{match.pair} (columns {match.sin_column} and {match.cos_column}) at "
-        f"{match.wavelength:.4g} positions, {match.ratio:.3g} times the bit's period. The bit jumps "
-        "between two values; the column glides through every value in between."
-    )
+    shown = (f"Positions 0 to {match.last_shown}"
+             + (f" of the {match.n}" if match.cut else "")
+             + f": {match.periods_shown:.3g} of the bit's periods"
+             + ("; the rest repeats" if match.cut and match.periods_shown >= 1 else "") + ". ")
+    columns = (f"columns {match.sin_column} and {match.cos_column}" if match.cos_column is not None
+               else f"column {match.sin_column}, a sine without its cosine")
+    text = (shown + f"Bit {match.bit} repeats every {match.period} positions; the closest wavelength is pair "
+            f"{match.pair} ({columns}) at {match.wavelength:.4g} positions, {match.ratio:.3g} times the bit's period. ")
+    values = (f"takes {match.column_values} different {plural(match.column_values, 'value')} over these "
+              f"{match.window} positions.")
+    if match.bit_values == 1:
+        return text + (f"Bit {match.bit} stays 0 (−1 here) at every position shown: it first turns 1 at position "
+                       f"{2 ** match.bit}. The column " + values)
+    return text + "The bit takes two values, −1 and +1; the column " + values
 
 
 @st.cache_resource(max_entries=48, show_spinner=False)
@@ -272,16 +355,28 @@ def same_width(n: int, width: int, base: int) -> binary.EqualWidth:
     return binary.equal_width(n, width, base=base)
 
 
-def equal_width_sentence(eq: binary.EqualWidth) -> str:
-    """How many of the n positions each code of the same width tells apart."""
+def equal_width_sentence(eq: binary.EqualWidth, view: AnalogyView) -> str:
+    """How many of the n positions each code of the same width tells apart, and that the metrics
+    below measure the full widths chosen above."""
     width, n, b, s = eq.width, eq.n, eq.binary, eq.sinusoidal
-    many = "s" if width != 1 else ""
-    return (
-        f"**The same width for both.** With {width} number{many} per position, a binary code "
-        f"has 2^{width} = {2 ** width:,} different codes, so it tells **{b.distinct} of the {n}** positions "
-        "apart" + (f" (position {b.pair[1]} gets the code of position {b.pair[0]})" if b.min_distance == 0 else "")
-        + f"; {width} sinusoidal column{many} tell **{s.distinct} of the {n}** apart, "
-        f"the closest two (positions {s.pair[0]} and {s.pair[1]}) still "
-        f"{s.min_distance:.3g} apart. Real-valued columns can take any value between −1 and 1, where a "
-        "bit has two: that is the sense in which the book calls continuous representations more space-efficient."
-    )
+    numbers = f"{width} {plural(width, 'number')}"
+    text = (f"**The same width for both.** With {numbers} per position, a binary code has 2^{width} = "
+            f"{2 ** width:,} different codes, so it tells **{b.distinct} of the {n}** positions apart"
+            + (f" (position {b.pair[1]} gets the code of position {b.pair[0]})" if b.min_distance == 0 else "")
+            + f"; {width} sinusoidal {plural(width, 'column')} {'tells' if width == 1 else 'tell'} "
+            f"**{s.distinct} of the {n}** apart (codes more than {DISTINCT:g} from every other), the closest two "
+            f"(positions {s.pair[0]} and {s.pair[1]}) ")
+    if s.min_distance > DISTINCT:
+        text += f"still {s.min_distance:.3g} apart. "
+    else:
+        text += f"only {s.min_distance:.3g} apart, which counts as one code. "
+    if s.distinct > b.distinct:
+        text += ("Real-valued columns can take any value between −1 and 1, where a bit has two: that is the sense in "
+                 "which the book calls continuous representations more space-efficient. ")
+    elif s.distinct == b.distinct:
+        text += ("At this width both tell every position apart. " if s.distinct == n
+                 else "At this width both tell as many positions apart. ")
+    else:
+        text += "At this width binary tells more positions apart. "
+    return text + (f"The metrics below compare the full widths chosen above instead: {view.bits} "
+                   f"{plural(view.bits, 'bit')} and d = {view.d} columns.")

@@ -6,11 +6,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import math
+
 import pandas as pd
 import streamlit as st
+import torch
 
 import pekit
+from lab.display import plural
 from pekit import charts, rotation, seeded
+
+FLOAT32_ROUNDING = 1e-5  # errors up to this, on values of size 1, are float32 round-off (ε ≈ 1.2e-7)
+FLOAT64_ROUNDING = 1e-12  # the same for float64 (ε ≈ 2.2e-16)
+SINE_POSITIONS = 256  # positions t = 0 .. 255 over which the sine-only map is fitted
+SINE_RANK = 1e-10  # singular values of the sine columns below this fraction of the largest count as zero
 
 # Results are shared by every session as they are (st.cache_resource): a rerun that finds one
 # neither unpickles nor copies it. Records are frozen, and nothing here or on the page changes
@@ -45,11 +54,19 @@ class RotationView:
 
     d: int
     delta: int
+    first: int
+    count: int
     matrix: dict
     matrix_exact: bool
     residuals: dict
     max_residual: float
     angles: dict
+    pair_angles: tuple[float, ...]  # δ·ω_j for every pair j, radians
+
+    @property
+    def last(self) -> int:
+        """The last position shown."""
+        return self.first + self.count - 1
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -59,13 +76,61 @@ def rotation_view(d: int, base: int, delta: int, first: int, count: int) -> Rota
     residuals = rotation.rotation_residuals(count, d, delta, base=base, start=first).double().cpu()  # (count,)
     res_frame = pd.DataFrame({"position": range(first, first + count), "residual": residuals.numpy()})
     return RotationView(
-        d=d, delta=delta, matrix=matrix.spec(), matrix_exact=matrix.drawing.exact,
+        d=d, delta=delta, first=first, count=count, matrix=matrix.spec(), matrix_exact=matrix.drawing.exact,
         residuals=charts.line_chart(res_frame, x="position", y="residual", x_title="Position i",
                                     y_title="max |T(δ)·P[i] − P[i+δ]|", points=True).spec(),
         max_residual=float(residuals.max()),
         angles=charts.line_chart(rotation.angle_table(d, delta, base=base), x="pair", y="angle", x_title="Pair j",
                                  y_title="Rotation δ·ω_j (radians)", points=True).spec(),
+        pair_angles=tuple(float(a) for a in rotation.rotation_angles(d, delta, base=base)),
     )
+
+
+@dataclass(frozen=True)
+class SineOnly:
+    """Moving positions t = 0 .. positions − 1 by δ with a fixed linear map, in float64: with every
+    sine/cosine pair (the rotation T(δ)), and with the d/2 sine columns alone (the best map, by
+    least squares). ``*_error``: the largest |entry| of map·code(t) − code(t+δ) over t and columns;
+    ``sine_rms``: the root-mean-square error of the sine-only fit, ``sine_scale`` that of the
+    target sine columns; ``at_zero``: max_j |sin(δ·ω_j)|, what every linear map misses at t = 0,
+    where every sine is 0."""
+
+    d: int
+    delta: int
+    positions: int
+    rotation_error: float
+    sine_error: float
+    sine_rms: float
+    sine_scale: float
+    at_zero: float
+    chart: dict
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def sine_only(d: int, base: int, delta: int) -> SineOnly:
+    positions = SINE_POSITIONS
+    here = pekit.sinusoidal_encoding(positions, d, base=base, device="cpu", dtype=torch.float64)  # (positions, d): t
+    there = pekit.sinusoidal_encoding(positions, d, base=base, start=delta, device="cpu", dtype=torch.float64)  # t + δ
+    T = pekit.offset_rotation(d, delta, base=base, device="cpu", dtype=torch.float64)  # (d, d)
+    rotated = (here @ T.T - there).abs()  # (positions, d): T acts on the column vector P[t]
+    S, S_next = here[:, 0::2], there[:, 0::2]  # (positions, d/2): the sine columns
+    # the best linear map's predictions S·M are the projection of S_next onto the span of S's columns;
+    # the slow sine columns are nearly parallel, so the span is taken from the singular vectors whose
+    # singular values exceed SINE_RANK of the largest (a fixed rule, the same for every solver)
+    U, sv, _ = torch.linalg.svd(S, full_matrices=False)
+    basis = U[:, sv > SINE_RANK * sv[0]]  # (positions, rank)
+    missed = (basis @ (basis.T @ S_next) - S_next).abs()  # (positions, d/2)
+    frame = pd.concat([
+        pd.DataFrame({"position": range(positions), "error": rotated.amax(dim=1).numpy(),
+                      "map": "sines and cosines: T(δ)"}),
+        pd.DataFrame({"position": range(positions), "error": missed.amax(dim=1).numpy(),
+                      "map": "sines alone: best linear map"}),
+    ])
+    chart = charts.line_chart(frame, x="position", y="error", series="map", x_title="Position t",
+                              y_title="largest |map·code(t) − code(t+δ)|", series_title="Map").spec()
+    return SineOnly(d=d, delta=delta, positions=positions, rotation_error=float(rotated.max()),
+                    sine_error=float(missed.max()), sine_rms=float(missed.pow(2).mean().sqrt()),
+                    sine_scale=float(S_next.pow(2).mean().sqrt()), at_zero=float(S_next[0].abs().max()), chart=chart)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -83,6 +148,7 @@ class PairTurn:
 
     pair: int
     delta: int
+    count: int  # positions drawn on the circle
     omega: float
     turn: rotation.Turn
     a: float
@@ -91,12 +157,12 @@ class PairTurn:
     e: float
 
 
-def pair_turn(d: int, base: int, delta: int, pair: int) -> PairTurn:
+def pair_turn(d: int, base: int, delta: int, pair: int, count: int = 2) -> PairTurn:
     """A handful of floats, computed on every run (not worth a cache entry)."""
     omega = float(pekit.frequencies(d, base=base)[pair])
     turn = rotation.split_turns(float(rotation.rotation_angles(d, delta, base=base)[pair]))
     (a, b), (c, e) = rotation.rotation_block(d, delta, pair, base=base)
-    return PairTurn(pair, delta, omega, turn, a, b, c, e)
+    return PairTurn(pair, delta, count, omega, turn, a, b, c, e)
 
 
 @dataclass(frozen=True)
@@ -104,10 +170,12 @@ class RopeView:
     """Scores q_m·k_n of the first positions with RoPE and with the table added (heatmaps), and
     each one's largest spread along a diagonal m − n = const (0: the scores depend on m − n only)."""
 
+    count: int
     rope: dict
     additive: dict
     rope_spread: float
     additive_spread: float
+    scale: float  # the largest |score| of either map
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -120,7 +188,8 @@ def rope_view(d: int, base: int, count: int, seed: int) -> RopeView:
         return charts.heatmap(S, x_title="Key position n", y_title="Query position m", value_title="score",
                               domain="symmetric", height=300).spec()
 
-    return RopeView(rope=scores(S_rope), additive=scores(S_add),
+    return RopeView(count=count, rope=scores(S_rope), additive=scores(S_add),
+                    scale=float(max(S_rope.abs().max(), S_add.abs().max())),
                     rope_spread=float(rotation.diagonal_spread(S_rope)[1].max()),
                     additive_spread=float(rotation.diagonal_spread(S_add)[1].max()))
 
@@ -128,36 +197,113 @@ def rope_view(d: int, base: int, count: int, seed: int) -> RopeView:
 # sentences --------------------------------------------------------------------------------------
 
 
+def signed(value: float, spec: str) -> str:
+    """``value`` formatted with ``spec``, with minus signs (−), not hyphens, for a negative number and
+    a negative exponent alike."""
+    return format(value, spec).replace("-", "−")
+
+
 def circle_text(view: PairTurn) -> str:
     """What the circle shows: the pair's frequency and the angle every arrow sweeps."""
     turn, j = view.turn, view.pair
-    sweep = (f"{turn.turns:,} whole turn{'s' if turn.turns != 1 else ''} and {turn.degrees:.4g}°"
-             if turn.turns else f"{turn.degrees:.4g}°")
+    point = ("Each blue point is one position i" if view.count > 1 else "The blue point is position i") + (
+        f", drawn at (sin iω_j, cos iω_j) for ω_{j} = {signed(view.omega, '.6g')}. ")
+    if view.delta == 0:
+        return point + "With δ = 0 every position stays where it is: the angle δ·ω_j is 0 for every pair."
+    turns, degrees = turn.turns, f"{turn.degrees:.4g}"
+    if degrees == "360":  # the rest rounds up to a whole turn
+        turns, degrees = turns + 1, "0"
+    sweep = f"{turns:,} whole turn{'s' if turns != 1 else ''} and {degrees}°" if turns else f"{degrees}°"
     backwards = turn.sign < 0
-    return (f"Each blue point is one position i, drawn at (sin iω_j, cos iω_j) for ω_{j} = {view.omega:.6g}. "
-            f"Every orange arrow goes from i to i {'−' if view.delta < 0 else '+'} {abs(view.delta)}, and every arrow "
-            "sweeps the same angle "
-            f"δ·ω_{j} = {turn.radians:.6g} rad ({'−' if backwards else ''}{sweep}"
-            f"{', the other way' if backwards else ''}), wherever it starts.")
+    arrows = ("Every orange arrow goes from i to i {}, and every arrow sweeps the same angle" if view.count > 1
+              else "The orange arrow goes from i to i {} and sweeps the angle").format(
+        f"{'−' if view.delta < 0 else '+'} {abs(view.delta)}")
+    return (point + f"{arrows} δ·ω_{j} = {signed(turn.radians, '.6g')} rad ({'−' if backwards else ''}{sweep}"
+            f"{', the other way' if backwards else ''})" + (", wherever it starts." if view.count > 1 else "."))
 
 
 def block_latex(view: PairTurn) -> str:
-    """The pair's 2×2 block of T(δ), to four decimals."""
-    return (rf"T_{{{view.pair}}}({view.delta})=\begin{{bmatrix}}{view.a:.4f} & {view.b:.4f}\\ "
-            rf"{view.c:.4f} & {view.e:.4f}\end{{bmatrix}}")
+    """The pair's 2×2 block of T(δ), to four decimals (a value that rounds to zero is 0.0000, never −0.0000)."""
+    a, b, c, e = (round(v, 4) + 0.0 for v in (view.a, view.b, view.c, view.e))
+    return (rf"T_{{{view.pair}}}({view.delta})=\begin{{bmatrix}}{a:.4f} & {b:.4f}\\ "
+            rf"{c:.4f} & {e:.4f}\end{{bmatrix}}")
 
 
 def matrix_caption(view: RotationView) -> str:
     """What the heatmap of T(δ) draws: every entry, or block means."""
-    return (f"T({view.delta}) for d = {view.d}: one 2×2 rotation block per pair on the diagonal, zeros elsewhere"
+    what = ("one 2×2 rotation block per pair on the diagonal, zeros elsewhere" if view.delta
+            else "δ = 0 turns nothing, so T is the identity (each 2×2 block is [[1, 0], [0, 1]])")
+    return (f"T({signed(view.delta, 'd')}) for d = {view.d}: {what}"
             + ("." if view.matrix_exact else "; each pixel is the mean of a block of entries."))
 
 
+def residuals_caption(view: RotationView) -> str:
+    """How far T(δ)·P[i] is from P[i+δ] over the positions shown."""
+    rows = (f"the {view.count} positions shown ({view.first} to {view.last})" if view.count > 1
+            else f"the one position shown ({view.first})")
+    delta = signed(view.delta, "d")
+    text = (f"The same matrix T({delta}) moves the rows of P at {rows} by δ = {delta}: the largest error "
+            f"is {signed(view.max_residual, '.1e')}")
+    if view.max_residual <= FLOAT32_ROUNDING:
+        return text + (", within float32 round-off (one rounding of a value near 1 is about 6e−8)"
+                       + (", the same for every i, so T does not depend on i." if view.count > 1 else "."))
+    return text + ", more than float32 round-off."
+
+
+def angles_text(view: RotationView) -> str:
+    """How far the fastest and the slowest pair turn for this δ."""
+    angles, k = view.pair_angles, len(view.pair_angles)
+    if view.delta == 0:
+        return "With δ = 0 no pair turns: every angle is 0."
+
+    def turned(a: float) -> str:
+        whole = abs(a) / (2 * math.pi)
+        return (f"{signed(a, '.4g')} rad, {whole:.3g} of a full turn" if whole < 1
+                else f"{signed(a, '.4g')} rad, {whole:.3g} full turns")
+
+    if k == 1:
+        return f"d = {view.d} has one pair: at δ = {signed(view.delta, 'd')} it turns {turned(angles[0])}."
+    over = sum(abs(a) > 2 * math.pi for a in angles)
+    return (f"At δ = {signed(view.delta, 'd')} pair 0, the fastest, turns {turned(angles[0])}; the last pair, j = {k - 1}, turns "
+            f"{turned(angles[-1])}; {over} of the {k} pairs turn more than a full turn. Fast pairs (small j) turn a lot "
+            "for a given offset, slow pairs barely move: a small offset shows in the fast pairs, a large one in "
+            "the slow pairs, which is what lets attention tell near from far.")
+
+
+def sine_only_text(view: SineOnly) -> str:
+    """Why both sine and cosine: the rotation's error against the sine-only map's, measured."""
+    t = f"t = 0 to {view.positions - 1}"
+    if view.delta == 0:
+        return ("Why sine **and** cosine? With δ = 0 nothing moves, and the identity is a fixed linear map for sines "
+                "alone too. Pick a nonzero δ to see the difference.")
+    text = (f"Why sine **and** cosine? With both, the one matrix T({signed(view.delta, 'd')}) sends the code of every position t "
+            f"to that of t {'−' if view.delta < 0 else '+'} {abs(view.delta)}: over {t} its largest error is "
+            f"{signed(view.rotation_error, '.1e')} (float64 round-off). With the {view.d // 2} sine "
+            f"{plural(view.d // 2, 'column')} alone, the best linear map (least squares over the same positions) "
+            f"still misses by up to {signed(view.sine_error, '.3g')} (root-mean-square {signed(view.sine_rms, '.3g')}, against "
+            f"{signed(view.sine_scale, '.3g')} for the values it should reach).")
+    if view.at_zero > FLOAT64_ROUNDING:
+        text += (f" At t = 0 every sine is 0, so any linear map gives 0 there, while sin(δ·ω_j) is not: an error of "
+                 f"{signed(view.at_zero, '.3g')} that no map can remove. The shift sin(t+δ)ω = sin tω·cos δω + cos tω·sin δω "
+                 "needs the cosine.")
+    return text
+
+
 def rope_caption(view: RopeView) -> str:
-    return (f"RoPE scores q_m·k_n: constant along every diagonal (largest spread along a "
-            f"diagonal: {view.rope_spread:.2e}), so they depend on m − n only.")
+    if view.count == 1:
+        return "RoPE scores q_m·k_n: with one position there is a single score, nothing to compare along a diagonal."
+    if view.rope_spread <= FLOAT32_ROUNDING * view.scale:
+        return (f"RoPE scores q_m·k_n: constant along every diagonal up to float32 rounding (largest spread along a "
+                f"diagonal: {signed(view.rope_spread, '.2e')}, scores up to {view.scale:.3g}), so they depend on m − n only.")
+    return (f"RoPE scores q_m·k_n: the diagonals spread by up to {signed(view.rope_spread, '.2e')} (scores up to "
+            f"{view.scale:.3g}), more than float32 rounding.")
 
 
 def additive_caption(view: RopeView) -> str:
+    if view.count == 1:
+        return "Scores (q + P_m)·(k + P_n) with the table added: one position, a single score."
+    if view.additive_spread <= FLOAT32_ROUNDING * view.scale:
+        return (f"Scores (q + P_m)·(k + P_n) with the table added: here the diagonals are constant to float32 "
+                f"rounding too (largest spread {signed(view.additive_spread, '.3g')}).")
     return (f"Scores (q + P_m)·(k + P_n) with the table added: the diagonals are not constant "
-            f"(largest spread {view.additive_spread:.3g}); absolute positions leak in.")
+            f"(largest spread {signed(view.additive_spread, '.3g')}); absolute positions leak in.")

@@ -6,18 +6,19 @@ import math
 import re
 
 import torch
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pekit
-from lab.views.binary_analogy import (analogy_view, bit_match, counting_caption, dial_sentence, equal_width_sentence,
-                                      ladders, ladders_sentence, overlay_caption, same_width, steps_sentence)
+from lab.views.binary_analogy import (analogy_view, bit_match, bits_caption, counting_caption, cube, dial_sentence,
+                                      equal_width_sentence, ladders, ladders_sentence, metric_labels, overlay_caption,
+                                      same_width, steps_sentence, table_caption)
 
 # the page's ranges (pages/binary_analogy.py and lab.settings.BASE)
 N = st.integers(2, 1024)
 BITS = st.integers(1, 16)
 D = st.integers(2, 1024)
-BASE = st.sampled_from([2, 3, 10, 100, 500, 10_000, 123_457, 1_000_000]) | st.integers(2, 1_000_000)
+BASE = st.sampled_from([2, 3, 4, 10, 16, 100, 500, 10_000, 123_457, 1_000_000]) | st.integers(2, 1_000_000)
 WIDTH = st.integers(1, 16)
 EXAMPLES = settings(max_examples=25, deadline=None)
 
@@ -35,7 +36,7 @@ def listed(numbers: str) -> list[int]:
 def test_counting_caption_says_where_the_codes_start_over(n, bits, d, base):
     view = analogy_view(n, bits, d, base)
     caption = counting_caption(view)
-    assert f"here 0 … {n - 1} with {bits} bit(s)" in caption
+    assert f"here 0 … {n - 1} with {bits} bit{'' if bits == 1 else 's'}," in caption
     needed = max(1, (n - 1).bit_length())
     if bits < needed:
         assert f"{n - 1} needs {needed} bits, so with {bits} the codes start over at {2**bits}: " \
@@ -48,6 +49,10 @@ def test_counting_caption_says_where_the_codes_start_over(n, bits, d, base):
 
 @EXAMPLES
 @given(n=N, bits=BITS, d=D, base=BASE)
+@example(n=2, bits=1, d=2, base=2)
+@example(n=1024, bits=1, d=3, base=10_000)
+@example(n=1024, bits=16, d=1023, base=1_000_000)
+@example(n=64, bits=6, d=32, base=10_000)
 def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
     view = analogy_view(n, bits, d, base)
     sentence = steps_sentence(view)
@@ -56,50 +61,98 @@ def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
     binary_steps = (B[1:] - B[:-1]).norm(dim=1)  # (n - 1,)
     sin_steps = (P[1:] - P[:-1]).norm(dim=1)
     lo, hi = float(binary_steps.min()), float(binary_steps.max())
-    assert f"jumps by anything from {lo:.3g} to {hi:.3g}" in sentence
-    found = re.search(r"\((\d+) → (\d+) flips (\d+) bits? at once: ([01]+) → ([01]+)\)", sentence)
-    before, at, flips, code_before, code_at = found.groups()
-    assert int(at) == int(before) + 1 and int(at) == int(binary_steps.argmax()) + 1
-    assert int(flips) == sum(a != b for a, b in zip(code_before, code_at)) == round(hi**2)
-    assert (f"{int(flips)} bit " if int(flips) == 1 else f"{int(flips)} bits ") in sentence
-    assert code_before == format(int(before) % 2**bits, f"0{bits}b") and code_at == format(int(at) % 2**bits, f"0{bits}b")
-    s_lo, s_hi = float(sin_steps.min()), float(sin_steps.max())
-    if s_hi - s_lo > 1e-6:
-        assert f"always moves by {s_lo:.6g} to {s_hi:.6g}:" in sentence
+    flips_at = [sum(a != b for a, b in zip(format(i - 1 & 2**bits - 1, f"0{bits}b"), format(i & 2**bits - 1, f"0{bits}b")))
+                for i in range(1, n)]
+    if lo == hi:
+        assert f"the binary code moves by {lo:.3g} at every step ({flips_at[0]} bit" in sentence
+        assert len(set(flips_at)) == 1
     else:
-        assert f"always moves by {s_lo:.6g}:" in sentence
+        assert f"jumps by anything from {lo:.3g} to {hi:.3g}" in sentence
+        found = re.search(r"\((\d+) → (\d+) flips (\d+) bits? at once: ([01]+) → ([01]+)\)", sentence)
+        before, at, flips, code_before, code_at = found.groups()
+        assert int(at) == int(before) + 1 and int(at) == int(binary_steps.argmax()) + 1
+        assert int(flips) == sum(a != b for a, b in zip(code_before, code_at)) == round(hi**2) == max(flips_at)
+        assert (f"{int(flips)} bit " if int(flips) == 1 else f"{int(flips)} bits ") in sentence
+        assert code_before == format(int(before) % 2**bits, f"0{bits}b") and code_at == format(int(at) % 2**bits, f"0{bits}b")
+    s_lo, s_hi = float(sin_steps.min()), float(sin_steps.max())
+    if "the same step everywhere" in sentence:
+        assert s_hi - s_lo <= 2e-6 * s_hi and f"always moves by {s_lo:.6g}:" in sentence
+    else:
+        assert d % 2 == 1 and s_hi - s_lo > 1e-7 * s_hi
+        assert f"moves by {s_lo:.6g} to {s_hi:.6g}: the same step for every pair, plus the unpaired" in sentence
+        paired = (P[1:, :-1] - P[:-1, :-1]).norm(dim=1)
+        assert float(paired.max() - paired.min()) <= 1e-12  # the pairs' step is the same everywhere
     assert f"binary tells at most 2^{bits} = {2**bits} positions apart" in sentence
-    assert f"{d} real-valued columns tell {view.stats.sinusoidal.distinct} of the {n} positions" in sentence
+    shape = {1: "the two ends of a segment", 2: "the corners of a square", 3: "the corners of a cube"}.get(
+        bits, f"the corners of a {bits}-dimensional cube")
+    assert f"uses only {shape};" in sentence and cube(bits) == shape
+    D = torch.cdist(P, P).fill_diagonal_(float("inf"))
+    distinct = n - int(torch.triu(D <= 1e-3, diagonal=1).any(dim=0).sum())
+    assert f"{d} real-valued columns tell {distinct} of the {n} positions here apart" in sentence
+    assert ("leave room between them" in sentence) == (distinct == n)
 
 
 @EXAMPLES
 @given(n=N, bits=BITS, d=D, base=BASE)
+@example(n=2, bits=1, d=2, base=10_000)
+@example(n=1024, bits=1, d=1024, base=2)
+@example(n=1024, bits=16, d=2, base=2)
+@example(n=5, bits=2, d=3, base=10)
 def test_dial_sentence_lists_the_positions_that_return_to_zero(n, bits, d, base):
     view = analogy_view(n, bits, d, base)
     sentence = dial_sentence(view)
-    # sin(2πi/2^j) is 0 where 2^(j−1) divides i: every column at once at multiples of 2^(bits−2)
-    returns = [i for i in range(1, n) if i % max(1, 2 ** (bits - 2)) == 0]
-    assert f"after 2^{bits - 1} positions" in sentence
+    # the dials sin(2πi/2^j), j < bits, in float64: all zero again where 2^(j−1) divides i for every j
+    dials = torch.tensor([[math.sin(2 * math.pi * i / 2**j) for j in range(bits)] for i in range(n)], dtype=torch.float64)
+    returns = [i for i in range(1, n) if float((dials[i] - dials[0]).norm()) < 1e-9]
+    assert returns == [i for i in range(1, n) if i % max(1, 2 ** (bits - 2)) == 0]
+    if bits == 1:
+        assert "one dial, sin(2πi/2^0) = sin(2πi), which is 0 at every whole position" in sentence
+        assert returns == list(range(1, n))
+    else:
+        half = 2 ** (bits - 2)
+        assert f"after 2^{bits - 1} = {2 ** (bits - 1)} positions" in sentence
+        assert f"agree halfway, every {half} position{'' if half == 1 else 's'}: " in sentence
+        # every dial has made whole turns at 2^(bits−1); the sines alone agree at half of it
+        assert all(abs(math.sin(2 * math.pi * 2 ** (bits - 1) / 2**j)) < 1e-9 for j in range(bits))
     if returns:
-        found = re.search(r"positions ([\d, ]+)( …)? get exactly the code of position 0", sentence)
+        found = re.search(r"positions? ([\d, ]+)( …)? (?:all )?gets? the code of position 0", sentence)
         assert listed(found.group(1)) == returns[:8]
         assert bool(found.group(2)) == (len(returns) > 8)
     else:
         assert "within this range none collide yet" in sentence
     P = pekit.sinusoidal_encoding(n, d, base=base, dtype=torch.float64)  # (n, d)
-    closest = float((P[1:] - P[0]).norm(dim=1).min())
-    assert sentence.endswith(f"its smallest distance to position 0 here is {closest:.3g}.")
+    far = (P[1:] - P[0]).norm(dim=1)
+    closest, where = float(far.min()), int(far.argmin()) + 1
+    assert f"its smallest distance to position 0 here is {closest:.3g} (position {where})" in sentence
+    assert sentence.endswith("counts as one code.") == (closest <= 1e-3)
 
 
 @EXAMPLES
 @given(bits=BITS, d=D, base=BASE)
+@example(bits=1, d=2, base=10_000)
+@example(bits=10, d=8, base=16)  # base^(2/d) = 2: the ladders climb in step
+@example(bits=16, d=2, base=2)
+@example(bits=16, d=1024, base=1_000_000)
+@example(bits=4, d=3, base=4)
 def test_ladders_sentence_names_the_bits_without_a_partner(bits, d, base):
     view = ladders(bits, d, base)
     sentence = ladders_sentence(view)
     waves = wavelengths(d, base)
     fast = [b for b in range(bits) if 2 ** (b + 1) < min(waves)]
     slow = [b for b in range(bits) if 2 ** (b + 1) > max(waves)]
-    assert f"base^(2/d) = {base ** (2 / d):.3g} per pair" in sentence
+    growth = base ** (2 / d)
+    assert sentence.startswith("Bit periods double from one bit to the next" if bits > 1 else "One bit: its period is 2")
+    if len(waves) == 1:
+        assert f"d = {d} has one pair only, of wavelength 2π ≈ 6.28 positions" in sentence
+    else:
+        assert f"base^(2/d) = {growth:.3g} per pair" in sentence
+        assert all(math.isclose(b / a, growth, rel_tol=1e-9) for a, b in zip(waves, waves[1:]))
+        if math.isclose(growth, 2, rel_tol=1e-12):
+            assert "the same rate" in sentence
+            assert all(math.isclose(w / 2 ** (j + 1), math.pi, rel_tol=1e-9) for j, w in enumerate(waves))
+        else:
+            assert "the same rate" not in sentence
+            assert ("climb at different rates" in sentence) == (bits > 1)
     assert f"no column is slower than the last pair's {max(waves):,.0f} positions" in sentence
     found = re.search(r"so bits? ([\d, ]+) \(periods? ([\d, ]+)\) (has|have) no true partner", sentence)
     if fast:
@@ -111,35 +164,57 @@ def test_ladders_sentence_names_the_bits_without_a_partner(bits, d, base):
     if slow:
         assert listed(found.group(1)) == slow and found.group(2) == ("are" if len(slow) > 1 else "is")
     else:
-        assert found is None and sentence.endswith("every bit shown here is faster than that.")
+        assert found is None
+        assert sentence.endswith("every bit shown here is faster than that." if bits > 1 else "the bit is faster than that.")
 
 
 @EXAMPLES
-@given(n=N, bits=BITS, d=D, base=BASE, data=st.data())
-def test_overlay_caption_states_the_closest_pair(n, bits, d, base, data):
-    bit = data.draw(st.integers(0, bits - 1), label="bit")
+@given(n=N, bits=BITS, d=D, base=BASE, pick=st.integers(0, 15))
+@example(n=1024, bits=16, d=1023, base=100, pick=15)
+@example(n=2, bits=1, d=2, base=2, pick=0)
+@example(n=1024, bits=4, d=3, base=4, pick=3)
+@example(n=64, bits=6, d=32, base=10_000, pick=2)
+def test_overlay_caption_states_the_closest_pair(n, bits, d, base, pick):
+    bit = pick % bits  # any bit the page offers for this many bits
     match = bit_match(n, bit, ladders(bits, d, base))
     caption = overlay_caption(match)
     window = min(n, max(32, min(300, 4 * 2 ** (bit + 1))))
     period = 2 ** (bit + 1)
     waves = wavelengths(d, base)
     pair = min(range(len(waves)), key=lambda j: abs(math.log(waves[j] / period)))
-    assert caption.startswith(f"Positions 0 to {window - 1}")
-    assert ("(about four of the bit's periods; the rest repeats)" in caption) == (window < n)
+    assert caption.startswith(f"Positions 0 to {window - 1}" + (f" of the {n}" if window < n else "")
+                              + f": {window / period:.3g} of the bit's periods")
+    assert ("the rest repeats" in caption) == (window < n and window >= period)
     assert f"Bit {bit} repeats every {period} positions" in caption
     assert match.pair == pair or math.isclose(abs(math.log(waves[match.pair] / period)),
                                               abs(math.log(waves[pair] / period)), rel_tol=1e-9)
-    assert f"pair {match.pair} (columns {2 * match.pair} and {2 * match.pair + 1}) at " \
-           f"{waves[match.pair]:.4g} positions, {waves[match.pair] / period:.3g} times the bit's period" in caption
+    columns = (f"columns {2 * match.pair} and {2 * match.pair + 1}" if 2 * match.pair + 1 < d
+               else f"column {2 * match.pair}, a sine without its cosine")
+    assert f"pair {match.pair} ({columns}) at {waves[match.pair]:.4g} positions, " \
+           f"{waves[match.pair] / period:.3g} times the bit's period" in caption
+    bit_values = {(i >> bit) & 1 for i in range(window)}
+    assert ("stays 0 (−1 here) at every position shown" in caption) == (bit_values == {0})
+    if bit_values == {0}:
+        assert f"it first turns 1 at position {2**bit}." in caption and 2**bit >= window
+    else:
+        assert "The bit takes two values, −1 and +1" in caption
+    column = [math.sin(i * base ** (-2 * match.pair / d)) for i in range(window)]
+    values = len(set(torch.tensor(column, dtype=torch.float32).tolist()))
+    assert f"takes {values} different value{'' if values == 1 else 's'} over these {window} positions." in caption
 
 
 @EXAMPLES
-@given(n=N, width=WIDTH, base=BASE)
-def test_equal_width_sentence_counts_the_positions_each_code_tells_apart(n, width, base):
-    eq = same_width(n, width, base)
-    sentence = equal_width_sentence(eq)
+@given(n=N, width=WIDTH, base=BASE, bits=BITS, d=D)
+@example(n=1024, width=1, base=10_000, bits=6, d=32)
+@example(n=2, width=1, base=2, bits=1, d=2)
+@example(n=64, width=4, base=10_000, bits=6, d=32)
+@example(n=1024, width=16, base=1_000_000, bits=16, d=1024)
+def test_equal_width_sentence_counts_the_positions_each_code_tells_apart(n, width, base, bits, d):
+    eq, view = same_width(n, width, base), analogy_view(n, bits, d, base)
+    sentence = equal_width_sentence(eq, view)
     assert f"a binary code has 2^{width} = {2**width:,} different codes" in sentence
-    assert f"tells **{min(n, 2**width)} of the {n}** positions apart" in sentence
+    told_binary = min(n, 2**width)
+    assert f"tells **{told_binary} of the {n}** positions apart" in sentence
     if n > 2**width:  # the first repeat: position 2^width wraps to the code of 0
         assert f"(position {2**width} gets the code of position 0)" in sentence
     else:
@@ -147,9 +222,52 @@ def test_equal_width_sentence_counts_the_positions_each_code_tells_apart(n, widt
     P = pekit.sinusoidal_encoding(n, width, base=base, dtype=torch.float64)  # (n, width)
     D = torch.cdist(P, P).fill_diagonal_(float("inf"))  # (n, n)
     i, k = eq.sinusoidal.pair
-    assert math.isclose(float(D[i, k]), float(D.min()), rel_tol=1e-6, abs_tol=1e-9)
-    assert f"the closest two (positions {i} and {k}) still {eq.sinusoidal.min_distance:.3g} apart" in sentence
+    closest = float(D.min())
+    assert math.isclose(float(D[i, k]), closest, rel_tol=1e-6, abs_tol=1e-9)
+    says = "still" if closest > 1e-3 else "only"
+    assert f"the closest two (positions {i} and {k}) {says} {eq.sinusoidal.min_distance:.3g} apart" in sentence
+    assert ("which counts as one code" in sentence) == (closest <= 1e-3)
     distinct = n - int(torch.triu(D <= 1e-3, diagonal=1).any(dim=0).sum())
-    assert f"tell **{distinct} of the {n}** apart" in sentence
+    assert f"{'tells' if width == 1 else 'tell'} **{distinct} of the {n}** apart" in sentence
     many = "s" if width != 1 else ""
     assert f"With {width} number{many} per position" in sentence and f"{width} sinusoidal column{many} tell" in sentence
+    if distinct > told_binary:
+        assert "more space-efficient" in sentence
+    elif distinct == told_binary:
+        assert ("both tell every position apart" if distinct == n else "both tell as many") in sentence
+    else:
+        assert "binary tells more positions apart" in sentence
+    # the metrics below measure other widths, and the sentence says which
+    assert sentence.endswith(f"compare the full widths chosen above instead: {bits} bit{'' if bits == 1 else 's'} "
+                             f"and d = {d} columns.")
+
+
+@EXAMPLES
+@given(n=N, bits=BITS, d=D, base=BASE)
+@example(n=2, bits=1, d=2, base=2)
+@example(n=1024, bits=16, d=1023, base=100)
+@example(n=64, bits=6, d=3, base=10_000)
+def test_captions_and_labels_name_what_they_show(n, bits, d, base):
+    view = analogy_view(n, bits, d, base)
+    B = pekit.binary_encoding(n, bits)
+    caption = bits_caption(view)
+    assert caption.startswith("Binary code: bit 0 (left) flips at every position")
+    assert bool((B[1:, 0] != B[:-1, 0]).all())  # bit 0 flips at every step
+    for b in range(1, min(bits, 10)):  # bit b flips exactly where 2^b divides i
+        flips = [i for i in range(1, n) if B[i, b] != B[i - 1, b]]
+        assert flips == [i for i in range(1, n) if i % 2**b == 0]
+    assert (", bit b every 2^b positions" in caption) == (bits > 1)
+    assert ("Each pixel is a block mean." in caption) == (not view.bits_exact)
+    text = table_caption(view)
+    waves = wavelengths(d, base)
+    if d == 2:
+        assert "one sine/cosine pair, wavelength 2π" in text and len(waves) == 1
+    else:
+        assert f"{len(waves)} column pairs, slower from left to right" in text
+        assert all(b > a for a, b in zip(waves, waves[1:]))
+    assert (f"(the last, column {d - 1}, a sine without its cosine)" in text) == (d % 2 == 1)
+    unit = f"{bits} bit{'' if bits == 1 else 's'}"
+    assert metric_labels(view) == (f"Distinct codes, {unit}", f"Distinct codes, d = {d}",
+                                   f"Closest pair, {unit}", f"Closest pair, d = {d}")
+    # the metrics' numbers are those of these widths
+    assert view.stats.binary.distinct == min(n, 2**bits) and view.bits == bits and view.d == d

@@ -3,14 +3,17 @@ record it is written from, checked on the real views over the page's settings (e
 δ −256..256, base 2..1e6, pair 0..d/2 − 1, first position 0..4096, 1..128 positions, any seed)."""
 
 import math
+import re
 
+import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pekit
 from lab.views import offset_rotation as views
+from pekit import seeded
 
 D_MAX = 512  # the page's widest d
 
@@ -32,9 +35,10 @@ ROPE_GRID = [(2, 10000, 1, 0), (2, 2, 2, 0), (16, 10000, 12, 0), (16, 1_000_000,
 
 @st.composite
 def pairs(draw):
-    """A setting of the circle: an even d, an offset, a base and one of d's pairs."""
+    """A setting of the circle: an even d, an offset, a base, one of d's pairs and the positions drawn."""
     d = 2 * draw(st.integers(1, D_MAX // 2))
-    return d, draw(st.integers(2, 1_000_000)), draw(st.integers(-256, 256)), draw(st.integers(0, d // 2 - 1))
+    return (d, draw(st.integers(2, 1_000_000)), draw(st.integers(-256, 256)), draw(st.integers(0, d // 2 - 1)),
+            draw(st.integers(1, 128)))
 
 
 @settings(max_examples=200, deadline=None)
@@ -53,11 +57,49 @@ def test_the_last_pair_holds_the_last_two_columns(d):
     assert (2 * j, 2 * j + 1) == (d - 2, d - 1) and j == len(pekit.frequencies(d)) - 1
 
 
-@settings(max_examples=100, deadline=None)
+def m(text: str) -> str:
+    """Numbers as the page writes them: minus signs, never hyphens."""
+    return text.replace("-", "−")
+
+
+def omegas(d: int, base: int) -> np.ndarray:
+    return np.array([base ** (-2 * j / d) for j in range(d // 2)], dtype=np.float64)
+
+
+def table64(n: int, d: int, base: int, start: int) -> np.ndarray:
+    """The interleaved table from its formula, float64, (n, d)."""
+    angles = np.arange(start, start + n, dtype=np.float64)[:, None] * omegas(d, base)[None, :]  # (n, d/2)
+    P = np.empty((n, d))
+    P[:, 0::2], P[:, 1::2] = np.sin(angles), np.cos(angles)
+    return P
+
+
+def rotation64(d: int, delta: int, base: int) -> np.ndarray:
+    """T(δ) from its definition: blocks [[cos, sin], [−sin, cos]] of δ·ω_j on the diagonal, (d, d)."""
+    T = np.zeros((d, d))
+    for j, w in enumerate(omegas(d, base)):
+        c, s = math.cos(delta * w), math.sin(delta * w)
+        T[2 * j : 2 * j + 2, 2 * j : 2 * j + 2] = [[c, s], [-s, c]]
+    return T
+
+
+@st.composite
+def views_settings(draw):
+    """A setting of the page: even d, base, δ, first position, positions shown."""
+    d = 2 * draw(st.integers(1, D_MAX // 2))
+    return (d, draw(st.integers(2, 1_000_000)), draw(st.integers(-256, 256)), draw(st.integers(0, 4096)),
+            draw(st.integers(1, 128)))
+
+
+@settings(max_examples=60, deadline=None)
 @given(pairs())
+@example((2, 2, 0, 0, 1))
+@example((16, 10000, -3, 1, 12))
+@example((512, 100, -256, 255, 1))
+@example((2, 10000, 256, 0, 128))
 def test_circle_text_states_the_pair_s_frequency_and_turn(setting):
-    d, base, delta, pair = setting
-    view = views.pair_turn(d, base, delta, pair)
+    d, base, delta, pair, count = setting
+    view = views.pair_turn(d, base, delta, pair, count)
     omega = base ** (-2 * pair / d)
     assert view.omega == pytest.approx(omega, rel=1e-12)
     turn, angle = view.turn, delta * view.omega
@@ -65,56 +107,194 @@ def test_circle_text_states_the_pair_s_frequency_and_turn(setting):
     assert turn.sign * (turn.turns * 2 * math.pi + math.radians(turn.degrees)) == pytest.approx(angle, abs=1e-9)
     assert 0 <= turn.degrees < 360
     text = views.circle_text(view)
+    assert f"for ω_{pair} = {view.omega:.6g}. ".replace("-", "−") in text
+    if delta == 0:
+        assert text.endswith("the angle δ·ω_j is 0 for every pair.")
+        return
     step = f"i − {-delta}" if delta < 0 else f"i + {delta}"  # never "i + -5"
-    assert f"for ω_{pair} = {view.omega:.6g}. " in text and f"from i to {step}," in text
-    assert f"δ·ω_{pair} = {angle:.6g} rad (" in text
-    sweep = f"{turn.degrees:.4g}°"
-    if turn.turns:
-        sweep = f"{turn.turns:,} whole turn{'' if turn.turns == 1 else 's'} and " + sweep
-    assert f"rad ({'−' if angle < 0 else ''}{sweep}{', the other way' if angle < 0 else ''}), wherever" in text
+    assert f"from i to {step}" in text
+    if count > 1:
+        assert text.startswith("Each blue point") and "Every orange arrow" in text and text.endswith("wherever it starts.")
+    else:
+        assert text.startswith("The blue point") and "The orange arrow" in text and "wherever" not in text
+    radians = f"{angle:.6g}".replace("-", "−")
+    assert views.signed(angle, ".6g") == radians and views.signed(view.omega, ".6g") == m(f"{view.omega:.6g}")
+    assert f"δ·ω_{pair} = {radians} rad (" in text and "-" not in text  # a minus sign, never a hyphen
+    # whole turns and the rest, from the angle itself
+    turns, rest = divmod(abs(angle), 2 * math.pi)
+    degrees = f"{math.degrees(rest):.4g}"
+    if degrees == "360":
+        turns, degrees = turns + 1, "0"
+    sweep = f"{degrees}°" if not turns else f"{int(turns):,} whole turn{'' if turns == 1 else 's'} and {degrees}°"
+    assert f"rad ({'−' if angle < 0 else ''}{sweep}{', the other way' if angle < 0 else ''})" in text
 
 
-@settings(max_examples=100, deadline=None)
+def test_an_angle_whose_rest_rounds_to_a_whole_turn_reads_as_one_more_turn():
+    from dataclasses import replace
+
+    view = views.pair_turn(2, 10000, 1, 0)
+    almost = replace(view, turn=view.turn._replace(turns=2, degrees=359.99999))
+    assert "3 whole turns and 0°" in views.circle_text(almost) and "360°" not in views.circle_text(almost)
+
+
+@settings(max_examples=60, deadline=None)
 @given(pairs())
+@example((2, 2, 0, 0, 1))
+@example((512, 100, -256, 255, 128))
 def test_block_latex_states_the_pair_s_block_of_T(setting):
-    d, base, delta, pair = setting
+    d, base, delta, pair, _ = setting
     view = views.pair_turn(d, base, delta, pair)
-    angle = delta * view.omega
+    angle = delta * base ** (-2 * pair / d)
     c, s = math.cos(angle), math.sin(angle)
-    assert views.block_latex(view) == (rf"T_{{{pair}}}({delta})=\begin{{bmatrix}}{c:.4f} & {s:.4f}\\ "
-                                       rf"{-s:.4f} & {c:.4f}\end{{bmatrix}}")
+    shown = [f"{round(v, 4) + 0.0:.4f}" for v in (c, s, -s, c)]
+    assert views.block_latex(view) == (rf"T_{{{pair}}}({delta})=\begin{{bmatrix}}{shown[0]} & {shown[1]}\\ "
+                                       rf"{shown[2]} & {shown[3]}\end{{bmatrix}}")
+    assert "-0.0000" not in views.block_latex(view)
     # the block is the pair's part of the whole matrix
     T = pekit.offset_rotation(d, delta, base=base, dtype=torch.float64)
     block = T[2 * pair : 2 * pair + 2, 2 * pair : 2 * pair + 2]  # (2, 2)
     assert torch.allclose(block, torch.tensor([[c, s], [-s, c]], dtype=torch.float64), rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("setting", GRID, ids=str)
-def test_matrix_caption_says_what_the_heatmap_draws(setting):
-    d, _, delta, _, _ = setting
+@settings(max_examples=25, deadline=None)
+@given(views_settings())
+@example((2, 2, 0, 0, 1))
+@example((16, 10000, 3, 0, 12))
+@example((44, 100, -1, 7, 5))
+@example((46, 1_000_000, 256, 4096, 128))
+@example((512, 100, -256, 4096, 128))
+@example((2, 10000, 1, 4096, 1))
+def test_rotation_sentences_state_their_numbers(setting):
+    d, base, delta, first, count = setting
     view = views.rotation_view(*setting)
+    minus = f"{delta}".replace("-", "−")
+    T = rotation64(d, delta, base)
+    assert np.allclose(pekit.offset_rotation(d, delta, base=base, dtype=torch.float64).numpy(), T, atol=1e-12)
+    # the matrix: blocks on the diagonal, zeros elsewhere; the identity at δ = 0
     caption = views.matrix_caption(view)
-    assert caption.startswith(f"T({delta}) for d = {d}: one 2×2 rotation block per pair")
-    assert caption.endswith("zeros elsewhere." if view.matrix_exact
-                            else "; each pixel is the mean of a block of entries.")
+    assert caption.startswith(f"T({minus}) for d = {d}: ")
+    off = T.copy()
+    for j in range(d // 2):
+        off[2 * j : 2 * j + 2, 2 * j : 2 * j + 2] = 0
+    assert not off.any()
+    if delta == 0:
+        assert "T is the identity" in caption and np.array_equal(T, np.eye(d))
+    else:
+        assert "one 2×2 rotation block per pair on the diagonal, zeros elsewhere" in caption
+    assert caption.endswith("." if view.matrix_exact else "; each pixel is the mean of a block of entries.")
+    # the residuals, recomputed in float32 from the formulas
+    P = table64(count + abs(delta), d, base, min(first, first + delta)).astype(np.float32)
+    here = P[first - min(first, first + delta) :][:count]
+    there = P[first + delta - min(first, first + delta) :][:count]
+    residual = np.abs(here @ T.astype(np.float32).T - there).max()
+    assert abs(view.max_residual - residual) <= 1e-6 and view.max_residual <= 1e-5
+    text = views.residuals_caption(view)
+    rows = f"the {count} positions shown ({first} to {first + count - 1})" if count > 1 else f"the one position shown ({first})"
+    assert text.startswith(f"The same matrix T({minus}) moves the rows of P at {rows} by δ = {minus}: "
+                           f"the largest error is {m(f'{view.max_residual:.1e}')}, within float32 round-off")
+    assert ("the same for every i" in text) == (count > 1)
+    # the angles, from δ·ω_j
+    angles = delta * omegas(d, base)
+    text = views.angles_text(view)
+    if delta == 0:
+        assert text == "With δ = 0 no pair turns: every angle is 0."
+        return
+    numbers = [float(v.replace("−", "-")) for v in re.findall(r"(−?[\d.e+−]+) rad", text)]
+    assert math.isclose(numbers[0], angles[0], rel_tol=5e-4) and math.isclose(numbers[-1], angles[-1], rel_tol=5e-4)
+    if d == 2:
+        assert text.startswith(f"d = 2 has one pair: at δ = {minus} it turns")
+    else:
+        over = int((np.abs(angles) > 2 * math.pi).sum())
+        assert f"{over} of the {d // 2} pairs turn more than a full turn" in text
+        assert abs(angles[0]) > abs(angles[-1])  # the fast pair turns more than the slow one
+    for a in (angles[0], angles[-1]):
+        whole = abs(a) / (2 * math.pi)
+        assert (f"{whole:.3g} of a full turn" if whole < 1 else f"{whole:.3g} full turns") in text
 
 
-@pytest.mark.parametrize("setting", GRID, ids=str)
-def test_residuals_stay_at_float32_round_off(setting):
-    """The page says the error stays at float32 round-off (about 1e-7) for every i."""
-    view = views.rotation_view(*setting)
-    assert 0 <= view.max_residual <= 1e-6
+@settings(max_examples=25, deadline=None)
+@given(d=st.integers(1, D_MAX // 2).map(lambda h: 2 * h), base=st.integers(2, 1_000_000), delta=st.integers(-256, 256))
+@example(d=2, base=2, delta=0)
+@example(d=2, base=10000, delta=1)
+@example(d=16, base=10000, delta=3)
+@example(d=512, base=1_000_000, delta=-256)
+def test_sine_only_text_measures_both_maps(d, base, delta):
+    view = views.sine_only(d, base, delta)
+    text = views.sine_only_text(view)
+    N = 256
+    here, there = table64(N, d, base, 0), table64(N, d, base, delta)  # positions t and t + δ
+    T = rotation64(d, delta, base)
+    rotation_error = np.abs(here @ T.T - there).max()
+    assert rotation_error <= 1e-12 and view.rotation_error <= 1e-12
+    S, S_next = here[:, 0::2], there[:, 0::2]
+    M, *_ = np.linalg.lstsq(S, S_next, rcond=1e-10)  # the best map, with the page's rule for a zero singular value
+    missed = np.abs(S @ M - S_next)
+    # the slow sine columns are nearly parallel: near the rank cut two solvers agree to about 1e-6
+    assert math.isclose(view.sine_error, missed.max(), rel_tol=1e-4, abs_tol=1e-6)
+    if delta == 0:
+        assert text.endswith("the identity is a fixed linear map for sines alone too. Pick a nonzero δ to see the "
+                             "difference.") and np.array_equal(here, there)
+        return
+    minus = f"{delta}".replace("-", "−")
+    assert f"the one matrix T({minus}) sends the code of every position t to that of t {'−' if delta < 0 else '+'} " \
+           f"{abs(delta)}: over t = 0 to 255 its largest error is {m(f'{view.rotation_error:.1e}')} (float64 round-off)" in text
+    assert f"With the {d // 2} sine column{'' if d == 2 else 's'} alone, the best linear map" in text
+    assert (f"still misses by up to {m(f'{view.sine_error:.3g}')} (root-mean-square {m(f'{view.sine_rms:.3g}')}, "
+            f"against {m(f'{view.sine_scale:.3g}')} for the values it should reach)") in text
+    assert math.isclose(view.sine_rms, math.sqrt((missed**2).mean()), rel_tol=1e-4, abs_tol=1e-6)
+    assert math.isclose(view.sine_scale, math.sqrt((S_next**2).mean()), rel_tol=1e-9)
+    assert missed.max() > 1e3 * rotation_error  # clearly nonzero, against the rotation's round-off
+    # at t = 0 every sine is 0: any map gives 0, and the error is the largest |sin(δ·ω_j)|
+    at_zero = np.abs(np.sin(delta * omegas(d, base))).max()
+    assert not S[0].any() and math.isclose(view.at_zero, at_zero, rel_tol=1e-9)
+    assert ("no map can remove" in text) == (at_zero > 1e-12)
+    if at_zero > 1e-12:
+        assert m(f"an error of {at_zero:.3g} that no map can remove") in text
 
 
-@pytest.mark.parametrize("setting", ROPE_GRID, ids=str)
-def test_rope_captions_state_the_spreads_along_the_diagonals(setting):
-    d, _, count, _ = setting
-    view = views.rope_view(*setting)
-    assert views.rope_caption(view) == (f"RoPE scores q_m·k_n: constant along every diagonal (largest spread along a "
-                                        f"diagonal: {view.rope_spread:.2e}), so they depend on m − n only.")
-    assert views.additive_caption(view).startswith("Scores (q + P_m)·(k + P_n) with the table added: the diagonals "
-                                                   f"are not constant (largest spread {view.additive_spread:.3g}); ")
-    # RoPE's diagonals are constant up to float32 rounding of scores of size about d
-    assert 0 <= view.rope_spread <= 1e-6 * d
-    if count > 1:  # with two positions or more, the added table makes the diagonals differ
-        assert view.additive_spread > 1000 * view.rope_spread
+def rope64(x: np.ndarray, m: int, base: int) -> np.ndarray:
+    """RoPE(x, m): each pair (x_2j, x_2j+1) turned counter-clockwise by m·ω_j, float64."""
+    out = np.empty_like(x)
+    for j, w in enumerate(omegas(len(x), base)):
+        c, s = math.cos(m * w), math.sin(m * w)
+        out[2 * j], out[2 * j + 1] = c * x[2 * j] - s * x[2 * j + 1], s * x[2 * j] + c * x[2 * j + 1]
+    return out
+
+
+def spread(S: np.ndarray) -> float:
+    N = len(S)
+    return max(np.ptp(np.diagonal(S, offset=o)) for o in range(-(N - 1), N))
+
+
+@settings(max_examples=20, deadline=None)
+@given(d=st.integers(1, D_MAX // 2).map(lambda h: 2 * h), base=st.integers(2, 1_000_000), count=st.integers(1, 128),
+       seed=st.integers(0, 2**31 - 1))
+@example(d=2, base=10000, count=1, seed=0)
+@example(d=2, base=2, count=2, seed=0)
+@example(d=16, base=10000, count=12, seed=0)
+@example(d=512, base=100, count=128, seed=7)
+def test_rope_captions_state_the_spreads_along_the_diagonals(d, base, count, seed):
+    view = views.rope_view(d, base, count, seed)
+    q, k = (v.double().numpy() for v in seeded.seeded_query_key(d, seed))
+    Q = np.stack([rope64(q, m, base) for m in range(count)])  # (count, d)
+    K = np.stack([rope64(k, m, base) for m in range(count)])
+    S_rope = Q @ K.T
+    P = table64(count, d, base, 0)
+    S_add = (q + P) @ (k + P).T
+    scale = max(np.abs(S_rope).max(), np.abs(S_add).max())
+    assert math.isclose(view.scale, scale, rel_tol=1e-4)
+    rope, additive = views.rope_caption(view), views.additive_caption(view)
+    if count == 1:
+        assert "with one position there is a single score" in rope and "one position, a single score" in additive
+        return
+    assert spread(S_rope) <= 1e-9 * scale  # in float64 RoPE depends on m − n only
+    assert abs(view.rope_spread - spread(S_rope)) <= 1e-5 * scale  # the float32 spread is rounding
+    assert rope == (f"RoPE scores q_m·k_n: constant along every diagonal up to float32 rounding (largest spread along "
+                    f"a diagonal: {m(f'{view.rope_spread:.2e}')}, scores up to {view.scale:.3g}), so they depend on "
+                    "m − n only.")
+    assert math.isclose(view.additive_spread, spread(S_add), rel_tol=1e-3, abs_tol=1e-5 * scale)
+    if spread(S_add) > 2e-5 * scale:
+        assert additive == (f"Scores (q + P_m)·(k + P_n) with the table added: the diagonals are not constant "
+                            f"(largest spread {m(f'{view.additive_spread:.3g}')}); absolute positions leak in.")
+    else:
+        assert "constant to float32 rounding too" in additive
