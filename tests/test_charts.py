@@ -128,7 +128,7 @@ def test_gram_heatmap_and_to_spec():
 
 def test_to_spec_sends_one_table_beside_a_spec_that_depends_only_on_the_shape():
     def spec(M, tokens):
-        return charts.to_spec(charts.token_heatmap(M, tokens, tokens, palette="diverging", domain=None))
+        return charts.to_spec(charts.token_heatmap(M, tokens, tokens, palette="diverging", domain=(-4, 4)))
 
     a, b = spec(torch.randn(8, 8), list("abcdefgh")), spec(torch.randn(8, 8), list("stuvwxyz"))
     assert "datasets" not in a and len(a["data"]["values"]) == 64
@@ -139,22 +139,105 @@ def test_to_spec_sends_one_table_beside_a_spec_that_depends_only_on_the_shape():
     assert a == b  # a new sentence changes the data only, so the browser keeps its chart
 
 
-def test_small_token_map_one_rect_per_cell_masked_blank():
+def _cells(spec: dict) -> list[dict]:
+    """The rows of the layer that draws the cells (rect marks) of a map's spec."""
+    layers = spec.get("layer", [spec])
+    (rect,) = [layer for layer in layers if (layer.get("mark", {}).get("type") if isinstance(layer.get("mark"), dict)
+                                             else layer.get("mark")) == "rect" and "condition" in
+               layer["encoding"].get("color", {})]
+    data = rect.get("data", spec.get("data"))
+    return data["values"] if "values" in data else spec["datasets"][data["name"]]
+
+
+def _legend_entries(spec: dict) -> list[str]:
+    """The nominal legend entries of a spec (the masked cells' grey)."""
+    out = []
+    for layer in spec.get("layer", [spec]):
+        fill = layer.get("encoding", {}).get("fill")
+        if fill and fill.get("type") == "nominal":
+            out += fill["scale"]["domain"]
+            assert fill["scale"]["range"] == [matrices.MASKED_GREY]
+    return out
+
+
+def test_small_token_map_one_rect_per_cell_masked_grey():
     M = torch.softmax(torch.randn(5, 5, dtype=torch.float64), -1)
     M[1, 3:] = float("-inf")
     tokens = ["the", "cat", "the", "<b>x</b>", "🙂"]
-    chart = charts.token_heatmap(M, tokens, tokens).chart
-    assert isinstance(chart, alt.Chart)
-    (rows,) = chart.to_dict()["datasets"].values()  # validates against the Vega-Lite schema
-    assert len(rows) == 25
+    drawn = charts.token_heatmap(M, tokens, tokens)
+    spec = drawn.chart.to_dict()  # validates against the Vega-Lite schema
+    rows = _cells(spec)
+    assert len(rows) == 25  # every cell drawn, the masked ones too
     assert [r["query"] for r in rows[::5]] == ["0 the", "1 cat", "2 the", "3 <b>x</b>", "4 🙂"]  # repeats stay apart
     assert [r["key"] for r in rows[:5]] == ["0 the", "1 cat", "2 the", "3 <b>x</b>", "4 🙂"]
     by_cell = {(r["query"][0], r["key"][0]): r for r in rows}
-    assert by_cell[("1", "3")]["value"] is None and by_cell[("1", "3")]["value text"] == "masked"
-    assert by_cell[("2", "4")]["value text"] == format(float(M[2, 4]), ".6f")
+    masked = by_cell[("1", "3")]
+    # a number the chart engine draws (it skips a mark whose colour field is null), grey by its flag
+    assert masked["value"] is not None and masked["masked"] is True and masked["value text"] == "masked"
+    assert sum(r["masked"] for r in rows) == 2
+    assert by_cell[("2", "4")]["value text"] == format(float(M[2, 4]), ".6f") and by_cell[("2", "4")]["masked"] is False
     assert by_cell[("2", "4")]["value"] == pytest.approx(float(M[2, 4]))
+    (rect,) = [layer for layer in spec["layer"] if layer["mark"]["type"] == "rect"]
+    color = rect["encoding"]["color"]
+    assert color["value"] == matrices.MASKED_GREY and color["condition"]["test"] == "!datum.masked"
+    assert _legend_entries(spec) == ["masked"]
+    assert any(t["field"] == "value text" for t in rect["encoding"]["tooltip"])
+    # nothing masked: one chart, no grey legend entry
+    plain = charts.token_heatmap(torch.softmax(torch.randn(5, 5), -1), tokens, tokens).chart
+    assert isinstance(plain, alt.Chart) and _legend_entries(plain.to_dict()) == []
     with pytest.raises(ValueError, match="row_labels"):
         charts.token_heatmap(M, tokens[:4], tokens)
+
+
+@pytest.mark.parametrize("form", ["causal", "valid length 0", "per sequence"])
+def test_every_masked_cell_is_drawn_grey_in_the_masking_lab(form):
+    """The masking lab's step 2: scores with −∞ where masked, for a causal mask, a query with a
+    valid length of 0, and a per-sequence length: rows × columns cells drawn, as many of them
+    flagged masked (grey) as there are −∞ scores; the image form greys the same pixels."""
+    n = 8
+    scores = torch.randn(n, n, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    if form == "causal":
+        mask = torch.ones(n, n, dtype=torch.bool).triu(1)
+    elif form == "valid length 0":
+        mask = torch.ones(n, n, dtype=torch.bool)
+    else:
+        mask = torch.zeros(n, n, dtype=torch.bool)
+        mask[:, 3:] = True
+    masked = scores.masked_fill(mask, float("-inf"))
+    tokens = [f"t{i}" for i in range(n)]
+    spec = charts.token_heatmap(masked, tokens, tokens, value_title="score", palette="diverging",
+                                domain="symmetric").chart.to_dict()
+    rows = _cells(spec)
+    assert len(rows) == n * n and all(r["value"] is not None for r in rows)
+    assert sum(r["masked"] for r in rows) == int(mask.sum())
+    assert [r["masked"] for r in rows] == mask.flatten().tolist()
+    assert [r["value text"] == "masked" for r in rows] == mask.flatten().tolist()
+    assert _legend_entries(spec) == ["masked"]
+    image = charts.token_heatmap(masked, tokens, tokens, value_title="score", palette="diverging",
+                                 domain="symmetric", max_marks=0).chart.to_dict()
+    urls = [row["url"] for rows_ in image["datasets"].values() for row in rows_ if "url" in row]
+    img = decode_png(__import__("base64").b64decode(urls[0].split(",", 1)[1]))
+    grey = (img == 128).all(dim=-1)
+    assert torch.equal(grey, mask)
+    assert _legend_entries(image) == ["masked"]
+
+
+def test_heatmap_draws_masked_cells_grey():
+    """The general heatmap (the families page's causal ALiBi bias): every cell drawn, −∞ and NaN
+    grey with a legend entry, in the marks as in the image."""
+    n = 6
+    bias = -torch.arange(n, dtype=torch.float64)[None, :].sub(torch.arange(n)[:, None]).abs()
+    mask = torch.ones(n, n, dtype=torch.bool).triu(1)
+    bias = bias.masked_fill(mask, float("nan"))
+    spec = charts.heatmap(bias, x_title="key j", y_title="query i", value_title="bias", domain=None).chart.to_dict()
+    rows = _cells(spec)
+    assert len(rows) == n * n and all(r["value"] is not None for r in rows)
+    assert [r["masked"] for r in rows] == mask.flatten().tolist()
+    assert [r["value text"] == "masked" for r in rows] == mask.flatten().tolist()
+    assert _legend_entries(spec) == ["masked"]
+    image = charts.heatmap(bias, x_title="key j", y_title="query i", value_title="bias", domain=None,
+                           max_marks=0).chart.to_dict()
+    assert _legend_entries(image) == ["masked"]
 
 
 def test_large_token_map_is_one_image_with_a_read_out():
@@ -169,7 +252,8 @@ def test_large_token_map_is_one_image_with_a_read_out():
     assert isinstance(chart, alt.LayerChart) and n * n > matrices.MAX_TOKEN_RECTS
     spec = chart.to_dict()  # validates
     urls = [row["url"] for rows in spec["datasets"].values() for row in rows if "url" in row]
-    assert len(urls) == 1 and sum(len(rows) for rows in spec["datasets"].values()) <= 4
+    assert len(urls) == 1 and sum(len(rows) for rows in spec["datasets"].values()) <= 5  # + the grey legend entry
+    assert _legend_entries(spec) == ["masked"]
     img = decode_png(__import__("base64").b64decode(urls[0].split(",", 1)[1]))
     finite = torch.where(torch.isfinite(M), M, torch.full_like(M, float("nan")))
     assert torch.equal(img, colorize(finite, vmin=0.0, vmax=1.0, palette="sequential"))  # masked cells grey
