@@ -102,6 +102,8 @@ class MaskingView(NamedTuple):
     length: int  # the valid length of the sequence shown
     real: int  # its real tokens (padding not counted)
     masked_total: float  # the weight on masked keys (exactly 0)
+    moved: float  # the largest change the mask makes to a weight (against the softmax over every key)
+    hidden_pairs: int  # query-key pairs the mask hides (of LAB_STEPS × LAB_STEPS)
     zero_rows: tuple[int, ...]  # queries with a valid length of 0
     book_row: tuple[float, ...]  # the book's weights for the first such query (empty when none)
     scores: dict  # Vega-Lite specs: the three steps, and the book's masked softmax
@@ -169,8 +171,9 @@ def batch_statement(sentence: Sentence) -> str:
     return ("Batches hold sequences of different lengths, padded to a common length. `valid_lens` says how many "
             f"keys of each sequence are real; the rest get weight exactly 0. Here: sequence A is the first "
             f"{a} {plural(a, 'token')} of your sentence, B the first {_half(a)}, "
-            f"both padded to {LAB_STEPS} steps with zero vectors. The scores are those of plain self-attention "
-            "on the token vectors themselves (Q = K = X: no learned projection, so only the masking acts).")
+            f"both padded to {LAB_STEPS} steps with zero vectors. The scores compare queries Q = XW_q with keys "
+            "K = XW_k, made by the untrained layer's own two projections (the seed above): queries and keys "
+            "differ, so a token does not simply look at itself, and each mask changes the weights.")
 
 
 def valid_code(view: MaskingView) -> str:
@@ -187,8 +190,16 @@ def padding_statement(view: MaskingView) -> str:
 
 def masked_statement(view: MaskingView) -> str:
     rows = view.zero_rows
+    pairs = LAB_STEPS * LAB_STEPS
+    if view.hidden_pairs:
+        moved = (f"The mask hides {view.hidden_pairs} of the {pairs} query–key pairs (grey cells, in place) and moves "
+                 f"a weight by up to {view.moved:.3f} from the softmax over all {LAB_STEPS} keys. ")
+    else:
+        moved = (f"No key is masked here (every valid length covers all {LAB_STEPS} steps): the weights are the "
+                 f"softmax over all {LAB_STEPS} keys. ")
     return (f"Total weight on masked keys in sequence {view.show}: **{view.masked_total:g}** (exactly zero). Scores 1 "
-            "and 2 share one colour scale; masked cells stay in place, grey. "
+            "and 2 share one colour scale. " + moved
+
             + ("Every row sums to 1 over its valid keys." if not rows else
                f"Row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows))} "
                f"{'have' if len(rows) > 1 else 'has'} a valid length of 0: pekit gives all zeros, never NaN "
@@ -303,6 +314,13 @@ def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuf
     return OrderView(tuple(tokens[i] for i in perm.tolist()), tuple(maps), gaps[False], gaps[True])
 
 
+def _query_key(batch, hidden: int, seed: int):
+    """The padded batch through the seeded layer's query and key projections (no bias: padding
+    stays zero)."""
+    model = seeded.seeded_attention(hidden, 1, seed=seed, device=batch.device)
+    return model.W_q(batch).detach(), model.W_k(batch).detach()
+
+
 @st.cache_resource(max_entries=64, show_spinner=False)
 def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len_b: str, form: str,
                  show: str) -> MaskingView:
@@ -314,9 +332,11 @@ def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len
     b = list(first[: _half(len(a))])
     batch = order.padded_batch([text.token_embeddings(a, hidden, seed=seed),
                                 text.token_embeddings(b, hidden, seed=seed)], LAB_STEPS)
+    queries, keys = _query_key(batch, hidden, seed)
     lens = [len(a) if len_a == "own" else int(len_a), len(b) if len_b == "own" else int(len_b)]
     valid = lens if form == "one per sequence" else order.causal_lengths(lens, LAB_STEPS).tolist()
-    result = order.masking_steps(batch, valid)
+    result = order.masking_steps(queries, valid, keys=keys)
+    unmasked = order.masking_steps(queries, [LAB_STEPS, LAB_STEPS], keys=keys).weights
     book = order.book_masked_softmax(result.scores, valid)
     i = 0 if show == "A" else 1
     names = (a if show == "A" else b) + ["<pad>"] * (LAB_STEPS - len(a if show == "A" else b))
@@ -327,9 +347,10 @@ def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len
     zero_rows = tuple(q for q, total in enumerate(result.row_sums[i].tolist()) if total == 0)
     return MaskingView(
         show, tuple(tuple(v) if isinstance(v, list) else v for v in valid), lens[i], len(a if show == "A" else b),
-        float(result.masked_weight[i]), zero_rows, tuple(book[i][zero_rows[0]].tolist()) if zero_rows else (),
+        float(result.masked_weight[i]), float((result.weights[i] - unmasked[i]).abs().max()),
+        int(result.masked[i].isinf().sum()), zero_rows, tuple(book[i][zero_rows[0]].tolist()) if zero_rows else (),
         charts.token_heatmap(result.scores[i], names, names, value_title="score", palette="diverging",
-                             domain=score_range, title="1. scores XXᵀ/√d").spec(),
+                             domain=score_range, title="1. scores QKᵀ/√d").spec(),
         charts.token_heatmap(result.masked[i], names, names, value_title="score", palette="diverging",
                              domain=score_range, title="2. masked (grey)").spec(),
         charts.token_heatmap(result.weights[i], names, names, title="3. weights (pekit)").spec(),

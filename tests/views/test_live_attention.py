@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lab.views import live_attention as live
@@ -63,32 +63,103 @@ def test_batch_statement_counts_the_two_sequences(sentence):
     assert f"B the first {max(1, a // 2)}," in text and f"padded to {live.LAB_STEPS} steps" in text
 
 
-@settings(max_examples=30, deadline=None)
-@given(st.sampled_from(SENTENCES), LENGTHS, LENGTHS, st.sampled_from(("one per sequence", "one per query (causal)")),
-       st.sampled_from("AB"))
-def test_masking_sentences_follow_the_lab(sentence, len_a, len_b, form, show):
-    s = live.sentence_view(sentence)
-    view = live.masking_view(s.first, 16, 0, len_a, len_b, form, show)
-    real = len(s.first) if show == "A" else max(1, len(s.first) // 2)
+def _lab_weights(first, hidden, seed, len_a, len_b, form, show):
+    """The masking lab recomputed in float64 from the embeddings and the layer's W_q, W_k:
+    the weights (a naive masked softmax, loop per query), those without a mask, the number of
+    hidden pairs and the rows with nothing to look at."""
+    import math
+
+    import torch
+
+    from pekit import seeded, text
+
+    a = list(first)
+    b = a[:max(1, len(a) // 2)]
+    seq = a if show == "A" else b
+    own = len(seq)
     chosen = len_a if show == "A" else len_b
-    assert view.real == real and view.length == (real if chosen == "own" else int(chosen))
+    length = own if chosen == "own" else int(chosen)
+    X = torch.zeros(live.LAB_STEPS, hidden, dtype=torch.float64)
+    X[:own] = text.token_embeddings(seq, hidden, seed=seed).double().cpu()
+    model = seeded.seeded_attention(hidden, 1, seed=seed, device="cpu")
+    Q = X @ model.W_q.weight.detach().double().T
+    K = X @ model.W_k.weight.detach().double().T
+    scores = Q @ K.T / math.sqrt(hidden)
+    n = live.LAB_STEPS
+    lens = [length] * n if form == "one per sequence" else [min(length, q + 1) for q in range(n)]
+    weights, plain = torch.zeros(n, n, dtype=torch.float64), torch.zeros(n, n, dtype=torch.float64)
+    for q in range(n):
+        plain[q] = torch.softmax(scores[q], 0)
+        if lens[q]:
+            weights[q, :lens[q]] = torch.softmax(scores[q, :lens[q]], 0)
+    hidden_pairs = sum(n - v for v in lens)
+    zero_rows = tuple(q for q in range(n) if lens[q] == 0)
+    return weights, plain, hidden_pairs, zero_rows, length, own
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(SENTENCES), HIDDEN, st.sampled_from([0, 1, 7, live.MAX_SEED]), LENGTHS, LENGTHS,
+       st.sampled_from(("one per sequence", "one per query (causal)")), st.sampled_from("AB"))
+@example("The animal didn't cross the street because it was too tired.", 64, 0, "own", "own", "one per sequence", "A")
+@example("x", 16, 0, "0", "0", "one per query (causal)", "B")
+@example("x", 256, 0, "8", "8", "one per sequence", "A")
+def test_masking_sentences_follow_the_lab(sentence, hidden, seed, len_a, len_b, form, show):
+    s = live.sentence_view(sentence)
+    view = live.masking_view(s.first, hidden, seed, len_a, len_b, form, show)
+    weights, plain, hidden_pairs, zero_rows, length, real = _lab_weights(s.first, hidden, seed, len_a, len_b, form,
+                                                                         show)
+    assert view.real == real and view.length == length and view.zero_rows == zero_rows
     code = live.valid_code(view)
     lens = [int(v) for v in re.findall(r"\d+", code)]
     assert code.startswith("valid_lens = [") and (len(lens) == 2 if form == "one per sequence" else len(lens) == 16)
     if view.counts_padding:
         extra = view.length - view.real
-        assert f"a valid length of {view.length} counts {extra} padding step{'s' if extra != 1 else ''}" \
-            in live.padding_statement(view)
+        assert extra > 0
+        assert f"Sequence {show} has {real} real token{'s' if real != 1 else ''}; a valid length of {length} counts " \
+               f"{extra} padding step{'s' if extra != 1 else ''}" in live.padding_statement(view)
+    else:
+        assert length <= real
     masked = live.masked_statement(view)
     assert f"**{view.masked_total:g}**" in masked and view.masked_total == 0
-    if view.zero_rows:
-        rows = ", ".join(map(str, view.zero_rows))
-        assert f" {rows} {'have' if len(view.zero_rows) > 1 else 'has'} a valid length of 0" in masked
+    if hidden_pairs:
+        moved = float((weights - plain).abs().max())
+        assert f"The mask hides {hidden_pairs} of the {live.LAB_STEPS ** 2} query–key pairs" in masked
+        said = float(re.search(r"moves a weight by up to ([0-9.]+) ", masked).group(1))
+        assert said == pytest.approx(moved, abs=6e-4)
+    else:
+        assert "No key is masked here" in masked and length >= live.LAB_STEPS
+        assert float((weights - plain).abs().max()) < 1e-6
+    if zero_rows:
+        rows = ", ".join(map(str, zero_rows))
+        assert f" {rows} {'have' if len(zero_rows) > 1 else 'has'} a valid length of 0" in masked
+        assert all(float(weights[q].abs().sum()) == 0 for q in zero_rows)
         book = live.book_statement(view)
-        assert f"row {view.zero_rows[0]} gets {view.book_row[0]:.4f} = 1/{live.LAB_STEPS}" in book
+        assert f"row {zero_rows[0]} gets {view.book_row[0]:.4f} = 1/{live.LAB_STEPS}" in book
         assert view.book_row[0] == pytest.approx(1 / live.LAB_STEPS)
     else:
         assert "Every row sums to 1 over its valid keys." in masked
+        assert torch_sums_are_one(weights)
+
+
+def torch_sums_are_one(weights) -> bool:
+    return bool(((weights.sum(dim=1) - 1).abs() < 1e-9).all())
+
+
+@settings(max_examples=10, deadline=None)
+@given(HIDDEN, st.sampled_from([0, 3, live.MAX_SEED]))
+def test_queries_and_keys_differ_so_each_mask_changes_the_weights(hidden, seed):
+    """Q and K come from two different projections: the weights are no near-identity (a token
+    does not just look at itself), and the causal mask gives other weights than one length per
+    sequence, as the batch statement says."""
+    s = live.sentence_view("The animal didn't cross the street because it was too tired.")
+    by_form = {form: live.masking_view(s.first, hidden, seed, "own", "own", form, "A")
+               for form in ("one per sequence", "one per query (causal)")}
+    per_seq = _lab_weights(s.first, hidden, seed, "own", "own", "one per sequence", "A")[0]
+    causal = _lab_weights(s.first, hidden, seed, "own", "own", "one per query (causal)", "A")[0]
+    assert float((per_seq - causal).abs().max()) > 0.3  # visibly different maps
+    assert float(per_seq.diagonal().mean()) < 0.5  # not the near-identity of Q = K = X
+    assert by_form["one per sequence"].hidden_pairs == 0 and by_form["one per query (causal)"].hidden_pairs == 28
+    assert "queries and keys differ" in live.batch_statement(s) and "Q = XW_q" in live.batch_statement(s)
 
 
 def test_book_example_code_states_both_shapes():
