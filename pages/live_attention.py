@@ -67,7 +67,7 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
             st.warning(minilm.cut_statement(run))
         st.caption("Word pieces from the model's own tokenizer (shown as plain text):")
         st.code(" | ".join(run.tokens), language=None, wrap_lines=True)
-        st.caption(minilm.pieces_statement(run.word_ids))
+        st.caption(minilm.pieces_statement(minilm.pieces_view(sentence)))
 
         def layer_and_head() -> tuple:
             left, right = st.columns(2)
@@ -100,7 +100,8 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
                        "pieces of the text ([CLS] and [SEP] are not counted as queries). The kinds can overlap: the "
                        "first piece's previous token is [CLS]. Attention to [CLS] or [SEP] is often a resting place: "
                        "a head with nothing to do for a word sends its weight there (Clark et al., 2019). 'same word' "
-                       "is empty when no word of the text was split into pieces.")
+                       "counts only the ## pieces of one word (token ##ization), not pieces cut at punctuation "
+                       "(didn ' t): it is empty when no piece starts with ##.")
 
         def follow_section() -> None:
             st.subheader("Where does one word look?")

@@ -17,6 +17,8 @@ import pandas as pd
 import streamlit as st
 
 from pekit import charts, pretrained
+from pekit.text import MAX_CHARS
+from lab.display import plural
 from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, TextSetting
 
 UNTRAINED = "untrained"
@@ -70,6 +72,21 @@ class MiniLMRun(NamedTuple):
     def cut(self) -> int:
         """Word pieces beyond pekit.pretrained.MAX_PIECES that were dropped."""
         return self.result.cut
+
+
+class Pieces(NamedTuple):
+    """How a text became word pieces, against its written words (runs of characters between
+    white space). ``split``: each written word read as several pieces, with those pieces;
+    ``continued``: pieces that continue a word (they start with ##)."""
+
+    count: int  # every piece, [CLS] and [SEP] included
+    written: int  # written words with at least one piece
+    split: tuple[tuple[str, tuple[str, ...]], ...]
+    continued: int
+
+    @property
+    def inner(self) -> int:
+        return self.count - 2
 
 
 class HeadChoice(NamedTuple):
@@ -143,14 +160,30 @@ class OrderView(NamedTuple):
 # sentences from numbers ------------------------------------------------------------------------
 
 
-def pieces_statement(word_ids: Sequence[int | None]) -> str:
-    """How the text became word pieces."""
-    words = [w for w in word_ids if w is not None]
-    split = sum(1 for w in set(words) if words.count(w) > 1)
-    return (f"{len(word_ids)} word pieces: [CLS] first, [SEP] last, and {len(words)} pieces of {len(set(words))} "
-            f"words in between; " + (f"{split} word{'s were' if split != 1 else ' was'} split into several pieces "
-                                     "(a piece that continues a word starts with ##)." if split else
-                                     "no word was split into pieces."))
+MARKDOWN = set("\\`*_{}[]()#+-.!|<>~$:")  # characters a caption's markdown would read as markup
+
+
+def _plain(text: str) -> str:
+    """``text`` shown as itself in markdown (each markup character escaped)."""
+    return "".join("\\" + c if c in MARKDOWN else c for c in text)
+
+
+def pieces_statement(pieces: Pieces) -> str:
+    """How the written words became word pieces."""
+    start = (f"{pieces.count} word pieces: [CLS] first, [SEP] last, and {pieces.inner} "
+             f"{plural(pieces.inner, 'piece')} of {pieces.written} written {plural(pieces.written, 'word')} in between; ")
+    if not pieces.split:
+        return start + "each written word is one piece. No piece continues a word (##), so the share 'same word' in the table of heads is empty."
+    word, parts = pieces.split[0]
+    n = len(pieces.split)
+    shown = word if len(word) <= 40 else word[:39] + "…"
+    said = (start + f"{n} written {plural(n, 'word')} became several pieces, e.g. {_plain(shown)} → "
+            f"{_plain(' | '.join(parts[:12]))}{' …' if len(parts) > 12 else ''}. The tokenizer cuts at "
+            "punctuation, and splits a word it does not know into known pieces: a piece that "
+            "continues a word starts with ##")
+    if pieces.continued:
+        return said + f" ({pieces.continued} {plural(pieces.continued, 'piece')} here)."
+    return said + " (none here, so the share 'same word' in the table of heads is empty: only the ## pieces of one word count as the same word)."
 
 
 def cut_statement(run: MiniLMRun) -> str:
@@ -267,6 +300,29 @@ def minilm_run(text: str) -> MiniLMRun:
     patterns = pretrained.head_patterns(result)
     return MiniLMRun(result, patterns, tuple(pretrained.named_heads(patterns, threshold=THRESHOLD)),
                      pretrained.patterns_frame(patterns, threshold=THRESHOLD))
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def pieces_view(text: str) -> Pieces:
+    """The text's word pieces against its written words. Raises ``ValueError`` when the text
+    has no word piece."""
+    shared_model()
+    encoded = pretrained.encode_text(text)
+    read = text[:MAX_CHARS]
+    words: list[list[int]] = []  # piece indices, grouped by written word
+    last_end = None
+    for i, (start, end) in enumerate(encoded.offsets):
+        if encoded.word_ids[i] is None:
+            continue
+        if last_end is not None and not any(c.isspace() for c in read[last_end:start]):
+            words[-1].append(i)
+        else:
+            words.append([i])
+        last_end = end
+    split = tuple((read[encoded.offsets[w[0]][0]:encoded.offsets[w[-1]][1]], tuple(encoded.tokens[i] for i in w))
+                  for w in words if len(w) > 1)
+    continued = sum(1 for i, t in enumerate(encoded.tokens) if encoded.word_ids[i] is not None and t.startswith("##"))
+    return Pieces(len(encoded.tokens), len(words), split, continued)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)

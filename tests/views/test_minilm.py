@@ -4,10 +4,14 @@ layers and heads over the whole model) and checked against the numbers they stat
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from lab.views import minilm as mini
+from pekit.text import MAX_CHARS
 from pekit import pretrained as pt
 from tests.test_pretrained import missing
 
@@ -17,14 +21,85 @@ TEXTS = ["The animal didn't cross the street because it was too tired.", "unbeli
 LAYER_HEADS = [(0, 0), (2, 7), (5, 11)]
 
 
-@pytest.mark.parametrize("text", TEXTS)
-def test_pieces_statement_counts_the_pieces(text):
+WORDS = st.sampled_from(["didn't", "well-known", "2024", "3.14", "café", "naïve", "Zürich", "東京", "tokenization",
+                         "unbelievably", "dog", "it's", "e-mail", "#1", "a*b_c", "$5", "x", "🙂", "—", "l'été", "[CLS]",
+                         "rock'n'roll", "don’t", "ﬁne", "α-β"])
+TYPED = st.lists(st.one_of(WORDS, st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)),
+                                          min_size=1, max_size=8)), min_size=1, max_size=8)
+SPACES = st.sampled_from([" ", "  ", "\t", "\n", "\u00a0"])
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+@settings(max_examples=30, deadline=None)
+@given(TYPED, SPACES)
+@example(["The", "animal", "didn't", "cross", "the", "street", "because", "it", "was", "too", "tired."], " ")
+@example(["dog"], " ")
+@example(["unbelievably", "tokenization"], " ")
+@example(["extraordinarily"] * 60, " ")
+def test_pieces_statement_follows_the_word_pieces(words, space):
+    """Written words (runs of characters between white space, found here with a regular
+    expression) against the pieces' character offsets: how many became several pieces, the
+    first of them with its pieces, the ## pieces, and whether 'same word' is empty."""
+    text = space.join(words)
+    try:
+        pieces = mini.pieces_view(text)
+    except ValueError:
+        with pytest.raises(ValueError):
+            pt.encode_text(text)
+        return
+    encoded = pt.encode_text(text)
+    read = text[:MAX_CHARS]
+    spans = [m.span() for m in re.finditer(r"\S+", read)]
+    # a piece belongs to the runs it overlaps (one, unless the tokenizer dropped a white-space
+    # control character inside it); runs that share a piece are one written word
+    root = list(range(len(spans)))
+
+    def find(k: int) -> int:
+        while root[k] != k:
+            k = root[k]
+        return k
+
+    of_piece = {}
+    for i, (a, b) in enumerate(encoded.offsets):
+        if encoded.word_ids[i] is None:
+            continue
+        ks = [k for k, (s, e) in enumerate(spans) if s < max(b, a + 1) and a < e]
+        assert ks, (text, encoded.tokens[i], (a, b))
+        for k in ks[1:]:
+            root[find(k)] = find(ks[0])
+        of_piece[i] = ks[0]
+    by_span: dict[int, list[int]] = {}
+    for i, k in of_piece.items():
+        by_span.setdefault(find(k), []).append(i)
+    split = [k for k in sorted(by_span) if len(by_span[k]) > 1]
+    hashes = sum(1 for i, t in enumerate(encoded.tokens) if encoded.word_ids[i] is not None and t.startswith("##"))
+    said = mini.pieces_statement(pieces)
+    inner = len(encoded.tokens) - 2
+    assert said.startswith(f"{len(encoded.tokens)} word pieces: [CLS] first, [SEP] last, and {inner} "
+                           f"piece{'s' if inner != 1 else ''} of {len(by_span)} written word"
+                           f"{'s' if len(by_span) != 1 else ''} in between; ")
     run = mini.minilm_run(text)
-    words = [w for w in run.word_ids if w is not None]
-    split = len({w for w in words if words.count(w) > 1})
-    said = mini.pieces_statement(run.word_ids)
-    assert said.startswith(f"{len(run.tokens)} word pieces:") and f"{len(words)} pieces of {len(set(words))} words" in said
-    assert (f"{split} word{'s were' if split != 1 else ' was'} split" in said) if split else "no word was split" in said
+    same_word_empty = bool(run.frame["same word"].isna().all())
+    if not split:
+        assert "each written word is one piece" in said and hashes == 0 and same_word_empty
+        assert "became several pieces" not in said
+    else:
+        n = len(split)
+        assert f"{n} written word{'s' if n != 1 else ''} became several pieces, e.g. " in said
+        first = by_span[split[0]]
+        word = read[encoded.offsets[first[0]][0]:encoded.offsets[first[-1]][1]]
+        example_said = _unescape(said.split(", e.g. ", 1)[1].split(" → ", 1)[0])
+        assert example_said == (word if len(word) <= 40 else word[:39] + "…")
+        parts = _unescape(said.split(" → ", 1)[1].split(". The tokenizer", 1)[0])
+        assert parts.removesuffix(" …").split(" | ") == [encoded.tokens[i] for i in first][:12]
+        if hashes:
+            assert f"({hashes} piece{'s' if hashes != 1 else ''} here)." in said and not same_word_empty
+        else:
+            assert "(none here, so the share 'same word'" in said and same_word_empty
+    assert "no word was split" not in said
 
 
 def test_cut_statement_counts_what_the_model_does_not_read():
