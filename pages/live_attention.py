@@ -16,6 +16,7 @@ HEADS = ChoiceSetting("heads", "Heads", default="4", options=("1", "2", "4", "8"
 PE = BoolSetting("pe", "Add P", default=False)
 SEED = IntSetting("seed", "Seed", default=0, minimum=0, maximum=MAX_SEED)
 HEAD = IntSetting("head", "Head", default=0, minimum=0, maximum=7)
+QUERY = IntSetting("query", "Query token", default=0, minimum=0, maximum=63)
 SCALE = ChoiceSetting("scale", "Colours", default="max", options=("max", "row", "fixed"))
 SCALE_NAMES = {"max": "0 to the largest weight", "row": "each row to its largest", "fixed": "fixed 0 to 1"}
 FORM = ChoiceSetting("form", "valid_lens given", default="one per sequence",
@@ -33,7 +34,7 @@ INTRO = (
     "Each token becomes a vector; multi-head self-attention mixes them, and each map shows what a token draws on. "
     "The untrained layer (fixed seed) shows the mechanics; MiniLM, a real pretrained model, shows what training adds."
 )
-SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, SCALE, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW] + minilm.SETTINGS
+SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, QUERY, SCALE, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW] + minilm.SETTINGS
 
 with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
     # one row of controls keeps the first map on a projector's screen; MiniLM needs only the first two
@@ -193,6 +194,17 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
                 st.page_link("pages/live_attention.py", label="A real pretrained model on this sentence (MiniLM)",
                              icon=":material/psychology:", query_params={"model": PRETRAINED, "text": sentence})
             st.markdown(live.shapes_statement(shape))
+            st.subheader("What are queries, keys and values?")
+            st.markdown(live.qkv_statement(shape))
+            page.clamp(QUERY, shape.last_token)
+            query = page.select(QUERY, options=range(shape.n), format_func=lambda i: f"{i} {tokens[i]}",
+                                help="The token whose row of the map above is worked out step by step.")
+            step = live.query_step(tokens, hidden, heads, seed, positional, head, query)
+            for column, spec, name in zip(st.columns(3), (step.score_chart, step.weight_chart, step.value_chart),
+                                          ("scores", "weights", "values and output")):
+                with column:
+                    show_chart(spec, title=f"Query {query}, head {head}: {name}")
+            st.markdown(live.query_step_statement(step))
             if shape.several_heads:
                 st.markdown("**All heads.** Pick one to enlarge it above.")
                 specs = live.gallery(tokens, hidden, heads, seed, positional, scale)
@@ -209,8 +221,6 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
             effect = live.effect_chart(tokens, hidden, heads, seed, head)
             show_chart(effect.chart, title=f"Head {head}: with P minus without")
             st.caption(live.effect_caption(effect))
-            with st.expander("What exactly are Q, K and V? Are they the same input?"):
-                st.markdown(live.qkv_statement(shape))
 
         def masking_section() -> None:
             st.subheader("Masking with valid_lens")

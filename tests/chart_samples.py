@@ -14,7 +14,7 @@ from pekit import charts
 from pekit.complexity import architecture_graph
 from pekit.similarity import gram_block_means, similarity_by_offset
 
-BUILDERS = ("heatmap", "token_heatmap", "column_curves", "offset_similarity_chart", "line_chart", "extrapolation_chart",
+BUILDERS = ("heatmap", "token_heatmap", "token_bars", "column_curves", "offset_similarity_chart", "line_chart", "extrapolation_chart",
             "frequency_chart",
             "layout_comparison_chart", "rotation_circle", "architecture_chart", "head_gallery",
             "offset_similarity_comparison", "position_components_chart", "neighbour_distance_chart")
@@ -67,6 +67,9 @@ def samples() -> dict[str, charts.Drawn]:
                                                           y_title="query token"),
         "token_heatmap (64 tokens, image)": charts.token_heatmap(W64, long, long, x_title="key token",
                                                                  y_title="query token"),
+        "token_bars scores (12 tokens)": charts.token_bars(torch.randn(len(tokens)), tokens, value_title="score",
+                                                           label_title="key token", highlight=7, title="1. scores"),
+        "token_bars weights (12 tokens)": charts.token_bars(W[7], tokens, value_title="weight", title="2. weights"),
         "column_curves (columns 6-9)": charts.column_curves(P[:, 6:10], [6, 7, 8, 9]),
         "offset_similarity_chart": charts.offset_similarity_chart(similarity_by_offset(P)),
         "line_chart timings (legend)": charts.line_chart(_timings(), x="n", y="seconds", series="layer", x_title="n",

@@ -344,3 +344,112 @@ def test_extrapolation_chart_draws_every_measured_row_and_marks_the_training_len
     marks = [row for rows in spec["datasets"].values() for row in rows if "mark" in row]
     assert [m["mark"] for m in marks] == ["trained on 8"]
     assert spec["height"] == 200 + 60 + 30 * 2  # the plot, and room for a legend of two lines
+
+
+def test_token_bars_one_bar_per_token_with_its_number():
+    values = torch.tensor([0.5, -1.25, 2.0], dtype=torch.float64)
+    drawn = charts.token_bars(values, ["it", "was", "it"], value_title="score", highlight=2, title="1. scores")
+    spec = drawn.chart.to_dict()  # validates
+    (rows,) = {id(r): r for r in [spec["datasets"][layer["data"]["name"]] for layer in spec["layer"]
+                                 if "data" in layer and "value text" in spec["datasets"][layer["data"]["name"]][0]]}.values()
+    assert [r["token"] for r in rows] == ["0 it", "1 was", "2 it"]  # repeats stay apart
+    assert [r["value text"] for r in rows] == ["0.500", "-1.250", "2.000"] and [r["picked"] for r in rows] == [0, 0, 1]
+    bars, numbers = spec["layer"][0], spec["layer"][1]
+    assert bars["mark"]["type"] == "bar" and numbers["mark"]["type"] == "text"  # the value written beside each bar
+    assert numbers["encoding"]["text"]["field"] == "value text"
+    assert [t["field"] for t in bars["encoding"]["tooltip"]] == ["token", "value text"]
+    lo, hi = bars["encoding"]["x"]["scale"]["domain"]
+    assert lo == -1.25 and hi > 2.0  # every bar inside, room for its number
+    assert drawn.drawing == charts.Drawing("marks", (3, 1), (3, 1), (1, 1), hover=True)
+    for bad, match in ((torch.tensor([float("nan")]), "finite"), (torch.zeros(2, 2), "values")):
+        with pytest.raises(ValueError, match=match):
+            charts.token_bars(bad, ["a"] * len(bad))
+    with pytest.raises(ValueError, match="labels"):
+        charts.token_bars(values, ["a"])
+    with pytest.raises(ValueError, match="highlight"):
+        charts.token_bars(values, ["a", "b", "c"], highlight=3)
+
+
+def _nodes(spec):
+    """Every chart node of a spec (itself, its layers and concatenated parts, at any depth)."""
+    yield spec
+    for part in ("layer", "hconcat", "vconcat", "concat"):
+        for child in spec.get(part, []):
+            yield from _nodes(child)
+    if isinstance(spec.get("spec"), dict):
+        yield from _nodes(spec["spec"])
+
+
+def _mark(node) -> str | None:
+    mark = node.get("mark")
+    return mark.get("type") if isinstance(mark, dict) else mark
+
+
+def _colour_defs(node):
+    """The quantitative colour definitions of a node (a conditional one counts by its condition)."""
+    for channel in ("color", "fill"):
+        d = node.get("encoding", {}).get(channel)
+        if d is None:
+            continue
+        d = d["condition"] if "field" in d.get("condition", {}) else d
+        if d.get("type") == "quantitative":
+            yield d
+
+
+def _rows_of(spec, node):
+    data = node.get("data", spec.get("data", {}))
+    if "values" in data:
+        return data["values"]
+    return spec.get("datasets", {}).get(data.get("name"), [])
+
+
+def test_every_builder_colours_signed_values_diverging_around_zero_and_gives_the_values():
+    """Over every builder's samples: a map coloured with the diverging (colour-blind-safe
+    blue-white-red) palette has a domain symmetric around 0, so white is 0; a map whose cells
+    hold values of both signs uses it; and every coloured map gives its values in a legend or a
+    tooltip (an image without a tooltip carries a legend), so nothing depends on colour alone."""
+    from tests.chart_samples import samples
+
+    diverging, sequential = list(PALETTES["diverging"]), list(PALETTES["sequential"])
+    checked = 0
+    for name, drawn in samples().items():
+        spec = drawn.chart.to_dict()
+        nodes = list(_nodes(spec))
+        legends = [d for node in nodes for d in _colour_defs(node) if d.get("legend", {}) is not None]
+        for node in nodes:
+            for d in _colour_defs(node):
+                scale = d.get("scale", {})
+                if scale.get("range") == diverging:
+                    lo, hi = scale["domain"]
+                    assert lo == -hi, (name, scale["domain"])
+                if scale.get("range") == sequential and _mark(node) == "rect":
+                    values = [r["value"] for r in _rows_of(spec, node) if not r.get("masked")]
+                    assert not (min(values) < 0 < max(values)), (name, "signed values on a sequential palette")
+                if _mark(node) in ("rect", "bar"):
+                    assert d.get("legend", {}) is not None or "tooltip" in node["encoding"], name
+                    checked += 1
+            if _mark(node) == "image":
+                assert "tooltip" in node.get("encoding", {}) or legends or "expr" in str(spec.get("title", "")), name
+                checked += 1
+    assert checked >= 10
+
+
+@pytest.mark.parametrize("builder", ["heatmap", "token_heatmap"])
+@pytest.mark.parametrize("marks", [True, False])
+def test_signed_maps_are_diverging_and_centred_whatever_the_palette_asked(builder, marks):
+    """Values of both signs with domain=None: the diverging palette over −m .. m, even when the
+    sequential palette was asked for (its darkest colour would read as 'zero' or 'small')."""
+    M = torch.tensor([[-0.5, 0.1], [2.0, 0.0]], dtype=torch.float64)
+    for palette in ("sequential", "diverging"):
+        if builder == "heatmap":
+            drawn = charts.heatmap(M, x_title="x", y_title="y", palette=palette, domain=None, max_marks=100 if marks else 0)
+        else:
+            drawn = charts.token_heatmap(M, ["a", "b"], ["c", "d"], palette=palette, max_marks=100 if marks else 0)
+        spec = drawn.chart.to_dict()
+        scales = [d["scale"] for node in _nodes(spec) for d in _colour_defs(node)]
+        assert scales and all(s["range"] == list(PALETTES["diverging"]) and s["domain"] == [-2.0, 2.0] for s in scales)
+    # a given domain for values of one sign is kept; an asymmetric one around 0 is widened
+    assert [d["scale"]["domain"] for node in _nodes(charts.heatmap(M.abs(), x_title="x", y_title="y",
+            domain=(0.0, 1.0)).chart.to_dict()) for d in _colour_defs(node)] == [[0.0, 1.0]]
+    assert [d["scale"]["domain"] for node in _nodes(charts.heatmap(M, x_title="x", y_title="y",
+            domain=(-1.0, 3.0)).chart.to_dict()) for d in _colour_defs(node)] == [[-3.0, 3.0]]

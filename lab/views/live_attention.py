@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import streamlit as st
+import math
 
-from pekit import charts, order, seeded, text
+import streamlit as st
+import torch
+
+from pekit import charts, order, seeded, sinusoidal_encoding, text
 from lab.display import plural
 from lab.settings import MAX_SEED
 
@@ -52,6 +55,10 @@ class LayerShape(NamedTuple):
     @property
     def last_head(self) -> int:
         return self.heads - 1
+
+    @property
+    def last_token(self) -> int:
+        return self.n - 1
 
     @property
     def several_heads(self) -> bool:
@@ -116,6 +123,36 @@ class MaskingView(NamedTuple):
         return self.length > self.real
 
 
+class QueryStep(NamedTuple):
+    """One query of one head, step by step: its scores against every key, the softmax weights,
+    and the output as the weighted sum of the value rows (``values``: the first SHOWN_DIMS
+    columns of each key's value vector; ``output``: the same columns of the query's output)."""
+
+    head: int
+    query: int
+    tokens: tuple[str, ...]
+    head_size: int
+    scores: tuple[float, ...]
+    weights: tuple[float, ...]
+    values: tuple[tuple[float, ...], ...]
+    output: tuple[float, ...]
+    score_chart: dict  # Vega-Lite specs
+    weight_chart: dict
+    value_chart: dict
+
+    @property
+    def top(self) -> int:
+        """The key that gets the most weight (the first, on a tie)."""
+        return max(range(len(self.weights)), key=lambda j: (self.weights[j], -j))
+
+    @property
+    def shown_dims(self) -> int:
+        return len(self.output)
+
+
+SHOWN_DIMS = 8  # value columns drawn in the step-by-step picture
+
+
 class BookExample(NamedTuple):
     """The chapter's MultiHeadAttention(100, 5, 0.5) on ones(2, 4, 100) with valid_lens = [3, 2]."""
 
@@ -126,6 +163,14 @@ class BookExample(NamedTuple):
 
 
 # sentences from numbers ------------------------------------------------------------------------
+
+MARKDOWN = set("\\`*_{}[]()#+-.!|<>~$:")  # characters markdown would read as markup
+
+
+def plain(text: str) -> str:
+    """``text`` (typed by a reader) shown as itself in markdown: each markup character escaped."""
+    return "".join("\\" + c if c in MARKDOWN else c for c in text)
+
 
 
 def dropped_statement(sentence: Sentence) -> str:
@@ -158,6 +203,22 @@ def qkv_statement(shape: LayerShape) -> str:
             "In **encoder–decoder** attention they are not from the same input: the queries come from the "
             "decoder's tokens, the keys and values from the encoder's output, so each output word looks up "
             "the source sentence.")
+
+
+def query_step_statement(step: QueryStep) -> str:
+    """The three steps for one query, with its numbers."""
+    q, hs, n = step.query, step.head_size, len(step.tokens)
+    top = step.top
+    lo, hi = min(step.scores), max(step.scores)
+    scores = (f"from {lo:.3f} to {hi:.3f}" if n > 1 else f"{lo:.3f}, its only key")
+    cols = (f"all {hs} of them shown" if step.shown_dims == hs else f"the first {step.shown_dims} of {hs} shown")
+    return (f"**Query {q} ({plain(step.tokens[q])}), head {step.head}.** 1. Its query vector q = x W_q is compared with the key "
+            f"vector k_j = x_j W_k of every token j: score_j = q·k_j / √{hs}, here {scores}. 2. A softmax turns the "
+            f"{n} {plural(n, 'score')} into {n} {plural(n, 'weight')} that sum to 1: the larger the score, the larger "
+            f"the weight; the most, {step.weights[top]:.3f}, goes to key {top} ({plain(step.tokens[top])}). 3. The output is "
+            f"the weighted sum of the value vectors v_j = x_j W_v: Σ_j weight_j · v_j, {hs} "
+            f"{plural(hs, 'number')} ({cols}, bottom row of the third picture). Every token does the same as query, "
+            "and the heads' outputs, side by side, go through W_o.")
 
 
 def effect_caption(effect: Effect) -> str:
@@ -287,6 +348,34 @@ def gallery(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positio
     # small pictures (max_marks=0): quick to send and draw; a click on "enlarge" gives the values
     return tuple(charts.token_heatmap(weights[h], tokens, tokens, scale=scale, compact=True, title=f"head {h}",
                                       max_marks=0).spec() for h in range(heads))
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def query_step(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool, head: int,
+               query: int) -> QueryStep:
+    """One query of one head through the three steps, from the layer's own projections."""
+    model, X = _layer(tokens, hidden, heads, seed)
+    n, hs = len(tokens), hidden // heads
+    if positional:
+        X = X + sinusoidal_encoding(n, hidden, device=X.device, dtype=X.dtype)
+    cols = slice(head * hs, (head + 1) * hs)  # head h's columns, as the layer splits them
+    Q, K, V = (W(X).detach()[:, cols].double().cpu() for W in (model.W_q, model.W_k, model.W_v))
+    scores = K @ Q[query] / math.sqrt(hs)
+    weights = scores.softmax(0)
+    output = weights @ V
+    shown = min(SHOWN_DIMS, hs)
+    names = list(tokens)
+    score_chart = charts.token_bars(scores, names, value_title="score q·k_j / √d_h", label_title="key token",
+                                    highlight=query, title="1. scores").spec()
+    weight_chart = charts.token_bars(weights, names, value_title="weight (softmax of the scores)",
+                                     label_title="key token", highlight=query, title="2. weights").spec()
+    table = torch.cat([V[:, :shown], output[None, :shown]])
+    value_chart = charts.token_heatmap(table, names + ["= output Σ weight·v"], [str(c) for c in range(shown)],
+                                       x_title="column of v", y_title="value vector v_j", value_title="value",
+                                       palette="diverging", title="3. values and their weighted sum").spec()
+    return QueryStep(head, query, tuple(tokens), hs, tuple(scores.tolist()), tuple(weights.tolist()),
+                     tuple(map(tuple, V[:, :shown].tolist())), tuple(output[:shown].tolist()), score_chart,
+                     weight_chart, value_chart)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

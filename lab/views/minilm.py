@@ -19,6 +19,7 @@ import streamlit as st
 from pekit import charts, pretrained
 from pekit.text import MAX_CHARS
 from lab.display import plural
+from lab.views.live_attention import plain
 from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, TextSetting
 
 UNTRAINED = "untrained"
@@ -160,14 +161,6 @@ class OrderView(NamedTuple):
 # sentences from numbers ------------------------------------------------------------------------
 
 
-MARKDOWN = set("\\`*_{}[]()#+-.!|<>~$:")  # characters a caption's markdown would read as markup
-
-
-def _plain(text: str) -> str:
-    """``text`` shown as itself in markdown (each markup character escaped)."""
-    return "".join("\\" + c if c in MARKDOWN else c for c in text)
-
-
 def pieces_statement(pieces: Pieces) -> str:
     """How the written words became word pieces."""
     start = (f"{pieces.count} word pieces: [CLS] first, [SEP] last, and {pieces.inner} "
@@ -177,8 +170,8 @@ def pieces_statement(pieces: Pieces) -> str:
     word, parts = pieces.split[0]
     n = len(pieces.split)
     shown = word if len(word) <= 40 else word[:39] + "…"
-    said = (start + f"{n} written {plural(n, 'word')} became several pieces, e.g. {_plain(shown)} → "
-            f"{_plain(' | '.join(parts[:12]))}{' …' if len(parts) > 12 else ''}. The tokenizer cuts at "
+    said = (start + f"{n} written {plural(n, 'word')} became several pieces, e.g. {plain(shown)} → "
+            f"{plain(' | '.join(parts[:12]))}{' …' if len(parts) > 12 else ''}. The tokenizer cuts at "
             "punctuation, and splits a word it does not know into known pieces: a piece that "
             "continues a word starts with ##")
     if pieces.continued:

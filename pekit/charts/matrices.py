@@ -108,6 +108,12 @@ def centred_domain(domain: Sequence[float], palette: str) -> tuple[float, float]
     return lo, hi
 
 
+def signed(values: Tensor) -> bool:
+    """Whether the finite values have both signs (a signed map: drawn with the diverging palette)."""
+    finite = values[torch.isfinite(values)]
+    return bool(finite.numel()) and float(finite.min()) < 0 < float(finite.max())
+
+
 def masked_legend(legend: alt.Legend | None = None) -> alt.Chart:
     """An invisible layer whose only part is a legend entry: a grey square reading "masked"."""
     return (
@@ -195,6 +201,8 @@ def heatmap(
     else:
         raise ValueError(f"data must be a tensor or a BlockSummary; got a {type(data).__name__}")
     values = summary.mean.detach().double().cpu()
+    if domain is None and signed(values):
+        palette = "diverging"  # values of both signs: a diverging palette, 0 at its neutral middle
     if domain is None and palette == "diverging":
         domain = "symmetric"  # a diverging palette keeps its neutral middle at 0
     if domain is None:
@@ -346,6 +354,8 @@ def token_heatmap(
         top = torch.where(finite, values, torch.zeros_like(values)).amax(dim=1, keepdim=True).clamp(min=1e-300)
         shown = values / top
         legend_title = f"{value_title} ÷ row maximum"
+    if domain is None and signed(shown):
+        palette = "diverging"  # values of both signs: a diverging palette, 0 at its neutral middle
     if domain is None and palette == "diverging":
         domain = "symmetric"  # a diverging palette keeps its neutral middle at 0
     lo, hi = centred_domain(_token_domain(shown, scale, domain), palette)
@@ -360,9 +370,11 @@ def token_heatmap(
         picture = png_data_url(colorize(torch.where(finite, shown, torch.full_like(shown, float("nan"))), vmin=lo,
                                         vmax=hi, palette=palette))
         chart = (
-            alt.Chart(alt.InlineData(values=[{"url": picture, "k0": 0, "k1": cols, "q0": 0, "q1": rows}]))
-            .mark_image(aspect=False, smooth=False, tooltip=None)
-            .encode(x=alt.X(field="k0", type="quantitative", axis=None,
+            alt.Chart(alt.InlineData(values=[{"url": picture, "k0": 0, "k1": cols, "q0": 0, "q1": rows,
+                                              "colours": _colour_note(legend_title, lo, hi, palette)}]))
+            .mark_image(aspect=False, smooth=False)
+            .encode(tooltip=[tip("colours")],
+                    x=alt.X(field="k0", type="quantitative", axis=None,
                             scale=alt.Scale(domain=[0, cols], nice=False, zero=False)), x2=alt.X2(field="k1"),
                     y=alt.Y(field="q0", type="quantitative", axis=None,
                             scale=alt.Scale(domain=[0, rows], nice=False, zero=False, reverse=True)),
@@ -407,6 +419,13 @@ def token_heatmap(
     if title:
         chart = chart.properties(title=title)
     return Drawn(chart, Drawing("marks", (rows, cols), (rows, cols), (1, 1), hover=True))
+
+
+def _colour_note(title: str, lo: float, hi: float, palette: str) -> str:
+    """What the colours of a small map without a legend stand for (its tooltip)."""
+    ends = ("dark blue", "dark red") if palette == "diverging" else ("dark purple", "yellow")
+    middle = ", white 0" if palette == "diverging" else ""
+    return f"{title}: {ends[0]} {lo:.3g} to {ends[1]} {hi:.3g}{middle}; grey masked. Enlarge it for each value."
 
 
 def _valid_or_grey(title: str, scale: alt.Scale, legend: object) -> alt.ColorValue:

@@ -186,3 +186,62 @@ def test_order_sentence_states_the_gaps(sentence, hidden, heads, shuffle, data):
 def test_next_shuffle_stays_in_range_and_skips_the_original_order():
     assert live.next_shuffle(0) == 1 and live.next_shuffle(1) == 2
     assert live.next_shuffle(live.MAX_SEED) == 1
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(SENTENCES + ["it's a well-known café, 2024!"]), HIDDEN, HEADS, st.sampled_from([0, 5, live.MAX_SEED]),
+       st.booleans(), st.data())
+@example("x", 16, 8, 0, False, None)
+def test_query_step_statement_states_the_three_steps(sentence, hidden, heads, seed, positional, data):
+    """One query's scores, weights and output, recomputed here in float64 from the layer's own
+    W_q, W_k, W_v (and P when added), against the layer's weights and the sentence."""
+    import math
+
+    import torch
+
+    from pekit import seeded, sinusoidal_encoding, text
+
+    tokens = live.sentence_view(sentence).tokens
+    n = len(tokens)
+    head = data.draw(st.integers(0, heads - 1)) if data is not None else heads - 1
+    query = data.draw(st.integers(0, n - 1)) if data is not None else n - 1
+    step = live.query_step(tokens, hidden, heads, seed, positional, head, query)
+    hs = hidden // heads
+    model = seeded.seeded_attention(hidden, heads, seed=seed, device="cpu")
+    X = text.token_embeddings(list(tokens), hidden, seed=seed, device="cpu").double()
+    if positional:
+        X = X + sinusoidal_encoding(n, hidden, device="cpu", dtype=torch.float64)
+    W = {name: getattr(model, name).weight.detach().double()[head * hs:(head + 1) * hs] for name in ("W_q", "W_k", "W_v")}
+    q, K, V = X[query] @ W["W_q"].T, X @ W["W_k"].T, X @ W["W_v"].T
+    scores = torch.tensor([float(q @ K[j]) / math.sqrt(hs) for j in range(n)], dtype=torch.float64)
+    weights = torch.exp(scores - scores.max()) / torch.exp(scores - scores.max()).sum()
+    output = sum(weights[j] * V[j] for j in range(n))
+    assert torch.allclose(torch.tensor(step.scores, dtype=torch.float64), scores, atol=1e-5)
+    assert torch.allclose(torch.tensor(step.weights, dtype=torch.float64), weights, atol=1e-6)
+    assert torch.allclose(torch.tensor(step.output, dtype=torch.float64), output[:min(8, hs)], atol=1e-5)
+    layer = live.attention_view(tokens, hidden, heads, seed, positional)[head][query].double()
+    assert torch.allclose(layer, weights, atol=1e-5)  # the row of the map above
+    said = live.query_step_statement(step)
+    assert said.startswith(f"**Query {query} ({live.plain(tokens[query])}), head {head}.**")
+    assert f"score_j = q·k_j / √{hs}" in said
+    if n > 1:
+        assert f"here from {float(scores.min()):.3f} to {float(scores.max()):.3f}." in said
+    else:
+        assert f"here {float(scores[0]):.3f}, its only key." in said
+    top = int(torch.argmax(weights))
+    assert f"the most, {float(weights[top]):.3f}, goes to key {top} ({live.plain(tokens[top])})" in said
+    assert abs(float(weights.sum()) - 1) < 1e-12  # "weights that sum to 1"
+    assert all((scores[i] < scores[j]) == (weights[i] < weights[j]) for i in range(n) for j in range(n))  # larger→larger
+    shown = min(8, hs)
+    assert (f"all {hs} of them shown" if shown == hs else f"the first {shown} of {hs} shown") in said
+    assert f"{n} score{'s' if n != 1 else ''} into {n} weight{'s' if n != 1 else ''}" in said
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(max_size=30))
+@example("a*b_c [x](y) `z` #1 $5 <b>")
+def test_plain_escapes_every_markup_character(typed):
+    """plain(text) reads back as the text: every markup character escaped, nothing else changed."""
+    shown = live.plain(typed)
+    assert re.sub(r"\\(.)", r"\1", shown) == typed
+    assert len(shown) == len(typed) + sum(c in live.MARKDOWN for c in typed)  # one escape per markup character
