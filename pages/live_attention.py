@@ -30,10 +30,8 @@ VIEW = ChoiceSetting("view", "Section", default="Weights", options=("Weights", "
 GALLERY = "minilm.gallery"  # the key of MiniLM's gallery of heads (its clicks choose a head)
 
 
-INTRO = (
-    "Each token becomes a vector; multi-head self-attention mixes them, and each map shows what a token draws on. "
-    "The untrained layer (fixed seed) shows the mechanics; MiniLM, a real pretrained model, shows what training adds."
-)
+INTRO = ("Multi-head self-attention on your sentence: each map shows what a token draws on. An untrained layer shows "
+         "the mechanics; MiniLM, a pretrained model, what training adds.")
 SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, QUERY, SCALE, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW] + minilm.SETTINGS
 
 with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
@@ -173,32 +171,31 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
             page.stop()
         tokens = tok.tokens
         shape = live.LayerShape(tok.count, hidden, heads)
-        st.code(live.tokens_line(tok), language=None, wrap_lines=True)
 
         def weights_section() -> None:
             page.clamp(HEAD, shape.last_head)
-            c5, c6 = st.columns([1, 2])
-            with c5:
+            # the map first, its two controls beside it: on a projector the whole map is on the first screen
+            drawn, side = st.columns([3, 1])
+            with side:
                 head = page.select(HEAD, options=range(heads), format_func=lambda h: f"head {h}")
-            with c6:
                 scale = page.radio(SCALE, format_func=SCALE_NAMES.get,
                                    help="An untrained layer spreads its weight thinly (about 1/n per key), so a fixed "
                                         "0-to-1 scale shows an almost uniform map; the others stretch the colours.")
-            show_chart(live.head_chart(tokens, hidden, heads, seed, positional, head, scale),
-                       title=f"Head {head}'s weights")
-            l1, l2 = st.columns(2)
-            with l1:
-                st.page_link("pages/train.py", label="What does a trained model's attention look like?",
+                st.page_link("pages/train.py", label="A trained model's attention",
                              icon=":material/model_training:")
-            with l2:
-                st.page_link("pages/live_attention.py", label="A real pretrained model on this sentence (MiniLM)",
+                st.page_link("pages/live_attention.py", label="MiniLM on this sentence",
                              icon=":material/psychology:", query_params={"model": PRETRAINED, "text": sentence})
+            with drawn:
+                show_chart(live.head_chart(tokens, hidden, heads, seed, positional, head, scale),
+                           title=f"Head {head}'s weights")
+            st.code(live.tokens_line(tok), language=None, wrap_lines=True)
             st.markdown(live.shapes_statement(shape))
             st.subheader("What are queries, keys and values?")
             st.markdown(live.qkv_statement(shape))
             page.clamp(QUERY, shape.last_token)
-            query = page.select(QUERY, options=range(shape.n), format_func=lambda i: f"{i} {tokens[i]}",
-                                help="The token whose row of the map above is worked out step by step.")
+            with st.columns([1, 2])[0]:
+                query = page.select(QUERY, options=range(shape.n), format_func=lambda i: f"{i} {tokens[i]}",
+                                    help="The token whose row of the map above is worked out step by step.")
             step = live.query_step(tokens, hidden, heads, seed, positional, head, query)
             for column, spec, name in zip(st.columns(3), (step.score_chart, step.weight_chart, step.value_chart),
                                           ("scores", "weights", "values and output")):
@@ -224,6 +221,7 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
 
         def masking_section() -> None:
             st.subheader("Masking with valid_lens")
+            st.code(live.tokens_line(tok), language=None, wrap_lines=True)
             st.markdown(live.batch_statement(tok))
             c5, c6, c7, c8 = st.columns(4)
             with c5:
@@ -261,6 +259,7 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
 
         def order_section() -> None:
             st.subheader("Does attention know the order?")
+            st.code(live.tokens_line(tok), language=None, wrap_lines=True)
             page.clamp(HEAD, shape.last_head)
             c9, c10 = st.columns([1, 3])
             with c9:

@@ -65,6 +65,8 @@ def samples() -> dict[str, charts.Drawn]:
                                        value_title="P[i]·P[k]", palette="sequential", domain=None),
         "token_heatmap (12 tokens)": charts.token_heatmap(W, tokens, tokens, x_title="key token",
                                                           y_title="query token"),
+        "token_heatmap (12 tokens, legend right)": charts.token_heatmap(W, tokens, tokens, x_title="key token",
+                                                                        y_title="query token", cell=20, legend="right"),
         "token_heatmap (64 tokens, image)": charts.token_heatmap(W64, long, long, x_title="key token",
                                                                  y_title="query token"),
         "token_bars scores (12 tokens)": charts.token_bars(torch.randn(len(tokens)), tokens, value_title="score",

@@ -215,9 +215,9 @@ def query_step_statement(step: QueryStep) -> str:
     return (f"**Query {q} ({plain(step.tokens[q])}), head {step.head}.** 1. Its query vector q = x W_q is compared with the key "
             f"vector k_j = x_j W_k of every token j: score_j = q·k_j / √{hs}, here {scores}. 2. A softmax turns the "
             f"{n} {plural(n, 'score')} into {n} {plural(n, 'weight')} that sum to 1: the larger the score, the larger "
-            f"the weight; the most, {step.weights[top]:.3f}, goes to key {top} ({plain(step.tokens[top])}). 3. The output is "
+            f"the weight (the orange bar: the query itself as a key); the most, {step.weights[top]:.3f}, goes to key {top} ({plain(step.tokens[top])}). 3. The output is "
             f"the weighted sum of the value vectors v_j = x_j W_v: Σ_j weight_j · v_j, {hs} "
-            f"{plural(hs, 'number')} ({cols}, bottom row of the third picture). Every token does the same as query, "
+            f"{plural(hs, 'number')} ({cols}: the last row of the third picture, below the value vectors). Every token does the same as query, "
             "and the heads' outputs, side by side, go through W_o.")
 
 
@@ -233,8 +233,8 @@ def batch_statement(sentence: Sentence) -> str:
             f"keys of each sequence are real; the rest get weight exactly 0. Here: sequence A is the first "
             f"{a} {plural(a, 'token')} of your sentence, B the first {_half(a)}, "
             f"both padded to {LAB_STEPS} steps with zero vectors. The scores compare queries Q = XW_q with keys "
-            "K = XW_k, made by the untrained layer's own two projections (the seed above): queries and keys "
-            "differ, so a token does not simply look at itself, and each mask changes the weights.")
+            "K = XW_k, made by the untrained layer's own two projections (the seed above), so queries and keys "
+            "differ and the weights change with each mask.")
 
 
 def valid_code(view: MaskingView) -> str:
@@ -312,6 +312,15 @@ def sentence_view(sentence: str) -> Sentence:
     return Sentence(tuple(tok.tokens), tok.dropped, tok.clipped)
 
 
+FIRST_SCREEN_MAP = 240  # px: the weight map of a short sentence, with its labels, fits a 720-px screen
+
+
+def first_screen_cell(count: int) -> int:
+    """Pixels per cell of the page's main map: at most 32, at least 16 (a 12-px label a row), and
+    small enough that up to 15 tokens fit FIRST_SCREEN_MAP."""
+    return max(16, min(32, FIRST_SCREEN_MAP // max(count, 1)))
+
+
 def _half(count: int) -> int:
     """The tokens of sequence B in the masking lab, when A has ``count``."""
     return max(1, count // 2)
@@ -337,7 +346,8 @@ def head_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, posi
                scale: str) -> dict:
     weights = attention_view(tokens, hidden, heads, seed, positional)
     return charts.token_heatmap(weights[head], tokens, tokens, x_title="key token", y_title="query token",
-                                value_title="weight", scale=scale).spec()
+                                value_title="weight", scale=scale, cell=first_screen_cell(len(tokens)),
+                                legend="right").spec()
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -370,9 +380,10 @@ def query_step(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, posi
     weight_chart = charts.token_bars(weights, names, value_title="weight (softmax of the scores)",
                                      label_title="key token", highlight=query, title="2. weights").spec()
     table = torch.cat([V[:, :shown], output[None, :shown]])
-    value_chart = charts.token_heatmap(table, names + ["= output Σ weight·v"], [str(c) for c in range(shown)],
-                                       x_title="column of v", y_title="value vector v_j", value_title="value",
-                                       palette="diverging", title="3. values and their weighted sum").spec()
+    value_chart = charts.token_heatmap(table, names + ["output"], [""] * shown, x_title="column of v",
+                                       y_title="value vector v_j; last row: the output", value_title="value",
+                                       palette="diverging", title="3. values and their weighted sum", cell=20,
+                                       legend="right").spec()
     return QueryStep(head, query, tuple(tokens), hs, tuple(scores.tolist()), tuple(weights.tolist()),
                      tuple(map(tuple, V[:, :shown].tolist())), tuple(output[:shown].tolist()), score_chart,
                      weight_chart, value_chart)
@@ -439,11 +450,11 @@ def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len
         float(result.masked_weight[i]), float((result.weights[i] - unmasked[i]).abs().max()),
         int(result.masked[i].isinf().sum()), zero_rows, tuple(book[i][zero_rows[0]].tolist()) if zero_rows else (),
         charts.token_heatmap(result.scores[i], names, names, value_title="score", palette="diverging",
-                             domain=score_range, title="1. scores QKᵀ/√d").spec(),
+                             domain=score_range, title="1. scores QKᵀ/√d", legend="right").spec(),
         charts.token_heatmap(result.masked[i], names, names, value_title="score", palette="diverging",
-                             domain=score_range, title="2. masked (grey)").spec(),
-        charts.token_heatmap(result.weights[i], names, names, title="3. weights (pekit)").spec(),
-        charts.token_heatmap(book[i], names, names, title="the book's masked_softmax").spec())
+                             domain=score_range, title="2. masked (grey)", legend="right").spec(),
+        charts.token_heatmap(result.weights[i], names, names, title="3. weights (pekit)", legend="right").spec(),
+        charts.token_heatmap(book[i], names, names, title="the book's masked_softmax", legend="right").spec())
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

@@ -56,6 +56,7 @@ def token_bars(
         domain = check_range("domain", domain)
     names = [f"{i} {str(t)[:20]}" for i, t in enumerate(labels)]
     frame = pd.DataFrame({"token": names, "value": v.numpy(), "value text": texts(v, ".3f"),
+                          "at": v.clamp(min=0).numpy(),  # each number right of its bar's end or of 0
                           "picked": [i == highlight for i in range(n)]})
     y = alt.Y(field="token", type="ordinal", sort=None, title=label_title,
               axis=alt.Axis(labelLimit=TOKEN_LABEL_LIMIT, labelOverlap=False))
@@ -67,7 +68,7 @@ def token_bars(
     tooltip = [tip("token", label_title), tip("value text", value_title)]
     bars = alt.Chart(frame).mark_bar().encode(y=y, x=x, color=colour, tooltip=tooltip)
     numbers = alt.Chart(frame).mark_text(align="left", dx=3, color="#31333f").encode(
-        y=y, x=alt.X(field="value", type="quantitative"), text=alt.Text(field="value text", type="nominal"),
+        y=y, x=alt.X(field="at", type="quantitative"), text=alt.Text(field="value text", type="nominal"),
         tooltip=tooltip)
     zero = alt.Chart(alt.InlineData(values=[{"zero": 0.0}])).mark_rule(color="#76706f").encode(
         x=alt.X(field="zero", type="quantitative"))

@@ -305,6 +305,7 @@ def token_heatmap(
     title: str | None = None,
     compact: bool = False,
     max_marks: int = MAX_TOKEN_RECTS,
+    legend: str = "bottom",
 ) -> Drawn:
     """A matrix over tokens (e.g. attention weights, ``(queries, keys)``) with square cells and
     every token as an axis label (numbered, so repeated words stay apart), values on hover.
@@ -315,6 +316,8 @@ def token_heatmap(
     share of that row's largest value (the tooltip still gives the weight). ``domain`` overrides
     the colour range: two numbers, ``"symmetric"`` (``-m .. m``, for scores) or None.
     ``compact=True`` draws a small multiple: no axis labels or legend, small cells, a title.
+    ``legend``: the colour bar ``"bottom"`` (under the key labels) or ``"right"`` (beside the
+    map: a shorter chart, for a map that must fit a screen's height).
 
     Up to ``max_marks`` cells: one rectangle per cell with a tooltip. Beyond that (a 64-token
     sentence has 4096 cells): one image pixel per cell and a title line that reads out the cell
@@ -338,6 +341,9 @@ def token_heatmap(
     check_str("title", title, optional=True)
     compact = check_bool("compact", compact)
     max_marks = check_int("max_marks", max_marks, minimum=0)
+    if legend not in TOKEN_LEGENDS:
+        raise ValueError(f"legend={legend!r} must be one of {tuple(TOKEN_LEGENDS)}")
+    bar = TOKEN_LEGENDS[legend]
     values = M.detach().double().cpu()
     rows, cols = values.shape
     if len(row_labels) != rows or len(col_labels) != cols:
@@ -365,7 +371,7 @@ def token_heatmap(
     size = cell or (max(4, min(12, 160 // max(rows, cols))) if compact else token_cell(max(rows, cols)))
     # shown at its own width (square cells) where the page has room, narrower where it has not
     # (a phone): the height keeps a row per token, and the key labels thin out only then
-    preferred = cols * size + (40 if compact else TOKEN_MARGIN)
+    preferred = cols * size + (40 if compact else TOKEN_MARGIN + (80 if legend == "right" else 0))
     if rows * cols > max_marks and compact:  # a small multiple of a long sentence: one small picture
         picture = png_data_url(colorize(torch.where(finite, shown, torch.full_like(shown, float("nan"))), vmin=lo,
                                         vmax=hi, palette=palette))
@@ -387,7 +393,7 @@ def token_heatmap(
     if rows * cols > max_marks:
         chart = _token_image(torch.where(finite, shown, torch.full_like(shown, float("nan"))), ylab, xlab, cell_texts,
                              x_title=x_title, y_title=y_title, value_title=value_title, legend_title=legend_title,
-                             palette=palette, domain=(lo, hi), cell=size, title=title)
+                             palette=palette, domain=(lo, hi), cell=size, title=title, legend=bar)
         return Drawn(chart.properties(usermeta={"width": preferred}),
                      Drawing("image", (rows, cols), (rows, cols), (1, 1), hover=True))
     frame = pd.DataFrame({
@@ -409,9 +415,9 @@ def token_heatmap(
     tooltip = [tip("query", y_title), tip("key", x_title), tip("value text", value_title)]
     cells = alt.Chart(frame).mark_rect().encode(
         x=x, y=y, tooltip=tooltip,
-        color=_valid_or_grey(legend_title, color_scale, None if compact else TOKEN_LEGEND))
-    if any_masked and not compact:  # the grey's legend entry above the map (a phone has no room beside the bar)
-        cells = alt.layer(cells, masked_legend(TOKEN_MASKED_LEGEND))
+        color=_valid_or_grey(legend_title, color_scale, None if compact else bar))
+    if any_masked and not compact:  # the grey's legend entry: under a colour bar beside the map, else above the map
+        cells = alt.layer(cells, masked_legend(TOKEN_MASKED_LEGENDS[legend]))
     if compact:  # a fixed small square: several of them sit side by side
         chart = cells.properties(height=rows * size, width=cols * size)
     else:
@@ -442,7 +448,9 @@ MASKED_GREY = "#808080"  # the colour of masked cells, in the image as in the ma
 TOKEN_LABEL_LIMIT = 110  # px of a token label before it is cut with an ellipsis
 TOKEN_MARGIN = TOKEN_LABEL_LIMIT + 60  # px beside the map: labels and the axis title
 TOKEN_LEGEND = alt.Legend(orient="bottom", direction="horizontal", gradientLength=200)
-TOKEN_MASKED_LEGEND = alt.Legend(orient="top", symbolOpacity=1, symbolType="square", symbolStrokeWidth=0)
+TOKEN_LEGENDS = {"bottom": TOKEN_LEGEND, "right": alt.Legend(orient="right", direction="vertical", gradientLength=120)}
+TOKEN_MASKED_LEGENDS = {side: alt.Legend(orient=orient, symbolOpacity=1, symbolType="square", symbolStrokeWidth=0)
+                        for side, orient in (("bottom", "top"), ("right", "right"))}
 
 # Names of the parameters the image form of token_heatmap carries to the browser.
 HOVER, ROW_NAMES, COL_NAMES, CELL_TEXTS = "hover", "row_names", "col_names", "cell_texts"
@@ -450,7 +458,7 @@ HOVER, ROW_NAMES, COL_NAMES, CELL_TEXTS = "hover", "row_names", "col_names", "ce
 
 def _token_image(values: Tensor, ylab: list[str], xlab: list[str], cell_texts: list[str], *, x_title: str,
                  y_title: str, value_title: str, legend_title: str, palette: str, domain: Sequence[float], cell: int,
-                 title: str | None) -> alt.LayerChart:
+                 title: str | None, legend: alt.Legend = TOKEN_LEGEND) -> alt.LayerChart:
     """``token_heatmap`` as one image, with a read-out of the cell under the pointer.
 
     The pointer is followed by an interval selection that restarts on every move, so it is
@@ -499,9 +507,10 @@ def _token_image(values: Tensor, ylab: list[str], xlab: list[str], cell_texts: l
                 alt.YValue(alt.ExprRef(f"scale('y', {q})")), alt.Y2Value(alt.ExprRef(f"scale('y', {q} + 1)")))
     )
     scale = alt.Scale(domain=list(domain), range=list(PALETTES[palette]), interpolate="rgb")
-    legend = legend_layer(domain, scale, legend_title, x=("k0", 0), y=("q0", 0), legend=TOKEN_LEGEND)
+    bar = legend_layer(domain, scale, legend_title, x=("k0", 0), y=("q0", 0), legend=legend)
     masked = bool(values.isnan().any())
-    layers = [picture, outline, legend] + ([masked_legend(TOKEN_MASKED_LEGEND)] if masked else [])
+    side = "right" if legend.orient == "right" else "bottom"
+    layers = [picture, outline, bar] + ([masked_legend(TOKEN_MASKED_LEGENDS[side])] if masked else [])
     params = [alt.VariableParameter(name=ROW_NAMES, value=ylab), alt.VariableParameter(name=COL_NAMES, value=xlab),
               alt.VariableParameter(name=CELL_TEXTS, value=packed)]
     # the read-out is the chart's title: Vega keeps room for it above the map
