@@ -96,6 +96,7 @@ class OrderView(NamedTuple):
     without and with P."""
 
     shuffled: tuple[str, ...]
+    moved: int  # slots that hold a different token after the shuffle
     maps: tuple[OrderMap, ...]  # without P: original, put back; with P: original, put back
     without: OrderGap
     with_p: OrderGap
@@ -174,8 +175,10 @@ def plain(text: str) -> str:
 
 
 def dropped_statement(sentence: Sentence) -> str:
-    return (f"The sentence has {sentence.count + sentence.dropped} tokens; the first {MAX_TOKENS} are used "
-            f"and {sentence.dropped} are cut.")
+    total = sentence.count + sentence.dropped
+    if not sentence.dropped:
+        return f"The sentence has {total} {plural(total, 'token')}; all are used."
+    return f"The sentence has {total} tokens; the first {MAX_TOKENS} are used and {sentence.dropped} are cut."
 
 
 def tokens_line(sentence: Sentence) -> str:
@@ -289,14 +292,28 @@ def book_example_code(example: BookExample) -> str:
             f"sequence 1, head 0 (2 valid keys):\n{rows1}")
 
 
+ROUND_OFF = 1e-5  # relative output differences below this are float round-off
+
+
 def order_statement(view: OrderView) -> str:
-    return (f"Without positions, the two maps are the same: the largest difference of an output is "
-            f"{view.without.relative:.1e} of the outputs' size, float round-off. Every token gets exactly the same "
-            "output wherever it stands; its weights move with it. The output rows do stay in the order of the input "
-            "rows, as readers of the chapter point out, but nothing a token computes depends on that order, so 'dog "
-            f"bites man' and 'man bites dog' give each word the same vector. With P the maps differ and the outputs "
-            f"move by {view.with_p.relative:.0%} of their size: a token's vector now depends on its slot, and order "
-            "matters.")
+    """What the shuffle changed, without and with P, from the measured gaps."""
+    same = ("This shuffle leaves the sentence as typed (every token stays in place or swaps with an identical one): "
+            "press Shuffle again for another order. " if view.moved == 0 else "")
+    if view.without.relative < ROUND_OFF:
+        without = (f"Without positions, the two maps are the same: the largest difference of an output is "
+                   f"{view.without.relative:.1e} of the outputs' size, float round-off. Every token gets exactly the "
+                   "same output wherever it stands; its weights move with it. The output rows do stay in the order of "
+                   "the input rows, as readers of the chapter point out, but nothing a token computes depends on that "
+                   "order, so 'dog bites man' and 'man bites dog' give each word the same vector.")
+    else:
+        without = (f"Without positions the outputs still differ by {view.without.relative:.2g} of their size, more "
+                   "than float round-off.")
+    if view.with_p.relative >= ROUND_OFF:
+        with_p = (f" With P the maps differ and the outputs move by {100 * view.with_p.relative:.3g}% of their size: "
+                  "a token's vector now depends on its slot, and order matters.")
+    else:
+        with_p = f" With P too the outputs stay within {view.with_p.relative:.1e} of their size."
+    return same + without + with_p
 
 
 def next_shuffle(seed: int) -> int:
@@ -411,7 +428,8 @@ def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuf
                                  charts.token_heatmap(weights[head].cpu(), tokens, tokens, scale="max", compact=True,
                                                       title=title, max_marks=0).spec()))
     gaps = {positional: OrderGap(c.output_gap, c.relative_output_gap, c.weights_gap) for positional, c in checks.items()}
-    return OrderView(tuple(tokens[i] for i in perm.tolist()), tuple(maps), gaps[False], gaps[True])
+    shuffled = tuple(tokens[i] for i in perm.tolist())
+    return OrderView(shuffled, sum(a != b for a, b in zip(shuffled, tokens)), tuple(maps), gaps[False], gaps[True])
 
 
 def _query_key(batch, hidden: int, seed: int):

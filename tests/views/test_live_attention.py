@@ -21,9 +21,6 @@ LENGTHS = st.sampled_from(("own",) + tuple(str(v) for v in range(9)))
 def test_sentence_records_count_tokens_and_what_is_cut():
     s = live.sentence_view("a " * 70)
     assert (s.count, s.dropped) == (64, 6)
-    assert live.dropped_statement(s) == "The sentence has 70 tokens; the first 64 are used and 6 are cut."
-    assert live.tokens_line(live.sentence_view("x")) == "1 token: x"
-    assert live.tokens_line(live.sentence_view("man bites dog")) == "3 tokens: man | bites | dog"
     assert live.sentence_view("y" * (live.MAX_CHARS + 1)).clipped
 
 
@@ -54,7 +51,36 @@ def test_effect_caption_states_the_largest_change(sentence, hidden, heads, seed,
     assert effect.biggest == pytest.approx(float((with_p - without).abs().max()), abs=1e-6)
 
 
-@pytest.mark.parametrize("sentence", SENTENCES)
+TYPED = st.lists(st.sampled_from(["the", "cat", "didn't", "2024", "café", "🙂", ",", "well-known", "東京", "x"]),
+                 min_size=1, max_size=90).map(" ".join)
+
+
+@settings(max_examples=30, deadline=None)
+@given(TYPED)
+@example("a " * 64)
+@example("a " * 65)
+@example("x")
+def test_sentence_statements_count_the_tokens(typed):
+    """The tokens line and the cut statement against the whole text's tokens (all of them)."""
+    from pekit import text
+
+    s = live.sentence_view(typed)
+    every = text.tokenize(typed, max_tokens=10**6).tokens
+    assert list(s.tokens) == every[:live.MAX_TOKENS] and s.dropped == max(0, len(every) - live.MAX_TOKENS)
+    line = live.tokens_line(s)
+    assert line == f"{len(s.tokens)} token{'s' if len(s.tokens) != 1 else ''}: " + " | ".join(every[:live.MAX_TOKENS])
+    said = live.dropped_statement(s)
+    if len(every) > live.MAX_TOKENS:
+        assert said == (f"The sentence has {len(every)} tokens; the first {live.MAX_TOKENS} are used and "
+                        f"{len(every) - live.MAX_TOKENS} are cut.")
+    else:
+        assert said == f"The sentence has {len(every)} token{'s' if len(every) != 1 else ''}; all are used."
+
+
+@settings(max_examples=20, deadline=None)
+@given(TYPED)
+@example("x")
+@example("man bites dog")
 def test_batch_statement_counts_the_two_sequences(sentence):
     s = live.sentence_view(sentence)
     a = min(s.count, live.LAB_STEPS)
@@ -163,25 +189,79 @@ def test_queries_and_keys_differ_so_each_mask_changes_the_weights(hidden, seed):
     assert "queries and keys differ and the weights change with each mask" in live.batch_statement(s)
 
 
-def test_book_example_code_states_both_shapes():
-    example = live.book_example()
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from([0, 1, 2, 99, live.MAX_SEED]))
+@example(0)
+def test_book_example_code_states_both_shapes(seed):
+    """The book's run (at the page's seed 0, and others: the numbers do not depend on it, since every
+    input is equal): the shapes, and 1/3 resp. 1/2 on each valid key, as its caption says."""
+    from pekit import seeded
+
+    example = live.book_example() if seed == 0 else live.BookExample(*(
+        tuple(map(tuple, v)) if i >= 2 else v for i, v in enumerate(seeded.book_example(seed))))
     code = live.book_example_code(example)
+    assert all(abs(w - (1 / 3 if k < 3 else 0)) < 1e-6 for row in example.first for k, w in enumerate(row))
+    assert all(abs(w - (1 / 2 if k < 2 else 0)) < 1e-6 for row in example.second for k, w in enumerate(row))
+    assert "sequence 0, head 0 (3 valid keys)" in code and "sequence 1, head 0 (2 valid keys)" in code
     assert "output shape: (2, 4, 100)" in code and "(batch, heads, queries, keys): (2, 5, 4, 4)" in code
     assert "(batch·heads, queries, keys): (10, 4, 4)" in code
     assert "  0.3333  0.3333  0.3333  0.0000" in code and "  0.5000  0.5000  0.0000  0.0000" in code
 
 
-@settings(max_examples=10, deadline=None)
-@given(st.sampled_from(SENTENCES[:2] + SENTENCES[3:]), HIDDEN, HEADS, st.integers(1, 50), st.data())
+def _order_gaps(tokens, hidden, heads, seed, perm, positional):
+    """The largest |output of the shuffled sentence, put back − output| over the largest |output|,
+    recomputed in float64 with the layer's weights (a copy of the model in double precision)."""
+    import copy
+
+    import torch
+
+    from pekit import seeded, sinusoidal_encoding, text
+
+    model = copy.deepcopy(seeded.seeded_attention(hidden, heads, seed=seed, device="cpu")).double()
+    X = text.token_embeddings(list(tokens), hidden, seed=seed, device="cpu").double()
+    n = len(tokens)
+    P = sinusoidal_encoding(n, hidden, device="cpu", dtype=torch.float64) if positional else torch.zeros(n, hidden,
+                                                                                                            dtype=torch.float64)
+    with torch.no_grad():
+        out = model((X + P)[None], (X + P)[None], (X + P)[None])[0]
+        Xs = X[perm] + P
+        shuffled = model(Xs[None], Xs[None], Xs[None])[0]
+    back = torch.empty_like(shuffled)
+    back[perm] = shuffled  # row i of the shuffled run is token perm[i]
+    return float((back - out).abs().max() / out.abs().max())
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(SENTENCES[:2] + SENTENCES[3:] + ["a a", "x y", "the cat the cat"]), HIDDEN, HEADS,
+       st.sampled_from([0, 1, 2, 3, 7, 50, live.MAX_SEED]), st.data())
+@example("man bites dog", 16, 1, 0, None)  # seed 0: the sentence as typed
+@example("a a", 64, 4, 1, None)  # only identical tokens to swap
 def test_order_sentence_states_the_gaps(sentence, hidden, heads, shuffle, data):
-    head = data.draw(st.integers(0, heads - 1))
+    from pekit import seeded
+
+    head = data.draw(st.integers(0, heads - 1)) if data is not None else 0
     tokens = live.sentence_view(sentence).tokens
     view = live.order_view(tokens, hidden, heads, 0, shuffle, head)
-    assert sorted(view.shuffled) == sorted(tokens) and len(view.maps) == 4
+    perm = seeded.permutation(len(tokens), shuffle)
+    shuffled = [tokens[i] for i in perm.tolist()]
+    assert list(view.shuffled) == shuffled and len(view.maps) == 4
+    moved = sum(a != b for a, b in zip(shuffled, tokens))
     text = live.order_statement(view)
-    assert f"the largest difference of an output is {view.without.relative:.1e} of the outputs' size" in text
-    assert f"the outputs move by {view.with_p.relative:.0%} of their size" in text
-    assert view.without.relative < 1e-5  # "float round-off"
+    assert text.startswith("This shuffle leaves the sentence as typed") == (moved == 0)
+    without = _order_gaps(tokens, hidden, heads, 0, perm, False)
+    with_p = _order_gaps(tokens, hidden, heads, 0, perm, True)
+    assert without < live.ROUND_OFF  # the layer ignores order without P (float64 here: exactly so)
+    if view.without.relative < live.ROUND_OFF:
+        assert f"the largest difference of an output is {view.without.relative:.1e} of the outputs' size, float " \
+               "round-off" in text
+    else:
+        assert "more than float round-off" in text
+    assert view.with_p.relative == pytest.approx(with_p, rel=1e-3, abs=2e-6)
+    if view.with_p.relative >= live.ROUND_OFF:
+        assert f"the outputs move by {100 * view.with_p.relative:.3g}% of their size" in text
+        assert with_p > live.ROUND_OFF / 2 and view.with_p.weights > 0  # "the maps differ"
+    else:
+        assert f"With P too the outputs stay within {view.with_p.relative:.1e} of their size." in text
 
 
 def test_next_shuffle_stays_in_range_and_skips_the_original_order():
