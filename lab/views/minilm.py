@@ -109,6 +109,7 @@ class FollowView(NamedTuple):
     """Where the piece at ``index`` looks: per layer (mean of heads) and per head of one layer."""
 
     token: str
+    index: int
     tokens: tuple[str, ...]
     top: tuple[tuple[int, float], ...]  # per layer: the piece with the most weight (other than [CLS], [SEP], itself) and that weight
     per_layer: dict  # Vega-Lite spec
@@ -214,6 +215,10 @@ def named_statement(named: Sequence[pretrained.NamedHead], total: int = LAYERS *
 def follow_statement(view: FollowView) -> str:
     """Where the followed piece looks in each layer (plain text: it quotes the sentence)."""
     tokens = view.tokens
+    if len(tokens) <= 3 and 0 < view.index < len(tokens) - 1:
+        return (f"The text is the one word piece {view.token!r} between [CLS] and [SEP]: it has no other word piece "
+                f"to look at (its weight on itself, averaged over the {HEADS} heads, layer by layer: "
+                + ", ".join(f"{w:.3f}" for _, w in view.top) + ").")
     per_layer = "; ".join(f"layer {layer}: {tokens[j]!r} {w:.3f}" for layer, (j, w) in enumerate(view.top))
     favourite: dict[int, int] = {}
     for j, _ in view.top:
@@ -348,7 +353,7 @@ def follow_view(text: str, index: int, layer: int) -> FollowView:
                                      value_title="weight", domain=None)
     per_head = charts.token_heatmap(ta.per_head[layer], [""] * HEADS, tokens, x_title="key",
                                     y_title=f"head of layer {layer}", value_title="weight", domain=None)
-    return FollowView(ta.token, tokens, tuple(ta.top), per_layer.spec(), per_head.spec(),
+    return FollowView(ta.token, index, tokens, tuple(ta.top), per_layer.spec(), per_head.spec(),
                       pretrained.token_attention_frame(ta, tokens))
 
 
