@@ -314,3 +314,19 @@ def test_two_attendees_press_measure_in_turn(browser, server):
     finally:
         for c in contexts:
             c.close()
+
+
+def test_live_attention_map_is_whole_on_a_projectors_first_screen(browser, server):
+    """At 1280×720 the live attention page shows its whole attention map (labels and colour bar
+    included) without scrolling, and the map draws every cell."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        pg = context.new_page()
+        open_page(pg, server, "live_attention")
+        chart = pg.locator('[data-testid="stMain"] [data-testid="stVegaLiteChart"]').first
+        box = chart.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720, box
+        assert pg.evaluate("() => window.scrollY") == 0
+        assert chart.locator("g.mark-rect.role-mark path").count() == 12 * 12  # the default sentence's 12 tokens
+    finally:
+        context.close()
