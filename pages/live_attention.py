@@ -193,7 +193,8 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
             st.subheader("What are queries, keys and values?")
             st.markdown(live.qkv_statement(shape))
             page.clamp(QUERY, shape.last_token)
-            with st.columns([1, 2])[0]:
+            narrow, _ = st.columns([1, 2])
+            with narrow:
                 query = page.select(QUERY, options=range(shape.n), format_func=lambda i: f"{i} {tokens[i]}",
                                     help="The token whose row of the map above is worked out step by step.")
             step = live.query_step(tokens, hidden, heads, seed, positional, head, query)
