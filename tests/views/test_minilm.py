@@ -174,6 +174,22 @@ def test_head_statement_states_the_shares_and_the_verdict(text, layer, head):
         assert m and abs(float(m.group(1)) - best[0]) <= 0.0051 and m.group(2) == best[1]
 
 
+@settings(max_examples=5, deadline=None)
+@given(TEXTS_ANY)
+@example("dog")
+def test_gallery_notes_name_each_heads_strongest_pattern(text):
+    """Each tile's hover note in the gallery of 72 heads: its strongest pattern and share."""
+    spec = mini.gallery_chart(text, 0, 0)
+    rows = [r for v in spec["datasets"].values() for r in v if "note" in r]
+    run = mini.minilm_run(text)
+    assert len(rows) == mini.LAYERS * mini.HEADS
+    for r in rows:
+        shares = {n: v for n, v in _shares(run, r["layer"], r["head"]).items() if not math.isnan(v)}
+        name, share = r["note"].rsplit(" ", 1)
+        assert abs(float(share) - shares[name]) <= 0.0051 and shares[name] >= max(shares.values()) - 1e-6
+        assert mini._strongest(run.patterns.shares[r["layer"], r["head"]].tolist(), run.patterns.names) == r["note"]
+
+
 @settings(max_examples=8, deadline=None)
 @given(TEXTS_ANY)
 @example(TEXTS[0])
