@@ -174,7 +174,10 @@ def heatmap(
     colour-mapped with the same stops as the legend and drawn without smoothing, so a browser
     neither slows down nor blurs or aliases it. ``domain=None`` colours the data's own range,
     ``domain="symmetric"`` the range ``-m .. m`` with ``m`` the largest absolute value (white at 0
-    in the diverging palette).
+    in the diverging palette). Values of both signs are always drawn in the diverging palette over
+    a range symmetric about 0 (with ``domain=None`` whatever ``palette`` asked; a given range
+    around 0 is widened to be symmetric). Entries that are NaN or infinite (masked) are drawn,
+    grey, with a "masked" legend entry and tooltip.
     """
     check_palette(palette)
     for name, text in (("x_title", x_title), ("y_title", y_title), ("value_title", value_title)):
@@ -309,7 +312,9 @@ def token_heatmap(
 ) -> Drawn:
     """A matrix over tokens (e.g. attention weights, ``(queries, keys)``) with square cells and
     every token as an axis label (numbered, so repeated words stay apart), values on hover.
-    Entries that are ``-inf`` or NaN (masked) are grey and read "masked".
+    Entries that are ``-inf`` or NaN (masked) are drawn grey, read "masked" on hover and have a
+    "masked" legend entry. Values of both signs get the diverging palette over a range symmetric
+    about 0 unless ``domain`` is given.
 
     Colours: ``scale="fixed"`` maps 0..1 (weights); ``"max"`` maps 0 to the map's largest value
     (an untrained layer's weights of about 1/n become visible); ``"row"`` colours each row by its
