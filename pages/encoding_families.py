@@ -102,7 +102,7 @@ def conventions(page) -> None:
         st.caption("Symmetric (encoder): the same penalty for a key before or after the query.")
     with right:
         show_chart(view.causal_spec, title="ALiBi, causal (decoder)")
-        st.caption("Causal (decoder): blank cells are masked (−∞); the rest equals the symmetric bias.")
+        st.caption("Causal (decoder): grey cells are masked (−∞); the rest equals the symmetric bias.")
 
     st.subheader("T5 buckets: exact, then logarithmic")
     show_chart(view.t5_spec, title="T5 bucket against offset")

@@ -16,6 +16,7 @@ HEADS = ChoiceSetting("heads", "Heads", default="4", options=("1", "2", "4", "8"
 PE = BoolSetting("pe", "Add P", default=False)
 SEED = IntSetting("seed", "Seed", default=0, minimum=0, maximum=MAX_SEED)
 HEAD = IntSetting("head", "Head", default=0, minimum=0, maximum=7)
+QUERY = IntSetting("query", "Query token", default=0, minimum=0, maximum=63)
 SCALE = ChoiceSetting("scale", "Colours", default="max", options=("max", "row", "fixed"))
 SCALE_NAMES = {"max": "0 to the largest weight", "row": "each row to its largest", "fixed": "fixed 0 to 1"}
 FORM = ChoiceSetting("form", "valid_lens given", default="one per sequence",
@@ -29,11 +30,9 @@ VIEW = ChoiceSetting("view", "Section", default="Weights", options=("Weights", "
 GALLERY = "minilm.gallery"  # the key of MiniLM's gallery of heads (its clicks choose a head)
 
 
-INTRO = (
-    "Each token becomes a vector; multi-head self-attention mixes them, and each map shows what a token draws on. "
-    "The untrained layer (fixed seed) shows the mechanics; MiniLM, a real pretrained model, shows what training adds."
-)
-SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, SCALE, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW] + minilm.SETTINGS
+INTRO = ("Multi-head self-attention on your sentence: each map shows what a token draws on. An untrained layer shows "
+         "the mechanics; MiniLM, a pretrained model, what training adds.")
+SETTINGS = [SENTENCE, HIDDEN, HEADS, PE, SEED, HEAD, QUERY, SCALE, FORM, LEN_A, LEN_B, SHOW, SHUFFLE, VIEW] + minilm.SETTINGS
 
 with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
     # one row of controls keeps the first map on a projector's screen; MiniLM needs only the first two
@@ -67,7 +66,7 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
             st.warning(minilm.cut_statement(run))
         st.caption("Word pieces from the model's own tokenizer (shown as plain text):")
         st.code(" | ".join(run.tokens), language=None, wrap_lines=True)
-        st.caption(minilm.pieces_statement(run.word_ids))
+        st.caption(minilm.pieces_statement(minilm.pieces_view(sentence)))
 
         def layer_and_head() -> tuple:
             left, right = st.columns(2)
@@ -100,7 +99,8 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
                        "pieces of the text ([CLS] and [SEP] are not counted as queries). The kinds can overlap: the "
                        "first piece's previous token is [CLS]. Attention to [CLS] or [SEP] is often a resting place: "
                        "a head with nothing to do for a word sends its weight there (Clark et al., 2019). 'same word' "
-                       "is empty when no word of the text was split into pieces.")
+                       "counts only the ## pieces of one word (token ##ization), not pieces cut at punctuation "
+                       "(didn ' t): it is empty when no piece starts with ##.")
 
         def follow_section() -> None:
             st.subheader("Where does one word look?")
@@ -171,27 +171,38 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
             page.stop()
         tokens = tok.tokens
         shape = live.LayerShape(tok.count, hidden, heads)
-        st.code(live.tokens_line(tok), language=None, wrap_lines=True)
 
         def weights_section() -> None:
             page.clamp(HEAD, shape.last_head)
-            c5, c6 = st.columns([1, 2])
-            with c5:
+            # the map first, its two controls beside it: on a projector the whole map is on the first screen
+            drawn, side = st.columns([3, 1])
+            with side:
                 head = page.select(HEAD, options=range(heads), format_func=lambda h: f"head {h}")
-            with c6:
                 scale = page.radio(SCALE, format_func=SCALE_NAMES.get,
                                    help="An untrained layer spreads its weight thinly (about 1/n per key), so a fixed "
                                         "0-to-1 scale shows an almost uniform map; the others stretch the colours.")
-            show_chart(live.head_chart(tokens, hidden, heads, seed, positional, head, scale),
-                       title=f"Head {head}'s weights")
-            l1, l2 = st.columns(2)
-            with l1:
-                st.page_link("pages/train.py", label="What does a trained model's attention look like?",
+                st.page_link("pages/train.py", label="A trained model's attention",
                              icon=":material/model_training:")
-            with l2:
-                st.page_link("pages/live_attention.py", label="A real pretrained model on this sentence (MiniLM)",
+                st.page_link("pages/live_attention.py", label="MiniLM on this sentence",
                              icon=":material/psychology:", query_params={"model": PRETRAINED, "text": sentence})
+            with drawn:
+                show_chart(live.head_chart(tokens, hidden, heads, seed, positional, head, scale),
+                           title=f"Head {head}'s weights")
+            st.code(live.tokens_line(tok), language=None, wrap_lines=True)
             st.markdown(live.shapes_statement(shape))
+            st.subheader("What are queries, keys and values?")
+            st.markdown(live.qkv_statement(shape))
+            page.clamp(QUERY, shape.last_token)
+            narrow, _ = st.columns([1, 2])
+            with narrow:
+                query = page.select(QUERY, options=range(shape.n), format_func=lambda i: f"{i} {tokens[i]}",
+                                    help="The token whose row of the map above is worked out step by step.")
+            step = live.query_step(tokens, hidden, heads, seed, positional, head, query)
+            for column, spec, name in zip(st.columns(3), (step.score_chart, step.weight_chart, step.value_chart),
+                                          ("scores", "weights", "values and output")):
+                with column:
+                    show_chart(spec, title=f"Query {query}, head {head}: {name}")
+            st.markdown(live.query_step_statement(step))
             if shape.several_heads:
                 st.markdown("**All heads.** Pick one to enlarge it above.")
                 specs = live.gallery(tokens, hidden, heads, seed, positional, scale)
@@ -208,11 +219,10 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
             effect = live.effect_chart(tokens, hidden, heads, seed, head)
             show_chart(effect.chart, title=f"Head {head}: with P minus without")
             st.caption(live.effect_caption(effect))
-            with st.expander("What exactly are Q, K and V? Are they the same input?"):
-                st.markdown(live.qkv_statement(shape))
 
         def masking_section() -> None:
             st.subheader("Masking with valid_lens")
+            st.code(live.tokens_line(tok), language=None, wrap_lines=True)
             st.markdown(live.batch_statement(tok))
             c5, c6, c7, c8 = st.columns(4)
             with c5:
@@ -250,6 +260,7 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
 
         def order_section() -> None:
             st.subheader("Does attention know the order?")
+            st.code(live.tokens_line(tok), language=None, wrap_lines=True)
             page.clamp(HEAD, shape.last_head)
             c9, c10 = st.columns([1, 3])
             with c9:

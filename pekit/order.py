@@ -140,12 +140,20 @@ class MaskingSteps(NamedTuple):
     row_sums: Tensor
 
 
-def masking_steps(X: Tensor, valid_lens: Tensor) -> MaskingSteps:
+def masking_steps(X: Tensor, valid_lens: Tensor, *, keys: Tensor | None = None) -> MaskingSteps:
     """Scaled dot-product self-attention scores of a padded batch ``X`` (``(batch, steps, d)``),
-    the same scores with the keys beyond each valid length masked out, and the weights."""
+    the same scores with the keys beyond each valid length masked out, and the weights.
+    ``keys`` (the same shape as ``X``, e.g. ``X`` through a key projection while ``X`` went
+    through a query projection) are compared with ``X``'s rows; by default ``X`` itself."""
     check_tensor("X", X, dims=3, floating=True, what="(batch, steps, d)")
+    if keys is None:
+        keys = X
+    check_tensor("keys", keys, dims=3, floating=True, what="(batch, steps, d)")
+    if keys.shape != X.shape or keys.dtype != X.dtype or keys.device != X.device:
+        raise ValueError(f"keys must have X's shape {tuple(X.shape)}, dtype and device; got {tuple(keys.shape)}, "
+                         f"{keys.dtype} on {keys.device}")
     lens = _valid_lengths(valid_lens, X.shape[0], X.shape[1], X.shape[1], X.device)  # (batch, queries)
-    scores = _scores(X, X)  # (batch, queries, keys)
+    scores = _scores(X, keys)  # (batch, queries, keys)
     weights = _masked_softmax(scores, lens, False)
     keep = torch.arange(X.shape[1], device=X.device)[None, None, :] < lens[..., None]  # (batch, queries, keys)
     masked = scores.masked_fill(~keep, float("-inf"))

@@ -14,7 +14,7 @@ from pekit import charts
 from pekit.complexity import architecture_graph
 from pekit.similarity import gram_block_means, similarity_by_offset
 
-BUILDERS = ("heatmap", "token_heatmap", "column_curves", "offset_similarity_chart", "line_chart", "extrapolation_chart",
+BUILDERS = ("heatmap", "token_heatmap", "token_bars", "column_curves", "offset_similarity_chart", "line_chart", "extrapolation_chart",
             "frequency_chart",
             "layout_comparison_chart", "rotation_circle", "architecture_chart", "head_gallery",
             "offset_similarity_comparison", "position_components_chart", "neighbour_distance_chart")
@@ -57,7 +57,7 @@ def samples() -> dict[str, charts.Drawn]:
     fixed = position_table_summary(pekit.sinusoidal_encoding(512, 384, device="cpu"), max_offset=32)
     other = position_table_summary(pekit.sinusoidal_encoding(512, 384, base=500.0, device="cpu"), max_offset=32)
     moved = pekit.sinusoidal_columns(12, 16, [2, 3], start=3, device="cpu")
-    return {
+    return {**masked_samples(),
         "heatmap P (60 x 32)": charts.heatmap(P, x_title="Column (encoding dimension)", y_title="Row (position)"),
         "heatmap P (4096 x 1024, image)": charts.heatmap(big, x_title="Column (encoding dimension)",
                                                          y_title="Row (position)"),
@@ -65,8 +65,13 @@ def samples() -> dict[str, charts.Drawn]:
                                        value_title="P[i]·P[k]", palette="sequential", domain=None),
         "token_heatmap (12 tokens)": charts.token_heatmap(W, tokens, tokens, x_title="key token",
                                                           y_title="query token"),
+        "token_heatmap (12 tokens, legend right)": charts.token_heatmap(W, tokens, tokens, x_title="key token",
+                                                                        y_title="query token", cell=20, legend="right"),
         "token_heatmap (64 tokens, image)": charts.token_heatmap(W64, long, long, x_title="key token",
                                                                  y_title="query token"),
+        "token_bars scores (12 tokens)": charts.token_bars(torch.randn(len(tokens)), tokens, value_title="score",
+                                                           label_title="key token", highlight=7, title="1. scores"),
+        "token_bars weights (12 tokens)": charts.token_bars(W[7], tokens, value_title="weight", title="2. weights"),
         "column_curves (columns 6-9)": charts.column_curves(P[:, 6:10], [6, 7, 8, 9]),
         "offset_similarity_chart": charts.offset_similarity_chart(similarity_by_offset(P)),
         "line_chart timings (legend)": charts.line_chart(_timings(), x="n", y="seconds", series="layer", x_title="n",
@@ -90,4 +95,40 @@ def samples() -> dict[str, charts.Drawn]:
                                                                       explained=fixed.components.explained),
         "neighbour_distance_chart": charts.neighbour_distance_chart({"base 10000": fixed.steps,
                                                                       "base 500": other.steps}),
+    }
+
+
+MASKED_SAMPLES = {  # name -> (rows, columns, masked cells), for the tests that count the drawn cells
+    "token_heatmap masked (8 tokens, causal, a query with no key)": (8, 8, 29),
+    "token_heatmap masked scores (8 tokens, causal, diverging)": (8, 8, 28),
+    "heatmap masked (12 x 12, causal)": (12, 12, 66),
+}
+
+
+def causal(n: int, *, empty_row: int | None = None) -> torch.Tensor:
+    """Scores with every key after its query masked (−∞), and one query with no key at all."""
+    scores = torch.randn(n, n, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    scores = scores.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+    if empty_row is not None:
+        scores[empty_row] = float("-inf")
+    return scores
+
+
+def masked_samples() -> dict[str, charts.Drawn]:
+    """Maps with masked cells: each must draw every cell, the masked ones grey."""
+    tokens = "The animal didn't cross the street because it".split()
+    weights = torch.softmax(causal(8), -1).masked_fill(causal(8).isinf(), float("-inf"))
+    weights[0] = float("nan")  # a query with nothing to look at
+    return {
+        "token_heatmap masked (8 tokens, causal, a query with no key)": charts.token_heatmap(
+            weights, tokens, tokens, title="causal, query 0 with no key"),
+        "token_heatmap masked scores (8 tokens, causal, diverging)": charts.token_heatmap(
+            causal(8), tokens, tokens, value_title="score", palette="diverging", domain="symmetric"),
+        "token_heatmap masked (64 tokens, image)": charts.token_heatmap(
+            causal(64), [f"w{i}" for i in range(64)], [f"w{i}" for i in range(64)], value_title="score",
+            palette="diverging"),
+        "heatmap masked (12 x 12, causal)": charts.heatmap(causal(12), x_title="key j", y_title="query i",
+                                                           value_title="bias", domain=None),
+        "heatmap masked (12 x 12, causal, image)": charts.heatmap(causal(12), x_title="key j", y_title="query i",
+                                                                  value_title="bias", domain=None, max_marks=0),
     }

@@ -362,8 +362,15 @@ def test_attention_defaults():
     at = open_app(ATTENTION)
     assert at.title[0].value == "Live attention"
     assert [t.label for t in at.tabs] == ["Weights", "Masking", "Order"]
-    # the enlarged head, the four heads as small multiples, what P changes; only the open tab runs
-    assert len(charts(at)) == 6 and not at.metric
+    # the enlarged head, one query's three steps, the four heads as small multiples, what P changes;
+    # only the open tab runs
+    assert len(charts(at)) == 9 and not at.metric
+    # queries, keys and values are explained in the page body (not in an expander), with pictures
+    assert "What are queries, keys and values?" in [h.value for h in at.subheader]
+    assert not any("Q, K and V" in e.label for e in at.expander)
+    at.selectbox(key="attention.query").set_value(7).run()
+    assert "**Query 7 (it), head 0.**" in texts(at) and link(at) == {"query": "7"}
+    at.selectbox(key="attention.query").set_value(0).run()
     assert at.code[0].value.startswith("12 tokens: The | animal | didn't")
     assert "(1, 12, 64)" in texts(at)
     assert at.radio(key="attention.scale").value == "max"
@@ -443,10 +450,10 @@ def test_attention_zero_length_rows_are_zero_not_nan():
 
 
 @pytest.mark.parametrize("query", [{"hidden": "100", "heads": "3", "pe": "maybe", "len_a": "99", "view": "Masking"},
-                                   {"text": "x" * 5000, "head": "-1", "shuffle": "nan", "view": "<b>all</b>"}])
+                                   {"text": "x" * 5000, "head": "-1", "shuffle": "nan", "view": "<b>all</b>", "query": "99"}])
 def test_attention_bad_links(query):
     at = open_app(ATTENTION, query)
-    assert at.warning and len(charts(at)) == (3 if query["view"] == "Masking" else 6)
+    assert at.warning and len(charts(at)) == (3 if query["view"] == "Masking" else 9)
 
 
 @pytest.mark.parametrize("query", [{}, {"d": "6"}, {"d": "6", "bits": "16"}, {"d": "2", "bits": "3"},

@@ -21,7 +21,7 @@ PAGES = {"": "pekit: a lab for positional encodings", "encoding_heatmap": "Encod
          "train": "Train it yourself", "encoding_families": "Encoding families",
          "fixed_or_learned": "Fixed or learned positions"}
 CHARTS = {"": 1, "encoding_heatmap": 4, "binary_analogy": 6, "offset_rotation": 6, "complexity_comparison": 2,
-          "live_attention": 6, "train": 11, "encoding_families": 8, "fixed_or_learned": 8}
+          "live_attention": 9, "train": 11, "encoding_families": 8, "fixed_or_learned": 8}
 
 
 @pytest.fixture
@@ -195,7 +195,7 @@ def test_live_attention_long_sentence_reads_out_the_cell_under_the_pointer(page,
         expected = f"query token {q} {tokens[q]}  →  key token {k} {tokens[k]}:  weight {float(weights[q, k]):.6f}"
         pg.wait_for_function("(t) => [...document.querySelectorAll('svg text')].some(e => e.textContent === t)",
                              arg=expected, timeout=10_000)
-    assert_clean(pg, "live_attention", 10)  # the enlarged head, eight small ones, what P changes
+    assert_clean(pg, "live_attention", 13)  # the enlarged head, one query step by step (3), eight small ones, what P changes
 
 
 def test_live_attention_tabs_run_on_click(page, server):
@@ -330,3 +330,19 @@ def test_two_attendees_press_measure_in_turn(browser, server):
     finally:
         for c in contexts:
             c.close()
+
+
+def test_live_attention_map_is_whole_on_a_projectors_first_screen(browser, server):
+    """At 1280×720 the live attention page shows its whole attention map (labels and colour bar
+    included) without scrolling, and the map draws every cell."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        pg = context.new_page()
+        open_page(pg, server, "live_attention")
+        chart = pg.locator('[data-testid="stMain"] [data-testid="stVegaLiteChart"]').first
+        box = chart.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720, box
+        assert pg.evaluate("() => window.scrollY") == 0
+        assert chart.locator("g.mark-rect.role-mark path").count() == 12 * 12  # the default sentence's 12 tokens
+    finally:
+        context.close()

@@ -10,7 +10,7 @@ import pytest
 
 from benchmarks.browser import AppServer, PageWatch, chromium_missing_reason, launch, wait_for_script
 from pekit import charts
-from tests.chart_samples import BUILDERS, samples
+from tests.chart_samples import BUILDERS, MASKED_SAMPLES, samples
 
 reason = chromium_missing_reason()
 if reason and os.environ.get("CI"):
@@ -30,7 +30,10 @@ MEASURE_JS = """() => [...document.querySelectorAll('[data-testid="stVegaLiteCha
     }
     return true;
   }).map(t => ({text: t.textContent, size: parseFloat(getComputedStyle(t).fontSize), ...box(t.getBoundingClientRect())}));
+  const rects = [...svg.querySelectorAll('g.mark-rect.role-mark path')];
   return {name: el.closest('[class*="st-key-chart"]').querySelector('p').textContent,
+          rects: rects.length, grey: rects.filter(r => (r.getAttribute('fill') || '').toLowerCase() === '#808080').length,
+          legend: [...svg.querySelectorAll('g.role-legend text')].map(t => t.textContent),
           element: box(el.getBoundingClientRect()), svg: box(svg.getBoundingClientRect()),
           plot: frame ? box(frame.getBoundingClientRect()) : null, texts};
 })"""
@@ -105,3 +108,18 @@ def test_charts_are_readable(measured, viewport):
                 if overlap(a, b) > 2:
                     problems.append(f"{name}: {a['text']!r} overlaps {b['text']!r}")
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.browser
+def test_masked_cells_are_drawn_grey_with_a_legend_entry(measured):
+    """Every cell of a masked map is drawn (the chart engine skips a colour it cannot read):
+    rows × columns rectangles, the masked ones grey, and the legend names the grey "masked"."""
+    _, charts_seen, _ = measured["projector 1280x720"]
+    seen = {chart["name"]: chart for chart in charts_seen}
+    for name, (rows, cols, masked) in MASKED_SAMPLES.items():
+        chart = seen[name]
+        assert chart["rects"] == rows * cols, (name, chart["rects"])
+        assert chart["grey"] == masked, (name, chart["grey"])
+        assert "masked" in chart["legend"], (name, chart["legend"])
+    for name in ("token_heatmap masked (64 tokens, image)", "heatmap masked (12 x 12, causal, image)"):
+        assert "masked" in seen[name]["legend"], (name, seen[name]["legend"])

@@ -128,7 +128,7 @@ def test_gram_heatmap_and_to_spec():
 
 def test_to_spec_sends_one_table_beside_a_spec_that_depends_only_on_the_shape():
     def spec(M, tokens):
-        return charts.to_spec(charts.token_heatmap(M, tokens, tokens, palette="diverging", domain=None))
+        return charts.to_spec(charts.token_heatmap(M, tokens, tokens, palette="diverging", domain=(-4, 4)))
 
     a, b = spec(torch.randn(8, 8), list("abcdefgh")), spec(torch.randn(8, 8), list("stuvwxyz"))
     assert "datasets" not in a and len(a["data"]["values"]) == 64
@@ -139,22 +139,105 @@ def test_to_spec_sends_one_table_beside_a_spec_that_depends_only_on_the_shape():
     assert a == b  # a new sentence changes the data only, so the browser keeps its chart
 
 
-def test_small_token_map_one_rect_per_cell_masked_blank():
+def _cells(spec: dict) -> list[dict]:
+    """The rows of the layer that draws the cells (rect marks) of a map's spec."""
+    layers = spec.get("layer", [spec])
+    (rect,) = [layer for layer in layers if (layer.get("mark", {}).get("type") if isinstance(layer.get("mark"), dict)
+                                             else layer.get("mark")) == "rect" and "condition" in
+               layer["encoding"].get("color", {})]
+    data = rect.get("data", spec.get("data"))
+    return data["values"] if "values" in data else spec["datasets"][data["name"]]
+
+
+def _legend_entries(spec: dict) -> list[str]:
+    """The nominal legend entries of a spec (the masked cells' grey)."""
+    out = []
+    for layer in spec.get("layer", [spec]):
+        fill = layer.get("encoding", {}).get("fill")
+        if fill and fill.get("type") == "nominal":
+            out += fill["scale"]["domain"]
+            assert fill["scale"]["range"] == [matrices.MASKED_GREY]
+    return out
+
+
+def test_small_token_map_one_rect_per_cell_masked_grey():
     M = torch.softmax(torch.randn(5, 5, dtype=torch.float64), -1)
     M[1, 3:] = float("-inf")
     tokens = ["the", "cat", "the", "<b>x</b>", "🙂"]
-    chart = charts.token_heatmap(M, tokens, tokens).chart
-    assert isinstance(chart, alt.Chart)
-    (rows,) = chart.to_dict()["datasets"].values()  # validates against the Vega-Lite schema
-    assert len(rows) == 25
+    drawn = charts.token_heatmap(M, tokens, tokens)
+    spec = drawn.chart.to_dict()  # validates against the Vega-Lite schema
+    rows = _cells(spec)
+    assert len(rows) == 25  # every cell drawn, the masked ones too
     assert [r["query"] for r in rows[::5]] == ["0 the", "1 cat", "2 the", "3 <b>x</b>", "4 🙂"]  # repeats stay apart
     assert [r["key"] for r in rows[:5]] == ["0 the", "1 cat", "2 the", "3 <b>x</b>", "4 🙂"]
     by_cell = {(r["query"][0], r["key"][0]): r for r in rows}
-    assert by_cell[("1", "3")]["value"] is None and by_cell[("1", "3")]["value text"] == "masked"
-    assert by_cell[("2", "4")]["value text"] == format(float(M[2, 4]), ".6f")
+    masked = by_cell[("1", "3")]
+    # a number the chart engine draws (it skips a mark whose colour field is null), grey by its flag
+    assert masked["value"] is not None and masked["masked"] is True and masked["value text"] == "masked"
+    assert sum(r["masked"] for r in rows) == 2
+    assert by_cell[("2", "4")]["value text"] == format(float(M[2, 4]), ".6f") and by_cell[("2", "4")]["masked"] is False
     assert by_cell[("2", "4")]["value"] == pytest.approx(float(M[2, 4]))
+    (rect,) = [layer for layer in spec["layer"] if layer["mark"]["type"] == "rect"]
+    color = rect["encoding"]["color"]
+    assert color["value"] == matrices.MASKED_GREY and color["condition"]["test"] == "!datum.masked"
+    assert _legend_entries(spec) == ["masked"]
+    assert any(t["field"] == "value text" for t in rect["encoding"]["tooltip"])
+    # nothing masked: one chart, no grey legend entry
+    plain = charts.token_heatmap(torch.softmax(torch.randn(5, 5), -1), tokens, tokens).chart
+    assert isinstance(plain, alt.Chart) and _legend_entries(plain.to_dict()) == []
     with pytest.raises(ValueError, match="row_labels"):
         charts.token_heatmap(M, tokens[:4], tokens)
+
+
+@pytest.mark.parametrize("form", ["causal", "valid length 0", "per sequence"])
+def test_every_masked_cell_is_drawn_grey_in_the_masking_lab(form):
+    """The masking lab's step 2: scores with −∞ where masked, for a causal mask, a query with a
+    valid length of 0, and a per-sequence length: rows × columns cells drawn, as many of them
+    flagged masked (grey) as there are −∞ scores; the image form greys the same pixels."""
+    n = 8
+    scores = torch.randn(n, n, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    if form == "causal":
+        mask = torch.ones(n, n, dtype=torch.bool).triu(1)
+    elif form == "valid length 0":
+        mask = torch.ones(n, n, dtype=torch.bool)
+    else:
+        mask = torch.zeros(n, n, dtype=torch.bool)
+        mask[:, 3:] = True
+    masked = scores.masked_fill(mask, float("-inf"))
+    tokens = [f"t{i}" for i in range(n)]
+    spec = charts.token_heatmap(masked, tokens, tokens, value_title="score", palette="diverging",
+                                domain="symmetric").chart.to_dict()
+    rows = _cells(spec)
+    assert len(rows) == n * n and all(r["value"] is not None for r in rows)
+    assert sum(r["masked"] for r in rows) == int(mask.sum())
+    assert [r["masked"] for r in rows] == mask.flatten().tolist()
+    assert [r["value text"] == "masked" for r in rows] == mask.flatten().tolist()
+    assert _legend_entries(spec) == ["masked"]
+    image = charts.token_heatmap(masked, tokens, tokens, value_title="score", palette="diverging",
+                                 domain="symmetric", max_marks=0).chart.to_dict()
+    urls = [row["url"] for rows_ in image["datasets"].values() for row in rows_ if "url" in row]
+    img = decode_png(__import__("base64").b64decode(urls[0].split(",", 1)[1]))
+    grey = (img == 128).all(dim=-1)
+    assert torch.equal(grey, mask)
+    assert _legend_entries(image) == ["masked"]
+
+
+def test_heatmap_draws_masked_cells_grey():
+    """The general heatmap (the families page's causal ALiBi bias): every cell drawn, −∞ and NaN
+    grey with a legend entry, in the marks as in the image."""
+    n = 6
+    bias = -torch.arange(n, dtype=torch.float64)[None, :].sub(torch.arange(n)[:, None]).abs()
+    mask = torch.ones(n, n, dtype=torch.bool).triu(1)
+    bias = bias.masked_fill(mask, float("nan"))
+    spec = charts.heatmap(bias, x_title="key j", y_title="query i", value_title="bias", domain=None).chart.to_dict()
+    rows = _cells(spec)
+    assert len(rows) == n * n and all(r["value"] is not None for r in rows)
+    assert [r["masked"] for r in rows] == mask.flatten().tolist()
+    assert [r["value text"] == "masked" for r in rows] == mask.flatten().tolist()
+    assert _legend_entries(spec) == ["masked"]
+    image = charts.heatmap(bias, x_title="key j", y_title="query i", value_title="bias", domain=None,
+                           max_marks=0).chart.to_dict()
+    assert _legend_entries(image) == ["masked"]
 
 
 def test_large_token_map_is_one_image_with_a_read_out():
@@ -169,7 +252,8 @@ def test_large_token_map_is_one_image_with_a_read_out():
     assert isinstance(chart, alt.LayerChart) and n * n > matrices.MAX_TOKEN_RECTS
     spec = chart.to_dict()  # validates
     urls = [row["url"] for rows in spec["datasets"].values() for row in rows if "url" in row]
-    assert len(urls) == 1 and sum(len(rows) for rows in spec["datasets"].values()) <= 4
+    assert len(urls) == 1 and sum(len(rows) for rows in spec["datasets"].values()) <= 5  # + the grey legend entry
+    assert _legend_entries(spec) == ["masked"]
     img = decode_png(__import__("base64").b64decode(urls[0].split(",", 1)[1]))
     finite = torch.where(torch.isfinite(M), M, torch.full_like(M, float("nan")))
     assert torch.equal(img, colorize(finite, vmin=0.0, vmax=1.0, palette="sequential"))  # masked cells grey
@@ -260,3 +344,112 @@ def test_extrapolation_chart_draws_every_measured_row_and_marks_the_training_len
     marks = [row for rows in spec["datasets"].values() for row in rows if "mark" in row]
     assert [m["mark"] for m in marks] == ["trained on 8"]
     assert spec["height"] == 200 + 60 + 30 * 2  # the plot, and room for a legend of two lines
+
+
+def test_token_bars_one_bar_per_token_with_its_number():
+    values = torch.tensor([0.5, -1.25, 2.0], dtype=torch.float64)
+    drawn = charts.token_bars(values, ["it", "was", "it"], value_title="score", highlight=2, title="1. scores")
+    spec = drawn.chart.to_dict()  # validates
+    (rows,) = {id(r): r for r in [spec["datasets"][layer["data"]["name"]] for layer in spec["layer"]
+                                 if "data" in layer and "value text" in spec["datasets"][layer["data"]["name"]][0]]}.values()
+    assert [r["token"] for r in rows] == ["0 it", "1 was", "2 it"]  # repeats stay apart
+    assert [r["value text"] for r in rows] == ["0.500", "-1.250", "2.000"] and [r["picked"] for r in rows] == [0, 0, 1]
+    bars, numbers = spec["layer"][0], spec["layer"][1]
+    assert bars["mark"]["type"] == "bar" and numbers["mark"]["type"] == "text"  # the value written beside each bar
+    assert numbers["encoding"]["text"]["field"] == "value text"
+    assert [t["field"] for t in bars["encoding"]["tooltip"]] == ["token", "value text"]
+    lo, hi = bars["encoding"]["x"]["scale"]["domain"]
+    assert lo == -1.25 and hi > 2.0  # every bar inside, room for its number
+    assert drawn.drawing == charts.Drawing("marks", (3, 1), (3, 1), (1, 1), hover=True)
+    for bad, match in ((torch.tensor([float("nan")]), "finite"), (torch.zeros(2, 2), "values")):
+        with pytest.raises(ValueError, match=match):
+            charts.token_bars(bad, ["a"] * len(bad))
+    with pytest.raises(ValueError, match="labels"):
+        charts.token_bars(values, ["a"])
+    with pytest.raises(ValueError, match="highlight"):
+        charts.token_bars(values, ["a", "b", "c"], highlight=3)
+
+
+def _nodes(spec):
+    """Every chart node of a spec (itself, its layers and concatenated parts, at any depth)."""
+    yield spec
+    for part in ("layer", "hconcat", "vconcat", "concat"):
+        for child in spec.get(part, []):
+            yield from _nodes(child)
+    if isinstance(spec.get("spec"), dict):
+        yield from _nodes(spec["spec"])
+
+
+def _mark(node) -> str | None:
+    mark = node.get("mark")
+    return mark.get("type") if isinstance(mark, dict) else mark
+
+
+def _colour_defs(node):
+    """The quantitative colour definitions of a node (a conditional one counts by its condition)."""
+    for channel in ("color", "fill"):
+        d = node.get("encoding", {}).get(channel)
+        if d is None:
+            continue
+        d = d["condition"] if "field" in d.get("condition", {}) else d
+        if d.get("type") == "quantitative":
+            yield d
+
+
+def _rows_of(spec, node):
+    data = node.get("data", spec.get("data", {}))
+    if "values" in data:
+        return data["values"]
+    return spec.get("datasets", {}).get(data.get("name"), [])
+
+
+def test_every_builder_colours_signed_values_diverging_around_zero_and_gives_the_values():
+    """Over every builder's samples: a map coloured with the diverging (colour-blind-safe
+    blue-white-red) palette has a domain symmetric around 0, so white is 0; a map whose cells
+    hold values of both signs uses it; and every coloured map gives its values in a legend or a
+    tooltip (an image without a tooltip carries a legend), so nothing depends on colour alone."""
+    from tests.chart_samples import samples
+
+    diverging, sequential = list(PALETTES["diverging"]), list(PALETTES["sequential"])
+    checked = 0
+    for name, drawn in samples().items():
+        spec = drawn.chart.to_dict()
+        nodes = list(_nodes(spec))
+        legends = [d for node in nodes for d in _colour_defs(node) if d.get("legend", {}) is not None]
+        for node in nodes:
+            for d in _colour_defs(node):
+                scale = d.get("scale", {})
+                if scale.get("range") == diverging:
+                    lo, hi = scale["domain"]
+                    assert lo == -hi, (name, scale["domain"])
+                if scale.get("range") == sequential and _mark(node) == "rect":
+                    values = [r["value"] for r in _rows_of(spec, node) if not r.get("masked")]
+                    assert not (min(values) < 0 < max(values)), (name, "signed values on a sequential palette")
+                if _mark(node) in ("rect", "bar"):
+                    assert d.get("legend", {}) is not None or "tooltip" in node["encoding"], name
+                    checked += 1
+            if _mark(node) == "image":
+                assert "tooltip" in node.get("encoding", {}) or legends or "expr" in str(spec.get("title", "")), name
+                checked += 1
+    assert checked >= 10
+
+
+@pytest.mark.parametrize("builder", ["heatmap", "token_heatmap"])
+@pytest.mark.parametrize("marks", [True, False])
+def test_signed_maps_are_diverging_and_centred_whatever_the_palette_asked(builder, marks):
+    """Values of both signs with domain=None: the diverging palette over −m .. m, even when the
+    sequential palette was asked for (its darkest colour would read as 'zero' or 'small')."""
+    M = torch.tensor([[-0.5, 0.1], [2.0, 0.0]], dtype=torch.float64)
+    for palette in ("sequential", "diverging"):
+        if builder == "heatmap":
+            drawn = charts.heatmap(M, x_title="x", y_title="y", palette=palette, domain=None, max_marks=100 if marks else 0)
+        else:
+            drawn = charts.token_heatmap(M, ["a", "b"], ["c", "d"], palette=palette, max_marks=100 if marks else 0)
+        spec = drawn.chart.to_dict()
+        scales = [d["scale"] for node in _nodes(spec) for d in _colour_defs(node)]
+        assert scales and all(s["range"] == list(PALETTES["diverging"]) and s["domain"] == [-2.0, 2.0] for s in scales)
+    # a given domain for values of one sign is kept; an asymmetric one around 0 is widened
+    assert [d["scale"]["domain"] for node in _nodes(charts.heatmap(M.abs(), x_title="x", y_title="y",
+            domain=(0.0, 1.0)).chart.to_dict()) for d in _colour_defs(node)] == [[0.0, 1.0]]
+    assert [d["scale"]["domain"] for node in _nodes(charts.heatmap(M, x_title="x", y_title="y",
+            domain=(-1.0, 3.0)).chart.to_dict()) for d in _colour_defs(node)] == [[-3.0, 3.0]]

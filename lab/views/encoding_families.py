@@ -369,7 +369,7 @@ def rope_caption(view: RopeView) -> str:
 
 def alibi_caption(view: AlibiView) -> str:
     """The head drawn, its slope, and how a decoder's masked keys are drawn."""
-    masked = f" Keys after the query are masked ({'grey' if view.image else 'blank'})." if view.causal else ""
+    masked = " Keys after the query are masked (grey)." if view.causal else ""
     return (f"Head {view.head} of {view.heads}: slope m = {num(view.slope, '.6g')}, the bias falls by that much per step of "
             f"distance.{masked}{_blocks(view)}")
 

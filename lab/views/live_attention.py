@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import streamlit as st
+import math
 
-from pekit import charts, order, seeded, text
+import streamlit as st
+import torch
+
+from pekit import charts, order, seeded, sinusoidal_encoding, text
 from lab.display import plural
 from lab.settings import MAX_SEED
 
@@ -54,6 +57,10 @@ class LayerShape(NamedTuple):
         return self.heads - 1
 
     @property
+    def last_token(self) -> int:
+        return self.n - 1
+
+    @property
     def several_heads(self) -> bool:
         return self.heads > 1
 
@@ -89,6 +96,7 @@ class OrderView(NamedTuple):
     without and with P."""
 
     shuffled: tuple[str, ...]
+    moved: int  # slots that hold a different token after the shuffle
     maps: tuple[OrderMap, ...]  # without P: original, put back; with P: original, put back
     without: OrderGap
     with_p: OrderGap
@@ -102,6 +110,8 @@ class MaskingView(NamedTuple):
     length: int  # the valid length of the sequence shown
     real: int  # its real tokens (padding not counted)
     masked_total: float  # the weight on masked keys (exactly 0)
+    moved: float  # the largest change the mask makes to a weight (against the softmax over every key)
+    hidden_pairs: int  # query-key pairs the mask hides (of LAB_STEPS × LAB_STEPS)
     zero_rows: tuple[int, ...]  # queries with a valid length of 0
     book_row: tuple[float, ...]  # the book's weights for the first such query (empty when none)
     scores: dict  # Vega-Lite specs: the three steps, and the book's masked softmax
@@ -112,6 +122,36 @@ class MaskingView(NamedTuple):
     @property
     def counts_padding(self) -> bool:
         return self.length > self.real
+
+
+class QueryStep(NamedTuple):
+    """One query of one head, step by step: its scores against every key, the softmax weights,
+    and the output as the weighted sum of the value rows (``values``: the first SHOWN_DIMS
+    columns of each key's value vector; ``output``: the same columns of the query's output)."""
+
+    head: int
+    query: int
+    tokens: tuple[str, ...]
+    head_size: int
+    scores: tuple[float, ...]
+    weights: tuple[float, ...]
+    values: tuple[tuple[float, ...], ...]
+    output: tuple[float, ...]
+    score_chart: dict  # Vega-Lite specs
+    weight_chart: dict
+    value_chart: dict
+
+    @property
+    def top(self) -> int:
+        """The key that gets the most weight (the first, on a tie)."""
+        return max(range(len(self.weights)), key=lambda j: (self.weights[j], -j))
+
+    @property
+    def shown_dims(self) -> int:
+        return len(self.output)
+
+
+SHOWN_DIMS = 8  # value columns drawn in the step-by-step picture
 
 
 class BookExample(NamedTuple):
@@ -125,10 +165,20 @@ class BookExample(NamedTuple):
 
 # sentences from numbers ------------------------------------------------------------------------
 
+MARKDOWN = set("\\`*_{}[]()#+-.!|<>~$:")  # characters markdown would read as markup
+
+
+def plain(text: str) -> str:
+    """``text`` (typed by a reader) shown as itself in markdown: each markup character escaped."""
+    return "".join("\\" + c if c in MARKDOWN else c for c in text)
+
+
 
 def dropped_statement(sentence: Sentence) -> str:
-    return (f"The sentence has {sentence.count + sentence.dropped} tokens; the first {MAX_TOKENS} are used "
-            f"and {sentence.dropped} are cut.")
+    total = sentence.count + sentence.dropped
+    if not sentence.dropped:
+        return f"The sentence has {total} {plural(total, 'token')}; all are used."
+    return f"The sentence has {total} tokens; the first {MAX_TOKENS} are used and {sentence.dropped} are cut."
 
 
 def tokens_line(sentence: Sentence) -> str:
@@ -158,6 +208,22 @@ def qkv_statement(shape: LayerShape) -> str:
             "the source sentence.")
 
 
+def query_step_statement(step: QueryStep) -> str:
+    """The three steps for one query, with its numbers."""
+    q, hs, n = step.query, step.head_size, len(step.tokens)
+    top = step.top
+    lo, hi = min(step.scores), max(step.scores)
+    scores = (f"from {lo:.3f} to {hi:.3f}" if n > 1 else f"{lo:.3f}, its only key")
+    cols = (f"all {hs} of them shown" if step.shown_dims == hs else f"the first {step.shown_dims} of {hs} shown")
+    return (f"**Query {q} ({plain(step.tokens[q])}), head {step.head}.** 1. Its query vector q = x W_q is compared with the key "
+            f"vector k_j = x_j W_k of every token j: score_j = q·k_j / √{hs}, here {scores}. 2. A softmax turns the "
+            f"{n} {plural(n, 'score')} into {n} {plural(n, 'weight')} that sum to 1: the larger the score, the larger "
+            f"the weight (the orange bar: the query itself as a key); the most, {step.weights[top]:.3f}, goes to key {top} ({plain(step.tokens[top])}). 3. The output is "
+            f"the weighted sum of the value vectors v_j = x_j W_v: Σ_j weight_j · v_j, {hs} "
+            f"{plural(hs, 'number')} ({cols}: the last row of the third picture, below the value vectors). Every token does the same as query, "
+            "and the heads' outputs, side by side, go through W_o.")
+
+
 def effect_caption(effect: Effect) -> str:
     return (f"Head {effect.head}: weights with P added minus weights without it. The largest change here is "
             f"{effect.biggest:.3f}; the toggle above switches the maps between the two.")
@@ -169,8 +235,9 @@ def batch_statement(sentence: Sentence) -> str:
     return ("Batches hold sequences of different lengths, padded to a common length. `valid_lens` says how many "
             f"keys of each sequence are real; the rest get weight exactly 0. Here: sequence A is the first "
             f"{a} {plural(a, 'token')} of your sentence, B the first {_half(a)}, "
-            f"both padded to {LAB_STEPS} steps with zero vectors. The scores are those of plain self-attention "
-            "on the token vectors themselves (Q = K = X: no learned projection, so only the masking acts).")
+            f"both padded to {LAB_STEPS} steps with zero vectors. The scores compare queries Q = XW_q with keys "
+            "K = XW_k, made by the untrained layer's own two projections (the seed above), so queries and keys "
+            "differ and the weights change with each mask.")
 
 
 def valid_code(view: MaskingView) -> str:
@@ -187,8 +254,16 @@ def padding_statement(view: MaskingView) -> str:
 
 def masked_statement(view: MaskingView) -> str:
     rows = view.zero_rows
+    pairs = LAB_STEPS * LAB_STEPS
+    if view.hidden_pairs:
+        moved = (f"The mask hides {view.hidden_pairs} of the {pairs} query–key pairs (grey cells, in place) and moves "
+                 f"a weight by up to {view.moved:.3f} from the softmax over all {LAB_STEPS} keys. ")
+    else:
+        moved = (f"No key is masked here (every valid length covers all {LAB_STEPS} steps): the weights are the "
+                 f"softmax over all {LAB_STEPS} keys. ")
     return (f"Total weight on masked keys in sequence {view.show}: **{view.masked_total:g}** (exactly zero). Scores 1 "
-            "and 2 share one colour scale; masked cells stay in place, grey. "
+            "and 2 share one colour scale. " + moved
+
             + ("Every row sums to 1 over its valid keys." if not rows else
                f"Row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows))} "
                f"{'have' if len(rows) > 1 else 'has'} a valid length of 0: pekit gives all zeros, never NaN "
@@ -217,14 +292,28 @@ def book_example_code(example: BookExample) -> str:
             f"sequence 1, head 0 (2 valid keys):\n{rows1}")
 
 
+ROUND_OFF = 1e-5  # relative output differences below this are float round-off
+
+
 def order_statement(view: OrderView) -> str:
-    return (f"Without positions, the two maps are the same: the largest difference of an output is "
-            f"{view.without.relative:.1e} of the outputs' size, float round-off. Every token gets exactly the same "
-            "output wherever it stands; its weights move with it. The output rows do stay in the order of the input "
-            "rows, as readers of the chapter point out, but nothing a token computes depends on that order, so 'dog "
-            f"bites man' and 'man bites dog' give each word the same vector. With P the maps differ and the outputs "
-            f"move by {view.with_p.relative:.0%} of their size: a token's vector now depends on its slot, and order "
-            "matters.")
+    """What the shuffle changed, without and with P, from the measured gaps."""
+    same = ("This shuffle leaves the sentence as typed (every token stays in place or swaps with an identical one): "
+            "press Shuffle again for another order. " if view.moved == 0 else "")
+    if view.without.relative < ROUND_OFF:
+        without = (f"Without positions, the two maps are the same: the largest difference of an output is "
+                   f"{view.without.relative:.1e} of the outputs' size, float round-off. Every token gets exactly the "
+                   "same output wherever it stands; its weights move with it. The output rows do stay in the order of "
+                   "the input rows, as readers of the chapter point out, but nothing a token computes depends on that "
+                   "order, so 'dog bites man' and 'man bites dog' give each word the same vector.")
+    else:
+        without = (f"Without positions the outputs still differ by {view.without.relative:.2g} of their size, more "
+                   "than float round-off.")
+    if view.with_p.relative >= ROUND_OFF:
+        with_p = (f" With P the maps differ and the outputs move by {100 * view.with_p.relative:.3g}% of their size: "
+                  "a token's vector now depends on its slot, and order matters.")
+    else:
+        with_p = f" With P too the outputs stay within {view.with_p.relative:.1e} of their size."
+    return same + without + with_p
 
 
 def next_shuffle(seed: int) -> int:
@@ -238,6 +327,15 @@ def next_shuffle(seed: int) -> int:
 def sentence_view(sentence: str) -> Sentence:
     tok = text.tokenize(sentence, max_tokens=MAX_TOKENS)
     return Sentence(tuple(tok.tokens), tok.dropped, tok.clipped)
+
+
+FIRST_SCREEN_MAP = 240  # px: the weight map of a short sentence, with its labels, fits a 720-px screen
+
+
+def first_screen_cell(count: int) -> int:
+    """Pixels per cell of the page's main map: at most 32, at least 16 (a 12-px label a row), and
+    small enough that up to 15 tokens fit FIRST_SCREEN_MAP."""
+    return max(16, min(32, FIRST_SCREEN_MAP // max(count, 1)))
 
 
 def _half(count: int) -> int:
@@ -265,7 +363,8 @@ def head_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, posi
                scale: str) -> dict:
     weights = attention_view(tokens, hidden, heads, seed, positional)
     return charts.token_heatmap(weights[head], tokens, tokens, x_title="key token", y_title="query token",
-                                value_title="weight", scale=scale).spec()
+                                value_title="weight", scale=scale, cell=first_screen_cell(len(tokens)),
+                                legend="right").spec()
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -276,6 +375,35 @@ def gallery(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positio
     # small pictures (max_marks=0): quick to send and draw; a click on "enlarge" gives the values
     return tuple(charts.token_heatmap(weights[h], tokens, tokens, scale=scale, compact=True, title=f"head {h}",
                                       max_marks=0).spec() for h in range(heads))
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def query_step(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool, head: int,
+               query: int) -> QueryStep:
+    """One query of one head through the three steps, from the layer's own projections."""
+    model, X = _layer(tokens, hidden, heads, seed)
+    n, hs = len(tokens), hidden // heads
+    if positional:
+        X = X + sinusoidal_encoding(n, hidden, device=X.device, dtype=X.dtype)
+    cols = slice(head * hs, (head + 1) * hs)  # head h's columns, as the layer splits them
+    Q, K, V = (W(X).detach()[:, cols].double().cpu() for W in (model.W_q, model.W_k, model.W_v))
+    scores = K @ Q[query] / math.sqrt(hs)
+    weights = scores.softmax(0)
+    output = weights @ V
+    shown = min(SHOWN_DIMS, hs)
+    names = list(tokens)
+    score_chart = charts.token_bars(scores, names, value_title="score q·k_j / √d_h", label_title="key token",
+                                    highlight=query, title="1. scores").spec()
+    weight_chart = charts.token_bars(weights, names, value_title="weight (softmax of the scores)",
+                                     label_title="key token", highlight=query, title="2. weights").spec()
+    table = torch.cat([V[:, :shown], output[None, :shown]])
+    value_chart = charts.token_heatmap(table, names + ["output"], [""] * shown, x_title="column of v",
+                                       y_title="value vector v_j; last row: the output", value_title="value",
+                                       palette="diverging", title="3. values and their weighted sum", cell=20,
+                                       legend="right").spec()
+    return QueryStep(head, query, tuple(tokens), hs, tuple(scores.tolist()), tuple(weights.tolist()),
+                     tuple(map(tuple, V[:, :shown].tolist())), tuple(output[:shown].tolist()), score_chart,
+                     weight_chart, value_chart)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -300,7 +428,15 @@ def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuf
                                  charts.token_heatmap(weights[head].cpu(), tokens, tokens, scale="max", compact=True,
                                                       title=title, max_marks=0).spec()))
     gaps = {positional: OrderGap(c.output_gap, c.relative_output_gap, c.weights_gap) for positional, c in checks.items()}
-    return OrderView(tuple(tokens[i] for i in perm.tolist()), tuple(maps), gaps[False], gaps[True])
+    shuffled = tuple(tokens[i] for i in perm.tolist())
+    return OrderView(shuffled, sum(a != b for a, b in zip(shuffled, tokens)), tuple(maps), gaps[False], gaps[True])
+
+
+def _query_key(batch, hidden: int, seed: int):
+    """The padded batch through the seeded layer's query and key projections (no bias: padding
+    stays zero)."""
+    model = seeded.seeded_attention(hidden, 1, seed=seed, device=batch.device)
+    return model.W_q(batch).detach(), model.W_k(batch).detach()
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -314,9 +450,11 @@ def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len
     b = list(first[: _half(len(a))])
     batch = order.padded_batch([text.token_embeddings(a, hidden, seed=seed),
                                 text.token_embeddings(b, hidden, seed=seed)], LAB_STEPS)
+    queries, keys = _query_key(batch, hidden, seed)
     lens = [len(a) if len_a == "own" else int(len_a), len(b) if len_b == "own" else int(len_b)]
     valid = lens if form == "one per sequence" else order.causal_lengths(lens, LAB_STEPS).tolist()
-    result = order.masking_steps(batch, valid)
+    result = order.masking_steps(queries, valid, keys=keys)
+    unmasked = order.masking_steps(queries, [LAB_STEPS, LAB_STEPS], keys=keys).weights
     book = order.book_masked_softmax(result.scores, valid)
     i = 0 if show == "A" else 1
     names = (a if show == "A" else b) + ["<pad>"] * (LAB_STEPS - len(a if show == "A" else b))
@@ -327,13 +465,14 @@ def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len
     zero_rows = tuple(q for q, total in enumerate(result.row_sums[i].tolist()) if total == 0)
     return MaskingView(
         show, tuple(tuple(v) if isinstance(v, list) else v for v in valid), lens[i], len(a if show == "A" else b),
-        float(result.masked_weight[i]), zero_rows, tuple(book[i][zero_rows[0]].tolist()) if zero_rows else (),
+        float(result.masked_weight[i]), float((result.weights[i] - unmasked[i]).abs().max()),
+        int(result.masked[i].isinf().sum()), zero_rows, tuple(book[i][zero_rows[0]].tolist()) if zero_rows else (),
         charts.token_heatmap(result.scores[i], names, names, value_title="score", palette="diverging",
-                             domain=score_range, title="1. scores XXᵀ/√d").spec(),
+                             domain=score_range, title="1. scores QKᵀ/√d", legend="right").spec(),
         charts.token_heatmap(result.masked[i], names, names, value_title="score", palette="diverging",
-                             domain=score_range, title="2. masked (grey)").spec(),
-        charts.token_heatmap(result.weights[i], names, names, title="3. weights (pekit)").spec(),
-        charts.token_heatmap(book[i], names, names, title="the book's masked_softmax").spec())
+                             domain=score_range, title="2. masked (grey)", legend="right").spec(),
+        charts.token_heatmap(result.weights[i], names, names, title="3. weights (pekit)", legend="right").spec(),
+        charts.token_heatmap(book[i], names, names, title="the book's masked_softmax", legend="right").spec())
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

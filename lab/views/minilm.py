@@ -17,6 +17,9 @@ import pandas as pd
 import streamlit as st
 
 from pekit import charts, pretrained
+from pekit.text import MAX_CHARS
+from lab.display import plural
+from lab.views.live_attention import plain
 from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, TextSetting
 
 UNTRAINED = "untrained"
@@ -72,6 +75,21 @@ class MiniLMRun(NamedTuple):
         return self.result.cut
 
 
+class Pieces(NamedTuple):
+    """How a text became word pieces, against its written words (runs of characters between
+    white space). ``split``: each written word read as several pieces, with those pieces;
+    ``continued``: pieces that continue a word (they start with ##)."""
+
+    count: int  # every piece, [CLS] and [SEP] included
+    written: int  # written words with at least one piece
+    split: tuple[tuple[str, tuple[str, ...]], ...]
+    continued: int
+
+    @property
+    def inner(self) -> int:
+        return self.count - 2
+
+
 class HeadChoice(NamedTuple):
     """A head clicked in the gallery."""
 
@@ -91,6 +109,7 @@ class FollowView(NamedTuple):
     """Where the piece at ``index`` looks: per layer (mean of heads) and per head of one layer."""
 
     token: str
+    index: int
     tokens: tuple[str, ...]
     top: tuple[tuple[int, float], ...]  # per layer: the piece with the most weight (other than [CLS], [SEP], itself) and that weight
     per_layer: dict  # Vega-Lite spec
@@ -143,14 +162,22 @@ class OrderView(NamedTuple):
 # sentences from numbers ------------------------------------------------------------------------
 
 
-def pieces_statement(word_ids: Sequence[int | None]) -> str:
-    """How the text became word pieces."""
-    words = [w for w in word_ids if w is not None]
-    split = sum(1 for w in set(words) if words.count(w) > 1)
-    return (f"{len(word_ids)} word pieces: [CLS] first, [SEP] last, and {len(words)} pieces of {len(set(words))} "
-            f"words in between; " + (f"{split} word{'s were' if split != 1 else ' was'} split into several pieces "
-                                     "(a piece that continues a word starts with ##)." if split else
-                                     "no word was split into pieces."))
+def pieces_statement(pieces: Pieces) -> str:
+    """How the written words became word pieces."""
+    start = (f"{pieces.count} word pieces: [CLS] first, [SEP] last, and {pieces.inner} "
+             f"{plural(pieces.inner, 'piece')} of {pieces.written} written {plural(pieces.written, 'word')} in between; ")
+    if not pieces.split:
+        return start + "each written word is one piece. No piece continues a word (##), so the share 'same word' in the table of heads is empty."
+    word, parts = pieces.split[0]
+    n = len(pieces.split)
+    shown = word if len(word) <= 40 else word[:39] + "…"
+    said = (start + f"{n} written {plural(n, 'word')} became several pieces, e.g. {plain(shown)} → "
+            f"{plain(' | '.join(parts[:12]))}{' …' if len(parts) > 12 else ''}. The tokenizer cuts at "
+            "punctuation, and splits a word it does not know into known pieces: a piece that "
+            "continues a word starts with ##")
+    if pieces.continued:
+        return said + f" ({pieces.continued} {plural(pieces.continued, 'piece')} here)."
+    return said + " (none here, so the share 'same word' in the table of heads is empty: only the ## pieces of one word count as the same word)."
 
 
 def cut_statement(run: MiniLMRun) -> str:
@@ -188,6 +215,10 @@ def named_statement(named: Sequence[pretrained.NamedHead], total: int = LAYERS *
 def follow_statement(view: FollowView) -> str:
     """Where the followed piece looks in each layer (plain text: it quotes the sentence)."""
     tokens = view.tokens
+    if len(tokens) <= 3 and 0 < view.index < len(tokens) - 1:
+        return (f"The text is the one word piece {view.token!r} between [CLS] and [SEP]: it has no other word piece "
+                f"to look at (its weight on itself, averaged over the {HEADS} heads, layer by layer: "
+                + ", ".join(f"{w:.3f}" for _, w in view.top) + ").")
     per_layer = "; ".join(f"layer {layer}: {tokens[j]!r} {w:.3f}" for layer, (j, w) in enumerate(view.top))
     favourite: dict[int, int] = {}
     for j, _ in view.top:
@@ -270,6 +301,29 @@ def minilm_run(text: str) -> MiniLMRun:
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
+def pieces_view(text: str) -> Pieces:
+    """The text's word pieces against its written words. Raises ``ValueError`` when the text
+    has no word piece."""
+    shared_model()
+    encoded = pretrained.encode_text(text)
+    read = text[:MAX_CHARS]
+    words: list[list[int]] = []  # piece indices, grouped by written word
+    last_end = None
+    for i, (start, end) in enumerate(encoded.offsets):
+        if encoded.word_ids[i] is None:
+            continue
+        if last_end is not None and not any(c.isspace() for c in read[last_end:start]):
+            words[-1].append(i)
+        else:
+            words.append([i])
+        last_end = end
+    split = tuple((read[encoded.offsets[w[0]][0]:encoded.offsets[w[-1]][1]], tuple(encoded.tokens[i] for i in w))
+                  for w in words if len(w) > 1)
+    continued = sum(1 for i, t in enumerate(encoded.tokens) if encoded.word_ids[i] is not None and t.startswith("##"))
+    return Pieces(len(encoded.tokens), len(words), split, continued)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
 def map_chart(text: str, layer: int, head: int) -> dict:
     run = minilm_run(text)
     return charts.token_heatmap(run.result.attentions[layer, head], run.tokens, run.tokens, x_title="key",
@@ -299,7 +353,7 @@ def follow_view(text: str, index: int, layer: int) -> FollowView:
                                      value_title="weight", domain=None)
     per_head = charts.token_heatmap(ta.per_head[layer], [""] * HEADS, tokens, x_title="key",
                                     y_title=f"head of layer {layer}", value_title="weight", domain=None)
-    return FollowView(ta.token, tokens, tuple(ta.top), per_layer.spec(), per_head.spec(),
+    return FollowView(ta.token, index, tokens, tuple(ta.top), per_layer.spec(), per_head.spec(),
                       pretrained.token_attention_frame(ta, tokens))
 
 

@@ -11,6 +11,7 @@ bounded by the builder, never by the raw tensor. This subpackage needs altair an
 
 from ._common import Drawing, Drawn, to_spec
 from ._png import PALETTES
+from .bars import token_bars
 from .circles import rotation_circle
 from .export import MAX_CSV_CELLS, matrix_csv
 from .graphs import architecture_chart
@@ -37,6 +38,7 @@ __all__ = [
     "to_spec",
     "heatmap",
     "token_heatmap",
+    "token_bars",
     "column_curves",
     "offset_similarity_chart",
     "line_chart",

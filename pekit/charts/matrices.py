@@ -95,6 +95,37 @@ def heatmap_frame(summary: BlockSummary, *, row_offset: int = 0, col_offset: int
     return frame
 
 
+MASKED = "masked"  # the tooltip text and the legend entry of a cell that has no value (−∞, NaN)
+
+
+def centred_domain(domain: Sequence[float], palette: str) -> tuple[float, float]:
+    """The colour range to draw with: a diverging palette over values of both signs gets the
+    symmetric range ``-m .. m`` (``m`` the larger end), so its neutral middle colour is 0."""
+    lo, hi = float(domain[0]), float(domain[1])
+    if palette == "diverging" and lo < 0 < hi and lo != -hi:
+        bound = max(-lo, hi)
+        return -bound, bound
+    return lo, hi
+
+
+def signed(values: Tensor) -> bool:
+    """Whether the finite values have both signs (a signed map: drawn with the diverging palette)."""
+    finite = values[torch.isfinite(values)]
+    return bool(finite.numel()) and float(finite.min()) < 0 < float(finite.max())
+
+
+def masked_legend(legend: alt.Legend | None = None) -> alt.Chart:
+    """An invisible layer whose only part is a legend entry: a grey square reading "masked"."""
+    return (
+        alt.Chart(alt.InlineData(values=[{"cell": MASKED}]))
+        .mark_square(opacity=0, tooltip=None)
+        .encode(fill=alt.Fill(field="cell", type="nominal", title=None,
+                              scale=alt.Scale(domain=[MASKED], range=[MASKED_GREY]),
+                              legend=legend or alt.Legend(symbolOpacity=1, symbolType="square",
+                                                          symbolStrokeWidth=0)))
+    )
+
+
 MAX_RECT_MARKS = 2048  # above this many cells a heatmap is drawn as an image
 
 
@@ -143,7 +174,10 @@ def heatmap(
     colour-mapped with the same stops as the legend and drawn without smoothing, so a browser
     neither slows down nor blurs or aliases it. ``domain=None`` colours the data's own range,
     ``domain="symmetric"`` the range ``-m .. m`` with ``m`` the largest absolute value (white at 0
-    in the diverging palette).
+    in the diverging palette). Values of both signs are always drawn in the diverging palette over
+    a range symmetric about 0 (with ``domain=None`` whatever ``palette`` asked; a given range
+    around 0 is widened to be symmetric). Entries that are NaN or infinite (masked) are drawn,
+    grey, with a "masked" legend entry and tooltip.
     """
     check_palette(palette)
     for name, text in (("x_title", x_title), ("y_title", y_title), ("value_title", value_title)):
@@ -170,6 +204,10 @@ def heatmap(
     else:
         raise ValueError(f"data must be a tensor or a BlockSummary; got a {type(data).__name__}")
     values = summary.mean.detach().double().cpu()
+    if domain is None and signed(values):
+        palette = "diverging"  # values of both signs: a diverging palette, 0 at its neutral middle
+    if domain is None and palette == "diverging":
+        domain = "symmetric"  # a diverging palette keeps its neutral middle at 0
     if domain is None:
         domain = data_domain(values)
     elif isinstance(domain, str):
@@ -178,6 +216,8 @@ def heatmap(
         lo, hi = data_domain(values)
         bound = max(abs(lo), abs(hi), 1e-9)
         domain = (-bound, bound)
+    domain = centred_domain(domain, palette)
+    masked = ~torch.isfinite(values)
     stops = list(PALETTES[palette])
     label = value_title if summary.exact else f"mean {value_title}"
     scale = alt.Scale(domain=list(domain), range=stops, interpolate="rgb")
@@ -190,7 +230,11 @@ def heatmap(
     x_axis, y_axis = index_axis(col_offset, n_cols, grid=False), index_axis(row_offset, n_rows, grid=False)
     if marks:
         frame = heatmap_frame(summary, row_offset=row_offset, col_offset=col_offset)
-        frame["value text"] = texts(frame["value"])
+        flat = masked.flatten().numpy()
+        frame["value text"] = [MASKED if m else t for m, t in zip(flat.tolist(), texts(frame["value"]))]
+        # a masked cell keeps a number the chart engine draws (it skips NaN), coloured grey by its flag
+        frame["value"] = frame["value"].where(~flat, float(domain[0]))
+        frame["masked"] = flat
         tooltip = [tip("rows", y_title), tip("cols", x_title), tip("value text", label)]
         chart = (
             alt.Chart(frame)
@@ -200,11 +244,13 @@ def heatmap(
                 x2=alt.X2("col1"),
                 y=alt.Y("row0", type="quantitative", title=y_title, scale=y_scale, axis=y_axis),
                 y2=alt.Y2("row1"),
-                color=alt.Color("value", type="quantitative", title=label, scale=scale),
+                color=_valid_or_grey(label, scale, alt.Undefined),
                 tooltip=tooltip,
             )
             .properties(height=height)
         )
+        if bool(masked.any()):
+            chart = alt.layer(chart, masked_legend()).properties(height=height)
         return Drawn(chart, drawing)
     url = png_data_url(colorize(values, vmin=domain[0], vmax=domain[1], palette=palette))
     image = pd.DataFrame({"url": [url], "x": [col_offset], "x2": [col_offset + n_cols],
@@ -217,7 +263,8 @@ def heatmap(
                 url=alt.Url("url", type="nominal"))
     )
     legend = legend_layer(domain, scale, label, x=("x", col_offset), y=("y", row_offset))
-    return Drawn(alt.layer(picture, legend).properties(height=height), drawing)
+    parts = [picture, legend] + ([masked_legend()] if bool(masked.any()) else [])
+    return Drawn(alt.layer(*parts).properties(height=height), drawing)
 
 
 MAX_TOKEN_RECTS = 1024  # above this many cells (32 × 32 tokens) a token map is drawn as an image
@@ -261,16 +308,21 @@ def token_heatmap(
     title: str | None = None,
     compact: bool = False,
     max_marks: int = MAX_TOKEN_RECTS,
+    legend: str = "bottom",
 ) -> Drawn:
     """A matrix over tokens (e.g. attention weights, ``(queries, keys)``) with square cells and
     every token as an axis label (numbered, so repeated words stay apart), values on hover.
-    Entries that are ``-inf`` or NaN (masked) are grey and read "masked".
+    Entries that are ``-inf`` or NaN (masked) are drawn grey, read "masked" on hover and have a
+    "masked" legend entry. Values of both signs get the diverging palette over a range symmetric
+    about 0 unless ``domain`` is given.
 
     Colours: ``scale="fixed"`` maps 0..1 (weights); ``"max"`` maps 0 to the map's largest value
     (an untrained layer's weights of about 1/n become visible); ``"row"`` colours each row by its
     share of that row's largest value (the tooltip still gives the weight). ``domain`` overrides
     the colour range: two numbers, ``"symmetric"`` (``-m .. m``, for scores) or None.
     ``compact=True`` draws a small multiple: no axis labels or legend, small cells, a title.
+    ``legend``: the colour bar ``"bottom"`` (under the key labels) or ``"right"`` (beside the
+    map: a shorter chart, for a map that must fit a screen's height).
 
     Up to ``max_marks`` cells: one rectangle per cell with a tooltip. Beyond that (a 64-token
     sentence has 4096 cells): one image pixel per cell and a title line that reads out the cell
@@ -294,6 +346,9 @@ def token_heatmap(
     check_str("title", title, optional=True)
     compact = check_bool("compact", compact)
     max_marks = check_int("max_marks", max_marks, minimum=0)
+    if legend not in TOKEN_LEGENDS:
+        raise ValueError(f"legend={legend!r} must be one of {tuple(TOKEN_LEGENDS)}")
+    bar = TOKEN_LEGENDS[legend]
     values = M.detach().double().cpu()
     rows, cols = values.shape
     if len(row_labels) != rows or len(col_labels) != cols:
@@ -310,20 +365,27 @@ def token_heatmap(
         top = torch.where(finite, values, torch.zeros_like(values)).amax(dim=1, keepdim=True).clamp(min=1e-300)
         shown = values / top
         legend_title = f"{value_title} ÷ row maximum"
-    lo, hi = _token_domain(shown, scale, domain)
+    if domain is None and signed(shown):
+        palette = "diverging"  # values of both signs: a diverging palette, 0 at its neutral middle
+    if domain is None and palette == "diverging":
+        domain = "symmetric"  # a diverging palette keeps its neutral middle at 0
+    lo, hi = centred_domain(_token_domain(shown, scale, domain), palette)
+    any_masked = not bool(finite.all())
     flat, flat_shown, ok = values.flatten(), shown.flatten(), finite.flatten()
-    cell_texts = [format(float(v), ".6f") if good else "masked" for v, good in zip(flat.tolist(), ok.tolist())]
+    cell_texts = [format(float(v), ".6f") if good else MASKED for v, good in zip(flat.tolist(), ok.tolist())]
     size = cell or (max(4, min(12, 160 // max(rows, cols))) if compact else token_cell(max(rows, cols)))
     # shown at its own width (square cells) where the page has room, narrower where it has not
     # (a phone): the height keeps a row per token, and the key labels thin out only then
-    preferred = cols * size + (40 if compact else TOKEN_MARGIN)
+    preferred = cols * size + (40 if compact else TOKEN_MARGIN + (80 if legend == "right" else 0))
     if rows * cols > max_marks and compact:  # a small multiple of a long sentence: one small picture
         picture = png_data_url(colorize(torch.where(finite, shown, torch.full_like(shown, float("nan"))), vmin=lo,
                                         vmax=hi, palette=palette))
         chart = (
-            alt.Chart(alt.InlineData(values=[{"url": picture, "k0": 0, "k1": cols, "q0": 0, "q1": rows}]))
-            .mark_image(aspect=False, smooth=False, tooltip=None)
-            .encode(x=alt.X(field="k0", type="quantitative", axis=None,
+            alt.Chart(alt.InlineData(values=[{"url": picture, "k0": 0, "k1": cols, "q0": 0, "q1": rows,
+                                              "colours": _colour_note(legend_title, lo, hi, palette)}]))
+            .mark_image(aspect=False, smooth=False)
+            .encode(tooltip=[tip("colours")],
+                    x=alt.X(field="k0", type="quantitative", axis=None,
                             scale=alt.Scale(domain=[0, cols], nice=False, zero=False)), x2=alt.X2(field="k1"),
                     y=alt.Y(field="q0", type="quantitative", axis=None,
                             scale=alt.Scale(domain=[0, rows], nice=False, zero=False, reverse=True)),
@@ -336,14 +398,16 @@ def token_heatmap(
     if rows * cols > max_marks:
         chart = _token_image(torch.where(finite, shown, torch.full_like(shown, float("nan"))), ylab, xlab, cell_texts,
                              x_title=x_title, y_title=y_title, value_title=value_title, legend_title=legend_title,
-                             palette=palette, domain=(lo, hi), cell=size, title=title)
+                             palette=palette, domain=(lo, hi), cell=size, title=title, legend=bar)
         return Drawn(chart.properties(usermeta={"width": preferred}),
                      Drawing("image", (rows, cols), (rows, cols), (1, 1), hover=True))
     frame = pd.DataFrame({
         "query": [ylab[i] for i in range(rows) for _ in range(cols)],
         "key": [xlab[j] for _ in range(rows) for j in range(cols)],
-        "value": torch.where(ok, flat_shown, torch.full_like(flat_shown, float("nan"))).numpy(),
+        # a masked cell keeps a number the chart engine draws (it skips NaN), coloured grey by its flag
+        "value": torch.where(ok, flat_shown, torch.full_like(flat_shown, lo)).numpy(),
         "value text": cell_texts,
+        "masked": (~ok).numpy(),
     })
     color_scale = alt.Scale(range=list(PALETTES[palette]), interpolate="rgb", domain=[lo, hi], zero=False, nice=False,
                             clamp=True)
@@ -356,7 +420,9 @@ def token_heatmap(
     tooltip = [tip("query", y_title), tip("key", x_title), tip("value text", value_title)]
     cells = alt.Chart(frame).mark_rect().encode(
         x=x, y=y, tooltip=tooltip,
-        color=_valid_or_grey(legend_title, color_scale, None if compact else TOKEN_LEGEND))
+        color=_valid_or_grey(legend_title, color_scale, None if compact else bar))
+    if any_masked and not compact:  # the grey's legend entry: under a colour bar beside the map, else above the map
+        cells = alt.layer(cells, masked_legend(TOKEN_MASKED_LEGENDS[legend]))
     if compact:  # a fixed small square: several of them sit side by side
         chart = cells.properties(height=rows * size, width=cols * size)
     else:
@@ -366,18 +432,30 @@ def token_heatmap(
     return Drawn(chart, Drawing("marks", (rows, cols), (rows, cols), (1, 1), hover=True))
 
 
-def _valid_or_grey(title: str, scale: alt.Scale, legend: alt.Legend | None) -> alt.ColorValue:
-    """Colour by ``value`` where it is a number, grey where it is not (masked). Written as the
+def _colour_note(title: str, lo: float, hi: float, palette: str) -> str:
+    """What the colours of a small map without a legend stand for (its tooltip)."""
+    ends = ("dark blue", "dark red") if palette == "diverging" else ("dark purple", "yellow")
+    middle = ", white 0" if palette == "diverging" else ""
+    return f"{title}: {ends[0]} {lo:.3g} to {ends[1]} {hi:.3g}{middle}; grey masked. Enlarge it for each value."
+
+
+def _valid_or_grey(title: str, scale: alt.Scale, legend: object) -> alt.ColorValue:
+    """Colour by ``value`` where the cell is not masked, grey where it is (``datum.masked``: a
+    masked cell's ``value`` is a number all the same, since the chart engine skips a mark whose
+    colour field is NaN). ``legend``: a legend, None for none, ``alt.Undefined`` for the default. Written as the
     typed objects ``alt.condition`` stands for: its plain dict would be checked against the
     whole Vega-Lite schema on every chart (about 50 ms a map; the tests validate the output)."""
     return alt.ColorValue(MASKED_GREY, condition=alt.ConditionalPredicateMarkPropFieldOrDatumDef(
-        test="isValid(datum.value)", field="value", type="quantitative", title=title, scale=scale, legend=legend))
+        test="!datum.masked", field="value", type="quantitative", title=title, scale=scale, legend=legend))
 
 
 MASKED_GREY = "#808080"  # the colour of masked cells, in the image as in the marks (colorize's NaN grey)
 TOKEN_LABEL_LIMIT = 110  # px of a token label before it is cut with an ellipsis
 TOKEN_MARGIN = TOKEN_LABEL_LIMIT + 60  # px beside the map: labels and the axis title
 TOKEN_LEGEND = alt.Legend(orient="bottom", direction="horizontal", gradientLength=200)
+TOKEN_LEGENDS = {"bottom": TOKEN_LEGEND, "right": alt.Legend(orient="right", direction="vertical", gradientLength=120)}
+TOKEN_MASKED_LEGENDS = {side: alt.Legend(orient=orient, symbolOpacity=1, symbolType="square", symbolStrokeWidth=0)
+                        for side, orient in (("bottom", "top"), ("right", "right"))}
 
 # Names of the parameters the image form of token_heatmap carries to the browser.
 HOVER, ROW_NAMES, COL_NAMES, CELL_TEXTS = "hover", "row_names", "col_names", "cell_texts"
@@ -385,7 +463,7 @@ HOVER, ROW_NAMES, COL_NAMES, CELL_TEXTS = "hover", "row_names", "col_names", "ce
 
 def _token_image(values: Tensor, ylab: list[str], xlab: list[str], cell_texts: list[str], *, x_title: str,
                  y_title: str, value_title: str, legend_title: str, palette: str, domain: Sequence[float], cell: int,
-                 title: str | None) -> alt.LayerChart:
+                 title: str | None, legend: alt.Legend = TOKEN_LEGEND) -> alt.LayerChart:
     """``token_heatmap`` as one image, with a read-out of the cell under the pointer.
 
     The pointer is followed by an interval selection that restarts on every move, so it is
@@ -434,7 +512,10 @@ def _token_image(values: Tensor, ylab: list[str], xlab: list[str], cell_texts: l
                 alt.YValue(alt.ExprRef(f"scale('y', {q})")), alt.Y2Value(alt.ExprRef(f"scale('y', {q} + 1)")))
     )
     scale = alt.Scale(domain=list(domain), range=list(PALETTES[palette]), interpolate="rgb")
-    legend = legend_layer(domain, scale, legend_title, x=("k0", 0), y=("q0", 0), legend=TOKEN_LEGEND)
+    bar = legend_layer(domain, scale, legend_title, x=("k0", 0), y=("q0", 0), legend=legend)
+    masked = bool(values.isnan().any())
+    side = "right" if legend.orient == "right" else "bottom"
+    layers = [picture, outline, bar] + ([masked_legend(TOKEN_MASKED_LEGENDS[side])] if masked else [])
     params = [alt.VariableParameter(name=ROW_NAMES, value=ylab), alt.VariableParameter(name=COL_NAMES, value=xlab),
               alt.VariableParameter(name=CELL_TEXTS, value=packed)]
     # the read-out is the chart's title: Vega keeps room for it above the map
@@ -442,4 +523,4 @@ def _token_image(values: Tensor, ylab: list[str], xlab: list[str], cell_texts: l
         readout = f"{json.dumps(title + ': ')} + ({readout})"
     heading = alt.TitleParams(text=alt.ExprRef(readout), anchor="start", fontSize=13, fontWeight="normal",
                               color="#31333f")
-    return alt.LayerChart(layer=[picture, outline, legend], params=params, height=rows * cell, title=heading)
+    return alt.LayerChart(layer=layers, params=params, height=rows * cell, title=heading)

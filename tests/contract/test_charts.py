@@ -50,9 +50,14 @@ LABELS = among("abcd", None, 5, ["a"] * 3, ["a"] * 5, [1, 2, 3, 4], [None] * 4, 
 register(charts.token_heatmap,
          {"M": tensors((4, 4)), "row_labels": LABELS, "col_labels": LABELS, "x_title": TITLES, "y_title": TITLES,
           "value_title": TITLES, "palette": PALETTE, "scale": st.one_of(NAME, among("max", "row", "fixed")),
-          "domain": DOMAINS, "cell": SIZES, "title": TITLES, "compact": BOOL, "max_marks": INTS},
+          "domain": DOMAINS, "cell": SIZES, "title": TITLES, "compact": BOOL, "max_marks": INTS,
+          "legend": st.one_of(NAME, among("bottom", "right", None, 5))},
          lambda: {"M": torch.softmax(T(4, 4), dim=-1), "row_labels": ["a", "b", "c", "d"],
                   "col_labels": ["a", "b", "c", "d"], "max_marks": 8})
+register(charts.token_bars,
+         {"values": tensors((4,)), "labels": LABELS, "value_title": TITLES, "label_title": TITLES, "domain": DOMAINS,
+          "title": TITLES, "highlight": among(None, 0, 3, 4, -1, True, 1.5, "a", 10**30)},
+         lambda: {"values": T(4), "labels": ["a", "b", "c", "d"], "highlight": 1})
 register(charts.column_curves,
          {"values": tensors((20, 3)), "columns": SEQ, "start": INTS, "height": HEIGHTS, "max_points": INTS},
          lambda: {"values": T(20, 3), "columns": [0, 3, 6], "max_points": 30})

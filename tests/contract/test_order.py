@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from pekit import attention, order, seeded
 
-from .sweep import BOOL, LENS, NAN, REALS, SIZES, Cases, T, lazy, sweep, tensors
+from .sweep import BOOL, LENS, NAN, REALS, SIZES, Cases, T, among, lazy, sweep, tensors
 
 CASES = Cases()
 register = CASES.register
@@ -32,8 +32,9 @@ register(order.self_attention, {"model": MODELS, "X": tensors((5, 8)), "position
          lambda: {"model": model(), "X": T(5, 8), "positional": True})
 register(order.order_check, {"model": MODELS, "X": tensors((5, 8)), "perm": PERMS, "positional": BOOL, "base": REALS},
          lambda: {"model": model(), "X": T(5, 8), "perm": torch.tensor([4, 0, 3, 1, 2]), "positional": True})
-register(order.masking_steps, {"X": tensors((2, 4, 3)), "valid_lens": LENS},
-         lambda: {"X": T(2, 4, 3), "valid_lens": torch.tensor([2, 4])},
+register(order.masking_steps, {"X": tensors((2, 4, 3)), "valid_lens": LENS,
+                               "keys": st.one_of(tensors((2, 4, 3)), among(None, T(2, 4, 2), T(2, 4, 3).double(), "k"))},
+         lambda: {"X": T(2, 4, 3), "valid_lens": torch.tensor([2, 4]), "keys": T(2, 4, 3, seed=1)},
          finite=lambda r: (r.scores, r.weights, r.lengths, r.masked_weight, r.row_sums))
 register(order.causal_lengths, {"batch_lens": LENS, "queries": SIZES},
          lambda: {"batch_lens": [2, 4], "queries": 4})

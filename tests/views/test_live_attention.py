@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lab.views import live_attention as live
@@ -21,9 +21,6 @@ LENGTHS = st.sampled_from(("own",) + tuple(str(v) for v in range(9)))
 def test_sentence_records_count_tokens_and_what_is_cut():
     s = live.sentence_view("a " * 70)
     assert (s.count, s.dropped) == (64, 6)
-    assert live.dropped_statement(s) == "The sentence has 70 tokens; the first 64 are used and 6 are cut."
-    assert live.tokens_line(live.sentence_view("x")) == "1 token: x"
-    assert live.tokens_line(live.sentence_view("man bites dog")) == "3 tokens: man | bites | dog"
     assert live.sentence_view("y" * (live.MAX_CHARS + 1)).clipped
 
 
@@ -54,7 +51,36 @@ def test_effect_caption_states_the_largest_change(sentence, hidden, heads, seed,
     assert effect.biggest == pytest.approx(float((with_p - without).abs().max()), abs=1e-6)
 
 
-@pytest.mark.parametrize("sentence", SENTENCES)
+TYPED = st.lists(st.sampled_from(["the", "cat", "didn't", "2024", "café", "🙂", ",", "well-known", "東京", "x"]),
+                 min_size=1, max_size=90).map(" ".join)
+
+
+@settings(max_examples=30, deadline=None)
+@given(TYPED)
+@example("a " * 64)
+@example("a " * 65)
+@example("x")
+def test_sentence_statements_count_the_tokens(typed):
+    """The tokens line and the cut statement against the whole text's tokens (all of them)."""
+    from pekit import text
+
+    s = live.sentence_view(typed)
+    every = text.tokenize(typed, max_tokens=10**6).tokens
+    assert list(s.tokens) == every[:live.MAX_TOKENS] and s.dropped == max(0, len(every) - live.MAX_TOKENS)
+    line = live.tokens_line(s)
+    assert line == f"{len(s.tokens)} token{'s' if len(s.tokens) != 1 else ''}: " + " | ".join(every[:live.MAX_TOKENS])
+    said = live.dropped_statement(s)
+    if len(every) > live.MAX_TOKENS:
+        assert said == (f"The sentence has {len(every)} tokens; the first {live.MAX_TOKENS} are used and "
+                        f"{len(every) - live.MAX_TOKENS} are cut.")
+    else:
+        assert said == f"The sentence has {len(every)} token{'s' if len(every) != 1 else ''}; all are used."
+
+
+@settings(max_examples=20, deadline=None)
+@given(TYPED)
+@example("x")
+@example("man bites dog")
 def test_batch_statement_counts_the_two_sequences(sentence):
     s = live.sentence_view(sentence)
     a = min(s.count, live.LAB_STEPS)
@@ -63,55 +89,240 @@ def test_batch_statement_counts_the_two_sequences(sentence):
     assert f"B the first {max(1, a // 2)}," in text and f"padded to {live.LAB_STEPS} steps" in text
 
 
-@settings(max_examples=30, deadline=None)
-@given(st.sampled_from(SENTENCES), LENGTHS, LENGTHS, st.sampled_from(("one per sequence", "one per query (causal)")),
-       st.sampled_from("AB"))
-def test_masking_sentences_follow_the_lab(sentence, len_a, len_b, form, show):
-    s = live.sentence_view(sentence)
-    view = live.masking_view(s.first, 16, 0, len_a, len_b, form, show)
-    real = len(s.first) if show == "A" else max(1, len(s.first) // 2)
+def _lab_weights(first, hidden, seed, len_a, len_b, form, show):
+    """The masking lab recomputed in float64 from the embeddings and the layer's W_q, W_k:
+    the weights (a naive masked softmax, loop per query), those without a mask, the number of
+    hidden pairs and the rows with nothing to look at."""
+    import math
+
+    import torch
+
+    from pekit import seeded, text
+
+    a = list(first)
+    b = a[:max(1, len(a) // 2)]
+    seq = a if show == "A" else b
+    own = len(seq)
     chosen = len_a if show == "A" else len_b
-    assert view.real == real and view.length == (real if chosen == "own" else int(chosen))
+    length = own if chosen == "own" else int(chosen)
+    X = torch.zeros(live.LAB_STEPS, hidden, dtype=torch.float64)
+    X[:own] = text.token_embeddings(seq, hidden, seed=seed).double().cpu()
+    model = seeded.seeded_attention(hidden, 1, seed=seed, device="cpu")
+    Q = X @ model.W_q.weight.detach().double().T
+    K = X @ model.W_k.weight.detach().double().T
+    scores = Q @ K.T / math.sqrt(hidden)
+    n = live.LAB_STEPS
+    lens = [length] * n if form == "one per sequence" else [min(length, q + 1) for q in range(n)]
+    weights, plain = torch.zeros(n, n, dtype=torch.float64), torch.zeros(n, n, dtype=torch.float64)
+    for q in range(n):
+        plain[q] = torch.softmax(scores[q], 0)
+        if lens[q]:
+            weights[q, :lens[q]] = torch.softmax(scores[q, :lens[q]], 0)
+    hidden_pairs = sum(n - v for v in lens)
+    zero_rows = tuple(q for q in range(n) if lens[q] == 0)
+    return weights, plain, hidden_pairs, zero_rows, length, own
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(SENTENCES), HIDDEN, st.sampled_from([0, 1, 7, live.MAX_SEED]), LENGTHS, LENGTHS,
+       st.sampled_from(("one per sequence", "one per query (causal)")), st.sampled_from("AB"))
+@example("The animal didn't cross the street because it was too tired.", 64, 0, "own", "own", "one per sequence", "A")
+@example("x", 16, 0, "0", "0", "one per query (causal)", "B")
+@example("x", 256, 0, "8", "8", "one per sequence", "A")
+def test_masking_sentences_follow_the_lab(sentence, hidden, seed, len_a, len_b, form, show):
+    s = live.sentence_view(sentence)
+    view = live.masking_view(s.first, hidden, seed, len_a, len_b, form, show)
+    weights, plain, hidden_pairs, zero_rows, length, real = _lab_weights(s.first, hidden, seed, len_a, len_b, form,
+                                                                         show)
+    assert view.real == real and view.length == length and view.zero_rows == zero_rows
     code = live.valid_code(view)
     lens = [int(v) for v in re.findall(r"\d+", code)]
     assert code.startswith("valid_lens = [") and (len(lens) == 2 if form == "one per sequence" else len(lens) == 16)
     if view.counts_padding:
         extra = view.length - view.real
-        assert f"a valid length of {view.length} counts {extra} padding step{'s' if extra != 1 else ''}" \
-            in live.padding_statement(view)
+        assert extra > 0
+        assert f"Sequence {show} has {real} real token{'s' if real != 1 else ''}; a valid length of {length} counts " \
+               f"{extra} padding step{'s' if extra != 1 else ''}" in live.padding_statement(view)
+    else:
+        assert length <= real
     masked = live.masked_statement(view)
     assert f"**{view.masked_total:g}**" in masked and view.masked_total == 0
-    if view.zero_rows:
-        rows = ", ".join(map(str, view.zero_rows))
-        assert f" {rows} {'have' if len(view.zero_rows) > 1 else 'has'} a valid length of 0" in masked
+    if hidden_pairs:
+        moved = float((weights - plain).abs().max())
+        assert f"The mask hides {hidden_pairs} of the {live.LAB_STEPS ** 2} query–key pairs" in masked
+        said = float(re.search(r"moves a weight by up to ([0-9.]+) ", masked).group(1))
+        assert said == pytest.approx(moved, abs=6e-4)
+        assert moved > 1e-3  # "the weights change with each mask" (the batch statement)
+    else:
+        assert "No key is masked here" in masked and length >= live.LAB_STEPS
+        assert float((weights - plain).abs().max()) < 1e-6
+    if zero_rows:
+        rows = ", ".join(map(str, zero_rows))
+        assert f" {rows} {'have' if len(zero_rows) > 1 else 'has'} a valid length of 0" in masked
+        assert all(float(weights[q].abs().sum()) == 0 for q in zero_rows)
         book = live.book_statement(view)
-        assert f"row {view.zero_rows[0]} gets {view.book_row[0]:.4f} = 1/{live.LAB_STEPS}" in book
+        assert f"row {zero_rows[0]} gets {view.book_row[0]:.4f} = 1/{live.LAB_STEPS}" in book
         assert view.book_row[0] == pytest.approx(1 / live.LAB_STEPS)
     else:
         assert "Every row sums to 1 over its valid keys." in masked
+        assert torch_sums_are_one(weights)
 
 
-def test_book_example_code_states_both_shapes():
-    example = live.book_example()
+def torch_sums_are_one(weights) -> bool:
+    return bool(((weights.sum(dim=1) - 1).abs() < 1e-9).all())
+
+
+@settings(max_examples=10, deadline=None)
+@given(HIDDEN, st.sampled_from([0, 3, live.MAX_SEED]))
+def test_queries_and_keys_differ_so_each_mask_changes_the_weights(hidden, seed):
+    """Q and K come from two different projections: the weights are no near-identity (a token
+    does not just look at itself), and the causal mask gives other weights than one length per
+    sequence, as the batch statement says."""
+    s = live.sentence_view("The animal didn't cross the street because it was too tired.")
+    by_form = {form: live.masking_view(s.first, hidden, seed, "own", "own", form, "A")
+               for form in ("one per sequence", "one per query (causal)")}
+    per_seq = _lab_weights(s.first, hidden, seed, "own", "own", "one per sequence", "A")[0]
+    causal = _lab_weights(s.first, hidden, seed, "own", "own", "one per query (causal)", "A")[0]
+    assert float((per_seq - causal).abs().max()) > 0.3  # visibly different maps
+    assert float(per_seq.diagonal().mean()) < 0.5  # not the near-identity of Q = K = X
+    assert by_form["one per sequence"].hidden_pairs == 0 and by_form["one per query (causal)"].hidden_pairs == 28
+    assert "queries and keys differ and the weights change with each mask" in live.batch_statement(s)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from([0, 1, 2, 99, live.MAX_SEED]))
+@example(0)
+def test_book_example_code_states_both_shapes(seed):
+    """The book's run (at the page's seed 0, and others: the numbers do not depend on it, since every
+    input is equal): the shapes, and 1/3 resp. 1/2 on each valid key, as its caption says."""
+    from pekit import seeded
+
+    example = live.book_example() if seed == 0 else live.BookExample(*(
+        tuple(map(tuple, v)) if i >= 2 else v for i, v in enumerate(seeded.book_example(seed))))
     code = live.book_example_code(example)
+    assert all(abs(w - (1 / 3 if k < 3 else 0)) < 1e-6 for row in example.first for k, w in enumerate(row))
+    assert all(abs(w - (1 / 2 if k < 2 else 0)) < 1e-6 for row in example.second for k, w in enumerate(row))
+    assert "sequence 0, head 0 (3 valid keys)" in code and "sequence 1, head 0 (2 valid keys)" in code
     assert "output shape: (2, 4, 100)" in code and "(batch, heads, queries, keys): (2, 5, 4, 4)" in code
     assert "(batch·heads, queries, keys): (10, 4, 4)" in code
     assert "  0.3333  0.3333  0.3333  0.0000" in code and "  0.5000  0.5000  0.0000  0.0000" in code
 
 
-@settings(max_examples=10, deadline=None)
-@given(st.sampled_from(SENTENCES[:2] + SENTENCES[3:]), HIDDEN, HEADS, st.integers(1, 50), st.data())
+def _order_gaps(tokens, hidden, heads, seed, perm, positional):
+    """The largest |output of the shuffled sentence, put back − output| over the largest |output|,
+    recomputed in float64 with the layer's weights (a copy of the model in double precision)."""
+    import copy
+
+    import torch
+
+    from pekit import seeded, sinusoidal_encoding, text
+
+    model = copy.deepcopy(seeded.seeded_attention(hidden, heads, seed=seed, device="cpu")).double()
+    X = text.token_embeddings(list(tokens), hidden, seed=seed, device="cpu").double()
+    n = len(tokens)
+    P = sinusoidal_encoding(n, hidden, device="cpu", dtype=torch.float64) if positional else torch.zeros(n, hidden,
+                                                                                                            dtype=torch.float64)
+    with torch.no_grad():
+        out = model((X + P)[None], (X + P)[None], (X + P)[None])[0]
+        Xs = X[perm] + P
+        shuffled = model(Xs[None], Xs[None], Xs[None])[0]
+    back = torch.empty_like(shuffled)
+    back[perm] = shuffled  # row i of the shuffled run is token perm[i]
+    return float((back - out).abs().max() / out.abs().max())
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(SENTENCES[:2] + SENTENCES[3:] + ["a a", "x y", "the cat the cat"]), HIDDEN, HEADS,
+       st.sampled_from([0, 1, 2, 3, 7, 50, live.MAX_SEED]), st.data())
+@example("man bites dog", 16, 1, 0, None)  # seed 0: the sentence as typed
+@example("a a", 64, 4, 1, None)  # only identical tokens to swap
 def test_order_sentence_states_the_gaps(sentence, hidden, heads, shuffle, data):
-    head = data.draw(st.integers(0, heads - 1))
+    from pekit import seeded
+
+    head = data.draw(st.integers(0, heads - 1)) if data is not None else 0
     tokens = live.sentence_view(sentence).tokens
     view = live.order_view(tokens, hidden, heads, 0, shuffle, head)
-    assert sorted(view.shuffled) == sorted(tokens) and len(view.maps) == 4
+    perm = seeded.permutation(len(tokens), shuffle)
+    shuffled = [tokens[i] for i in perm.tolist()]
+    assert list(view.shuffled) == shuffled and len(view.maps) == 4
+    moved = sum(a != b for a, b in zip(shuffled, tokens))
     text = live.order_statement(view)
-    assert f"the largest difference of an output is {view.without.relative:.1e} of the outputs' size" in text
-    assert f"the outputs move by {view.with_p.relative:.0%} of their size" in text
-    assert view.without.relative < 1e-5  # "float round-off"
+    assert text.startswith("This shuffle leaves the sentence as typed") == (moved == 0)
+    without = _order_gaps(tokens, hidden, heads, 0, perm, False)
+    with_p = _order_gaps(tokens, hidden, heads, 0, perm, True)
+    assert without < live.ROUND_OFF  # the layer ignores order without P (float64 here: exactly so)
+    if view.without.relative < live.ROUND_OFF:
+        assert f"the largest difference of an output is {view.without.relative:.1e} of the outputs' size, float " \
+               "round-off" in text
+    else:
+        assert "more than float round-off" in text
+    assert view.with_p.relative == pytest.approx(with_p, rel=1e-3, abs=2e-6)
+    if view.with_p.relative >= live.ROUND_OFF:
+        assert f"the outputs move by {100 * view.with_p.relative:.3g}% of their size" in text
+        assert with_p > live.ROUND_OFF / 2 and view.with_p.weights > 0  # "the maps differ"
+    else:
+        assert f"With P too the outputs stay within {view.with_p.relative:.1e} of their size." in text
 
 
 def test_next_shuffle_stays_in_range_and_skips_the_original_order():
     assert live.next_shuffle(0) == 1 and live.next_shuffle(1) == 2
     assert live.next_shuffle(live.MAX_SEED) == 1
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(SENTENCES + ["it's a well-known café, 2024!"]), HIDDEN, HEADS, st.sampled_from([0, 5, live.MAX_SEED]),
+       st.booleans(), st.data())
+@example("x", 16, 8, 0, False, None)
+def test_query_step_statement_states_the_three_steps(sentence, hidden, heads, seed, positional, data):
+    """One query's scores, weights and output, recomputed here in float64 from the layer's own
+    W_q, W_k, W_v (and P when added), against the layer's weights and the sentence."""
+    import math
+
+    import torch
+
+    from pekit import seeded, sinusoidal_encoding, text
+
+    tokens = live.sentence_view(sentence).tokens
+    n = len(tokens)
+    head = data.draw(st.integers(0, heads - 1)) if data is not None else heads - 1
+    query = data.draw(st.integers(0, n - 1)) if data is not None else n - 1
+    step = live.query_step(tokens, hidden, heads, seed, positional, head, query)
+    hs = hidden // heads
+    model = seeded.seeded_attention(hidden, heads, seed=seed, device="cpu")
+    X = text.token_embeddings(list(tokens), hidden, seed=seed, device="cpu").double()
+    if positional:
+        X = X + sinusoidal_encoding(n, hidden, device="cpu", dtype=torch.float64)
+    W = {name: getattr(model, name).weight.detach().double()[head * hs:(head + 1) * hs] for name in ("W_q", "W_k", "W_v")}
+    q, K, V = X[query] @ W["W_q"].T, X @ W["W_k"].T, X @ W["W_v"].T
+    scores = torch.tensor([float(q @ K[j]) / math.sqrt(hs) for j in range(n)], dtype=torch.float64)
+    weights = torch.exp(scores - scores.max()) / torch.exp(scores - scores.max()).sum()
+    output = sum(weights[j] * V[j] for j in range(n))
+    assert torch.allclose(torch.tensor(step.scores, dtype=torch.float64), scores, atol=1e-5)
+    assert torch.allclose(torch.tensor(step.weights, dtype=torch.float64), weights, atol=1e-6)
+    assert torch.allclose(torch.tensor(step.output, dtype=torch.float64), output[:min(8, hs)], atol=1e-5)
+    layer = live.attention_view(tokens, hidden, heads, seed, positional)[head][query].double()
+    assert torch.allclose(layer, weights, atol=1e-5)  # the row of the map above
+    said = live.query_step_statement(step)
+    assert said.startswith(f"**Query {query} ({live.plain(tokens[query])}), head {head}.**")
+    assert f"score_j = q·k_j / √{hs}" in said
+    if n > 1:
+        assert f"here from {float(scores.min()):.3f} to {float(scores.max()):.3f}." in said
+    else:
+        assert f"here {float(scores[0]):.3f}, its only key." in said
+    top = int(torch.argmax(weights))
+    assert f"the most, {float(weights[top]):.3f}, goes to key {top} ({live.plain(tokens[top])})" in said
+    assert abs(float(weights.sum()) - 1) < 1e-12  # "weights that sum to 1"
+    assert all((scores[i] < scores[j]) == (weights[i] < weights[j]) for i in range(n) for j in range(n))  # larger→larger
+    shown = min(8, hs)
+    assert (f"all {hs} of them shown" if shown == hs else f"the first {shown} of {hs} shown") in said
+    assert f"{n} score{'s' if n != 1 else ''} into {n} weight{'s' if n != 1 else ''}" in said
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(max_size=30))
+@example("a*b_c [x](y) `z` #1 $5 <b>")
+def test_plain_escapes_every_markup_character(typed):
+    """plain(text) reads back as the text: every markup character escaped, nothing else changed."""
+    shown = live.plain(typed)
+    assert re.sub(r"\\(.)", r"\1", shown) == typed
+    assert len(shown) == len(typed) + sum(c in live.MARKDOWN for c in typed)  # one escape per markup character
