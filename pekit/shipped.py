@@ -150,7 +150,8 @@ def retrain(kind: str, positions: str) -> TrainResult:
 
 
 def regenerate(*, out=None) -> dict:
-    """Train every shipped model from its seed and write the checkpoints and ``metrics.json``."""
+    """Train every shipped model from its seed and write the checkpoints and ``metrics.json``,
+    then the direction demonstration (:func:`regenerate_direction`)."""
     out = sys.stdout if out is None else _check_out(out)
     CHECKPOINT_DIR.mkdir(exist_ok=True)
     metrics = {}
@@ -169,6 +170,7 @@ def regenerate(*, out=None) -> dict:
                   f"({result.stopped}) {record['bytes'] / 1024:6.0f} KiB", file=out)
     METRICS.write_text(json.dumps(metrics, indent=1) + "\n", encoding="utf-8")
     _metrics_text.cache_clear()
+    regenerate_direction(out=out)
     return metrics
 
 

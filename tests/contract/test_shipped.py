@@ -56,6 +56,8 @@ def scratch() -> Path:
 def small_shipped_world():
     small = {"STEPS": 2, "SCHEMES": ("none",), "CHECKPOINT_DIR": scratch() / "checkpoints",
              "METRICS": scratch() / "checkpoints" / "metrics.json",
+             "DIRECTION_FILE": scratch() / "checkpoints" / "direction.pt",
+             "DIRECTION_METRICS": scratch() / "checkpoints" / "direction.json",
              "DEFAULTS": {k: SMALL_TRAINING[k] for k in ("task", "seq_len", "vocab", "dim", "layers", "heads")}
              | {"seed": 0}}
     before = {name: getattr(shipped, name) for name in small}
@@ -102,6 +104,10 @@ register(shipped.save_checkpoint, {"model": SMALL_MODELS, "path": PATHS},
 register(shipped.retrain, {"kind": KIND_NAMES, "positions": SCHEME_NAMES}, lambda: {"kind": "encoder", "positions": "none"},
          call=in_small_world(shipped.retrain), finite=lambda r: (r.token_accuracy, r.seq_accuracy))
 register(shipped.regenerate, {"out": OUTS}, lambda: {"out": io.StringIO()}, call=in_small_world(shipped.regenerate))
+register(shipped.load_direction_demo, device_args(), lambda: {"device": "cpu"})
+register(shipped.direction_metrics, {})
+register(shipped.regenerate_direction, {"out": OUTS}, lambda: {"out": io.StringIO()},
+         call=in_small_world(shipped.regenerate_direction), finite=lambda r: (r["token_accuracy"], r["seq_accuracy"]))
 KIND_LISTS = among(None, "encoder", [], ["encoder"], ["decoder"], ("decoder", "encoder"), [5], {"encoder"}, ["Encoder"])
 SCHEME_LISTS = among(None, "none", [], ["none"], ("none",), ["rope"], [None], ["none", "none"])
 register(shipped.check, {"kinds": KIND_LISTS, "schemes": SCHEME_LISTS, "out": OUTS},

@@ -30,6 +30,8 @@ register(tasks.make_examples,
          lambda: {"task": "sort", "num_examples": 4, "seq_len": 5, "vocab": 8, "seed": 1})
 register(tasks.order_blind_ceiling, {"task": TASK_NAMES, "inputs": token_tensors(3, 6)},
          lambda: {"task": "reverse", "inputs": token_ids(3, 6)})
+register(tasks.mirror_ceiling, {"task": TASK_NAMES, "inputs": token_tensors(3, 6)},
+         lambda: {"task": "shift", "inputs": token_ids(3, 6)})
 
 test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)
 

@@ -89,6 +89,11 @@ register(training.held_out_example, {"task": TASK_NAMES, "seq_len": SIZES, "voca
 register(training.compare_attention, {"model": SMALL_MODELS, "seed": INTS}, lambda: {"model": small_model(), "seed": 0})
 register(training.held_out_ceiling, {"task": TASK_NAMES, "seq_len": SIZES, "vocab": SIZES, "num_examples": SIZES},
          lambda: {"task": "shift", "seq_len": 6, "vocab": 8, "num_examples": 50})
+for f in (training.position_accuracy, training.mirror_agreement):
+    register(f, {"model": SMALL_MODELS, "task": TASK_NAMES, "num_examples": SIZES},
+             lambda: {"model": small_model("alibi"), "task": "shift", "num_examples": 16})
+register(training.held_out_mirror_ceiling, {"task": TASK_NAMES, "seq_len": SIZES, "vocab": SIZES, "num_examples": SIZES},
+         lambda: {"task": "shift", "seq_len": 6, "vocab": 8, "num_examples": 50})
 register(training.source_positions, {"task": TASK_NAMES, "seq_len": SIZES}, lambda: {"task": "reverse", "seq_len": 6})
 for f in (training.source_attention, training.clearest_head):
     register(f, {"weights": tensors((1, 2, 4, 4)), "task": TASK_NAMES, "causal": BOOL},
