@@ -11,6 +11,21 @@ from typing import NamedTuple
 import streamlit as st
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def number(value: float, spec: str = "") -> str:
+    """A number as the lab prints it: ``format(value, spec)`` with a true minus sign (−), not a
+    hyphen, and a power of ten written out (``1.8 × 10⁻¹⁵``, not ``1.8e-15``); zero is ``0``."""
+    if value == 0:
+        return "0"
+    text = format(value, spec)
+    if "e" in text and "inf" not in text and "nan" not in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    return text.replace("-", "−")
+
+
 def plural(count: int, noun: str) -> str:
     """``noun`` as a sentence says it of ``count`` things: singular for exactly one."""
     return noun if count == 1 else f"{noun}s"
@@ -56,9 +71,6 @@ def show_chart(spec: dict, *, title: str | None = None, caption: str | None = No
 @st.cache_resource(max_entries=256, show_spinner=False)
 def _draw_known(fingerprint: str, width: str | int, _spec: dict) -> None:
     st.vega_lite_chart(spec=_spec, width=width)
-
-
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 def big_number(value: float, *, digits: int = 3) -> str:

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from lab.display import show_chart
+from lab.display import number, show_chart
 from lab.page import lab_page
 from lab.settings import BASE, IntSetting
 from lab.views.binary_analogy import (DISTINCT, analogy_view, bit_match, bits_caption, counting_caption, dial_sentence,
@@ -74,8 +74,8 @@ with lab_page("binary", "Binary analogy", INTRO, [N, BITS, D, BASE, BIT, WIDTH])
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(label_b, f"{db.distinct} of {n}", help=distinct_help)
     m2.metric(label_p, f"{dp.distinct} of {n}", help=distinct_help)
-    m3.metric(closest_b, f"{db.min_distance:.3g}")
-    m4.metric(closest_p, f"{dp.min_distance:.3g}")
+    m3.metric(closest_b, number(db.min_distance, ".3g"))
+    m4.metric(closest_p, number(dp.min_distance, ".3g"))
     show_chart(view.steps_chart, title="Distance between neighbouring positions")
     st.markdown(steps_sentence(view))
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from lab.display import show_chart
+from lab.display import number, show_chart
 from lab.page import lab_page
 from lab.settings import MAX_SEED, BoolSetting, ChoiceSetting, IntSetting, TextSetting
 from lab.views import live_attention as live
@@ -282,12 +282,12 @@ with lab_page("attention", "Live attention", INTRO, SETTINGS) as page:
                 with column:
                     show_chart(shown.chart, title=shown.title)
             m1, m2, m3, m4 = st.columns(4)
-            m1.metric("Without P: outputs", f"{view.without.relative:.1e}",
+            m1.metric("Without P: outputs", number(view.without.relative, ".1e"),
                       help="max |shuffled output put back − output| / max |output|")
-            m2.metric("Without P: weights", f"{view.without.weights:.1e}", help="max |difference| of the weights put back")
-            m3.metric("With P: outputs", f"{view.with_p.relative:.2g}",
+            m2.metric("Without P: weights", number(view.without.weights, ".1e"), help="max |difference| of the weights put back")
+            m3.metric("With P: outputs", number(view.with_p.relative, ".2g"),
                       help="max |shuffled output put back − output| / max |output|")
-            m4.metric("With P: weights", f"{view.with_p.weights:.2g}")
+            m4.metric("With P: weights", number(view.with_p.weights, ".2g"))
             st.markdown(live.order_statement(view))
 
         page.tabs(VIEW, (weights_section, masking_section, order_section))

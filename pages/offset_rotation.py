@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from lab.display import show_chart
+from lab.display import number, show_chart
 from lab.page import lab_page
 from lab.settings import BASE, MAX_SEED, IntSetting
 from lab.views.offset_rotation import (
@@ -20,7 +20,6 @@ from lab.views.offset_rotation import (
     rope_caption,
     rope_view,
     rotation_view,
-    signed,
     sine_only,
     sine_only_text,
 )
@@ -83,7 +82,7 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
         st.caption(matrix_caption(view))
     with right:
         show_chart(view.residuals, title="T(δ)·P[i] against P[i+δ]")
-        st.metric("Largest error over the positions shown", signed(view.max_residual, ".2e"),
+        st.metric("Largest error over the positions shown", number(view.max_residual, ".2e"),
                   help="max over i and columns of |T(δ)·P[i] − P[i+δ]|, in float32")
         st.caption(residuals_caption(view))
 

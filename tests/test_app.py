@@ -8,6 +8,8 @@ import streamlit as st
 import pekit
 from streamlit.testing.v1 import AppTest
 
+from lab.display import number
+
 ROOT = Path(__file__).resolve().parent.parent
 HEATMAP = "pages/encoding_heatmap.py"
 
@@ -67,9 +69,18 @@ def test_heatmap_properties_are_stated_from_their_measurements():
     at = open_app(HEATMAP, {"n": "40", "d": "7"})
     props = encoding_properties(40, 7)
     body = texts(at)
-    assert f"The two closest positions are {props.closest:.3g} apart (never 0)" in body
-    assert f"the steps spread over {props.step_spread:.1e}, from the unpaired last sine column" in body
+    assert f"The two closest positions are {number(props.closest, '.3g')} apart (never 0)" in body
+    assert f"the steps spread over {number(props.step_spread, '.1e')}, from the unpaired last sine column" in body
     assert f"The largest |value| is {props.largest:.6g}" in body and "differ by 0." in body
+
+
+def read_number(text: str) -> float:
+    """A number as the lab writes it (``−1.2 × 10⁻⁷``), read back."""
+    text = text.replace("−", "-")
+    if " × 10" in text:
+        mantissa, power = text.split(" × 10")
+        text = f"{mantissa}e{power.translate(str.maketrans('⁰¹²³⁴⁵⁶⁷⁸⁹⁻', '0123456789-'))}"
+    return float(text)
 
 
 def wait_for(at: AppTest, done, seconds: float = 120.0) -> AppTest:
@@ -252,7 +263,7 @@ def test_rotation_defaults():
     at = open_app(ROTATION)
     assert at.title[0].value == "Offset rotation"
     assert len(charts(at)) == 7  # circle, T, residuals, angles, sine-only maps, two score maps
-    assert float(at.metric[0].value.replace("−", "-")) < 1e-6  # T(δ)·P[i] = P[i+δ] up to float32 round-off
+    assert read_number(at.metric[0].value) < 1e-6  # T(δ)·P[i] = P[i+δ] up to float32 round-off
     assert "depend on m − n only" in texts(at)
 
 
@@ -268,7 +279,7 @@ def test_rotation_every_control_and_link():
     assert not at.exception
     assert link(at) == {"d": "512", "delta": "-256", "base": "100", "pair": "255", "first": "4096",
                         "count": "128", "seed": "7"}
-    assert float(at.metric[0].value.replace("−", "-")) < 1e-5
+    assert read_number(at.metric[0].value) < 1e-5
     at.slider(key="rotation.d").set_value(4).run()
     assert not at.exception and at.number_input(key="rotation.pair").value == 1
 
@@ -378,7 +389,7 @@ def test_attention_defaults():
     assert at.selectbox(key="attention.head").value == 2 and link(at) == {"head": "2"}
     open_tab(at, "Order")
     assert len(charts(at)) == 4  # without and with P: as typed, and shuffled then put back
-    gaps = [float(m.value) for m in at.metric]
+    gaps = [read_number(m.value) for m in at.metric]
     assert gaps[0] < 1e-6 and gaps[1] < 1e-6 and gaps[2] > 1e-3  # order ignored without P, not with it
     open_tab(at, "Masking")
     # own lengths: A is 8 real tokens, B the first 4, padding never counted as valid

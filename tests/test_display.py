@@ -6,7 +6,7 @@ import re
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from lab.display import big_number, plural
+from lab.display import big_number, number, plural
 
 
 def test_big_numbers_stay_short_and_exact_where_they_are_small():
@@ -28,7 +28,7 @@ SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-"))
 def read_big_number(text: str) -> float:
     """The number ``big_number`` wrote, read back independently of how it was written."""
     text = text.replace("−", "-")
-    scientific = re.fullmatch(r"(-?\d\.\d+) × 10([⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)", text)
+    scientific = re.fullmatch(r"(-?\d(?:\.\d+)?) × 10([⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)", text)
     if scientific:
         exponent = int("".join(SUPERSCRIPT[c] for c in scientific.group(2)))
         return float(scientific.group(1)) * 10.0 ** exponent
@@ -60,3 +60,20 @@ def test_a_big_number_reads_back_as_the_number_to_its_digits(value):
 def test_a_noun_is_singular_for_exactly_one_thing(count, noun):
     said = plural(count, noun)
     assert said == (noun if count == 1 else noun + "s")
+
+
+@given(st.floats(-1e300, 1e300, allow_nan=False), st.sampled_from(["", ".3g", ".6g", ",.4g", ".1e", ".2e", ",.0f"]))
+@example(-0.390625, ",.4g")
+@example(1.8e-15, ".1e")
+@example(-3.3e-15, ".2e")
+@example(0.0, ".1e")
+@example(-0.0, ".3g")
+def test_a_number_reads_back_as_formatted_with_minus_signs_and_powers_of_ten(value, spec):
+    said = number(value, spec)
+    assert "-" not in said and "e" not in said
+    assert said.startswith("−") == (said != "0" and value < 0)
+    text = said.replace("−", "-").replace(",", "")
+    if " × 10" in text:
+        mantissa, power = text.split(" × 10")
+        text = f"{mantissa}e{''.join(SUPERSCRIPT[c] for c in power)}"
+    assert float(text) == float(format(value, spec).replace(",", ""))

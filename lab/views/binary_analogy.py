@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 import pekit
-from lab.display import plural
+from lab.display import number, plural
 from pekit import binary, charts
 
 DISTINCT = 1e-3  # pekit.binary.distinct_positions' tolerance: codes closer than this count as one
@@ -154,16 +154,16 @@ def steps_sentence(view: AnalogyView) -> str:
     jump, flips = stats.biggest_jump, stats.biggest_jump_flips
     lo, hi = view.sinusoidal_step_low, view.sinusoidal_step_high
     if view.binary_step_low == view.binary_step_high:
-        text = (f"Between neighbouring positions the binary code moves by {view.binary_step_low:.3g} at every step "
+        text = (f"Between neighbouring positions the binary code moves by {number(view.binary_step_low, '.3g')} at every step "
                 f"({flips} {plural(flips, 'bit')} flips each time)")
     else:
-        text = (f"Between neighbouring positions the binary code jumps by anything from {view.binary_step_low:.3g} "
-                f"to {view.binary_step_high:.3g} ({jump - 1} → {jump} flips {flips} {plural(flips, 'bit')} at once: "
+        text = (f"Between neighbouring positions the binary code jumps by anything from {number(view.binary_step_low, '.3g')} "
+                f"to {number(view.binary_step_high, '.3g')} ({jump - 1} → {jump} flips {flips} {plural(flips, 'bit')} at once: "
                 f"{view.jump_from_code} → {view.jump_to_code})")
     if hi - lo <= SAME_STEP * hi:
-        text += f", while the sinusoidal code always moves by {lo:.6g}: the same step everywhere. "
+        text += f", while the sinusoidal code always moves by {number(lo, '.6g')}: the same step everywhere. "
     else:
-        text += (f", while the sinusoidal code moves by {lo:.6g} to {hi:.6g}: the same step for every pair, plus "
+        text += (f", while the sinusoidal code moves by {number(lo, '.6g')} to {number(hi, '.6g')}: the same step for every pair, plus "
                  "the unpaired last sine column of an odd d, whose step depends on the position. ")
     told = stats.sinusoidal.distinct
     return text + (
@@ -193,7 +193,7 @@ def dial_sentence(view: AnalogyView) -> str:
                    if hits else "within this range none collide yet."))
     closest, where = view.stats.sinusoidal_min_from_first, view.closest_to_first
     text += (" Lowering every frequency with the base and pairing each sine with a cosine keeps the encoding "
-             f"away from its starting point: its smallest distance to position 0 here is {closest:.3g} "
+             f"away from its starting point: its smallest distance to position 0 here is {number(closest, '.3g')} "
              f"(position {where})")
     if closest <= DISTINCT:
         return text + f", though that is within the {DISTINCT:g} this page counts as one code."
@@ -253,11 +253,11 @@ def ladders_sentence(view: Ladders) -> str:
     if pairs == 1:
         text = f"{bits}; d = {view.d} has one pair only, of wavelength 2π ≈ 6.28 positions. "
     elif math.isclose(view.growth, 2.0, rel_tol=1e-12):
-        text = (f"{bits}; pair wavelengths grow by the factor base^(2/d) = {view.growth:.3g} per pair, the same "
+        text = (f"{bits}; pair wavelengths grow by the factor base^(2/d) = {number(view.growth, '.3g')} per pair, the same "
                 "rate: the ladders climb in step, each wavelength π times a bit period, so they never line up "
                 "exactly. ")
     else:
-        text = (f"{bits}; pair wavelengths grow by the factor base^(2/d) = {view.growth:.3g} per pair. "
+        text = (f"{bits}; pair wavelengths grow by the factor base^(2/d) = {number(view.growth, '.3g')} per pair. "
                 + ("So the two ladders climb at different rates and only line up approximately. " if view.bits > 1
                    else ""))
     text += "The correspondence stops at both ends: no column is faster than 2π ≈ 6.28 positions"
@@ -314,7 +314,7 @@ def overlay(n: int, bit: int, d: int, base: int, column: int, wavelength: float)
                       "series": f"bit {bit} as −1/+1 (period {2 ** (bit + 1)})"}),
         pd.DataFrame({"position": range(n),
                       "value": pekit.sinusoidal_columns(n, d, [column], base=base)[:, 0].double().cpu().numpy(),
-                      "series": f"column {column}: sine, wavelength {wavelength:.4g}"}),
+                      "series": f"column {column}: sine, wavelength {number(wavelength, '.4g')}"}),
     ])
     return charts.line_chart(frame, x="position", y="value", series="series", x_title="Position i",
                              y_title="value", series_title="Curve", y_domain=(-1.1, 1.1)).spec()
@@ -336,12 +336,12 @@ def overlay_caption(match: BitMatch) -> str:
     """The positions drawn, the bit's period, its closest pair and how far the two differ."""
     shown = (f"Positions 0 to {match.last_shown}"
              + (f" of the {match.n}" if match.cut else "")
-             + f": {match.periods_shown:.3g} of the bit's periods"
+             + f": {number(match.periods_shown, '.3g')} of the bit's periods"
              + ("; the rest repeats" if match.cut and match.periods_shown >= 1 else "") + ". ")
     columns = (f"columns {match.sin_column} and {match.cos_column}" if match.cos_column is not None
                else f"column {match.sin_column}, a sine without its cosine")
     text = (shown + f"Bit {match.bit} repeats every {match.period} positions; the closest wavelength is pair "
-            f"{match.pair} ({columns}) at {match.wavelength:.4g} positions, {match.ratio:.3g} times the bit's period. ")
+            f"{match.pair} ({columns}) at {number(match.wavelength, '.4g')} positions, {number(match.ratio, '.3g')} times the bit's period. ")
     values = (f"takes {match.column_values} different {plural(match.column_values, 'value')} over these "
               f"{match.window} positions.")
     if match.bit_values == 1:
@@ -367,9 +367,9 @@ def equal_width_sentence(eq: binary.EqualWidth, view: AnalogyView) -> str:
             f"**{s.distinct} of the {n}** apart (codes more than {DISTINCT:g} from every other), the closest two "
             f"(positions {s.pair[0]} and {s.pair[1]}) ")
     if s.min_distance > DISTINCT:
-        text += f"still {s.min_distance:.3g} apart. "
+        text += f"still {number(s.min_distance, '.3g')} apart. "
     else:
-        text += f"only {s.min_distance:.3g} apart, which counts as one code. "
+        text += f"only {number(s.min_distance, '.3g')} apart, which counts as one code. "
     if s.distinct > b.distinct:
         text += ("Real-valued columns can take any value between −1 and 1, where a bit has two: that is the sense in "
                  "which the book calls continuous representations more space-efficient. ")

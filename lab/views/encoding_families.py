@@ -16,7 +16,7 @@ import streamlit as st
 
 import pekit
 from pekit import binary, charts, families, pretrained, shipped
-from lab.display import plural
+from lab.display import number, plural
 from lab.jobs import job_board
 from lab.settings import ChoiceSetting, FloatSetting, IntSetting
 from lab.views.train import TrainKey
@@ -75,21 +75,6 @@ FORMULA = {  # one or more lines of LaTeX each, narrow enough for half a project
     "none": [r"s_{ij} = q_i\cdot k_j/\sqrt{d/h}"],
 }
 
-
-
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-
-
-def num(value: float, spec: str = "") -> str:
-    """A number as the lab prints it: ``format(value, spec)`` with a true minus sign (−), not a
-    hyphen, and a power of ten written out (``1.8 × 10⁻¹⁵``, not ``1.8e-15``)."""
-    if value == 0:
-        return "0"
-    text = format(value, spec)
-    if "e" in text and "inf" not in text and "nan" not in text:
-        mantissa, exponent = text.split("e")
-        text = f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
-    return text.replace("-", "−")
 
 
 def runs_of(items: tuple[int, ...] | list[int]) -> str:
@@ -351,7 +336,7 @@ def learned_caption(view: LearnedView) -> str:
     else:
         ends = f"the {scale.beyond:,} larger of the {scale.total:,} entries take the end colours."
     return (f"The first {view.rows} {plural(view.rows, 'row')} of {view.table_name} ({view.table_rows} × "
-            f"{view.table_width}).{more}{_blocks(view)} Colours span ±{num(scale.high, '.3g')}; {ends}")
+            f"{view.table_width}).{more}{_blocks(view)} Colours span ±{number(scale.high, '.3g')}; {ends}")
 
 
 def binary_caption(view: BinaryView) -> str:
@@ -370,7 +355,7 @@ def rope_caption(view: RopeView) -> str:
 def alibi_caption(view: AlibiView) -> str:
     """The head drawn, its slope, and how a decoder's masked keys are drawn."""
     masked = " Keys after the query are masked (grey)." if view.causal else ""
-    return (f"Head {view.head} of {view.heads}: slope m = {num(view.slope, '.6g')}, the bias falls by that much per step of "
+    return (f"Head {view.head} of {view.heads}: slope m = {number(view.slope, '.6g')}, the bias falls by that much per step of "
             f"distance.{masked}{_blocks(view)}")
 
 
@@ -487,7 +472,7 @@ def metric_values(view: ConventionsView) -> tuple[str, str, str]:
     """The three differences of the pairing check as the metrics show them: vectors, scores
     permuted, scores not permuted."""
     c = view.check
-    return num(c.vector_difference, ".3g"), num(c.score_difference, ".1e"), num(c.mismatched_score_difference, ".3g")
+    return number(c.vector_difference, ".3g"), number(c.score_difference, ".1e"), number(c.mismatched_score_difference, ".3g")
 
 
 def pairing_sentence(view: ConventionsView) -> str:
@@ -495,16 +480,16 @@ def pairing_sentence(view: ConventionsView) -> str:
     c = view.check
     rounding = 1e-9 * max(1.0, c.largest_score)  # float64 scores: anything below is rounding
     agree = ("agree exactly" if c.score_difference == 0 else
-             f"agree to {num(c.score_difference, '.1e')}: only rounding")
+             f"agree to {number(c.score_difference, '.1e')}: only rounding")
     if c.mismatched_score_difference > rounding:
-        unpermuted = (f"Unpermuted, they disagree by {num(c.mismatched_score_difference, '.3g')}: a checkpoint must be "
+        unpermuted = (f"Unpermuted, they disagree by {number(c.mismatched_score_difference, '.3g')}: a checkpoint must be "
                       "run in the convention it was trained in.")
     else:  # one pair per head: adjacent pairs and halves are the same two columns
-        unpermuted = (f"Unpermuted they agree too (difference {num(c.mismatched_score_difference, '.1e')}): a head of "
+        unpermuted = (f"Unpermuted they agree too (difference {number(c.mismatched_score_difference, '.1e')}): a head of "
                       f"width {view.head_dim} has one pair, the same two columns in both conventions; from a head "
                       "width of 4 on, a checkpoint must be run in the convention it was trained in.")
     return (f"Seeded q and k at {view.n} {plural(view.n, 'position')}, scores S_mn = RoPE(q_m, m)·RoPE(k_n, n) up to "
-            f"{num(c.largest_score, '.3g')} in size. Permuted, the two conventions {agree}. {unpermuted}")
+            f"{number(c.largest_score, '.3g')} in size. Permuted, the two conventions {agree}. {unpermuted}")
 
 
 def slopes8_sentence(view: ConventionsView) -> str:
@@ -540,8 +525,8 @@ def layouts_sentence(view: ConventionsView) -> str:
     return (f"The book (and Vaswani et al.) use ω_j = b^(−2j/d); tensor2tensor's `get_timing_signal_1d` "
             f"(`tensor2tensor/layers/common_attention.py`) spaces its timescales from 1 to b inclusive, "
             f"ω_j = b^(−j/(d/2 − 1)), and puts all sines before all cosines. At d = {view.d} the slowest pair has "
-            f"ω = {num(view.last_t2t, '.4g')} in tensor2tensor against {num(view.last_inter, '.4g')} in the book; after "
-            f"reordering the columns, the two tables at {view.n} positions differ by up to {num(view.largest_gap, '.3g')}.")
+            f"ω = {number(view.last_t2t, '.4g')} in tensor2tensor against {number(view.last_inter, '.4g')} in the book; after "
+            f"reordering the columns, the two tables at {view.n} positions differ by up to {number(view.largest_gap, '.3g')}.")
 
 
 # past the training length ------------------------------------------------------------------------
@@ -643,9 +628,9 @@ def sinusoidal_line(view: BeyondView) -> str:
     b = view.b
     if view.p < view.train:
         return (f"**Sinusoidal**: row {view.p:,} is one of the {view.train:,} rows seen in training (neighbouring "
-                f"rows are {num(b.sinusoidal_step, '.3g')} apart).")
+                f"rows are {number(b.sinusoidal_step, '.3g')} apart).")
     return (f"**Sinusoidal**: row {view.p:,} is defined by the formula; the nearest row seen in training is "
-            f"{num(b.sinusoidal_nearest, '.3g')} away from it (neighbouring rows are {num(b.sinusoidal_step, '.3g')} "
+            f"{number(b.sinusoidal_nearest, '.3g')} away from it (neighbouring rows are {number(b.sinusoidal_step, '.3g')} "
             "apart).")
 
 
@@ -682,7 +667,7 @@ def rope_line(view: BeyondView) -> str:
 
 def bias_text(bias: float) -> str:
     """An ALiBi bias as the sentence quotes it: whole from a thousand on (−11,585), else 4 digits."""
-    return num(bias, ",.0f") if abs(bias) >= 999.5 else num(bias, ",.4g")
+    return number(bias, ",.0f") if abs(bias) >= 999.5 else number(bias, ",.4g")
 
 
 def alibi_line(view: BeyondView) -> str:
@@ -874,24 +859,24 @@ def extension_caption(view: ExtensionView) -> str:
 def linear_line(view: ExtensionView) -> str:
     """Position interpolation's ratio, the same for every pair."""
     if view.factor == 1:
-        return f"**Linear** (position interpolation) at s = 1 leaves every pair as it is: ratio {num(view.linear_ratio, '.4g')}."
-    return f"**Linear** (position interpolation) slows every pair by s: ratio {num(view.linear_ratio, '.4g')} for all."
+        return f"**Linear** (position interpolation) at s = 1 leaves every pair as it is: ratio {number(view.linear_ratio, '.4g')}."
+    return f"**Linear** (position interpolation) slows every pair by s: ratio {number(view.linear_ratio, '.4g')} for all."
 
 
 def ntk_line(view: ExtensionView) -> str:
     """NTK-aware's new base, the fastest pair's ratio and how much the slowest is slowed."""
     if view.factor == 1:
-        return (f"**NTK-aware** at s = 1 keeps the base b' = {num(view.ntk.base, ',.6g')}: every pair keeps its speed "
-                f"(ratios {num(view.ntk_first_ratio, '.4g')} and {num(view.ntk_last_ratio, '.4g')} for the fastest and "
+        return (f"**NTK-aware** at s = 1 keeps the base b' = {number(view.ntk.base, ',.6g')}: every pair keeps its speed "
+                f"(ratios {number(view.ntk_first_ratio, '.4g')} and {number(view.ntk_last_ratio, '.4g')} for the fastest and "
                 "the slowest).")
-    return (f"**NTK-aware** changes the base to b' = {num(view.ntk.base, ',.6g')}: the fastest pair keeps its speed "
-            f"(ratio {num(view.ntk_first_ratio, '.4g')}), the slowest is slowed by {num(1 / view.ntk_last_ratio, '.4g')}.")
+    return (f"**NTK-aware** changes the base to b' = {number(view.ntk.base, ',.6g')}: the fastest pair keeps its speed "
+            f"(ratio {number(view.ntk_first_ratio, '.4g')}), the slowest is slowed by {number(1 / view.ntk_last_ratio, '.4g')}.")
 
 
 def dynamic_line(view: ExtensionView) -> str:
     """Dynamic NTK's scale and base at the target length."""
     return (f"**Dynamic NTK** recomputes the base for the current length; at L = s·L₀ = {view.seq_len:,} its scale is "
-            f"s' = {num(view.dynamic.scale, '.6g')}, base {num(view.dynamic.base, ',.6g')}.")
+            f"s' = {number(view.dynamic.scale, '.6g')}, base {number(view.dynamic.base, ',.6g')}.")
 
 
 def yarn_line(view: ExtensionView) -> str:
@@ -910,5 +895,5 @@ def yarn_line(view: ExtensionView) -> str:
     else:
         ramp = f"{kept}, the ramp to full interpolation runs past the last pair"
     return (f"**YaRN** (β_fast = 32, β_slow = 1 turns within L₀): {ramp}; it also multiplies the cosines and sines by "
-            f"0.1·ln s + 1 = {num(y.attention_factor, '.4g')}.")
+            f"0.1·ln s + 1 = {number(y.attention_factor, '.4g')}.")
 

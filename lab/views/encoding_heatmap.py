@@ -15,7 +15,7 @@ import torch
 import pekit
 from pekit import charts
 from pekit.charts import Drawing
-from lab.display import plural
+from lab.display import number, plural
 from pekit.similarity import (
     EncodingProperties,
     encoding_properties,
@@ -319,12 +319,6 @@ FLOAT64_ROUNDING = 1e-12  # float64 steps (at most √(2d) ≈ 45 long) that agr
 ORTHOGONAL = 0.2  # a mean |cos| below this reads as nearly orthogonal
 
 
-def signed(value: float, spec: str) -> str:
-    """``value`` formatted with ``spec``, a negative number with a minus sign (−), not a hyphen."""
-    text = format(value, spec)
-    return "−" + text[1:] if text.startswith("-") else text
-
-
 def percent(part: int, whole: int) -> str:
     """``part / whole`` as a percentage, never rounded to 0 % or 100 % when it is neither."""
     share = 100 * part / whole
@@ -369,15 +363,15 @@ def reading_text(view: ColumnFlips) -> str:
         text = f"Read the picture column by column: column {fast} changes sign at every step. "
     else:
         text = (f"Read the picture column by column: no column changes sign at every step. The fastest, column "
-                f"{fast}, {changes(fast)}, about once every {view.steps / view.flips[fast]:.3g} rows. ")
+                f"{fast}, {changes(fast)}, about once every {number(view.steps / view.flips[fast], '.3g')} rows. ")
     if last != fast:
         if view.layout == "tensor2tensor" and view.d % 2 == 1:
             text += (f"The last column, {last}, is all zeros: tensor2tensor fills the extra column of an odd d "
                      "with zeros. ")
         else:
             span = view.highs[last] - view.lows[last]
-            text += (f"The last column, {last}, {changes(last)} and moves within a range of {span:.3g} over the "
-                     f"whole table (from {signed(view.lows[last], '.6g')} to {signed(view.highs[last], '.6g')}). ")
+            text += (f"The last column, {last}, {changes(last)} and moves within a range of {number(span, '.3g')} over the "
+                     f"whole table (from {number(view.lows[last], '.6g')} to {number(view.highs[last], '.6g')}). ")
     if view.frequencies == 0:
         return "d = 1 in tensor2tensor's layout is one column of zeros: there is nothing to read."
     if view.frequencies > 1:
@@ -450,7 +444,7 @@ def offsets_caption(view: TableView) -> str:
     reach = (f"δ from 0 to {view.max_offset}" if view.max_offset == view.n - 1
              else f"δ from 0 to {view.max_offset} (the table reaches {view.n - 1}; larger offsets are not drawn)")
     return (f"P[i]·P[i+δ] measured {rows}, {reach}: the line is the mean, the band runs from the smallest "
-            f"to the largest value. Largest band width: {view.max_spread:.2g}.")
+            f"to the largest value. Largest band width: {number(view.max_spread, '.2g')}.")
 
 
 def offsets_text(view: TableView) -> str:
@@ -462,19 +456,19 @@ def offsets_text(view: TableView) -> str:
         return text + "Here there is no pair: the one column is zero, so every product is 0."
     if view.unpaired_sine:
         text += (r"The unpaired last sine column of an odd d adds $\sin(i\omega)\sin((i+\delta)\omega)$, which "
-                 f"does depend on i: the band is {view.max_spread:.2g} wide at its widest. ")
+                 f"does depend on i: the band is {number(view.max_spread, '.2g')} wide at its widest. ")
     elif view.zero_column:
         text += ("tensor2tensor's zero column for an odd d adds nothing, so the band stays a line (widest "
-                 f"{view.max_spread:.2g}, float32 rounding). ")
+                 f"{number(view.max_spread, '.2g')}, float32 rounding). ")
     else:
-        text += f"The band stays a line (widest {view.max_spread:.2g}, float32 rounding). "
+        text += f"The band stays a line (widest {number(view.max_spread, '.2g')}, float32 rounding). "
     means = view.offset_means
     if len(means) == 1:
         return text + "With one position only δ = 0 is measured."
     top = max(range(len(means)), key=lambda k: (means[k], -k))
     low = min(range(len(means)), key=lambda k: (means[k], k))
-    return text + (f"Over the offsets shown the mean is largest at δ = {top} ({signed(means[top], '.3g')}) and "
-                   f"smallest at δ = {low} ({signed(means[low], '.3g')}).")
+    return text + (f"Over the offsets shown the mean is largest at δ = {top} ({number(means[top], '.3g')}) and "
+                   f"smallest at δ = {low} ({number(means[low], '.3g')}).")
 
 
 def steps_caption(view: TableView) -> str:
@@ -497,9 +491,9 @@ def wavelengths_caption(view: TableView) -> str:
     if wavelengths.empty:
         return f"d = {view.d} in the {view.layout} layout has no sine/cosine pair: its one column is zero."
     if len(wavelengths) == 1:
-        text = f"One frequency only: wavelength 2π ≈ {wavelengths.iloc[0]:.4g} positions"
+        text = f"One frequency only: wavelength 2π ≈ {number(wavelengths.iloc[0], '.4g')} positions"
     else:
-        text = (f"The wavelengths grow geometrically from 2π ≈ {wavelengths.iloc[0]:.4g} positions towards "
+        text = (f"The wavelengths grow geometrically from 2π ≈ {number(wavelengths.iloc[0], '.4g')} positions towards "
                 f"2π·base = {2 * math.pi * view.base:,.0f} (the last pair here: {wavelengths.iloc[-1]:,.0f} positions)")
     if view.unpaired_sine:
         return text + "; an odd d has a last pair with a sine and no cosine (cos column −1)."
@@ -520,14 +514,14 @@ def layout_text(d: int, table: pd.DataFrame) -> str:
                  "(left out below). ")
     if k == 1:
         return text + ("With one pair both use the frequency 1, so after reordering the pairs agree "
-                       f"(largest difference {gap:.2g}).")
+                       f"(largest difference {number(gap, '.2g')}).")
     last_paper = float(table["omega_interleaved"].iloc[-1])
     text += (f"**Spacing:** tensor2tensor's {k} frequencies run from 1 down to exactly 1/base "
              r"($\omega_j=\text{base}^{-j/(k-1)}$), while the paper's stop at "
-             + f"{last_paper:.4g} " + r"($\omega_j=\text{base}^{-2j/d}$). ")
+             + f"{number(last_paper, '.4g')} " + r"($\omega_j=\text{base}^{-2j/d}$). ")
     if gap == 0:
         return text + "Over these positions the reordered tables still agree exactly."
-    return text + (f"So even after reordering the tables differ, by up to {gap:.3g} (pair {worst}); pair by pair:")
+    return text + (f"So even after reordering the tables differ, by up to {number(gap, '.3g')} (pair {worst}); pair by pair:")
 
 
 def add_or_concat_text(view: AddOrConcat) -> str:
@@ -544,12 +538,12 @@ def add_or_concat_text(view: AddOrConcat) -> str:
     rows = f"{view.rows} {plural(view.rows, 'row')} of P" + ("" if view.rows == 1 else " (the non-zero ones)"
                                                              if view.rows < min(view.n, OVERLAP_ROWS) else "")
     text += (f"It loses little when positions and words point in nearly unrelated directions: at d = {w}, {rows} "
-             f"and {OVERLAP_EMBEDDINGS} random Gaussian embeddings have a mean |cos| of {view.overlap:.3g}, against "
-             f"{view.expected:.3g} for two random directions and 1/√d = {1 / math.sqrt(w):.3g}: "
+             f"and {OVERLAP_EMBEDDINGS} random Gaussian embeddings have a mean |cos| of {number(view.overlap, '.3g')}, against "
+             f"{number(view.expected, '.3g')} for two random directions and 1/√d = {number(1 / math.sqrt(w), '.3g')}: "
              + ("nearly orthogonal. " if view.overlap < ORTHOGONAL else "far from orthogonal at so small a width. "))
     measured = [(w_, o) for w_, o in zip(view.widths, view.overlaps) if not math.isnan(o)]
     (w0, o0), (w1, o1) = measured[0], measured[-1]
-    text += f"Across the chart it falls from {o0:.3g} at d = {w0} to {o1:.3g} at d = {w1}"
+    text += f"Across the chart it falls from {number(o0, '.3g')} at d = {w0} to {number(o1, '.3g')} at d = {w1}"
     text += ("" if w0 == 1 or view.layout == "interleaved"
              else " (the rows of P have no point at d = 1: tensor2tensor's one column there is zero)")
     return text + ": the wider the model, the more room for both."
@@ -563,19 +557,19 @@ def properties_text(view: PropertiesView) -> str:
     same = p.step_spread <= FLOAT64_ROUNDING
     if same:
         step = (f"and one step along the sequence moves the code by the same distance everywhere (spread "
-                f"{p.step_spread:.1e} over all i).")
+                f"{number(p.step_spread, '.1e')} over all i).")
     else:
         step = (f"but one step along the sequence does not move the code by quite the same distance everywhere: the "
-                f"steps spread over {p.step_spread:.1e}, from the unpaired last sine column of an odd d.")
+                f"steps spread over {number(p.step_spread, '.1e')}, from the unpaired last sine column of an odd d.")
     return (
         f"Four properties are often asked of a positional encoding. Measured on {where}:\n"
-        f"1. **A unique code for every position.** The two closest positions are {p.closest:.3g} apart "
+        f"1. **A unique code for every position.** The two closest positions are {number(p.closest, '.3g')} apart "
         + ("(never 0)." if view.unique else "(0: two positions share a code).") + "\n"
         f"2. **The same distances whatever the sentence's length.** Row i does not depend on how many rows "
-        f"there are: the rows of a table twice as long differ from these by at most {p.prefix_gap:.1e}; "
+        f"there are: the rows of a table twice as long differ from these by at most {number(p.prefix_gap, '.1e')}; "
         + step + "\n"
-        f"3. **Bounded, and defined for longer sentences.** The largest |value| is {p.largest:.6g}, and the "
-        f"next {view.rows} positions, never asked for, stay within {p.beyond:.6g}: the formula goes on for ever, "
+        f"3. **Bounded, and defined for longer sentences.** The largest |value| is {number(p.largest, '.6g')}, and the "
+        f"next {view.rows} positions, never asked for, stay within {number(p.beyond, '.6g')}: the formula goes on for ever, "
         "where a learned table has no row past its last trained position.\n"
         f"4. **Deterministic.** Computed twice, the tables differ by {p.repeat_gap:g}."
     )

@@ -13,7 +13,7 @@ import streamlit as st
 import torch
 
 import pekit
-from lab.display import plural
+from lab.display import number, plural
 from pekit import charts, rotation, seeded
 
 FLOAT32_ROUNDING = 1e-5  # errors up to this, on values of size 1, are float32 round-off (ε ≈ 1.2e-7)
@@ -197,20 +197,14 @@ def rope_view(d: int, base: int, count: int, seed: int) -> RopeView:
 # sentences --------------------------------------------------------------------------------------
 
 
-def signed(value: float, spec: str) -> str:
-    """``value`` formatted with ``spec``, with minus signs (−), not hyphens, for a negative number and
-    a negative exponent alike."""
-    return format(value, spec).replace("-", "−")
-
-
 def circle_text(view: PairTurn) -> str:
     """What the circle shows: the pair's frequency and the angle every arrow sweeps."""
     turn, j = view.turn, view.pair
     point = ("Each blue point is one position i" if view.count > 1 else "The blue point is position i") + (
-        f", drawn at (sin iω_j, cos iω_j) for ω_{j} = {signed(view.omega, '.6g')}. ")
+        f", drawn at (sin iω_j, cos iω_j) for ω_{j} = {number(view.omega, '.6g')}. ")
     if view.delta == 0:
         return point + "With δ = 0 every position stays where it is: the angle δ·ω_j is 0 for every pair."
-    turns, degrees = turn.turns, f"{turn.degrees:.4g}"
+    turns, degrees = turn.turns, f"{number(turn.degrees, '.4g')}"
     if degrees == "360":  # the rest rounds up to a whole turn
         turns, degrees = turns + 1, "0"
     sweep = f"{turns:,} whole turn{'s' if turns != 1 else ''} and {degrees}°" if turns else f"{degrees}°"
@@ -218,7 +212,7 @@ def circle_text(view: PairTurn) -> str:
     arrows = ("Every orange arrow goes from i to i {}, and every arrow sweeps the same angle" if view.count > 1
               else "The orange arrow goes from i to i {} and sweeps the angle").format(
         f"{'−' if view.delta < 0 else '+'} {abs(view.delta)}")
-    return (point + f"{arrows} δ·ω_{j} = {signed(turn.radians, '.6g')} rad ({'−' if backwards else ''}{sweep}"
+    return (point + f"{arrows} δ·ω_{j} = {number(turn.radians, '.6g')} rad ({'−' if backwards else ''}{sweep}"
             f"{', the other way' if backwards else ''})" + (", wherever it starts." if view.count > 1 else "."))
 
 
@@ -233,7 +227,7 @@ def matrix_caption(view: RotationView) -> str:
     """What the heatmap of T(δ) draws: every entry, or block means."""
     what = ("one 2×2 rotation block per pair on the diagonal, zeros elsewhere" if view.delta
             else "δ = 0 turns nothing, so T is the identity (each 2×2 block is [[1, 0], [0, 1]])")
-    return (f"T({signed(view.delta, 'd')}) for d = {view.d}: {what}"
+    return (f"T({number(view.delta, 'd')}) for d = {view.d}: {what}"
             + ("." if view.matrix_exact else "; each pixel is the mean of a block of entries."))
 
 
@@ -241,9 +235,9 @@ def residuals_caption(view: RotationView) -> str:
     """How far T(δ)·P[i] is from P[i+δ] over the positions shown."""
     rows = (f"the {view.count} positions shown ({view.first} to {view.last})" if view.count > 1
             else f"the one position shown ({view.first})")
-    delta = signed(view.delta, "d")
+    delta = number(view.delta, "d")
     text = (f"The same matrix T({delta}) moves the rows of P at {rows} by δ = {delta}: the largest error "
-            f"is {signed(view.max_residual, '.1e')}")
+            f"is {number(view.max_residual, '.1e')}")
     if view.max_residual <= FLOAT32_ROUNDING:
         return text + (", within float32 round-off (one rounding of a value near 1 is about 6e−8)"
                        + (", the same for every i, so T does not depend on i." if view.count > 1 else "."))
@@ -258,13 +252,13 @@ def angles_text(view: RotationView) -> str:
 
     def turned(a: float) -> str:
         whole = abs(a) / (2 * math.pi)
-        return (f"{signed(a, '.4g')} rad, {whole:.3g} of a full turn" if whole < 1
-                else f"{signed(a, '.4g')} rad, {whole:.3g} full turns")
+        return (f"{number(a, '.4g')} rad, {number(whole, '.3g')} of a full turn" if whole < 1
+                else f"{number(a, '.4g')} rad, {number(whole, '.3g')} full turns")
 
     if k == 1:
-        return f"d = {view.d} has one pair: at δ = {signed(view.delta, 'd')} it turns {turned(angles[0])}."
+        return f"d = {view.d} has one pair: at δ = {number(view.delta, 'd')} it turns {turned(angles[0])}."
     over = sum(abs(a) > 2 * math.pi for a in angles)
-    return (f"At δ = {signed(view.delta, 'd')} pair 0, the fastest, turns {turned(angles[0])}; the last pair, j = {k - 1}, turns "
+    return (f"At δ = {number(view.delta, 'd')} pair 0, the fastest, turns {turned(angles[0])}; the last pair, j = {k - 1}, turns "
             f"{turned(angles[-1])}; {over} of the {k} pairs turn more than a full turn. Fast pairs (small j) turn a lot "
             "for a given offset, slow pairs barely move: a small offset shows in the fast pairs, a large one in "
             "the slow pairs, which is what lets attention tell near from far.")
@@ -276,15 +270,15 @@ def sine_only_text(view: SineOnly) -> str:
     if view.delta == 0:
         return ("Why sine **and** cosine? With δ = 0 nothing moves, and the identity is a fixed linear map for sines "
                 "alone too. Pick a nonzero δ to see the difference.")
-    text = (f"Why sine **and** cosine? With both, the one matrix T({signed(view.delta, 'd')}) sends the code of every position t "
+    text = (f"Why sine **and** cosine? With both, the one matrix T({number(view.delta, 'd')}) sends the code of every position t "
             f"to that of t {'−' if view.delta < 0 else '+'} {abs(view.delta)}: over {t} its largest error is "
-            f"{signed(view.rotation_error, '.1e')} (float64 round-off). With the {view.d // 2} sine "
+            f"{number(view.rotation_error, '.1e')} (float64 round-off). With the {view.d // 2} sine "
             f"{plural(view.d // 2, 'column')} alone, the best linear map (least squares over the same positions) "
-            f"still misses by up to {signed(view.sine_error, '.3g')} (root-mean-square {signed(view.sine_rms, '.3g')}, against "
-            f"{signed(view.sine_scale, '.3g')} for the values it should reach).")
+            f"still misses by up to {number(view.sine_error, '.3g')} (root-mean-square {number(view.sine_rms, '.3g')}, against "
+            f"{number(view.sine_scale, '.3g')} for the values it should reach).")
     if view.at_zero > FLOAT64_ROUNDING:
         text += (f" At t = 0 every sine is 0, so any linear map gives 0 there, while sin(δ·ω_j) is not: an error of "
-                 f"{signed(view.at_zero, '.3g')} that no map can remove. The shift sin(t+δ)ω = sin tω·cos δω + cos tω·sin δω "
+                 f"{number(view.at_zero, '.3g')} that no map can remove. The shift sin(t+δ)ω = sin tω·cos δω + cos tω·sin δω "
                  "needs the cosine.")
     return text
 
@@ -294,9 +288,9 @@ def rope_caption(view: RopeView) -> str:
         return "RoPE scores q_m·k_n: with one position there is a single score, nothing to compare along a diagonal."
     if view.rope_spread <= FLOAT32_ROUNDING * view.scale:
         return (f"RoPE scores q_m·k_n: constant along every diagonal up to float32 rounding (largest spread along a "
-                f"diagonal: {signed(view.rope_spread, '.2e')}, scores up to {view.scale:.3g}), so they depend on m − n only.")
-    return (f"RoPE scores q_m·k_n: the diagonals spread by up to {signed(view.rope_spread, '.2e')} (scores up to "
-            f"{view.scale:.3g}), more than float32 rounding.")
+                f"diagonal: {number(view.rope_spread, '.2e')}, scores up to {number(view.scale, '.3g')}), so they depend on m − n only.")
+    return (f"RoPE scores q_m·k_n: the diagonals spread by up to {number(view.rope_spread, '.2e')} (scores up to "
+            f"{number(view.scale, '.3g')}), more than float32 rounding.")
 
 
 def additive_caption(view: RopeView) -> str:
@@ -304,6 +298,6 @@ def additive_caption(view: RopeView) -> str:
         return "Scores (q + P_m)·(k + P_n) with the table added: one position, a single score."
     if view.additive_spread <= FLOAT32_ROUNDING * view.scale:
         return (f"Scores (q + P_m)·(k + P_n) with the table added: here the diagonals are constant to float32 "
-                f"rounding too (largest spread {signed(view.additive_spread, '.3g')}).")
+                f"rounding too (largest spread {number(view.additive_spread, '.3g')}).")
     return (f"Scores (q + P_m)·(k + P_n) with the table added: the diagonals are not constant "
-            f"(largest spread {signed(view.additive_spread, '.3g')}); absolute positions leak in.")
+            f"(largest spread {number(view.additive_spread, '.3g')}); absolute positions leak in.")

@@ -10,6 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pekit
+from lab.display import number
 from lab.views.binary_analogy import (analogy_view, bit_match, bits_caption, counting_caption, cube, dial_sentence,
                                       equal_width_sentence, ladders, ladders_sentence, metric_labels, overlay_caption,
                                       same_width, steps_sentence, table_caption)
@@ -64,10 +65,10 @@ def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
     flips_at = [sum(a != b for a, b in zip(format(i - 1 & 2**bits - 1, f"0{bits}b"), format(i & 2**bits - 1, f"0{bits}b")))
                 for i in range(1, n)]
     if lo == hi:
-        assert f"the binary code moves by {lo:.3g} at every step ({flips_at[0]} bit" in sentence
+        assert f"the binary code moves by {number(lo, '.3g')} at every step ({flips_at[0]} bit" in sentence
         assert len(set(flips_at)) == 1
     else:
-        assert f"jumps by anything from {lo:.3g} to {hi:.3g}" in sentence
+        assert f"jumps by anything from {number(lo, '.3g')} to {number(hi, '.3g')}" in sentence
         found = re.search(r"\((\d+) → (\d+) flips (\d+) bits? at once: ([01]+) → ([01]+)\)", sentence)
         before, at, flips, code_before, code_at = found.groups()
         assert int(at) == int(before) + 1 and int(at) == int(binary_steps.argmax()) + 1
@@ -76,10 +77,10 @@ def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
         assert code_before == format(int(before) % 2**bits, f"0{bits}b") and code_at == format(int(at) % 2**bits, f"0{bits}b")
     s_lo, s_hi = float(sin_steps.min()), float(sin_steps.max())
     if "the same step everywhere" in sentence:
-        assert s_hi - s_lo <= 2e-6 * s_hi and f"always moves by {s_lo:.6g}:" in sentence
+        assert s_hi - s_lo <= 2e-6 * s_hi and f"always moves by {number(s_lo, '.6g')}:" in sentence
     else:
         assert d % 2 == 1 and s_hi - s_lo > 1e-7 * s_hi
-        assert f"moves by {s_lo:.6g} to {s_hi:.6g}: the same step for every pair, plus the unpaired" in sentence
+        assert f"moves by {number(s_lo, '.6g')} to {number(s_hi, '.6g')}: the same step for every pair, plus the unpaired" in sentence
         paired = (P[1:, :-1] - P[:-1, :-1]).norm(dim=1)
         assert float(paired.max() - paired.min()) <= 1e-12  # the pairs' step is the same everywhere
     assert f"binary tells at most 2^{bits} = {2**bits} positions apart" in sentence
@@ -123,7 +124,7 @@ def test_dial_sentence_lists_the_positions_that_return_to_zero(n, bits, d, base)
     P = pekit.sinusoidal_encoding(n, d, base=base, dtype=torch.float64)  # (n, d)
     far = (P[1:] - P[0]).norm(dim=1)
     closest, where = float(far.min()), int(far.argmin()) + 1
-    assert f"its smallest distance to position 0 here is {closest:.3g} (position {where})" in sentence
+    assert f"its smallest distance to position 0 here is {number(closest, '.3g')} (position {where})" in sentence
     assert sentence.endswith("counts as one code.") == (closest <= 1e-3)
 
 
@@ -145,7 +146,7 @@ def test_ladders_sentence_names_the_bits_without_a_partner(bits, d, base):
     if len(waves) == 1:
         assert f"d = {d} has one pair only, of wavelength 2π ≈ 6.28 positions" in sentence
     else:
-        assert f"base^(2/d) = {growth:.3g} per pair" in sentence
+        assert f"base^(2/d) = {number(growth, '.3g')} per pair" in sentence
         assert all(math.isclose(b / a, growth, rel_tol=1e-9) for a, b in zip(waves, waves[1:]))
         if math.isclose(growth, 2, rel_tol=1e-12):
             assert "the same rate" in sentence
@@ -183,15 +184,15 @@ def test_overlay_caption_states_the_closest_pair(n, bits, d, base, pick):
     waves = wavelengths(d, base)
     pair = min(range(len(waves)), key=lambda j: abs(math.log(waves[j] / period)))
     assert caption.startswith(f"Positions 0 to {window - 1}" + (f" of the {n}" if window < n else "")
-                              + f": {window / period:.3g} of the bit's periods")
+                              + f": {number(window / period, '.3g')} of the bit's periods")
     assert ("the rest repeats" in caption) == (window < n and window >= period)
     assert f"Bit {bit} repeats every {period} positions" in caption
     assert match.pair == pair or math.isclose(abs(math.log(waves[match.pair] / period)),
                                               abs(math.log(waves[pair] / period)), rel_tol=1e-9)
     columns = (f"columns {2 * match.pair} and {2 * match.pair + 1}" if 2 * match.pair + 1 < d
                else f"column {2 * match.pair}, a sine without its cosine")
-    assert f"pair {match.pair} ({columns}) at {waves[match.pair]:.4g} positions, " \
-           f"{waves[match.pair] / period:.3g} times the bit's period" in caption
+    assert f"pair {match.pair} ({columns}) at {number(waves[match.pair], '.4g')} positions, " \
+           f"{number(waves[match.pair] / period, '.3g')} times the bit's period" in caption
     bit_values = {(i >> bit) & 1 for i in range(window)}
     assert ("stays 0 (−1 here) at every position shown" in caption) == (bit_values == {0})
     if bit_values == {0}:
@@ -225,7 +226,7 @@ def test_equal_width_sentence_counts_the_positions_each_code_tells_apart(n, widt
     closest = float(D.min())
     assert math.isclose(float(D[i, k]), closest, rel_tol=1e-6, abs_tol=1e-9)
     says = "still" if closest > 1e-3 else "only"
-    assert f"the closest two (positions {i} and {k}) {says} {eq.sinusoidal.min_distance:.3g} apart" in sentence
+    assert f"the closest two (positions {i} and {k}) {says} {number(eq.sinusoidal.min_distance, '.3g')} apart" in sentence
     assert ("which counts as one code" in sentence) == (closest <= 1e-3)
     distinct = n - int(torch.triu(D <= 1e-3, diagonal=1).any(dim=0).sum())
     assert f"{'tells' if width == 1 else 'tell'} **{distinct} of the {n}** apart" in sentence

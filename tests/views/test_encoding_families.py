@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import pekit
 from lab.jobs import job_board
+from lab.display import number
 from lab.views import encoding_families as fam
 from pekit import families, shipped
 from pekit.charts.matrices import MAX_PIXELS
@@ -132,10 +133,27 @@ def rows_drawn(spec: dict, field: str) -> list[dict]:
 
 
 def colour_domain(spec: dict) -> list[float]:
-    """The domain of a heatmap's colour scale (its legend)."""
-    found = re.findall(r'"color": \{[^{}]*"scale": \{[^{}]*"domain": \[([^\]]*)\]', json.dumps(spec))
+    """The domain of a heatmap's colour scale (its legend): the colour of the values drawn, or of
+    the unmasked ones where masked cells take a grey of their own."""
+    found = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            colour = node.get("color")
+            if isinstance(colour, dict):
+                colour = colour.get("condition", colour)
+                domain = colour.get("scale", {}).get("domain") if isinstance(colour, dict) else None
+                if domain and all(isinstance(v, (int, float)) for v in domain):
+                    found.append([float(v) for v in domain])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(spec)
     assert found, "no colour scale"
-    return [float(x) for x in found[0].split(",")]
+    return found[0]
 
 
 def check_blocks(view, rows: int, cols: int) -> None:
@@ -167,11 +185,11 @@ def read_back(text: str) -> float:
 @example(-0.0, ".3g")
 @example(-11584.6, ",.0f")
 def test_numbers_are_written_with_a_minus_sign_and_powers_of_ten(value, spec):
-    said = fam.num(value, spec)
+    said = number(value, spec)
     no_hyphen_minus(said)
     assert "e" not in said and said.startswith("−") == (value < 0 and said != "0")
     assert read_back(said) == pytest.approx(float(format(value, spec).replace(",", "")), rel=1e-12, abs=0)
-    assert fam.num(-0.390625, ",.4g") == "−0.3906" and fam.num(1.8e-15, ".1e") == "1.8 × 10⁻¹⁵"
+    assert number(-0.390625, ",.4g") == "−0.3906" and number(1.8e-15, ".1e") == "1.8 × 10⁻¹⁵"
 
 
 @settings(max_examples=30, deadline=None)
@@ -272,7 +290,7 @@ def test_side_by_side_sentences_state_each_matrix_drawn(setting):
     assert (f"It has no rows for positions {rows} to {n - 1}." in said) == (rows < n)
     drawn = table[:rows].double()
     high = learned.scale.high
-    assert learned.scale.low == -high and f"Colours span ±{fam.num(high, '.3g')};" in said
+    assert learned.scale.low == -high and f"Colours span ±{number(high, '.3g')};" in said
     beyond = int((drawn.abs() > high).sum())
     assert beyond <= 0.01 * drawn.numel() + 1  # 99 % of the entries inside the colour range
     if beyond == 0:
@@ -305,7 +323,7 @@ def test_side_by_side_sentences_state_each_matrix_drawn(setting):
     slope = get_slopes(heads)[head - 1]
     bias = families.scheme_matrix("alibi", n, heads, causal=causal)[head - 1].double().numpy()
     said = fam.caption(alibi)
-    assert said.startswith(f"Head {head} of {heads}: slope m = {fam.num(slope, '.6g')}, the bias falls by that much "
+    assert said.startswith(f"Head {head} of {heads}: slope m = {number(slope, '.6g')}, the bias falls by that much "
                            "per step of distance.")
     for i in range(n):
         for j in range(n):
@@ -390,16 +408,16 @@ def test_conventions_sentences_state_the_measured_check(setting):
     assert c.score_difference <= 1e-9 * largest and agree <= 1e-9 * largest  # only rounding, both ways computed
     assert c.mismatched_score_difference == pytest.approx(disagree, rel=1e-6, abs=1e-9 * largest)
     assert c.vector_difference == pytest.approx(vectors, rel=1e-6, abs=1e-12)
-    assert fam.metric_values(view) == (fam.num(c.vector_difference, ".3g"), fam.num(c.score_difference, ".1e"),
-                                       fam.num(c.mismatched_score_difference, ".3g"))
+    assert fam.metric_values(view) == (number(c.vector_difference, ".3g"), number(c.score_difference, ".1e"),
+                                       number(c.mismatched_score_difference, ".3g"))
 
     said = fam.pairing_sentence(view)
-    assert f"at {n} position{'' if n == 1 else 's'}" in said and f"up to {fam.num(c.largest_score, '.3g')} in size" in said
+    assert f"at {n} position{'' if n == 1 else 's'}" in said and f"up to {number(c.largest_score, '.3g')} in size" in said
     assert ("agree exactly" in said) if c.score_difference == 0 else (
-        f"agree to {fam.num(c.score_difference, '.1e')}: only rounding" in said)
+        f"agree to {number(c.score_difference, '.1e')}: only rounding" in said)
     if hw == 2:  # one pair: adjacent pairs and halves are the same two columns
         assert disagree <= 1e-9 * largest and vectors == 0
-        assert f"Unpermuted they agree too (difference {fam.num(c.mismatched_score_difference, '.1e')})" in said
+        assert f"Unpermuted they agree too (difference {number(c.mismatched_score_difference, '.1e')})" in said
         assert "disagree" not in said
         # "from a head width of 4 on" they disagree: measured at width 4
         q4, k4 = torch.randn(n, 4, generator=g, dtype=torch.float64), torch.randn(n, 4, generator=g, dtype=torch.float64)
@@ -407,7 +425,7 @@ def test_conventions_sentences_state_the_measured_check(setting):
         assert float((s4 - rope(q4, "halves") @ rope(k4, "halves").T).abs().max()) > 1e-3 or n == 1
     else:
         assert disagree > 1e3 * max(agree, 1e-12)
-        assert f"Unpermuted, they disagree by {fam.num(c.mismatched_score_difference, '.3g')}:" in said
+        assert f"Unpermuted, they disagree by {number(c.mismatched_score_difference, '.3g')}:" in said
 
     eight, six, four = get_slopes(8), get_slopes(6), get_slopes(4)
     assert list(view.slopes8["slope"]) == eight and list(view.slopes6["slope"]) == six
@@ -445,12 +463,12 @@ def test_conventions_sentences_state_the_measured_check(setting):
 
     said = fam.layouts_sentence(view)
     t2t_last, inter_last = 10000.0 ** -1, 10000.0 ** (-2 * (d // 2 - 1) / d)
-    assert f"At d = {d} the slowest pair has ω = {fam.num(t2t_last, '.4g')} in tensor2tensor" in said
-    assert f"against {fam.num(inter_last, '.4g')} in the book" in said
+    assert f"At d = {d} the slowest pair has ω = {number(t2t_last, '.4g')} in tensor2tensor" in said
+    assert f"against {number(inter_last, '.4g')} in the book" in said
     inter, t2t = sinusoid(range(n), d), sinusoid(range(n), d, "t2t")
     gap = float(np.abs(np.concatenate([inter[:, 0::2], inter[:, 1::2]], axis=1) - t2t).max())
     assert view.largest_gap == pytest.approx(gap, abs=1e-5)
-    assert f"the two tables at {n} positions differ by up to {fam.num(view.largest_gap, '.3g')}." in said
+    assert f"the two tables at {n} positions differ by up to {number(view.largest_gap, '.3g')}." in said
     for text in (fam.pairing_sentence(view), fam.layouts_sentence(view), *fam.metric_values(view)):
         no_hyphen_minus(text)
 
@@ -494,12 +512,12 @@ def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
     table, row = sinusoid(range(train), d), sinusoid([p], d)[0]
     nearest, step = float(np.linalg.norm(table - row, axis=1).min()), float(np.linalg.norm(table[1] - table[0]))
     said = fam.sinusoidal_line(view)
-    assert f"(neighbouring rows are {fam.num(step, '.3g')} apart)" in said
+    assert f"(neighbouring rows are {number(step, '.3g')} apart)" in said
     if inside:
         assert nearest < 1e-9 and f"row {p:,} is one of the {train:,} rows seen in training" in said
     else:
         assert view.b.sinusoidal_nearest == pytest.approx(nearest, abs=1e-9)
-        assert f"the nearest row seen in training is {fam.num(view.b.sinusoidal_nearest, '.3g')} away" in said
+        assert f"the nearest row seen in training is {number(view.b.sinusoidal_nearest, '.3g')} away" in said
 
     bits_p, bits_train = max(1, p.bit_length()), max(1, (train - 1).bit_length())
     said = fam.binary_line(view)
@@ -681,26 +699,26 @@ def test_context_extension_sentences_state_each_rules_numbers(setting):
     if s == 1:
         assert fam.linear_line(view) == "**Linear** (position interpolation) at s = 1 leaves every pair as it is: ratio 1."
     else:
-        assert fam.linear_line(view).endswith(f"slows every pair by s: ratio {fam.num(1 / s, '.4g')} for all.")
+        assert fam.linear_line(view).endswith(f"slows every pair by s: ratio {number(1 / s, '.4g')} for all.")
 
     ntk_base = base * s ** (hd / (hd - 2))
     ntk = np.array([ntk_base ** (-2 * j / hd) for j in range(pairs)]) / omega
     assert pekit.rope_frequencies(hd, base=base, scaling="ntk", factor=s).double().numpy() / omega == pytest.approx(ntk)
     said = fam.ntk_line(view)
-    assert view.ntk.base == pytest.approx(ntk_base) and f"b' = {fam.num(view.ntk.base, ',.6g')}:" in said
+    assert view.ntk.base == pytest.approx(ntk_base) and f"b' = {number(view.ntk.base, ',.6g')}:" in said
     assert ntk[0] == 1.0 and 1 / ntk[-1] == pytest.approx(s)
     if s == 1:
         assert "every pair keeps its speed (ratios 1 and 1 for the fastest and the slowest)" in said
     else:
         assert "the fastest pair keeps its speed (ratio 1)" in said
-        assert said.endswith(f"the slowest is slowed by {fam.num(1 / view.ntk_last_ratio, '.4g')}.")
-        assert fam.num(1 / view.ntk_last_ratio, ".4g") == fam.num(s, ".4g")
+        assert said.endswith(f"the slowest is slowed by {number(1 / view.ntk_last_ratio, '.4g')}.")
+        assert number(1 / view.ntk_last_ratio, ".4g") == number(s, ".4g")
 
     scale = s * target / original - (s - 1)  # s' at L = s·L₀
     said = fam.dynamic_line(view)
-    assert view.dynamic.scale == pytest.approx(scale) and f"its scale is s' = {fam.num(view.dynamic.scale, '.6g')}" in said
+    assert view.dynamic.scale == pytest.approx(scale) and f"its scale is s' = {number(view.dynamic.scale, '.6g')}" in said
     assert view.dynamic.base == pytest.approx(base * scale ** (hd / (hd - 2)))
-    assert said.endswith(f"base {fam.num(view.dynamic.base, ',.6g')}.") and f"at L = s·L₀ = {target:,}" in said
+    assert said.endswith(f"base {number(view.dynamic.base, ',.6g')}.") and f"at L = s·L₀ = {target:,}" in said
 
     low = max(math.floor(hd * math.log(original / (32 * 2 * math.pi)) / (2 * math.log(base))), 0)
     high = min(math.ceil(hd * math.log(original / (2 * math.pi)) / (2 * math.log(base))), hd - 1)
@@ -724,7 +742,7 @@ def test_context_extension_sentences_state_each_rules_numbers(setting):
             assert yarn[-1] > 1 / s * (1 + 1e-9)  # the last pair is not fully interpolated
     factor = 0.1 * math.log(s) + 1
     assert view.yarn.attention_factor == pytest.approx(factor)
-    assert said.endswith(f"0.1·ln s + 1 = {fam.num(factor, '.4g')}.")
+    assert said.endswith(f"0.1·ln s + 1 = {number(factor, '.4g')}.")
     for line in (fam.extension_caption, fam.linear_line, fam.ntk_line, fam.dynamic_line, fam.yarn_line):
         no_hyphen_minus(line(view))
 

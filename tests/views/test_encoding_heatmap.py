@@ -11,6 +11,7 @@ import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from lab.display import number
 from lab.views import encoding_heatmap as views
 from pekit import charts
 
@@ -57,6 +58,19 @@ def table64(n: int, d: int, base: int, start: int, layout: str) -> np.ndarray:
             k = d // 2
             P[:, c] = np.sin(i * w[c]) if c < k else np.cos(i * w[c - k])
     return P
+
+
+# a number as the lab writes it: a minus sign, and a power of ten written out (``1.2 × 10⁻⁵``)
+NUMBER = r"(−?[\d.]+(?: × 10[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)?)"
+
+
+def read(text: str) -> float:
+    """A number the page wrote, read back."""
+    text = text.replace("−", "-")
+    if " × 10" in text:
+        mantissa, power = text.split(" × 10")
+        text = f"{mantissa}e{power.translate(str.maketrans('⁰¹²³⁴⁵⁶⁷⁸⁹⁻', '0123456789-'))}"
+    return float(text)
 
 
 def numbers(text: str) -> list[float]:
@@ -182,7 +196,7 @@ def check_offsets_caption(view: views.TableView) -> None:
     top = min(view.n - 1, 512)
     assert view.max_offset == top and f"δ from 0 to {top}" in caption
     assert ("larger offsets are not drawn" in caption) == (view.n - 1 > 512)
-    assert caption.endswith(f"Largest band width: {view.max_spread:.2g}.")
+    assert caption.endswith(f"Largest band width: {number(view.max_spread, '.2g')}.")
 
 
 def check_offsets_text(view: views.TableView) -> None:
@@ -194,7 +208,7 @@ def check_offsets_text(view: views.TableView) -> None:
         assert text.endswith("every product is 0.") and not means.any()
         return
     if view.unpaired_sine:
-        assert f"does depend on i: the band is {view.max_spread:.2g} wide at its widest." in text
+        assert f"does depend on i: the band is {number(view.max_spread, '.2g')} wide at its widest." in text
         # without the unpaired column the band is a line: all of the width comes from it
         if view.d > 1:
             P = table64(view.n, view.d, view.base, view.start, "interleaved")[:, :-1]
@@ -204,15 +218,15 @@ def check_offsets_text(view: views.TableView) -> None:
                 assert max(vals) - min(vals) <= 1e-9 * scale
     else:
         assert spread <= 1e-9 * scale  # a line, in float64
-        assert f"(widest {view.max_spread:.2g}, float32 rounding)" in text
+        assert f"(widest {number(view.max_spread, '.2g')}, float32 rounding)" in text
         assert view.max_spread <= 1e-6 * scale
     if view.n == 1:
         assert text.endswith("only δ = 0 is measured.")
         return
-    found = re.search(r"largest at δ = (\d+) \((\S+)\) and smallest at δ = (\d+) \((\S+)\)\.$", text)
+    found = re.search(rf"largest at δ = (\d+) \({NUMBER}\) and smallest at δ = (\d+) \({NUMBER}\)\.$", text)
     assert "-" not in found[2] + found[4]  # minus signs, not hyphens
     top, low = int(found[1]), int(found[3])
-    top_value, low_value = (float(v.replace("−", "-")) for v in (found[2], found[4]))
+    top_value, low_value = (read(v) for v in (found[2], found[4]))
     tol = 1e-5 * scale
     assert abs(means[top] - top_value) <= tol + 5e-3 * abs(top_value) and means[top] >= means.max() - tol
     assert abs(means[low] - low_value) <= tol + 5e-3 * abs(low_value) and means[low] <= means.min() + tol
@@ -247,13 +261,13 @@ def check_wavelengths_caption(view: views.TableView) -> None:
     waves = [2 * math.pi / o for o in w]
     assert len(view.frequencies) == len(waves)
     if len(waves) == 1:
-        assert caption.startswith(f"One frequency only: wavelength 2π ≈ {waves[0]:.4g} positions")
+        assert caption.startswith(f"One frequency only: wavelength 2π ≈ {number(waves[0], '.4g')} positions")
     else:
         assert all(b > a for a, b in zip(waves, waves[1:]))  # they grow
         ratios = [b / a for a, b in zip(waves, waves[1:])]
         assert max(ratios) - min(ratios) <= 1e-9 * max(ratios)  # geometrically
         assert waves[-1] <= 2 * math.pi * view.base * (1 + 1e-12)  # towards 2π·base
-        assert f"from 2π ≈ {waves[0]:.4g} positions towards 2π·base = {2 * math.pi * view.base:,.0f} " \
+        assert f"from 2π ≈ {number(waves[0], '.4g')} positions towards 2π·base = {2 * math.pi * view.base:,.0f} " \
                f"(the last pair here: {waves[-1]:,.0f} positions)" in caption
     if view.unpaired_sine:
         assert caption.endswith("a sine and no cosine (cos column −1).")
@@ -291,7 +305,7 @@ def check_reading_text(setting) -> None:
         shown = "under 1%" if share < 1 else "over 99%" if share > 99 else f"{share:.0f}%"
         assert views.percent(int(f), n - 1) == shown
         assert (f"The fastest, column {fastest}, changes sign between {f} of the {n - 1} pairs of neighbouring "
-                f"rows ({shown}), about once every {(n - 1) / f:.3g} rows.") in text
+                f"rows ({shown}), about once every {number((n - 1) / f, '.3g')} rows.") in text
     last = d - 1
     if last != fastest:
         if layout == "tensor2tensor" and d % 2:
@@ -301,12 +315,11 @@ def check_reading_text(setting) -> None:
             says = "never changes sign" if f == 0 else f"changes sign between {f} of the {n - 1} pairs"
             assert f"The last column, {last}, {says}" in text
             lo, hi = P[:, last].min(), P[:, last].max()
-            found = re.search(r"within a range of (\S+) over the whole table \(from (\S+) to (\S+)\)", text)
-            assert math.isclose(float(found[1]), hi - lo, rel_tol=5e-3, abs_tol=1e-6)
+            found = re.search(rf"within a range of {NUMBER} over the whole table \(from {NUMBER} to {NUMBER}\)", text)
+            assert math.isclose(read(found[1]), hi - lo, rel_tol=5e-3, abs_tol=1e-6)
             assert "-" not in found[2] + found[3]  # minus signs, not hyphens
-            assert math.isclose(float(found[2].replace("−", "-")), lo, rel_tol=1e-5, abs_tol=1e-6)
-            assert math.isclose(float(found[3].replace("−", "-")), hi, rel_tol=1e-5, abs_tol=1e-6)
-            assert views.signed(lo, ".6g") == f"{lo:.6g}".replace("-", "−")
+            assert math.isclose(read(found[2]), lo, rel_tol=1e-5, abs_tol=1e-6)
+            assert math.isclose(read(found[3]), hi, rel_tol=1e-5, abs_tol=1e-6)
     several = len(set(omegas(d, base, layout))) > 1
     assert ("a second hand, a minute hand and an hour hand" in text) == several
     assert ("only one hand on the clock" in text) == (not several)
@@ -333,7 +346,7 @@ def check_layout_text(setting) -> None:
     paper = omegas(d, base, "interleaved")
     assert f"tensor2tensor's {k} frequencies run from 1 down to exactly 1/base" in text
     assert math.isclose(omegas(d, base, "tensor2tensor")[-1], 1 / base, rel_tol=1e-12)
-    assert f"while the paper's stop at {paper[k - 1]:.4g} " in text and paper[k - 1] > 1 / base
+    assert f"while the paper's stop at {number(paper[k - 1], '.4g')} " in text and paper[k - 1] > 1 / base
     if "agree exactly" in text:
         assert per_pair.max() <= 1e-6
     else:
@@ -382,8 +395,8 @@ def check_add_or_concat_text(setting) -> None:
     assert math.isclose(view.overlap, overlap, rel_tol=1e-9)
     assert math.isclose(view.expected, expected, rel_tol=1e-4)
     assert f"{len(P)} row{'' if len(P) == 1 else 's'} of P" in text
-    assert f"have a mean |cos| of {overlap:.3g}, against {expected:.3g} for two random directions and " \
-           f"1/√d = {1 / math.sqrt(d):.3g}: " in text
+    assert f"have a mean |cos| of {number(overlap, '.3g')}, against {number(expected, '.3g')} for two random directions and " \
+           f"1/√d = {number(1 / math.sqrt(d), '.3g')}: " in text
     assert ("nearly orthogonal." in text) == (overlap < 0.2)
     found = re.search(r"it falls from (\S+) at d = (\d+) to (\S+) at d = (\d+)", text)
     assert float(found[1]) > float(found[3]) and int(found[2]) < int(found[4]) == 1024
@@ -408,22 +421,22 @@ def check_properties_text(view: views.PropertiesView, setting) -> None:
     assert abs(p.closest - closest) <= 1e-6
     # every position has its own code except in tensor2tensor's d = 1, whose one column is zero
     assert view.unique == (closest > 1e-6) == (not (layout == "tensor2tensor" and d == 1))
-    closest_text = f"The two closest positions are {p.closest:.3g} apart "
+    closest_text = f"The two closest positions are {number(p.closest, '.3g')} apart "
     assert closest_text + ("(never 0)." if view.unique else "(0: two positions share a code).") in text
-    assert f"differ from these by at most {p.prefix_gap:.1e};" in text and p.prefix_gap < 1e-9
+    assert f"differ from these by at most {number(p.prefix_gap, '.1e')};" in text and p.prefix_gap < 1e-9
     steps = np.linalg.norm(P[1:] - P[:-1], axis=1)
     assert abs(p.step_spread - (steps.max() - steps.min())) <= 1e-12
     if "by the same distance everywhere" in text:
-        assert f"(spread {p.step_spread:.1e} over all i)." in text and steps.max() - steps.min() <= 2e-12
+        assert f"(spread {number(p.step_spread, '.1e')} over all i)." in text and steps.max() - steps.min() <= 2e-12
     else:
-        assert f"the steps spread over {p.step_spread:.1e}, from the unpaired last sine column" in text
+        assert f"the steps spread over {number(p.step_spread, '.1e')}, from the unpaired last sine column" in text
         assert layout == "interleaved" and d % 2 == 1
         rest = np.linalg.norm(P[1:, :-1] - P[:-1, :-1], axis=1)
         assert rest.max() - rest.min() <= 1e-12  # without that column the steps are the same
-    assert f"The largest |value| is {p.largest:.6g}, and the next {rows} positions" in text
+    assert f"The largest |value| is {number(p.largest, '.6g')}, and the next {rows} positions" in text
     assert math.isclose(p.largest, np.abs(P).max(), abs_tol=1e-12)
     beyond = np.abs(table64(rows, d, base, rows, layout)).max()
-    assert f"stay within {p.beyond:.6g}:" in text and math.isclose(p.beyond, beyond, abs_tol=1e-12) and beyond <= 1
+    assert f"stay within {number(p.beyond, '.6g')}:" in text and math.isclose(p.beyond, beyond, abs_tol=1e-12) and beyond <= 1
     assert text.endswith("the tables differ by 0.") and p.repeat_gap == 0
 
 

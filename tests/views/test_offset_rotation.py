@@ -12,6 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pekit
+from lab.display import number
 from lab.views import offset_rotation as views
 from pekit import seeded
 
@@ -57,9 +58,16 @@ def test_the_last_pair_holds_the_last_two_columns(d):
     assert (2 * j, 2 * j + 1) == (d - 2, d - 1) and j == len(pekit.frequencies(d)) - 1
 
 
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
 def m(text: str) -> str:
-    """Numbers as the page writes them: minus signs, never hyphens."""
-    return text.replace("-", "−")
+    """Numbers as the page writes them: minus signs, never hyphens; powers of ten written out
+    (``2.38 × 10⁻⁷``); a zero in scientific form as ``0``."""
+    def power(match: re.Match) -> str:
+        mantissa, exponent = match.group(1), int(match.group(2))
+        return "0" if float(mantissa) == 0 else f"{mantissa} × 10{str(exponent).translate(SUPERSCRIPT)}"
+    return re.sub(r"(-?\d+(?:\.\d+)?)e([-+]\d+)", power, text).replace("-", "−")
 
 
 def omegas(d: int, base: int) -> np.ndarray:
@@ -107,7 +115,7 @@ def test_circle_text_states_the_pair_s_frequency_and_turn(setting):
     assert turn.sign * (turn.turns * 2 * math.pi + math.radians(turn.degrees)) == pytest.approx(angle, abs=1e-9)
     assert 0 <= turn.degrees < 360
     text = views.circle_text(view)
-    assert f"for ω_{pair} = {view.omega:.6g}. ".replace("-", "−") in text
+    assert m(f"for ω_{pair} = {number(view.omega, '.6g')}. ") in text
     if delta == 0:
         assert text.endswith("the angle δ·ω_j is 0 for every pair.")
         return
@@ -117,12 +125,12 @@ def test_circle_text_states_the_pair_s_frequency_and_turn(setting):
         assert text.startswith("Each blue point") and "Every orange arrow" in text and text.endswith("wherever it starts.")
     else:
         assert text.startswith("The blue point") and "The orange arrow" in text and "wherever" not in text
-    radians = f"{angle:.6g}".replace("-", "−")
-    assert views.signed(angle, ".6g") == radians and views.signed(view.omega, ".6g") == m(f"{view.omega:.6g}")
+    radians = m(f"{number(angle, '.6g')}")
+    assert number(angle, ".6g") == m(radians) and number(view.omega, ".6g") == m(f"{number(view.omega, '.6g')}")
     assert f"δ·ω_{pair} = {radians} rad (" in text and "-" not in text  # a minus sign, never a hyphen
     # whole turns and the rest, from the angle itself
     turns, rest = divmod(abs(angle), 2 * math.pi)
-    degrees = f"{math.degrees(rest):.4g}"
+    degrees = f"{number(math.degrees(rest), '.4g')}"
     if degrees == "360":
         turns, degrees = turns + 1, "0"
     sweep = f"{degrees}°" if not turns else f"{int(turns):,} whole turn{'' if turns == 1 else 's'} and {degrees}°"
@@ -191,7 +199,7 @@ def test_rotation_sentences_state_their_numbers(setting):
     text = views.residuals_caption(view)
     rows = f"the {count} positions shown ({first} to {first + count - 1})" if count > 1 else f"the one position shown ({first})"
     assert text.startswith(f"The same matrix T({minus}) moves the rows of P at {rows} by δ = {minus}: "
-                           f"the largest error is {m(f'{view.max_residual:.1e}')}, within float32 round-off")
+                           f"the largest error is {m(number(view.max_residual, '.1e'))}, within float32 round-off")
     assert ("the same for every i" in text) == (count > 1)
     # the angles, from δ·ω_j
     angles = delta * omegas(d, base)
@@ -209,7 +217,7 @@ def test_rotation_sentences_state_their_numbers(setting):
         assert abs(angles[0]) > abs(angles[-1])  # the fast pair turns more than the slow one
     for a in (angles[0], angles[-1]):
         whole = abs(a) / (2 * math.pi)
-        assert (f"{whole:.3g} of a full turn" if whole < 1 else f"{whole:.3g} full turns") in text
+        assert (f"{number(whole, '.3g')} of a full turn" if whole < 1 else f"{number(whole, '.3g')} full turns") in text
 
 
 @settings(max_examples=25, deadline=None)
@@ -237,10 +245,10 @@ def test_sine_only_text_measures_both_maps(d, base, delta):
         return
     minus = f"{delta}".replace("-", "−")
     assert f"the one matrix T({minus}) sends the code of every position t to that of t {'−' if delta < 0 else '+'} " \
-           f"{abs(delta)}: over t = 0 to 255 its largest error is {m(f'{view.rotation_error:.1e}')} (float64 round-off)" in text
+           f"{abs(delta)}: over t = 0 to 255 its largest error is {m(number(view.rotation_error, '.1e'))} (float64 round-off)" in text
     assert f"With the {d // 2} sine column{'' if d == 2 else 's'} alone, the best linear map" in text
-    assert (f"still misses by up to {m(f'{view.sine_error:.3g}')} (root-mean-square {m(f'{view.sine_rms:.3g}')}, "
-            f"against {m(f'{view.sine_scale:.3g}')} for the values it should reach)") in text
+    assert (f"still misses by up to {m(number(view.sine_error, '.3g'))} (root-mean-square {m(number(view.sine_rms, '.3g'))}, "
+            f"against {m(number(view.sine_scale, '.3g'))} for the values it should reach)") in text
     assert math.isclose(view.sine_rms, math.sqrt((missed**2).mean()), rel_tol=1e-4, abs_tol=1e-6)
     assert math.isclose(view.sine_scale, math.sqrt((S_next**2).mean()), rel_tol=1e-9)
     assert missed.max() > 1e3 * rotation_error  # clearly nonzero, against the rotation's round-off
@@ -249,7 +257,7 @@ def test_sine_only_text_measures_both_maps(d, base, delta):
     assert not S[0].any() and math.isclose(view.at_zero, at_zero, rel_tol=1e-9)
     assert ("no map can remove" in text) == (at_zero > 1e-12)
     if at_zero > 1e-12:
-        assert m(f"an error of {at_zero:.3g} that no map can remove") in text
+        assert m(f"an error of {number(at_zero, '.3g')} that no map can remove") in text
 
 
 def rope64(x: np.ndarray, m: int, base: int) -> np.ndarray:
@@ -290,11 +298,11 @@ def test_rope_captions_state_the_spreads_along_the_diagonals(d, base, count, see
     assert spread(S_rope) <= 1e-9 * scale  # in float64 RoPE depends on m − n only
     assert abs(view.rope_spread - spread(S_rope)) <= 1e-5 * scale  # the float32 spread is rounding
     assert rope == (f"RoPE scores q_m·k_n: constant along every diagonal up to float32 rounding (largest spread along "
-                    f"a diagonal: {m(f'{view.rope_spread:.2e}')}, scores up to {view.scale:.3g}), so they depend on "
+                    f"a diagonal: {m(number(view.rope_spread, '.2e'))}, scores up to {number(view.scale, '.3g')}), so they depend on "
                     "m − n only.")
     assert math.isclose(view.additive_spread, spread(S_add), rel_tol=1e-3, abs_tol=1e-5 * scale)
     if spread(S_add) > 2e-5 * scale:
         assert additive == (f"Scores (q + P_m)·(k + P_n) with the table added: the diagonals are not constant "
-                            f"(largest spread {m(f'{view.additive_spread:.3g}')}); absolute positions leak in.")
+                            f"(largest spread {m(number(view.additive_spread, '.3g'))}); absolute positions leak in.")
     else:
         assert "constant to float32 rounding too" in additive
