@@ -20,8 +20,8 @@ PAGES = {"": "pekit: a lab for positional encodings", "encoding_heatmap": "Encod
          "complexity_comparison": "Complexity comparison", "live_attention": "Live attention",
          "train": "Train it yourself", "encoding_families": "Encoding families",
          "fixed_or_learned": "Fixed or learned positions"}
-CHARTS = {"": 1, "encoding_heatmap": 4, "binary_analogy": 6, "offset_rotation": 6, "complexity_comparison": 2,
-          "live_attention": 9, "train": 11, "encoding_families": 8, "fixed_or_learned": 8}
+CHARTS = {"": 1, "encoding_heatmap": 5, "binary_analogy": 6, "offset_rotation": 7, "complexity_comparison": 2,
+          "live_attention": 9, "train": 12, "encoding_families": 8, "fixed_or_learned": 8}
 
 
 @pytest.fixture

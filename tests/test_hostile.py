@@ -5,13 +5,13 @@ import pytest
 from tests.test_app import charts, open_app
 
 PAGE_PARAMS = {
-    "pages/encoding_heatmap.py": (["n", "d", "base", "start", "layout", "cols"], 4),
+    "pages/encoding_heatmap.py": (["n", "d", "base", "start", "layout", "cols"], 5),
     "pages/binary_analogy.py": (["n", "bits", "d", "base", "bit", "width"], 6),
-    "pages/offset_rotation.py": (["d", "base", "delta", "pair", "first", "count", "seed"], 6),
+    "pages/offset_rotation.py": (["d", "base", "delta", "pair", "first", "count", "seed"], 7),
     "pages/complexity_comparison.py": (["n", "d", "k", "path_n", "from", "to"], 2),
     # garbage in "view" opens the first tab (the weights); the other tabs are swept below
     "pages/live_attention.py": (["hidden", "heads", "pe", "seed", "head", "scale", "form", "len_a", "len_b", "show",
-                                 "shuffle", "view"], 6),
+                                 "shuffle", "view"], 9),
 }
 GARBAGE = ["abc", "-5", "0", "nan", "inf", "-inf", "1e9", "9" * 400, "x" * 10_000, "<script>alert(1)</script>",
            "\x00\x1b[31m", "🙂", "", "1.5", "0x1F", "[1](javascript:alert(1))"]
