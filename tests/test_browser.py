@@ -241,7 +241,7 @@ def test_shared_link_restores_every_page(browser, server, path):
             assert pg.locator('[data-testid="stAlert"]').filter(has_text="link").count() == 0
             seen.append((pg.url, pg.locator('[data-testid="stMain"]').inner_text()))
             # + the tensor2tensor comparison; the masking tab's three maps
-            assert_clean(pg, path, {"encoding_heatmap": 5, "live_attention": 3}.get(path))
+            assert_clean(pg, path, {"encoding_heatmap": 6, "live_attention": 3}.get(path))
             assert not watch.problems(), watch.problems()
         finally:
             context.close()
