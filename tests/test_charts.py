@@ -453,3 +453,14 @@ def test_signed_maps_are_diverging_and_centred_whatever_the_palette_asked(builde
             domain=(0.0, 1.0)).chart.to_dict()) for d in _colour_defs(node)] == [[0.0, 1.0]]
     assert [d["scale"]["domain"] for node in _nodes(charts.heatmap(M, x_title="x", y_title="y",
             domain=(-1.0, 3.0)).chart.to_dict()) for d in _colour_defs(node)] == [[-3.0, 3.0]]
+
+
+@pytest.mark.parametrize("shape, rows", [((512, 512), "position(s)"), ((100_000, 3), "positions"), ((4096, 1), "rows")])
+def test_a_block_names_its_rows_and_columns_in_the_number_they_have(shape, rows):
+    drawing = charts.heatmap(torch.randn(*shape), x_title="x", y_title="y", max_marks=1000).drawing
+    assert not drawing.exact
+    text = drawing.describe(rows, "columns")
+    assert "(s)" not in text
+    br, bc = drawing.block
+    assert f"a block of {br:,} {'position' if 'position' in rows else 'row'}{'s' if br != 1 else ''} × {bc:,} " \
+           f"column{'s' if bc != 1 else ''}" in text

@@ -85,12 +85,14 @@ class Drawing(NamedTuple):
         return self.block == (1, 1)
 
     def describe(self, rows: str = "rows", columns: str = "columns") -> str:
-        """A sentence saying honestly what the picture shows."""
+        """A sentence saying honestly what the picture shows. ``rows`` and ``columns`` name what
+        the rows and columns are, in the plural (``"positions"``; ``"position(s)"`` reads the
+        same); one of them reads in the singular."""
         r, c = self.shape
         if self.kind == "bands":
-            return (f"{r:,} {rows} are more than the chart has room for: each line is drawn as the band between its "
-                    f"smallest and largest value over every {self.block[0]:,} consecutive {rows} (a fast line fills "
-                    "its band, a slow one stays a line).")
+            return (f"{r:,} {_counted(r, rows)} are more than the chart has room for: each line is drawn as the band "
+                    f"between its smallest and largest value over every {self.block[0]:,} consecutive "
+                    f"{_counted(self.block[0], rows)} (a fast line fills its band, a slow one stays a line).")
         if self.kind == "lines":
             return f"Every value is a point on its line{'; hover for values' if self.hover else ''}."
         if self.exact and self.hover:
@@ -99,8 +101,15 @@ class Drawing(NamedTuple):
             return f"All {r:,} × {c:,} = {r * c:,} entries drawn, one pixel each."
         br, bc = self.block
         return (f"{r:,} × {c:,} = {r * c:,} entries are more than a chart can show one by one: each pixel is the "
-                f"mean of a block of {br:,} {rows} × {bc:,} {columns} ({self.grid[0]:,} × {self.grid[1]:,} blocks), "
-                "so nothing is skipped or aliased, but what changes faster than a block averages out.")
+                f"mean of a block of {br:,} {_counted(br, rows)} × {bc:,} {_counted(bc, columns)} "
+                f"({self.grid[0]:,} × {self.grid[1]:,} blocks), so nothing is skipped or aliased, but what changes "
+                "faster than a block averages out.")
+
+
+def _counted(count: int, plural: str) -> str:
+    """``plural`` (``"positions"`` or ``"position(s)"``) as said of ``count`` things."""
+    stem = plural[:-3] if plural.endswith("(s)") else plural[:-1] if plural.endswith("s") else plural
+    return stem if count == 1 else stem + "s"
 
 
 class Drawn(NamedTuple):

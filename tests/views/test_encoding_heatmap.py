@@ -94,7 +94,8 @@ def check_table_caption(view: views.TableView) -> None:
     else:
         rows, cols = drawing.block
         assert f"{view.n:,} × {view.d:,} = {view.cells:,} entries" in caption
-        assert f"a block of {rows:,} position(s) × {cols:,} column(s)" in caption
+        assert (f"a block of {rows:,} position{'s' if rows != 1 else ''} × {cols:,} column{'s' if cols != 1 else ''}"
+                in caption) and "(s)" not in caption
         assert caption.endswith(" Lower n or d to see every entry.")
         # the blocks named cover the whole table
         assert drawing.grid[0] * rows >= view.n and drawing.grid[1] * cols >= view.d
