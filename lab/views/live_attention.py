@@ -12,7 +12,7 @@ import streamlit as st
 import torch
 
 from pekit import charts, order, seeded, sinusoidal_encoding, text
-from lab.display import plural
+from lab.display import number, plural
 from lab.settings import MAX_SEED
 
 LAB_STEPS = 8  # the masking lab pads two short sequences to this many steps
@@ -100,6 +100,7 @@ class OrderView(NamedTuple):
     maps: tuple[OrderMap, ...]  # without P: original, put back; with P: original, put back
     without: OrderGap
     with_p: OrderGap
+    permuted: int = 0  # slots the permutation fills from another slot (0: the identity)
 
 
 class MaskingView(NamedTuple):
@@ -118,6 +119,12 @@ class MaskingView(NamedTuple):
     masked: dict
     weights: dict
     book_weights: dict
+    other_hidden: int = 0  # query–key pairs the mask hides in the other sequence
+
+    @property
+    def other(self) -> str:
+        """The sequence not shown."""
+        return "B" if self.show == "A" else "A"
 
     @property
     def counts_padding(self) -> bool:
@@ -213,12 +220,12 @@ def query_step_statement(step: QueryStep) -> str:
     q, hs, n = step.query, step.head_size, len(step.tokens)
     top = step.top
     lo, hi = min(step.scores), max(step.scores)
-    scores = (f"from {lo:.3f} to {hi:.3f}" if n > 1 else f"{lo:.3f}, its only key")
+    scores = (f"from {number(lo, '.3f')} to {number(hi, '.3f')}" if n > 1 else f"{number(lo, '.3f')}, its only key")
     cols = (f"all {hs} of them shown" if step.shown_dims == hs else f"the first {step.shown_dims} of {hs} shown")
     return (f"**Query {q} ({plain(step.tokens[q])}), head {step.head}.** 1. Its query vector q = x W_q is compared with the key "
             f"vector k_j = x_j W_k of every token j: score_j = q·k_j / √{hs}, here {scores}. 2. A softmax turns the "
             f"{n} {plural(n, 'score')} into {n} {plural(n, 'weight')} that sum to 1: the larger the score, the larger "
-            f"the weight (the orange bar: the query itself as a key); the most, {step.weights[top]:.3f}, goes to key {top} ({plain(step.tokens[top])}). 3. The output is "
+            f"the weight (the orange bar: the query itself as a key); the most, {number(step.weights[top], '.3f')}, goes to key {top} ({plain(step.tokens[top])}). 3. The output is "
             f"the weighted sum of the value vectors v_j = x_j W_v: Σ_j weight_j · v_j, {hs} "
             f"{plural(hs, 'number')} ({cols}: the last row of the third picture, below the value vectors). Every token does the same as query, "
             "and the heads' outputs, side by side, go through W_o.")
@@ -226,7 +233,7 @@ def query_step_statement(step: QueryStep) -> str:
 
 def effect_caption(effect: Effect) -> str:
     return (f"Head {effect.head}: weights with P added minus weights without it. The largest change here is "
-            f"{effect.biggest:.3f}; the toggle above switches the maps between the two.")
+            f"{number(effect.biggest, '.3f')}; the toggle above switches the maps between the two.")
 
 
 def batch_statement(sentence: Sentence) -> str:
@@ -253,16 +260,21 @@ def padding_statement(view: MaskingView) -> str:
 
 
 def masked_statement(view: MaskingView) -> str:
+    """The mask of the sequence shown (``view.show``), and whether the other one masks keys."""
     rows = view.zero_rows
     pairs = LAB_STEPS * LAB_STEPS
+    other = (f"Sequence {view.other}'s valid {'length does' if isinstance(view.valid[0], int) else 'lengths do'} "
+             f"hide {view.other_hidden} of its {pairs} pairs: show {view.other} to see them. "
+             if view.other_hidden else f"Sequence {view.other} has no key masked either. ")
     if view.hidden_pairs:
-        moved = (f"The mask hides {view.hidden_pairs} of the {pairs} query–key pairs (grey cells, in place) and moves "
-                 f"a weight by up to {view.moved:.3f} from the softmax over all {LAB_STEPS} keys. ")
+        moved = (f"In sequence {view.show} the mask hides {view.hidden_pairs} of the {pairs} query–key pairs (grey "
+                 f"cells, in place) and moves a weight by up to {number(view.moved, '.3f')} from the softmax over all "
+                 f"{LAB_STEPS} keys. ")
     else:
-        moved = (f"No key is masked here (every valid length covers all {LAB_STEPS} steps): the weights are the "
-                 f"softmax over all {LAB_STEPS} keys. ")
-    return (f"Total weight on masked keys in sequence {view.show}: **{view.masked_total:g}** (exactly zero). Scores 1 "
-            "and 2 share one colour scale. " + moved
+        moved = (f"No key of sequence {view.show} is masked (its valid length covers all {LAB_STEPS} steps): its "
+                 f"weights are the softmax over all {LAB_STEPS} keys. " + other)
+    return (f"Total weight on masked keys in sequence {view.show}: **{number(view.masked_total)}** (exactly zero). "
+            "Scores 1 and 2 share one colour scale. " + moved
 
             + ("Every row sums to 1 over its valid keys." if not rows else
                f"Row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows))} "
@@ -275,7 +287,7 @@ def book_statement(view: MaskingView) -> str:
     return ("**Two conventions for a length of 0.** The book's `masked_softmax` replaces masked scores by "
             "−1e6 and applies an ordinary softmax. When every key of a row is masked, all its scores are "
             f"−1e6, and the softmax spreads the weight evenly: row {view.zero_rows[0]} gets "
-            f"{view.book_row[0]:.4f} = 1/{LAB_STEPS} on every key, padding included. pekit gives such a row "
+            f"{number(view.book_row[0], '.4f')} = 1/{LAB_STEPS} on every key, padding included. pekit gives such a row "
             "zero weight, so a query with nothing to look at contributes nothing (and no gradient flows "
             "into keys that are only padding). Both maps, side by side:")
 
@@ -295,25 +307,51 @@ def book_example_code(example: BookExample) -> str:
 ROUND_OFF = 1e-5  # relative output differences below this are float round-off
 
 
+def _round_off(relative: float) -> str:
+    """A relative difference below ROUND_OFF, as the order statement says it."""
+    return "0: exactly the same" if relative == 0 else f"{number(relative, '.1e')} of the outputs' size, float round-off"
+
+
 def order_statement(view: OrderView) -> str:
     """What the shuffle changed, without and with P, from the measured gaps."""
-    same = ("This shuffle leaves the sentence as typed (every token stays in place or swaps with an identical one): "
-            "press Shuffle again for another order. " if view.moved == 0 else "")
+    without_gap, with_gap = number(view.without.relative, ".1e"), number(view.with_p.relative, ".1e")
+    if view.moved == 0 and view.permuted == 0:
+        return ("This shuffle keeps every token in its slot (the identity permutation): the shuffled run is the "
+                f"same run, and its outputs differ from the original's by {without_gap} of their size without P and "
+                f"by {with_gap} with P. Press Shuffle again for another order.")
+    if view.moved == 0:
+        start = (f"This shuffle only swaps identical tokens ({view.permuted} slots take a copy of their own token "
+                 "from another slot): the shuffled sentence is the sentence as typed, and the layer gives it the "
+                 "same outputs. Putting its rows back in the original order therefore compares each copy of a "
+                 "token with the copy whose slot it took. ")
+        if view.without.relative < ROUND_OFF:
+            without = ("Without P the copies are the same input and get the same output: the largest difference is "
+                       f"{_round_off(view.without.relative)}.")
+        else:
+            without = (f"Without P the copies' outputs still differ by {number(view.without.relative, '.2g')} of "
+                       "their size, more than float round-off.")
+        if view.with_p.relative >= ROUND_OFF:
+            with_p = (f" With P each copy carries its own position, and the copies' outputs differ by "
+                      f"{number(100 * view.with_p.relative, '.3g')}% of the outputs' size: the layer tells identical "
+                      "tokens apart by their slots alone. Press Shuffle again for an order that moves the words.")
+        else:
+            with_p = f" With P too the copies' outputs stay within {with_gap} of the outputs' size."
+        return start + without + with_p
     if view.without.relative < ROUND_OFF:
-        without = (f"Without positions, the two maps are the same: the largest difference of an output is "
-                   f"{view.without.relative:.1e} of the outputs' size, float round-off. Every token gets exactly the "
+        without = ("Without positions, the two maps are the same: the largest difference of an output is "
+                   f"{_round_off(view.without.relative)}. Every token gets exactly the "
                    "same output wherever it stands; its weights move with it. The output rows do stay in the order of "
                    "the input rows, as readers of the chapter point out, but nothing a token computes depends on that "
                    "order, so 'dog bites man' and 'man bites dog' give each word the same vector.")
     else:
-        without = (f"Without positions the outputs still differ by {view.without.relative:.2g} of their size, more "
-                   "than float round-off.")
+        without = (f"Without positions the outputs still differ by {number(view.without.relative, '.2g')} of their "
+                   "size, more than float round-off.")
     if view.with_p.relative >= ROUND_OFF:
-        with_p = (f" With P the maps differ and the outputs move by {100 * view.with_p.relative:.3g}% of their size: "
-                  "a token's vector now depends on its slot, and order matters.")
+        with_p = (f" With P the maps differ and the outputs move by {number(100 * view.with_p.relative, '.3g')}% of "
+                  "their size: a token's vector now depends on its slot, and order matters.")
     else:
-        with_p = f" With P too the outputs stay within {view.with_p.relative:.1e} of their size."
-    return same + without + with_p
+        with_p = f" With P too the outputs stay within {with_gap} of their size."
+    return without + with_p
 
 
 def next_shuffle(seed: int) -> int:
@@ -429,7 +467,8 @@ def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuf
                                                       title=title, max_marks=0).spec()))
     gaps = {positional: OrderGap(c.output_gap, c.relative_output_gap, c.weights_gap) for positional, c in checks.items()}
     shuffled = tuple(tokens[i] for i in perm.tolist())
-    return OrderView(shuffled, sum(a != b for a, b in zip(shuffled, tokens)), tuple(maps), gaps[False], gaps[True])
+    return OrderView(shuffled, sum(a != b for a, b in zip(shuffled, tokens)), tuple(maps), gaps[False], gaps[True],
+                     sum(i != p for i, p in enumerate(perm.tolist())))
 
 
 def _query_key(batch, hidden: int, seed: int):
@@ -472,7 +511,8 @@ def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len
         charts.token_heatmap(result.masked[i], names, names, value_title="score", palette="diverging",
                              domain=score_range, title="2. masked (grey)", legend="right").spec(),
         charts.token_heatmap(result.weights[i], names, names, title="3. weights (pekit)", legend="right").spec(),
-        charts.token_heatmap(book[i], names, names, title="the book's masked_softmax", legend="right").spec())
+        charts.token_heatmap(book[i], names, names, title="the book's masked_softmax", legend="right").spec(),
+        int(result.masked[1 - i].isinf().sum()))
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

@@ -18,7 +18,7 @@ import streamlit as st
 
 from pekit import charts, pretrained
 from pekit.text import MAX_CHARS
-from lab.display import plural
+from lab.display import number, plural
 from lab.views.live_attention import plain
 from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, TextSetting
 
@@ -77,13 +77,15 @@ class MiniLMRun(NamedTuple):
 
 class Pieces(NamedTuple):
     """How a text became word pieces, against its written words (runs of characters between
-    white space). ``split``: each written word read as several pieces, with those pieces;
-    ``continued``: pieces that continue a word (they start with ##)."""
+    white space). ``split``: each written word read as several pieces, with those pieces (a word
+    cut at MAX_PIECES not among them); ``continued``: pieces that continue a word (they start
+    with ##)."""
 
     count: int  # every piece, [CLS] and [SEP] included
-    written: int  # written words with at least one piece
+    written: int  # written words with all their pieces read (a word cut at MAX_PIECES not counted)
     split: tuple[tuple[str, tuple[str, ...]], ...]
     continued: int
+    partial: int = 0  # pieces read of the last written word when its other pieces are cut (0: none cut)
 
     @property
     def inner(self) -> int:
@@ -125,11 +127,19 @@ class OrderNumbers(NamedTuple):
     gap_zero: tuple[float, ...]
     hidden_learned: float
     hidden_zero: float
+    same_pieces: bool = False  # the shuffled text's pieces are those typed (only identical words swapped)
+    identity: bool = False  # every piece stays in its slot
 
     @classmethod
     def of(cls, order: pretrained.OrderEffect) -> OrderNumbers:
+        slots = order.order.tolist()  # slot s of the shuffled text holds piece slots[s] of the original
+        shuffled = order.shuffled.tokens
+        typed = [""] * len(slots)
+        for s, i in enumerate(slots):
+            typed[i] = shuffled[s]
         return cls(tuple(order.gap["learned"].tolist()), tuple(order.gap["zero"].tolist()),
-                   order.hidden_gap["learned"], order.hidden_gap["zero"])
+                   order.hidden_gap["learned"], order.hidden_gap["zero"], tuple(typed) == tuple(shuffled),
+                   slots == sorted(slots))
 
 
 class PositionNumbers(NamedTuple):
@@ -163,15 +173,28 @@ class OrderView(NamedTuple):
 
 
 def pieces_statement(pieces: Pieces) -> str:
-    """How the written words became word pieces."""
-    start = (f"{pieces.count} word pieces: [CLS] first, [SEP] last, and {pieces.inner} "
-             f"{plural(pieces.inner, 'piece')} of {pieces.written} written {plural(pieces.written, 'word')} in between; ")
+    """How the written words became word pieces (a word cut at MAX_PIECES told apart)."""
+    inner, written, partial = pieces.inner, pieces.written, pieces.partial
+    start = f"{pieces.count} word pieces: [CLS] first, [SEP] last, and {inner} {plural(inner, 'piece')} "
+    if not partial:
+        start += f"of {written} written {plural(written, 'word')} in between; "
+    elif written:
+        first = "the first piece" if partial == 1 else f"the first {partial} pieces"
+        start += (f"in between: those of {written} written {plural(written, 'word')}, then {first} of one more "
+                  "word, whose other pieces are cut; ")
+    else:
+        start += f"in between: the first {partial} of one written word, whose other pieces are cut; "
+    whole = "whole " if partial else ""
     if not pieces.split:
-        return start + "each written word is one piece. No piece continues a word (##), so the share 'same word' in the table of heads is empty."
+        c = pieces.continued
+        lead = f"each {whole}written word is one piece; " if written else ""
+        if not c:
+            return start + lead + "no piece continues a word (##), so the share 'same word' in the table of heads is empty."
+        return start + lead + f"the pieces that continue a word (##) here, {c}, are all of the cut word."
     word, parts = pieces.split[0]
     n = len(pieces.split)
     shown = word if len(word) <= 40 else word[:39] + "…"
-    said = (start + f"{n} written {plural(n, 'word')} became several pieces, e.g. {plain(shown)} → "
+    said = (start + f"{n} {whole}written {plural(n, 'word')} became several pieces, e.g. {plain(shown)} → "
             f"{plain(' | '.join(parts[:12]))}{' …' if len(parts) > 12 else ''}. The tokenizer cuts at "
             "punctuation, and splits a word it does not know into known pieces: a piece that "
             "continues a word starts with ##")
@@ -228,20 +251,50 @@ def follow_statement(view: FollowView) -> str:
             f"on {per_layer}. It favours {tokens[j]!r} (piece {j}) in {n} of the {len(view.top)} layers.")
 
 
+def _round_off(gap: float) -> str:
+    """A weight difference below ROUND_OFF, as the order statement says it."""
+    return "0: exactly the same" if gap == 0 else f"{number(gap, '.1e')}: float round-off"
+
+
 def order_statement(numbers: OrderNumbers) -> str:
-    """What shuffling the words does, with and without positions."""
+    """What shuffling the words does, with and without positions; a shuffle that only swaps
+    identical words compares the copies of a word with each other."""
     learned_max, zero_max = max(numbers.gap_learned), max(numbers.gap_zero)
-    zero_text = (f"With the positions zeroed, the largest change is {zero_max:.1e}: float round-off. Without "
-                 "positions the model cannot tell the two orders apart; each word gets the same weights and "
-                 f"the same output vector (largest difference {numbers.hidden_zero:.1e}) wherever it stands."
+    layers = ", ".join(number(g, ".2f") for g in numbers.gap_learned)
+    if numbers.identity:
+        return ("The shuffle leaves every word in its slot (the text has one word to move): with the learned "
+                f"positions the weights differ by at most {number(learned_max, '.1e')}, with them zeroed by at most "
+                f"{number(zero_max, '.1e')}.")
+    if numbers.same_pieces:
+        start = ("This shuffle only swaps identical words: the shuffled pieces are the pieces as typed, so the model "
+                 "gives them the same weights. Following each word to its new slot therefore compares each copy of "
+                 "a word with the copy whose slot it took. ")
+        learned_text = (f"With the learned positions the copies' weights differ by up to {number(learned_max, '.2f')} "
+                        f"(layer by layer: {layers}), and their last layer's output vectors by up to "
+                        f"{number(numbers.hidden_learned, '.2f')}: each copy carries its own position, and the model "
+                        "tells identical words apart by it alone."
+                        if learned_max >= ROUND_OFF else
+                        f"With the learned positions the copies' weights differ by at most "
+                        f"{number(learned_max, '.1e')}.")
+        zero_text = (f"With the positions zeroed, the largest difference is {_round_off(zero_max)}. The copies are then the same input and get the same weights and the same output "
+                     f"vector (largest difference {number(numbers.hidden_zero, '.1e')})."
+                     if zero_max < ROUND_OFF else
+                     f"With the positions zeroed, the largest difference is still {number(zero_max, '.2g')}, more "
+                     "than round-off.")
+        return f"{start}{learned_text} {zero_text} Press Shuffle again for an order that moves the words."
+    zero_text = (f"With the positions zeroed, the largest change is {_round_off(zero_max)}. "
+                 "Without positions the model cannot tell the two orders apart; each word gets the same weights and "
+                 f"the same output vector (largest difference {number(numbers.hidden_zero, '.1e')}) wherever it "
+                 "stands."
                  if zero_max < ROUND_OFF else
-                 f"With the positions zeroed, the largest change is still {zero_max:.2g}, more than round-off.")
+                 f"With the positions zeroed, the largest change is still {number(zero_max, '.2g')}, more than "
+                 "round-off.")
     learned_text = (f"With the learned positions, following each word to its new place, the weights change by up to "
-                    f"{learned_max:.2f} (layer by layer: {', '.join(f'{g:.2f}' for g in numbers.gap_learned)}), and "
-                    f"the last layer's output vectors by up to {numbers.hidden_learned:.2f}: the model reads the order."
+                    f"{number(learned_max, '.2f')} (layer by layer: {layers}), and the last layer's output vectors by "
+                    f"up to {number(numbers.hidden_learned, '.2f')}: the model reads the order."
                     if learned_max >= ROUND_OFF else
-                    f"With the learned positions the weights change by at most {learned_max:.1e}: this text gives "
-                    "the model nothing to reorder.")
+                    f"With the learned positions the weights change by at most {number(learned_max, '.1e')}: this "
+                    "text gives the model nothing to reorder.")
     return f"{learned_text} {zero_text}"
 
 
@@ -317,10 +370,18 @@ def pieces_view(text: str) -> Pieces:
         else:
             words.append([i])
         last_end = end
+    partial = 0
+    if encoded.cut and words:  # the last word read may have lost its other pieces to the cut
+        begin, end = encoded.offsets[words[-1][0]][0], encoded.offsets[words[-1][-1]][1]
+        while end < len(read) and not read[end].isspace():
+            end += 1
+        alone = pretrained.encode_text(read[begin:end])  # the whole written word, its pieces counted
+        if len(alone.tokens) - 2 + alone.cut > len(words[-1]):
+            partial = len(words.pop())
     split = tuple((read[encoded.offsets[w[0]][0]:encoded.offsets[w[-1]][1]], tuple(encoded.tokens[i] for i in w))
                   for w in words if len(w) > 1)
     continued = sum(1 for i, t in enumerate(encoded.tokens) if encoded.word_ids[i] is not None and t.startswith("##"))
-    return Pieces(len(encoded.tokens), len(words), split, continued)
+    return Pieces(len(encoded.tokens), len(words), split, continued, partial)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from lab.display import number
 from lab.views import live_attention as live
 
 SENTENCES = ["The animal didn't cross the street because it was too tired.", "man bites dog", "x",
@@ -45,7 +46,7 @@ def test_effect_caption_states_the_largest_change(sentence, hidden, heads, seed,
     tokens = live.sentence_view(sentence).tokens
     effect = live.effect_chart(tokens, hidden, heads, seed, head)
     caption = live.effect_caption(effect)
-    assert caption.startswith(f"Head {head}:") and f"The largest change here is {effect.biggest:.3f};" in caption
+    assert caption.startswith(f"Head {head}:") and f"The largest change here is {number(effect.biggest, '.3f')};" in caption
     without = live.attention_view(tokens, hidden, heads, seed, False)[head]
     with_p = live.attention_view(tokens, hidden, heads, seed, True)[head]
     assert effect.biggest == pytest.approx(float((with_p - without).abs().max()), abs=1e-6)
@@ -129,6 +130,9 @@ def _lab_weights(first, hidden, seed, len_a, len_b, form, show):
 @example("The animal didn't cross the street because it was too tired.", 64, 0, "own", "own", "one per sequence", "A")
 @example("x", 16, 0, "0", "0", "one per query (causal)", "B")
 @example("x", 256, 0, "8", "8", "one per sequence", "A")
+@example("The animal didn't cross the street because it was too tired.", 64, 0, "8", "own", "one per sequence", "A")
+@example(" ".join(f"w{i}" for i in range(70)), 64, 0, "own", "0", "one per sequence", "A")
+@example("a b c d e f g h i j", 64, 0, "8", "8", "one per sequence", "B")
 def test_masking_sentences_follow_the_lab(sentence, hidden, seed, len_a, len_b, form, show):
     s = live.sentence_view(sentence)
     view = live.masking_view(s.first, hidden, seed, len_a, len_b, form, show)
@@ -146,22 +150,34 @@ def test_masking_sentences_follow_the_lab(sentence, hidden, seed, len_a, len_b, 
     else:
         assert length <= real
     masked = live.masked_statement(view)
-    assert f"**{view.masked_total:g}**" in masked and view.masked_total == 0
+    assert "**0** (exactly zero)" in masked and view.masked_total == 0
+    assert masked.startswith(f"Total weight on masked keys in sequence {show}:")
+    other = "B" if show == "A" else "A"
+    other_pairs = _lab_weights(s.first, hidden, seed, len_a, len_b, form, other)[2]
     if hidden_pairs:
         moved = float((weights - plain).abs().max())
-        assert f"The mask hides {hidden_pairs} of the {live.LAB_STEPS ** 2} query–key pairs" in masked
+        assert f"In sequence {show} the mask hides {hidden_pairs} of the {live.LAB_STEPS ** 2} query–key pairs" \
+            in masked
         said = float(re.search(r"moves a weight by up to ([0-9.]+) ", masked).group(1))
         assert said == pytest.approx(moved, abs=6e-4)
         assert moved > 1e-3  # "the weights change with each mask" (the batch statement)
+        assert "No key" not in masked and "every valid length" not in masked
     else:
-        assert "No key is masked here" in masked and length >= live.LAB_STEPS
+        assert f"No key of sequence {show} is masked (its valid length covers all {live.LAB_STEPS} steps)" in masked
+        assert length >= live.LAB_STEPS and form == "one per sequence"
         assert float((weights - plain).abs().max()) < 1e-6
+        if other_pairs:
+            assert f"Sequence {other}'s valid length does hide {other_pairs} of its {live.LAB_STEPS ** 2} pairs: " \
+                   f"show {other} to see them." in masked
+        else:
+            assert f"Sequence {other} has no key masked either." in masked
+    assert "every valid length" not in masked
     if zero_rows:
         rows = ", ".join(map(str, zero_rows))
         assert f" {rows} {'have' if len(zero_rows) > 1 else 'has'} a valid length of 0" in masked
         assert all(float(weights[q].abs().sum()) == 0 for q in zero_rows)
         book = live.book_statement(view)
-        assert f"row {zero_rows[0]} gets {view.book_row[0]:.4f} = 1/{live.LAB_STEPS}" in book
+        assert f"row {zero_rows[0]} gets {1 / live.LAB_STEPS:.4f} = 1/{live.LAB_STEPS}" in book
         assert view.book_row[0] == pytest.approx(1 / live.LAB_STEPS)
     else:
         assert "Every row sums to 1 over its valid keys." in masked
@@ -210,7 +226,9 @@ def test_book_example_code_states_both_shapes(seed):
 
 def _order_gaps(tokens, hidden, heads, seed, perm, positional):
     """The largest |output of the shuffled sentence, put back − output| over the largest |output|,
-    recomputed in float64 with the layer's weights (a copy of the model in double precision)."""
+    recomputed in float64 with the layer's weights (a copy of the model in double precision); and
+    the same for the shuffled run's outputs as they come (not put back), and for the outputs of
+    two copies of one token (at different slots) against each other."""
     import copy
 
     import torch
@@ -228,14 +246,30 @@ def _order_gaps(tokens, hidden, heads, seed, perm, positional):
         shuffled = model(Xs[None], Xs[None], Xs[None])[0]
     back = torch.empty_like(shuffled)
     back[perm] = shuffled  # row i of the shuffled run is token perm[i]
-    return float((back - out).abs().max() / out.abs().max())
+    size = out.abs().max()
+    copies = max((float((out[i] - out[j]).abs().max()) for i in range(n) for j in range(n)
+                  if i != j and tokens[i] == tokens[j]), default=0.0)
+    return (float((back - out).abs().max() / size), float((shuffled - out).abs().max() / size),
+            copies / float(size))
+
+
+def _round_off(relative: float) -> str:
+    """A difference below round-off: "0: exactly the same" only when it is exactly zero."""
+    assert relative < live.ROUND_OFF
+    if relative == 0:
+        return "0: exactly the same"
+    mantissa, exponent = f"{relative:.1e}".split("e")
+    sup = str(int(exponent)).translate(str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻"))
+    return f"{mantissa} × 10{sup} of the outputs' size, float round-off"
 
 
 @settings(max_examples=15, deadline=None)
-@given(st.sampled_from(SENTENCES[:2] + SENTENCES[3:] + ["a a", "x y", "the cat the cat"]), HIDDEN, HEADS,
-       st.sampled_from([0, 1, 2, 3, 7, 50, live.MAX_SEED]), st.data())
+@given(st.sampled_from(SENTENCES[:2] + SENTENCES[3:] + ["a a", "x y", "the cat the cat", ". . .", "a a a a b"]),
+       HIDDEN, HEADS, st.sampled_from([0, 1, 2, 3, 7, 50, live.MAX_SEED]), st.data())
 @example("man bites dog", 16, 1, 0, None)  # seed 0: the sentence as typed
 @example("a a", 64, 4, 1, None)  # only identical tokens to swap
+@example(". . .", 64, 4, 1, None)  # the audit's setting: the default shuffle swaps identical tokens
+@example("dog bites man", 64, 4, 7, None)
 def test_order_sentence_states_the_gaps(sentence, hidden, heads, shuffle, data):
     from pekit import seeded
 
@@ -246,27 +280,52 @@ def test_order_sentence_states_the_gaps(sentence, hidden, heads, shuffle, data):
     shuffled = [tokens[i] for i in perm.tolist()]
     assert list(view.shuffled) == shuffled and len(view.maps) == 4
     moved = sum(a != b for a, b in zip(shuffled, tokens))
+    permuted = sum(1 for i, p in enumerate(perm.tolist()) if i != p)
     text = live.order_statement(view)
-    assert text.startswith("This shuffle leaves the sentence as typed") == (moved == 0)
-    without = _order_gaps(tokens, hidden, heads, 0, perm, False)
-    with_p = _order_gaps(tokens, hidden, heads, 0, perm, True)
+    without, without_raw, without_copies = _order_gaps(tokens, hidden, heads, 0, perm, False)
+    with_p, with_raw, with_copies = _order_gaps(tokens, hidden, heads, 0, perm, True)
     assert without < live.ROUND_OFF  # the layer ignores order without P (float64 here: exactly so)
-    if view.without.relative < live.ROUND_OFF:
-        assert f"the largest difference of an output is {view.without.relative:.1e} of the outputs' size, float " \
-               "round-off" in text
-    else:
-        assert "more than float round-off" in text
     assert view.with_p.relative == pytest.approx(with_p, rel=1e-3, abs=2e-6)
-    if view.with_p.relative >= live.ROUND_OFF:
-        assert f"the outputs move by {100 * view.with_p.relative:.3g}% of their size" in text
-        assert with_p > live.ROUND_OFF / 2 and view.with_p.weights > 0  # "the maps differ"
+    assert view.without.relative < live.ROUND_OFF
+    assert "press Shuffle again for another order" not in text  # the old sentence
+    if permuted == 0:  # the identity: nothing moves at all
+        assert moved == 0 and with_p == 0 and without == 0
+        assert text.startswith("This shuffle keeps every token in its slot (the identity permutation)")
+        assert f"by {number(view.without.relative, '.1e')} of their size without P and by " \
+               f"{number(view.with_p.relative, '.1e')} with P" in text
+        assert view.with_p.relative < 1e-6 and "order matters" not in text
+    elif moved == 0:  # only copies of a token swapped: the same sentence, the same outputs
+        assert shuffled == list(tokens) and without_raw == 0 and with_raw == 0
+        assert text.startswith(f"This shuffle only swaps identical tokens ({permuted} slots take a copy")
+        assert "order matters" not in text and "the outputs move by" not in text
+        # put back, the shuffled run's rows are the copies' outputs at each other's slots
+        assert with_p <= with_copies + 1e-12 and without_copies == 0
+        assert f"the largest difference is {_round_off(view.without.relative)}." in text
+        if view.with_p.relative >= live.ROUND_OFF:
+            assert with_copies > live.ROUND_OFF / 2
+            assert f"the copies' outputs differ by {number(100 * view.with_p.relative, '.3g')}% of the outputs' " \
+                   "size" in text
+        else:
+            assert f"With P too the copies' outputs stay within {number(view.with_p.relative, '.1e')}" in text
     else:
-        assert f"With P too the outputs stay within {view.with_p.relative:.1e} of their size." in text
+        assert text.startswith("Without positions, the two maps are the same: the largest difference of an output "
+                               f"is {_round_off(view.without.relative)}.")
+        if view.with_p.relative >= live.ROUND_OFF:
+            assert f"the outputs move by {number(100 * view.with_p.relative, '.3g')}% of their size" in text
+            assert with_p > live.ROUND_OFF / 2 and view.with_p.weights > 0  # "the maps differ"
+        else:
+            assert f"With P too the outputs stay within {number(view.with_p.relative, '.1e')} of their size." in text
+    assert "e-" not in text and "-0" not in text
 
 
 def test_next_shuffle_stays_in_range_and_skips_the_original_order():
     assert live.next_shuffle(0) == 1 and live.next_shuffle(1) == 2
     assert live.next_shuffle(live.MAX_SEED) == 1
+
+
+def _signed(value) -> str:
+    """A score as the lab writes it: three decimals, a true minus sign (−) for a negative one."""
+    return "0" if float(value) == 0 else f"{float(value):.3f}".replace("-", "−")
 
 
 @settings(max_examples=20, deadline=None)
@@ -306,9 +365,10 @@ def test_query_step_statement_states_the_three_steps(sentence, hidden, heads, se
     assert said.startswith(f"**Query {query} ({live.plain(tokens[query])}), head {head}.**")
     assert f"score_j = q·k_j / √{hs}" in said
     if n > 1:
-        assert f"here from {float(scores.min()):.3f} to {float(scores.max()):.3f}." in said
+        assert f"here from {_signed(scores.min())} to {_signed(scores.max())}." in said
     else:
-        assert f"here {float(scores[0]):.3f}, its only key." in said
+        assert f"here {_signed(scores[0])}, its only key." in said
+    assert "-" not in said.split("here ", 1)[1].split(", ", 1)[0]  # minus signs, not hyphens
     top = int(torch.argmax(weights))
     assert f"the most, {float(weights[top]):.3f}, goes to key {top} ({live.plain(tokens[top])})" in said
     assert abs(float(weights.sum()) - 1) < 1e-12  # "weights that sum to 1"

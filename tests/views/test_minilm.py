@@ -39,6 +39,11 @@ def _unescape(text: str) -> str:
 @example(["dog"], " ")
 @example(["unbelievably", "tokenization"], " ")
 @example(["extraordinarily"] * 60, " ")
+@example([f"w{i}" for i in range(70)], " ")  # the cut falls inside the 63rd word: w | (##6 | ##2 cut)
+@example(["a"] * 125 + ["extraordinarily"], " ")  # no whole word split; the cut word's ## pieces read
+@example(["a"] * 126 + ["extraordinarily"], " ")  # the cut word's first piece only
+@example([".".join(["a"] * 100)], " ")  # one written word of 199 pieces, cut
+@example(["a"] * 126, " ")  # the cut falls between words
 def test_pieces_statement_follows_the_word_pieces(words, space):
     """Written words (runs of characters between white space, found here with a regular
     expression) against the pieces' character offsets: how many became several pieces, the
@@ -74,21 +79,47 @@ def test_pieces_statement_follows_the_word_pieces(words, space):
     by_span: dict[int, list[int]] = {}
     for i, k in of_piece.items():
         by_span.setdefault(find(k), []).append(i)
+    # the last written word read is cut when the text's pieces, counted word by word with nothing cut,
+    # go on past it with more pieces of the same written word
+    last = max(by_span)
+    group = [k for k in range(len(spans)) if find(k) == last]
+    whole_word = read[spans[min(group)][0]:spans[max(group)][1]]
+    partial = 0
+    alone = pt.encode_text(whole_word)
+    if encoded.cut and len(alone.tokens) - 2 + alone.cut > len(by_span[last]):
+        partial = len(by_span.pop(last))
     split = [k for k in sorted(by_span) if len(by_span[k]) > 1]
     hashes = sum(1 for i, t in enumerate(encoded.tokens) if encoded.word_ids[i] is not None and t.startswith("##"))
     said = mini.pieces_statement(pieces)
     inner = len(encoded.tokens) - 2
-    assert said.startswith(f"{len(encoded.tokens)} word pieces: [CLS] first, [SEP] last, and {inner} "
-                           f"piece{'s' if inner != 1 else ''} of {len(by_span)} written word"
-                           f"{'s' if len(by_span) != 1 else ''} in between; ")
+    written = len(by_span)
+    head = f"{len(encoded.tokens)} word pieces: [CLS] first, [SEP] last, and {inner} piece{'s' if inner != 1 else ''} "
+    if not partial:
+        assert said.startswith(head + f"of {written} written word{'s' if written != 1 else ''} in between; ")
+    elif written:
+        first = "the first piece" if partial == 1 else f"the first {partial} pieces"
+        assert said.startswith(head + f"in between: those of {written} written word{'s' if written != 1 else ''}, "
+                               f"then {first} of one more word, whose other pieces are cut; ")
+    else:
+        assert said.startswith(head + f"in between: the first {partial} of one written word, whose other pieces "
+                               "are cut; ")
+    assert inner == sum(len(v) for v in by_span.values()) + partial
+    whole = "whole " if partial else ""
     run = mini.minilm_run(text)
     same_word_empty = bool(run.frame["same word"].isna().all())
     if not split:
-        assert "each written word is one piece" in said and hashes == 0 and same_word_empty
         assert "became several pieces" not in said
+        if written:
+            assert f"each {whole}written word is one piece; " in said
+        if hashes:
+            assert partial and said.endswith(f"the pieces that continue a word (##) here, {hashes}, are all of the "
+                                             "cut word.") and not same_word_empty
+        else:
+            assert said.endswith("no piece continues a word (##), so the share 'same word' in the table of heads is "
+                                 "empty.") and same_word_empty
     else:
         n = len(split)
-        assert f"{n} written word{'s' if n != 1 else ''} became several pieces, e.g. " in said
+        assert f"{n} {whole}written word{'s' if n != 1 else ''} became several pieces, e.g. " in said
         first = by_span[split[0]]
         word = read[encoded.offsets[first[0]][0]:encoded.offsets[first[-1]][1]]
         example_said = _unescape(said.split(", e.g. ", 1)[1].split(" → ", 1)[0])
@@ -245,8 +276,10 @@ def test_follow_statement_names_the_top_piece_of_every_layer(text, word, layer):
 
 
 @settings(max_examples=6, deadline=None)
-@given(st.sampled_from(TEXTS + ["x y", "it it it"]), st.sampled_from([1, 7, 3]))
+@given(st.sampled_from(TEXTS + ["x y", "it it it", ". . .", "a a b"]), st.sampled_from([1, 7, 3]))
 @example("dog", 1)
+@example("...", 1)  # the audit's setting: three identical pieces, the shuffle swaps them only
+@example("a a", 1)
 def test_order_and_positions_statements_state_the_gaps(text, seed):
     view = mini.order_view(text, seed, 0, 0)
     order, positions = view.order, view.positions
@@ -267,13 +300,35 @@ def test_order_and_positions_statements_state_the_gaps(text, seed):
     assert order.gap_learned == pytest.approx(gaps["learned"], abs=1e-6)
     assert order.gap_zero == pytest.approx(gaps["zero"], abs=1e-6)
     learned, zero = max(gaps["learned"]), max(gaps["zero"])
-    if learned >= mini.ROUND_OFF:
-        assert f"up to {max(order.gap_learned):.2f} (layer by layer: " \
-               f"{', '.join(f'{g:.2f}' for g in order.gap_learned)})" in said
-        assert "the model reads the order" in said
+    same = list(moved.encoded.tokens) == list(encoded.tokens)
+    identity = perm == list(range(len(perm)))
+    copies = {}  # the largest weight difference between copies of one piece, following the shuffle
+    for kind in ("learned", "zero"):
+        a = pt.pretrained_attention(encoded, positions=kind).attentions.double()
+        copies[kind] = max(abs(float(a[lay, h, i, j]) - float(a[lay, h, perm[i], perm[j]]))
+                           for lay in range(mini.LAYERS) for h in range(mini.HEADS) for i in range(len(perm))
+                           for j in range(len(perm)))
+    layers = ", ".join(f"{g:.2f}" for g in order.gap_learned)
+    if identity:
+        assert len({w for w in encoded.word_ids if w is not None}) == 1 and learned == 0 and zero == 0
+        assert said == ("The shuffle leaves every word in its slot (the text has one word to move): with the learned "
+                        "positions the weights differ by at most 0, with them zeroed by at most 0.")
+    elif same:
+        # the shuffled text is the text as typed: its weights are those typed, compared at other slots
+        assert pt.pretrained_attention(moved.encoded).attentions.equal(learned_run.attentions)
+        assert learned == pytest.approx(copies["learned"], abs=1e-6) and zero == pytest.approx(copies["zero"], abs=1e-6)
+        assert said.startswith("This shuffle only swaps identical words: the shuffled pieces are the pieces as typed")
+        assert "the model reads the order" not in said and "new place" not in said
+        if learned >= mini.ROUND_OFF:
+            assert f"the copies' weights differ by up to {max(order.gap_learned):.2f} (layer by layer: {layers})" in said
+        assert (" 0: exactly the same." in said) == (zero == 0)
+    elif learned >= mini.ROUND_OFF:
+        assert f"up to {max(order.gap_learned):.2f} (layer by layer: {layers})" in said
+        assert "the model reads the order" in said and not said.startswith("This shuffle only swaps")
     else:
         assert "nothing to reorder" in said
-    assert ("float round-off" in said) == (zero < mini.ROUND_OFF)
+    assert ("float round-off" in said) == (0 < zero < mini.ROUND_OFF)
+    assert "e-" not in said and "-0" not in said
     assert list(view.frame["shuffle, learned positions: largest change"]) == pytest.approx(order.gap_learned)
     said = mini.positions_statement(positions)
     # per layer: half the summed |difference| of a query's weights, averaged over queries and heads
