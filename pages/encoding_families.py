@@ -25,7 +25,7 @@ def side_by_side(page) -> None:
         heads = int(page.select(fam.HEADS))
     with c4:
         kind = page.radio(fam.KIND, help="A decoder masks the keys after each query (ALiBi's bias becomes one-sided, "
-                                       "T5 uses its causal buckets).")
+                                       "T5 uses its causal buckets, Shaw's pairs use the offsets −k to 0 only).")
     with c5:
         k = page.slider(fam.SHAW_K)
     page.clamp(fam.HEAD, heads)

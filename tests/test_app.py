@@ -331,8 +331,10 @@ def test_complexity_every_control_and_a_tiny_measurement():
     for _, row in slopes.iterrows():  # every sentence about a slope says what its number says
         slope, theory = row.iloc[1], row["theory (in n)"]
         verdict = ("grows as the theory says" if abs(slope - theory) <= 0.25 else
+                   "the time fell as n grew" if slope < 0 else "the time stayed flat as n grew" if slope == 0 else
                    "grows more slowly" if slope < theory else "grows faster")
-        assert f"**{row['layer']}**: slope {slope:.2f} against {theory}: {verdict}" in prose
+        shown = "0" if slope == 0 else f"{slope:.2f}".replace("-", "\u2212")  # a true minus sign
+        assert f"**{row['layer']}**: slope {shown} against {theory}: {verdict}" in prose
     at.slider(key="complexity.path_n").set_value(5).run()  # a plain rerun keeps the result, no new sweep
     assert len(charts(at)) == 3
 

@@ -56,7 +56,8 @@ def test_side_by_side_views_follow_only_their_settings():
     assert [s for s in families.FAMILIES[:-1] if specs(a)[s] is not specs(b)[s]] == ["shaw"]
     assert a.panel("shaw").view.used == 7 and b.panel("shaw").view.used == 11 and a.params.counts != b.params.counts
     c = fam.side_by_side(16, 64, 8, True, 3, 1)
-    assert {s for s in families.FAMILIES[:-1] if specs(a)[s] is not specs(c)[s]} == {"rope", "alibi", "t5"}
+    assert {s for s in families.FAMILIES[:-1] if specs(a)[s] is not specs(c)[s]} == {"rope", "alibi", "t5", "shaw"}
+    assert c.panel("shaw").view.used == 4  # a decoder uses the offsets −3 to 0 only
 
 
 def test_conventions_quote_the_measured_check():

@@ -2,6 +2,7 @@
 path picture, and the timed sweep as a job on the server's board (its key and its result are
 records); and the sentences that state their numbers."""
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ import streamlit as st
 
 import pekit
 from pekit import charts, complexity
-from lab.display import big_number, plural
+from lab.display import big_number, number, plural
 from lab.jobs import Job
 
 BUDGET_BYTES = 512 * 2**20  # attention weights of the largest n in a sweep
@@ -336,8 +337,27 @@ EXPECTED = {
              "allocation, Python) still weigh at these lengths",
     "above": "grows faster than the theory's n^{t} here: the arithmetic is not all there is (memory "
              "traffic grows too, once the data no longer fits in the processor's caches)",
-    "unknown": "could not be fitted (too few lengths)",
+    # a slope at or below 0 (as shown) is "below" too, but the time did not grow at all
+    "flat": "the time stayed flat as n grew, where the theory's n^{t} has it grow: fixed costs (starting the "
+            "work, memory allocation, Python) and the noise of the timings outweigh the arithmetic at these lengths",
+    "fell": "the time fell as n grew, where the theory's n^{t} has it grow: fixed costs (starting the work, "
+            "memory allocation, Python) and the noise of the timings outweigh the arithmetic at these lengths",
 }
+
+
+def slope_line(v: SlopeVerdict) -> str:
+    """One layer's item of the slope prose: its slope as shown (two decimals) against the theory's
+    exponent and what that says: grows as the theory says, more slowly or faster, or, at a slope
+    of 0 or below, that the time stayed flat or fell as n grew."""
+    if v.verdict == "unknown" or not math.isfinite(v.slope):
+        return (f"- **{v.layer}**: no slope could be fitted (it was timed at fewer than two of these lengths, "
+                f"or has no theory to compare with).")
+    verdict = v.verdict
+    if v.slope < 0:
+        verdict = "fell"
+    elif v.slope == 0:
+        verdict = "flat"
+    return f"- **{v.layer}**: slope {number(v.slope, '.2f')} against {v.theory}: {EXPECTED[verdict].format(t=v.theory)}."
 
 
 def memory_sentence(result: SweepResult) -> str:
@@ -365,7 +385,7 @@ def slope_prose(result: SweepResult) -> str:
              "against log(n), because at small n fixed costs (starting the work, allocating memory, Python) can "
              "outweigh the arithmetic."]
     for v in result.verdicts:
-        lines.append(f"- **{v.layer}**: slope {v.slope:.2f} against {v.theory}: {EXPECTED[v.verdict].format(t=v.theory)}.")
+        lines.append(slope_line(v))
     lines.append("")  # a paragraph of its own, not part of the last item of the list
     lines.append(f"The RNN's n steps run one after another, which no device ({result.device} here) can spread over "
                  "its cores. " + memory_sentence(result))

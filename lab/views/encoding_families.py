@@ -173,16 +173,18 @@ class T5View(SchemeView):
 
 @dataclass(frozen=True)
 class ShawView(SchemeView):
-    """Shaw's vector index of every query-key pair, clipped at ``k``; ``used`` of the 2k + 1 occur."""
+    """Shaw's vector index of every query-key pair, clipped at ``k``, encoder or decoder (``causal``:
+    the keys after the query are masked); ``used`` of the 2k + 1 occur among the pairs not masked."""
 
     k: int
+    causal: bool
     used: int
 
 
 # What each scheme's matrix depends on besides n. The others reach its cached view as None, so
 # moving one slider redraws only the matrices it changes (Shaw's k redraws one chart, not eight).
 DEPENDS = {"sinusoidal": ("d",), "tensor2tensor": ("d",), "learned": (), "binary": (), "rope": ("d", "heads"),
-           "alibi": ("heads", "causal", "head"), "t5": ("causal",), "shaw": ("k",)}
+           "alibi": ("heads", "causal", "head"), "t5": ("causal",), "shaw": ("k", "causal")}
 
 
 @st.cache_resource(max_entries=192, show_spinner=False)
@@ -230,8 +232,11 @@ def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: b
                              domain=(0.0, T5_BUCKETS - 1.0)), buckets_used=int(buckets.unique().numel()))
     if scheme == "shaw":
         shaw = families.scheme_matrix("shaw", n, 1, shaw_max_distance=k)  # (n, n)
+        if causal:  # a decoder's query never sees a later key: those pairs use no vector (NaN: grey, "masked")
+            shaw = shaw.masked_fill(shaw.new_ones((n, n)).triu(1).bool(), float("nan"))
+        used = int(shaw[~shaw.isnan()].unique().numel())
         return ShawView(**heat(shaw, "key j", "query i", "vector index", palette="sequential", domain=(0.0, 2.0 * k)),
-                        k=k, used=int(shaw.unique().numel()))
+                        k=k, causal=causal, used=used)
     raise ValueError(f"scheme={scheme!r} has no matrix to draw")
 
 
@@ -298,7 +303,7 @@ def learns_sentence(params: ParametersView, scheme: str) -> str:
     """How many numbers ``scheme`` learns, and what they are."""
     what = {
         "learned": f" (a table of {LEARNED_ROWS} rows of width {params.d}).",
-        "t5": f" ({T5_BUCKETS} buckets × {params.heads} heads).",
+        "t5": f" ({T5_BUCKETS} buckets × {params.heads} {plural(params.heads, 'head')}).",
         "shaw": f" (2 × (2·{params.k} + 1) vectors of the head width {params.d // params.heads}, per layer).",
         "none": " (there is nothing to learn).",
     }.get(scheme, " (a fixed formula).")
@@ -361,14 +366,22 @@ def alibi_caption(view: AlibiView) -> str:
 
 def t5_caption(view: T5View) -> str:
     """How many of T5's buckets occur at n."""
-    return (f"The bucket of every query-key pair ({view.buckets_used} of the {T5_BUCKETS} buckets occur at "
+    return (f"The bucket of every query-key pair ({view.buckets_used} of the {T5_BUCKETS} buckets {_occur(view.buckets_used)} at "
             f"n = {view.n}); each head learns one scalar per bucket.{_blocks(view)}")
 
 
+def _occur(count: int) -> str:
+    return "occurs" if count == 1 else "occur"
+
+
 def shaw_caption(view: ShawView) -> str:
-    """How many of Shaw's 2k + 1 vectors occur at n."""
-    return (f"Which of the 2k + 1 = {2 * view.k + 1} learned vectors each pair uses ({view.used} occur at "
-            f"n = {view.n}); every offset beyond ±{view.k} uses the edge vector.{_blocks(view)}")
+    """How many of Shaw's 2k + 1 vectors occur at n, and, in a decoder, that only the offsets −k to 0 can."""
+    if not view.causal:
+        return (f"Which of the 2k + 1 = {2 * view.k + 1} learned vectors each pair uses ({view.used} "
+                f"{_occur(view.used)} at n = {view.n}); every offset beyond ±{view.k} uses the edge vector.{_blocks(view)}")
+    return (f"Which of the 2k + 1 = {2 * view.k + 1} learned vectors each pair uses: keys after the query are masked "
+            f"(grey), so only the {view.k + 1} vectors of the offsets −{view.k} to 0 can be used ({view.used} "
+            f"{_occur(view.used)} at n = {view.n}); every offset beyond −{view.k} uses the edge vector.{_blocks(view)}")
 
 
 CAPTIONS = {TableView: table_caption, LearnedView: learned_caption, BinaryView: binary_caption,

@@ -17,6 +17,7 @@ from pekit import charts, pretrained
 from pekit.charts import Drawing
 from pekit.reduce import block_summary
 from pekit.similarity import gram_block_means
+from lab.display import number
 from lab.settings import IntSetting
 
 K = IntSetting("k", "Principal components", default=4, minimum=1, maximum=8)
@@ -83,10 +84,11 @@ class Components(NamedTuple):
 def colour_statement(colours: pretrained.ColourRange, unit: str = "entries") -> str:
     """What the colour scale of a picture leaves out, counted in ``unit`` (what was coloured:
     the entries, or the blocks drawn when each pixel is a block's mean)."""
+    span = f"Colours from {number(colours.low, '.3g')} to {number(colours.high, '.3g')}"
     if not colours.beyond:
-        return f"Colours from {colours.low:.3g} to {colours.high:.3g}; every one of the {colours.total:,} {unit} lies within."
-    return (f"Colours from {colours.low:.3g} to {colours.high:.3g}: {colours.beyond:,} of the {colours.total:,} {unit} "
-            f"lie beyond and take the end colours, so that they do not wash out the rest.")
+        return f"{span}; every one of the {colours.total:,} {unit} lies within."
+    return (f"{span}: {colours.beyond:,} of the {colours.total:,} {unit} lie beyond and take the end colours, so "
+            "that they do not wash out the rest.")
 
 
 def picture_caption(picture: Picture) -> str:
@@ -103,8 +105,8 @@ def values_statement(view: WholeTables) -> str:
             f"{'are' if len(long_rows) > 1 else 'is'} more than twice as long as the median row ("
             + ", ".join(f"{float(learned.norms[i]):.2f}" for i in long_rows) + f" against {learned.norm_median:.2f})."
             if long_rows else " No row is more than twice as long as the median row.")
-    return (f"The learned values run from {lo:.3f} to {hi:.3f}, the sinusoidal ones from "
-            f"{sinusoidal.value_range[0]:.3f} to {sinusoidal.value_range[1]:.3f}. Every sinusoidal row has the same "
+    return (f"The learned values run from {number(lo, '.3f')} to {number(hi, '.3f')}, the sinusoidal ones from "
+            f"{number(sinusoidal.value_range[0], '.3f')} to {number(sinusoidal.value_range[1], '.3f')}. Every sinusoidal row has the same "
             f"length, {sinusoidal.norm_median:.2f} (√(d/2)); the learned rows have a median length of "
             f"{learned.norm_median:.2f}.{rows}")
 
@@ -115,13 +117,14 @@ def offset_statement(view: Offsets) -> str:
     def band(s: pretrained.PositionTableSummary, name: str) -> str:
         width = s.offsets.max_spread
         if width < SAME:
-            return (f"for the {name} table the band stays a line (largest width {width:.1e}): how alike two rows are "
+            return (f"for the {name} table the band stays a line (largest width {number(width, '.1e')}): how alike two rows are "
                     "depends on their offset alone")
         return (f"for the {name} table the band is up to {width:.2f} wide: how alike two rows are depends on where "
                 "they are, not only on how far apart")
 
     shown = [d for d in (1, 2, 5, 10) if d < len(learned.offsets.mean) and d < len(sinusoidal.offsets.mean)]
-    values = "; ".join(f"δ = {d}: {learned.similarity_at(d):.2f} learned, {sinusoidal.similarity_at(d):.2f} sinusoidal"
+    values = "; ".join(f"δ = {d}: {number(learned.similarity_at(d), '.2f')} learned, "
+                       f"{number(sinusoidal.similarity_at(d), '.2f')} sinusoidal"
                        for d in shown)
     return (f"Mean cosine similarity of rows δ apart: {values}. Over every start, "
             f"{band(sinusoidal, 'sinusoidal')}; {band(learned, 'learned')}.")

@@ -24,7 +24,7 @@ from pekit.positions import SCHEMES
 from pekit.tasks import TASKS
 from pekit.tiny import KINDS
 from pekit.training import HistoryRow
-from lab.display import plural
+from lab.display import number, plural
 from lab.jobs import DONE, FAILED, RUNNING, WAITING, Job, job_board
 from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, _Base
 
@@ -746,7 +746,7 @@ def clearest_sentence(view: AttentionView) -> str:
     return (f"Each answer has one input token to copy. Trained, head {best.head} of layer {best.layer} puts "
             f"**{best.share:.0%}** of the answers' attention on exactly that token; before training the best head "
             f"put {before.share:.0%} there (a head spreading evenly over the {view.seq_len} input tokens would put "
-            f"{view.even:.0%}).")
+            f"1/{view.seq_len} there, {number(100 * view.even, '.4g')}%).")
 
 
 def layer_heading(view: AttentionView, title: str) -> str:

@@ -18,7 +18,7 @@ from lab.display import big_number
 from lab.jobs import DONE, Job, JobBoard
 from lab.views.complexity_comparison import (BUDGET_BYTES, _against, memory_cell, memory_column, memory_sentence, MAX_MULTIPLY_ADDS, SWEEP_ENDS, SweepKey, SweepResult,
                                              cost_sentence, layers_sentence, measure, measured_caption, path_sentence, path_view,
-                                             slope_prose, sweep_caption, sweep_plan, sweep_result, theory_caption,
+                                             slope_line, slope_prose, sweep_caption, sweep_plan, sweep_result, theory_caption,
                                              theory_view)
 
 # the page's ranges (pages/complexity_comparison.py)
@@ -207,16 +207,26 @@ def fake_sweep(ns: list[int], exponents: dict[str, float], fused: int = 0) -> pd
 
 
 def shown_verdict(slope: float, theory: int) -> str:
-    """What the sentence says of a slope as shown (two decimals), within 0.25 of the theory."""
+    """What the sentence says of a slope as shown (two decimals), within 0.25 of the theory; a slope
+    shown as 0 or below is no growth at all: the time stayed flat or fell."""
     if not math.isfinite(slope):
-        return "could not be fitted (too few lengths)"
+        return "no slope could be fitted"
     if round(abs(round(slope, 2) - theory), 2) <= 0.25:
         return "grows as the theory says"
+    if round(slope, 2) < 0:
+        return "the time fell as n grew, where the theory's n^"
+    if round(slope, 2) == 0:
+        return "the time stayed flat as n grew, where the theory's n^"
     return "grows more slowly" if round(slope, 2) < theory else "grows faster"
 
 
-EXPONENT = st.sampled_from([0.0, 0.74, 0.749, 0.75, 0.76, 1.0, 1.25, 1.26, 1.5, 1.749, 1.75, 2.0, 2.25, 2.3, 3.0]) \
-    | st.floats(0.0, 3.0)
+def slope_text(slope: float) -> str:
+    """A slope as shown: two decimals, a true minus sign, 0 for zero."""
+    return "0" if round(slope, 2) == 0 else f"{round(slope, 2):.2f}".replace("-", "\u2212")
+
+
+EXPONENT = st.sampled_from([-1.0, -0.26, -0.2, -0.004, 0.0, 0.004, 0.74, 0.749, 0.75, 0.76, 1.0, 1.25, 1.26, 1.5,
+                            1.749, 1.75, 2.0, 2.25, 2.3, 3.0]) | st.floats(-1.0, 3.0)
 
 
 DEVICES = st.sampled_from(["CPU: test (1 thread)", "CUDA: test GPU"])
@@ -230,6 +240,8 @@ FUSED = st.sampled_from([0, 1, 2**20]) | st.integers(0, 2**32)
 @example(low="16", high="32", exponents=dict.fromkeys(LAYERS, 2.0), device="CUDA: test GPU", fused=0)
 @example(low="8192", high="16", exponents=dict.fromkeys(LAYERS, 0.749), device="CUDA: test GPU", fused=2**32)
 @example(low="16", high="16", exponents=dict.fromkeys(LAYERS, 0.749), device="CUDA: test GPU", fused=8 * 16 * 4)
+@example(low="16", high="64", exponents={"CNN": 0.3, "RNN": 0.0, "Self-attention": -0.26, "Self-attention (fused)": -0.2},
+         device="CUDA: test GPU", fused=0)  # d = 1: the time fell with n
 def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, device, fused):
     ns = [2**e for e in range(20) if sorted((int(low), int(high)))[0] <= 2**e <= sorted((int(low), int(high)))[1]]
     result = sweep_result(fake_sweep(ns, exponents, fused), device)
@@ -252,8 +264,11 @@ def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, devi
         line = next(line for line in prose.splitlines() if line.startswith(f"- **{layer}**: "))
         shown = float(table.loc[table["layer"] == layer].iloc[0, 1])
         assert abs(shown - slope) <= 0.005 + 1e-9
-        assert line.startswith(f"- **{layer}**: slope {shown:.2f} against {THEORY[layer]}: "
+        assert line.startswith(f"- **{layer}**: slope {slope_text(shown)} against {THEORY[layer]}: "
                                f"{shown_verdict(shown, THEORY[layer])}")
+        assert ("grows" in line) == (round(shown, 2) > 0)  # time that fell or stayed flat did not grow
+        verdict = next(v for v in result.verdicts if v.layer == layer)
+        assert slope_line(verdict) == line
     assert f"({device} here)" in prose and prose.split("\n")[-2] == ""  # the closing remark is its own paragraph
     top = max(ns)
     explicit, fused_top = 8 * top * top * 4, fused * top
@@ -304,5 +319,28 @@ def test_a_real_sweep_runs_as_a_job_and_its_captions_state_its_numbers():
     assert caption.startswith(f"Measured at {clock} on {plan.key.device} in {job.finished - job.started:.1f} s;")
     prose = slope_prose(result)
     for v in result.verdicts:
-        assert f"- **{v.layer}**: slope {v.slope:.2f} against {v.theory}: {shown_verdict(v.slope, v.theory)}" in prose
+        assert f"- **{v.layer}**: slope {slope_text(v.slope)} against {v.theory}: {shown_verdict(v.slope, v.theory)}" in prose
     assert board.get(sweep_plan("64", "16", 8, 3).key) is job  # the same settings find the same job
+
+
+@EXAMPLES
+@given(low=END, high=END, layer=st.sampled_from(LAYERS))
+@example(low="16", high="32", layer="Self-attention")
+def test_a_layer_timed_at_one_length_of_the_fit_gets_no_slope(low, high, layer):
+    ns = [2**e for e in range(20) if sorted((int(low), int(high)))[0] <= 2**e <= sorted((int(low), int(high)))[1]]
+    if len(ns) < 2:
+        return
+    frame = fake_sweep(ns, dict.fromkeys(LAYERS, 1.0))
+    frame = frame[(frame["layer"] != layer) | (frame["n"] == max(ns))]  # timed at the largest n only
+    result = sweep_result(frame, "CPU: test (1 thread)")
+    prose = slope_prose(result)
+    assert "nan" not in prose.lower()
+    for other in LAYERS:
+        line = next(line for line in prose.splitlines() if line.startswith(f"- **{other}**: "))
+        verdict = next(v for v in result.verdicts if v.layer == other)
+        assert slope_line(verdict) == line
+        if other == layer:
+            assert line.startswith(f"- **{layer}**: no slope could be fitted (it was timed at fewer than two")
+        else:  # seconds ∝ n exactly: slope 1
+            assert line.startswith(f"- **{other}**: slope 1.00 against {THEORY[other]}: "
+                                   f"{shown_verdict(1.0, THEORY[other])}")

@@ -232,7 +232,8 @@ def side_settings(draw):
 
 
 SIDE_CORNERS = [(2, 32, 16, True, 1, 16), (2, 32, 1, False, 64, 1), (256, 512, 16, True, 64, 16),
-                (256, 512, 1, False, 1, 1), (12, 64, 4, True, 3, 2), (20, 64, 4, False, 3, 1), (3, 128, 2, True, 2, 2)]
+                (256, 512, 1, False, 1, 1), (12, 64, 4, True, 3, 2), (20, 64, 4, False, 3, 1), (3, 128, 2, True, 2, 2),
+                (32, 64, 8, True, 4, 1), (32, 64, 1, False, 4, 1), (2, 64, 1, True, 4, 1)]
 
 
 def with_examples(corners):
@@ -263,7 +264,7 @@ def test_side_by_side_sentences_state_each_matrix_drawn(setting):
         said = fam.learns_sentence(view.params, scheme)
         assert said.startswith(f"Learns {count:,} number{'' if count == 1 else 's'} (")
     assert f"(a table of 512 rows of width {d})" in fam.learns_sentence(view.params, "learned")
-    assert f"(32 buckets × {heads} heads)" in fam.learns_sentence(view.params, "t5")
+    assert f"(32 buckets × {heads} head{'' if heads == 1 else 's'})" in fam.learns_sentence(view.params, "t5")
     assert (f"(2 × (2·{k} + 1) vectors of the head width {d // heads}, per layer)"
             in fam.learns_sentence(view.params, "shaw"))
     assert fam.learns_sentence(view.params, "none") == "Learns 0 numbers (there is nothing to learn)."
@@ -344,14 +345,25 @@ def test_side_by_side_sentences_state_each_matrix_drawn(setting):
 
     t5 = view.panel("t5").view
     used = len({t5_bucket(j - i, not causal) for i in range(n) for j in range(n)})
-    assert f"({used} of the 32 buckets occur at n = {n})" in fam.caption(t5)
+    assert f"({used} of the 32 buckets {'occurs' if used == 1 else 'occur'} at n = {n})" in fam.caption(t5)
     check_blocks(t5, n, n)
 
     shaw = view.panel("shaw").view
-    used = len({min(max(j - i, -k), k) for i in range(n) for j in range(n)})
+    # a decoder's query sees the keys at or before it only: offsets j − i ≤ 0
+    used = len({min(max(j - i, -k), k) for i in range(n) for j in range(n) if not (causal and j > i)})
     said = fam.caption(shaw)
-    assert f"2k + 1 = {2 * k + 1} learned vectors" in said and f"({used} occur at n = {n})" in said
-    assert f"beyond ±{k} uses the edge vector" in said
+    occur = "occurs" if used == 1 else "occur"
+    assert f"2k + 1 = {2 * k + 1} learned vectors" in said and f"({used} {occur} at n = {n})" in said
+    if causal:
+        assert used <= k + 1
+        assert f"so only the {k + 1} vectors of the offsets −{k} to 0 can be used" in said
+        assert f"beyond −{k} uses the edge vector" in said and "masked (grey)" in said
+        assert "±" not in said
+        layers = shaw.spec.get("layer", [shaw.spec])  # the masked cells are drawn grey, with their legend entry
+        assert any(layer.get("encoding", {}).get("fill", {}).get("scale", {}).get("domain") == ["masked"]
+                   for layer in layers)
+    else:
+        assert f"beyond ±{k} uses the edge vector" in said and "masked" not in said
     check_blocks(shaw, n, n)
     direct = {"sinusoidal": fam.table_caption, "tensor2tensor": fam.table_caption, "learned": fam.learned_caption,
               "binary": fam.binary_caption, "rope": fam.rope_caption, "alibi": fam.alibi_caption,

@@ -19,6 +19,21 @@ from tests.test_pretrained import missing
 pytestmark = pytest.mark.skipif(missing is not None, reason=missing or "")
 
 OFFSETS = st.integers(lp.MAX_OFFSET.minimum, lp.MAX_OFFSET.maximum)
+# a number as the lab prints it: a true minus sign, a power of ten written out
+NUMBER = r"−?[\d.]+(?: × 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"
+
+
+def read(said: str) -> float:
+    """A number as the lab prints it (−0.0594, 1.2 × 10⁻⁶), read back; a hyphen is no minus sign."""
+    assert "-" not in said and "e" not in said, said
+    mantissa, _, power = said.replace("−", "-").partition(" × 10")
+    power = power.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
+    return float(mantissa) * 10.0 ** int(power or 0)
+
+
+def close_3g(said: str, value: float) -> bool:
+    """``said`` is ``value`` to three significant digits."""
+    return abs(read(said) - value) <= 0.5e-2 * abs(value) + 1e-300
 KS = st.integers(lp.K.minimum, lp.K.maximum)
 
 
@@ -26,10 +41,14 @@ KS = st.integers(lp.K.minimum, lp.K.maximum)
 @given(low=st.floats(-10, 0), width=st.floats(1e-6, 10), total=st.integers(1, 10**6), data=st.data(),
        unit=st.sampled_from(["entries", "blocks drawn"]))
 @example(low=-1.0, width=2.0, total=10, data=None, unit="entries")
+@example(low=-0.0594, width=0.1188, total=49152, data=None, unit="blocks drawn")  # MiniLM's table
+@example(low=-3e-7, width=1e-6, total=4, data=None, unit="entries")
 def test_colour_statement_counts_what_the_scale_leaves_out(low, width, total, data, unit):
     beyond = data.draw(st.integers(0, total)) if data is not None else 0
     text = lp.colour_statement(pt.ColourRange(low, low + width, beyond, total), unit)
-    assert text.startswith(f"Colours from {low:.3g} to {low + width:.3g}")
+    said = re.match(rf"Colours from ({NUMBER}) to ({NUMBER})[;:]", text)
+    assert said and close_3g(said[1], low) and close_3g(said[2], low + width)
+    assert "-" not in text and "e-" not in text  # minus signs and powers of ten as people write them
     if beyond:
         assert f": {beyond:,} of the {total:,} {unit} lie beyond and take the end colours" in text
     else:
@@ -53,7 +72,8 @@ def test_picture_captions_count_what_was_coloured(table, which):
     maybe = int(((blocks < c.low + margin) | (blocks > c.high - margin)).sum())
     assert picture.drawing.shape == matrix.shape and picture.drawing.grid == blocks.shape
     unit = "entries" if (br, bc) == (1, 1) else "blocks drawn"
-    assert f"Colours from {c.low:.3g} to {c.high:.3g}" in caption
+    said = re.search(rf"Colours from ({NUMBER}) to ({NUMBER})[;:]", caption)
+    assert said and close_3g(said[1], c.low) and close_3g(said[2], c.high) and "-" not in caption.split("Colours")[1]
     if c.beyond:
         assert f"{c.beyond:,} of the {blocks.size:,} {unit} lie beyond" in caption and surely <= c.beyond <= maybe
     else:
@@ -94,6 +114,7 @@ def test_values_statement_states_both_ranges_and_the_long_rows(table):
     lo, hi, slo, shi = (text.split("The learned values run from ")[1].split(". ")[0]
                         .replace(", the sinusoidal ones from", " to").split(" to "))
     assert all(near(said, value, 3) for said, value in ((lo, L.min()), (hi, L.max()), (slo, S.min()), (shi, S.max())))
+    assert "-" not in text  # a true minus sign: the sinusoidal values reach −1
     s_norms = np.linalg.norm(S, axis=1)
     assert np.ptp(s_norms) < 1e-4 and f"the same length, {s_norms[0]:.2f} (√(d/2))" in text
     assert math.isclose(s_norms[0], math.sqrt(S.shape[1] / 2), rel_tol=1e-4)
@@ -144,7 +165,7 @@ def test_steps_statement_states_the_range_median_and_jumps(table):
 def near(said: str, value: float, digits: int) -> bool:
     """A number as printed with ``digits`` decimals, against a float64 recomputation (pekit sums
     in float32)."""
-    return abs(float(said) - value) <= 0.5 * 10**-digits + 1e-5 * abs(value)
+    return abs(read(said) - value) <= 0.5 * 10**-digits + 1e-5 * abs(value)
 
 
 def cosine_by_offset(table: np.ndarray, delta: int) -> np.ndarray:
@@ -165,15 +186,17 @@ def test_offset_statement_states_the_similarities_shown(max_offset):
         assert (f"δ = {d}:" in text) == (d in shown)
     for d in shown:
         learned, sinusoidal = (float(cosine_by_offset(t, d).mean()) for t in tables)
-        said = re.search(rf"δ = {d}: (-?[\d.]+) learned, (-?[\d.]+) sinusoidal", text)
-        a, b = float(said[1]), float(said[2])
+        said = re.search(rf"δ = {d}: ({NUMBER}) learned, ({NUMBER}) sinusoidal", text)
+        a, b = read(said[1]), read(said[2])
         assert abs(a - learned) <= 0.0051 and abs(b - sinusoidal) <= 0.0051, (said, learned, sinusoidal)
     for name, table in (("learned", tables[0]), ("sinusoidal", tables[1])):
         width = max(float(np.ptp(cosine_by_offset(table, d))) for d in range(0, min(max_offset, 511) + 1))
         if width < lp.SAME:
             assert f"for the {name} table the band stays a line (largest width " in text
+            said = re.search(rf"for the {name} table the band stays a line \(largest width ({NUMBER})\)", text)
+            assert said and read(said[1]) < lp.SAME
         else:
-            said = float(text.split(f"for the {name} table the band is up to ")[1].split()[0])
+            said = read(text.split(f"for the {name} table the band is up to ")[1].split()[0])
             assert abs(said - width) <= 0.0051 + 1e-4
 
 

@@ -3,6 +3,7 @@
 them, checked against the numbers they state."""
 
 import dataclasses
+import math
 import re
 import threading
 import time
@@ -44,6 +45,8 @@ from lab.views.train import (
     Result,
     TrainKey,
     attention_view,
+    AttentionView,
+    Head,
     clearest_sentence,
     example_sentence,
     extrapolation_lesson,
@@ -180,7 +183,7 @@ def test_attention_sentences_state_the_shipped_maps_numbers(kind, positions, lay
     assert (f"Trained, head {best_head + 1} of layer {best_layer + 1} puts **{float(shares.max()):.0%}** of the "
             "answers' attention") in said
     assert f"before training the best head put {before:.0%} there" in said
-    assert f"evenly over the {run.seq_len} input tokens would put {1 / run.seq_len:.0%})." in said
+    assert evenly_said(said, run.seq_len)
 
     shown = best_layer + 1 if layer == "clearest" else int(layer)
     how = "(the layer of the clearest head)" if layer == "clearest" else "(as chosen)"
@@ -218,13 +221,41 @@ def test_a_finished_training_is_shown_and_the_others_are_missing(trained):
     assert view.curves is not None
 
 
+def evenly_said(said: str, seq_len: int) -> bool:
+    """The even head's share, 1/seq_len, is said exactly as a fraction and as a percent to four
+    digits (12.5% for 8 tokens, not 12%)."""
+    found = re.search(rf"evenly over the {seq_len} input tokens would put 1/{seq_len} there, ([\d.]+)%\)\.$", said)
+    return found is not None and abs(float(found[1]) - 100 / seq_len) <= 0.5 * 10 ** (math.floor(
+        math.log10(100 / seq_len)) - 3) + 1e-12
+
+
+@given(seq_len=st.integers(LENGTH.minimum, LENGTH.maximum), best=st.floats(0.0, 1.0), before=st.floats(0.0, 1.0),
+       layer=st.integers(LAYERS.minimum, LAYERS.maximum), head=st.integers(1, 16))
+@example(seq_len=8, best=0.97, before=0.124, layer=1, head=1)
+@example(seq_len=LENGTH.minimum, best=1.0, before=0.0, layer=1, head=1)
+@example(seq_len=LENGTH.maximum, best=0.0, before=1.0, layer=4, head=16)
+@settings(max_examples=30, deadline=None)
+def test_the_clearest_sentence_states_the_shares_it_is_given(seq_len, best, before, layer, head):
+    view = AttentionView(layer=layer, clearest=True, trained=(), untrained=(), inputs=(1, 2), answers=(2, 1),
+                         predicted=(2, 1), best=Head(layer, head, best), before=Head(1, 1, before), seq_len=seq_len,
+                         even=1 / seq_len)
+    said = clearest_sentence(view)
+    trained = re.search(rf"Trained, head {head} of layer {layer} puts \*\*(\d+)%\*\* of the answers' attention", said)
+    untrained = re.search(r"before training the best head put (\d+)% there", said)
+    assert trained and abs(int(trained[1]) - 100 * best) <= 0.5 + 1e-9  # whole percents
+    assert untrained and abs(int(untrained[1]) - 100 * before) <= 0.5 + 1e-9
+    assert evenly_said(said, seq_len)
+    if seq_len == 8:
+        assert "1/8 there, 12.5%)" in said
+
+
 def test_the_trained_models_attention_sentences_state_its_numbers(trained):
     view = attention_view(TRAINED, trained.source("none"), "clearest")
     record = job_board().get(TRAINED.key("none")).result["attention"]
     shares = training.source_attention(record["trained"], TRAINED.task, causal=False)
     assert view.best.share == pytest.approx(float(shares.max()))
     assert f"head {view.best.head} of layer {view.best.layer} puts **{view.best.share:.0%}**" in clearest_sentence(view)
-    assert f"over the 6 input tokens would put {1 / 6:.0%})." in clearest_sentence(view)
+    assert evenly_said(clearest_sentence(view), 6)
     assert f"input **{' '.join(map(str, record['inputs'].tolist()))}**" in example_sentence(view)
 
 
