@@ -207,9 +207,13 @@ def tables() -> tuple[TablePictures, TablePictures]:
                                      domain=(colours.low, colours.high), height=300)
         n = P.shape[0]
         gram = gram_block_means(P, charts.drawing_blocks(n, n, max_marks=charts.MAX_RECT_MARKS)[0])
-        gram_colours = pretrained.colour_range(gram.mean)
+        # a table's own products: all positive for the sinusoidal one, of both signs for a learned
+        # one, which then takes the diverging palette, centred on 0
+        signed = bool((gram.mean < 0).any())
+        gram_colours = pretrained.colour_range(gram.mean, symmetric=signed)
         gram_chart = charts.heatmap(gram, x_title="Position", y_title="Position", value_title="P[i]·P[k]",
-                                    palette="sequential", domain=(gram_colours.low, gram_colours.high), height=300)
+                                    palette="diverging" if signed else "sequential",
+                                    domain=(gram_colours.low, gram_colours.high), height=300)
         out.append(TablePictures(
             name, Picture(table_chart.spec(), table_chart.drawing, colours, "position(s)", "column(s)"),
             Picture(gram_chart.spec(), gram_chart.drawing, gram_colours, "position(s)", "position(s)")))

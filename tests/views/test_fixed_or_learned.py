@@ -3,16 +3,18 @@ sliders' whole range and checked against the numbers it states."""
 
 from __future__ import annotations
 
-import pytest
+import json
 import math
 import re
 
 import numpy as np
+import pytest
 import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lab.views import fixed_or_learned as lp
+from pekit import charts
 from pekit import pretrained as pt
 from tests.test_pretrained import missing
 
@@ -72,6 +74,10 @@ def test_picture_captions_count_what_was_coloured(table, which):
     maybe = int(((blocks < c.low + margin) | (blocks > c.high - margin)).sum())
     assert picture.drawing.shape == matrix.shape and picture.drawing.grid == blocks.shape
     unit = "entries" if (br, bc) == (1, 1) else "blocks drawn"
+    if which == "gram":  # products of both signs: the diverging palette, 0 at its neutral middle
+        signed = bool(blocks.min() < 0)
+        assert (c.low == -c.high) == signed
+        assert (charts.PALETTES["diverging"][0] in json.dumps(picture.chart)) == signed
     said = re.search(rf"Colours from ({NUMBER}) to ({NUMBER})[;:]", caption)
     assert said and close_3g(said[1], c.low) and close_3g(said[2], c.high) and "-" not in caption.split("Colours")[1]
     if c.beyond:
