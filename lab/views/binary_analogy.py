@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
+import torch
 
 import pekit
 from lab.display import number, plural
@@ -18,7 +19,7 @@ DISTINCT = 1e-3  # pekit.binary.distinct_positions' tolerance: codes closer than
 DISTINCT_RULE = (f"a position counts when its code is more than {number(DISTINCT, 'g')} from the code of every "
                  "earlier position")
 DISTINCT_HELP = f"Distinct codes: {DISTINCT_RULE}; one within {number(DISTINCT, 'g')} of an earlier code is the same code."
-SAME_STEP = 1e-6  # neighbour steps that agree to this (relative) are the same step
+SAME_STEP = 1e-11  # float64 neighbour steps (at most √d ≈ 32 long) that agree to this are the same step
 
 # Results are shared by every session as they are (st.cache_resource): a rerun that finds one
 # neither unpickles nor copies it. Records are frozen and nothing changes a result after it is made.
@@ -44,7 +45,7 @@ class AnalogyView:
     bits_needed: int  # the fewest bits that tell positions 0 .. n − 1 apart
     binary_step_low: float  # the smallest and largest distance between neighbouring binary codes
     binary_step_high: float
-    sinusoidal_step_low: float  # the same for rows of the sinusoidal table
+    sinusoidal_step_low: float  # the same for rows of the sinusoidal table (float64)
     sinusoidal_step_high: float
     jump_from_code: str  # the codes (most significant bit first) before and at the biggest jump
     jump_to_code: str
@@ -97,7 +98,8 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
                       "code": f"sinusoidal, d = {d}, base {base}"}),
     ])
     bin_lo, bin_hi = map(float, stats.binary_steps.aminmax())
-    sin_lo, sin_hi = map(float, stats.sinusoidal_steps.aminmax())
+    P64 = pekit.sinusoidal_encoding(n, d, base=base, device="cpu", dtype=torch.float64)  # (n, d)
+    sin_lo, sin_hi = map(float, (P64[1:] - P64[:-1]).norm(dim=1).aminmax())  # float64: the sentence's steps
     return AnalogyView(
         n=n, bits=bits, d=d, base=base, codes=codes,
         bits_chart=bits_chart, bits_exact=bits_exact, p_chart=p_chart, p_exact=p_exact,
@@ -165,8 +167,13 @@ def steps_sentence(view: AnalogyView) -> str:
         text = (f"Between neighbouring positions the binary code jumps by anything from {number(view.binary_step_low, '.3g')} "
                 f"to {number(view.binary_step_high, '.3g')} ({jump - 1} → {jump} flips {flips} {plural(flips, 'bit')} at once: "
                 f"{view.jump_from_code} → {view.jump_to_code})")
-    if hi - lo <= SAME_STEP * hi:
-        text += f", while the sinusoidal code always moves by {number(lo, '.6g')}: the same step everywhere. "
+    if hi - lo <= SAME_STEP:
+        text += (f", while the sinusoidal code always moves by {number(lo, '.6g')}: the same step everywhere (up to "
+                 "float64 rounding). ")
+    elif number(lo, ".6g") == number(hi, ".6g"):
+        text += (f", while the sinusoidal code always moves by {number(lo, '.6g')} to six digits: the same step for "
+                 f"every pair, plus the unpaired last sine column of an odd d, whose step depends on the position "
+                 f"(the steps spread over {number(hi - lo, '.2g')}). ")
     else:
         text += (f", while the sinusoidal code moves by {number(lo, '.6g')} to {number(hi, '.6g')}: the same step for every pair, plus "
                  "the unpaired last sine column of an odd d, whose step depends on the position. ")

@@ -64,6 +64,8 @@ def test_counting_caption_says_where_the_codes_start_over(n, bits, d, base):
 @example(n=1024, bits=16, d=1023, base=1_000_000)
 @example(n=64, bits=6, d=32, base=10_000)
 @example(n=300, bits=1, d=2, base=2)
+@example(n=1024, bits=6, d=3, base=123_457)  # the steps spread over 1.4e-8: the same to six digits only
+@example(n=1024, bits=6, d=1023, base=10_000)
 def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
     view = analogy_view(n, bits, d, base)
     sentence = steps_sentence(view)
@@ -87,12 +89,21 @@ def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
         assert code_before == format(int(before) % 2**bits, f"0{bits}b") and code_at == format(int(at) % 2**bits, f"0{bits}b")
     s_lo, s_hi = float(sin_steps.min()), float(sin_steps.max())
     if "the same step everywhere" in sentence:
-        assert s_hi - s_lo <= 2e-6 * s_hi and f"always moves by {number(s_lo, '.6g')}:" in sentence
+        assert s_hi - s_lo <= 2e-11 and f"always moves by {number(s_lo, '.6g')}: the same step everywhere (up to float64" in sentence
     else:
-        assert d % 2 == 1 and s_hi - s_lo > 1e-7 * s_hi
-        assert f"moves by {number(s_lo, '.6g')} to {number(s_hi, '.6g')}: the same step for every pair, plus the unpaired" in sentence
+        assert d % 2 == 1 and s_hi - s_lo > 5e-12
+        if "to six digits" in sentence:
+            assert f"always moves by {number(s_lo, '.6g')} to six digits" in sentence
+            assert f"{s_lo:.6g}" == f"{s_hi:.6g}"
+            said = re.search(r"\(the steps spread over ([\d.]+(?: × 10[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)?)\)", sentence)[1]
+            mantissa, _, power = said.partition(" × 10")
+            value = float(mantissa) * 10 ** int(power.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")) or 0)
+            assert math.isclose(value, s_hi - s_lo, rel_tol=0.06)
+        else:
+            assert f"moves by {number(s_lo, '.6g')} to {number(s_hi, '.6g')}: the same step for every pair, plus the unpaired" in sentence
+            assert f"{s_lo:.6g}" != f"{s_hi:.6g}"
         paired = (P[1:, :-1] - P[:-1, :-1]).norm(dim=1)
-        assert float(paired.max() - paired.min()) <= 1e-12  # the pairs' step is the same everywhere
+        assert float(paired.max() - paired.min()) <= 1e-11  # the pairs' step is the same everywhere
     assert f"binary tells at most 2^{bits} = {2**bits} positions apart" in sentence
     shape = {1: "the two ends of a segment", 2: "the corners of a square", 3: "the corners of a cube"}.get(
         bits, f"the corners of a {bits}-dimensional cube")
