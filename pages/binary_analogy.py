@@ -5,7 +5,7 @@ import streamlit as st
 from lab.display import number, show_chart
 from lab.page import lab_page
 from lab.settings import BASE, IntSetting
-from lab.views.binary_analogy import (DISTINCT, analogy_view, bit_match, bits_caption, counting_caption, dial_sentence,
+from lab.views.binary_analogy import (DISTINCT_HELP, analogy_view, bit_match, bits_caption, counting_caption, dial_sentence,
                                       equal_width_sentence, ladders, ladders_sentence, metric_labels, overlay_caption,
                                       same_width, steps_sentence, table_caption)
 
@@ -69,11 +69,10 @@ with lab_page("binary", "Binary analogy", INTRO, [N, BITS, D, BASE, BIT, WIDTH])
         width = page.slider(WIDTH, help="The same number of columns for both codes: bits, or sine/cosine columns.")
     st.markdown(equal_width_sentence(same_width(n, width, base), view))
     db, dp = view.stats.binary, view.stats.sinusoidal
-    distinct_help = f"Distinct: codes more than {DISTINCT:g} apart from every other position's code."
     label_b, label_p, closest_b, closest_p = metric_labels(view)
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric(label_b, f"{db.distinct} of {n}", help=distinct_help)
-    m2.metric(label_p, f"{dp.distinct} of {n}", help=distinct_help)
+    m1.metric(label_b, f"{db.distinct} of {n}", help=DISTINCT_HELP)
+    m2.metric(label_p, f"{dp.distinct} of {n}", help=DISTINCT_HELP)
     m3.metric(closest_b, number(db.min_distance, ".3g"))
     m4.metric(closest_p, number(dp.min_distance, ".3g"))
     show_chart(view.steps_chart, title="Distance between neighbouring positions")

@@ -116,7 +116,7 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
             "max_abs_difference": "largest |difference| over the positions"})
 
     st.subheader("What a positional encoding should do, checked")
-    st.markdown(properties_text(properties(n, d, base, layout)))
+    st.markdown(properties_text(properties(n, d, base, start, layout)))
 
     st.subheader("Why add P to the word embeddings instead of concatenating it?")
     added = add_or_concat(n, d, base, start, layout)

@@ -7,13 +7,19 @@ from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
+import torch
 
 import pekit
 from lab.display import number, plural
 from pekit import binary, charts
 
 DISTINCT = 1e-3  # pekit.binary.distinct_positions' tolerance: codes closer than this count as one
-SAME_STEP = 1e-6  # neighbour steps that agree to this (relative) are the same step
+# how the distinct codes are counted (pekit.binary.distinct_positions): in order, a position is a new
+# code unless its code lies within DISTINCT of an earlier position's
+DISTINCT_RULE = (f"a position counts when its code is more than {number(DISTINCT, 'g')} from the code of every "
+                 "earlier position")
+DISTINCT_HELP = f"Distinct codes: {DISTINCT_RULE}; one within {number(DISTINCT, 'g')} of an earlier code is the same code."
+SAME_STEP = 1e-11  # float64 neighbour steps (at most √d ≈ 32 long) that agree to this are the same step
 
 # Results are shared by every session as they are (st.cache_resource): a rerun that finds one
 # neither unpickles nor copies it. Records are frozen and nothing changes a result after it is made.
@@ -39,7 +45,7 @@ class AnalogyView:
     bits_needed: int  # the fewest bits that tell positions 0 .. n − 1 apart
     binary_step_low: float  # the smallest and largest distance between neighbouring binary codes
     binary_step_high: float
-    sinusoidal_step_low: float  # the same for rows of the sinusoidal table
+    sinusoidal_step_low: float  # the same for rows of the sinusoidal table (float64)
     sinusoidal_step_high: float
     jump_from_code: str  # the codes (most significant bit first) before and at the biggest jump
     jump_to_code: str
@@ -92,7 +98,8 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
                       "code": f"sinusoidal, d = {d}, base {base}"}),
     ])
     bin_lo, bin_hi = map(float, stats.binary_steps.aminmax())
-    sin_lo, sin_hi = map(float, stats.sinusoidal_steps.aminmax())
+    P64 = pekit.sinusoidal_encoding(n, d, base=base, device="cpu", dtype=torch.float64)  # (n, d)
+    sin_lo, sin_hi = map(float, (P64[1:] - P64[:-1]).norm(dim=1).aminmax())  # float64: the sentence's steps
     return AnalogyView(
         n=n, bits=bits, d=d, base=base, codes=codes,
         bits_chart=bits_chart, bits_exact=bits_exact, p_chart=p_chart, p_exact=p_exact,
@@ -160,8 +167,13 @@ def steps_sentence(view: AnalogyView) -> str:
         text = (f"Between neighbouring positions the binary code jumps by anything from {number(view.binary_step_low, '.3g')} "
                 f"to {number(view.binary_step_high, '.3g')} ({jump - 1} → {jump} flips {flips} {plural(flips, 'bit')} at once: "
                 f"{view.jump_from_code} → {view.jump_to_code})")
-    if hi - lo <= SAME_STEP * hi:
-        text += f", while the sinusoidal code always moves by {number(lo, '.6g')}: the same step everywhere. "
+    if hi - lo <= SAME_STEP:
+        text += (f", while the sinusoidal code always moves by {number(lo, '.6g')}: the same step everywhere (up to "
+                 "float64 rounding). ")
+    elif number(lo, ".6g") == number(hi, ".6g"):
+        text += (f", while the sinusoidal code always moves by {number(lo, '.6g')} to six digits: the same step for "
+                 f"every pair, plus the unpaired last sine column of an odd d, whose step depends on the position "
+                 f"(the steps spread over {number(hi - lo, '.2g')}). ")
     else:
         text += (f", while the sinusoidal code moves by {number(lo, '.6g')} to {number(hi, '.6g')}: the same step for every pair, plus "
                  "the unpaired last sine column of an odd d, whose step depends on the position. ")
@@ -169,7 +181,7 @@ def steps_sentence(view: AnalogyView) -> str:
     return text + (
         f"With {view.bits} {plural(view.bits, 'bit')}, binary tells at most 2^{view.bits} = {view.code_count} "
         f"positions apart, and uses only {cube(view.bits)}; {view.d} real-valued columns tell "
-        f"{told} of the {view.n} positions here apart (codes more than {DISTINCT:g} from every other)"
+        f"{told} of the {view.n} positions here apart (counting distinct codes: {DISTINCT_RULE})"
         + (" and leave room between them." if told == view.n else ".")
     )
 
@@ -196,7 +208,7 @@ def dial_sentence(view: AnalogyView) -> str:
              f"away from its starting point: its smallest distance to position 0 here is {number(closest, '.3g')} "
              f"(position {where})")
     if closest <= DISTINCT:
-        return text + f", though that is within the {DISTINCT:g} this page counts as one code."
+        return text + f", though that is within the {number(DISTINCT, 'g')} this page counts as one code."
     return text + "."
 
 
@@ -240,6 +252,22 @@ def ladders(bits: int, d: int, base: int) -> Ladders:
     )
 
 
+def _positions(count: float) -> str:
+    """A number of positions as the ladders sentence writes it: three digits below 100 (2π ≈ 6.28), whole
+    positions above."""
+    return number(count, ".3g") if count < 100 else f"{count:,.0f}"
+
+
+def _factor(growth: float) -> str:
+    """The growth factor with three digits, or as many more as it takes not to read as 1 or 2 when it is
+    neither (base 2, d = 1024: 1.001, not 1)."""
+    for digits in range(3, 17):
+        text = format(growth, f".{digits}g")
+        if float(text) not in (1.0, 2.0) or growth in (1.0, 2.0):
+            break
+    return number(growth, f".{digits}g")
+
+
 def _bits(bits: tuple[int, ...]) -> str:
     return ("bit " if len(bits) == 1 else "bits ") + ", ".join(map(str, bits))
 
@@ -251,20 +279,21 @@ def ladders_sentence(view: Ladders) -> str:
     bits = ("Bit periods double from one bit to the next" if view.bits > 1
             else "One bit: its period is 2")
     if pairs == 1:
-        text = f"{bits}; d = {view.d} has one pair only, of wavelength 2π ≈ 6.28 positions. "
+        text = f"{bits}; d = {view.d} has one pair only, of wavelength 2π ≈ {_positions(view.longest)} positions. "
     elif math.isclose(view.growth, 2.0, rel_tol=1e-12):
-        text = (f"{bits}; pair wavelengths grow by the factor base^(2/d) = {number(view.growth, '.3g')} per pair, the same "
+        text = (f"{bits}; pair wavelengths grow by the factor base^(2/d) = 2 per pair, the same "
                 "rate: the ladders climb in step, each wavelength π times a bit period, so they never line up "
                 "exactly. ")
     else:
-        text = (f"{bits}; pair wavelengths grow by the factor base^(2/d) = {number(view.growth, '.3g')} per pair. "
+        text = (f"{bits}; pair wavelengths grow by the factor base^(2/d) = {_factor(view.growth)} per pair. "
                 + ("So the two ladders climb at different rates and only line up approximately. " if view.bits > 1
                    else ""))
     text += "The correspondence stops at both ends: no column is faster than 2π ≈ 6.28 positions"
     if fast:
         text += (f", so {_bits(fast)} (period{'s' if len(fast) > 1 else ''} "
                  f"{', '.join(map(str, view.fast_periods))}) {'have' if len(fast) > 1 else 'has'} no true partner")
-    text += f", and no column is slower than the last pair's {view.longest:,.0f} positions"
+    text += (f", and no column is slower than {'the one pair' if pairs == 1 else 'the last pair'}'s "
+             f"{_positions(view.longest)} positions")
     if slow:
         return text + f"; {_bits(slow)} {'are' if len(slow) > 1 else 'is'} slower than that."
     return text + ("; every bit shown here is faster than that." if view.bits > 1 else "; the bit is faster than that.")
@@ -360,11 +389,12 @@ def equal_width_sentence(eq: binary.EqualWidth, view: AnalogyView) -> str:
     below measure the full widths chosen above."""
     width, n, b, s = eq.width, eq.n, eq.binary, eq.sinusoidal
     numbers = f"{width} {plural(width, 'number')}"
-    text = (f"**The same width for both.** With {numbers} per position, a binary code has 2^{width} = "
+    text = (f"**The same width for both.** Count the distinct codes: {DISTINCT_RULE}. With {numbers} per "
+            f"position, a binary code has 2^{width} = "
             f"{2 ** width:,} different codes, so it tells **{b.distinct} of the {n}** positions apart"
             + (f" (position {b.pair[1]} gets the code of position {b.pair[0]})" if b.min_distance == 0 else "")
             + f"; {width} sinusoidal {plural(width, 'column')} {'tells' if width == 1 else 'tell'} "
-            f"**{s.distinct} of the {n}** apart (codes more than {DISTINCT:g} from every other), the closest two "
+            f"**{s.distinct} of the {n}** apart, the closest two "
             f"(positions {s.pair[0]} and {s.pair[1]}) ")
     if s.min_distance > DISTINCT:
         text += f"still {number(s.min_distance, '.3g')} apart. "

@@ -18,7 +18,6 @@ from pekit.charts import Drawing
 from lab.display import number, plural
 from pekit.similarity import (
     EncodingProperties,
-    encoding_properties,
     gram_block_means,
     neighbour_distances,
     similarity_by_offset,
@@ -34,10 +33,16 @@ DISTINCT = 1e-9  # two positions whose codes are closer than this share a code
 
 @dataclass(frozen=True)
 class Steps:
-    """The distance between neighbouring positions, ‖P[i+1] − P[i]‖, over every i."""
+    """The distance between neighbouring positions, ‖P[i+1] − P[i]‖, over every i, measured on the
+    table in float64 (the same measurement as the properties' step spread)."""
 
     smallest: float
     largest: float
+
+    @property
+    def spread(self) -> float:
+        """How far the steps differ: largest − smallest."""
+        return self.largest - self.smallest
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,7 @@ def table_view(n: int, d: int, base: int, start: int, layout: str) -> TableView:
     gram_chart = charts.heatmap(gram, x_title="Position", y_title="Position", value_title="P[i]·P[k]",
                                 palette="sequential", domain=None, row_offset=start, col_offset=start)
     offsets = similarity_by_offset(P, max_offset=min(n - 1, 512))
-    steps = neighbour_distances(P) if n > 1 else None  # (n - 1,)
+    steps = neighbour_distances(table64(n, d, base, start, layout)) if n > 1 else None  # (n - 1,), float64
     return TableView(
         n=n, d=d, base=base, start=start, layout=layout,
         heatmap=table.spec(), drawing=table.drawing,
@@ -126,14 +131,20 @@ def table_view(n: int, d: int, base: int, start: int, layout: str) -> TableView:
     )
 
 
+def table64(n: int, d: int, base: int, start: int, layout: str) -> torch.Tensor:
+    """The rows start .. start + n − 1 of P in float64, ``(n, d)``."""
+    return pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout, device="cpu", dtype=torch.float64)
+
+
 @dataclass(frozen=True)
 class PropertiesView:
     """The four properties of a positional encoding, measured on ``rows`` positions of the
-    table of width ``d`` (float64)."""
+    table of width ``d`` (float64), the ones drawn: positions ``start`` to ``start + rows − 1``."""
 
     n: int
     rows: int
     d: int
+    start: int
     measured: EncodingProperties
 
     @property
@@ -141,11 +152,29 @@ class PropertiesView:
         """Whether every position has a code of its own (the two closest are apart)."""
         return self.measured.closest > DISTINCT
 
+    @property
+    def last(self) -> int:
+        """The last position measured."""
+        return self.start + self.rows - 1
+
 
 @st.cache_resource(max_entries=24, show_spinner=False)
-def properties(n: int, d: int, base: int, layout: str) -> PropertiesView:
-    rows = max(n, 2)  # one position has no distances to measure: the first two are measured
-    return PropertiesView(n, rows, d, encoding_properties(rows, d, base=base, layout=layout))
+def properties(n: int, d: int, base: int, start: int, layout: str) -> PropertiesView:
+    """What :func:`pekit.similarity.encoding_properties` measures, on the rows the page draws
+    (from ``start``): one position has no distances to measure, so n = 1 measures two."""
+    rows = max(n, 2)
+    P = table64(rows, d, base, start, layout)  # (rows, d)
+    longer = table64(2 * rows, d, base, start, layout)  # (2·rows, d): the same start, twice as long
+    again = table64(rows, d, base, start, layout)
+    D = torch.cdist(P, P)  # (rows, rows)
+    D.fill_diagonal_(float("inf"))
+    steps = neighbour_distances(P)  # (rows − 1,)
+    measured = EncodingProperties(
+        closest=float(D.min()), step_spread=float(steps.max() - steps.min()),
+        prefix_gap=float((longer[:rows] - P).abs().max()), largest=float(P.abs().max()),
+        beyond=float(longer[rows:].abs().max()), repeat_gap=float((again - P).abs().max()),
+    )
+    return PropertiesView(n, rows, d, start, measured)
 
 
 @dataclass(frozen=True)
@@ -314,8 +343,10 @@ def add_or_concat(n: int, d: int, base: int, start: int, layout: str) -> AddOrCo
 
 # sentences --------------------------------------------------------------------------------------
 
-RELATIVE_ROUNDING = 1e-5  # float32 steps that agree to this (relative) are the same distance
-FLOAT64_ROUNDING = 1e-12  # float64 steps (at most √(2d) ≈ 45 long) that agree to this are the same distance
+# float64 steps (at most √(2d) ≈ 45 long) that agree to this are the same distance: an even width's
+# steps spread by up to about 7 × 10⁻¹³ at n = 4096 (the rounding of i·ω_j), an odd width's unpaired
+# sine by 2.4 × 10⁻⁶ at d = 3, base 10000
+FLOAT64_ROUNDING = 1e-11
 ORTHOGONAL = 0.2  # a mean |cos| below this reads as nearly orthogonal
 
 
@@ -471,18 +502,30 @@ def offsets_text(view: TableView) -> str:
                    f"smallest at δ = {low} ({number(means[low], '.3g')}).")
 
 
+def same_steps(spread: float) -> bool:
+    """Whether neighbour steps (float64) that spread by ``spread`` are the same distance, up to rounding:
+    the one rule for the caption under the metric and for the properties."""
+    return spread <= FLOAT64_ROUNDING
+
+
+def _spread_words(spread: float) -> str:
+    """How far steps that count as the same distance spread."""
+    return "the steps agree exactly" if spread == 0 else f"the steps spread over {number(spread, '.1e')}, float64 rounding"
+
+
 def steps_caption(view: TableView) -> str:
-    """The largest neighbour step, below the metric that shows the smallest, and whether they agree."""
+    """The largest neighbour step, below the metric that shows the smallest, and whether they agree
+    (float64, the measurement the properties below state too)."""
     steps = view.steps
     text = f"Largest over all i: {steps.largest:.6f}"
     if view.n == 2:
         text += " (n = 2: there is one step)"
     if steps.largest == 0:
         return text + ". Every row is zero here: no step moves the encoding."
-    if steps.largest - steps.smallest <= RELATIVE_ROUNDING * steps.largest:
-        return text + ". Every step along the sequence moves the encoding by the same distance (up to float32 rounding)."
-    return (text + ". The steps differ: the unpaired last sine column moves by |sin((i+1)ω) − sin(iω)|, which "
-            "depends on i.")
+    if same_steps(steps.spread):
+        return text + f". Every step along the sequence moves the encoding by the same distance ({_spread_words(steps.spread)})."
+    return (text + f". The steps differ, spreading over {number(steps.spread, '.1e')}: the unpaired last sine column "
+            "moves by |sin((i+1)ω) − sin(iω)|, which depends on i.")
 
 
 def wavelengths_caption(view: TableView) -> str:
@@ -550,14 +593,13 @@ def add_or_concat_text(view: AddOrConcat) -> str:
 
 
 def properties_text(view: PropertiesView) -> str:
-    """The four properties, each with the number that shows it holds."""
+    """The four properties, each with the number that shows it holds, measured on the rows drawn."""
     p = view.measured
-    where = (f"this table ({view.rows} positions, d = {view.d}, float64)" if view.rows == view.n
-             else f"the first {view.rows} positions (one position has no distances to measure; d = {view.d}, float64)")
-    same = p.step_spread <= FLOAT64_ROUNDING
-    if same:
-        step = (f"and one step along the sequence moves the code by the same distance everywhere (spread "
-                f"{number(p.step_spread, '.1e')} over all i).")
+    where = (f"this table (positions {view.start} to {view.last}, d = {view.d}, float64)" if view.rows == view.n
+             else f"positions {view.start} and {view.last} (one position has no distances to measure; d = {view.d}, "
+                  "float64)")
+    if same_steps(p.step_spread):
+        step = f"and one step along the sequence moves the code by the same distance everywhere ({_spread_words(p.step_spread)})."
     else:
         step = (f"but one step along the sequence does not move the code by quite the same distance everywhere: the "
                 f"steps spread over {number(p.step_spread, '.1e')}, from the unpaired last sine column of an odd d.")
@@ -569,7 +611,8 @@ def properties_text(view: PropertiesView) -> str:
         f"there are: the rows of a table twice as long differ from these by at most {number(p.prefix_gap, '.1e')}; "
         + step + "\n"
         f"3. **Bounded, and defined for longer sentences.** The largest |value| is {number(p.largest, '.6g')}, and the "
-        f"next {view.rows} positions, never asked for, stay within {number(p.beyond, '.6g')}: the formula goes on for ever, "
-        "where a learned table has no row past its last trained position.\n"
-        f"4. **Deterministic.** Computed twice, the tables differ by {p.repeat_gap:g}."
+        f"next {view.rows} positions ({view.last + 1} to {view.last + view.rows}), never asked for, stay within "
+        f"{number(p.beyond, '.6g')}: the formula goes on for ever, where a learned table has no row past its last "
+        "trained position.\n"
+        f"4. **Deterministic.** Computed twice, the tables differ by {number(p.repeat_gap, 'g')}."
     )

@@ -239,7 +239,7 @@ def residuals_caption(view: RotationView) -> str:
     text = (f"The same matrix T({delta}) moves the rows of P at {rows} by δ = {delta}: the largest error "
             f"is {number(view.max_residual, '.1e')}")
     if view.max_residual <= FLOAT32_ROUNDING:
-        return text + (", within float32 round-off (one rounding of a value near 1 is about 6e−8)"
+        return text + (", within float32 round-off (one rounding of a value near 1 is about 6 × 10⁻⁸)"
                        + (", the same for every i, so T does not depend on i." if view.count > 1 else "."))
     return text + ", more than float32 round-off."
 
@@ -257,11 +257,35 @@ def angles_text(view: RotationView) -> str:
 
     if k == 1:
         return f"d = {view.d} has one pair: at δ = {number(view.delta, 'd')} it turns {turned(angles[0])}."
-    over = sum(abs(a) > 2 * math.pi for a in angles)
-    return (f"At δ = {number(view.delta, 'd')} pair 0, the fastest, turns {turned(angles[0])}; the last pair, j = {k - 1}, turns "
-            f"{turned(angles[-1])}; {over} of the {k} pairs turn more than a full turn. Fast pairs (small j) turn a lot "
-            "for a given offset, slow pairs barely move: a small offset shows in the fast pairs, a large one in "
-            "the slow pairs, which is what lets attention tell near from far.")
+    turn = 2 * math.pi
+    over = sum(abs(a) > turn for a in angles)  # the first `over` pairs: |δ·ω_j| falls as j grows
+    still = sum(abs(a) < turn / 100 for a in angles)  # the last `still` pairs
+    ratio = abs(angles[0]) / abs(angles[-1])
+    factor = number(ratio, ".3g") if ratio < 1000 else f"{ratio:,.0f}"
+
+    def span(first: int, last: int) -> str:
+        return f"j = {first}" if first == last else f"j = {first} to {last}"
+
+    text = (f"At δ = {number(view.delta, 'd')} pair 0, the fastest, turns {turned(angles[0])}; the last pair, "
+            f"j = {k - 1}, turns {turned(angles[-1])}, a factor {factor} smaller. ")
+    if over == k:
+        text += (f"All {k} pairs turn more than a full turn: every pair has wrapped around at least once, so none "
+                 "shows this offset on its own without ambiguity (a larger base slows the last pairs down).")
+    elif over == 0:
+        text += f"None of the {k} pairs turns a full turn: no pair has wrapped around at this offset."
+    else:
+        text += (f"{over} of the {k} pairs ({span(0, over - 1)}) {'turns' if over == 1 else 'turn'} more than a full "
+                 f"turn and {'has' if over == 1 else 'have'} wrapped around; the other {k - over} "
+                 f"({span(over, k - 1)}) {'has' if k - over == 1 else 'have'} not.")
+    if still:
+        text += (f" {'All' if still == k else still} of the {k} pairs"
+                 + (f" ({span(k - still, k - 1)})" if still < k else "")
+                 + f" {'turns' if still == 1 else 'turn'} less than a hundredth of a turn: "
+                 + ("it barely moves." if still == 1 else "they barely move."))
+    if 0 < over < k:
+        text += (" Fast pairs tell small offsets apart and slow pairs large ones, which is what lets attention "
+                 "tell near from far.")
+    return text
 
 
 def sine_only_text(view: SineOnly) -> str:

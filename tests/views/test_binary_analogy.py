@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import pekit
 from lab.display import number
-from lab.views.binary_analogy import (analogy_view, bit_match, bits_caption, counting_caption, cube, dial_sentence,
+from lab.views.binary_analogy import (DISTINCT_HELP, analogy_view, bit_match, bits_caption, counting_caption, cube, dial_sentence,
                                       equal_width_sentence, ladders, ladders_sentence, metric_labels, overlay_caption,
                                       same_width, steps_sentence, table_caption)
 
@@ -26,6 +26,15 @@ EXAMPLES = settings(max_examples=25, deadline=None)
 
 def wavelengths(d: int, base: int) -> list[float]:
     return [2 * math.pi * base ** (2 * j / d) for j in range((d + 1) // 2)]
+
+
+def distinct_codes(X: torch.Tensor, tol: float = 1e-3) -> int:
+    """Positions whose code is more than ``tol`` from the code of every earlier position, by a loop."""
+    X = X.double()
+    return sum(all(float((X[k] - X[i]).norm()) > tol for i in range(k)) for k in range(len(X)))
+
+
+RULE = "a position counts when its code is more than 0.001 from the code of every earlier position"
 
 
 def listed(numbers: str) -> list[int]:
@@ -54,6 +63,9 @@ def test_counting_caption_says_where_the_codes_start_over(n, bits, d, base):
 @example(n=1024, bits=1, d=3, base=10_000)
 @example(n=1024, bits=16, d=1023, base=1_000_000)
 @example(n=64, bits=6, d=32, base=10_000)
+@example(n=300, bits=1, d=2, base=2)
+@example(n=1024, bits=6, d=3, base=123_457)  # the steps spread over 1.4e-8: the same to six digits only
+@example(n=1024, bits=6, d=1023, base=10_000)
 def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
     view = analogy_view(n, bits, d, base)
     sentence = steps_sentence(view)
@@ -77,19 +89,29 @@ def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
         assert code_before == format(int(before) % 2**bits, f"0{bits}b") and code_at == format(int(at) % 2**bits, f"0{bits}b")
     s_lo, s_hi = float(sin_steps.min()), float(sin_steps.max())
     if "the same step everywhere" in sentence:
-        assert s_hi - s_lo <= 2e-6 * s_hi and f"always moves by {number(s_lo, '.6g')}:" in sentence
+        assert s_hi - s_lo <= 2e-11 and f"always moves by {number(s_lo, '.6g')}: the same step everywhere (up to float64" in sentence
     else:
-        assert d % 2 == 1 and s_hi - s_lo > 1e-7 * s_hi
-        assert f"moves by {number(s_lo, '.6g')} to {number(s_hi, '.6g')}: the same step for every pair, plus the unpaired" in sentence
+        assert d % 2 == 1 and s_hi - s_lo > 5e-12
+        if "to six digits" in sentence:
+            assert f"always moves by {number(s_lo, '.6g')} to six digits" in sentence
+            assert f"{s_lo:.6g}" == f"{s_hi:.6g}"
+            said = re.search(r"\(the steps spread over ([\d.]+(?: × 10[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)?)\)", sentence)[1]
+            mantissa, _, power = said.partition(" × 10")
+            value = float(mantissa) * 10 ** int(power.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")) or 0)
+            assert math.isclose(value, s_hi - s_lo, rel_tol=0.06)
+        else:
+            assert f"moves by {number(s_lo, '.6g')} to {number(s_hi, '.6g')}: the same step for every pair, plus the unpaired" in sentence
+            assert f"{s_lo:.6g}" != f"{s_hi:.6g}"
         paired = (P[1:, :-1] - P[:-1, :-1]).norm(dim=1)
-        assert float(paired.max() - paired.min()) <= 1e-12  # the pairs' step is the same everywhere
+        assert float(paired.max() - paired.min()) <= 1e-11  # the pairs' step is the same everywhere
     assert f"binary tells at most 2^{bits} = {2**bits} positions apart" in sentence
     shape = {1: "the two ends of a segment", 2: "the corners of a square", 3: "the corners of a cube"}.get(
         bits, f"the corners of a {bits}-dimensional cube")
     assert f"uses only {shape};" in sentence and cube(bits) == shape
-    D = torch.cdist(P, P).fill_diagonal_(float("inf"))
-    distinct = n - int(torch.triu(D <= 1e-3, diagonal=1).any(dim=0).sum())
-    assert f"{d} real-valued columns tell {distinct} of the {n} positions here apart" in sentence
+    distinct = distinct_codes(P) if n <= 300 else n - int(
+        torch.triu(torch.cdist(P, P) <= 1e-3, diagonal=1).any(dim=0).sum())
+    assert f"{d} real-valued columns tell {distinct} of the {n} positions here apart (counting distinct codes: {RULE})" in sentence
+    assert "from every other" not in sentence
     assert ("leave room between them" in sentence) == (distinct == n)
 
 
@@ -134,6 +156,8 @@ def test_dial_sentence_lists_the_positions_that_return_to_zero(n, bits, d, base)
 @example(bits=10, d=8, base=16)  # base^(2/d) = 2: the ladders climb in step
 @example(bits=16, d=2, base=2)
 @example(bits=16, d=1024, base=1_000_000)
+@example(bits=16, d=1024, base=2)  # base^(2/d) = 1.00135: not 1
+@example(bits=16, d=38, base=524_289)  # base^(2/d) = 2.0000002: not 2
 @example(bits=4, d=3, base=4)
 def test_ladders_sentence_names_the_bits_without_a_partner(bits, d, base):
     view = ladders(bits, d, base)
@@ -146,7 +170,9 @@ def test_ladders_sentence_names_the_bits_without_a_partner(bits, d, base):
     if len(waves) == 1:
         assert f"d = {d} has one pair only, of wavelength 2π ≈ 6.28 positions" in sentence
     else:
-        assert f"base^(2/d) = {number(growth, '.3g')} per pair" in sentence
+        said = float(re.search(r"base\^\(2/d\) = ([\d.]+) per pair", sentence)[1])
+        assert math.isclose(said, growth, rel_tol=5e-3)
+        assert (said == 2) == math.isclose(growth, 2, rel_tol=1e-12) and said != 1  # never rounded to 1 or 2
         assert all(math.isclose(b / a, growth, rel_tol=1e-9) for a, b in zip(waves, waves[1:]))
         if math.isclose(growth, 2, rel_tol=1e-12):
             assert "the same rate" in sentence
@@ -154,7 +180,13 @@ def test_ladders_sentence_names_the_bits_without_a_partner(bits, d, base):
         else:
             assert "the same rate" not in sentence
             assert ("climb at different rates" in sentence) == (bits > 1)
-    assert f"no column is slower than the last pair's {max(waves):,.0f} positions" in sentence
+    found = re.search(r"no column is slower than the (last|one) pair's ([\d,.]+) positions", sentence)
+    assert (found[1] == "one") == (len(waves) == 1)
+    longest = float(found[2].replace(",", ""))
+    if max(waves) < 100:  # three digits, as 2π ≈ 6.28 is written
+        assert found[2] == f"{max(waves):.3g}"
+    else:
+        assert abs(longest - max(waves)) <= 0.5
     found = re.search(r"so bits? ([\d, ]+) \(periods? ([\d, ]+)\) (has|have) no true partner", sentence)
     if fast:
         assert listed(found.group(1)) == fast and listed(found.group(2)) == [2 ** (b + 1) for b in fast]
@@ -207,6 +239,8 @@ def test_overlay_caption_states_the_closest_pair(n, bits, d, base, pick):
 @EXAMPLES
 @given(n=N, width=WIDTH, base=BASE, bits=BITS, d=D)
 @example(n=1024, width=1, base=10_000, bits=6, d=32)
+@example(n=1024, width=1, base=10_000, bits=1, d=3)
+@example(n=300, width=2, base=2, bits=1, d=3)
 @example(n=2, width=1, base=2, bits=1, d=2)
 @example(n=64, width=4, base=10_000, bits=6, d=32)
 @example(n=1024, width=16, base=1_000_000, bits=16, d=1024)
@@ -228,8 +262,13 @@ def test_equal_width_sentence_counts_the_positions_each_code_tells_apart(n, widt
     says = "still" if closest > 1e-3 else "only"
     assert f"the closest two (positions {i} and {k}) {says} {number(eq.sinusoidal.min_distance, '.3g')} apart" in sentence
     assert ("which counts as one code" in sentence) == (closest <= 1e-3)
-    distinct = n - int(torch.triu(D <= 1e-3, diagonal=1).any(dim=0).sum())
+    distinct = distinct_codes(P) if n <= 300 else n - int(torch.triu(D <= 1e-3, diagonal=1).any(dim=0).sum())
     assert f"{'tells' if width == 1 else 'tell'} **{distinct} of the {n}** apart" in sentence
+    assert f"Count the distinct codes: {RULE}." in sentence and "from every other" not in sentence
+    B = pekit.binary_encoding(n, width)
+    assert told_binary == (distinct_codes(B) if n <= 300 else len({tuple(r) for r in B.tolist()}))
+    if n == 1024 and width == 1:  # every sin(i) has another within 0.001: none is apart from every other
+        assert distinct == 337 and int((D > 1e-3).all(dim=1).sum()) == 0
     many = "s" if width != 1 else ""
     assert f"With {width} number{many} per position" in sentence and f"{width} sinusoidal column{many} tell" in sentence
     if distinct > told_binary:
@@ -248,6 +287,7 @@ def test_equal_width_sentence_counts_the_positions_each_code_tells_apart(n, widt
 @example(n=2, bits=1, d=2, base=2)
 @example(n=1024, bits=16, d=1023, base=100)
 @example(n=64, bits=6, d=3, base=10_000)
+@example(n=200, bits=1, d=2, base=2)
 def test_captions_and_labels_name_what_they_show(n, bits, d, base):
     view = analogy_view(n, bits, d, base)
     B = pekit.binary_encoding(n, bits)
@@ -267,6 +307,12 @@ def test_captions_and_labels_name_what_they_show(n, bits, d, base):
         assert f"{len(waves)} column pairs, slower from left to right" in text
         assert all(b > a for a, b in zip(waves, waves[1:]))
     assert (f"(the last, column {d - 1}, a sine without its cosine)" in text) == (d % 2 == 1)
+    # the metrics' help states the rule the counts follow
+    assert DISTINCT_HELP.startswith(f"Distinct codes: {RULE};")
+    P = pekit.sinusoidal_encoding(n, d, base=base, dtype=torch.float64)
+    if n <= 200:
+        assert view.stats.sinusoidal.distinct == distinct_codes(P)
+        assert view.stats.binary.distinct == distinct_codes(B)
     unit = f"{bits} bit{'' if bits == 1 else 's'}"
     assert metric_labels(view) == (f"Distinct codes, {unit}", f"Distinct codes, d = {d}",
                                    f"Closest pair, {unit}", f"Closest pair, d = {d}")

@@ -82,8 +82,7 @@ def table(setting) -> views.TableView:
 
 
 def measured(setting) -> views.PropertiesView:
-    n, d, base, _, layout = setting
-    return views.properties(n, d, base, layout)
+    return views.properties(*setting)
 
 
 def check_table_caption(view: views.TableView) -> None:
@@ -239,18 +238,29 @@ def check_steps_caption(view: views.TableView) -> None:
         return
     P = table64(view.n, view.d, view.base, view.start, view.layout)
     steps64 = np.linalg.norm(P[1:] - P[:-1], axis=1)
+    spread64 = steps64.max() - steps64.min()
     caption, steps = views.steps_caption(view), view.steps
-    assert abs(steps.largest - steps64.max()) <= 1e-5 * max(1, steps64.max())
-    assert abs(steps.smallest - steps64.min()) <= 1e-5 * max(1, steps64.max())
-    assert caption.startswith(f"Largest over all i: {steps.largest:.6f}")
+    assert abs(steps.largest - steps64.max()) <= 1e-9 * max(1, steps64.max())
+    assert abs(steps.smallest - steps64.min()) <= 1e-9 * max(1, steps64.max())
+    assert caption.startswith(f"Largest over all i: {steps64.max():.6f}")
     assert ("there is one step" in caption) == (view.n == 2)
     if "Every row is zero" in caption:
         assert not P.any()
     elif "by the same distance" in caption:
-        assert steps64.max() - steps64.min() <= 1e-5 * steps64.max()
+        # float64 rounding only: an even width (or a zero last column), or one step
+        assert spread64 <= 2e-11
+        if "agree exactly" not in caption:
+            assert re.search(rf"the steps spread over {NUMBER}, float64 rounding\)\.", caption)
+            assert abs(read(re.search(rf"spread over {NUMBER}", caption)[1]) - spread64) <= 1e-11
     else:
-        assert "The steps differ: the unpaired last sine column" in caption and view.unpaired_sine
-        assert steps64.max() - steps64.min() > 1e-6 * steps64.max()
+        assert "The steps differ" in caption and "the unpaired last sine column" in caption and view.unpaired_sine
+        assert spread64 > 5e-12
+        said = read(re.search(rf"spreading over {NUMBER}:", caption)[1])
+        assert math.isclose(said, spread64, rel_tol=0.06)
+    # the properties below state the same measurement (the same rows, the same rule)
+    if view.n > 1:
+        told = views.properties_text(views.properties(view.n, view.d, view.base, view.start, view.layout))
+        assert ("by the same distance everywhere" in told) == ("Every step" in caption or "Every row is zero" in caption)
 
 
 def check_wavelengths_caption(view: views.TableView) -> None:
@@ -406,38 +416,51 @@ def check_add_or_concat_text(setting) -> None:
 
 
 def check_properties_text(view: views.PropertiesView, setting) -> None:
-    n, d, base, _, layout = setting
+    n, d, base, start, layout = setting
     text, p = views.properties_text(view), view.measured
     rows = max(n, 2)
-    assert view.rows == rows and view.d == d and view.n == n
+    assert view.rows == rows and view.d == d and view.n == n and view.start == start
     if n == 1:
-        assert "Measured on the first 2 positions (one position has no distances to measure; d = " in text
+        assert (f"Measured on positions {start} and {start + 1} (one position has no distances to measure; d = "
+                f"{d}, float64)") in text
     else:
-        assert f"Measured on this table ({n} positions, d = {d}, float64)" in text
-    P = table64(rows, d, base, 0, layout)
-    sq = (P * P).sum(axis=1)
-    D2 = sq[:, None] + sq[None, :] - 2 * P @ P.T
-    np.fill_diagonal(D2, np.inf)
-    closest = math.sqrt(max(D2.min(), 0.0))
+        assert f"Measured on this table (positions {start} to {start + n - 1}, d = {d}, float64)" in text
+    P = table64(rows, d, base, start, layout)  # the rows drawn (two for n = 1)
+    D = np.array([[np.linalg.norm(P[i] - P[k]) if i != k else np.inf for k in range(rows)] for i in range(rows)]) \
+        if rows <= 64 else None
+    if D is None:
+        sq = (P * P).sum(axis=1)
+        D2 = sq[:, None] + sq[None, :] - 2 * P @ P.T
+        np.fill_diagonal(D2, np.inf)
+        closest = math.sqrt(max(D2.min(), 0.0))
+    else:
+        closest = D.min()
     assert abs(p.closest - closest) <= 1e-6
     # every position has its own code except in tensor2tensor's d = 1, whose one column is zero
     assert view.unique == (closest > 1e-6) == (not (layout == "tensor2tensor" and d == 1))
-    closest_text = f"The two closest positions are {number(p.closest, '.3g')} apart "
-    assert closest_text + ("(never 0)." if view.unique else "(0: two positions share a code).") in text
-    assert f"differ from these by at most {number(p.prefix_gap, '.1e')};" in text and p.prefix_gap < 1e-9
+    said = read(re.search(rf"The two closest positions are {NUMBER} apart", text)[1])
+    assert math.isclose(said, closest, rel_tol=6e-3, abs_tol=1e-9)
+    assert ("(never 0)." if view.unique else "(0: two positions share a code).") in text
+    longer = table64(2 * rows, d, base, start, layout)
+    gap = read(re.search(rf"differ from these by at most {NUMBER};", text)[1])
+    assert gap < 1e-9 and np.abs(longer[:rows] - P).max() < 1e-9
     steps = np.linalg.norm(P[1:] - P[:-1], axis=1)
-    assert abs(p.step_spread - (steps.max() - steps.min())) <= 1e-12
+    spread = steps.max() - steps.min()
     if "by the same distance everywhere" in text:
-        assert f"(spread {number(p.step_spread, '.1e')} over all i)." in text and steps.max() - steps.min() <= 2e-12
+        assert spread <= 2e-11
+        assert "(the steps agree exactly)." in text or re.search(rf"\(the steps spread over {NUMBER}, float64", text)
     else:
-        assert f"the steps spread over {number(p.step_spread, '.1e')}, from the unpaired last sine column" in text
+        said = read(re.search(rf"the steps spread over {NUMBER}, from the unpaired last sine column", text)[1])
+        assert math.isclose(said, spread, rel_tol=0.06) and spread > 5e-12
         assert layout == "interleaved" and d % 2 == 1
         rest = np.linalg.norm(P[1:, :-1] - P[:-1, :-1], axis=1)
-        assert rest.max() - rest.min() <= 1e-12  # without that column the steps are the same
-    assert f"The largest |value| is {number(p.largest, '.6g')}, and the next {rows} positions" in text
-    assert math.isclose(p.largest, np.abs(P).max(), abs_tol=1e-12)
-    beyond = np.abs(table64(rows, d, base, rows, layout)).max()
-    assert f"stay within {number(p.beyond, '.6g')}:" in text and math.isclose(p.beyond, beyond, abs_tol=1e-12) and beyond <= 1
+        assert rest.max() - rest.min() <= 1e-11  # without that column the steps are the same
+    found = re.search(rf"The largest \|value\| is {NUMBER}, and the next (\d+) positions \((\d+) to (\d+)\), never "
+                      rf"asked for, stay within {NUMBER}:", text)
+    assert math.isclose(read(found[1]), np.abs(P).max(), rel_tol=1e-5, abs_tol=1e-12)
+    assert int(found[2]) == rows and int(found[3]) == start + rows and int(found[4]) == start + 2 * rows - 1
+    beyond = np.abs(table64(rows, d, base, start + rows, layout)).max()
+    assert math.isclose(read(found[5]), beyond, rel_tol=1e-5, abs_tol=1e-12) and beyond <= 1
     assert text.endswith("the tables differ by 0.") and p.repeat_gap == 0
 
 
@@ -472,6 +495,8 @@ def test_properties_text_states_the_measurements(setting):
 @example((3, 3, 10000, 0, "tensor2tensor"))
 @example((60, 32, 10000, 0, "interleaved"))
 @example((4096, 1, 2, 1, "interleaved"))
+@example((4096, 3, 10000, 0, "interleaved"))  # steps spread over 2.4e-6: not the same distance
+@example((4096, 1024, 2, 1, "tensor2tensor"))
 @example((4096, 1024, 1_000_000, 0, "tensor2tensor"))
 def test_every_sentence_over_the_whole_range(setting):
     view = table(setting)
@@ -486,6 +511,9 @@ def test_every_sentence_over_the_whole_range(setting):
 @example((1, 1, 2, 0, "interleaved"))
 @example((2, 1, 10000, 0, "tensor2tensor"))
 @example((300, 3, 1_000_000, 1, "interleaved"))
+@example((2, 1, 10000, 1, "interleaved"))  # rows sin 1 and sin 2: 0.0678 apart, largest 0.909297
+@example((3, 2, 10000, 1, "interleaved"))  # cos 0 is not drawn: largest 0.989992
+@example((1, 3, 2, 1, "interleaved"))
 def test_properties_text_on_small_tables(setting):
     check_properties_text(measured(setting), setting)
 

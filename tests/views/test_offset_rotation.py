@@ -70,6 +70,18 @@ def m(text: str) -> str:
     return re.sub(r"(-?\d+(?:\.\d+)?)e([-+]\d+)", power, text).replace("-", "−")
 
 
+NUMBER = r"(−?[\d.]+(?: × 10[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)?)"
+
+
+def read(text: str) -> float:
+    """A number the page wrote, read back."""
+    text = text.replace("−", "-")
+    if " × 10" in text:
+        mantissa, power = text.split(" × 10")
+        text = f"{mantissa}e{power.translate(str.maketrans('⁰¹²³⁴⁵⁶⁷⁸⁹⁻', '0123456789-'))}"
+    return float(text)
+
+
 def omegas(d: int, base: int) -> np.ndarray:
     return np.array([base ** (-2 * j / d) for j in range(d // 2)], dtype=np.float64)
 
@@ -172,6 +184,10 @@ def test_block_latex_states_the_pair_s_block_of_T(setting):
 @example((46, 1_000_000, 256, 4096, 128))
 @example((512, 100, -256, 4096, 128))
 @example((2, 10000, 1, 4096, 1))
+@example((512, 2, 256, 0, 4))  # every pair turns more than a full turn (the last 128.3 rad)
+@example((4, 2, 7, 0, 4))  # the last pair turns 4.95 rad
+@example((512, 1_000_000, -1, 0, 2))  # the last pair turns −1.05 × 10⁻⁶ rad
+@example((4, 10000, 1, 0, 2))
 def test_rotation_sentences_state_their_numbers(setting):
     d, base, delta, first, count = setting
     view = views.rotation_view(*setting)
@@ -201,23 +217,50 @@ def test_rotation_sentences_state_their_numbers(setting):
     assert text.startswith(f"The same matrix T({minus}) moves the rows of P at {rows} by δ = {minus}: "
                            f"the largest error is {m(number(view.max_residual, '.1e'))}, within float32 round-off")
     assert ("the same for every i" in text) == (count > 1)
+    assert "one rounding of a value near 1 is about 6 × 10⁻⁸" in text and not re.search(r"\de[−-]", text)
+    assert abs(2.0**-24 - 6e-8) < 1e-9  # half of float32's ε = 2⁻²³
     # the angles, from δ·ω_j
     angles = delta * omegas(d, base)
     text = views.angles_text(view)
     if delta == 0:
         assert text == "With δ = 0 no pair turns: every angle is 0."
         return
-    numbers = [float(v.replace("−", "-")) for v in re.findall(r"(−?[\d.e+−]+) rad", text)]
-    assert math.isclose(numbers[0], angles[0], rel_tol=5e-4) and math.isclose(numbers[-1], angles[-1], rel_tol=5e-4)
-    if d == 2:
-        assert text.startswith(f"d = 2 has one pair: at δ = {minus} it turns")
-    else:
-        over = int((np.abs(angles) > 2 * math.pi).sum())
-        assert f"{over} of the {d // 2} pairs turn more than a full turn" in text
-        assert abs(angles[0]) > abs(angles[-1])  # the fast pair turns more than the slow one
+    said = [read(v) for v in re.findall(rf"{NUMBER} rad", text)]
+    assert math.isclose(said[0], angles[0], rel_tol=5e-4) and math.isclose(said[-1], angles[-1], rel_tol=5e-4)
     for a in (angles[0], angles[-1]):
         whole = abs(a) / (2 * math.pi)
         assert (f"{number(whole, '.3g')} of a full turn" if whole < 1 else f"{number(whole, '.3g')} full turns") in text
+    assert "e-" not in text and "-" not in text.replace("−", "")  # numbers with minus signs, powers written out
+    if d == 2:
+        assert text.startswith(f"d = 2 has one pair: at δ = {minus} it turns")
+        return
+    k = d // 2
+    turns = np.abs(angles) / (2 * math.pi)  # (k,)
+    assert all(b < a for a, b in zip(turns, turns[1:]))  # the pairs slow down with j
+    factor = re.search(r", a factor ([\d,.]+(?: × 10[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?) smaller\. ", text)[1]
+    assert math.isclose(read(factor.replace(",", "")), turns[0] / turns[-1], rel_tol=5e-3)
+    over = [j for j in range(k) if turns[j] > 1]  # pairs that wrap around, by a loop
+    still = [j for j in range(k) if turns[j] < 0.01]  # pairs that turn less than a hundredth of a turn
+    if len(over) == k:
+        assert f"All {k} pairs turn more than a full turn" in text
+    elif not over:
+        assert f"None of the {k} pairs turns a full turn" in text
+    else:
+        span = f"j = 0" if len(over) == 1 else f"j = 0 to {len(over) - 1}"
+        assert f"{len(over)} of the {k} pairs ({span}) turn" in text and over == list(range(len(over)))
+        rest = f"j = {len(over)}" if len(over) == k - 1 else f"j = {len(over)} to {k - 1}"
+        assert f"the other {k - len(over)} ({rest})" in text
+    found = re.search(r" (All|\d+) of the (\d+) pairs(?: \(j = (\d+)(?: to (\d+))?\))? turns? less than a hundredth", text)
+    if still:
+        assert found[1] == ("All" if len(still) == k else str(len(still))) and int(found[2]) == k
+        if len(still) < k:
+            assert int(found[3]) == still[0] and still == list(range(still[0], k))
+        assert ("it barely moves." if len(still) == 1 else "they barely move.") in text
+    else:
+        assert found is None and "barely" not in text
+    # the closing reading holds only where fast pairs have wrapped and slow ones have not
+    assert ("tell near from far" in text) == (0 < len(over) < k)
+    assert "slow pairs barely move" not in text
 
 
 @settings(max_examples=25, deadline=None)
