@@ -436,8 +436,11 @@ def check_properties_text(view: views.PropertiesView, setting) -> None:
     else:
         closest = D.min()
     assert abs(p.closest - closest) <= 1e-6
-    # every position has its own code except in tensor2tensor's d = 1, whose one column is zero
-    assert view.unique == (closest > 1e-6) == (not (layout == "tensor2tensor" and d == 1))
+    # "share a code" means equal codes (float64 round-off apart at most), as in tensor2tensor's
+    # d = 1, whose one column is zero; codes 1e-6 apart (sin i for i up to a few hundred) are apart
+    assert view.unique == (closest > 1e-9)
+    if layout == "tensor2tensor" and d == 1:
+        assert not view.unique
     said = read(re.search(rf"The two closest positions are {NUMBER} apart", text)[1])
     assert math.isclose(said, closest, rel_tol=6e-3, abs_tol=1e-9)
     assert ("(never 0)." if view.unique else "(0: two positions share a code).") in text
@@ -508,6 +511,7 @@ def test_every_sentence_over_the_whole_range(setting):
 
 @settings(max_examples=25, deadline=None)
 @given(SMALL)
+@example((279, 1, 2, 0, "interleaved"))  # the two closest codes are 9.3e-7 apart: close, yet apart
 @example((1, 1, 2, 0, "interleaved"))
 @example((2, 1, 10000, 0, "tensor2tensor"))
 @example((300, 3, 1_000_000, 1, "interleaved"))
