@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import pekit
+from lab.display import number
 from lab.views import fixed_or_learned as lp
 from lab.views import minilm as mini
 from pekit import pretrained as pt
@@ -88,9 +89,10 @@ def test_learned_positions_statements_follow_the_numbers():
         assert f"PC{a + 1} and PC{b + 1} share a period of {float(components.periods[a]):.1f}" in comps
     values = lp.values_statement(whole)
     lo, hi = learned.value_range
-    assert f"The learned values run from {lo:.3f} to {hi:.3f}" in values
+    assert f"The learned values run from {number(lo, '.3f')} to {number(hi, '.3f')}" in values
+    assert number(lo, ".3f").startswith("−")  # a minus sign, not a hyphen
     assert f"median length of {learned.norm_median:.2f}" in values
-    assert lp.colour_statement(pt.ColourRange(-1.0, 1.0, 0, 10)) == "Colours from -1 to 1; every one of the 10 entries lies within."
+    assert lp.colour_statement(pt.ColourRange(-1.0, 1.0, 0, 10)) == "Colours from −1 to 1; every one of the 10 entries lies within."
     assert "3 of the 100 entries lie beyond" in lp.colour_statement(pt.ColourRange(-1.0, 1.0, 3, 100))
 
 
