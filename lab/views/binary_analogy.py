@@ -86,14 +86,14 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
     bits_chart, bits_exact = _heatmap(B, x_title="Bit (0 = least significant)", domain=(0.0, 1.0))
     p_chart, p_exact = _heatmap(P, x_title="Column (encoding dimension)", domain=(-1.0, 1.0))
     stats = binary.compare_codes(n, bits, d, base=base)
-    binary_name, sin_name = f"binary, {bits} bits", f"sinusoidal, d = {d}"
+    binary_name, sin_name = f"binary, {bits} {plural(bits, 'bit')}", f"sinusoidal, d = {d}"
     steps = pd.concat([
         pd.DataFrame({"position": range(1, n), "distance": stats.binary_steps.numpy(), "code": binary_name}),
         pd.DataFrame({"position": range(1, n), "distance": stats.sinusoidal_steps.numpy(), "code": sin_name}),
     ])
     dial = pd.concat([
         pd.DataFrame({"position": range(n), "distance": stats.dial_distances.numpy(),
-                      "code": f"dials sin(2πi/2^j), {bits} columns"}),
+                      "code": f"dials sin(2πi/2^j), {bits} {plural(bits, 'column')}"}),
         pd.DataFrame({"position": range(n), "distance": stats.sinusoidal_distances.numpy(),
                       "code": f"sinusoidal, d = {d}, base {base}"}),
     ])

@@ -2,9 +2,11 @@
 here from their definitions (bit periods 2^(b+1), wavelengths 2π·base^(2j/d), codes as strings),
 at settings drawn over the page's whole range."""
 
+import json
 import math
 import re
 
+import pytest
 import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -318,3 +320,12 @@ def test_captions_and_labels_name_what_they_show(n, bits, d, base):
                                    f"Closest pair, {unit}", f"Closest pair, d = {d}")
     # the metrics' numbers are those of these widths
     assert view.stats.binary.distinct == min(n, 2**bits) and view.bits == bits and view.d == d
+
+
+@pytest.mark.parametrize("bits", [1, 2])
+def test_the_legends_name_one_bit_and_one_column_in_the_singular(bits):
+    view = analogy_view(8, bits, 4, 10_000)
+    legends = json.dumps(view.steps_chart, ensure_ascii=False) + json.dumps(view.dial_chart, ensure_ascii=False)
+    assert f"binary, {bits} bit{'s' if bits > 1 else ''}\"" in legends
+    assert f"sin(2πi/2^j), {bits} column{'s' if bits > 1 else ''}\"" in legends
+    assert "1 bits" not in legends and "1 columns" not in legends
