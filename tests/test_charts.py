@@ -353,7 +353,7 @@ def test_token_bars_one_bar_per_token_with_its_number():
     (rows,) = {id(r): r for r in [spec["datasets"][layer["data"]["name"]] for layer in spec["layer"]
                                  if "data" in layer and "value text" in spec["datasets"][layer["data"]["name"]][0]]}.values()
     assert [r["token"] for r in rows] == ["0 it", "1 was", "2 it"]  # repeats stay apart
-    assert [r["value text"] for r in rows] == ["0.500", "-1.250", "2.000"] and [r["picked"] for r in rows] == [0, 0, 1]
+    assert [r["value text"] for r in rows] == ["0.500", "−1.250", "2.000"] and [r["picked"] for r in rows] == [0, 0, 1]
     bars, numbers = spec["layer"][0], spec["layer"][1]
     assert bars["mark"]["type"] == "bar" and numbers["mark"]["type"] == "text"  # the value written beside each bar
     assert numbers["encoding"]["text"]["field"] == "value text"

@@ -124,9 +124,10 @@ class Drawn(NamedTuple):
 
 
 def texts(values, fmt: str = ".6f") -> list[str]:
-    """Numbers as tooltip text. Tooltips are computed for every mark when a chart draws, and
-    formatting there costs more than drawing; a text field costs one lookup."""
-    return [format(float(v), fmt) for v in values]
+    """Numbers as tooltip text, a negative one with a minus sign (−), as the lab's sentences
+    write it. Tooltips are computed for every mark when a chart draws, and formatting there costs
+    more than drawing; a text field costs one lookup."""
+    return [format(float(v), fmt).replace("-", "−") for v in values]
 
 
 def tip(field: str, title: str | None = None) -> alt.Tooltip:
