@@ -9,6 +9,7 @@ happens when it is absent.
 
 from __future__ import annotations
 
+import math
 import os
 
 import pytest
@@ -17,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pekit
+from pekit import llama
 from pekit.llama import files, loaded
 
 MISSING = pekit.smollm2_missing()
@@ -177,3 +179,87 @@ def test_absent_extra_names_the_install_command(monkeypatch):
         pekit.smollm2(device="cpu")
     with pytest.raises(ValueError, match="device"):  # arguments are checked first
         pekit.smollm2(device="nowhere")
+
+
+# the microscope's measures, against slow loops (no model needed) and on the model
+
+def random_attention(layers, heads, T, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    scores = torch.randn(layers, heads, T, T, generator=g, dtype=torch.float64)
+    return torch.softmax(scores.masked_fill(torch.ones(T, T).triu(1).bool(), float("-inf")), dim=-1)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, database=None)
+@given(layers=st.integers(1, 3), heads=st.integers(1, 3), T=st.integers(2, 7), seed=st.integers(0, 99))
+def test_head_habits_against_a_loop(layers, heads, T, seed):
+    A = random_attention(layers, heads, T, seed)
+    habits = llama.head_habits(A)
+    for lay in range(layers):
+        for h in range(heads):
+            rows = range(1, T)
+            sink = sum(float(A[lay, h, i, 0]) for i in rows) / (T - 1)
+            prev = sum(float(A[lay, h, i, i - 1]) for i in rows) / (T - 1)
+            dist = sum(float(A[lay, h, i, j]) * (i - j) for i in rows for j in range(i + 1)) / (T - 1)
+            assert habits.sink[lay, h] == pytest.approx(sink, abs=1e-12)
+            assert habits.previous[lay, h] == pytest.approx(prev, abs=1e-12)
+            assert habits.distance[lay, h] == pytest.approx(dist, abs=1e-12)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, database=None)
+@given(heads=st.sampled_from([1, 2, 4]), kv=st.sampled_from([1, 2]), T=st.integers(1, 5), half=st.integers(1, 4),
+       base=st.sampled_from([10.0, 10000.0, 100000.0]), top=st.integers(0, 40), seed=st.integers(0, 99))
+def test_offset_scores_are_the_mean_query_against_the_mean_key_rotated(heads, kv, T, half, base, top, seed):
+    """Against pekit.apply_rope: the mean query put at position δ, the mean key at 0."""
+    if heads % kv:
+        heads = kv
+    dim = 2 * half
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(heads, T, dim, generator=g, dtype=torch.float64)
+    k = torch.randn(kv, T, dim, generator=g, dtype=torch.float64)
+    freqs = pekit.frequencies(dim, base=base)
+    got = llama.offset_scores(q, k, freqs, top)
+    assert got.offsets.tolist() == list(range(top + 1))
+    for h in range(heads):
+        kbar = k[h // (heads // kv)].mean(0)
+        for d in range(0, top + 1, 7):
+            qd = pekit.apply_rope(q[h].mean(0)[None], base=base, start=d)[0]
+            assert float(got.scores[h, d]) == pytest.approx(float(qd @ kbar) / dim ** 0.5, abs=1e-9)
+    for d in range(0, top + 1, 5):  # RoFormer's bound: mean over j of |sum_{k<j} e^{i d theta_k}|
+        sums = [abs(sum(complex(math.cos(d * float(freqs[m])), math.sin(d * float(freqs[m]))) for m in range(j)))
+                for j in range(1, half + 1)]
+        assert float(got.bound[d]) == pytest.approx(sum(sums) / half / ((half + 1) / 2), abs=1e-9)
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, database=None)
+@given(layers=st.integers(1, 2), heads=st.sampled_from([1, 3]), T=st.integers(1, 4), half=st.integers(1, 4),
+       seed=st.integers(0, 99))
+def test_pair_shares_against_a_loop(layers, heads, T, half, seed):
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(layers, heads, T, 2 * half, generator=g)
+    k = torch.randn(layers, 1, T, 2 * half, generator=g)
+    shares = llama.pair_shares(q, k, pekit.frequencies(2 * half))
+    for lay in range(layers):
+        for h in range(heads):
+            lengths = [sum(math.hypot(float(q[lay, h, t, 2 * j]), float(q[lay, h, t, 2 * j + 1])) for t in range(T)) / T
+                       for j in range(half)]
+            assert shares.query[lay, h].tolist() == pytest.approx([v / sum(lengths) for v in lengths], abs=1e-9)
+    assert torch.allclose(shares.key.sum(-1), torch.ones((), dtype=torch.float64))
+
+
+@needs_model
+def test_microscope_on_the_model(model):
+    ids = model.tokenize(TEXTS[3])
+    shift = llama.shift_effect(model, ids, 4000)
+    assert shift.changed_predictions == 0 and shift.attention_gap < 1e-4 and shift.logit_gap < 1e-4 * shift.logit_scale
+    conv = llama.conventions(model, ids)
+    assert conv.wrong > conv.right + 0.5 and abs(conv.reordered - conv.right) < 1e-4
+    assert conv.reordered_gap < 1e-4 * conv.logit_scale
+    q, k = model.queries_keys(ids)
+    assert q.shape == (30, 9, len(ids), 64) and k.shape == (30, 3, len(ids), 64)
+    # the queries before rotation, rotated by apply_rope, give the model's own scores
+    A = model.attentions(ids)
+    layer = 7
+    qr = pekit.apply_rope(q[layer].double(), base=100000.0)
+    kr = pekit.apply_rope(k[layer].double(), base=100000.0).repeat_interleave(3, dim=0)
+    scores = (qr @ kr.transpose(-1, -2) / 8.0).masked_fill(torch.ones(len(ids), len(ids)).triu(1).bool(), float("-inf"))
+    assert float((torch.softmax(scores, -1) - A[layer].double()).abs().max()) < 1e-4

@@ -6,12 +6,26 @@ read with ``gguf``; nothing is downloaded. Modules, one concept each:
 - :mod:`.files`: where the file is, and what is missing with the command that adds it;
 - :mod:`.gguf_file`: the file's sizes, its weights dequantised by ``gguf``, its tokenizer;
 - :mod:`.model`: the decoder (RMSNorm, grouped-query attention with RoPE, SwiGLU);
-- :mod:`.loaded`: one loaded copy per process, device and dtype, and the calls on it.
+- :mod:`.loaded`: one loaded copy per process, device and dtype, and the calls on it;
+- :mod:`.microscope`: position inside the model (shifts, scores against offset, where heads look,
+  the norm per rotary pair, the pairing convention).
 """
 
 from .files import INSTALL_COMMAND, smollm2_available, smollm2_missing
 from .gguf_file import SmolLM2Config
 from .loaded import MAX_POSITION, MAX_TOKENS, SmolLM2, smollm2
+from .microscope import (
+    Conventions,
+    HeadHabits,
+    OffsetScores,
+    PairShares,
+    ShiftEffect,
+    conventions,
+    head_habits,
+    offset_scores,
+    pair_shares,
+    shift_effect,
+)
 from .model import LlamaDecoder
 
 # SmolLM2 (what smollm2() returns) and LlamaDecoder (its torch module) are built by smollm2() alone
@@ -20,6 +34,16 @@ __all__ = [
     "MAX_POSITION",
     "MAX_TOKENS",
     "SmolLM2Config",
+    "ShiftEffect",
+    "shift_effect",
+    "HeadHabits",
+    "head_habits",
+    "OffsetScores",
+    "offset_scores",
+    "PairShares",
+    "pair_shares",
+    "Conventions",
+    "conventions",
     "smollm2",
     "smollm2_available",
     "smollm2_missing",

@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
-from .._checks import check_float_dtype, check_int, check_memory, check_tensor
+from .._checks import check_bool, check_float_dtype, check_int, check_memory, check_tensor
 from ..devices import resolve_device
 from ..rotation import PAIRINGS
 from .files import gguf_path
@@ -133,45 +133,61 @@ class SmolLM2:
             raise ValueError(f"inv_freq must hold {half} finite, non-negative frequencies, one per rotary pair")
         return inv_freq.detach().to("cpu", torch.float64)
 
-    def _run(self, ids: object, position_ids: object, inv_freq: object, pairing: object, weights: bool
-             ) -> tuple[Tensor, list[Tensor]]:
+    def _run(self, ids: object, position_ids: object, inv_freq: object, pairing: object, reorder: object,
+             weights: bool, capture: list | None = None) -> tuple[Tensor, list[Tensor]]:
         ids = self._ids(ids)
         pos = self._positions(position_ids, ids.numel())
         freqs = self._frequencies(inv_freq)
         if pairing not in PAIRINGS:
             raise ValueError(f"pairing={str(pairing)[:40]!r} must be one of {PAIRINGS}")
+        reorder = check_bool("reorder", reorder)
         c = self.config
         if weights:
             check_memory({"layers": c.num_layers, "heads": c.num_heads, "T²": ids.numel() ** 2}, 4)
         check_memory({"T": ids.numel(), "vocab_size": c.vocab_size}, 4)
         with torch.inference_mode():
-            logits, maps = self.decoder(ids[None].to(self.device), pos, freqs, pairing=pairing, weights=weights)
+            logits, maps = self.decoder(ids[None].to(self.device), pos, freqs, pairing=pairing, reorder=reorder,
+                                        weights=weights, capture=capture)
         return logits[0], [m[0] for m in maps]
 
     # -- the model ---------------------------------------------------------------------------
     def logits(self, ids: Sequence[int] | Tensor, *, position_ids: Sequence[int] | Tensor | None = None,
-               inv_freq: Tensor | None = None, pairing: str = "adjacent") -> Tensor:
+               inv_freq: Tensor | None = None, pairing: str = "adjacent", reorder: bool = False) -> Tensor:
         """Next-token logits ``(T, vocab)`` float32: row ``t`` scores the token after ``ids[t]``.
 
         ``position_ids`` (default ``0 .. T-1``) are the positions RoPE turns each token by;
         ``inv_freq`` ``(head_dim/2,)`` replaces the file's frequencies (a context-extension rule,
         :func:`pekit.rope_frequencies`); ``pairing="halves"`` rotates the wrong pairs of this
-        file's rows (to measure what the convention is worth)."""
-        return self._run(ids, position_ids, inv_freq, pairing, False)[0]
+        file's rows (to measure what the convention is worth), unless ``reorder`` first moves each
+        head's rows into split halves (as ``transformers`` does when it reads a GGUF file)."""
+        return self._run(ids, position_ids, inv_freq, pairing, reorder, False)[0]
 
     def attentions(self, ids: Sequence[int] | Tensor, *, position_ids: Sequence[int] | Tensor | None = None,
-                   inv_freq: Tensor | None = None, pairing: str = "adjacent") -> Tensor:
+                   inv_freq: Tensor | None = None, pairing: str = "adjacent", reorder: bool = False) -> Tensor:
         """Attention weights ``(layers, heads, T, T)`` float32, one map per query head (causal:
         zero above the diagonal; every row sums to 1)."""
-        maps = self._run(ids, position_ids, inv_freq, pairing, True)[1]
-        return torch.stack(maps).float()
+        maps = self._run(ids, position_ids, inv_freq, pairing, reorder, True)[1]
+        return torch.stack(maps).float().cpu()
 
     def loss(self, ids: Sequence[int] | Tensor, *, position_ids: Sequence[int] | Tensor | None = None,
-             inv_freq: Tensor | None = None, pairing: str = "adjacent") -> Tensor:
+             inv_freq: Tensor | None = None, pairing: str = "adjacent", reorder: bool = False) -> Tensor:
         """Next-token cross-entropy (nats) at each of the ``T - 1`` positions that have a next token."""
         tokens = self._ids(ids, minimum=2)
-        logits = self.logits(tokens, position_ids=position_ids, inv_freq=inv_freq, pairing=pairing)
+        logits = self.logits(tokens, position_ids=position_ids, inv_freq=inv_freq, pairing=pairing, reorder=reorder)
         return torch.nn.functional.cross_entropy(logits[:-1], tokens[1:].to(logits.device), reduction="none").cpu()
+
+    def queries_keys(self, ids: Sequence[int] | Tensor) -> tuple[Tensor, Tensor]:
+        """Every layer's queries ``(layers, heads, T, head_dim)`` and keys ``(layers, kv_heads, T,
+        head_dim)`` *before* their rotation (what the text's content alone asks and offers), float32,
+        rows in the file's order: rotary pair ``j`` is dimensions ``(2j, 2j+1)``."""
+        tokens = self._ids(ids)
+        c = self.config
+        check_memory({"layers": c.num_layers, "heads + kv_heads": c.num_heads + c.num_kv_heads,
+                      "T": tokens.numel(), "head_dim": c.head_dim}, 4)
+        captured: list = []
+        self._run(tokens, None, None, "adjacent", False, False, captured)
+        return (torch.stack([q[0] for q, _ in captured]).float().cpu(),
+                torch.stack([k[0] for _, k in captured]).float().cpu())
 
     def greedy(self, ids: Sequence[int] | Tensor, new_tokens: int) -> list[int]:
         """``new_tokens`` tokens chosen greedily after ``ids`` (each step reruns the whole text)."""

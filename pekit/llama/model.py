@@ -12,7 +12,9 @@ chapter's masked softmax (:func:`pekit.attention.masked_softmax`, causal); other
 
 Rotary positions are applied to the rows as the file stores them, pairs of *adjacent* rows
 (:func:`pekit.apply_rope`'s ``pairing="adjacent"``); ``pairing="halves"`` runs the same weights in
-the other convention, which is wrong for this file and shows what the convention is worth.
+the other convention, which is wrong for this file and shows what the convention is worth, and
+``reorder=True`` with it permutes each head's rows first, as Hugging Face does when it loads a
+GGUF file, which makes it right again (:class:`Rope`).
 
 References
 - Touvron et al., "LLaMA" (2023); Zhang & Sennrich, "Root Mean Square Layer Normalization"
@@ -24,15 +26,30 @@ References
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
 from ..attention import _masked_softmax
+from ..families import rope_pair_permutation
 from ..rotation import PAIRINGS, rotate_pairs
 from .gguf_file import SmolLM2Config
 
-__all__ = ["RMSNorm", "DecoderLayer", "LlamaDecoder"]
+__all__ = ["RMSNorm", "DecoderLayer", "LlamaDecoder", "Rope"]
+
+
+class Rope(NamedTuple):
+    """How the rotary pairs are taken: ``pairing`` ``"adjacent"`` rotates rows ``(2j, 2j+1)`` of
+    each head (right for a GGUF file), ``"halves"`` rows ``(j, j + head_dim/2)``; ``reorder``
+    first moves each head's rows from the file's adjacent order into split halves (``order``, the
+    permutation), which makes ``"halves"`` right again: the same rotation up to a permutation of
+    dimensions, which leaves every query-key score unchanged."""
+
+    pairing: str
+    reorder: bool
+    order: Tensor | None
 
 
 class RMSNorm(nn.Module):
@@ -66,20 +83,27 @@ class DecoderLayer(nn.Module):
         self.W_up = nn.Linear(h, config.ffn_hiddens, bias=False)
         self.W_down = nn.Linear(config.ffn_hiddens, h, bias=False)
 
-    def queries_keys(self, X: Tensor, cos: Tensor, sin: Tensor, pairing: str) -> tuple[Tensor, Tensor, Tensor]:
+    def queries_keys(self, X: Tensor, cos: Tensor, sin: Tensor, rope: Rope,
+                     capture: list | None = None) -> tuple[Tensor, Tensor, Tensor]:
         """Rotated queries ``(batch, heads, T, head_dim)``, rotated keys and values ``(batch,
-        kv_heads, T, head_dim)`` of the normalised input."""
+        kv_heads, T, head_dim)`` of the normalised input; ``capture`` receives the queries and
+        keys before their rotation, in the file's row order."""
         B, T, _ = X.shape
         Xn = self.attn_norm(X)
         q = self.W_q(Xn).view(B, T, self.num_heads, self.head_dim).transpose(1, 2)
         k = self.W_k(Xn).view(B, T, self.num_kv_heads, self.head_dim).transpose(1, 2)
         v = self.W_v(Xn).view(B, T, self.num_kv_heads, self.head_dim).transpose(1, 2)
-        return rotate_pairs(q, cos, sin, pairing), rotate_pairs(k, cos, sin, pairing), v
+        if capture is not None:
+            capture.append((q, k))
+        if rope.reorder:  # adjacent pairs (2j, 2j+1) moved to (j, j + head_dim/2), as transformers loads GGUF
+            q, k = q[..., rope.order], k[..., rope.order]
+        return rotate_pairs(q, cos, sin, rope.pairing), rotate_pairs(k, cos, sin, rope.pairing), v
 
-    def forward(self, X: Tensor, cos: Tensor, sin: Tensor, pairing: str, weights: bool) -> tuple[Tensor, Tensor | None]:
+    def forward(self, X: Tensor, cos: Tensor, sin: Tensor, rope: Rope, weights: bool,
+                capture: list | None = None) -> tuple[Tensor, Tensor | None]:
         # X: (batch, T, num_hiddens); cos, sin: (T, head_dim / 2)
         B, T, _ = X.shape
-        q, k, v = self.queries_keys(X, cos, sin, pairing)
+        q, k, v = self.queries_keys(X, cos, sin, rope, capture)
         group = self.num_heads // self.num_kv_heads
         k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)  # one per query head
         if weights:
@@ -114,17 +138,20 @@ class LlamaDecoder(nn.Module):
         return torch.cos(theta).to(dtype), torch.sin(theta).to(dtype)
 
     def forward(self, ids: Tensor, position_ids: Tensor, inv_freq: Tensor, *, pairing: str = "adjacent",
-                weights: bool = False, layers: int | None = None) -> tuple[Tensor, list[Tensor]]:
+                reorder: bool = False, weights: bool = False, capture: list | None = None
+                ) -> tuple[Tensor, list[Tensor]]:
         """``ids`` ``(batch, T)`` int64 on the model's device, ``position_ids`` ``(T,)``, ``inv_freq``
         ``(head_dim / 2,)``. Returns the logits ``(batch, T, vocab)`` (float32) and, when
-        ``weights``, one ``(batch, heads, T, T)`` table per layer. Internal: arguments are trusted
-        (:class:`pekit.llama.SmolLM2` checks them)."""
+        ``weights``, one ``(batch, heads, T, T)`` table per layer; ``capture`` (a list) receives
+        each layer's queries and keys before rotation. ``pairing`` and ``reorder``: see
+        :class:`Rope`. Internal: arguments are trusted (:class:`pekit.llama.SmolLM2` checks them)."""
         assert pairing in PAIRINGS
+        rope = Rope(pairing, reorder, rope_pair_permutation(self.config.head_dim).to(ids.device) if reorder else None)
         cos, sin = self.rotary(position_ids.to(ids.device), inv_freq.to(ids.device))
         X = self.embed(ids)
         maps = []
-        for layer in self.layers[:layers]:
-            X, W = layer(X, cos, sin, pairing, weights)
+        for layer in self.layers:
+            X, W = layer(X, cos, sin, rope, weights, capture)
             if W is not None:
                 maps.append(W)
         X = self.norm(X)

@@ -20,10 +20,13 @@ from pekit import llama
 from .sweep import (
     BAD_INTS,
     DTYPE,
+    INTS,
     NAME,
     SEQ,
+    SIZES,
     TEXT,
     Cases,
+    among,
     device_args,
     lazy,
     raises_naming,
@@ -82,6 +85,44 @@ if AVAILABLE:
     register(llama.loaded.SmolLM2.greedy,
              {"ids": TOKEN_IDS, "new_tokens": st.one_of(st.sampled_from(BAD_INTS), st.integers(-3, 3))},
              lambda: {"ids": IDS, "new_tokens": 2}, call=lambda **kw: model().greedy(**kw), label="SmolLM2.greedy")
+
+
+# the microscope's measures of tensors: no model needed
+def qk(layers=None):
+    g = torch.Generator().manual_seed(0)
+    shape = (3, 5, 8) if layers is None else (layers, 3, 5, 8)
+    return torch.randn(*shape, generator=g), torch.randn(*shape[:-3], 1, 5, 8, generator=g)
+
+
+FREQS8 = lambda: pekit.frequencies(8)  # noqa: E731
+register(llama.head_habits, {"attentions": tensors((2, 3, 4, 4))},
+         lambda: {"attentions": torch.softmax(torch.randn(2, 3, 4, 4), dim=-1).tril()})
+register(llama.offset_scores, {"queries": tensors((3, 5, 8)), "keys": tensors((1, 5, 8)), "inv_freq": tensors((4,)),
+                               "max_offset": SIZES},
+         lambda: {"queries": qk()[0], "keys": qk()[1], "inv_freq": FREQS8(), "max_offset": 20})
+register(llama.pair_shares, {"queries": tensors((2, 3, 5, 8)), "keys": tensors((2, 1, 5, 8)), "inv_freq": tensors((4,))},
+         lambda: {"queries": qk(2)[0], "keys": qk(2)[1], "inv_freq": FREQS8()})
+MODELS = among(None, "model", torch.nn.Linear(2, 2))
+if AVAILABLE:
+    register(llama.shift_effect, {"model": MODELS, "ids": TOKEN_IDS, "shift": INTS},
+             lambda: {"model": model(), "ids": IDS, "shift": 100})
+    register(llama.conventions, {"model": MODELS, "ids": TOKEN_IDS}, lambda: {"model": model(), "ids": IDS})
+    register(llama.loaded.SmolLM2.queries_keys, {"ids": TOKEN_IDS}, lambda: {"ids": IDS},
+             call=lambda **kw: model().queries_keys(**kw), label="SmolLM2.queries_keys")
+else:  # the model is absent: its measures are still reached by the sweep, refusing what is not a model
+    for f in (llama.shift_effect, llama.conventions):
+        register(f, {"model": MODELS}, lambda: {"model": None, "ids": IDS, "shift": 1}, call=lambda f=f, **kw: _absent(f, kw))
+
+
+def _absent(f, kwargs):
+    """Without the model, every call refuses ``model``; a hostile model that is not one is refused the same way."""
+    try:
+        f(**{k: v for k, v in kwargs.items() if f is llama.shift_effect or k != "shift"})
+    except ValueError as err:
+        if "model" in str(err) and kwargs.get("model") is None:
+            return None
+        raise
+
 
 test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)
 

@@ -1,0 +1,209 @@
+r"""A microscope for position inside a RoPE model: what shifting every position changes, how a
+head's score moves with the offset when the content is held fixed, where heads look (the first
+token, the previous one, how far back), how each head spreads its norm over the rotary pairs, and
+what the pairing convention is worth.
+
+RoPE turns pair ``j`` of a query at position ``m`` and of a key at position ``n`` by
+:math:`m\theta_j` and :math:`n\theta_j`; written as complex numbers (pair ``j`` of ``x`` is
+:math:`x_{2j} + i\,x_{2j+1}`) the score is
+
+.. math:: s(m, n) = \tfrac{1}{\sqrt{d}}\,\mathrm{Re}\sum_j q_j\,\overline{k_j}\,e^{i(m-n)\theta_j},
+
+a function of the offset :math:`\delta = m - n` and the content alone.
+
+References
+- Su et al., "RoFormer" (2021), section 3.4.3: long-term decay, the bound
+  :math:`\frac{1}{d/2}\sum_{j=1}^{d/2} |S_j|` with :math:`S_j = \sum_{k<j} e^{i\delta\theta_k}`.
+- Xiao et al., "Efficient Streaming Language Models with Attention Sinks" (2023): heads that put
+  most of their weight on the first token.
+- Barbero et al., "Round and Round We Go! What makes Rotary Positional Encodings useful?" (2024):
+  the high-frequency pairs serve positional heads, the low-frequency pairs carry meaning and take
+  most of the queries' and keys' norm.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import torch
+from torch import Tensor
+
+from .._checks import check_int, check_memory, check_tensor
+from .loaded import MAX_POSITION, SmolLM2
+
+__all__ = [
+    "ShiftEffect",
+    "shift_effect",
+    "HeadHabits",
+    "head_habits",
+    "OffsetScores",
+    "offset_scores",
+    "PairShares",
+    "pair_shares",
+    "Conventions",
+    "conventions",
+    "MAX_OFFSET",
+]
+
+MAX_OFFSET = 1 << 16  # offsets of a score curve: 65,536 (eight times the context)
+
+
+def _check_model(model: object) -> SmolLM2:
+    if not isinstance(model, SmolLM2):
+        raise ValueError(f"model must be the loaded model pekit.smollm2() returns; got {type(model).__name__}")
+    return model
+
+
+class ShiftEffect(NamedTuple):
+    """The same tokens at positions ``shift .. shift + T - 1`` against ``0 .. T - 1``: the largest
+    change of a logit (``logit_gap``, beside the largest logit ``logit_scale``) and of an attention
+    weight, and how many of the ``T`` next-token predictions (the top token) changed."""
+
+    shift: int
+    tokens: int
+    logit_gap: float
+    logit_scale: float
+    attention_gap: float
+    changed_predictions: int
+
+
+def shift_effect(model: SmolLM2, ids: Sequence[int] | Tensor, shift: int) -> ShiftEffect:
+    model = _check_model(model)
+    T = len(model._ids(ids))
+    shift = check_int("shift", shift, minimum=0, maximum=MAX_POSITION - T)
+    moved = list(range(shift, shift + T))
+    base_logits, moved_logits = model.logits(ids), model.logits(ids, position_ids=moved)
+    base_maps, moved_maps = model.attentions(ids), model.attentions(ids, position_ids=moved)
+    return ShiftEffect(
+        shift, T, float((moved_logits - base_logits).abs().max()), float(base_logits.abs().max()),
+        float((moved_maps - base_maps).abs().max()),
+        int((moved_logits.argmax(-1) != base_logits.argmax(-1)).sum()))
+
+
+class HeadHabits(NamedTuple):
+    """Where each head of a causal model looks, averaged over the queries ``1 .. T - 1`` (query 0
+    can only look at itself): ``sink`` the weight on the first token, ``previous`` the weight on
+    the token just before, ``distance`` the mean offset back (``sum_j w_ij (i - j)``), each
+    ``(layers, heads)`` float64."""
+
+    sink: Tensor
+    previous: Tensor
+    distance: Tensor
+
+
+def head_habits(attentions: Tensor) -> HeadHabits:
+    """From causal attention weights ``(layers, heads, T, T)``, ``T >= 2``."""
+    check_tensor("attentions", attentions, dims=4, floating=True, what="(layers, heads, T, T)")
+    layers, heads, T, keys = attentions.shape
+    if T != keys or T < 2 or layers == 0 or heads == 0:
+        raise ValueError(f"attentions must have shape (layers, heads, T, T) with T >= 2; got {tuple(attentions.shape)}")
+    if not bool(torch.isfinite(attentions).all()):
+        raise ValueError("attentions must hold finite weights")
+    A = attentions.detach().to(torch.float64)[:, :, 1:, :]  # queries 1 .. T-1
+    i = torch.arange(1, T, dtype=torch.float64)
+    offsets = i[:, None] - torch.arange(T, dtype=torch.float64)[None, :]  # (T-1, T): i - j
+    previous = torch.diagonal(A, offset=0, dim1=-2, dim2=-1)  # A[:, :, q, q] is query q+1's weight on key q
+    return HeadHabits(A[..., 0].mean(-1), previous.mean(-1), (A * offsets.clamp_min(0)).sum(-1).mean(-1))
+
+
+class OffsetScores(NamedTuple):
+    """Per query head, the score of the text's mean query against its mean key put ``offsets``
+    apart (``scores`` ``(heads, offsets)`` float64; the content is held fixed, only the offset
+    changes), and RoFormer's bound on how a score's size can decay with the offset, scaled to 1 at
+    offset 0 (``bound``)."""
+
+    offsets: Tensor
+    scores: Tensor
+    bound: Tensor
+
+
+def _complex_pairs(x: Tensor) -> Tensor:
+    """``(..., dim)`` real -> ``(..., dim/2)`` complex: pair ``j`` is ``x[2j] + i x[2j+1]``."""
+    return torch.view_as_complex(x.to(torch.float64).unflatten(-1, (-1, 2)).contiguous())
+
+
+def _check_qk(queries: object, keys: object, inv_freq: object, *, dims: int) -> tuple[Tensor, Tensor, Tensor]:
+    what = "(layers, heads, T, head_dim)" if dims == 4 else "(heads, T, head_dim)"
+    check_tensor("queries", queries, dims=dims, floating=True, what=what)
+    check_tensor("keys", keys, dims=dims, floating=True, what=what.replace("heads", "kv_heads"))
+    check_tensor("inv_freq", inv_freq, dims=1, floating=True, what="(head_dim/2,)")
+    qs, ks = queries.shape, keys.shape
+    if qs[:-3] != ks[:-3] or qs[-2:] != ks[-2:] or qs[-1] % 2 or qs[-2] == 0 or ks[-3] == 0 or qs[-3] % ks[-3]:
+        raise ValueError(f"queries {tuple(qs)} and keys {tuple(ks)} must share their T and an even head_dim, with "
+                         "the query heads a multiple of the key heads")
+    if inv_freq.numel() != qs[-1] // 2:
+        raise ValueError(f"inv_freq must hold {qs[-1] // 2} frequencies, one per rotary pair; got {inv_freq.numel()}")
+    for name, t in (("queries", queries), ("keys", keys), ("inv_freq", inv_freq)):
+        if not bool(torch.isfinite(t).all()):
+            raise ValueError(f"{name} must be finite")
+    return queries.detach(), keys.detach(), inv_freq.detach().to(torch.float64)
+
+
+def offset_scores(queries: Tensor, keys: Tensor, inv_freq: Tensor, max_offset: int) -> OffsetScores:
+    """From one layer's queries ``(heads, T, head_dim)`` and keys ``(kv_heads, T, head_dim)``
+    *before* rotation (query head ``h`` reads key head ``h // (heads / kv_heads)``), offsets
+    ``0 .. max_offset``."""
+    q, k, theta = _check_qk(queries, keys, inv_freq, dims=3)
+    max_offset = check_int("max_offset", max_offset, minimum=0, maximum=MAX_OFFSET)
+    heads, kv, hd = q.shape[0], k.shape[0], q.shape[-1]
+    check_memory({"heads": heads, "offsets": max_offset + 1, "pairs": hd // 2}, 16 * 2)
+    qc = _complex_pairs(q).mean(dim=1)  # (heads, pairs): the mean query
+    kc = _complex_pairs(k).mean(dim=1).repeat_interleave(heads // kv, dim=0)  # (heads, pairs)
+    offsets = torch.arange(max_offset + 1, dtype=torch.int64)
+    turn = torch.polar(torch.ones((), dtype=torch.float64), offsets[:, None].to(torch.float64) * theta[None, :])
+    scores = ((qc * kc.conj())[:, None, :] * turn[None]).real.sum(-1) / math.sqrt(hd)  # (heads, offsets)
+    partial = torch.cumsum(turn, dim=-1).abs()  # |S_j|, j = 1 .. pairs
+    bound = partial.mean(-1)
+    return OffsetScores(offsets, scores, bound / bound[0])
+
+
+class PairShares(NamedTuple):
+    """How each head spreads its norm over the rotary pairs, fastest pair first (``frequencies``,
+    radians per position): pair ``j``'s share of the sum over pairs of the mean (over tokens) length
+    of the 2-D pair, ``query`` ``(layers, heads, pairs)`` and ``key`` ``(layers, kv_heads, pairs)``."""
+
+    frequencies: Tensor
+    query: Tensor
+    key: Tensor
+
+
+def pair_shares(queries: Tensor, keys: Tensor, inv_freq: Tensor) -> PairShares:
+    """From every layer's queries ``(layers, heads, T, head_dim)`` and keys ``(layers, kv_heads, T,
+    head_dim)`` before rotation (pair ``j`` = dimensions ``(2j, 2j+1)``)."""
+    q, k, theta = _check_qk(queries, keys, inv_freq, dims=4)
+
+    def shares(x: Tensor) -> Tensor:
+        lengths = _complex_pairs(x).abs().mean(dim=-2)  # (layers, heads, pairs)
+        return lengths / lengths.sum(-1, keepdim=True).clamp_min(torch.finfo(torch.float64).tiny)
+
+    return PairShares(theta, shares(q), shares(k))
+
+
+class Conventions(NamedTuple):
+    """Mean next-token loss (nats) over the ``scored`` tokens with the file's pairing (``right``),
+    with split halves of the file's rows (``wrong``), and with split halves after reordering each
+    head's rows as ``transformers`` does (``reordered``); ``reordered_gap``: the largest logit
+    difference between the last and the right one, beside the largest logit ``logit_scale``."""
+
+    scored: int
+    right: float
+    wrong: float
+    reordered: float
+    reordered_gap: float
+    logit_scale: float
+
+
+def conventions(model: SmolLM2, ids: Sequence[int] | Tensor) -> Conventions:
+    model = _check_model(model)
+    tokens = model._ids(ids, minimum=2)
+    right = model.logits(tokens)
+    again = model.logits(tokens, pairing="halves", reorder=True)
+    target = tokens[1:].to(right.device)
+
+    def loss(logits: Tensor) -> float:
+        return float(torch.nn.functional.cross_entropy(logits[:-1], target))
+
+    return Conventions(len(tokens) - 1, loss(right), loss(model.logits(tokens, pairing="halves")), loss(again),
+                       float((again - right).abs().max()), float(right.abs().max()))
