@@ -3,13 +3,14 @@
 import streamlit as st
 
 import pekit
-from lab.registry import LAB_PAGES
+from lab.registry import listed_pages
 from lab.server import admitted, prepare_server
 
 prepare_server()
 
 HOME = st.Page("pages/home.py", title="Home", default=True)
-PAGES = [HOME] + [st.Page(page.path, title=page.title, url_path=page.url_path) for page in LAB_PAGES]
+LISTED = listed_pages()
+PAGES = [HOME] + [st.Page(page.path, title=page.title, url_path=page.url_path) for page in LISTED]
 
 # The menu is drawn here, with Streamlit's bundled Material icons. Pages themselves carry no
 # icon: the current page's icon becomes the favicon, and a Material favicon is fetched from
@@ -27,7 +28,7 @@ st.html("""<style>
 with st.sidebar:
     st.markdown("**pekit lab**")
     st.page_link(HOME, label="Home", icon=":material/home:")
-    for lab_page, page in zip(LAB_PAGES, PAGES[1:]):
+    for lab_page, page in zip(LISTED, PAGES[1:]):
         st.page_link(page, label=lab_page.title, icon=lab_page.icon)
     st.caption(f"Computing on **{pekit.describe_device()}**")
 with admitted():

@@ -1,4 +1,5 @@
-"""The lab's pages: file, title, icon, and what the home page says of each, in reading order."""
+"""The lab's pages: file, title, icon, and what the home page says of each, in reading order;
+pages that need an optional extra are listed only where it is installed."""
 
 from __future__ import annotations
 
@@ -62,3 +63,31 @@ LAB_PAGES = [
             "sinusoidal table of the same shape: both tables, P·Pᵀ, similarity against offset, their principal "
             "components along the sequence, and how far each step moves."),
 ]
+
+# A page of an optional extra: in the navigation only where the extra is installed (no placeholder
+# pages); elsewhere the home page says in one line how to add it.
+ROPE_MODEL_PAGE = LabPage(
+    "pages/rope_in_a_real_model.py", "RoPE in a real model", ":material/biotech:",
+    "Does RoPE's 'offsets only' hold inside a real language model?",
+    "SmolLM2-135M, a real RoPE language model, run by pekit's own code on your text: shift every position and "
+    "watch nothing change, see which heads look at the first token or the previous one, how a head's score moves "
+    "with the offset, which rotary pairs carry the norm, what the wrong pairing convention costs, and attention "
+    "rollout across the layers.")
+OPTIONAL_PAGES = [ROPE_MODEL_PAGE]
+SMOLLM_COMMAND = "make smollm"
+
+
+def _smollm2_available() -> bool:
+    import pekit  # here, not at the top: the load generator reads this list without torch
+
+    return pekit.smollm2_available()
+
+
+def listed_pages() -> list[LabPage]:
+    """The pages this installation can show, in reading order."""
+    return LAB_PAGES + ([ROPE_MODEL_PAGE] if _smollm2_available() else [])
+
+
+def missing_pages() -> list[LabPage]:
+    """The optional pages this installation cannot show."""
+    return [] if _smollm2_available() else [ROPE_MODEL_PAGE]

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lab.display import show_chart
-from lab.registry import LAB_PAGES
+from lab.registry import SMOLLM_COMMAND, listed_pages, missing_pages
 from lab.server import require_shell
 from lab.views.home import home_caption, home_picture
 
@@ -29,12 +29,15 @@ st.caption(home_caption(picture))
 
 st.subheader("Where to start")
 st.markdown("A path through the lab, each page answering one question of the chapter:")
-for step, lab_page in enumerate(LAB_PAGES, start=1):
+for step, lab_page in enumerate(listed_pages(), start=1):
     c1, c2 = st.columns([1, 3], vertical_alignment="top")
     with c1:
         st.page_link(lab_page.path, label=f"{step}. {lab_page.title}", icon=lab_page.icon)
     with c2:
         st.markdown(f"*{lab_page.question}* {lab_page.blurb}")
+for lab_page in missing_pages():
+    st.caption(f"**{lab_page.title}** (a real RoPE language model, SmolLM2-135M) is an optional extra on a laptop: "
+               f"run `{SMOLLM_COMMAND}` in the lab's folder and restart the app.")
 
 st.subheader("The chapter's exercises, and where to explore them")
 st.markdown(

@@ -8,6 +8,8 @@ import os
 
 import pytest
 
+import pekit
+
 from benchmarks.browser import AppServer, PageWatch, chromium_missing_reason, slider_thumb, timed_interaction, wait_for_script
 
 reason = chromium_missing_reason()
@@ -22,6 +24,9 @@ PAGES = {"": "pekit: a lab for positional encodings", "encoding_heatmap": "Encod
          "fixed_or_learned": "Fixed or learned positions"}
 CHARTS = {"": 1, "encoding_heatmap": 5, "binary_analogy": 6, "offset_rotation": 7, "complexity_comparison": 2,
           "live_attention": 9, "train": 12, "encoding_families": 8, "fixed_or_learned": 8}
+if pekit.smollm2_available():  # the optional extra's page is listed where it is installed
+    PAGES["rope_in_a_real_model"] = "RoPE in a real model"
+    CHARTS["rope_in_a_real_model"] = 10
 
 
 @pytest.fixture

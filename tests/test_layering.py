@@ -148,9 +148,9 @@ def test_the_app_package_never_imports_a_page(path):
 
 def test_pages_folder_holds_page_scripts_only():
     """Every file in pages/ is a page the navigation lists (its framework and views live in lab/)."""
-    from lab.registry import LAB_PAGES
+    from lab.registry import LAB_PAGES, OPTIONAL_PAGES
 
-    listed = {Path(p.path).name for p in LAB_PAGES} | {"home.py"}
+    listed = {Path(p.path).name for p in LAB_PAGES + OPTIONAL_PAGES} | {"home.py"}
     assert {p.name for p in PAGES} == listed
 
 

@@ -45,6 +45,9 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from benchmarks.protocol.widgets import (
     TRIGGER_WIDGETS, VALUE_WIDGETS, WIDGET_KINDS, Change, Value, element_value, possible_change,
 )
+from lab.registry import OPTIONAL_PAGES
+
+LAPTOP_PAGES = {page.url_path for page in OPTIONAL_PAGES}
 
 EARLY_FOR_RERUN = ForwardMsg.FINISHED_EARLY_FOR_RERUN
 # The browser context every rerun carries (the values a headless Chromium in UTC sends).
@@ -258,8 +261,10 @@ class Tab:
         elif kind == "delta":
             self._on_delta(msg)
         elif kind == "navigation":
+            # a workshop's attendees tour the workshop's pages; an optional extra's page (a model
+            # for a laptop, listed where it is installed) is not part of the load a room makes
             self.pages = [Page(p.page_script_hash, p.page_name, p.url_pathname, p.is_default)
-                          for p in msg.navigation.app_pages]
+                          for p in msg.navigation.app_pages if p.url_pathname not in LAPTOP_PAGES]
         elif kind == "page_info_changed":
             self.query = msg.page_info_changed.query_string
         elif kind == "page_not_found":

@@ -59,7 +59,8 @@ def _check_model(model: object) -> SmolLM2:
 class ShiftEffect(NamedTuple):
     """The same tokens at positions ``shift .. shift + T - 1`` against ``0 .. T - 1``: the largest
     change of a logit (``logit_gap``, beside the largest logit ``logit_scale``) and of an attention
-    weight, and how many of the ``T`` next-token predictions (the top token) changed."""
+    weight (``attention_gap``; per layer ``layer_gaps`` ``(layers,)`` float64), and how many of the
+    ``T`` next-token predictions (the top token) changed."""
 
     shift: int
     tokens: int
@@ -67,6 +68,7 @@ class ShiftEffect(NamedTuple):
     logit_scale: float
     attention_gap: float
     changed_predictions: int
+    layer_gaps: Tensor
 
 
 def shift_effect(model: SmolLM2, ids: Sequence[int] | Tensor, shift: int) -> ShiftEffect:
@@ -76,10 +78,10 @@ def shift_effect(model: SmolLM2, ids: Sequence[int] | Tensor, shift: int) -> Shi
     moved = list(range(shift, shift + T))
     base_logits, moved_logits = model.logits(ids), model.logits(ids, position_ids=moved)
     base_maps, moved_maps = model.attentions(ids), model.attentions(ids, position_ids=moved)
+    per_layer = (moved_maps - base_maps).abs().flatten(1).max(dim=1).values.to(torch.float64)
     return ShiftEffect(
         shift, T, float((moved_logits - base_logits).abs().max()), float(base_logits.abs().max()),
-        float((moved_maps - base_maps).abs().max()),
-        int((moved_logits.argmax(-1) != base_logits.argmax(-1)).sum()))
+        float(per_layer.max()), int((moved_logits.argmax(-1) != base_logits.argmax(-1)).sum()), per_layer)
 
 
 class HeadHabits(NamedTuple):

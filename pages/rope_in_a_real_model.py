@@ -1,0 +1,116 @@
+"""RoPE in a real model: SmolLM2-135M read by pekit's own decoder, and position inside it."""
+
+import streamlit as st
+
+from lab.display import show_chart
+from lab.page import lab_page
+from lab.views.rope_in_a_real_model import (
+    HEAD,
+    LAYER,
+    MAX_OFFSET,
+    SETTINGS,
+    SHIFT,
+    TEXT,
+    conventions_statement,
+    habits_charts,
+    habits_statement,
+    map_chart,
+    minilm_available,
+    minilm_rollout,
+    minilm_rollout_chart,
+    minilm_rows_similarity,
+    minilm_shift_statement,
+    offset_statement,
+    offsets_charts,
+    offsets_view,
+    pairs_charts,
+    pairs_statement,
+    rollout_chart,
+    rollout_statement,
+    run_view,
+    shift_chart,
+    shift_statement,
+    shift_view,
+)
+
+INTRO = (
+    "Nearly every language model today puts positions in with RoPE. Here is a real one, **SmolLM2-135M** (30 layers, "
+    "9 query heads sharing 3 key/value heads of 64 dimensions, RoPE base 100,000, trained on 8,192 positions), read "
+    "from its file and run by pekit's own code on your text."
+)
+
+with lab_page("ropelm", "RoPE in a real model", INTRO, SETTINGS) as page:
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+    with c1:
+        text = page.text(TEXT, help="The model reads it as tokens (pieces of words); at most 300 characters.")
+    with c2:
+        shift = page.slider_and_box(SHIFT, help="Positions c to c + T − 1 instead of 0 to T − 1 (the model was "
+                                                "trained on 8,192 positions).")
+    run = run_view(text)
+    st.caption(run.listing)
+
+    st.subheader("Relative, in real weights: shift every position by c")
+    show_chart(shift_chart(text, shift), title="Largest change of an attention weight, per layer, after the shift")
+    st.markdown(shift_statement(shift_view(text, shift)))
+    st.latex(r"q_m^\top k_n = \mathrm{Re}\sum_j q_j\,\overline{k_j}\,e^{i(m-n)\theta_j}"
+             r"\quad\Rightarrow\quad m, n \mapsto m + c,\ n + c \text{ changes nothing}")
+    if minilm_available():
+        st.markdown(minilm_shift_statement(minilm_rows_similarity(run.count, shift), shift, run.count))
+
+    st.subheader("Where the heads look")
+    sink, previous = habits_charts(text)
+    c1, c2 = st.columns(2)
+    with c1:
+        show_chart(sink, title="Weight on the first token, per layer and head")
+    with c2:
+        show_chart(previous, title="Weight on the token just before, per layer and head")
+    st.markdown(habits_statement(run.habits, run.count))
+    c1, c2 = st.columns(2)
+    with c1:
+        layer = page.slider(LAYER, help="0 is the layer nearest the input.")
+    with c2:
+        head = page.slider(HEAD, help="Query heads 3h to 3h + 2 share key/value head h.")
+    show_chart(map_chart(text, layer, head), title=f"Attention of layer {layer}, head {head}")
+
+    st.subheader("Score against offset, with the content held fixed")
+    max_offset = page.slider_and_box(MAX_OFFSET, help="The curves run from offset 0 to this one.")
+    scores, bound = offsets_charts(text, layer, head, max_offset)
+    show_chart(scores, title=f"Layer {layer}, head {head}: score against offset")
+    st.markdown(offset_statement(offsets_view(text, layer, max_offset), layer))
+    show_chart(bound, title="RoFormer's bound on the size of a score")
+    st.caption("The mean query and the mean key of the text (before rotation) are put m − n apart and scored as the "
+               "layer scores them, q·k/√64. Only the offset changes along each curve.")
+
+    st.subheader("Frequencies per head: which pairs carry the norm")
+    layer_map, mean_share = pairs_charts(text, layer)
+    c1, c2 = st.columns(2)
+    with c1:
+        show_chart(layer_map, title=f"Layer {layer}: share of each query head's norm per rotary pair")
+    with c2:
+        show_chart(mean_share, title="Share of the norm per rotary pair, over every head")
+    st.markdown(pairs_statement(run.shares))
+    st.caption("Pair j turns by θ_j = 100000^(−2j/64) radians per position: pair 0 once every 6.3 positions, pair 31 "
+               "once every 440,000 or so. A pair's share: its mean length over the text's tokens, over the sum of "
+               "all 32.")
+
+    st.subheader("Conventions: adjacent pairs or split halves")
+    st.markdown("The file stores each head's query and key rows so that pair j is rows (2j, 2j + 1); Hugging Face's "
+                "Llama code pairs row j with row j + 32 and reorders the rows when it reads such a file. Rotating the "
+                "wrong pairs of the same weights:")
+    st.markdown(conventions_statement(run.conventions))
+
+    st.subheader("Attention across layers: rollout")
+    st.latex(r"R_l = \tilde A_l \tilde A_{l-1}\cdots\tilde A_0,\qquad \tilde A_l = \tfrac12 I + \tfrac12\,"
+             r"\overline{A_l}\ \text{(heads averaged)}")
+    c1, c2 = st.columns(2)
+    with c1:
+        show_chart(rollout_chart(text, layer), title=f"SmolLM2: rollout after layer {layer}")
+        st.markdown(rollout_statement("SmolLM2", run.tokens, run.last_row(layer), layer))
+    with c2:
+        other = minilm_rollout(text)
+        if other is not None:
+            show_chart(minilm_rollout_chart(text), title="MiniLM (learned positions): rollout after layer 5")
+            st.markdown(rollout_statement("MiniLM", other.tokens, other.last_row, 5))
+    st.caption("Rollout (Abnar & Zuidema, 2020) follows attention through the layers, counting the residual "
+               "connection as half of each step: row i is how much of each input token reaches position i, if "
+               "attention were the only way information moved.")

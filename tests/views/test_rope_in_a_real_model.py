@@ -1,0 +1,201 @@
+"""The sentences of the RoPE-in-a-real-model page, each written from records generated over their
+whole range (counts of 1, a shift of 0, two tokens, ties, equal losses) and checked against the
+numbers it states. The records are the microscope's own types; no model is needed here (the page
+test runs the model)."""
+
+from __future__ import annotations
+
+import re
+
+import torch
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from lab.views import rope_in_a_real_model as rv
+from pekit import llama
+
+NUMBER = r"−?[\d.,]+(?: × 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"
+
+
+def read(said: str) -> float:
+    """A number as the lab prints it (−0.0594, 1.2 × 10⁻⁶, 2,048), read back; a hyphen is no minus sign."""
+    assert "-" not in said and "e" not in said, said
+    mantissa, _, power = said.replace("−", "-").replace(",", "").partition(" × 10")
+    power = power.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
+    return float(mantissa) * 10.0 ** int(power or 0)
+
+
+def close(said: str, value: float, digits: int) -> bool:
+    """``said`` is ``value`` rounded to ``digits`` significant (or decimal, for fixed) digits."""
+    got = read(said)
+    return abs(got - value) <= 0.51 * 10 ** (-digits) * max(abs(value), 1e-300) * 10 or abs(got - value) < 0.0051
+
+
+UNIT = st.floats(0, 1, allow_nan=False)
+SMALL = st.floats(0, 50, allow_nan=False)
+
+
+@settings(max_examples=80, deadline=None)
+@given(shift=st.integers(rv.SHIFT.minimum, rv.SHIFT.maximum), tokens=st.integers(2, 80), data=st.data(),
+       gap=st.one_of(st.floats(0, 1e-3), st.floats(0, 50)), scale=st.floats(0, 60), agap=st.one_of(st.floats(0, 1e-3), UNIT))
+@example(shift=1, tokens=2, data=None, gap=0.0, scale=30.0, agap=0.0)
+@example(shift=16000, tokens=80, data=None, gap=3.0, scale=30.0, agap=0.5)
+def test_shift_statement(shift, tokens, data, gap, scale, agap):
+    changed = data.draw(st.integers(0, tokens)) if data is not None else (0 if gap == 0 else 5)
+    effect = llama.ShiftEffect(shift, tokens, gap, scale, agap, changed, torch.full((30,), agap))
+    text = rv.shift_statement(effect)
+    if shift == 0:
+        assert "same run" in text
+        return
+    assert f"{tokens} tokens moved {shift:,} positions" in text
+    said = re.search(rf"logit is ({NUMBER}) \(the largest logit is ({NUMBER})\), of an attention weight ({NUMBER}), "
+                     rf"and (\d+) of the (\d+)", text)
+    assert said, text
+    assert abs(read(said[1]) - gap) <= 0.051 * gap + 1e-300 and abs(read(said[3]) - agap) <= 0.051 * agap + 1e-300
+    assert abs(read(said[2]) - scale) <= 0.0051 * scale + 1e-300
+    assert int(said[4]) == changed and int(said[5]) == tokens
+    same = changed == 0 and scale > 0 and gap / scale <= 1e-4 and agap <= 1e-4
+    assert ("computes the same thing" in text) == same
+    assert ("beyond float32 rounding" in text) == (not same)
+
+
+@settings(max_examples=40, deadline=None)
+@given(similarity=st.one_of(st.none(), st.floats(-1, 1)), shift=st.integers(0, 16000), tokens=st.integers(1, 80))
+def test_minilm_shift_statement(similarity, shift, tokens):
+    text = rv.minilm_shift_statement(similarity, shift, tokens)
+    if shift == 0:
+        assert "same rows" in text
+        return
+    if similarity is None:
+        assert f"slot {shift + tokens - 1:,}" in text and "512" in text
+        return
+    said = re.search(rf"each slot pair: ({NUMBER})\)", text)
+    assert said and abs(read(said[1]) - similarity) <= 0.0051, text
+    assert f"slots 0 to {tokens - 1}" in text and f"c + {tokens - 1}" in text
+
+
+def habits(data, layers, heads):
+    def table(high):
+        return torch.tensor(data.draw(st.lists(st.lists(st.floats(0, high), min_size=heads, max_size=heads),
+                                               min_size=layers, max_size=layers)), dtype=torch.float64)
+    return llama.HeadHabits(table(1.0), table(1.0), table(40.0))
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), layers=st.integers(1, 5), heads=st.integers(1, 4), tokens=st.integers(2, 60))
+def test_habits_statement(data, layers, heads, tokens):
+    h = habits(data, layers, heads)
+    text = rv.habits_statement(h, tokens)
+    if tokens == 2:
+        assert "two tokens" in text
+        return
+    sinks, prev = h.sink > rv.MOST, h.previous > rv.MOST
+    if sinks.any():
+        said = re.search(r"(\d+) of the (\d+) heads put more than half of their weight on the first token .*? in "
+                         r"(\d+) of the (\d+) layers, from layer (\d+) on", text)
+        assert said, text
+        sink_layers = sinks.any(dim=1).nonzero().flatten().tolist()
+        assert [int(g) for g in said.groups()] == [int(sinks.sum()), layers * heads, len(sink_layers), layers,
+                                                   sink_layers[0]]
+    else:
+        assert f"one of the {layers * heads} heads puts more than half" in text
+    if prev.any():
+        said = re.search(r"(\d+) heads? \(layer\.head ([\d., ]+?)(?: and (\d+) more)?\) puts? more", text)
+        assert said, text
+        listed = [tuple(map(int, x.split("."))) for x in said[2].split(", ")]
+        expected = [tuple(x) for x in prev.nonzero().tolist()]
+        assert int(said[1]) == len(expected) and listed == expected[:4]
+        assert int(said[3] or 0) == max(0, len(expected) - 4)
+    else:
+        assert "no head puts more than half of its weight on the token just before" in text
+    far = re.search(rf"farthest back on average is layer (\d+), head (\d+): ({NUMBER}) tokens back", text)
+    assert far, text
+    lay, head = int(far[1]), int(far[2])
+    assert float(h.distance[lay, head]) == float(h.distance.max())
+    assert abs(read(far[3]) - float(h.distance.max())) <= 0.051
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), heads=st.integers(1, 9), top=st.integers(rv.MAX_OFFSET.minimum, rv.MAX_OFFSET.maximum),
+       layer=st.integers(0, 29))
+def test_offset_statement(data, heads, top, layer):
+    start = torch.tensor(data.draw(st.lists(st.floats(-10, 10), min_size=heads, max_size=heads)), dtype=torch.float64)
+    end = torch.tensor(data.draw(st.lists(st.floats(-10, 10), min_size=heads, max_size=heads)), dtype=torch.float64)
+    scores = torch.stack([start, end], dim=1)
+    bound = torch.tensor([1.0, data.draw(st.floats(0, 1))], dtype=torch.float64)
+    o = llama.OffsetScores(torch.tensor([0, top]), scores, bound)
+    text = rv.offset_statement(o, layer)
+    said = re.search(rf"Layer (\d+), .*? the (\d+) heads score ({NUMBER}) to ({NUMBER}), at offset ([\d,]+) ({NUMBER}) "
+                     rf"to ({NUMBER}); (\d+) of the (\d+) scores are smaller in size at [\d,]+ than at 0, and head (\d+) "
+                     rf"falls most \(from ({NUMBER}) to ({NUMBER})\)\. RoFormer's bound on the size of a score is "
+                     rf"({NUMBER}) of its", text)
+    assert said, text
+    g = said.groups()
+    assert int(g[0]) == layer and int(g[1]) == heads and read(g[4]) == top
+    for got, value in ((g[2], start.min()), (g[3], start.max()), (g[5], end.min()), (g[6], end.max())):
+        assert abs(read(got) - float(value)) <= 0.0051
+    falls = int(((end.abs() < start.abs()) & (start.abs() > 0)).sum())
+    assert int(g[7]) == falls and int(g[8]) == heads
+    drop = int(g[9])
+    assert float(start[drop] - end[drop]) == float((start - end).max())
+    assert abs(read(g[10]) - float(start[drop])) <= 0.0051 and abs(read(g[11]) - float(end[drop])) <= 0.0051
+    assert abs(read(g[12]) - float(bound[1])) <= 0.0051
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), pairs=st.integers(1, 32), heads=st.integers(1, 3))
+@example(data=None, pairs=32, heads=1)
+def test_pairs_statement(data, pairs, heads):
+    def shares(n):
+        raw = (torch.rand(2, n, pairs, dtype=torch.float64) if data is None else
+               torch.tensor(data.draw(st.lists(st.floats(0.01, 1), min_size=2 * n * pairs, max_size=2 * n * pairs)),
+                            dtype=torch.float64).view(2, n, pairs))
+        return raw / raw.sum(-1, keepdim=True)
+    s = llama.PairShares(torch.ones(pairs), shares(heads), shares(1))
+    text = rv.pairs_statement(s)
+    quarter = max(1, pairs // 4)
+    said = re.search(r"the (\d+) slowest pairs? hold (\d+)% of the queries' norm and (\d+)% of the keys', the (\d+) "
+                     r"fastest (\d+)% and (\d+)% \(an even spread would give (\d+)% each\)", text)
+    assert said, text
+    q_slow, k_slow = float(s.query[..., -quarter:].sum(-1).mean()), float(s.key[..., -quarter:].sum(-1).mean())
+    q_fast, k_fast = float(s.query[..., :quarter].sum(-1).mean()), float(s.key[..., :quarter].sum(-1).mean())
+    assert int(said[1]) == quarter == int(said[4])
+    for got, value in zip(said.groups()[1:], (q_slow, k_slow, None, q_fast, k_fast, quarter / pairs)):
+        if value is not None:
+            assert abs(int(got) - 100 * value) <= 0.5 + 1e-9
+    assert ("as Barbero" in text) == (q_slow > q_fast and k_slow > k_fast)
+
+
+@settings(max_examples=60, deadline=None)
+@given(scored=st.integers(1, 80), right=st.floats(0, 20), wrong=st.floats(0, 20), again=st.floats(0, 20),
+       gap=st.floats(0, 1))
+@example(scored=1, right=3.0, wrong=3.0, again=3.0, gap=0.0)
+def test_conventions_statement(scored, right, wrong, again, gap):
+    text = rv.conventions_statement(llama.Conventions(scored, right, wrong, again, gap, 30.0))
+    said = re.search(r"over the (\d+) scored tokens? is ([\d.]+) nats per token; .*? gives ([\d.]+) \((worse|no worse "
+                     rf"on this text), perplexity ({NUMBER}) → ({NUMBER})\)\. .*? gives ([\d.]+) again \(largest logit "
+                     rf"difference ({NUMBER})\)", text)
+    assert said, text
+    assert int(said[1]) == scored and ("tokens" in text) == (scored != 1)
+    assert abs(float(said[2]) - right) <= 5e-4 and abs(float(said[3]) - wrong) <= 5e-4
+    assert (said[4] == "worse") == (wrong > right)
+    assert abs(read(said[5]) - min(torch.tensor(right).exp().item(), 1e30)) <= 0.0051 * read(said[5])
+    assert abs(float(said[7]) - again) <= 5e-4
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), T=st.integers(1, 12), layer=st.integers(0, 29))
+def test_rollout_statement(data, T, layer):
+    raw = torch.tensor(data.draw(st.lists(st.floats(0, 1), min_size=T, max_size=T)), dtype=torch.float64) + 1e-9
+    row = raw / raw.sum()
+    tokens = tuple(f"t{i}" for i in range(T))
+    text = rv.rollout_statement("SmolLM2", tokens, row, layer)
+    said = re.search(r"after layer (\d+): rollout traces (\d+)% .*? first token 't0' and (\d+)% to the last token "
+                     r"itself; the largest shares: (.*)\.$", text)
+    assert said, text
+    assert int(said[1]) == layer
+    assert abs(int(said[2]) - 100 * float(row[0])) <= 0.5 + 1e-9 and abs(int(said[3]) - 100 * float(row[-1])) <= 0.5 + 1e-9
+    listed = [int(x.split(" ")[0]) for x in said[4].split(", ")]
+    assert len(listed) == min(3, T)
+    values = [float(row[i]) for i in listed]
+    assert values == sorted(values, reverse=True) and values[0] == float(row.max())
