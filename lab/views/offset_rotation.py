@@ -175,7 +175,8 @@ class RopeView:
     additive: dict
     rope_spread: float
     additive_spread: float
-    scale: float  # the largest |score| of either map
+    rope_scale: float  # the largest |score| of the RoPE map
+    additive_scale: float  # the largest |score| of the map with the table added
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -189,7 +190,7 @@ def rope_view(d: int, base: int, count: int, seed: int) -> RopeView:
                               domain="symmetric", height=300).spec()
 
     return RopeView(count=count, rope=scores(S_rope), additive=scores(S_add),
-                    scale=float(max(S_rope.abs().max(), S_add.abs().max())),
+                    rope_scale=float(S_rope.abs().max()), additive_scale=float(S_add.abs().max()),
                     rope_spread=float(rotation.diagonal_spread(S_rope)[1].max()),
                     additive_spread=float(rotation.diagonal_spread(S_add)[1].max()))
 
@@ -310,17 +311,18 @@ def sine_only_text(view: SineOnly) -> str:
 def rope_caption(view: RopeView) -> str:
     if view.count == 1:
         return "RoPE scores q_m·k_n: with one position there is a single score, nothing to compare along a diagonal."
-    if view.rope_spread <= FLOAT32_ROUNDING * view.scale:
+    if view.rope_spread <= FLOAT32_ROUNDING * view.rope_scale:
         return (f"RoPE scores q_m·k_n: constant along every diagonal up to float32 rounding (largest spread along a "
-                f"diagonal: {number(view.rope_spread, '.2e')}, scores up to {number(view.scale, '.3g')}), so they depend on m − n only.")
+                f"diagonal: {number(view.rope_spread, '.2e')}, scores up to {number(view.rope_scale, '.3g')} in size), "
+                "so they depend on m − n only.")
     return (f"RoPE scores q_m·k_n: the diagonals spread by up to {number(view.rope_spread, '.2e')} (scores up to "
-            f"{number(view.scale, '.3g')}), more than float32 rounding.")
+            f"{number(view.rope_scale, '.3g')} in size), more than float32 rounding.")
 
 
 def additive_caption(view: RopeView) -> str:
     if view.count == 1:
         return "Scores (q + P_m)·(k + P_n) with the table added: one position, a single score."
-    if view.additive_spread <= FLOAT32_ROUNDING * view.scale:
+    if view.additive_spread <= FLOAT32_ROUNDING * view.additive_scale:
         return (f"Scores (q + P_m)·(k + P_n) with the table added: here the diagonals are constant to float32 "
                 f"rounding too (largest spread {number(view.additive_spread, '.3g')}).")
     return (f"Scores (q + P_m)·(k + P_n) with the table added: the diagonals are not constant "

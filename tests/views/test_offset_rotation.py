@@ -332,8 +332,9 @@ def test_rope_captions_state_the_spreads_along_the_diagonals(d, base, count, see
     S_rope = Q @ K.T
     P = table64(count, d, base, 0)
     S_add = (q + P) @ (k + P).T
-    scale = max(np.abs(S_rope).max(), np.abs(S_add).max())
-    assert math.isclose(view.scale, scale, rel_tol=1e-4)
+    scale = np.abs(S_rope).max()  # each caption speaks of its own map (not the larger of the two)
+    assert math.isclose(view.rope_scale, scale, rel_tol=1e-4)
+    assert math.isclose(view.additive_scale, np.abs(S_add).max(), rel_tol=1e-4)
     rope, additive = views.rope_caption(view), views.additive_caption(view)
     if count == 1:
         assert "with one position there is a single score" in rope and "one position, a single score" in additive
@@ -341,10 +342,11 @@ def test_rope_captions_state_the_spreads_along_the_diagonals(d, base, count, see
     assert spread(S_rope) <= 1e-9 * scale  # in float64 RoPE depends on m − n only
     assert abs(view.rope_spread - spread(S_rope)) <= 1e-5 * scale  # the float32 spread is rounding
     assert rope == (f"RoPE scores q_m·k_n: constant along every diagonal up to float32 rounding (largest spread along "
-                    f"a diagonal: {m(number(view.rope_spread, '.2e'))}, scores up to {number(view.scale, '.3g')}), so they depend on "
-                    "m − n only.")
-    assert math.isclose(view.additive_spread, spread(S_add), rel_tol=1e-3, abs_tol=1e-5 * scale)
-    if spread(S_add) > 2e-5 * scale:
+                    f"a diagonal: {m(number(view.rope_spread, '.2e'))}, scores up to {number(view.rope_scale, '.3g')} in "
+                    "size), so they depend on m − n only.")
+    add_scale = np.abs(S_add).max()
+    assert math.isclose(view.additive_spread, spread(S_add), rel_tol=1e-3, abs_tol=1e-5 * add_scale)
+    if spread(S_add) > 2e-5 * add_scale:
         assert additive == (f"Scores (q + P_m)·(k + P_n) with the table added: the diagonals are not constant "
                             f"(largest spread {m(number(view.additive_spread, '.3g'))}); absolute positions leak in.")
     else:
