@@ -72,7 +72,8 @@ def complexity_table(n: int, d: int, k: int = 3) -> pd.DataFrame:
     ``Self-attention``; columns ``flops`` (the chapter's leading terms ``k*n*d**2``,
     ``n*d**2``, ``n**2*d``, which count multiply-adds; :func:`layer_costs` has every term),
     ``sequential_operations`` (``1``, ``n``, ``1``) and ``max_path_length``
-    (``ceil((n-1)/(k-1))``, ``n-1``, ``1``). ``k`` must be at least 2."""
+    (``ceil((n-1)/(k-1))``, ``n-1``, ``1``; with a single token there is no path to take, so all
+    three are 0). ``k`` must be at least 2."""
     import pandas as pd
 
     n, d, k = _check(n, d, k)
@@ -80,7 +81,7 @@ def complexity_table(n: int, d: int, k: int = 3) -> pd.DataFrame:
         {
             "flops": [k * n * d**2, n * d**2, n**2 * d],
             "sequential_operations": [1, n, 1],
-            "max_path_length": [math.ceil((n - 1) / (k - 1)), n - 1, 1],
+            "max_path_length": [math.ceil((n - 1) / (k - 1)), n - 1, min(1, n - 1)],
         },
         index=pd.Index(LAYERS, name="layer"),
     )

@@ -35,7 +35,8 @@ def test_table_formulas(n, d, k):
     assert list(t.index) == ["CNN", "RNN", "Self-attention"]
     assert t["flops"].tolist() == [k * n * d * d, n * d * d, n * n * d]
     assert t["sequential_operations"].tolist() == [1, n, 1]
-    assert t["max_path_length"].tolist() == [math.ceil((n - 1) / (k - 1)), n - 1, 1]
+    # the longest path between two tokens: none at all with a single token, for every layer
+    assert t["max_path_length"].tolist() == [math.ceil((n - 1) / (k - 1)), n - 1, 1 if n > 1 else 0]
 
 
 def test_crossovers_follow_from_the_table():

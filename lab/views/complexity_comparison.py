@@ -151,8 +151,10 @@ def layers_sentence(view: TheoryView) -> str:
         f"are sequential, and {rnn_path}\n"
         "- **Self-attention.** The scores QKᵀ are n × n dot products of length d (n²·d), and the weighted "
         "sum of the values is the same again (2·n²·d in all). Around them, four d × d projections per token "
-        "(W_q, W_k, W_v, W_o: 4·n·d²) are the part that does not grow with n². Every token sees every other "
-        "token in one step: path length 1 in the table, no sequential dependence."
+        "(W_q, W_k, W_v, W_o: 4·n·d²) are the part that does not grow with n². "
+        + ("With a single token there is no other token to reach (0 in the table), and no sequential dependence."
+           if view.n == 1 else
+           "Every token sees every other token in one step: path length 1 in the table, no sequential dependence.")
     )
 
 
@@ -303,11 +305,24 @@ def memory_column(device: str) -> str:
     return "attention weights at largest n (heads × n² × 4 bytes)"
 
 
+def memory_size(nbytes: int) -> str:
+    """A size in bytes as people read it, in the largest binary unit it reaches (B, KiB, MiB,
+    GiB) to three significant digits: 4,096 bytes are "4 KiB", never "0.0 MiB"."""
+    value, unit = float(nbytes), "B"
+    for bigger in ("KiB", "MiB", "GiB"):
+        if value < 1024:
+            break
+        value, unit = value / 1024, bigger
+    if unit == "B":
+        return f"{int(nbytes):,} B"
+    return f"{float(f'{value:.3g}'):g} {unit}"
+
+
 def memory_cell(layer: str, weights_bytes: int, device: str) -> str:
     """One layer's entry in the memory column: measured on CUDA; elsewhere only explicit
     attention forms an (heads, n, n) weights tensor."""
     if measured_memory(device) or layer == "Self-attention":
-        return f"{weights_bytes / 2**20:.1f} MiB"
+        return memory_size(weights_bytes)
     return "none formed"
 
 
@@ -366,13 +381,13 @@ def memory_sentence(result: SweepResult) -> str:
     explicit = int(top["Self-attention"])
     n = int(result.measured["n"].max())
     if not measured_memory(result.device):
-        return (f"Explicit attention forms its (heads, n, n) weights, {explicit / 2**20:.1f} MiB at n = {n}; the fused "
+        return (f"Explicit attention forms its (heads, n, n) weights, {memory_size(explicit)} at n = {n}; the fused "
                 "path (torch's scaled_dot_product_attention) returns none, and its fused kernels compute the output "
                 "in tiles without them (memory is measured on CUDA only).")
     fused = int(top["Self-attention (fused)"])
     than = "less than" if fused < explicit else "as much as" if fused == explicit else "more than"
-    return (f"Measured at n = {n}, explicit attention peaked at {explicit / 2**20:.1f} MiB above its input and the "
-            f"fused kernel, which never forms the (heads, n, n) weights whole, at {fused / 2**20:.1f} MiB: "
+    return (f"Measured at n = {n}, explicit attention peaked at {memory_size(explicit)} above its input and the "
+            f"fused kernel, which never forms the (heads, n, n) weights whole, at {memory_size(fused)}: "
             f"{than} the explicit one.")
 
 

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 import pekit
 from lab.display import big_number
 from lab.jobs import DONE, Job, JobBoard
-from lab.views.complexity_comparison import (BUDGET_BYTES, _against, memory_cell, memory_column, memory_sentence, MAX_MULTIPLY_ADDS, SWEEP_ENDS, SweepKey, SweepResult,
+from lab.views.complexity_comparison import (BUDGET_BYTES, _against, memory_cell, memory_column, memory_sentence,
+                                             memory_size, MAX_MULTIPLY_ADDS, SWEEP_ENDS, SweepKey, SweepResult,
                                              cost_sentence, layers_sentence, measure, measured_caption, path_sentence, path_view,
                                              slope_line, slope_prose, sweep_caption, sweep_plan, sweep_result, theory_caption,
                                              theory_view)
@@ -120,10 +121,12 @@ def test_layers_sentence_states_the_path_lengths(n, d, k):
     view = theory_view(n, d, k)
     sentence = layers_sentence(view)
     layers, steps = ceil_div(n - 1, k - 1), n - 1
-    assert view.table["max_path_length"].tolist() == [layers, steps, 1]
+    assert view.table["max_path_length"].tolist() == [layers, steps, 1 if n > 1 else 0]
     if n == 1:
         assert "with a single token the first is the last" in sentence and layers == 0 and steps == 0
+        assert "path length 1" not in sentence and "no other token to reach (0 in the table)" in sentence
     else:
+        assert "path length 1 in the table" in sentence
         assert f"⌈(n−1)/(k−1)⌉ = {layers} stacked layer{'s' if layers != 1 else ''} before" in sentence
         assert f"passes through n − 1 = {steps} step{'s' if steps != 1 else ''} to reach" in sentence
     assert not re.search(r"\b1 (layers|steps)\b", sentence)
@@ -282,16 +285,44 @@ def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, devi
         shown = result.measured.loc[(result.measured["n"] == top) & (result.measured["layer"] == layer), "weights_bytes"]
         assert memory_cell(layer, int(shown.iloc[0]), device) == cells[layer]
     assert memory_sentence(result) in prose
-    assert cells["Self-attention"] == f"{explicit / 2**20:.1f} MiB"
+    assert read_size(cells["Self-attention"]) == approx_size(explicit)
     for layer, value in (("CNN", 0), ("RNN", 0), ("Self-attention (fused)", fused_top)):
-        assert cells[layer] == (f"{value / 2**20:.1f} MiB" if cuda else "none formed")
+        assert (read_size(cells[layer]) == approx_size(value)) if cuda else cells[layer] == "none formed"
     if cuda:
         than = words(fused_top, explicit)
-        assert (f"Measured at n = {top}, explicit attention peaked at {explicit / 2**20:.1f} MiB above its input and "
-                f"the fused kernel, which never forms the (heads, n, n) weights whole, at {fused_top / 2**20:.1f} MiB: "
-                f"{than} the explicit one.") in prose
+        said = re.search(r"explicit attention peaked at (.+?) above its input and the fused kernel, which never forms "
+                         r"the \(heads, n, n\) weights whole, at (.+?): (.+?) the explicit one\.", prose)
+        assert said and said[3] == than, prose
+        assert read_size(said[1]) == approx_size(explicit) and read_size(said[2]) == approx_size(fused_top)
     else:
-        assert f"Explicit attention forms its (heads, n, n) weights, {explicit / 2**20:.1f} MiB at n = {top};" in prose
+        said = re.search(rf"Explicit attention forms its \(heads, n, n\) weights, (.+?) at n = {top};", prose)
+        assert said and read_size(said[1]) == approx_size(explicit), prose
+        assert read_size(said[1]) > 0  # weights that exist are never written as nothing
+
+
+UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+
+
+def read_size(text: str) -> float:
+    value, unit = text.split(" ")
+    return float(value.replace(",", "")) * UNITS[unit]
+
+
+def approx_size(nbytes: int) -> object:
+    return pytest.approx(nbytes, rel=5e-3, abs=0.5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(nbytes=st.one_of(st.integers(0, 2**12), st.integers(0, 2**42)))
+@example(nbytes=4096)  # 1 head × 32² × 4 bytes: "4 KiB", once shown as "0.0 MiB"
+@example(nbytes=1023)
+@example(nbytes=1024**3)
+def test_memory_size_reads_back_as_its_bytes(nbytes):
+    text = memory_size(nbytes)
+    assert read_size(text) == approx_size(nbytes)
+    value, unit = text.split(" ")
+    assert 1 <= float(value.replace(",", "")) < 1024 or nbytes == 0 or unit == "GiB"
+    assert text != "0.0 MiB" and (nbytes == 0) == (read_size(text) == 0)
 
 
 @EXAMPLES
