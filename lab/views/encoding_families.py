@@ -705,9 +705,16 @@ def t5_line(view: BeyondView) -> str:
 
 
 def shaw_line(view: BeyondView) -> str:
-    """Shaw's vector for offset p, and whether it is clipped to the edge."""
-    clipped = f", clipped to the edge vector of ±{view.k}." if view.b.shaw_clipped else "."
-    return f"**Shaw**: offset {view.p:,} uses vector {view.b.shaw_index} of 0 to {2 * view.k}{clipped}"
+    """Shaw's vector for offset p, whether it is clipped to the edge, and whether training on L
+    positions (offsets up to ±(L − 1)) ever used it."""
+    clipped = f", clipped to the edge vector of ±{view.k}" if view.b.shaw_clipped else ""
+    reach = view.train - 1
+    if min(view.p, view.k) <= reach:
+        trained = f": one trained on (training on L = {view.train:,} reaches offsets up to ±{reach:,})."
+    else:
+        trained = (f": **never trained**, it holds no learned value (training on L = {view.train:,} reaches offsets "
+                   f"up to ±{reach:,} only, vectors {view.k - reach} to {view.k + reach}).")
+    return f"**Shaw**: offset {view.p:,} uses vector {view.b.shaw_index} of 0 to {2 * view.k}{clipped}{trained}"
 
 
 class ExtrapolationRun(NamedTuple):

@@ -620,7 +620,11 @@ def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
 
     said = fam.shaw_line(view)
     assert said.startswith(f"**Shaw**: offset {p:,} uses vector {min(p, k) + k} of 0 to {2 * k}")
-    assert said.endswith(f", clipped to the edge vector of ±{k}." if p > k else f"of 0 to {2 * k}.")
+    assert (f", clipped to the edge vector of ±{k}:" in said) == (p > k)
+    # the offsets a training of L positions meets are −(L − 1) .. L − 1: their vectors are the trained ones
+    met = {min(max(i - j, -k), k) + k for i in range(min(train, 2 * k + 3)) for j in range(min(train, 2 * k + 3))}
+    used = min(p, k) + k
+    assert ("one trained on" in said) == (used in met) and ("**never trained**" in said) == (used not in met)
     for line in (fam.offset_heading, fam.learned_line, fam.sinusoidal_line, fam.binary_line, fam.rope_line,
                  fam.alibi_line, fam.t5_line, fam.shaw_line):
         no_hyphen_minus(line(view))
