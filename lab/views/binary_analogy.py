@@ -117,7 +117,7 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
 def cube(bits: int) -> str:
     """The shape whose corners are the codes of ``bits`` bits."""
     return {1: "the two ends of a segment", 2: "the corners of a square", 3: "the corners of a cube"}.get(
-        bits, f"the corners of a {bits}-dimensional cube")
+        bits, f"the corners of {'an' if str(bits)[0] == '8' or bits in (11, 18) else 'a'} {bits}-dimensional cube")
 
 
 def bits_caption(view: AnalogyView) -> str:

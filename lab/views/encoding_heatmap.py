@@ -470,7 +470,7 @@ def gram_caption(view: TableView) -> str:
 
 def offsets_caption(view: TableView) -> str:
     """Where P[i]·P[i+δ] was measured, over which offsets, and how wide its band gets."""
-    rows = (f"at all {view.starts} {plural(view.starts, 'row')} i" if view.starts == view.n
+    rows = ("at the table's one row i" if view.n == 1 else f"at all {view.starts} rows i" if view.starts == view.n
             else f"at {view.starts} evenly spaced starting rows i")
     reach = (f"δ from 0 to {view.max_offset}" if view.max_offset == view.n - 1
              else f"δ from 0 to {view.max_offset} (the table reaches {view.n - 1}; larger offsets are not drawn)")
@@ -485,9 +485,14 @@ def offsets_text(view: TableView) -> str:
             r"$\sum_j \cos(\delta\,\omega_j)$: a function of the **offset δ only**, not of where you start. ")
     if view.d == 1 and view.layout == "tensor2tensor":
         return text + "Here there is no pair: the one column is zero, so every product is 0."
-    if view.unpaired_sine:
+    band = (f"the band is {number(view.max_spread, '.2g')} wide at its widest. " if view.n > 1 else
+            "with one row there is no other start to compare, so the band cannot show it. ")
+    if view.d == 1:
+        text = (r"With d = 1 there is no sine/cosine pair: the one column is the sine $\sin(i)$, and "
+                r"$\sin(i)\sin(i+\delta)$ does depend on i: " + band)
+    elif view.unpaired_sine:
         text += (r"The unpaired last sine column of an odd d adds $\sin(i\omega)\sin((i+\delta)\omega)$, which "
-                 f"does depend on i: the band is {number(view.max_spread, '.2g')} wide at its widest. ")
+                 "does depend on i: " + band)
     elif view.zero_column:
         text += ("tensor2tensor's zero column for an odd d adds nothing, so the band stays a line (widest "
                  f"{number(view.max_spread, '.2g')}, float32 rounding). ")

@@ -205,10 +205,13 @@ def qkv_statement(shape: LayerShape) -> str:
     hs = shape.head_size
     return (f"In **self**-attention all three come from the same input X ({n} × {hidden}, one row per token): "
             f"Q = XW_q, K = XW_k and V = XW_v, three different learned {hidden} × {hidden} matrices applied to "
-            f"the same rows. Each is then cut into {heads} heads of {hs} columns: head i compares its queries "
-            f"with its keys (a {n} × {n} map of scores, scaled by √{hs}), turns each row into weights with a "
-            f"softmax, and mixes its values with them ({n} × {hs}). The heads are put side by side again "
-            f"({n} × {hidden}) and projected by W_o. So Q, K and V are not the same *vectors*, but they are "
+            + (f"the same rows. Each is then cut into {heads} heads of {hs} columns: head i compares its queries "
+               if heads > 1 else f"the same rows. Each is kept whole, one head of {hs} columns: the head compares its queries ")
+            + f"with its keys (a {n} × {n} map of scores, scaled by √{hs}), turns each row into weights with a "
+            f"softmax, and mixes its values with them ({n} × {hs}). "
+            + (f"The heads are put side by side again ({n} × {hidden}) and projected by W_o. " if heads > 1 else
+               f"Its output ({n} × {hidden}) is projected by W_o. ")
+            + f"So Q, K and V are not the same *vectors*, but they are "
             "computed from the same tokens: every token asks (query), advertises (key) and offers (value). "
             "In **encoder–decoder** attention they are not from the same input: the queries come from the "
             "decoder's tokens, the keys and values from the encoder's output, so each output word looks up "
@@ -224,8 +227,12 @@ def query_step_statement(step: QueryStep) -> str:
     cols = (f"all {hs} of them shown" if step.shown_dims == hs else f"the first {step.shown_dims} of {hs} shown")
     return (f"**Query {q} ({plain(step.tokens[q])}), head {step.head}.** 1. Its query vector q = x W_q is compared with the key "
             f"vector k_j = x_j W_k of every token j: score_j = q·k_j / √{hs}, here {scores}. 2. A softmax turns the "
-            f"{n} {plural(n, 'score')} into {n} {plural(n, 'weight')} that sum to 1: the larger the score, the larger "
-            f"the weight (the orange bar: the query itself as a key); the most, {number(step.weights[top], '.3f')}, goes to key {top} ({plain(step.tokens[top])}). 3. The output is "
+            + (f"{n} scores into {n} weights that sum to 1: the larger the score, the larger the weight (the orange "
+               f"bar: the query itself as a key); the most, {number(step.weights[top], '.3f')}, goes to key {top} "
+               f"({plain(step.tokens[top])}). " if n > 1 else
+               f"only score into a weight of exactly {number(step.weights[top], '.3f')}, whatever the score (the orange "
+               f"bar: the query itself, key {top} ({plain(step.tokens[top])}), is the only key there is). ")
+            + "3. The output is "
             f"the weighted sum of the value vectors v_j = x_j W_v: Σ_j weight_j · v_j, {hs} "
             f"{plural(hs, 'number')} ({cols}: the last row of the third picture, below the value vectors). Every token does the same as query, "
             "and the heads' outputs, side by side, go through W_o.")

@@ -95,6 +95,8 @@ class Drawing(NamedTuple):
                     f"{_counted(self.block[0], rows)} (a fast line fills its band, a slow one stays a line).")
         if self.kind == "lines":
             return f"Every value is a point on its line{'; hover for values' if self.hover else ''}."
+        if self.exact and r * c == 1:
+            return "The one entry drawn" + ("; hover it for its exact value." if self.hover else ".")
         if self.exact and self.hover:
             return f"All {r:,} × {c:,} entries drawn; hover a cell for its exact value."
         if self.exact:

@@ -108,7 +108,7 @@ def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
         assert float(paired.max() - paired.min()) <= 1e-11  # the pairs' step is the same everywhere
     assert f"binary tells at most 2^{bits} = {2**bits} positions apart" in sentence
     shape = {1: "the two ends of a segment", 2: "the corners of a square", 3: "the corners of a cube"}.get(
-        bits, f"the corners of a {bits}-dimensional cube")
+        bits, f"the corners of {'an' if bits in (8, 11, 18) or 80 <= bits <= 89 else 'a'} {bits}-dimensional cube")
     assert f"uses only {shape};" in sentence and cube(bits) == shape
     distinct = distinct_codes(P) if n <= 300 else n - int(
         torch.triu(torch.cdist(P, P) <= 1e-3, diagonal=1).any(dim=0).sum())

@@ -89,7 +89,9 @@ def check_table_caption(view: views.TableView) -> None:
     caption, drawing = views.table_caption(view), view.drawing
     assert drawing.shape == (view.n, view.d)
     if drawing.exact:
-        assert f"All {view.n:,} × {view.d:,} " in caption and "Lower n or d" not in caption
+        one = view.n * view.d == 1
+        assert ("The one entry drawn" if one else f"All {view.n:,} × {view.d:,} ") in caption
+        assert "Lower n or d" not in caption and "All 1 × 1" not in caption
     else:
         rows, cols = drawing.block
         assert f"{view.n:,} × {view.d:,} = {view.cells:,} entries" in caption
@@ -189,8 +191,10 @@ def offset_products(view: views.TableView) -> tuple[np.ndarray, float]:
 def check_offsets_caption(view: views.TableView) -> None:
     caption = views.offsets_caption(view)
     assert view.starts == min(view.n, 64) == len(starts_of(view.n))  # every row, or 64 evenly spaced ones
-    if view.starts == view.n:
-        assert f"at all {view.n} row{'' if view.n == 1 else 's'} i," in caption
+    if view.n == 1:
+        assert "at the table's one row i," in caption and "all 1" not in caption
+    elif view.starts == view.n:
+        assert f"at all {view.n} rows i," in caption
     else:
         assert f"at {view.starts} evenly spaced starting rows i" in caption
     top = min(view.n - 1, 512)
@@ -208,7 +212,11 @@ def check_offsets_text(view: views.TableView) -> None:
         assert text.endswith("every product is 0.") and not means.any()
         return
     if view.unpaired_sine:
-        assert f"does depend on i: the band is {number(view.max_spread, '.2g')} wide at its widest." in text
+        band = (f"the band is {number(view.max_spread, '.2g')} wide at its widest." if view.n > 1 else
+                "with one row there is no other start to compare, so the band cannot show it.")
+        assert f"does depend on i: {band}" in text
+        # d = 1 has no pair at all: the text does not speak of pairs adding up
+        assert ("no sine/cosine pair" in text and "Every sine/cosine pair" not in text) == (view.d == 1)
         # without the unpaired column the band is a line: all of the width comes from it
         if view.d > 1:
             P = table64(view.n, view.d, view.base, view.start, "interleaved")[:, :-1]

@@ -33,7 +33,8 @@ def test_shape_sentences_state_the_shapes(n, hidden, heads):
     assert f"Input: (1, {n}, {hidden})" in text and f"Weights: (1, {heads}, {n}, {n}), one {n} × {n} map" in text
     assert (f"{n} tokens," in text) == (n != 1)
     qkv = live.qkv_statement(shape)
-    assert f"{heads} heads of {hidden // heads} columns" in qkv and f"scaled by √{hidden // heads}" in qkv
+    assert (f"{heads} heads of {hidden // heads} columns" in qkv) == (heads > 1) and f"scaled by √{hidden // heads}" in qkv
+    assert ("one head of" in qkv) == (heads == 1) and "1 heads" not in qkv
     assert shape.last_head == heads - 1 and shape.several_heads == (heads > 1)
     assert [h for row in shape.gallery_rows for h in row] == list(range(heads))
     assert all(len(row) <= 4 for row in shape.gallery_rows)
@@ -370,12 +371,16 @@ def test_query_step_statement_states_the_three_steps(sentence, hidden, heads, se
         assert f"here {_signed(scores[0])}, its only key." in said
     assert "-" not in said.split("here ", 1)[1].split(", ", 1)[0]  # minus signs, not hyphens
     top = int(torch.argmax(weights))
-    assert f"the most, {float(weights[top]):.3f}, goes to key {top} ({live.plain(tokens[top])})" in said
+    if n > 1:
+        assert f"the most, {float(weights[top]):.3f}, goes to key {top} ({live.plain(tokens[top])})" in said
+        assert f"turns the {n} scores into {n} weights that sum to 1" in said
+    else:  # one key: no plural, no comparison
+        assert f"turns the only score into a weight of exactly {float(weights[top]):.3f}" in said
+        assert "1 score" not in said and "1 weight" not in said
     assert abs(float(weights.sum()) - 1) < 1e-12  # "weights that sum to 1"
     assert all((scores[i] < scores[j]) == (weights[i] < weights[j]) for i in range(n) for j in range(n))  # larger→larger
     shown = min(8, hs)
     assert (f"all {hs} of them shown" if shown == hs else f"the first {shown} of {hs} shown") in said
-    assert f"{n} score{'s' if n != 1 else ''} into {n} weight{'s' if n != 1 else ''}" in said
 
 
 @settings(max_examples=40, deadline=None)
