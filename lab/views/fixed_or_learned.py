@@ -136,8 +136,10 @@ def components_statement(view: Components) -> str:
     parts = []
     for i in range(len(c.explained)):
         period = float(c.periods[i])
+        slow = ("one slow wave over the whole table" if int(c.crossings[i]) <= 2 else
+                "a strongest period as long as the whole table, with faster wiggles over it")
         wave = "a trend with no repeat" if period == float("inf") else (
-            "one slow wave over the whole table" if period >= n else f"a strongest period of {period:.1f} positions")
+            slow if period >= n else f"a strongest period of {period:.1f} positions")
         parts.append(f"PC{i + 1} {float(c.explained[i]):.1%} of the variance, {int(c.crossings[i])} sign change{'' if int(c.crossings[i]) == 1 else 's'}, {wave}")
     pairs = c.pairs(tolerance=PERIOD_TOLERANCE, phase_tolerance=PHASE_TOLERANCE)
     partner = {a: b for pair in pairs for a, b in (pair, pair[::-1])}

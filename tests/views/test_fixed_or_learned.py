@@ -229,8 +229,11 @@ def check_components_statement(view, k):
     for i in range(k):
         crossings = int((np.sign(scores[1:, i]) * np.sign(scores[:-1, i]) < 0).sum())
         noun = "sign change" if crossings == 1 else "sign changes"
+        # one wave over the table crosses 0 at most twice; more sign changes are faster wiggles over it
+        slow = ("one slow wave over the whole table" if crossings <= 2 else
+                "a strongest period as long as the whole table, with faster wiggles over it")
         wave = ("a trend with no repeat" if periods[i] == math.inf else
-                "one slow wave over the whole table" if periods[i] >= n else f"a strongest period of {periods[i]:.1f}")
+                slow if periods[i] >= n else f"a strongest period of {periods[i]:.1f}")
         assert f"PC{i + 1} {float(c.explained[i]):.1%} of the variance, {crossings} {noun}, {wave}" in text
     same = {(a, b) for a in range(k) for b in range(a + 1, k)
             if math.isfinite(periods[a]) and abs(periods[a] - periods[b]) <= 0.01 * periods[a]}
