@@ -50,8 +50,31 @@ def _peer():
     return AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype=torch.float32).eval()
 
 
+def bench_shape_on_cuda() -> None:
+    """The decoder at SmolLM2's shape with random weights, on CUDA: how long forwards of a few
+    thousand tokens take there (the model's file need not be present: the shape sets the cost)."""
+    from pekit.llama import LlamaDecoder, SmolLM2Config
+
+    config = SmolLM2Config(vocab_size=49152, num_hiddens=576, num_layers=30, num_heads=9, num_kv_heads=3, head_dim=64,
+                           ffn_hiddens=1536, rope_base=100000.0, context_length=8192, eps=1e-5, bos_id=1, eos_id=2)
+    torch.manual_seed(0)
+    decoder = LlamaDecoder(config).to("cuda").eval().requires_grad_(False)
+    freqs = pekit.rope_frequencies(64, base=100000.0)
+    print(f"## the decoder at SmolLM2's shape (random weights) on {pekit.describe_device('cuda')}")
+    for dtype in (torch.float32, torch.bfloat16):
+        model = decoder.to(dtype)
+        for n in (64, 4096, 8192, 16384):
+            ids = torch.randint(0, config.vocab_size, (1, n), device="cuda")
+            pos = torch.arange(n)
+            sec = interleaved_medians({"f": lambda: model(ids, pos, freqs)}, repeats=5, warmup=1, device="cuda")["f"]
+            print(f"cuda  {str(dtype).removeprefix('torch.'):8s} {n:6d} tokens: {sec * 1e3:8.2f} ms per forward"
+                  f" | {n / sec:,.0f} tokens/s")
+
+
 def bench_smollm2(repeat: int = 3) -> None:
     print("## SmolLM2-135M run by pekit's Llama decoder")
+    if torch.cuda.is_available():
+        bench_shape_on_cuda()
     problem = pekit.smollm2_missing()
     if problem:
         print(f"skipped: {problem}")

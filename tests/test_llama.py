@@ -263,3 +263,36 @@ def test_microscope_on_the_model(model):
     kr = pekit.apply_rope(k[layer].double(), base=100000.0).repeat_interleave(3, dim=0)
     scores = (qr @ kr.transpose(-1, -2) / 8.0).masked_fill(torch.ones(len(ids), len(ids)).triu(1).bool(), float("-inf"))
     assert float((torch.softmax(scores, -1) - A[layer].double()).abs().max()) < 1e-4
+
+
+SMALL = llama.SmolLM2Config(vocab_size=50, num_hiddens=32, num_layers=2, num_heads=4, num_kv_heads=2, head_dim=8,
+                            ffn_hiddens=48, rope_base=100.0, context_length=64, eps=1e-5, bos_id=1, eos_id=2)
+
+
+def small_decoder(device="cpu"):
+    """The decoder at a small size with seeded random weights: no file needed."""
+    torch.manual_seed(0)
+    decoder = llama.LlamaDecoder(SMALL, tied=True)
+    with torch.no_grad():
+        for p in decoder.parameters():
+            p.copy_(torch.randn_like(p) * 0.3)
+    return decoder.eval().to(device)
+
+
+def test_decoder_on_every_device_and_both_attention_paths(device):
+    """The fused path (no weights kept) and the explicit one (the chapter's masked softmax) give the
+    same logits, on the CPU and on CUDA, and the two devices agree."""
+    ids = torch.randint(0, 50, (1, 12), generator=torch.Generator().manual_seed(1))
+    positions = torch.arange(12)
+    freqs = pekit.rope_frequencies(8, base=100.0)
+    cpu_logits, _ = small_decoder()(ids, positions, freqs)
+    decoder = small_decoder(device).requires_grad_(False)
+    with torch.no_grad():
+        fused, maps = decoder(ids.to(device), positions, freqs)
+        explicit, maps = decoder(ids.to(device), positions, freqs, weights=True)
+        moved, _ = decoder(ids.to(device), positions + 5000, freqs)
+    assert len(maps) == 2 and maps[0].shape == (1, 4, 12, 12)
+    assert torch.allclose(fused, explicit, atol=1e-4, rtol=1e-4)
+    assert torch.allclose(fused.cpu(), cpu_logits.detach(), atol=1e-3, rtol=1e-3)
+    # a shift of every position changes nothing but rounding, on this device too
+    assert float((moved - fused).abs().max()) < 1e-3 * float(fused.abs().max())
