@@ -47,7 +47,7 @@ def side_by_side(page) -> None:
                 continue
             show_chart(panel.view.spec, title=panel.title)
             st.caption(fam.caption(panel.view))
-    st.dataframe(view.params.summary, hide_index=True, width="stretch")
+    st.table(view.params.summary, hide_index=True)
     st.caption(fam.summary_caption(view.params))
 
 
@@ -193,7 +193,7 @@ def context_extension(page) -> None:
 
 
 def published() -> None:
-    st.dataframe(published_table(), hide_index=True, width="stretch")
+    st.table(published_table(), hide_index=True)
     st.caption("Perplexity: lower is better. Each figure is quoted from the source beside it, at the scale of those "
                "papers (language models of hundreds of millions to billions of parameters); the tiny models of the "
                "**Train it yourself** page test the same question in seconds.")

@@ -47,7 +47,7 @@ INTRO = (
 )
 
 with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, COLS]) as page:
-    c1, c2, c3, c4, c5 = st.columns([3.6, 3.6, 2, 1.3, 2.6])
+    c1, c2, c3, c4, c5 = st.columns([3.5, 3.5, 1.9, 1.6, 2.6])
     with c1:
         n = page.slider_and_box(N, help="Rows of P: how many positions to encode. Type a value in the box.")
     with c2:

@@ -30,7 +30,7 @@ st.caption(home_caption(picture))
 st.subheader("Where to start")
 st.markdown("A path through the lab, each page answering one question of the chapter:")
 for step, lab_page in enumerate(listed_pages(), start=1):
-    c1, c2 = st.columns([1, 3], vertical_alignment="top")
+    c1, c2 = st.columns([1.25, 3], vertical_alignment="top")
     with c1:
         st.page_link(lab_page.path, label=f"{step}. {lab_page.title}", icon=lab_page.icon)
     with c2:

@@ -191,5 +191,5 @@ with lab_page("train", "Train it yourself", INTRO, SETTINGS) as page:
     for sentence in view.longer:
         st.markdown(f"- {sentence}")
     st.markdown("Published figures, from models at a much larger scale (perplexity: lower is better):")
-    st.dataframe(published_table("longer inputs", "no positions"), hide_index=True, width="stretch")
+    st.table(published_table("longer inputs", "no positions"), hide_index=True)
     st.caption(longer_inputs_sentence() + " " + no_positions_sentence())

@@ -1,3 +1,5 @@
+import os
+
 import pytest
 import torch
 
@@ -8,6 +10,16 @@ DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 def device(request):
     """Every device this machine has: the CPU, plus CUDA where present."""
     return request.param
+
+
+@pytest.fixture(autouse=True)
+def _cpu_unless_the_test_takes_a_device(request, monkeypatch):
+    """pekit computes on CUDA by default where a GPU is present. A test that compares pekit with a
+    reference built on the CPU, without naming a device, gets pekit's tensors on the CPU too; a test
+    that takes the ``device`` fixture runs on every device this machine has, CUDA included (and one
+    that sets ``PEKIT_DEVICE`` itself keeps what it sets)."""
+    if "device" not in request.fixturenames and "PEKIT_DEVICE" not in os.environ:
+        monkeypatch.setenv("PEKIT_DEVICE", "cpu")
 
 
 # The app and Chromium for the browser tests: one server and one browser per test module.

@@ -26,7 +26,7 @@ def test_side_by_side_states_the_parameter_counts_pekit_computes():
     for scheme in families.FAMILIES:
         count = families.scheme_parameters(scheme, num_hiddens=64, num_heads=4, max_len=512, max_distance=3)
         assert f"Learns {count:,} numbers" in body
-    frame = at.dataframe[0].value
+    frame = at.table[0].value
     assert list(frame["learned numbers"]) == [families.scheme_parameters(s, num_hiddens=64, num_heads=4,
                                                                          max_distance=3) for s in families.FAMILIES]
     assert "2k + 1 = 7 learned vectors" in body
@@ -119,7 +119,7 @@ def test_context_extension_quotes_each_rule():
 
 def test_published_results_have_a_source_each():
     at = open_app(PAGE, {"section": "Published results"})
-    frame = at.dataframe[0].value
+    frame = at.table[0].value
     assert frame["source"].str.len().min() > 20
     text = frame.to_string()
     for figure in ("406.01", "79.25", "18.31", "12,512", "4.3k against 28.3k", "0.05–0.55", "147.18 against 4.06",

@@ -39,7 +39,7 @@ def test_defaults_open_with_the_shipped_results():
     assert len(charts(at)) == DEFAULT_CHARTS
     assert "learned cannot be asked at all: its table has no vector past position 7." in body
     assert "of the answers' attention on exactly that token" in body
-    published = at.dataframe[1].value.to_string()
+    published = at.table[0].value.to_string()  # a table that wraps its text: every source readable
     assert "406.01" in published and "147.18" in published
     assert dict(at.query_params) == {}
     assert not at.warning and not at.error
