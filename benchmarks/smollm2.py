@@ -40,6 +40,7 @@ print(json.dumps({"load": load, "rss": loaded - before, "rss_forward": rss() - b
 
 def _peer():
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TQDM_DISABLE", "1")  # transformers' progress bars while it dequantises
     from transformers import AutoModelForCausalLM
     from transformers.utils import logging as hf_logging
 
