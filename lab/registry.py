@@ -3,6 +3,7 @@ pages that need an optional extra are listed only where it is installed."""
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 
@@ -77,7 +78,10 @@ OPTIONAL_PAGES = [ROPE_MODEL_PAGE]
 SMOLLM_COMMAND = "make smollm"
 
 
+@functools.lru_cache(maxsize=1)
 def _smollm2_available() -> bool:
+    """Looked up once per process (about 0.1 ms a look, on every rerun otherwise): an extra
+    installed while the app runs shows after a restart, as the home page says."""
     import pekit  # here, not at the top: the load generator reads this list without torch
 
     return pekit.smollm2_available()
