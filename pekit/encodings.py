@@ -92,12 +92,18 @@ def frequencies(dim: int, *, base: float = 10000.0, layout: Layout = "interleave
     dim = check_int("dim", dim, minimum=1, maximum=MAX_DIM)
     base = check_base(base)
     layout = _check_layout(layout)
+    return _frequencies(dim, base, layout)
+
+
+def _frequencies(dim: int, base: float, layout: str, device: torch.device | None = None) -> Tensor:
+    """:func:`frequencies` of checked arguments, float64, made on ``device`` (an accelerator's
+    table then needs no copy from the host, which would wait for the device's queue)."""
     if layout == "interleaved":
-        j = torch.arange(0, dim, 2, dtype=torch.float64)
+        j = torch.arange(0, dim, 2, dtype=torch.float64, device=device)
         return torch.exp(-math.log(base) * j / dim)
     k = dim // 2
     step = math.log(base) / max(k - 1, 1)
-    return torch.exp(-step * torch.arange(k, dtype=torch.float64))
+    return torch.exp(-step * torch.arange(k, dtype=torch.float64, device=device))
 
 
 def wavelengths(dim: int, *, base: float = 10000.0, layout: Layout = "interleaved") -> Tensor:
@@ -119,6 +125,30 @@ def _check_table_args(num_positions, dim, start, layout, dtype, device):
     return num_positions, dim, start, layout, dtype, dev
 
 
+_DIRECT_CHUNK = 1 << 23  # angles computed at once on an accelerator (64 MiB of float64)
+
+
+def _sincos_direct(sin_out: Tensor, cos_out: Tensor, start: int, omega: Tensor,
+                   exact: tuple[int, float, str, Tensor | None] | None = None) -> None:
+    """Fill ``sin_out``/``cos_out`` (views of shape (blocks, block, pairs)) with
+    sin/cos((start + row) * omega), each angle in float64 on the tables' device, a chunk of rows
+    at a time: on a GPU a few large kernels beat the angle-sum formula's many small steps and
+    copies (float64 angles are as exact here as in the formula's own tables)."""
+    pairs = omega.numel()
+    rows = sin_out.shape[0] * sin_out.shape[1]
+    s_rows, c_rows = sin_out.view(rows, pairs), cos_out.view(rows, pairs)
+    if exact is not None and exact[3] is None:  # every pair of the table: made on its device
+        w = _frequencies(exact[0], exact[1], exact[2], device=sin_out.device)
+    else:
+        w = omega.to(device=sin_out.device, dtype=torch.float64)
+    step = max(1, _DIRECT_CHUNK // max(pairs, 1))
+    for r0 in range(0, rows, step):
+        r1 = min(rows, r0 + step)
+        theta = (start + torch.arange(r0, r1, dtype=torch.float64, device=sin_out.device))[:, None] * w
+        s_rows[r0:r1] = torch.sin(theta)
+        c_rows[r0:r1] = torch.cos(theta)
+
+
 def _sincos_into(sin_out: Tensor, cos_out: Tensor, start: int, omega: Tensor, block: int,
                  exact: tuple[int, float, str, Tensor | None]) -> None:
     """Fill ``sin_out``/``cos_out`` (views of shape (blocks, block, pairs)) with
@@ -133,6 +163,9 @@ def _sincos_into(sin_out: Tensor, cos_out: Tensor, start: int, omega: Tensor, bl
     if needs_exact(max(abs(start), abs(last)), omega) or needs_exact(block - 1, omega):
         inner_s, inner_c = exact_sincos(torch.arange(block), *exact)
         outer_s, outer_c = exact_sincos(start + block * torch.arange(blocks), *exact)
+    elif device.type != "cpu":
+        _sincos_direct(sin_out, cos_out, start, omega, exact)
+        return
     else:
         inner = torch.arange(block, dtype=torch.float64)[:, None] * omega  # (block, pairs)
         outer = (start + block * torch.arange(blocks, dtype=torch.float64))[:, None] * omega

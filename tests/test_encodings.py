@@ -328,3 +328,28 @@ def test_ordinary_positions_keep_the_float64_formula():
     theta = torch.arange(10**5 - 64, 10**5, dtype=torch.float64)[:, None] * w
     assert_close(P[:, 0::2], torch.sin(theta), atol=1e-10, rtol=0)
     assert (P - exact_table(range(10**5 - 64, 10**5), 128)).abs().max() < 1e-9
+
+
+@pytest.mark.parametrize("n, d, start, layout", [(8192, 1024, 0, "interleaved"), (1000, 33, 7, "interleaved"),
+                                                 (257, 64, 90_000, "tensor2tensor"), (1, 2, 0, "interleaved"),
+                                                 (5000, 1000, 3, "tensor2tensor")])
+def test_the_accelerator_path_gives_the_cpu_table(n, d, start, layout, monkeypatch):
+    """On a GPU each angle is computed directly in float64 (a few large kernels); run here on the
+    CPU, that path gives the angle-sum table to float32 rounding, in chunks of any size."""
+    from pekit import encodings
+
+    expected = sinusoidal_encoding(n, d, start=start, layout=layout, device="cpu")
+    monkeypatch.setattr(encodings, "_DIRECT_CHUNK", 1000)  # several chunks
+    calls = []
+
+    def direct_on_cpu(sin_out, cos_out, start_, omega, block, exact):
+        calls.append(block)
+        encodings._sincos_direct(sin_out, cos_out, start_, omega, exact)
+
+    monkeypatch.setattr(encodings, "_sincos_into", direct_on_cpu)
+    got = sinusoidal_encoding(n, d, start=start, layout=layout, device="cpu")
+    assert calls and got.shape == expected.shape
+    assert float((got - expected).abs().max()) <= 2.5e-7
+    # the frequencies made on the table's device are frequencies() itself
+    assert torch.equal(encodings._frequencies(d, 10000.0, layout, device=torch.device("cpu")),
+                       frequencies(d, layout=layout))
