@@ -4,7 +4,7 @@ heads, RoPE base 100,000) run by pekit's own decoder on the reader's text.
 The views of ``pages/rope_in_a_real_model.py``: cached records of what each section shows
 (``pekit.llama``'s microscope computes, ``pekit.charts`` draws), and the functions that turn a
 record into the sentences stating its numbers. The page is listed only where the optional extra
-is installed (:func:`available`).
+is installed (:mod:`lab.registry`).
 """
 
 from __future__ import annotations
@@ -28,9 +28,7 @@ LAYER = IntSetting("layer", "Layer", default=6, minimum=0, maximum=29)
 HEAD = IntSetting("head", "Head", default=0, minimum=0, maximum=8)
 MAX_OFFSET = IntSetting("offset", "Largest offset", default=512, minimum=16, maximum=16_384)
 SETTINGS = [TEXT, SHIFT, LAYER, HEAD, MAX_OFFSET]
-LAYERS, HEADS, PAIRS = 30, 9, 32
 MOST = 0.5  # a head "puts most of its weight" somewhere above this share
-QUARTER = PAIRS // 4
 
 
 # records ---------------------------------------------------------------------------------------
@@ -206,10 +204,6 @@ def rollout_statement(name: str, tokens: tuple[str, ...], row: torch.Tensor, lay
 
 
 # cached work -----------------------------------------------------------------------------------
-
-
-def available() -> bool:
-    return pekit.smollm2_available()
 
 
 def minilm_available() -> bool:
