@@ -39,7 +39,7 @@ def attention_rollout(attentions: Tensor, *, residual: float = 0.5) -> Tensor:
     if not bool(torch.isfinite(attentions).all()) or bool((attentions < 0).any()):
         raise ValueError("attentions must hold finite, non-negative weights")
     residual = check_float("residual", residual, minimum=0.0, maximum=1.0)
-    check_memory({"layers": layers, "T²": T * T}, 8 * 2)
+    check_memory({"layers": layers, "heads + 2": heads + 2, "T²": T * T}, 8)  # float64 copy, mean, result
     mean = attentions.detach().to(torch.float64).mean(dim=1)  # (layers, T, T)
     eye = torch.eye(T, dtype=torch.float64, device=mean.device)
     step = residual * eye + (1.0 - residual) * mean

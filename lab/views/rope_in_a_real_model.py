@@ -29,6 +29,7 @@ HEAD = IntSetting("head", "Head", default=0, minimum=0, maximum=8)
 MAX_OFFSET = IntSetting("offset", "Largest offset", default=512, minimum=16, maximum=16_384)
 SETTINGS = [TEXT, SHIFT, LAYER, HEAD, MAX_OFFSET]
 MOST = 0.5  # a head "puts most of its weight" somewhere above this share
+MAX_PAGE_TOKENS = 160  # every layer's attention of a 160-token text: 28 MB, kept per text across sessions
 
 
 # records ---------------------------------------------------------------------------------------
@@ -80,16 +81,20 @@ def shift_statement(effect: llama.ShiftEffect) -> str:
     if c == 0:
         return "With c = 0 both runs are the same run: move the slider to shift every position."
     gaps = (f"Every one of the {T} {plural(T, 'token')} moved {c:,} positions on: the largest change of a logit is "
-            f"{number(effect.logit_gap, '.2g')} (the largest logit is {number(effect.logit_scale, '.3g')}), of an "
-            f"attention weight {number(effect.attention_gap, '.2g')}, and {effect.changed_predictions} of the {T} "
+            f"{number(effect.logit_gap, '.2g')} (the largest logit in size is {number(effect.logit_scale, '.3g')}), of "
+            f"an attention weight {number(effect.attention_gap, '.2g')}, and {effect.changed_predictions} of the {T} "
             f"next-token predictions changed.")
     relative = effect.logit_gap / effect.logit_scale if effect.logit_scale else float("inf")
-    if effect.changed_predictions == 0 and relative <= 1e-4 and effect.attention_gap <= 1e-4:
+    rounding = relative <= 1e-4 and effect.attention_gap <= 1e-4
+    if rounding and effect.changed_predictions == 0:
         return gaps + (" The model computes the same thing wherever the text starts: RoPE's scores depend on "
                        "offsets alone, and what is left is float32 rounding (the rotated queries and keys differ "
                        "in their last digits, and 30 layers carry that on).")
-    return gaps + (" At this shift the differences are beyond float32 rounding: the angles of the fastest pairs are "
-                   "computed far from 0, where fewer digits are left for the offset.")
+    if rounding:
+        return gaps + (" The logits and weights moved by float32 rounding only; where the two best next tokens were "
+                       "almost tied, that was enough to swap them.")
+    return gaps + (" The differences are larger than float32 rounding gives (a ten-thousandth of the largest logit, "
+                   "or of a weight).")
 
 
 def minilm_shift_statement(similarity: float | None, shift: int, tokens: int) -> str:
@@ -98,12 +103,13 @@ def minilm_shift_statement(similarity: float | None, shift: int, tokens: int) ->
     if shift == 0:
         return "MiniLM, with a learned row per slot, would see the same rows too at c = 0."
     if similarity is None:
-        return (f"A model with learned absolute positions could not even read this text at c = {shift:,}: MiniLM has "
-                f"a learned row for each of 512 slots, and the last token would sit in slot {shift + tokens - 1:,}.")
+        return (f"A model with learned absolute positions could not even read a text this long at c = {shift:,}: "
+                f"MiniLM has a learned row for each of 512 slots, and a text of {tokens} pieces would end in slot "
+                f"{shift + tokens - 1:,}.")
     return (f"A model with learned absolute positions has no such freedom: MiniLM adds row i of its table to the "
-            f"word piece in slot i, and the rows of slots c to c + {tokens - 1} are not those of slots 0 to "
-            f"{tokens - 1} (mean cosine similarity of the two rows of each slot pair: {number(similarity, '.2f')}), "
-            "so its input, and everything after it, changes.")
+            f"word piece in slot i, and for a text of {tokens} pieces the rows of slots c to c + {tokens - 1} are not "
+            f"those of slots 0 to {tokens - 1} (mean cosine similarity of the two rows of each slot pair: "
+            f"{number(similarity, '.2f')}), so its input, and everything after it, changes.")
 
 
 def _heads(mask: torch.Tensor, limit: int = 4) -> str:
@@ -118,30 +124,32 @@ def habits_statement(habits: llama.HeadHabits, tokens: int) -> str:
     sinks = habits.sink > MOST
     previous = habits.previous > MOST
     n_sinks, n_prev = int(sinks.sum()), int(previous.sum())
-    if tokens == 2:
-        return ("With two tokens the only query that can look back sees the first token, which is also the token "
-                "just before it: write a longer text to tell attention sinks from previous-token heads.")
+    if tokens < 3:
+        return ("With fewer than three tokens, the first token is also the one just before every query that can look "
+                "back: write a longer text to tell attention sinks from previous-token heads.")
     parts = []
     if n_sinks:
         layers = sinks.any(dim=1).nonzero().flatten().tolist()
-        parts.append(f"{n_sinks} of the {total} heads put more than half of their weight on the first token "
-                     f"(attention sinks: a place to park attention that has nowhere better to go), in "
-                     f"{len(layers)} of the {habits.sink.shape[0]} layers, from layer {layers[0]} on")
+        one = n_sinks == 1
+        parts.append(f"{n_sinks} of the {total} heads put{'s' if one else ''} more than half of "
+                     f"{'its' if one else 'their'} weight on the first token (attention sinks: a place to park "
+                     f"attention that has nowhere better to go), in {len(layers)} of the {habits.sink.shape[0]} "
+                     f"{plural(habits.sink.shape[0], 'layer')}, the first of them layer {layers[0]}")
     else:
         parts.append(f"none of the {total} heads puts more than half of its weight on the first token")
     if n_prev:
-        parts.append(f"{n_prev} {plural(n_prev, 'head')} (layer.head {_heads(previous)}) put"
-                     f"{'s' if n_prev == 1 else ''} more than half on the token just before: previous-token "
-                     f"{plural(n_prev, 'head')}, which need{'s' if n_prev == 1 else ''} positions to find "
-                     "the neighbour")
+        one = n_prev == 1
+        parts.append(f"{n_prev} {plural(n_prev, 'head')} (layer.head {_heads(previous)}) put{'s' if one else ''} more "
+                     f"than half on the token just before: previous-token {plural(n_prev, 'head')}, which "
+                     f"need{'s' if one else ''} positions to find the neighbour")
     else:
         parts.append("no head puts more than half of its weight on the token just before")
     far = int(habits.distance.flatten().argmax())
     lay, h = divmod(far, habits.distance.shape[1])
     text = "; ".join(parts)
-    return (f"Averaged over the queries 1 to {tokens - 1}: {text[0].upper() + text[1:]}. The head that looks "
-            f"farthest back on average is layer {lay}, head {h}: {number(float(habits.distance[lay, h]), '.1f')} tokens "
-            "back.")
+    return (f"Averaged over the queries 2 to {tokens - 1} (for query 1 the first token is also the one just before): "
+            f"{text[0].upper() + text[1:]}. The head that looks farthest back on average is layer {lay}, head {h}: "
+            f"{number(float(habits.distance[lay, h]), '.1f')} tokens back.")
 
 
 def offset_statement(scores: llama.OffsetScores, layer: int) -> str:
@@ -149,17 +157,24 @@ def offset_statement(scores: llama.OffsetScores, layer: int) -> str:
     s = scores.scores
     far = int(scores.offsets[-1])
     start, end = s[:, 0], s[:, -1]
-    falls = int(((end.abs() < start.abs()) & (start.abs() > 0)).sum())
+    shrink = start.abs() - end.abs()  # how much smaller in size each score is far away
+    smaller = int((shrink > 0).sum())
     heads = s.shape[0]
-    drop = int((start - end).argmax())
+    verb = "is" if smaller == 1 else "are"
+    if smaller:
+        h = int(shrink.argmax())
+        change = f"head {h} shrinks most in size (from {number(float(start[h]), '.2f')} to {number(float(end[h]), '.2f')})"
+    else:
+        h = int(shrink.argmin())
+        change = (f"none shrinks, and head {h} grows most in size (from {number(float(start[h]), '.2f')} to "
+                  f"{number(float(end[h]), '.2f')})")
     bound = float(scores.bound[-1])
     return (f"Layer {layer}, the text's mean query against its mean key: at offset 0 the {heads} heads score "
             f"{number(float(start.min()), '.2f')} to {number(float(start.max()), '.2f')}, at offset {far:,} "
-            f"{number(float(end.min()), '.2f')} to {number(float(end.max()), '.2f')}; {falls} of the {heads} scores "
-            f"are smaller in size at {far:,} than at 0, and head {drop} falls most (from "
-            f"{number(float(start[drop]), '.2f')} to {number(float(end[drop]), '.2f')}). RoFormer's bound on the "
-            f"size of a score is {number(bound, '.2f')} of its offset-0 value at {far:,}: a bound on any content, "
-            "not a prediction for one head, which can rise and fall in between.")
+            f"{number(float(end.min()), '.2f')} to {number(float(end.max()), '.2f')}; {smaller} of the {heads} scores "
+            f"{verb} smaller in size at {far:,} than at 0, and {change}. RoFormer's bound on how large a score can be "
+            f"falls to {number(bound, '.2f')} of its offset-0 value by offset {far:,}: a bound over every content, not "
+            "a prediction of one head's score, which can rise and fall in between.")
 
 
 def pairs_statement(shares: llama.PairShares) -> str:
@@ -171,10 +186,16 @@ def pairs_statement(shares: llama.PairShares) -> str:
     k_slow = float(shares.key[..., -quarter:].sum(-1).mean())
     k_fast = float(shares.key[..., :quarter].sum(-1).mean())
     even = quarter / pairs
-    agree = q_slow > q_fast and k_slow > k_fast
-    verdict = ("as Barbero et al. (2024) found in Gemma 7B: the slow pairs, which barely turn over a text, carry "
-               "most of the norm and so most of the meaning" if agree else
-               "unlike what Barbero et al. (2024) found in Gemma 7B, where the slow pairs carry the most norm")
+    found = "Barbero et al. (2024) found the slowest pairs taking the largest share of the norm in Gemma 7B"
+    if q_slow > q_fast and k_slow > k_fast:
+        verdict = (f"the slow pairs hold more than the fast ones for both, as {found} (pairs that barely turn over a "
+                   "text can carry content rather than position)")
+    elif q_slow > q_fast or k_slow > k_fast:
+        which = "queries" if q_slow > q_fast else "keys"
+        other = "keys" if which == "queries" else "queries"
+        verdict = f"the slow pairs hold more for the {which} but not for the {other}, where {found}"
+    else:
+        verdict = f"the slow pairs hold no more than the fast ones, unlike what {found}"
     return (f"Averaged over every head, the {quarter} slowest {plural(quarter, 'pair')} hold {q_slow:.0%} of the "
             f"queries' norm and {k_slow:.0%} of the keys', the {quarter} fastest {q_fast:.0%} and {k_fast:.0%} (an "
             f"even spread would give {even:.0%} each): {verdict}.")
@@ -183,12 +204,14 @@ def pairs_statement(shares: llama.PairShares) -> str:
 def conventions_statement(c: llama.Conventions) -> str:
     """What the wrong pairing does to the next-token loss, and that reordering brings it back."""
     worse = c.wrong > c.right
+    back = (f"gives {c.reordered:.3f} again" if f"{c.reordered:.3f}" == f"{c.right:.3f}" else
+            f"gives {c.reordered:.4f} against {c.right:.4f}")
     return (f"With the file's pairing (adjacent rows of each head) the next-token loss over the {c.scored} scored "
             f"{plural(c.scored, 'token')} is {c.right:.3f} nats per token; rotating split halves of the same rows "
             f"gives {c.wrong:.3f} ({'worse' if worse else 'no worse on this text'}, perplexity "
             f"{number(min(float(torch.tensor(c.right).exp()), 1e30), '.3g')} → "
             f"{number(min(float(torch.tensor(c.wrong).exp()), 1e30), '.3g')}). Reordering each head's rows first, as "
-            f"transformers does when it reads the file, gives {c.reordered:.3f} again (largest logit difference "
+            f"transformers does when it reads the file, {back} (largest logit difference "
             f"{number(c.reordered_gap, '.1g')}): the two conventions are one rotation, with its dimensions permuted.")
 
 
@@ -196,11 +219,10 @@ def rollout_statement(name: str, tokens: tuple[str, ...], row: torch.Tensor, lay
     """Where the rollout of the last token's position traces its input, after ``layer``."""
     T = len(tokens)
     order = row.argsort(descending=True).tolist()
-    top = ", ".join(f"{i} {tokens[i]!r} {float(row[i]):.0%}" for i in order[:3])
-    first = float(row[0])
-    self_share = float(row[T - 1])
-    return (f"{name}, after layer {layer}: rollout traces {first:.0%} of the last position's input to the first "
-            f"token {tokens[0]!r} and {self_share:.0%} to the last token itself; the largest shares: {top}.")
+    top = ", ".join(f"{i} {tokens[i]!r} {float(row[i]):.1%}" for i in order[:3])
+    return (f"{name}, after layer {layer}: rollout traces {float(row[0]):.1%} of the last position's input to the "
+            f"first token {tokens[0]!r} and {float(row[T - 1]):.1%} to the last token itself; the largest shares: "
+            f"{top}.")
 
 
 # cached work -----------------------------------------------------------------------------------
@@ -217,11 +239,15 @@ def shared_model() -> llama.loaded.SmolLM2:
 
 @st.cache_resource(max_entries=8, show_spinner="Running SmolLM2 on the text…")
 def run_view(text: str) -> Run:
-    """Raises ``ValueError`` when the text has fewer than two tokens."""
+    """Raises ``ValueError`` when the text has fewer than three tokens (with two, the first token is also
+    the one just before the only query that can look back) or more than :data:`MAX_PAGE_TOKENS`."""
     model = shared_model()
     ids = model.tokenize(text)
-    if len(ids) < 2:
-        raise ValueError("The text has fewer than two tokens: write a few words for the model to read.")
+    if len(ids) < 3:
+        raise ValueError("The text has fewer than three tokens: write a few words for the model to read.")
+    if len(ids) > MAX_PAGE_TOKENS:  # 300 characters of some scripts are over a thousand tokens
+        raise ValueError(f"The text reads as {len(ids):,} tokens; this page runs the model on at most "
+                         f"{MAX_PAGE_TOKENS}. Shorten it.")
     attentions = model.attentions(ids)
     q, k = model.queries_keys(ids)
     return Run(tuple(ids), tuple(model.pieces(ids)), attentions, llama.head_habits(attentions),

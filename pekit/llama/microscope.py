@@ -85,10 +85,11 @@ def shift_effect(model: SmolLM2, ids: Sequence[int] | Tensor, shift: int) -> Shi
 
 
 class HeadHabits(NamedTuple):
-    """Where each head of a causal model looks, averaged over the queries ``1 .. T - 1`` (query 0
-    can only look at itself): ``sink`` the weight on the first token, ``previous`` the weight on
-    the token just before, ``distance`` the mean offset back (``sum_j w_ij (i - j)``), each
-    ``(layers, heads)`` float64."""
+    """Where each head of a causal model looks, averaged over the queries ``2 .. T - 1`` (query 0
+    can only look at itself, and for query 1 the first token is also the one just before):
+    ``sink`` the weight on the first token, ``previous`` the weight on the token just before,
+    ``distance`` the mean offset back (``sum_j w_ij (i - j)``), each ``(layers, heads)`` float64.
+    A head cannot put more than half of its weight on both."""
 
     sink: Tensor
     previous: Tensor
@@ -96,17 +97,18 @@ class HeadHabits(NamedTuple):
 
 
 def head_habits(attentions: Tensor) -> HeadHabits:
-    """From causal attention weights ``(layers, heads, T, T)``, ``T >= 2``."""
+    """From causal attention weights ``(layers, heads, T, T)``, ``T >= 3``."""
     check_tensor("attentions", attentions, dims=4, floating=True, what="(layers, heads, T, T)")
     layers, heads, T, keys = attentions.shape
-    if T != keys or T < 2 or layers == 0 or heads == 0:
-        raise ValueError(f"attentions must have shape (layers, heads, T, T) with T >= 2; got {tuple(attentions.shape)}")
-    if not bool(torch.isfinite(attentions).all()):
-        raise ValueError("attentions must hold finite weights")
-    A = attentions.detach().to(torch.float64)[:, :, 1:, :]  # queries 1 .. T-1
-    i = torch.arange(1, T, dtype=torch.float64)
-    offsets = i[:, None] - torch.arange(T, dtype=torch.float64)[None, :]  # (T-1, T): i - j
-    previous = torch.diagonal(A, offset=0, dim1=-2, dim2=-1)  # A[:, :, q, q] is query q+1's weight on key q
+    if T != keys or T < 3 or layers == 0 or heads == 0:
+        raise ValueError(f"attentions must have shape (layers, heads, T, T) with T >= 3; got {tuple(attentions.shape)}")
+    check_memory({"layers": layers, "heads": heads, "T²": T * T}, 8 * 3)  # float64 copy and its products
+    if not bool(torch.isfinite(attentions).all()) or bool((attentions < 0).any()):
+        raise ValueError("attentions must hold finite, non-negative weights")
+    A = attentions.detach().to(torch.float64)[:, :, 2:, :]  # queries 2 .. T-1
+    i = torch.arange(2, T, dtype=torch.float64, device=A.device)
+    offsets = i[:, None] - torch.arange(T, dtype=torch.float64, device=A.device)[None, :]  # (T-2, T): i - j
+    previous = torch.diagonal(A, offset=1, dim1=-2, dim2=-1)  # A[:, :, q, q+1] is query q+2's weight on key q+1
     return HeadHabits(A[..., 0].mean(-1), previous.mean(-1), (A * offsets.clamp_min(0)).sum(-1).mean(-1))
 
 
@@ -132,9 +134,13 @@ def _check_qk(queries: object, keys: object, inv_freq: object, *, dims: int) -> 
     check_tensor("keys", keys, dims=dims, floating=True, what=what.replace("heads", "kv_heads"))
     check_tensor("inv_freq", inv_freq, dims=1, floating=True, what="(head_dim/2,)")
     qs, ks = queries.shape, keys.shape
-    if qs[:-3] != ks[:-3] or qs[-2:] != ks[-2:] or qs[-1] % 2 or qs[-2] == 0 or ks[-3] == 0 or qs[-3] % ks[-3]:
+    if (qs[:-3] != ks[:-3] or qs[-2:] != ks[-2:] or qs[-1] % 2 or qs[-1] == 0 or qs[-2] == 0 or ks[-3] == 0
+            or qs[-3] == 0 or qs[-3] % ks[-3] or any(n == 0 for n in qs[:-3])):
         raise ValueError(f"queries {tuple(qs)} and keys {tuple(ks)} must share their T and an even head_dim, with "
                          "the query heads a multiple of the key heads")
+    if queries.device != keys.device or inv_freq.device != queries.device:
+        raise ValueError(f"queries, keys and inv_freq must be on one device; got {queries.device}, {keys.device} "
+                         f"and {inv_freq.device}")
     if inv_freq.numel() != qs[-1] // 2:
         raise ValueError(f"inv_freq must hold {qs[-1] // 2} frequencies, one per rotary pair; got {inv_freq.numel()}")
     for name, t in (("queries", queries), ("keys", keys), ("inv_freq", inv_freq)):

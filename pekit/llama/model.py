@@ -132,10 +132,12 @@ class LlamaDecoder(nn.Module):
 
     def rotary(self, position_ids: Tensor, inv_freq: Tensor) -> tuple[Tensor, Tensor]:
         """Cosines and sines ``(T, head_dim / 2)`` of the angles ``position * inv_freq``, computed
-        in float64 (exact enough for positions up to millions) and cast to the weights' dtype."""
-        theta = position_ids.to(torch.float64)[:, None] * inv_freq.to(torch.float64)[None, :]
-        dtype = self.embed.weight.dtype
-        return torch.cos(theta).to(dtype), torch.sin(theta).to(dtype)
+        in float64 on the CPU (exact enough for positions up to millions; Apple's MPS has no
+        float64), then cast to the weights' dtype and moved to their device."""
+        theta = position_ids.cpu().to(torch.float64)[:, None] * inv_freq.cpu().to(torch.float64)[None, :]
+        weight = self.embed.weight
+        return (torch.cos(theta).to(device=weight.device, dtype=weight.dtype),
+                torch.sin(theta).to(device=weight.device, dtype=weight.dtype))
 
     def forward(self, ids: Tensor, position_ids: Tensor, inv_freq: Tensor, *, pairing: str = "adjacent",
                 reorder: bool = False, weights: bool = False, capture: list | None = None
@@ -147,7 +149,7 @@ class LlamaDecoder(nn.Module):
         :class:`Rope`. Internal: arguments are trusted (:class:`pekit.llama.SmolLM2` checks them)."""
         assert pairing in PAIRINGS
         rope = Rope(pairing, reorder, rope_pair_permutation(self.config.head_dim).to(ids.device) if reorder else None)
-        cos, sin = self.rotary(position_ids.to(ids.device), inv_freq.to(ids.device))
+        cos, sin = self.rotary(position_ids, inv_freq)
         X = self.embed(ids)
         maps = []
         for layer in self.layers:
