@@ -31,6 +31,28 @@ MAX_CHARS = 1 << 20  # characters of text read by tokenize
 MODEL_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 
 
+def _whole_numbers(name: str, value: object, low: int, high: int, what: str) -> Tensor:
+    """``value`` (a list of whole numbers or a 1-D integer tensor, at most :data:`MAX_TOKENS` of
+    them, each from ``low`` to ``high``) as an int64 CPU tensor, or ``ValueError`` naming ``name``."""
+    if isinstance(value, Tensor):
+        check_tensor(name, value, dims=1, what=f"(T,) of {what}")
+        if value.dtype.is_floating_point or value.dtype.is_complex or value.dtype == torch.bool:
+            raise ValueError(f"{name} must hold {what} in an integer dtype; got dtype {value.dtype}")
+        out = value.detach().to("cpu", torch.int64)
+    else:
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise ValueError(f"{name} must be a list of {what} or a 1-D integer tensor; got {type(value).__name__}")
+        if len(value) > MAX_TOKENS:
+            raise ValueError(f"{name} holds {len(value):,} values; pekit runs SmolLM2 on at most {MAX_TOKENS:,}")
+        out = torch.tensor([check_int(f"{name}[{i}]", v, minimum=low, maximum=high) for i, v in enumerate(value)],
+                           dtype=torch.int64)
+    if out.numel() > MAX_TOKENS:
+        raise ValueError(f"{name} holds {out.numel():,} values; pekit runs SmolLM2 on at most {MAX_TOKENS:,}")
+    if out.numel() and (int(out.min()) < low or int(out.max()) > high):
+        raise ValueError(f"{name} must hold {what} from {low:,} to {high:,}")
+    return out
+
+
 class SmolLM2:
     """The loaded model: ``config`` (a :class:`SmolLM2Config`), ``decoder`` (the torch module),
     ``tokenizer`` (a ``tokenizers.Tokenizer``), ``device`` and ``dtype``."""
@@ -79,50 +101,18 @@ class SmolLM2:
 
     # -- checks ------------------------------------------------------------------------------
     def _ids(self, ids: object, *, minimum: int = 1) -> Tensor:
-        if isinstance(ids, Tensor):
-            check_tensor("ids", ids, dims=1, what="(T,) of token ids")
-            if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
-                raise ValueError(f"ids must hold token ids in an integer dtype; got dtype {ids.dtype}")
-            ids = ids.detach().to("cpu", torch.int64)
-        else:
-            if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
-                raise ValueError(f"ids must be a list of token ids or a 1-D integer tensor; got {type(ids).__name__}")
-            if len(ids) > MAX_TOKENS:
-                raise ValueError(f"ids hold {len(ids):,} tokens; pekit runs SmolLM2 on at most {MAX_TOKENS:,}")
-            top = self.config.vocab_size - 1
-            ids = torch.tensor([check_int(f"ids[{i}]", v, minimum=0, maximum=top) for i, v in enumerate(ids)],
-                               dtype=torch.int64)
-        n = ids.numel()
-        if n < minimum or n > MAX_TOKENS:
-            raise ValueError(f"ids hold {n:,} tokens; pekit runs SmolLM2 on {minimum} to {MAX_TOKENS:,}")
-        if n and (int(ids.min()) < 0 or int(ids.max()) >= self.config.vocab_size):
-            raise ValueError(f"ids must be token ids from 0 to {self.config.vocab_size - 1}")
+        ids = _whole_numbers("ids", ids, 0, self.config.vocab_size - 1, "token ids")
+        if ids.numel() < minimum:
+            raise ValueError(f"ids hold {ids.numel():,} tokens; pekit runs SmolLM2 on {minimum} to {MAX_TOKENS:,}")
         return ids
 
     def _positions(self, position_ids: object, T: int) -> Tensor:
         if position_ids is None:
             return torch.arange(T, dtype=torch.int64)
-        pos = self._positions_given(position_ids)
+        pos = _whole_numbers("position_ids", position_ids, 0, MAX_POSITION - 1, "positions")
         if pos.numel() != T:
             raise ValueError(f"position_ids hold {pos.numel()} positions for {T} tokens")
-        if T and (int(pos.min()) < 0 or int(pos.max()) >= MAX_POSITION):
-            raise ValueError(f"position_ids must be from 0 to {MAX_POSITION - 1:,}")
         return pos
-
-    @staticmethod
-    def _positions_given(value: object) -> Tensor:
-        name = "position_ids"
-        if isinstance(value, Tensor):
-            check_tensor(name, value, dims=1, what="(T,) of whole numbers")
-            if value.dtype.is_floating_point or value.dtype.is_complex or value.dtype == torch.bool:
-                raise ValueError(f"{name} must hold whole numbers in an integer dtype; got dtype {value.dtype}")
-            return value.detach().to("cpu", torch.int64)
-        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-            raise ValueError(f"{name} must be a list of whole numbers or a 1-D integer tensor; got {type(value).__name__}")
-        if len(value) > MAX_TOKENS:
-            raise ValueError(f"{name} holds {len(value):,} values; at most {MAX_TOKENS:,}")
-        return torch.tensor([check_int(f"{name}[{i}]", v, minimum=0, maximum=MAX_POSITION - 1)
-                             for i, v in enumerate(value)], dtype=torch.int64)
 
     def _frequencies(self, inv_freq: object) -> Tensor:
         if inv_freq is None:
