@@ -4,6 +4,7 @@ import streamlit as st
 
 from lab.display import show_chart
 from lab.page import lab_page
+from lab.views.minilm import model_missing
 from lab.views.rope_in_a_real_model import (
     HEAD,
     LAYER,
@@ -14,29 +15,31 @@ from lab.views.rope_in_a_real_model import (
     conventions_statement,
     habits_charts,
     habits_statement,
+    layout_statement,
     map_chart,
-    minilm_available,
     minilm_rollout,
     minilm_rollout_chart,
     minilm_rows_similarity,
     minilm_shift_statement,
+    model_statement,
     offset_statement,
     offsets_charts,
     offsets_view,
+    pairs_caption,
     pairs_charts,
     pairs_statement,
     rollout_chart,
     rollout_statement,
     run_view,
+    shared_model,
     shift_chart,
     shift_statement,
     shift_view,
 )
 
 INTRO = (
-    "Nearly every language model today puts positions in with RoPE. Here is a real one, **SmolLM2-135M** (30 layers, "
-    "9 query heads sharing 3 key/value heads of 64 dimensions, RoPE base 100,000, trained on 8,192 positions), read "
-    "from its file and run by pekit's own code on your text."
+    "Nearly every language model today puts positions in with RoPE. Here is a real one, **SmolLM2-135M**, read from "
+    "its file and run by pekit's own code on your text."
 )
 
 with lab_page("ropelm", "RoPE in a real model", INTRO, SETTINGS) as page:
@@ -47,14 +50,14 @@ with lab_page("ropelm", "RoPE in a real model", INTRO, SETTINGS) as page:
         shift = page.slider_and_box(SHIFT, help="Positions c to c + T − 1 instead of 0 to T − 1 (the model was "
                                                 "trained on 8,192 positions).")
     run = run_view(text)
-    st.caption(run.listing)
+    st.caption(model_statement(shared_model().config) + " " + run.listing)
 
     st.subheader("Relative, in real weights: shift every position by c")
     show_chart(shift_chart(text, shift), title="Largest change of an attention weight, per layer, after the shift")
     st.markdown(shift_statement(shift_view(text, shift)))
     st.latex(r"q_m^\top k_n = \mathrm{Re}\sum_j q_j\,\overline{k_j}\,e^{i(m-n)\theta_j}"
              r"\quad\Rightarrow\quad m, n \mapsto m + c,\ n + c \text{ changes nothing}")
-    if minilm_available():
+    if model_missing() is None:
         st.markdown(minilm_shift_statement(minilm_rows_similarity(run.count, shift), shift, run.count))
 
     st.subheader("Where the heads look")
@@ -89,14 +92,10 @@ with lab_page("ropelm", "RoPE in a real model", INTRO, SETTINGS) as page:
     with c2:
         show_chart(mean_share, title="Share of the norm per rotary pair, over every head")
     st.markdown(pairs_statement(run.shares))
-    st.caption("Pair j turns by θ_j = 100000^(−2j/64) radians per position: pair 0 once every 6.3 positions, pair 31 "
-               "once every 440,000 or so. A pair's share: its mean length over the text's tokens, over the sum of "
-               "all 32.")
+    st.caption(pairs_caption(shared_model().config))
 
     st.subheader("Conventions: adjacent pairs or split halves")
-    st.markdown("The file stores each head's query and key rows so that pair j is rows (2j, 2j + 1); Hugging Face's "
-                "Llama code pairs row j with row j + 32 and reorders the rows when it reads such a file. Rotating the "
-                "wrong pairs of the same weights:")
+    st.markdown(layout_statement(shared_model().config))
     st.markdown(conventions_statement(run.conventions))
 
     st.subheader("Attention across layers: rollout")
@@ -109,8 +108,8 @@ with lab_page("ropelm", "RoPE in a real model", INTRO, SETTINGS) as page:
     with c2:
         other = minilm_rollout(text)
         if other is not None:
-            show_chart(minilm_rollout_chart(text), title="MiniLM (learned positions): rollout after layer 5")
-            st.markdown(rollout_statement("MiniLM", other.tokens, other.last_row, 5))
+            show_chart(minilm_rollout_chart(text), title=f"MiniLM (learned positions): rollout after layer {other.layer}")
+            st.markdown(rollout_statement("MiniLM", other.tokens, other.last_row, other.layer))
     st.caption("Rollout (Abnar & Zuidema, 2020) follows attention through the layers, counting the residual "
                "connection as half of each step: row i is how much of each input token reaches position i, if "
                "attention were the only way information moved.")

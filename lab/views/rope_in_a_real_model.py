@@ -9,6 +9,7 @@ is installed (:mod:`lab.registry`).
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import pandas as pd
@@ -20,6 +21,7 @@ from pekit import charts, llama
 from pekit.rollout import attention_rollout
 from lab.display import number, plural
 from lab.settings import IntSetting, TextSetting
+from lab.views.minilm import model_missing
 
 DEFAULT_TEXT = "Alice gave the book to Bob, and then Bob gave the book back to Alice because she had read it."
 TEXT = TextSetting("text", "Your text", default=DEFAULT_TEXT, max_chars=300)
@@ -46,6 +48,8 @@ class Run(NamedTuple):
     shares: llama.PairShares
     conventions: llama.Conventions
     rollout: torch.Tensor  # (layers, T, T) float64
+    queries: torch.Tensor  # (layers, heads, T, head_dim), before rotation: kept for the offset curves
+    keys: torch.Tensor  # (layers, kv_heads, T, head_dim)
 
     @property
     def count(self) -> int:
@@ -62,10 +66,12 @@ class Run(NamedTuple):
 
 
 class MiniLMRollout(NamedTuple):
-    """MiniLM's rollout after its last layer, on its word pieces ([CLS] first, [SEP] last)."""
+    """MiniLM's rollout after its last layer (``layer``, counted from 0), on its word pieces
+    ([CLS] first, [SEP] last)."""
 
     tokens: tuple[str, ...]
     rollout: torch.Tensor  # (T, T) float64
+    layer: int
 
     @property
     def last_row(self) -> torch.Tensor:
@@ -73,6 +79,31 @@ class MiniLMRollout(NamedTuple):
 
 
 # sentences from numbers ------------------------------------------------------------------------
+
+
+def model_statement(config: llama.SmolLM2Config) -> str:
+    """The model's sizes, as its file gives them."""
+    c = config
+    return (f"SmolLM2-135M: {c.num_layers} {plural(c.num_layers, 'layer')}, {c.num_heads} query "
+            f"{plural(c.num_heads, 'head')} sharing {c.num_kv_heads} key/value {plural(c.num_kv_heads, 'head')} of "
+            f"{c.head_dim} dimensions, RoPE base {c.rope_base:,g}, trained on {c.context_length:,} positions.")
+
+
+def pairs_caption(config: llama.SmolLM2Config) -> str:
+    """How fast the first and the last rotary pair turn, and what a pair's share is."""
+    pairs = config.head_dim // 2
+    freqs = pekit.rope_frequencies(config.head_dim, base=config.rope_base)
+    fast, slow = 2 * math.pi / float(freqs[0]), 2 * math.pi / float(freqs[-1])
+    return (f"Pair j turns by θ_j = {config.rope_base:g}^(−2j/{config.head_dim}) radians per position: pair 0 once "
+            f"every {number(fast, '.3g')} positions, pair {pairs - 1} once every {slow:,.0f}. A pair's share: "
+            f"its mean length over the text's tokens, over the sum of all {pairs}.")
+
+
+def layout_statement(config: llama.SmolLM2Config) -> str:
+    """Which rows of a head each convention pairs."""
+    return (f"The file stores each head's query and key rows so that pair j is rows (2j, 2j + 1); Hugging Face's "
+            f"Llama code pairs row j with row j + {config.head_dim // 2} and reorders the rows when it reads such a "
+            "file. Rotating the wrong pairs of the same weights:")
 
 
 def shift_statement(effect: llama.ShiftEffect) -> str:
@@ -228,10 +259,6 @@ def rollout_statement(name: str, tokens: tuple[str, ...], row: torch.Tensor, lay
 # cached work -----------------------------------------------------------------------------------
 
 
-def minilm_available() -> bool:
-    return pekit.pretrained_available()
-
-
 @st.cache_resource(show_spinner="Loading SmolLM2 (once for this server)…")
 def shared_model() -> llama.loaded.SmolLM2:
     return pekit.smollm2()
@@ -251,7 +278,8 @@ def run_view(text: str) -> Run:
     attentions = model.attentions(ids)
     q, k = model.queries_keys(ids)
     return Run(tuple(ids), tuple(model.pieces(ids)), attentions, llama.head_habits(attentions),
-               llama.pair_shares(q, k, model.inv_freq), llama.conventions(model, ids), attention_rollout(attentions))
+               llama.pair_shares(q, k, model.inv_freq), llama.conventions(model, ids), attention_rollout(attentions),
+               q, k)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Running the shifted text…")
@@ -263,7 +291,7 @@ def shift_view(text: str, shift: int) -> llama.ShiftEffect:
 def minilm_rows_similarity(tokens: int, shift: int) -> float | None:
     """Mean cosine similarity of MiniLM's position rows i and i + c, i < tokens (None where MiniLM
     is absent or its 512 rows do not reach)."""
-    if not pekit.pretrained_available() or shift + tokens > 512:
+    if model_missing() is not None or shift + tokens > 512:
         return None
     table = pekit.pretrained_position_table(device="cpu").double()
     a, b = table[:tokens], table[shift:shift + tokens]
@@ -272,17 +300,16 @@ def minilm_rows_similarity(tokens: int, shift: int) -> float | None:
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def offsets_view(text: str, layer: int, max_offset: int) -> llama.OffsetScores:
-    model = shared_model()
-    q, k = model.queries_keys(run_view(text).ids)
-    return llama.offset_scores(q[layer], k[layer], model.inv_freq, max_offset)
+    run = run_view(text)  # the queries and keys of the run: no second pass through the model
+    return llama.offset_scores(run.queries[layer], run.keys[layer], shared_model().inv_freq, max_offset)
 
 
 @st.cache_resource(max_entries=4, show_spinner="Running MiniLM on the text…")
 def minilm_rollout(text: str) -> MiniLMRollout | None:
-    if not pekit.pretrained_available():
+    if model_missing() is not None:
         return None
     result = pekit.pretrained_attention(text, device="cpu")
-    return MiniLMRollout(tuple(result.tokens), attention_rollout(result.attentions)[-1])
+    return MiniLMRollout(tuple(result.tokens), attention_rollout(result.attentions)[-1], result.attentions.shape[0] - 1)
 
 
 # charts ----------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ test runs the model)."""
 
 from __future__ import annotations
 
+import math
 import re
 
 import torch
@@ -246,3 +247,30 @@ def test_rollout_statement(data, T, layer):
     assert len(listed) == min(3, T)
     values = [float(row[i]) for i in listed]
     assert values == sorted(values, reverse=True) and values[0] == float(row.max())
+
+
+CONFIGS = st.builds(
+    llama.SmolLM2Config, vocab_size=st.just(100), num_hiddens=st.just(64), num_layers=st.integers(1, 40),
+    num_heads=st.integers(1, 16), num_kv_heads=st.integers(1, 16), head_dim=st.integers(1, 64).map(lambda h: 2 * h),
+    ffn_hiddens=st.just(128), rope_base=st.sampled_from([10.0, 500.0, 10000.0, 100000.0, 500000.0, 1e6]),
+    context_length=st.integers(1, 1 << 17), eps=st.just(1e-5), bos_id=st.just(1), eos_id=st.just(2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(config=CONFIGS)
+def test_model_facts_are_the_configs(config):
+    """The page's facts about the model (sizes, pair speeds, which rows pair) come from its file's config."""
+    c = config
+    said = rv.model_statement(c)
+    assert (f"{c.num_layers} layer{'s' if c.num_layers != 1 else ''}, {c.num_heads} query "
+            f"head{'s' if c.num_heads != 1 else ''} sharing {c.num_kv_heads} key/value "
+            f"head{'s' if c.num_kv_heads != 1 else ''} of {c.head_dim} dimensions") in said
+    assert f"RoPE base {c.rope_base:,g}, trained on {c.context_length:,} positions." in said
+    caption = rv.pairs_caption(c)
+    pairs = c.head_dim // 2
+    found = re.search(rf"pair 0 once every ({NUMBER}) positions, pair (\d+) once every ([\d,]+)\. .* all (\d+)\.$", caption)
+    assert found, caption
+    slowest = 2 * math.pi * c.rope_base ** (2 * (pairs - 1) / c.head_dim)  # 2π / θ, θ = base^(−2j/d)
+    assert abs(read(found[1]) - 2 * math.pi) <= 0.01 and int(found[2]) == pairs - 1 == int(found[4]) - 1
+    assert abs(int(found[3].replace(",", "")) - slowest) <= 0.5 + 1e-9 * slowest
+    assert f"row j + {c.head_dim // 2}" in rv.layout_statement(c)
