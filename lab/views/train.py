@@ -406,10 +406,11 @@ def lesson(task: str, kind: str, results: dict[str, Result], ceiling: float) -> 
                 "causal mask leaks (more steps may help).")
     if not others:
         return said
-    # the best by sequences, then tokens; equal as shown: a tie
-    key = {p: (_pct(r.seq_accuracy), _pct(r.token_accuracy), r.seq_accuracy, r.token_accuracy)
+    # the best by sequences, then tokens, as the table shows them (a tenth of a percent): equal as shown is a
+    # tie, and a share that only differs beyond what is shown does not outrank more tokens right
+    key = {p: (round(1000 * r.seq_accuracy), round(1000 * r.token_accuracy), r.seq_accuracy, r.token_accuracy)
            for p, r in results.items()}
-    top = max(results, key=lambda p: key[p][2:])
+    top = max(results, key=lambda p: key[p])
     best = [p for p in results if key[p][:2] == key[top][:2]]
     seq = results[top].seq_accuracy
     if "none" in best:

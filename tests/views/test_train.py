@@ -406,15 +406,22 @@ def expected_best(results: dict) -> list[str]:
     """The schemes with the most sequences right, then tokens, as shown (recomputed by a loop)."""
     shown = {p: (pct(r.seq_accuracy), pct(r.token_accuracy)) for p, r in results.items()}
     top = None
-    for p, r in results.items():
-        if top is None or (r.seq_accuracy, r.token_accuracy) > (results[top].seq_accuracy,
-                                                                  results[top].token_accuracy):
+    for p, r in results.items():  # the shown shares first: a difference nobody can see ranks nothing
+        mine = (float(pct(r.seq_accuracy)[:-1]), float(pct(r.token_accuracy)[:-1]), r.seq_accuracy, r.token_accuracy)
+        if top is None or mine > (float(pct(results[top].seq_accuracy)[:-1]),
+                                  float(pct(results[top].token_accuracy)[:-1]),
+                                  results[top].seq_accuracy, results[top].token_accuracy):
             top = p
     return [p for p in results if shown[p] == shown[top]]
 
 
-@given(none=st.one_of(st.none(), st.tuples(shares, shares)),
-       others=st.dictionaries(st.sampled_from(SCHEMES[1:]), st.tuples(shares, shares), max_size=5),
+# (tokens right, sequences right): a sequence is right only when all its tokens are, so the second
+# never exceeds the first
+accuracies = st.tuples(shares, shares).map(lambda t: (max(t), min(t)))
+
+
+@given(none=st.one_of(st.none(), accuracies),
+       others=st.dictionaries(st.sampled_from(SCHEMES[1:]), accuracies, max_size=5),
        kind=st.sampled_from(KINDS), task=st.sampled_from(TASK.options), ceiling=shares)
 @settings(max_examples=40, deadline=None)
 @example(none=(0.275, 0.0), others={"sinusoidal": (1.0, 1.0), "learned": (1.0, 1.0)}, kind="encoder",
@@ -422,6 +429,8 @@ def expected_best(results: dict) -> list[str]:
 @example(none=(0.29, 0.0), others={}, kind="encoder", task="sort", ceiling=0.28)
 @example(none=(0.97, 0.5), others={"rope": (0.99, 0.9)}, kind="decoder", task="histogram", ceiling=1.0)
 @example(none=(0.5, 0.5), others={"rope": (0.5, 0.5)}, kind="decoder", task="histogram", ceiling=1.0)
+@example(none=(0.5, 0.25), others={"sinusoidal": (0.0, 0.0), "learned": (0.2501, 0.2501)}, kind="encoder",
+         task="reverse", ceiling=0.0)  # sequences tied as shown; none has more tokens right
 @example(none=None, others={"rope": (0.5, 0.2)}, kind="encoder", task="shift", ceiling=0.3)
 def test_the_lesson_states_the_table_s_numbers(none, others, kind, task, ceiling):
     if task == "histogram":
@@ -512,7 +521,7 @@ def check_extrapolation(said: list[str], tables: dict, seq_len: int, kind: str, 
         fewer = [p for p in known if p != "none" and pct(known[p]) != mine and known[p] > known["none"]]
         sentence = next(s for s in said if s.startswith("Without positions"))
         for word, expected in (("more than", more), ("as many as", same), ("fewer than", fewer)):
-            first, second = word.split(" ", 1)
+            first, second = word.rsplit(" ", 1)  # "as many" + "as": the words around "tokens right there"
             found = re.search(f"{first} (?:tokens right there )?{second}" + r" ([a-z0-9, ]+?)(?:, (?:as|fewer)|\.)",
                               sentence)
             assert sorted(names_in(found[1])) == sorted(expected) if expected else found is None
