@@ -6,7 +6,7 @@ VENV ?= .venv
 # fail fast where an index is unreachable, instead of retrying for minutes
 PIP_FLAGS ?= --retries 1 --timeout 20 --disable-pip-version-check --quiet
 
-.PHONY: run test bench smollm clean
+.PHONY: run test bench smollm catalogs clean
 
 $(VENV)/.app-installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,14 @@ test: $(VENV)/.dev-installed
 
 bench: $(VENV)/.dev-installed
 	$(VENV)/bin/python -m benchmarks.run
+
+# After changing the text of a page: collect the messages of the code (babel.cfg) and bring the
+# Portuguese catalog up to date; then translate the new entries in lab/locale/pt_BR/LC_MESSAGES/
+# messages.po (the tests fail while one is missing). The app compiles the catalog when it starts.
+catalogs: $(VENV)/.dev-installed
+	$(VENV)/bin/pybabel extract -F babel.cfg -k N_ -k ngettext -k pgettext:1c,2 --add-location=file \
+		--sort-by-file --no-wrap --project=pekit -o lab/locale/messages.pot .
+	$(VENV)/bin/pybabel update -i lab/locale/messages.pot -d lab/locale -l pt_BR --no-wrap
 
 clean:
 	rm -rf $(VENV)

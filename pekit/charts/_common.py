@@ -18,6 +18,8 @@ import pandas as pd
 import torch
 from torch import Tensor
 
+from ._wording import _, local_number, wording
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -84,33 +86,46 @@ class Drawing(NamedTuple):
         """True when every value is drawn as it is (nothing averaged or banded)."""
         return self.block == (1, 1)
 
-    def describe(self, rows: str = "rows", columns: str = "columns") -> str:
+    def describe(self, rows: str | tuple[str, str] = ("row", "rows"),
+                 columns: str | tuple[str, str] = ("column", "columns")) -> str:
         """A sentence saying honestly what the picture shows. ``rows`` and ``columns`` name what
-        the rows and columns are, in the plural (``"positions"``; ``"position(s)"`` reads the
-        same); one of them reads in the singular."""
+        the rows and columns are: a ``(singular, plural)`` pair in the caller's language
+        (``("position", "positions")``), or an English plural (``"positions"``; ``"position(s)"``
+        reads the same). Words and numbers follow the caller's :class:`Wording`."""
         r, c = self.shape
+        n = lambda value: local_number(f"{value:,}")  # noqa: E731
         if self.kind == "bands":
-            return (f"{r:,} {_counted(r, rows)} are more than the chart has room for: each line is drawn as the band "
-                    f"between its smallest and largest value over every {self.block[0]:,} consecutive "
-                    f"{_counted(self.block[0], rows)} (a fast line fills its band, a slow one stays a line).")
+            return _("{count} {rows} are more than the chart has room for: each line is drawn as the band "
+                     "between its smallest and largest value over every {run} consecutive {run_rows} "
+                     "(a fast line fills its band, a slow one stays a line).").format(
+                count=n(r), rows=_counted(r, rows), run=n(self.block[0]), run_rows=_counted(self.block[0], rows))
         if self.kind == "lines":
-            return f"Every value is a point on its line{'; hover for values' if self.hover else ''}."
+            return (_("Every value is a point on its line; hover for values.") if self.hover
+                    else _("Every value is a point on its line."))
         if self.exact and r * c == 1:
-            return "The one entry drawn" + ("; hover it for its exact value." if self.hover else ".")
+            return _("The one entry drawn; hover it for its exact value.") if self.hover else _("The one entry drawn.")
         if self.exact and self.hover:
-            return f"All {r:,} × {c:,} entries drawn; hover a cell for its exact value."
+            return _("All {rows} × {columns} entries drawn; hover a cell for its exact value.").format(
+                rows=n(r), columns=n(c))
         if self.exact:
-            return f"All {r:,} × {c:,} = {r * c:,} entries drawn, one pixel each."
+            return _("All {rows} × {columns} = {count} entries drawn, one pixel each.").format(
+                rows=n(r), columns=n(c), count=n(r * c))
         br, bc = self.block
-        return (f"{r:,} × {c:,} = {r * c:,} entries are more than a chart can show one by one: each pixel is the "
-                f"mean of a block of {br:,} {_counted(br, rows)} × {bc:,} {_counted(bc, columns)} "
-                f"({self.grid[0]:,} × {self.grid[1]:,} blocks), so nothing is skipped or aliased, but what changes "
-                "faster than a block averages out.")
+        return _("{rows} × {columns} = {count} entries are more than a chart can show one by one: each pixel is "
+                 "the mean of a block of {block_rows} {row_noun} × {block_columns} {column_noun} ({grid_rows} × "
+                 "{grid_columns} blocks), so nothing is skipped or aliased, but what changes faster than a block "
+                 "averages out.").format(
+            rows=n(r), columns=n(c), count=n(r * c), block_rows=n(br), row_noun=_counted(br, rows),
+            block_columns=n(bc), column_noun=_counted(bc, columns), grid_rows=n(self.grid[0]),
+            grid_columns=n(self.grid[1]))
 
 
-def _counted(count: int, plural: str) -> str:
-    """``plural`` (``"positions"`` or ``"position(s)"``) as said of ``count`` things."""
-    stem = plural[:-3] if plural.endswith("(s)") else plural[:-1] if plural.endswith("s") else plural
+def _counted(count: int, noun: str | tuple[str, str]) -> str:
+    """``noun`` as said of ``count`` things: a ``(singular, plural)`` pair, or an English plural
+    (``"positions"`` or ``"position(s)"``)."""
+    if isinstance(noun, tuple):
+        return noun[0] if count == 1 else noun[1]
+    stem = noun[:-3] if noun.endswith("(s)") else noun[:-1] if noun.endswith("s") else noun
     return stem if count == 1 else stem + "s"
 
 
@@ -129,7 +144,10 @@ def texts(values, fmt: str = ".6f") -> list[str]:
     """Numbers as tooltip text, a negative one with a minus sign (−), as the lab's sentences
     write it. Tooltips are computed for every mark when a chart draws, and formatting there costs
     more than drawing; a text field costs one lookup."""
-    return [format(float(v), fmt).replace("-", "−") for v in values]
+    local = wording()
+    if local.english_numbers:
+        return [format(float(v), fmt).replace("-", "−") for v in values]
+    return [local.number(format(float(v), fmt)).replace("-", "−") for v in values]
 
 
 def tip(field: str, title: str | None = None) -> alt.Tooltip:
@@ -285,6 +303,9 @@ def to_spec(chart: alt.TopLevelMixin) -> dict:
     config = spec.setdefault("config", {})
     for part, style in READABLE.items():
         config[part] = {**style, **config.get(part, {})}
+    locale = wording().vega_locale()
+    if locale is not None:
+        config["locale"] = locale
     # the digest: the spec with datasets named by content, the rows themselves left out
     datasets = spec.pop("datasets", {})
     others = {k: v for k, v in datasets.items() if k not in lifted}  # converted by Altair: hash them too

@@ -36,6 +36,10 @@ PALETTE = st.one_of(NAME, among("viridis", "Diverging", None))
 
 register(charts.to_spec, {"chart": lazy(lambda: [None, "abc", 5, {"mark": "bar"}, T(2, 2), summary()])},
          lambda: {"chart": charts.heatmap(T(3, 4), x_title="x", y_title="y")})
+WORDINGS = lazy(lambda: [None, "pt", 5, {"decimal": ","}, ("a", "b"), charts.Wording])
+register(charts.set_wording, {"value": WORDINGS}, lambda: {"value": charts.ENGLISH})
+register(charts.worded, {"value": WORDINGS}, lambda: {"value": charts.ENGLISH})
+register(charts.wording, {}, lambda: {})
 register(charts.drawing_blocks, {"rows": INTS, "cols": INTS, "max_marks": INTS, "max_pixels": PIXELS},
          lambda: {"rows": 100, "cols": 50, "max_marks": 1000})
 register(matrices.heatmap_frame, {"summary": BROKEN_SUMMARIES, "row_offset": INTS, "col_offset": INTS},

@@ -1,0 +1,124 @@
+"""Everything a reader sees on a page rendered through AppTest, as text, and the English words
+left in it (for the Portuguese pages): titles, prose, notes, every widget's label, help and
+options, tabs and expanders, table headers, and the charts' titles, axis and legend titles,
+tooltips and legend entries. Typed text (a widget's value) and chart data are the reader's data,
+not the page's prose, and are left out; so are formulas, code and quoted data (tests/bilingual.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import NamedTuple
+
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from tests.bilingual import english_words
+
+ROOT = Path(__file__).resolve().parent.parent
+PROSE = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success", "exception")
+WIDGETS = ("button", "checkbox", "toggle", "radio", "selectbox", "multiselect", "slider", "select_slider",
+           "number_input", "text_input", "text_area", "button_group", "download_button", "page_link", "metric")
+LEGEND_CHANNELS = ("color", "shape", "strokeDash", "fill", "stroke", "opacity", "size")
+
+
+class PageText(NamedTuple):
+    text: str
+    english: list[str]
+
+
+def _chart_texts(spec: dict) -> list[str]:
+    """The words a chart shows: titles anywhere (chart, axes, legends, tooltips) and the entries
+    of a legend over a named field (series names drawn from the data)."""
+    out: list[str] = []
+    datasets = dict(spec.get("datasets", {}))
+    if isinstance(spec.get("data"), dict) and "values" in spec["data"]:
+        datasets["__top"] = spec["data"]["values"]
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("data", "datasets", "values"):
+                    continue
+                if key in ("title", "subtitle", "description") and isinstance(value, str):
+                    out.append(value)
+                elif key == "title" and isinstance(value, list):
+                    out.extend(v for v in value if isinstance(v, str))
+                elif key == "text" and isinstance(value, str) and node.get("type") != "nominal":
+                    out.append(value)
+                elif key in LEGEND_CHANNELS and isinstance(value, dict) and value.get("type") == "nominal":
+                    field = value.get("field")
+                    for rows in datasets.values():
+                        if isinstance(rows, list):
+                            out.extend(sorted({str(r[field]) for r in rows if isinstance(r, dict) and field in r}))
+                    domain = value.get("scale", {}).get("domain") if isinstance(value.get("scale"), dict) else None
+                    if isinstance(domain, list):
+                        out.extend(str(d) for d in domain)
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk({k: v for k, v in spec.items() if k not in ("datasets",)})
+    return out
+
+
+def visible_texts(at: AppTest) -> list[str]:
+    parts: list[str] = []
+    for kind in PROSE:
+        for element in at.get(kind):
+            value = getattr(element, "value", None)
+            parts.append(value if isinstance(value, str) else getattr(getattr(element, "proto", None), "body", ""))
+    for kind in WIDGETS:
+        for element in at.get(kind):
+            proto = element.proto
+            for name in ("label", "help", "placeholder"):
+                value = getattr(proto, name, "")
+                if isinstance(value, str) and value:
+                    parts.append(value)
+            options = getattr(proto, "options", None)
+            if options is not None:
+                parts.extend(o if isinstance(o, str) else getattr(o, "content", "") for o in options)
+    for kind in ("tab", "expander", "status"):
+        for element in at.get(kind):
+            label = getattr(element, "label", None) or getattr(getattr(element, "proto", None), "label", "")
+            if label:
+                parts.append(label)
+    for element in at.get("dataframe"):
+        try:
+            parts.extend(str(c) for c in element.value.columns)
+        except Exception:  # noqa: BLE001 - a table AppTest cannot read back
+            pass
+    for element in at.get("table"):
+        try:
+            parts.extend(str(c) for c in element.value.columns)
+        except Exception:  # noqa: BLE001
+            pass
+    for element in at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart"):
+        proto = element.proto
+        raw = getattr(proto, "spec", "") or ""
+        try:
+            spec = json.loads(raw)
+        except ValueError:
+            continue
+        parts.extend(_chart_texts(spec))
+    return [p for p in parts if p]
+
+
+def open_page(page: str, query: dict | None = None, lang: str = "pt") -> AppTest:
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
+    at.query_params.update({"lang": lang, **(query or {})})
+    at.run()
+    if page != "pages/home.py":
+        at.switch_page(page).run()
+    return at
+
+
+def page_text_report(page: str, query: dict | None = None, lang: str = "pt") -> PageText:
+    at = open_page(page, query, lang)
+    if at.exception:
+        raise AssertionError([e.value for e in at.exception])
+    texts = visible_texts(at)
+    words = [w for t in texts for w in english_words(t)]
+    return PageText("\n".join(texts), words)

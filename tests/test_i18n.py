@@ -1,0 +1,143 @@
+"""The lab in two languages: the Portuguese catalog holds every message of the code, translated
+and with its placeholders; the language follows the link, the reader's choice and the browser;
+numbers follow the language; and a page opened in Portuguese holds no English prose."""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from babel.messages.extract import extract_from_dir
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+from streamlit.testing.v1 import AppTest
+
+from lab import i18n
+from lab.display import number
+from lab.registry import LAB_PAGES, OPTIONAL_PAGES
+from tests.bilingual import english_words, visible_prose
+
+ROOT = Path(__file__).resolve().parent.parent
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
+
+
+def code_messages() -> dict:
+    """Every message the code marks for translation (as ``make catalogs`` extracts them), by
+    (context, msgid), with where it is."""
+    found = {}
+    with open(ROOT / "babel.cfg", encoding="utf-8") as f:
+        from babel.messages.frontend import parse_mapping_cfg
+
+        method_map, options_map = parse_mapping_cfg(f)
+    for filename, _lineno, message, _comments, context in extract_from_dir(
+            str(ROOT), method_map, options_map, keywords=KEYWORDS):
+        found[(context, message)] = filename
+    return found
+
+
+def fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+
+
+def test_every_message_of_the_code_is_translated_with_its_placeholders():
+    catalog = i18n.catalog_messages("pt")
+    problems = []
+    for (context, message), where in sorted(code_messages().items(), key=lambda kv: str(kv[0])):
+        msgid = message[0] if isinstance(message, tuple) else message
+        entry = catalog.get(msgid, context=context)
+        if entry is None or not entry.string or (isinstance(entry.string, tuple) and not all(entry.string)):
+            problems.append(f"{where}: not translated: {msgid[:80]!r}")
+            continue
+        if entry.fuzzy:
+            problems.append(f"{where}: fuzzy: {msgid[:80]!r}")
+        sources = message if isinstance(message, tuple) else (message,)
+        targets = entry.string if isinstance(entry.string, tuple) else (entry.string,)
+        wanted = set().union(*(fields(s) for s in sources))
+        for target in targets:
+            try:
+                got = fields(target)
+            except ValueError as err:
+                problems.append(f"{where}: broken placeholder in {target[:80]!r}: {err}")
+                continue
+            if got != wanted and not (len(sources) == 2 and got <= wanted):  # a singular may say "one" for {count}
+                problems.append(f"{where}: placeholders {sorted(got)} instead of {sorted(wanted)} in {target[:80]!r}")
+    assert not problems, "\n".join(problems[:40]) + f"\n({len(problems)} problems)"
+
+
+def test_the_catalog_passes_babels_checks_and_keeps_the_portuguese_plural_rule():
+    catalog = i18n.catalog_messages("pt")
+    errors = [(m.id, e) for m, e in catalog.check()]
+    assert not errors, errors[:10]
+    assert catalog.num_plurals == 2
+    t = i18n.translations("pt")
+    assert [t.ngettext("{count} position", "{count} positions", n) for n in (0, 1, 2)] == [
+        "{count} posições", "{count} posição", "{count} posições"]
+
+
+@pytest.mark.parametrize("value, expected", [("pt", "pt"), ("pt-BR", "pt"), ("PT_br", "pt"), ("en-GB", "en"),
+                                             ("de", None), ("", None), (None, None), (["pt"], None)])
+def test_a_language_is_read_from_a_link_or_a_browser_locale(value, expected):
+    assert i18n.parse_language(value) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(value=hs.one_of(hs.integers(-10**12, 10**12), hs.floats(-1e12, 1e12, allow_nan=False)),
+       spec=hs.sampled_from(["", ",", ".1f", ",.2f", ".3g", ".2e", ",.0f"]))
+def test_numbers_follow_the_language(value, spec):
+    english = number(value, spec)
+    with i18n.use("pt"):
+        portuguese = number(value, spec)
+    assert portuguese == english.translate({ord("."): ",", ord(","): "."})
+
+
+def test_english_is_unchanged_outside_a_language_block():
+    assert i18n.language() == "en"
+    with i18n.use("pt"):
+        assert i18n._("Reset") == "Redefinir" and i18n.language() == "pt"
+    assert i18n._("Reset") == "Reset"
+
+
+def open_app(query: dict | None = None, locale: str | None = None) -> AppTest:
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at.query_params.update(query or {})
+    if locale:
+        at.context.locale = locale  # type: ignore[attr-defined]
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def param(at: AppTest, name: str) -> str | None:
+    value = at.query_params.get(name)
+    return value[-1] if isinstance(value, list) else value
+
+
+def test_the_link_chooses_portuguese_and_keeps_it():
+    at = open_app({"lang": "pt"})
+    assert at.title[0].value == "pekit: um laboratório de codificação posicional e autoatenção"
+    assert any("pt.d2l.ai/chapter_attention-mechanisms/self-attention-and-positional-encoding" in m.value
+               for m in at.markdown)
+    assert param(at, "lang") == "pt"
+    labels = [link.proto.label for link in at.sidebar.get("page_link")]
+    assert labels[0] == "Início" and "Mapa de calor da codificação" in labels
+
+
+def test_the_sidebar_choice_switches_the_language_and_writes_the_link():
+    at = open_app()
+    assert at.title[0].value.startswith("pekit: a lab")
+    picker = at.sidebar.get("button_group")[0]
+    picker.set_value("pt").run()
+    assert at.title[0].value.startswith("pekit: um laboratório")
+    assert param(at, "lang") == "pt"
+    at.sidebar.get("button_group")[0].set_value("en").run()
+    assert at.title[0].value.startswith("pekit: a lab") and param(at, "lang") == "en"
+
+
+def test_with_no_choice_the_browsers_language_decides():
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at.run()
+    assert at.title[0].value.startswith("pekit: a lab")
+    assert "lang" not in at.query_params  # nothing chosen: nothing written into the link
