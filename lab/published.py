@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from lab.i18n import N_, _, local_number, pgettext
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -47,9 +49,9 @@ class LongerInput(NamedTuple):
     at_test_length: float
 
 
-LONGER_INPUTS = (
-    LongerInput("Sinusoidal", 512, 15_512, 20.05, 406.01),
-    LongerInput("Rotary (RoPE)", 512, 15_512, 20.07, 79.25),
+LONGER_INPUTS = (  # the schemes' names in English, translated where shown
+    LongerInput(N_("Sinusoidal"), 512, 15_512, 20.05, 406.01),
+    LongerInput(N_("Rotary (RoPE)"), 512, 15_512, 20.07, 79.25),
     LongerInput("ALiBi", 512, 15_512, 19.73, 18.31),
 )
 
@@ -69,33 +71,54 @@ NO_POSITIONS = NoPositions(causal_gap=(0.05, 0.55), masked_without=147.18, maske
 
 class Figure(NamedTuple):
     """One published result: what was measured, the figure, its source, and its topic (one of
-    :data:`TOPICS`)."""
+    :data:`TOPICS`). ``result`` and ``figure`` are written in the reader's language from their
+    English messages (``result_text``, ``figure_text``) and the numbers in ``values``
+    (``name: (number, format)``); the source is a citation and stays as published."""
 
     topic: str
-    result: str
-    figure: str
+    result_text: str
+    figure_text: str
     source: str
+    values: tuple[tuple[str, float, str], ...] = ()
+
+    @property
+    def result(self) -> str:
+        return _(self.result_text).format(**self._text_fields())
+
+    @property
+    def figure(self) -> str:
+        return _(self.figure_text).format(**self._text_fields())
+
+    def _text_fields(self) -> dict[str, str]:
+        out = {}
+        for name, value, spec in self.values:
+            out[name] = _(value) if spec == "text" else local_number(format(value, spec))
+        return out
 
 
 FIGURES = (
-    *(Figure("longer inputs", f"{r.scheme}, trained on {r.trained_on} tokens: perplexity at {r.trained_on} and at "
-                              f"{r.tested_on:,} tokens", f"{r.at_training_length:.2f} and {r.at_test_length:.2f}", ALIBI)
+    *(Figure("longer inputs", N_("{scheme}, trained on {trained} tokens: perplexity at {trained} and at {tested} tokens"),
+             N_("{before} and {after}"), ALIBI,
+             (("scheme", r.scheme, "text"), ("trained", r.trained_on, "d"), ("tested", r.tested_on, ",d"),
+              ("before", r.at_training_length, ".2f"), ("after", r.at_test_length, ".2f")))
       for r in LONGER_INPUTS),
-    Figure("longer inputs", "T5 bias, trained on 512 tokens: longest input it could be run on",
-           "12,512 tokens (out of memory beyond)", ALIBI),
-    Figure("longer inputs", "Speed, T5 bias against ALiBi", "4.3k against 28.3k words per second", ALIBI),
-    Figure("no positions", "Causal language models without positions, against learned positions",
-           f"within {NO_POSITIONS.causal_gap[0]:.2f}–{NO_POSITIONS.causal_gap[1]:.2f} perplexity", HAVIV),
-    Figure("no positions", "Masked language model: perplexity without positions against with them",
-           f"{NO_POSITIONS.masked_without:.2f} against {NO_POSITIONS.masked_with:.2f}", HAVIV),
-    Figure("no positions", "Decoders on longer inputs than trained on: none, sinusoidal, T5 bias, ALiBi, rotary",
-           "no positions generalised best (reasoning and arithmetic tasks)", KAZEMNEJAD),
-    Figure("context extension", "Position interpolation: LLaMA 7B–65B context windows extended to",
-           "up to 32,768 tokens, fine-tuning within 1,000 steps", PI),
-    Figure("context extension", "Position interpolation: bound on the attention scores, against extrapolation",
-           "at least ~600× smaller", PI),
-    Figure("context extension", "YaRN against previous extension methods",
-           "10× fewer tokens and 2.5× fewer training steps", YARN),
+    Figure("longer inputs", N_("T5 bias, trained on 512 tokens: longest input it could be run on"),
+           N_("12,512 tokens (out of memory beyond)"), ALIBI),
+    Figure("longer inputs", N_("Speed, T5 bias against ALiBi"), N_("4.3k against 28.3k words per second"), ALIBI),
+    Figure("no positions", N_("Causal language models without positions, against learned positions"),
+           N_("within {low}–{high} perplexity"), HAVIV,
+           (("low", NO_POSITIONS.causal_gap[0], ".2f"), ("high", NO_POSITIONS.causal_gap[1], ".2f"))),
+    Figure("no positions", N_("Masked language model: perplexity without positions against with them"),
+           N_("{without} against {with_them}"), HAVIV,
+           (("without", NO_POSITIONS.masked_without, ".2f"), ("with_them", NO_POSITIONS.masked_with, ".2f"))),
+    Figure("no positions", N_("Decoders on longer inputs than trained on: none, sinusoidal, T5 bias, ALiBi, rotary"),
+           N_("no positions generalised best (reasoning and arithmetic tasks)"), KAZEMNEJAD),
+    Figure("context extension", N_("Position interpolation: LLaMA 7B–65B context windows extended to"),
+           N_("up to 32,768 tokens, fine-tuning within 1,000 steps"), PI),
+    Figure("context extension", N_("Position interpolation: bound on the attention scores, against extrapolation"),
+           N_("at least ~600× smaller"), PI),
+    Figure("context extension", N_("YaRN against previous extension methods"),
+           N_("10× fewer tokens and 2.5× fewer training steps"), YARN),
 )
 
 
@@ -105,7 +128,9 @@ def published_table(*topics: str) -> pd.DataFrame:
     import pandas as pd
 
     chosen = [f for f in FIGURES if not topics or f.topic in topics]
-    return pd.DataFrame([(f.result, f.figure, f.source) for f in chosen], columns=["result", "figure", "source"])
+    columns = [pgettext("published table", "result"), pgettext("published table", "figure"),
+               pgettext("published table", "source")]
+    return pd.DataFrame([(f.result, f.figure, f.source) for f in chosen], columns=columns)
 
 
 def longer_inputs_sentence(rows: tuple[LongerInput, ...] = LONGER_INPUTS) -> str:
@@ -116,12 +141,23 @@ def longer_inputs_sentence(rows: tuple[LongerInput, ...] = LONGER_INPUTS) -> str
     parts = []
     for r in rows:
         before, after = round(r.at_training_length, 2), round(r.at_test_length, 2)
-        verdict = ("falls apart" if after > 5 * before else "degrades" if after > before
-                   else "holds steady" if after == before else "even improves with the longer context")
-        parts.append(f"{r.scheme} {verdict} ({before:.2f} → {after:.2f})")
+        if after > 5 * before:
+            verdict = _("{scheme} falls apart ({before} → {after})")
+        elif after > before:
+            verdict = _("{scheme} degrades ({before} → {after})")
+        elif after == before:
+            verdict = _("{scheme} holds steady ({before} → {after})")
+        else:
+            verdict = _("{scheme} even improves with the longer context ({before} → {after})")
+        parts.append(verdict.format(scheme=_(r.scheme), before=_two(before), after=_two(after)))
     first = rows[0]
-    return (f"Trained on {first.trained_on:,} tokens, tested on {first.trained_on:,} and on {first.tested_on:,}: "
-            + ", ".join(parts) + ".")
+    return _("Trained on {trained} tokens, tested on {trained} and on {tested}: {verdicts}.").format(
+        trained=local_number(f"{first.trained_on:,}"), tested=local_number(f"{first.tested_on:,}"),
+        verdicts=", ".join(parts))
+
+
+def _two(value: float) -> str:
+    return local_number(f"{value:.2f}")
 
 
 def no_positions_sentence(figures: NoPositions = NO_POSITIONS) -> str:
@@ -130,8 +166,14 @@ def no_positions_sentence(figures: NoPositions = NO_POSITIONS) -> str:
     that with positions: it barely does)."""
     low, high = sorted(round(v, 2) for v in figures.causal_gap)
     without, with_ = round(figures.masked_without, 2), round(figures.masked_with, 2)
-    masked = ("barely learns" if without > 10 * with_ else "falls behind" if without > 1.1 * with_
-              else "does about as well")
-    gap = f"{low:.2f}" if low == high else f"{low:.2f}–{high:.2f}"
-    return (f"Without positions, a causal language model comes within {gap} perplexity of one with "
-            f"learned positions, while a masked one {masked} ({without:.2f} against {with_:.2f} with them).")
+    gap = _two(low) if low == high else f"{_two(low)}–{_two(high)}"
+    if without > 10 * with_:
+        text = _("Without positions, a causal language model comes within {gap} perplexity of one with learned "
+                 "positions, while a masked one barely learns ({without} against {with_them} with them).")
+    elif without > 1.1 * with_:
+        text = _("Without positions, a causal language model comes within {gap} perplexity of one with learned "
+                 "positions, while a masked one falls behind ({without} against {with_them} with them).")
+    else:
+        text = _("Without positions, a causal language model comes within {gap} perplexity of one with learned "
+                 "positions, while a masked one does about as well ({without} against {with_them} with them).")
+    return text.format(gap=gap, without=_two(without), with_them=_two(with_))

@@ -5,6 +5,8 @@ import zlib
 
 import altair as alt
 import pytest
+import json
+
 import torch
 
 from pekit import charts, sinusoidal_encoding
@@ -464,3 +466,23 @@ def test_a_block_names_its_rows_and_columns_in_the_number_they_have(shape, rows)
     br, bc = drawing.block
     assert f"a block of {br:,} {'position' if 'position' in rows else 'row'}{'s' if br != 1 else ''} × {bc:,} " \
            f"column{'s' if bc != 1 else ''}" in text
+
+
+def test_a_chart_speaks_the_callers_language_and_number_symbols():
+    """Words a builder writes itself and its tooltip numbers follow the caller's Wording; the axes get
+    Vega's number locale. English callers see exactly what they saw before."""
+    from lab import i18n
+
+    M = torch.tensor([[0.25, -float("inf")], [1234.5, 0.5]])
+    english = charts.token_heatmap(M, ["a", "b"], ["a", "b"]).spec()
+    with i18n.use("pt"):
+        portuguese = charts.token_heatmap(M, ["a", "b"], ["a", "b"]).spec()
+        described = charts.heatmap(torch.ones(3, 2), x_title="x", y_title="y").drawing.describe(
+            ("posição", "posições"), ("coluna", "colunas"))
+    text_en, text_pt = json.dumps(english, ensure_ascii=False), json.dumps(portuguese, ensure_ascii=False)
+    assert "locale" not in english["config"]
+    assert portuguese["config"]["locale"]["number"]["decimal"] == ","
+    assert '"cell": "masked"' in text_en and '"cell": "mascarado"' in text_pt and '"value text": "mascarado"' in text_pt
+    assert "1234.500000" in text_en and "1234,500000" in text_pt
+    assert '"title": "consulta"' in text_pt or '"title":"consulta"' in text_pt.replace(" ", "")
+    assert described == "Todas as 3 × 2 entradas desenhadas; passe o mouse sobre uma célula para ver o valor exato."

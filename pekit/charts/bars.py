@@ -11,6 +11,7 @@ from torch import Tensor
 
 from .._checks import check_float, check_int, check_range, check_str, check_tensor
 from ._common import SERIES_COLORS, Drawing, Drawn, texts, tip, unchecked
+from ._wording import _, local_number
 from .matrices import TOKEN_LABEL_LIMIT
 
 __all__ = ["accuracy_bars", "token_bars"]
@@ -81,7 +82,7 @@ def token_bars(
 
 @unchecked
 def accuracy_bars(shares: Mapping[str, Mapping[str, float]], *, reference: float | None = None,
-                  reference_label: str = "reference", height: int = 220) -> Drawn:
+                  reference_label: str | None = None, height: int = 220) -> Drawn:
     """A horizontal bar per run and measure: ``shares`` maps each run (a row, in its order) to
     its measures (``{"tokens right": 0.27, "sequences right": 0.0}``; every run the same
     measures, values from 0 to 1). ``reference`` draws a dashed line at that share, named
@@ -102,9 +103,10 @@ def accuracy_bars(shares: Mapping[str, Mapping[str, float]], *, reference: float
             rows.append((run, check_str("measure names", measure),
                          check_float(f"shares[{run!r}][{measure!r}]", value, minimum=0.0, maximum=1.0)))
     height = check_int("height", height, minimum=40, maximum=2000)
+    reference_label = _("reference") if reference_label is None else reference_label
     check_str("reference_label", reference_label)
     frame = pd.DataFrame(rows, columns=["run", "measure", "share"])
-    frame["label"] = [f"{100 * v:.1f}%" for v in frame["share"]]
+    frame["label"] = [local_number(f"{100 * v:.1f}%") for v in frame["share"]]
     frame["share text"] = texts(frame["share"], ".4f")
     runs = list(shares)
     y = alt.Y("run", type="nominal", sort=runs, title=None)
@@ -112,16 +114,16 @@ def accuracy_bars(shares: Mapping[str, Mapping[str, float]], *, reference: float
                       scale=alt.Scale(range=SERIES_COLORS[: len(measures)]),
                       legend=alt.Legend(orient="top", direction="horizontal"))
     base = alt.Chart(frame).encode(y=y, yOffset=alt.YOffset("measure", type="nominal", sort=measures))
-    x = alt.X("share", type="quantitative", title="share right (held-out examples)",
+    x = alt.X("share", type="quantitative", title=_("share right (held-out examples)"),
               scale=alt.Scale(domain=[0, 1], nice=False), axis=alt.Axis(format="%"))
-    bars = base.mark_bar().encode(x=x, color=color, tooltip=[tip("run", "scheme"), tip("measure"),
-                                                             tip("label", "share")])
+    bars = base.mark_bar().encode(x=x, color=color, tooltip=[tip("run", _("scheme")),
+                                                             tip("measure", _("measure")), tip("label", _("share"))])
     labels = base.mark_text(align="left", dx=3, fontSize=11).encode(x=x, text=alt.Text("label", type="nominal"))
     layers = [bars, labels]
     if reference is not None:
         reference = check_float("reference", reference, minimum=0.0, maximum=1.0)
-        line = pd.DataFrame({"share": [reference], "what": [reference_label], "label": [f"{100 * reference:.1f}%"]})
+        line = pd.DataFrame({"share": [reference], "what": [reference_label], "label": [local_number(f"{100 * reference:.1f}%")]})
         layers.append(alt.Chart(line).mark_rule(strokeDash=[5, 3], color="#555").encode(
-            x="share:Q", tooltip=[tip("what", "line"), tip("label", "share")]))
+            x="share:Q", tooltip=[tip("what", _("line")), tip("label", _("share"))]))
     chart = alt.layer(*layers).properties(height=height)
     return Drawn(chart, Drawing("marks", (len(runs), len(measures)), (len(runs), len(measures)), (1, 1), hover=True))

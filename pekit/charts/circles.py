@@ -12,6 +12,7 @@ from torch import Tensor
 
 from .._checks import check_int, check_sequence, check_tensor
 from ._common import Drawing, Drawn, tip, unchecked
+from ._wording import _
 
 __all__ = ["rotation_circle"]
 
@@ -42,11 +43,11 @@ def rotation_circle(start: Tensor, end: Tensor, positions: Sequence[int], *, del
     ring = alt.Chart(circle).mark_line(color="#bab0ac").encode(x=x, y=y, order=alt.Order("order", type="quantitative"))
     shift = alt.Chart(arrows).mark_rule(color="#f28e2b", strokeWidth=2).encode(
         x=alt.X("x", type="quantitative", scale=axis), y=alt.Y("y", type="quantitative", scale=axis),
-        x2=alt.X2("x2"), y2=alt.Y2("y2"), tooltip=[tip("move", "shift")])
+        x2=alt.X2("x2"), y2=alt.Y2("y2"), tooltip=[tip("move", _("shift"))])
     heads = alt.Chart(arrows).mark_point(color="#f28e2b", shape="triangle", size=40, filled=True).encode(
         x=alt.X("x2", type="quantitative", scale=axis), y=alt.Y("y2", type="quantitative", scale=axis))
     dots = alt.Chart(points).mark_circle(size=70, color="#4e79a7").encode(
-        x=x, y=y, tooltip=[alt.Tooltip("position", type="quantitative")])
+        x=x, y=y, tooltip=[alt.Tooltip("position", type="quantitative", title=_("position"))])
     labels = alt.Chart(points).mark_text(dx=9, dy=-9, color="#4e79a7").encode(
         x=x, y=y, text=alt.Text("label", type="nominal"))
     count = len(pos)

@@ -7,6 +7,7 @@ import pandas as pd
 
 from ..complexity import ArchitectureGraph
 from ._common import Drawing, Drawn, unchecked
+from ._wording import _, ngettext
 
 __all__ = ["architecture_chart"]
 
@@ -17,13 +18,25 @@ LEFT = -3.2  # room left of the first token for the row labels
 
 def _row_names(architecture: str, rows: int) -> list[str]:
     if architecture == "CNN":
-        return ["inputs"] + [f"layer {r}" for r in range(1, rows)]
+        return [_("inputs")] + [_("layer {number}").format(number=r) for r in range(1, rows)]
     if architecture == "RNN":
-        return ["inputs x", "states h"]
-    return ["inputs", "outputs"]
+        return [_("inputs x"), _("states h")]
+    return [_("inputs"), _("outputs")]
 
 
 @unchecked
+def _heading(architecture: str, k: int, length: int) -> str:
+    """The title of one architecture's drawing: how many layers or steps its path takes."""
+    if architecture == "CNN":
+        return ngettext("CNN, kernel {k}: first → last token in {count} layer",
+                        "CNN, kernel {k}: first → last token in {count} layers", length).format(k=k, count=length)
+    if architecture == "RNN":
+        return ngettext("RNN: first → last token in {count} step", "RNN: first → last token in {count} steps",
+                        length).format(count=length)
+    return ngettext("Self-attention: first → last token in {count} step",
+                    "Self-attention: first → last token in {count} steps", length).format(count=length)
+
+
 def architecture_chart(graph: ArchitectureGraph) -> Drawn:
     """Stacked convolutions, a recurrent chain and self-attention over the same tokens, one
     block each (inputs at the bottom of a block), every edge drawn from a node to what it
@@ -40,11 +53,8 @@ def architecture_chart(graph: ArchitectureGraph) -> Drawn:
     nodes = pd.DataFrame([{"x": p, "y": base[a] + r} for a, r, p in graph.nodes])
     edges = pd.DataFrame([{"x": p0, "y": base[a] + r0, "x2": p1, "y2": base[a] + r1, "path": on}
                           for a, r0, p0, r1, p1, on in graph.edges])
-    unit = {"CNN": "layer", "RNN": "step", "Self-attention": "step"}
-    what = {"CNN": f"CNN, kernel {graph.k}", "RNN": "RNN", "Self-attention": "Self-attention"}
-    heads = pd.DataFrame([{"x": LEFT, "y": base[a] + graph.rows[a] - 0.35,
-                           "text": f"{what[a]}: first → last token in {graph.path_length[a]} "
-                                   f"{unit[a]}{'s' if graph.path_length[a] != 1 else ''}"} for a in order])
+    heads = pd.DataFrame([{"x": LEFT, "y": base[a] + graph.rows[a] - 0.35, "text": _heading(a, graph.k, graph.path_length[a])}
+                          for a in order])
     rows = pd.DataFrame([{"x": -0.7, "y": base[a] + r, "text": name}
                          for a in order for r, name in enumerate(_row_names(a, graph.rows[a]))])
     x = alt.Scale(domain=[LEFT, graph.n - 0.5], nice=False, zero=False)

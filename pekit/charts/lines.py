@@ -23,6 +23,7 @@ from .._checks import check_bool, check_float, check_int, check_range, check_seq
 from ..reduce import block_summary
 from ..similarity import OffsetSimilarity
 from ._common import SERIES_COLORS, Drawing, Drawn, texts, tip, unchecked
+from ._wording import _, wording
 
 __all__ = ["column_curves", "offset_similarity_chart", "line_chart", "frequency_chart", "layout_comparison_chart"]
 
@@ -54,12 +55,12 @@ def column_curves(
     max_points = check_int("max_points", max_points, minimum=1)
     sub = values.detach().double().cpu()  # (positions, len(columns))
     n = sub.shape[0]
-    names = [f"Col {c}" for c in columns]
+    names = [_("Col {column}").format(column=c) for c in columns]
     frame = pd.DataFrame({"position": torch.arange(start, start + n).repeat(len(columns)).numpy(),
                           "column": pd.Categorical.from_codes(np.repeat(np.arange(len(names)), n), categories=names),
                           "value": sub.T.flatten().numpy()})
-    return line_chart(frame, x="position", y="value", series="column", x_title="Row (position)",
-                      y_title="P[position, column]", series_title="Column", y_domain=(-1.0, 1.0),
+    return line_chart(frame, x="position", y="value", series="column", x_title=_("Row (position)"),
+                      y_title=_("P[position, column]"), series_title=_("Column"), y_domain=(-1.0, 1.0),
                       points=n * len(columns) <= max_points and n <= 64, height=height, max_points=max_points)
 
 
@@ -91,21 +92,21 @@ def similarity_bands(sims: dict[str, OffsetSimilarity], *, y_title: str, height:
                                      "min": sim.minimum.double().numpy(), "max": sim.maximum.double().numpy(),
                                      "starts": sim.count.numpy()}) for name, sim in sims.items()], ignore_index=True)
     frame["mean text"] = texts(frame["mean"])
-    frame["range"] = [f"{a:.6f} to {b:.6f}" for a, b in zip(frame["min"], frame["max"])]
+    frame["range"] = _ranges(frame["min"], frame["max"], ".6f")
     last = int(frame["offset"].max()) if len(frame) else 0
     named = names != [""]
-    color = ({"color": alt.Color("table", type="nominal", title="Table", sort=names, scale=alt.Scale(range=SERIES_COLORS),
+    color = ({"color": alt.Color("table", type="nominal", title=_("Table"), sort=names, scale=alt.Scale(range=SERIES_COLORS),
                                  legend=alt.Legend(orient="bottom"))} if named else {})
-    base = alt.Chart(frame).encode(x=alt.X("offset", type="quantitative", title="Offset δ (positions)",
+    base = alt.Chart(frame).encode(x=alt.X("offset", type="quantitative", title=_("Offset δ (positions)"),
                                            axis=alt.Axis(format="d", tickMinStep=1),
                                            scale=alt.Scale(domain=[0, max(last, 1)], nice=False)), **color)
     band = base.mark_area(opacity=0.3).encode(y=alt.Y("min", type="quantitative", title=y_title,
                                                       scale=alt.Scale(zero=False)), y2=alt.Y2("max"))
     line = base.mark_line().encode(
         y=alt.Y("mean", type="quantitative"),
-        tooltip=([tip("table")] if named else []) + [
-            alt.Tooltip("offset", type="quantitative"), tip("mean text", "mean"), tip("range"),
-            alt.Tooltip("starts", type="quantitative", title="starts measured")],
+        tooltip=([tip("table", _("Table"))] if named else []) + [
+            alt.Tooltip("offset", type="quantitative", title=_("offset")), tip("mean text", _("mean")),
+            tip("range", _("range")), alt.Tooltip("starts", type="quantitative", title=_("starts measured"))],
     )
     count = len(frame) // len(names)
     return Drawn((band + line).properties(height=height),
@@ -272,8 +273,8 @@ def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scal
             **({series: name} if series else {}),
         }))
     bands = pd.concat(parts, ignore_index=True)
-    bands["range"] = [f"{a:.6g} to {b:.6g}" for a, b in zip(bands["low"], bands["high"])]
-    bands["span"] = [f"{a:g} to {b:g}" for a, b in zip(bands["first"], bands["last"])]
+    bands["range"] = _ranges(bands["low"], bands["high"], ".6g")
+    bands["span"] = _ranges(bands["first"], bands["last"], "g")
     tooltip = ([tip(series, series_title or series)] if series else []) + [tip("span", x_title or x),
                                                                             tip("range", y_title or y)]
     stroke = ({"stroke": alt.Stroke(series, type="nominal", sort=names, legend=None,
@@ -281,7 +282,8 @@ def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scal
     chart = (
         alt.Chart(bands)
         .mark_area(opacity=0.5, strokeWidth=1)
-        .encode(x=x_enc, y=alt.Y("low", type="quantitative", title=f"{y_title or y} (range per run)", scale=scale),
+        .encode(x=x_enc, y=alt.Y("low", type="quantitative", title=_("{title} (range per run)").format(title=y_title or y),
+                                   scale=scale),
                 y2=alt.Y2("high"), tooltip=tooltip, **color, **stroke)
         .properties(height=height)
     )
@@ -296,9 +298,9 @@ def frequency_chart(frame: pd.DataFrame, *, y: str = "wavelength", height: int =
     if not isinstance(frame, pd.DataFrame) or not {"pair", "layout"} <= set(frame.columns):
         raise ValueError("frame must be a pandas DataFrame with columns pair, layout and the y column")
     check_str("y", y)
-    title = {"wavelength": "Wavelength 2π/ω (positions)", "omega": "Frequency ω (radians per position)"}.get(y, y)
-    return line_chart(frame, x="pair", y=y, series="layout", x_title="Pair index j", y_title=title,
-                      series_title="Layout", log_y=True, points=True, height=height)
+    title = {"wavelength": _("Wavelength 2π/ω (positions)"), "omega": _("Frequency ω (radians per position)")}.get(y, y)
+    return line_chart(frame, x="pair", y=y, series="layout", x_title=_("Pair index j"), y_title=title,
+                      series_title=_("Layout"), log_y=True, points=True, height=height)
 
 
 @unchecked
@@ -308,13 +310,25 @@ def layout_comparison_chart(table: pd.DataFrame, *, height: int = 260) -> Drawn:
     if not isinstance(table, pd.DataFrame) or not set(needed) <= set(table.columns):
         raise ValueError(f"table must be a pandas DataFrame from pekit.compare_layouts, with columns {needed}")
     long = pd.concat(
-        [pd.DataFrame({"pair": table["pair"], "layout": layout, "wavelength": table[f"wavelength_{layout}"],
+        [pd.DataFrame({"pair": table["pair"], "layout": LAYOUT_NAMES[layout](), "wavelength": table[f"wavelength_{layout}"],
                        "omega": table[f"omega_{layout}"]}) for layout in ("interleaved", "tensor2tensor")],
         ignore_index=True,
     )
     return frequency_chart(long, height=height)
 
 
+
+
+# a layout's name in a legend (tensor2tensor is a library's name)
+LAYOUT_NAMES = {"interleaved": lambda: _("interleaved"), "tensor2tensor": lambda: "tensor2tensor"}
+
+
+def _ranges(low, high, fmt: str) -> list[str]:
+    """``"a to b"`` per pair of numbers, in the caller's words and number symbols."""
+    local = wording()
+    pattern = _("{low} to {high}")
+    return [pattern.format(low=local.number(format(float(a), fmt)), high=local.number(format(float(b), fmt)))
+            for a, b in zip(low, high)]
 
 
 def legend_room(series: int, plot: int) -> int:
@@ -335,9 +349,9 @@ def extrapolation_chart(runs: dict[str, Sequence[dict]], *, series_title: str, t
     trained_on = None if trained_on is None else check_int("trained_on", trained_on, minimum=1, maximum=MAX_POSITION)
     plot_height = check_int("plot_height", plot_height, minimum=1, maximum=MAX_HEIGHT)
     frame = pd.DataFrame(rows, columns=["run", "test length", "tokens right"])
-    marks = None if trained_on is None else {f"trained on {trained_on}": trained_on}
-    return line_chart(frame, x="test length", y="tokens right", series="run", x_title="test length (tokens)",
-                      y_title="share of tokens right", series_title=series_title, y_domain=(0, 1), points=True,
+    marks = None if trained_on is None else {_("trained on {length}").format(length=trained_on): trained_on}
+    return line_chart(frame, x="test length", y="tokens right", series="run", x_title=_("test length (tokens)"),
+                      y_title=_("share of tokens right"), series_title=series_title, y_domain=(0, 1), points=True,
                       height=legend_room(len(runs), plot_height), marks=marks)
 
 

@@ -21,6 +21,7 @@ from .._checks import check_bool, check_int, check_range, check_sequence, check_
 from ..reduce import BlockSummary, block_summary
 from ._common import Drawing, Drawn, data_domain, legend_layer, texts, tip, unchecked
 from ._png import PALETTES, check_palette, colorize, png_data_url
+from ._wording import _, local_number, wording
 
 __all__ = ["heatmap", "token_heatmap"]
 
@@ -95,7 +96,12 @@ def heatmap_frame(summary: BlockSummary, *, row_offset: int = 0, col_offset: int
     return frame
 
 
-MASKED = "masked"  # the tooltip text and the legend entry of a cell that has no value (−∞, NaN)
+MASKED = "masked"  # the tooltip text and the legend entry of a cell that has no value (−∞, NaN), in English
+
+
+def _masked() -> str:
+    """``MASKED`` in the caller's language."""
+    return _("masked")
 
 
 def centred_domain(domain: Sequence[float], palette: str) -> tuple[float, float]:
@@ -117,10 +123,10 @@ def signed(values: Tensor) -> bool:
 def masked_legend(legend: alt.Legend | None = None) -> alt.Chart:
     """An invisible layer whose only part is a legend entry: a grey square reading "masked"."""
     return (
-        alt.Chart(alt.InlineData(values=[{"cell": MASKED}]))
+        alt.Chart(alt.InlineData(values=[{"cell": _masked()}]))
         .mark_square(opacity=0, tooltip=None)
         .encode(fill=alt.Fill(field="cell", type="nominal", title=None,
-                              scale=alt.Scale(domain=[MASKED], range=[MASKED_GREY]),
+                              scale=alt.Scale(domain=[_masked()], range=[MASKED_GREY]),
                               legend=legend or alt.Legend(symbolOpacity=1, symbolType="square",
                                                           symbolStrokeWidth=0)))
     )
@@ -156,7 +162,7 @@ def heatmap(
     *,
     x_title: str,
     y_title: str,
-    value_title: str = "value",
+    value_title: str | None = None,
     palette: str = "diverging",
     domain: Sequence[float] | str | None = (-1.0, 1.0),
     row_offset: int = 0,
@@ -180,6 +186,7 @@ def heatmap(
     grey, with a "masked" legend entry and tooltip.
     """
     check_palette(palette)
+    value_title = _("value") if value_title is None else value_title
     for name, text in (("x_title", x_title), ("y_title", y_title), ("value_title", value_title)):
         check_str(name, text)
     if domain is not None and not (isinstance(domain, str) and domain == "symmetric"):
@@ -219,7 +226,7 @@ def heatmap(
     domain = centred_domain(domain, palette)
     masked = ~torch.isfinite(values)
     stops = list(PALETTES[palette])
-    label = value_title if summary.exact else f"mean {value_title}"
+    label = value_title if summary.exact else _("mean {value}").format(value=value_title)
     scale = alt.Scale(domain=list(domain), range=stops, interpolate="rgb")
     n_rows, n_cols = int(summary.row_edges[-1]), int(summary.col_edges[-1])
     marks = values.numel() <= max_marks
@@ -231,7 +238,8 @@ def heatmap(
     if marks:
         frame = heatmap_frame(summary, row_offset=row_offset, col_offset=col_offset)
         flat = masked.flatten().numpy()
-        frame["value text"] = [MASKED if m else t for m, t in zip(flat.tolist(), texts(frame["value"]))]
+        masked_text = _masked()
+        frame["value text"] = [masked_text if m else t for m, t in zip(flat.tolist(), texts(frame["value"]))]
         # a masked cell keeps a number the chart engine draws (it skips NaN), coloured grey by its flag
         frame["value"] = frame["value"].where(~flat, float(domain[0]))
         frame["masked"] = flat
@@ -298,9 +306,9 @@ def token_heatmap(
     row_labels: Sequence[str],
     col_labels: Sequence[str],
     *,
-    x_title: str = "key",
-    y_title: str = "query",
-    value_title: str = "weight",
+    x_title: str | None = None,
+    y_title: str | None = None,
+    value_title: str | None = None,
     palette: str = "sequential",
     scale: str = "fixed",
     domain: Sequence[float] | str | None = None,
@@ -338,6 +346,10 @@ def token_heatmap(
     for name, labels in (("row_labels", row_labels), ("col_labels", col_labels)):
         if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
             raise ValueError(f"{name} must be a list of labels, one per row or column of M; got a {type(labels).__name__}")
+    # the default titles, in the caller's language
+    x_title = _("key") if x_title is None else x_title
+    y_title = _("query") if y_title is None else y_title
+    value_title = _("weight") if value_title is None else value_title
     for name, text in (("x_title", x_title), ("y_title", y_title), ("value_title", value_title)):
         check_str(name, text)
     if domain is not None and not (isinstance(domain, str) and domain == "symmetric"):
@@ -364,7 +376,7 @@ def token_heatmap(
     if scale == "row":  # each row as a share of its largest finite value
         top = torch.where(finite, values, torch.zeros_like(values)).amax(dim=1, keepdim=True).clamp(min=1e-300)
         shown = values / top
-        legend_title = f"{value_title} ÷ row maximum"
+        legend_title = _("{value} ÷ row maximum").format(value=value_title)
     if domain is None and signed(shown):
         palette = "diverging"  # values of both signs: a diverging palette, 0 at its neutral middle
     if domain is None and palette == "diverging":
@@ -372,7 +384,8 @@ def token_heatmap(
     lo, hi = centred_domain(_token_domain(shown, scale, domain), palette)
     any_masked = not bool(finite.all())
     flat, flat_shown, ok = values.flatten(), shown.flatten(), finite.flatten()
-    cell_texts = [format(float(v), ".6f") if good else MASKED for v, good in zip(flat.tolist(), ok.tolist())]
+    masked_text, local = _masked(), wording()
+    cell_texts = [local.number(format(float(v), ".6f")) if good else masked_text for v, good in zip(flat.tolist(), ok.tolist())]
     size = cell or (max(4, min(12, 160 // max(rows, cols))) if compact else token_cell(max(rows, cols)))
     # shown at its own width (square cells) where the page has room, narrower where it has not
     # (a phone): the height keeps a row per token, and the key labels thin out only then
@@ -434,9 +447,12 @@ def token_heatmap(
 
 def _colour_note(title: str, lo: float, hi: float, palette: str) -> str:
     """What the colours of a small map without a legend stand for (its tooltip)."""
-    ends = ("dark blue", "dark red") if palette == "diverging" else ("dark purple", "yellow")
-    middle = ", white 0" if palette == "diverging" else ""
-    return f"{title}: {ends[0]} {lo:.3g} to {ends[1]} {hi:.3g}{middle}; grey masked. Enlarge it for each value."
+    low, high = local_number(f"{lo:.3g}").replace("-", "−"), local_number(f"{hi:.3g}").replace("-", "−")
+    if palette == "diverging":
+        return _("{title}: dark blue {low} to dark red {high}, white 0; grey masked. Enlarge it for each value.").format(
+            title=title, low=low, high=high)
+    return _("{title}: dark purple {low} to yellow {high}; grey masked. Enlarge it for each value.").format(
+        title=title, low=low, high=high)
 
 
 def _valid_or_grey(title: str, scale: alt.Scale, legend: object) -> alt.ColorValue:
@@ -502,7 +518,7 @@ def _token_image(values: Tensor, ylab: list[str], xlab: list[str], cell_texts: l
     say = json.dumps  # a string literal in a Vega expression
     readout = (f"{on} ? {say(y_title + ' ')} + {ROW_NAMES}[{q}] + {say('  →  ' + x_title + ' ')} + {COL_NAMES}[{k}] + "
                f"{say(':  ' + value_title + ' ')} + trim(substring({CELL_TEXTS}, {at} * {width}, {at} * {width} + {width})) "
-               f": {say(f'Point at a cell to read its {value_title}.')}")
+               f": {say(_('Point at a cell to read its {value}.').format(value=value_title))}")
     one = alt.InlineData(values=[{}])  # one mark, placed by expressions
     outline = (
         alt.Chart(one)

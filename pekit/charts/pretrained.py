@@ -25,6 +25,7 @@ from .._checks import check_int, check_sequence, check_str, check_tensor
 from ..similarity import OffsetSimilarity
 from ._common import Drawing, Drawn, legend_layer, tip, unchecked
 from ._png import PALETTES, check_palette, colorize, png_data_url
+from ._wording import _, local_number
 from .lines import MAX_HEIGHT, check_similarity, line_chart, similarity_bands
 
 __all__ = ["head_gallery", "offset_similarity_comparison", "position_components_chart",
@@ -74,7 +75,7 @@ def head_gallery(
     check_tensor("attentions", attentions, dims=4, what="(layers, num_heads, T, T)")
     if attentions.shape[-1] != attentions.shape[-2] or min(attentions.shape) < 1:
         raise ValueError(f"attentions must be a tensor of shape (layers, num_heads, T, T); got {tuple(attentions.shape)}")
-    layers, heads, T, _ = attentions.shape
+    layers, heads, T, _keys = attentions.shape
     _check_count("attentions", layers * heads * T * T, MAX_GALLERY_PIXELS, "pixels a gallery draws")
     if notes is not None:
         rows = check_sequence("notes", notes) if not isinstance(notes, (str, bytes)) else None
@@ -94,12 +95,13 @@ def head_gallery(
     rgb = colorize(weights.reshape(layers * heads * T, T), vmin=0.0, vmax=1.0, palette=palette)
     rgb = rgb.reshape(layers, heads, T, T, 3)
     rows = []
+    name = _("layer {layer}, head {head}")
     for layer in range(layers):
         for head in range(heads):
             rows.append({
                 "layer": layer, "head": head, "x0": head + _GAP / 2, "x1": head + 1 - _GAP / 2,
                 "y0": layer + _GAP / 2, "y1": layer + 1 - _GAP / 2, "url": png_data_url(rgb[layer, head]),
-                "name": f"layer {layer}, head {head}",
+                "name": name.format(layer=layer, head=head),
                 "note": notes[layer][head] if notes is not None else "",
             })
     frame = alt.InlineData(values=rows)  # long strings: plain values, not a table to convert
@@ -111,7 +113,8 @@ def head_gallery(
                       grid=False, ticks=False, domain=False)
     pick = alt.selection_point(name=PICK, fields=["layer", "head"], on="click", toggle=False, clear=False,
                                empty=False)
-    tooltip = [tip("name", "map"), tip("note", "strongest pattern")] if notes is not None else [tip("name", "map")]
+    tooltip = ([tip("name", _("map")), tip("note", _("strongest pattern"))] if notes is not None
+               else [tip("name", _("map"))])
     tiles = (
         alt.Chart(frame)
         .mark_image(aspect=False, smooth=False, cursor="pointer")
@@ -167,12 +170,13 @@ def position_components_chart(scores: Tensor, *, explained: Tensor | None = None
             raise ValueError(f"explained must hold one share per component of scores, {k} of them; got "
                              f"{explained.shape[0]}")
     height = _check_height("height", height)
-    names = [f"PC{c + 1}" + ("" if explained is None else f" ({float(explained[c]):.1%})") for c in range(k)]
+    names = [f"PC{c + 1}" + ("" if explained is None else f" ({local_number(format(float(explained[c]), '.1%'))})")
+             for c in range(k)]
     frame = pd.DataFrame({"position": torch.arange(n).repeat(k).numpy(),
-                          "component": [name for name in names for _ in range(n)],
+                          "component": [name for name in names for _row in range(n)],
                           "score": scores.detach().T.double().flatten().numpy()})
-    return line_chart(frame, x="position", y="score", series="component", x_title="Position", y_title="Coordinate",
-                      series_title="Component (share of variance)", height=height, max_points=MAX_SERIES_POINTS,
+    return line_chart(frame, x="position", y="score", series="component", x_title=_("Position"), y_title=_("Coordinate"),
+                      series_title=_("Component (share of variance)"), height=height, max_points=MAX_SERIES_POINTS,
                       legend="top")
 
 
@@ -191,6 +195,6 @@ def neighbour_distance_chart(steps: Mapping[str, Tensor], *, height: int = 280) 
     frame = pd.concat([pd.DataFrame({"table": name, "position": torch.arange(len(s)).numpy(),
                                      "distance": s.detach().double().cpu().numpy()}) for name, s in steps.items()],
                       ignore_index=True)
-    return line_chart(frame, x="position", y="distance", series="table", x_title="Position i",
-                      y_title="‖P[i+1] − P[i]‖", series_title="Table", height=height, log_y=True,
+    return line_chart(frame, x="position", y="distance", series="table", x_title=_("Position i"),
+                      y_title="‖P[i+1] − P[i]‖", series_title=_("Table"), height=height, log_y=True,
                       max_points=MAX_SERIES_POINTS, legend="top")

@@ -1,0 +1,77 @@
+"""The two languages in a real browser (Chromium at 1280 × 720, several readers at once): the
+browser's language decides when nothing is chosen, the link's ``?lang=`` wins over it, the
+sidebar's choice switches the page and writes the link, and a choice stays with its reader
+while another reader, on the same server, reads the other language."""
+
+import os
+import re
+
+import pytest
+
+from benchmarks.browser import PageWatch, chromium_missing_reason, settle, wait_for_script
+
+reason = chromium_missing_reason()
+if reason and os.environ.get("CI"):
+    raise RuntimeError(f"browser tests must run in CI: {reason}")
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason=reason or "")]
+
+ENGLISH_TITLE = "pekit: a lab for positional encodings"
+PORTUGUESE_TITLE = "pekit: um laboratório de codificação posicional"
+
+
+def reader(browser, server, locale: str):
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, locale=locale)
+    page = context.new_page()
+    return context, page, PageWatch(page, server.url)
+
+
+def heading(page) -> str:
+    return page.locator("h1").first.inner_text()
+
+
+def test_the_browsers_language_decides_and_the_link_wins(browser, server):
+    context, page, watch = reader(browser, server, "pt-BR")
+    try:
+        page.goto(server.url)
+        wait_for_script(page)
+        assert PORTUGUESE_TITLE in heading(page)
+        assert "lang=" not in page.url  # nothing was chosen
+        page.goto(f"{server.url}/encoding_heatmap?lang=en")
+        wait_for_script(page)
+        assert heading(page).startswith("Encoding heatmap")
+        assert not watch.problems(), watch.problems()
+    finally:
+        context.close()
+
+
+def test_readers_choose_their_language_side_by_side(browser, server):
+    first = reader(browser, server, "en-US")
+    second = reader(browser, server, "en-US")
+    try:
+        for _, page, _ in (first, second):
+            page.goto(f"{server.url}/binary_analogy")
+            wait_for_script(page)
+            assert heading(page).startswith("Binary analogy")
+        page = first[1]
+        page.locator('[data-testid="stSidebar"]').get_by_text("Português", exact=True).click()
+        wait_for_script(page)
+        settle(page)
+        page.wait_for_function("() => document.querySelector('h1') && "
+                               "document.querySelector('h1').innerText.startsWith('Analogia binária')")
+        assert re.search(r"[?&]lang=pt\b", page.url)
+        body = page.locator('[data-testid="stMain"]').inner_text()
+        assert "Posições n" in body or "posições" in body
+        # the other reader keeps English, and the first keeps Portuguese on another page
+        second[1].reload()
+        wait_for_script(second[1])
+        assert heading(second[1]).startswith("Binary analogy")
+        page.locator('[data-testid="stSidebar"]').get_by_text("Deslocamento como rotação").click()
+        wait_for_script(page)
+        page.wait_for_function("() => document.querySelector('h1') && "
+                               "document.querySelector('h1').innerText.startsWith('Deslocamento como rotação')")
+        assert re.search(r"[?&]lang=pt\b", page.url)
+        for _, _, watch in (first, second):
+            assert not watch.problems(), watch.problems()
+    finally:
+        first[0].close()
+        second[0].close()
