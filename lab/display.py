@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import re
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -102,6 +103,60 @@ def show_chart(spec: dict, *, title: str | None = None, caption: str | None = No
 @st.cache_resource(max_entries=256, show_spinner=False)
 def _draw_known(fingerprint: str, width: str | int, _spec: dict) -> None:
     st.vega_lite_chart(spec=_spec, width=width)
+
+
+def table_number(value: object, printf: str | None = None) -> str:
+    """One cell of a table as the lab writes it in the reader's language: with ``printf`` (a
+    Streamlit number format, ``"%.3f"``) as that format says, else as a table shows a number by
+    default (up to four decimals, trailing zeros dropped; a very large or small one in powers of
+    ten); an empty cell stays empty."""
+    try:
+        v = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return "" if value is None else str(value)
+    if math.isnan(v):
+        return ""
+    if printf and printf.startswith("%") and printf[-1] in "dfgeE":
+        spec = printf[1:]
+        return number(round(v), spec) if spec.endswith("d") else number(v, spec)
+    if v == int(v) and abs(v) < 1e15:
+        return number(v, ".0f")
+    if abs(v) >= 1e9 or abs(v) < 1e-3:
+        return number(v, ".3e")
+    text = f"{v:.4f}".rstrip("0").rstrip(".")
+    return number(float(text), "") if text else "0"
+
+
+def show_table(data, *, column_config: dict | None = None, static: bool = False, **kwargs) -> None:
+    """``st.dataframe`` (``st.table`` when ``static``) of a pandas frame, in the reader's language:
+    in English exactly as given; in another language each column's label translated (the label
+    ``column_config`` gives it, or the column's name) and each number column written as text in
+    the reader's decimal and group symbols (Streamlit's own number formats always use a decimal
+    point). The frame's column names stay as they are (a CSV keeps stable English names)."""
+    from lab.i18n import DEFAULT, language
+
+    if language() == DEFAULT:
+        if static:
+            st.table(data, **kwargs)
+        else:
+            st.dataframe(data, column_config=column_config, **kwargs)
+        return
+    import pandas as pd
+
+    config = dict(column_config or {})
+    shown = data.copy()
+    labels = {}
+    for column in shown.columns:
+        entry = config.get(column)
+        label = entry if isinstance(entry, str) else (entry or {}).get("label") if isinstance(entry, dict) else None
+        printf = ((entry or {}).get("type_config") or {}).get("format") if isinstance(entry, dict) else None
+        if pd.api.types.is_float_dtype(shown[column]) or pd.api.types.is_integer_dtype(shown[column]):
+            shown[column] = [table_number(v, printf) for v in shown[column]]
+        labels[column] = _(str(label if label else column))
+    if static:
+        st.table(shown.rename(columns=labels), **kwargs)
+    else:
+        st.dataframe(shown, column_config={c: st.column_config.Column(label) for c, label in labels.items()}, **kwargs)
 
 
 def big_number(value: float, *, digits: int = 3) -> str:

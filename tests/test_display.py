@@ -91,3 +91,27 @@ def test_the_device_caption_names_the_device_and_counts_threads(kind, name, thre
         assert text.endswith(f"({threads} thread{'' if threads == 1 else 's'})**")
     else:
         assert str(threads) not in text.replace(name, "")
+
+
+@settings(max_examples=80, deadline=None)
+@given(value=st.one_of(st.floats(-1e12, 1e12, allow_nan=False), st.integers(-10**9, 10**9)),
+       printf=st.sampled_from([None, "%.3f", "%.6g", "%d"]))
+def test_a_table_cell_reads_back_as_its_number_in_either_language(value, printf):
+    from lab.display import table_number
+    from lab.i18n import use
+
+    english = table_number(value, printf)
+    with use("pt"):
+        portuguese = table_number(value, printf)
+    assert portuguese == english.translate({ord("."): ",", ord(","): "."})
+
+    def read(text: str) -> float:
+        text = text.replace("−", "-").replace(",", "")
+        if " × 10" in text:
+            mantissa, power = text.split(" × 10")
+            return float(mantissa) * 10 ** int(power.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")))
+        return float(text)
+
+    tolerance = {"%.3f": 5e-4, "%d": 0.5}.get(printf, 0.0)
+    relative = {"%.6g": 5e-6, None: 5e-3}.get(printf, 0.0)
+    assert abs(read(english) - value) <= tolerance + relative * abs(value) + 5e-5
