@@ -47,7 +47,31 @@ _current: ContextVar[str | None] = ContextVar("lab_language", default=None)
 
 def language() -> str:
     """The code of the current language: ``"en"`` or ``"pt"``."""
-    return _current.get() or DEFAULT
+    code = _current.get()
+    if code is None:
+        code = _from_session()
+    return code or DEFAULT
+
+
+def _from_session() -> str | None:
+    """In a script run that did not pass through the entry point (a fragment rerunning on its
+    own, in a thread of its own), the language this session's last page run spoke, made current
+    for the thread; None outside a script run."""
+    import sys
+
+    if "streamlit" not in sys.modules:
+        return None
+    from lab.streamlit_internals import in_script_run
+
+    if not in_script_run():
+        return None
+    import streamlit as st
+
+    code = st.session_state.get(ACTIVE)
+    if code in LANGUAGES:
+        activate(code)
+        return code
+    return None
 
 
 def parse_language(value: object) -> str | None:
@@ -100,24 +124,24 @@ def translations(code: str) -> _gettext.NullTranslations:
 
 def _(message: str) -> str:
     """``message`` in the current language."""
-    code = _current.get()
-    return message if code is None or code == DEFAULT else translations(code).gettext(message)
+    code = language()
+    return message if code == DEFAULT else translations(code).gettext(message)
 
 
 def ngettext(singular: str, plural: str, count: int) -> str:
     """The form of a message for ``count`` things, in the current language (Portuguese says one
     thing in the singular and 0 or 2 things in the plural, as English does not for 0: the
     catalog's plural rule decides)."""
-    code = _current.get()
-    if code is None or code == DEFAULT:
+    code = language()
+    if code == DEFAULT:
         return singular if count == 1 else plural
     return translations(code).ngettext(singular, plural, count)
 
 
 def pgettext(context: str, message: str) -> str:
     """``message`` in the current language, where ``context`` tells two uses apart."""
-    code = _current.get()
-    return message if code is None or code == DEFAULT else translations(code).pgettext(context, message)
+    code = language()
+    return message if code == DEFAULT else translations(code).pgettext(context, message)
 
 
 def option_label(option: object) -> str:
@@ -234,6 +258,7 @@ def chapter_link() -> str:
 
 CHOSEN = "lab.language"  # session state: the language the reader chose (from the link or the sidebar)
 PICKER = "lab.language_picker"  # session state: the sidebar's widget
+ACTIVE = "lab.language_active"  # session state: the language of the session's last page run
 
 
 def choose_language() -> str:
@@ -249,6 +274,7 @@ def choose_language() -> str:
     code = state.get(CHOSEN) or parse_language(_browser_locale()) or DEFAULT
     if CHOSEN in state and st.query_params.get("lang") != code:
         st.query_params["lang"] = code
+    state[ACTIVE] = code
     activate(code)
     return code
 
