@@ -16,7 +16,8 @@ import streamlit as st
 
 import pekit
 from pekit import binary, charts, families, pretrained, shipped
-from lab.display import number, plural
+from lab.display import number
+from lab.i18n import N_, _, language, localized_resource, ngettext, option_label, pgettext
 from lab.jobs import job_board
 from lab.settings import ChoiceSetting, FloatSetting, IntSetting
 from lab.views.train import TrainKey
@@ -24,21 +25,22 @@ from lab.views.train import TrainKey
 if TYPE_CHECKING:
     import pandas as pd
 
-SECTIONS = ("Side by side", "Conventions", "Past the training length", "Context extension", "Published results")
-SECTION = ChoiceSetting("section", "Section", default=SECTIONS[0], options=SECTIONS)
-N = IntSetting("n", "Positions n", default=32, minimum=2, maximum=256)
-WIDTH = ChoiceSetting("d", "Width d", default="64", options=("32", "64", "128", "256", "512"))
-HEADS = ChoiceSetting("heads", "Heads", default="8", options=("1", "2", "4", "8", "16"))
-KIND = ChoiceSetting("kind", "Model", default="encoder", options=("encoder", "decoder"))
-SHAW_K = IntSetting("k", "Shaw's clipping distance k", default=4, minimum=1, maximum=64)
-HEAD = IntSetting("head", "ALiBi head shown", default=1, minimum=1, maximum=16)
-TRAIN = IntSetting("train", "Training length L", default=64, minimum=2, maximum=1024)
+SECTIONS = (N_("Side by side"), N_("Conventions"), N_("Past the training length"), N_("Context extension"),
+            N_("Published results"))
+SECTION = ChoiceSetting("section", N_("Section"), default=SECTIONS[0], options=SECTIONS)
+N = IntSetting("n", N_("Positions n"), default=32, minimum=2, maximum=256)
+WIDTH = ChoiceSetting("d", N_("Width d"), default="64", options=("32", "64", "128", "256", "512"))
+HEADS = ChoiceSetting("heads", N_("Heads"), default="8", options=("1", "2", "4", "8", "16"))
+KIND = ChoiceSetting("kind", N_("Model"), default="encoder", options=(N_("encoder"), N_("decoder")))
+SHAW_K = IntSetting("k", N_("Shaw's clipping distance k"), default=4, minimum=1, maximum=64)
+HEAD = IntSetting("head", N_("ALiBi head shown"), default=1, minimum=1, maximum=16)
+TRAIN = IntSetting("train", N_("Training length L"), default=64, minimum=2, maximum=1024)
 # 16 × 1024 would be 16,384, one more key than pekit's score tables hold (offset p needs p + 1 keys)
-POSITION = IntSetting("p", "Offset p", default=256, minimum=1, maximum=16383)
-FACTOR = FloatSetting("s", "Scale factor s", default=4.0, minimum=1.0, maximum=64.0)
-ORIGINAL = ChoiceSetting("orig", "Trained length L₀", default="2048", options=("512", "2048", "4096", "8192"))
-HEAD_DIM = ChoiceSetting("hd", "Head width", default="128", options=("32", "64", "128", "256"))
-THETA = ChoiceSetting("theta", "Base b", default="10000", options=("10000", "500000"))
+POSITION = IntSetting("p", N_("Offset p"), default=256, minimum=1, maximum=16383)
+FACTOR = FloatSetting("s", N_("Scale factor s"), default=4.0, minimum=1.0, maximum=64.0)
+ORIGINAL = ChoiceSetting("orig", N_("Trained length L₀"), default="2048", options=("512", "2048", "4096", "8192"))
+HEAD_DIM = ChoiceSetting("hd", N_("Head width"), default="128", options=("32", "64", "128", "256"))
+THETA = ChoiceSetting("theta", N_("Base b"), default="10000", options=("10000", "500000"))
 SETTINGS = [SECTION, N, WIDTH, HEADS, KIND, SHAW_K, HEAD, TRAIN, POSITION, FACTOR, ORIGINAL, HEAD_DIM, THETA]
 
 T5_BUCKETS, T5_MAX_DISTANCE = 32, 128  # T5's defaults
@@ -46,22 +48,24 @@ LEARNED_ROWS = 512  # BERT's and MiniLM's table, for the parameter count
 CHART_HEIGHT = 220
 MAX_MARKS = 400  # cells drawn as hoverable rectangles; larger matrices are drawn as an image (keeps reruns fast)
 
-# where each scheme puts position, its formula (LaTeX) and the matrix drawn for it
+# where each scheme puts position, its formula (LaTeX) and the matrix drawn for it (in English,
+# translated where shown)
 WHERE = {
-    "sinusoidal": "added to the token vectors, once, before the first layer",
-    "tensor2tensor": "added to the token vectors, once, before the first layer",
-    "learned": "added to the token vectors, once, before the first layer",
-    "binary": "added to the token vectors (the chapter's analogy; not used by models)",
-    "rope": "rotating the queries and keys of every head, in every layer",
-    "alibi": "a fixed bias on the scores of every head, in every layer",
-    "t5": "a learned bias on the scores of every head (one table for all layers)",
-    "shaw": "learned vectors added to the keys and the values, in every layer",
-    "none": "nowhere (a decoder's causal mask is the only source of order)",
+    "sinusoidal": N_("added to the token vectors, once, before the first layer"),
+    "tensor2tensor": N_("added to the token vectors, once, before the first layer"),
+    "learned": N_("added to the token vectors, once, before the first layer"),
+    "binary": N_("added to the token vectors (the chapter's analogy; not used by models)"),
+    "rope": N_("rotating the queries and keys of every head, in every layer"),
+    "alibi": N_("a fixed bias on the scores of every head, in every layer"),
+    "t5": N_("a learned bias on the scores of every head (one table for all layers)"),
+    "shaw": N_("learned vectors added to the keys and the values, in every layer"),
+    "none": N_("nowhere (a decoder's causal mask is the only source of order)"),
 }
-TITLE = {"sinusoidal": "Sinusoidal, interleaved (the book, Vaswani et al.)",
-         "tensor2tensor": "Sinusoidal, tensor2tensor layout",
-         "learned": "Learned absolute (BERT, GPT-2)", "binary": "Binary", "rope": "RoPE (rotary)",
-         "alibi": "ALiBi", "t5": "T5 relative buckets", "shaw": "Shaw et al. clipped relative", "none": "None"}
+TITLE = {"sinusoidal": N_("Sinusoidal, interleaved (the book, Vaswani et al.)"),
+         "tensor2tensor": N_("Sinusoidal, tensor2tensor layout"),
+         "learned": N_("Learned absolute (BERT, GPT-2)"), "binary": N_("Binary"), "rope": N_("RoPE (rotary)"),
+         "alibi": N_("ALiBi"), "t5": N_("T5 relative buckets"), "shaw": N_("Shaw et al. clipped relative"),
+         "none": N_("None")}
 FORMULA = {  # one or more lines of LaTeX each, narrow enough for half a projector's width
     "sinusoidal": [r"x_i + P_i", r"P_{i,2j} = \sin\frac{i}{b^{2j/d}},\ P_{i,2j+1} = \cos\frac{i}{b^{2j/d}}"],
     "tensor2tensor": [r"x_i + P_i,\quad \omega_j = b^{-j/(d/2-1)}", r"P_{i,j} = \sin i\omega_j,\ P_{i,d/2+j} = \cos i\omega_j"],
@@ -76,23 +80,30 @@ FORMULA = {  # one or more lines of LaTeX each, narrow enough for half a project
 }
 
 
-
 def runs_of(items: tuple[int, ...] | list[int]) -> str:
     """Sorted integers as ranges read aloud: ``pair 3``, ``pairs 3 and 4``, ``pairs 1, 4 and 6 to 9``;
     more than three runs as their count and span, ``76 pairs between 150 and 255``."""
     if not items:
-        return "no pair"
+        return _("no pair")
     parts, start = [], None
     for i, x in enumerate(items):
         if start is None:
             start = x
         if i + 1 == len(items) or items[i + 1] != x + 1:
-            parts.extend([str(start)] if start == x else [str(start), str(x)] if x == start + 1 else [f"{start} to {x}"])
+            parts.extend([str(start)] if start == x else [str(start), str(x)] if x == start + 1 else
+                         [_("{first} to {last}").format(first=start, last=x)])
             start = None
     if len(parts) > 3:
-        return f"{len(items)} pairs between {items[0]} and {items[-1]}"
-    said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"{'pair' if len(items) == 1 else 'pairs'} {said}"
+        return _("{count} pairs between {first} and {last}").format(count=len(items), first=items[0], last=items[-1])
+    said = parts[0] if len(parts) == 1 else _and(parts)
+    return ngettext("pair {pairs}", "pairs {pairs}", len(items)).format(pairs=said)
+
+
+def _and(parts: list[str]) -> str:
+    """Items read aloud: ``a``, ``a and b``, ``a, b and c``."""
+    if len(parts) == 1:
+        return parts[0]
+    return _("{items} and {last}").format(items=", ".join(parts[:-1]), last=parts[-1])
 
 
 # the side-by-side section ------------------------------------------------------------------------
@@ -103,9 +114,22 @@ def learned_table():
     """A trained table of learned positions: MiniLM's (512 × 384) when the pretrained model is
     installed, else the shipped tiny encoder's; with what it is."""
     if pekit.pretrained_missing() is None:
-        return pekit.pretrained_position_table(device="cpu"), "all-MiniLM-L6-v2's trained position table"
+        return pekit.pretrained_position_table(device="cpu"), MINILM_TABLE.format(model=MINILM)
     model = shipped.load_checkpoint("encoder", "learned", device="cpu")
-    return model.positions.table.weight.detach(), "the shipped tiny encoder's trained position table"
+    return model.positions.table.weight.detach(), SHIPPED_TABLE
+
+
+# the trained tables' names (the English one is the name learned_table returns; translated where shown)
+MINILM = "all-MiniLM-L6-v2"
+MINILM_TABLE = N_("{model}'s trained position table")
+SHIPPED_TABLE = N_("the shipped tiny encoder's trained position table")
+
+
+def _table_name(view: LearnedView) -> str:
+    """The name of the table a learned view draws, in the reader's language."""
+    if view.model:
+        return _(MINILM_TABLE).format(model=view.model)
+    return _(SHIPPED_TABLE)
 
 
 @dataclass(frozen=True)
@@ -130,10 +154,12 @@ class TableView(SchemeView):
 @dataclass(frozen=True)
 class LearnedView(SchemeView):
     """The first ``rows`` rows (at most ``n``) of a trained table of ``table_rows`` × ``table_width``
-    named ``table_name``, drawn with the colour range ``scale``."""
+    named ``table_name`` (in English; ``model``: the pretrained model it comes from, empty for the
+    shipped tiny encoder), drawn with the colour range ``scale``."""
 
     rows: int
     table_name: str
+    model: str
     table_rows: int
     table_width: int
     scale: pretrained.ColourRange
@@ -187,7 +213,7 @@ DEPENDS = {"sinusoidal": ("d",), "tensor2tensor": ("d",), "learned": (), "binary
            "alibi": ("heads", "causal", "head"), "t5": ("causal",), "shaw": ("k", "causal")}
 
 
-@st.cache_resource(max_entries=192, show_spinner=False)
+@localized_resource(max_entries=192, show_spinner=False)
 def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: bool | None, k: int | None,
                 head: int | None) -> SchemeView:
     """One scheme's matrix at ``n`` positions as a spec and the numbers its caption quotes; the
@@ -201,41 +227,46 @@ def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: b
 
     if scheme in ("sinusoidal", "tensor2tensor"):
         table = families.scheme_matrix(scheme, n, 1, num_hiddens=d)
-        return TableView(**heat(table, "column (dimension)", "position i", "P[i, c]"), d=d)
+        return TableView(**heat(table, _("column (dimension)"), _("position i"), "P[i, c]"), d=d)
     if scheme == "learned":
         table, table_name = learned_table()
         learned = families.scheme_matrix("learned", n, 1, table=table)  # (min(n, rows), width)
         # a few entries of a trained table are far larger than the rest: they take the end colours
         scale = pretrained.colour_range(learned, share=0.99, symmetric=True)
-        return LearnedView(**heat(learned, "column (dimension)", "position i", "E[i, c]", domain=(scale.low, scale.high)),
-                           rows=int(learned.shape[0]), table_name=table_name, table_rows=int(table.shape[0]),
+        return LearnedView(**heat(learned, _("column (dimension)"), _("position i"), "E[i, c]",
+                                  domain=(scale.low, scale.high)),
+                           rows=int(learned.shape[0]), table_name=table_name,
+                           model=MINILM if table_name == MINILM_TABLE.format(model=MINILM) else "",
+                           table_rows=int(table.shape[0]),
                            table_width=int(table.shape[1]), scale=scale)
     if scheme == "binary":
         bits = families.scheme_matrix("binary", n, 1)  # (n, bits)
-        return BinaryView(**heat(bits, "bit c", "position i", "bit", palette="sequential", domain=(0.0, 1.0)),
+        return BinaryView(**heat(bits, _("bit c"), _("position i"), _("bit"), palette="sequential", domain=(0.0, 1.0)),
                           bits=int(bits.shape[1]))
     if scheme == "rope":
         angles = families.scheme_matrix("rope", n, heads, num_hiddens=d)  # (n, pairs of one head)
-        return RopeView(**heat(angles, "pair j (of one head)", "position m", "angle mod 2π (rad)",
+        return RopeView(**heat(angles, _("pair j (of one head)"), _("position m"), _("angle mod 2π (rad)"),
                                palette="sequential", domain=(0.0, 6.283185307179586)),
                         head_width=d // heads, pairs=int(angles.shape[1]))
     if scheme == "alibi":
         alibi = families.scheme_matrix("alibi", n, heads, causal=causal)[head - 1]  # (n, n)
         # masked entries (-inf) are left out (grey in an image); the colours span ± the largest finite |bias|,
         # so a bias of 0 takes the diverging palette's neutral middle
-        return AlibiView(**heat(alibi.nan_to_num(neginf=float("nan")), "key j", "query i", "bias", domain="symmetric"),
+        return AlibiView(**heat(alibi.nan_to_num(neginf=float("nan")), _("key j"), _("query i"), _("bias"),
+                                 domain="symmetric"),
                          head=head, heads=heads, causal=causal, slope=float(pekit.alibi_slopes(heads)[head - 1]))
     if scheme == "t5":
         buckets = families.scheme_matrix("t5", n, 1, causal=causal, num_buckets=T5_BUCKETS,
                                          t5_max_distance=T5_MAX_DISTANCE)  # (n, n)
-        return T5View(**heat(buckets, "key j", "query i", "bucket", palette="sequential",
+        return T5View(**heat(buckets, _("key j"), _("query i"), _("bucket"), palette="sequential",
                              domain=(0.0, T5_BUCKETS - 1.0)), buckets_used=int(buckets.unique().numel()))
     if scheme == "shaw":
         shaw = families.scheme_matrix("shaw", n, 1, shaw_max_distance=k)  # (n, n)
         if causal:  # a decoder's query never sees a later key: those pairs use no vector (NaN: grey, "masked")
             shaw = shaw.masked_fill(shaw.new_ones((n, n)).triu(1).bool(), float("nan"))
         used = int(shaw[~shaw.isnan()].unique().numel())
-        return ShawView(**heat(shaw, "key j", "query i", "vector index", palette="sequential", domain=(0.0, 2.0 * k)),
+        return ShawView(**heat(shaw, _("key j"), _("query i"), _("vector index"), palette="sequential",
+                                domain=(0.0, 2.0 * k)),
                         k=k, causal=causal, used=used)
     raise ValueError(f"scheme={scheme!r} has no matrix to draw")
 
@@ -255,16 +286,17 @@ class ParametersView:
         return self.counts[families.FAMILIES.index(scheme)]
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32, show_spinner=False)
 def parameters_view(d: int, heads: int, k: int) -> ParametersView:
-    """How many numbers each scheme learns, one by one and as the summary table."""
+    """How many numbers each scheme learns, one by one and as the summary table (its headers and
+    words in the reader's language)."""
     import pandas as pd
 
     counts = tuple(families.scheme_parameters(s, num_hiddens=d, num_heads=heads, max_len=LEARNED_ROWS,
                                               num_buckets=T5_BUCKETS, max_distance=k) for s in families.FAMILIES)
-    summary = pd.DataFrame({"scheme": [TITLE[s] for s in families.FAMILIES],
-                            "where position enters": [WHERE[s] for s in families.FAMILIES],
-                            "learned numbers": list(counts)})
+    summary = pd.DataFrame({_("scheme"): [_(TITLE[s]) for s in families.FAMILIES],
+                            _("where position enters"): [_(WHERE[s]) for s in families.FAMILIES],
+                            _("learned numbers"): list(counts)})
     return ParametersView(d, heads, k, counts, summary)
 
 
@@ -295,93 +327,140 @@ def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int) ->
     settings = {"d": d, "heads": heads, "causal": causal, "k": k, "head": head}
     views = {scheme: scheme_view(scheme, n, **{key: value if key in needs else None for key, value in settings.items()})
              for scheme, needs in DEPENDS.items()}
-    panels = tuple(Panel(s, TITLE[s], WHERE[s], tuple(FORMULA[s]), views.get(s)) for s in families.FAMILIES)
+    panels = tuple(Panel(s, _(TITLE[s]), _(WHERE[s]), tuple(FORMULA[s]), views.get(s)) for s in families.FAMILIES)
     return SideBySide(panels, parameters_view(d, heads, k))
 
 
 def learns_sentence(params: ParametersView, scheme: str) -> str:
     """How many numbers ``scheme`` learns, and what they are."""
-    what = {
-        "learned": f" (a table of {LEARNED_ROWS} rows of width {params.d}).",
-        "t5": f" ({T5_BUCKETS} buckets × {params.heads} {plural(params.heads, 'head')}).",
-        "shaw": f" (2 × (2·{params.k} + 1) vectors of the head width {params.d // params.heads}, per layer).",
-        "none": " (there is nothing to learn).",
-    }.get(scheme, " (a fixed formula).")
     count = params.count(scheme)
-    return f"Learns {count:,} {plural(count, 'number')}" + what
+    said = number(count, ",")
+    if scheme == "learned":
+        return ngettext("Learns {count} number (a table of {rows} rows of width {d}).",
+                        "Learns {count} numbers (a table of {rows} rows of width {d}).", count).format(
+            count=said, rows=LEARNED_ROWS, d=params.d)
+    if scheme == "t5" and params.heads == 1:
+        return ngettext("Learns {count} number ({buckets} buckets × {heads} head).",
+                        "Learns {count} numbers ({buckets} buckets × {heads} head).", count).format(
+            count=said, buckets=T5_BUCKETS, heads=params.heads)
+    if scheme == "t5":
+        return ngettext("Learns {count} number ({buckets} buckets × {heads} heads).",
+                        "Learns {count} numbers ({buckets} buckets × {heads} heads).", count).format(
+            count=said, buckets=T5_BUCKETS, heads=params.heads)
+    if scheme == "shaw":
+        return ngettext("Learns {count} number (2 × (2·{k} + 1) vectors of the head width {width}, per layer).",
+                        "Learns {count} numbers (2 × (2·{k} + 1) vectors of the head width {width}, per layer).",
+                        count).format(count=said, k=params.k, width=params.d // params.heads)
+    if scheme == "none":
+        return ngettext("Learns {count} number (there is nothing to learn).",
+                        "Learns {count} numbers (there is nothing to learn).", count).format(count=said)
+    return ngettext("Learns {count} number (a fixed formula).", "Learns {count} numbers (a fixed formula).",
+                    count).format(count=said)
 
 
 def summary_caption(params: ParametersView) -> str:
     """What the parameter counts of the summary table are counted for."""
-    return (f"Learned numbers for one layer of width d = {params.d} with {params.heads} "
-            f"{plural(params.heads, 'head')}: a learned table of {LEARNED_ROWS} rows (BERT's and MiniLM's length), "
-            f"T5's {T5_BUCKETS} buckets, Shaw's k = {params.k} on keys and values.")
+    return ngettext(
+        "Learned numbers for one layer of width d = {d} with {heads} head: a learned table of {rows} rows (BERT's "
+        "and MiniLM's length), T5's {buckets} buckets, Shaw's k = {k} on keys and values.",
+        "Learned numbers for one layer of width d = {d} with {heads} heads: a learned table of {rows} rows (BERT's "
+        "and MiniLM's length), T5's {buckets} buckets, Shaw's k = {k} on keys and values.", params.heads).format(
+        d=params.d, heads=params.heads, rows=LEARNED_ROWS, buckets=T5_BUCKETS, k=params.k)
 
 
 def _blocks(view: SchemeView) -> str:
     """What a caption adds when the matrix is drawn as block means."""
-    return "" if view.exact else f" Each {'pixel' if view.image else 'cell'} is the mean of a block of entries."
+    if view.exact:
+        return ""
+    if view.image:
+        return " " + _("Each pixel is the mean of a block of entries.")
+    return " " + _("Each cell is the mean of a block of entries.")
 
 
 def table_caption(view: TableView) -> str:
     """The table's size and its column order (interleaved or sines first)."""
-    order = ("sine and cosine columns alternate" if view.scheme == "sinusoidal"
-             else f"all {view.d // 2} sines first, then their cosines")
-    return f"The added table, {view.n} × {view.d}: {order}.{_blocks(view)}"
+    if view.scheme == "sinusoidal":
+        said = _("The added table, {n} × {d}: sine and cosine columns alternate.").format(n=view.n, d=view.d)
+    else:
+        said = _("The added table, {n} × {d}: all {half} sines first, then their cosines.").format(
+            n=view.n, d=view.d, half=view.d // 2)
+    return said + _blocks(view)
 
 
 def learned_caption(view: LearnedView) -> str:
     """The rows drawn of which table, the positions it has no row for, and the colour range."""
-    more = "" if view.rows >= view.n else f" It has no rows for positions {view.rows} to {view.n - 1}."
+    said = ngettext("The first {count} row of {table} ({rows} × {width}).",
+                    "The first {count} rows of {table} ({rows} × {width}).", view.rows).format(
+        count=view.rows, table=_table_name(view), rows=view.table_rows, width=view.table_width)
+    if view.rows < view.n:
+        said += " " + _("It has no rows for positions {first} to {last}.").format(first=view.rows, last=view.n - 1)
     scale = view.scale
+    high, total = number(scale.high, ".3g"), number(scale.total, ",")
     if scale.beyond == 0:
-        ends = f"none of the {scale.total:,} entries lies beyond them."
+        ends = _("Colours span ±{high}; none of the {total} entries lies beyond them.").format(high=high, total=total)
     elif scale.beyond == 1:
-        ends = f"the one larger entry of the {scale.total:,} takes the end colour."
+        ends = _("Colours span ±{high}; the one larger entry of the {total} takes the end colour.").format(
+            high=high, total=total)
     else:
-        ends = f"the {scale.beyond:,} larger of the {scale.total:,} entries take the end colours."
-    return (f"The first {view.rows} {plural(view.rows, 'row')} of {view.table_name} ({view.table_rows} × "
-            f"{view.table_width}).{more}{_blocks(view)} Colours span ±{number(scale.high, '.3g')}; {ends}")
+        ends = _("Colours span ±{high}; the {count} larger of the {total} entries take the end colours.").format(
+            high=high, count=number(scale.beyond, ","), total=total)
+    return said + _blocks(view) + " " + ends
 
 
 def binary_caption(view: BinaryView) -> str:
     """The positions drawn and the bits they take."""
-    return (f"Positions 0 to {view.n - 1} in {view.bits} {plural(view.bits, 'bit')}, least significant first."
-            f"{_blocks(view)}")
+    return ngettext("Positions 0 to {last} in {bits} bit, least significant first.",
+                    "Positions 0 to {last} in {bits} bits, least significant first.", view.bits).format(
+        last=view.n - 1, bits=view.bits) + _blocks(view)
 
 
 def rope_caption(view: RopeView) -> str:
     """How many pairs a head of that width turns."""
-    which = "the one pair" if view.pairs == 1 else f"each of the {view.pairs} pairs"
-    return (f"The angle m·ω_j (mod 2π) by which {which} of a head of width {view.head_width} turns at position m; "
-            f"the same for every head.{_blocks(view)}")
+    if view.pairs == 1:
+        said = _("The angle m·ω_j (mod 2π) by which the one pair of a head of width {width} turns at position m; "
+                 "the same for every head.").format(width=view.head_width)
+    else:
+        said = _("The angle m·ω_j (mod 2π) by which each of the {pairs} pairs of a head of width {width} turns at "
+                 "position m; the same for every head.").format(pairs=view.pairs, width=view.head_width)
+    return said + _blocks(view)
 
 
 def alibi_caption(view: AlibiView) -> str:
     """The head drawn, its slope, and how a decoder's masked keys are drawn."""
-    masked = " Keys after the query are masked (grey)." if view.causal else ""
-    return (f"Head {view.head} of {view.heads}: slope m = {number(view.slope, '.6g')}, the bias falls by that much per step of "
-            f"distance.{masked}{_blocks(view)}")
+    said = _("Head {head} of {heads}: slope m = {slope}, the bias falls by that much per step of distance.").format(
+        head=view.head, heads=view.heads, slope=number(view.slope, ".6g"))
+    if view.causal:
+        said += " " + _("Keys after the query are masked (grey).")
+    return said + _blocks(view)
 
 
 def t5_caption(view: T5View) -> str:
     """How many of T5's buckets occur at n."""
-    return (f"The bucket of every query-key pair ({view.buckets_used} of the {T5_BUCKETS} buckets {_occur(view.buckets_used)} at "
-            f"n = {view.n}); each head learns one scalar per bucket.{_blocks(view)}")
-
-
-def _occur(count: int) -> str:
-    return "occurs" if count == 1 else "occur"
+    return ngettext(
+        "The bucket of every query-key pair ({used} of the {buckets} buckets occurs at n = {n}); each head learns "
+        "one scalar per bucket.",
+        "The bucket of every query-key pair ({used} of the {buckets} buckets occur at n = {n}); each head learns "
+        "one scalar per bucket.", view.buckets_used).format(used=view.buckets_used, buckets=T5_BUCKETS,
+                                                             n=view.n) + _blocks(view)
 
 
 def shaw_caption(view: ShawView) -> str:
     """How many of Shaw's 2k + 1 vectors occur at n, and, in a decoder, that only the offsets −k to 0 can."""
     if not view.causal:
-        return (f"Which of the 2k + 1 = {2 * view.k + 1} learned vectors each pair uses ({view.used} "
-                f"{_occur(view.used)} at n = {view.n}); every offset beyond ±{view.k} uses the edge vector.{_blocks(view)}")
-    return (f"Which of the 2k + 1 = {2 * view.k + 1} learned vectors each pair uses: keys after the query are masked "
-            f"(grey), so only the {view.k + 1} vectors of the offsets −{view.k} to 0 can be used ({view.used} "
-            f"{_occur(view.used)} at n = {view.n}); every offset beyond −{view.k} uses the edge vector.{_blocks(view)}")
+        said = ngettext(
+            "Which of the 2k + 1 = {count} learned vectors each pair uses ({used} occurs at n = {n}); every offset "
+            "beyond ±{k} uses the edge vector.",
+            "Which of the 2k + 1 = {count} learned vectors each pair uses ({used} occur at n = {n}); every offset "
+            "beyond ±{k} uses the edge vector.", view.used)
+    else:
+        said = ngettext(
+            "Which of the 2k + 1 = {count} learned vectors each pair uses: keys after the query are masked (grey), "
+            "so only the {kept} vectors of the offsets −{k} to 0 can be used ({used} occurs at n = {n}); every "
+            "offset beyond −{k} uses the edge vector.",
+            "Which of the 2k + 1 = {count} learned vectors each pair uses: keys after the query are masked (grey), "
+            "so only the {kept} vectors of the offsets −{k} to 0 can be used ({used} occur at n = {n}); every "
+            "offset beyond −{k} uses the edge vector.", view.used)
+    return said.format(count=2 * view.k + 1, used=view.used, n=view.n, k=view.k, kept=view.k + 1) + _blocks(view)
 
 
 CAPTIONS = {TableView: table_caption, LearnedView: learned_caption, BinaryView: binary_caption,
@@ -429,7 +508,7 @@ class ConventionsView:
     largest_gap: float
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32, show_spinner=False)
 def conventions(n: int, d: int, heads: int) -> ConventionsView:
     """The RoPE pairing check on one head's width, ALiBi's slopes for 8 and 6 heads and its
     symmetric and causal biases, T5's buckets both ways, tensor2tensor's denominator."""
@@ -440,25 +519,26 @@ def conventions(n: int, d: int, heads: int) -> ConventionsView:
     small = min(n, 12)
     sym = families.scheme_matrix("alibi", small, 8)[0]  # (small, small)
     causal = families.scheme_matrix("alibi", small, 8, causal=True)[0]
-    symmetric_spec, causal_spec = [charts.heatmap(m.nan_to_num(neginf=float("nan")), x_title="key j", y_title="query i",
-                                                  value_title="bias", domain="symmetric", height=CHART_HEIGHT).spec()
+    symmetric_spec, causal_spec = [charts.heatmap(m.nan_to_num(neginf=float("nan")), x_title=_("key j"),
+                                                  y_title=_("query i"), value_title=_("bias"), domain="symmetric",
+                                                  height=CHART_HEIGHT).spec()
                                    for m in (sym, causal)]
     curve = families.t5_bucket_curve(160, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
     frame = pd.concat([pd.DataFrame({"offset": curve.offsets.numpy(), "bucket": curve.bidirectional.numpy(),
-                                     "model": "bidirectional (encoder)"}),
+                                     "model": _("bidirectional (encoder)")}),
                        pd.DataFrame({"offset": curve.offsets.numpy(), "bucket": curve.causal.numpy(),
-                                     "model": "causal (decoder)"})])
-    t5_spec = charts.line_chart(frame, x="offset", y="bucket", series="model", x_title="offset j − i (key − query)",
-                                y_title="bucket", series_title="T5 buckets", step=True, height=260, max_points=1000,
+                                     "model": _("causal (decoder)")})])
+    t5_spec = charts.line_chart(frame, x="offset", y="bucket", series="model", x_title=_("offset j − i (key − query)"),
+                                y_title=_("bucket"), series_title=_("T5 buckets"), step=True, height=260, max_points=1000,
                                 marks={f"±{T5_MAX_DISTANCE}": T5_MAX_DISTANCE}).spec()
     layouts = pekit.compare_layouts(n, d)
     long = pd.concat([pd.DataFrame({"pair": layouts["pair"], "omega": layouts["omega_interleaved"],
-                                    "layout": "interleaved: b^(−2j/d) = b^(−j/(d/2))"}),
+                                    "layout": _("interleaved: b^(−2j/d) = b^(−j/(d/2))")}),
                       pd.DataFrame({"pair": layouts["pair"], "omega": layouts["omega_tensor2tensor"],
                                     "layout": "tensor2tensor: b^(−j/(d/2 − 1))"})])
-    omega_spec = charts.line_chart(long, x="pair", y="omega", series="layout", x_title="pair j",
-                                   y_title="frequency ω_j (radians per position)", series_title="Layout", log_y=True,
-                                   points=True, height=300).spec()
+    omega_spec = charts.line_chart(long, x="pair", y="omega", series="layout", x_title=_("pair j"),
+                                   y_title=_("frequency ω_j (radians per position)"), series_title=_("Layout"),
+                                   log_y=True, points=True, height=300).spec()
     return ConventionsView(
         n=n, d=d, head_dim=head_dim, check=check, permutation=tuple(check.permutation.tolist()),
         slopes8=families.alibi_slope_table(8), slopes6=families.alibi_slope_table(6),
@@ -474,11 +554,11 @@ def permutation_sentence(view: ConventionsView) -> str:
     perm = view.permutation
     shown = ", ".join(map(str, perm)) if len(perm) <= 32 else ", ".join(map(str, perm[:16])) + ", …, " + ", ".join(
         map(str, perm[-4:]))
-    said = f"Permutation for a head of width {view.head_dim}: `x_halves = x_adjacent[..., [{shown}]]`"
+    code = f"`x_halves = x_adjacent[..., [{shown}]]`"
     if list(perm) == list(range(len(perm))):
-        said += (" — the identity: a head of one pair has the same two columns in both conventions, so there is "
-                 "nothing to move.")
-    return said
+        return _("Permutation for a head of width {width}: {code} — the identity: a head of one pair has the same two "
+                 "columns in both conventions, so there is nothing to move.").format(width=view.head_dim, code=code)
+    return _("Permutation for a head of width {width}: {code}").format(width=view.head_dim, code=code)
 
 
 def metric_values(view: ConventionsView) -> tuple[str, str, str]:
@@ -492,54 +572,84 @@ def pairing_sentence(view: ConventionsView) -> str:
     """How far apart the two RoPE conventions' scores are, permuted and not."""
     c = view.check
     rounding = 1e-9 * max(1.0, c.largest_score)  # float64 scores: anything below is rounding
-    agree = ("agree exactly" if c.score_difference == 0 else
-             f"agree to {number(c.score_difference, '.1e')}: only rounding")
+    seeded = ngettext("Seeded q and k at {n} position, scores S_mn = RoPE(q_m, m)·RoPE(k_n, n) up to {largest} in size.",
+                      "Seeded q and k at {n} positions, scores S_mn = RoPE(q_m, m)·RoPE(k_n, n) up to {largest} in "
+                      "size.", view.n).format(n=view.n, largest=number(c.largest_score, ".3g"))
+    if c.score_difference == 0:
+        agree = _("Permuted, the two conventions agree exactly.")
+    else:
+        agree = _("Permuted, the two conventions agree to {difference}: only rounding.").format(
+            difference=number(c.score_difference, ".1e"))
     if c.mismatched_score_difference > rounding:
-        unpermuted = (f"Unpermuted, they disagree by {number(c.mismatched_score_difference, '.3g')}: a checkpoint must be "
-                      "run in the convention it was trained in.")
+        unpermuted = _("Unpermuted, they disagree by {difference}: a checkpoint must be run in the convention it was "
+                       "trained in.").format(difference=number(c.mismatched_score_difference, ".3g"))
     else:  # one pair per head: adjacent pairs and halves are the same two columns
-        unpermuted = (f"Unpermuted they agree too (difference {number(c.mismatched_score_difference, '.1e')}): a head of "
-                      f"width {view.head_dim} has one pair, the same two columns in both conventions; from a head "
-                      "width of 4 on, a checkpoint must be run in the convention it was trained in.")
-    return (f"Seeded q and k at {view.n} {plural(view.n, 'position')}, scores S_mn = RoPE(q_m, m)·RoPE(k_n, n) up to "
-            f"{number(c.largest_score, '.3g')} in size. Permuted, the two conventions {agree}. {unpermuted}")
+        unpermuted = _("Unpermuted they agree too (difference {difference}): a head of width {width} has one pair, the "
+                       "same two columns in both conventions; from a head width of 4 on, a checkpoint must be run in "
+                       "the convention it was trained in.").format(
+            difference=number(c.mismatched_score_difference, ".1e"), width=view.head_dim)
+    return f"{seeded} {agree} {unpermuted}"
 
 
 def slopes8_sentence(view: ConventionsView) -> str:
     """The first and last of 8 heads' slopes."""
     slopes = view.slopes8["slope"]
-    return f"8 heads: slopes from {slopes.iloc[0]:g} down to {slopes.iloc[-1]:g}, halving from head to head."
+    return _("8 heads: slopes from {first} down to {last}, halving from head to head.").format(
+        first=number(slopes.iloc[0], "g"), last=number(slopes.iloc[-1], "g"))
 
 
 def slopes6_sentence(view: ConventionsView) -> str:
     """Where 6 heads' slopes come from: the 4 slopes of 4 heads, then two of the 8-head sequence."""
-    four = ", ".join(f"{x:g}" for x in view.slopes4["slope"])
-    return f"6 heads: the 4 slopes of 4 heads ({four}), then heads 1 and 3 of the 8-head sequence."
+    a, b, c, d = (number(x, "g") for x in view.slopes4["slope"])
+    return _("6 heads: the 4 slopes of 4 heads ({first}, {second}, {third}, {fourth}), then heads 1 and 3 of the "
+             "8-head sequence.").format(first=a, second=b, third=c, fourth=d)
+
+
+def slope_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table of ALiBi slopes (``families.alibi_slope_table``) as the page shows it: its headers
+    and where each slope is taken from in the reader's language."""
+    import re
+
+    if language() == "en":  # pekit's own table
+        return frame
+
+    def source(text: str) -> str:
+        found = re.fullmatch(r"head (\d+) of (\d+)", text)
+        return _("head {head} of {heads}").format(head=found[1], heads=found[2]) if found else text
+
+    shown = frame.assign(**{"taken from": frame["taken from"].map(source)})
+    return shown.rename(columns={"head": _("head"), "slope": _("slope"), "exponent": _("exponent"),
+                                 "taken from": _("taken from")})
 
 
 def bias_sentence(view: ConventionsView) -> str:
     """What the two ALiBi maps below show: head 1 of 8's slope, at ``small`` positions."""
-    return (f"An encoder uses the symmetric bias −m·|i − j|; a decoder the same below the diagonal and masks the "
-            f"keys after each query. Head 1 of 8 (m = {view.slope0:g}), {view.small} positions:")
+    return _("An encoder uses the symmetric bias −m·|i − j|; a decoder the same below the diagonal and masks the keys "
+             "after each query. Head 1 of 8 (m = {slope}), {small} positions:").format(
+        slope=number(view.slope0, "g"), small=view.small)
 
 
 def t5_sentence(view: ConventionsView) -> str:
     """T5's buckets: how many distances are exact each way, and where they stop growing."""
     t5 = view.t5
-    return (f"Hugging Face `models/t5/modeling_t5.py`, `_relative_position_bucket`, {T5_BUCKETS} buckets up to "
-            f"max_distance = {t5.max_distance}. Bidirectional: half the buckets for keys after the query; distances 0 to "
-            f"{t5.exact_bidirectional - 1} get a bucket each, longer ones share log-spaced buckets. Causal: all "
-            f"{T5_BUCKETS} buckets for keys at or before the query, {t5.exact_causal} exact distances, and every key "
-            f"after the query falls in bucket 0. From ±{t5.max_distance} on, every distance shares the last bucket.")
+    return _("Hugging Face `models/t5/modeling_t5.py`, `_relative_position_bucket`, {buckets} buckets up to "
+             "max_distance = {max_distance}. Bidirectional: half the buckets for keys after the query; distances 0 to "
+             "{last_exact} get a bucket each, longer ones share log-spaced buckets. Causal: all {buckets} buckets for "
+             "keys at or before the query, {exact_causal} exact distances, and every key after the query falls in "
+             "bucket 0. From ±{max_distance} on, every distance shares the last bucket.").format(
+        buckets=T5_BUCKETS, max_distance=t5.max_distance, last_exact=t5.exact_bidirectional - 1,
+        exact_causal=t5.exact_causal)
 
 
 def layouts_sentence(view: ConventionsView) -> str:
     """The slowest pair's frequency in the two layouts, and how far apart their tables are."""
-    return (f"The book (and Vaswani et al.) use ω_j = b^(−2j/d); tensor2tensor's `get_timing_signal_1d` "
-            f"(`tensor2tensor/layers/common_attention.py`) spaces its timescales from 1 to b inclusive, "
-            f"ω_j = b^(−j/(d/2 − 1)), and puts all sines before all cosines. At d = {view.d} the slowest pair has "
-            f"ω = {number(view.last_t2t, '.4g')} in tensor2tensor against {number(view.last_inter, '.4g')} in the book; after "
-            f"reordering the columns, the two tables at {view.n} positions differ by up to {number(view.largest_gap, '.3g')}.")
+    return _("The book (and Vaswani et al.) use ω_j = b^(−2j/d); tensor2tensor's `get_timing_signal_1d` "
+             "(`tensor2tensor/layers/common_attention.py`) spaces its timescales from 1 to b inclusive, "
+             "ω_j = b^(−j/(d/2 − 1)), and puts all sines before all cosines. At d = {d} the slowest pair has "
+             "ω = {t2t} in tensor2tensor against {book} in the book; after reordering the columns, the two tables at "
+             "{n} positions differ by up to {gap}.").format(
+        d=view.d, t2t=number(view.last_t2t, ".4g"), book=number(view.last_inter, ".4g"), n=view.n,
+        gap=number(view.largest_gap, ".3g"))
 
 
 # past the training length ------------------------------------------------------------------------
@@ -577,7 +687,7 @@ class BeyondView:
     bits_p: int
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32, show_spinner=False)
 def beyond(p: int, train: int, d: int, heads: int, k: int) -> BeyondView:
     """What each scheme does at offset ``p`` after training on ``train`` positions, and charts of
     RoPE's angles per pair, ALiBi's bias and T5's bucket against the offset."""
@@ -587,29 +697,29 @@ def beyond(p: int, train: int, d: int, heads: int, k: int) -> BeyondView:
                                  t5_max_distance=T5_MAX_DISTANCE, shaw_max_distance=k)
     pairs = pd.DataFrame(b.rope)
     rope = pd.concat([pd.DataFrame({"pair": pairs["pair"], "angle": pairs["largest_seen"],
-                                    "what": f"largest in training, (L − 1)·ω_j, L = {train}"}),
-                      pd.DataFrame({"pair": pairs["pair"], "angle": pairs["angle"], "what": f"at offset p = {p}"}),
-                      pd.DataFrame({"pair": pairs["pair"], "angle": 6.283185307179586, "what": "one full turn, 2π"})])
-    rope_spec = charts.line_chart(rope, x="pair", y="angle", series="what", x_title="pair j (of one head)",
-                                  y_title="angle (radians)", series_title="Angle", log_y=True, points=True,
+                                    "what": _("largest in training, (L − 1)·ω_j, L = {length}").format(length=train)}),
+                      pd.DataFrame({"pair": pairs["pair"], "angle": pairs["angle"], "what": _("at offset p = {offset}").format(offset=p)}),
+                      pd.DataFrame({"pair": pairs["pair"], "angle": 6.283185307179586, "what": _("one full turn, 2π")})])
+    rope_spec = charts.line_chart(rope, x="pair", y="angle", series="what", x_title=_("pair j (of one head)"),
+                                  y_title=_("angle (radians)"), series_title=_("Angle"), log_y=True, points=True,
                                   height=300).spec()
     top = max(p, train)
     offsets = list(range(0, top + 1, max(1, -(-top // 64))))  # at most 66 a head: 16 heads stay lines, not bands
     if offsets[-1] != top:
         offsets.append(top)
     slopes = b.alibi_slopes
-    alibi = pd.DataFrame([(o, 0.0 - m * o, f"head {h + 1}") for h, m in enumerate(slopes) for o in offsets],
+    alibi = pd.DataFrame([(o, 0.0 - m * o, _("head {number}").format(number=h + 1)) for h, m in enumerate(slopes) for o in offsets],
                          columns=["offset", "bias", "head"])
-    alibi_spec = charts.line_chart(alibi, x="offset", y="bias", series="head", x_title="offset |i − j|",
-                                   y_title="ALiBi bias −m_h·|i − j|", series_title="Head", height=300, max_points=1200,
+    alibi_spec = charts.line_chart(alibi, x="offset", y="bias", series="head", x_title=_("offset |i − j|"),
+                                   y_title=_("ALiBi bias −m_h·|i − j|"), series_title=_("Head"), height=300, max_points=1200,
                                    marks={f"L − 1 = {train - 1}": train - 1, f"p = {p}": p}).spec()
     # one query at the end of top + 1 keys: key j is top − j places before it; flipped, distance 0 .. top
     # (one row, where a curve of both directions would compute a (top + 1) × (2·top + 1) table)
     before = pekit.t5_relative_buckets(1, top + 1, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE,
                                        device="cpu")[0].flip(0)  # (top + 1,)
     back = pd.DataFrame({"offset": list(range(top + 1)), "bucket": before.numpy()})
-    t5_spec = charts.line_chart(back, x="offset", y="bucket", x_title="distance i − j (key before the query)",
-                                y_title="T5 bucket (encoder)", step=True, height=300, max_points=1200,
+    t5_spec = charts.line_chart(back, x="offset", y="bucket", x_title=_("distance i − j (key before the query)"),
+                                y_title=_("T5 bucket (encoder)"), step=True, height=300, max_points=1200,
                                 marks={f"L − 1 = {train - 1}": train - 1, f"p = {p}": p,
                                        f"max_distance = {T5_MAX_DISTANCE}": T5_MAX_DISTANCE}).spec()
     # pekit's ``unseen`` counts every pair short of a full turn; a pair whose angle at p has passed 2π has
@@ -625,57 +735,77 @@ def beyond(p: int, train: int, d: int, heads: int, k: int) -> BeyondView:
 
 def offset_heading(view: BeyondView) -> str:
     """The offset and the training length, and whether the offset is inside it."""
-    inside = " (inside the training length: nothing here is new)" if view.p < view.train else ""
-    return f"**At offset p = {view.p:,}, after training on L = {view.train:,} positions**{inside}:"
+    p, train = number(view.p, ","), number(view.train, ",")
+    if view.p < view.train:
+        return _("**At offset p = {p}, after training on L = {train} positions** (inside the training length: nothing "
+                 "here is new):").format(p=p, train=train)
+    return _("**At offset p = {p}, after training on L = {train} positions**:").format(p=p, train=train)
 
 
 def learned_line(view: BeyondView) -> str:
     """Whether the learned table has a row for p."""
-    said = (f"row {view.p:,} exists" if view.b.learned_has_row
-            else f"no row: the table stops at row {view.train - 1:,}")
-    return f"**Learned**: {said}."
+    if view.b.learned_has_row:
+        return _("**Learned**: row {p} exists.").format(p=number(view.p, ","))
+    return _("**Learned**: no row: the table stops at row {last}.").format(last=number(view.train - 1, ","))
 
 
 def sinusoidal_line(view: BeyondView) -> str:
     """How far row p is from the rows seen in training, against the step between neighbouring rows."""
     b = view.b
     if view.p < view.train:
-        return (f"**Sinusoidal**: row {view.p:,} is one of the {view.train:,} rows seen in training (neighbouring "
-                f"rows are {number(b.sinusoidal_step, '.3g')} apart).")
-    return (f"**Sinusoidal**: row {view.p:,} is defined by the formula; the nearest row seen in training is "
-            f"{number(b.sinusoidal_nearest, '.3g')} away from it (neighbouring rows are {number(b.sinusoidal_step, '.3g')} "
-            "apart).")
+        return _("**Sinusoidal**: row {p} is one of the {train} rows seen in training (neighbouring rows are {step} "
+                 "apart).").format(p=number(view.p, ","), train=number(view.train, ","),
+                                   step=number(b.sinusoidal_step, ".3g"))
+    return _("**Sinusoidal**: row {p} is defined by the formula; the nearest row seen in training is {nearest} away "
+             "from it (neighbouring rows are {step} apart).").format(
+        p=number(view.p, ","), nearest=number(b.sinusoidal_nearest, ".3g"), step=number(b.sinusoidal_step, ".3g"))
 
 
 def binary_line(view: BeyondView) -> str:
     """The bits position p needs against those of training, and whether a new bit turns on."""
-    new = ", so a bit that was never set turns on." if view.bits_p > view.bits_train else "."
-    return (f"**Binary**: position {view.p:,} needs {view.bits_p} {plural(view.bits_p, 'bit')}; training used "
-            f"{view.bits_train}{new}")
+    if view.bits_p > view.bits_train:
+        said = ngettext("**Binary**: position {p} needs {bits} bit; training used {train_bits}, so a bit that was never "
+                        "set turns on.",
+                        "**Binary**: position {p} needs {bits} bits; training used {train_bits}, so a bit that was never "
+                        "set turns on.", view.bits_p)
+    else:
+        said = ngettext("**Binary**: position {p} needs {bits} bit; training used {train_bits}.",
+                        "**Binary**: position {p} needs {bits} bits; training used {train_bits}.", view.bits_p)
+    return said.format(p=number(view.p, ","), bits=view.bits_p, train_bits=view.bits_train)
 
 
 def rope_line(view: BeyondView) -> str:
     """How many of a head's pairs turned a full circle within L, and which meet new angles at p."""
     new, back, short = view.new_pairs, view.round_pairs, view.pairs - view.full
-    if view.pairs == 1:
-        turned = ("**RoPE**: the one pair of a head " + ("turned a full circle within L, so it met angles all round the "
-                                                         "circle; " if view.full else "never turned a full circle within L; "))
+    if view.pairs == 1 and view.full:
+        turned = _("**RoPE**: the one pair of a head turned a full circle within L, so it met angles all round the "
+                   "circle")
+    elif view.pairs == 1:
+        turned = _("**RoPE**: the one pair of a head never turned a full circle within L")
+    elif view.full == view.pairs:
+        turned = _("**RoPE**: all {pairs} pairs of a head turned a full circle within L, so they met angles all round "
+                   "the circle").format(pairs=view.pairs)
+    elif view.full:
+        turned = _("**RoPE**: {full} of the {pairs} pairs of a head turned a full circle within L, so they met angles "
+                   "all round the circle").format(full=view.full, pairs=view.pairs)
     else:
-        full = f"all {view.pairs} pairs" if view.full == view.pairs else f"{view.full} of the {view.pairs} pairs"
-        turned = (f"**RoPE**: {full} of a head turned a full circle within L" +
-                  (", so they met angles all round the circle; " if view.full else "; "))
+        turned = _("**RoPE**: {full} of the {pairs} pairs of a head turned a full circle within L").format(
+            full=view.full, pairs=view.pairs)
     if view.p < view.train:
-        return turned + "inside the training length every angle at p was met in training."
+        return turned + "; " + _("inside the training length every angle at p was met in training.")
     if not short:
-        return turned + "no pair meets an angle it never saw."
+        return turned + "; " + _("no pair meets an angle it never saw.")
     said = []
     if new:
-        said.append(f"{runs_of(new)} now {'turns' if len(new) == 1 else 'turn'} past the largest angle "
-                    f"{'it' if len(new) == 1 else 'they'} met in training (never seen)")
+        said.append(ngettext("{pairs} now turns past the largest angle it met in training (never seen)",
+                             "{pairs} now turn past the largest angle they met in training (never seen)",
+                             len(new)).format(pairs=runs_of(new)))
     if back:
-        said.append(f"{runs_of(back)}, short of a full turn in training, {'has' if len(back) == 1 else 'have'} come "
-                    "round past 2π into the arc met in training")
-    return turned + " and ".join(said) + "."
+        said.append(ngettext("{pairs}, short of a full turn in training, has come round past 2π into the arc met in "
+                             "training",
+                             "{pairs}, short of a full turn in training, have come round past 2π into the arc met in "
+                             "training", len(back)).format(pairs=runs_of(back)))
+    return turned + "; " + _and(said) + "."
 
 
 def bias_text(bias: float) -> str:
@@ -687,34 +817,65 @@ def alibi_line(view: BeyondView) -> str:
     """ALiBi's bias at p for the first and last head, against the largest distance of training."""
     b = view.b
     if view.heads == 1:
-        now, seen = bias_text(b.alibi_bias[0]), bias_text(b.alibi_bias_seen[0])
-        return (f"**ALiBi**: the penalty grows linearly with the distance: {now} at p (the one head); at the longest "
-                f"distance seen in training, L − 1 = {view.train - 1:,}, it was {seen}.")
-    return (f"**ALiBi**: the penalty grows linearly with the distance: {bias_text(b.alibi_bias[0])} (head 1) to "
-            f"{bias_text(b.alibi_bias[-1])} (head {view.heads}) at p; at the longest distance seen in training, "
-            f"L − 1 = {view.train - 1:,}, it was {bias_text(b.alibi_bias_seen[0])} to {bias_text(b.alibi_bias_seen[-1])}.")
+        return _("**ALiBi**: the penalty grows linearly with the distance: {now} at p (the one head); at the longest "
+                 "distance seen in training, L − 1 = {last}, it was {seen}.").format(
+            now=bias_text(b.alibi_bias[0]), last=number(view.train - 1, ","), seen=bias_text(b.alibi_bias_seen[0]))
+    return _("**ALiBi**: the penalty grows linearly with the distance: {first} (head 1) to {final} (head {heads}) at "
+             "p; at the longest distance seen in training, L − 1 = {last}, it was {first_seen} to {final_seen}.").format(
+        first=bias_text(b.alibi_bias[0]), final=bias_text(b.alibi_bias[-1]), heads=view.heads,
+        last=number(view.train - 1, ","), first_seen=bias_text(b.alibi_bias_seen[0]),
+        final_seen=bias_text(b.alibi_bias_seen[-1]))
 
 
 def t5_line(view: BeyondView) -> str:
     """T5's bucket of distance p and whether training reached it."""
     b = view.b
-    trained = "one trained on" if b.t5_bucket_seen else "**never trained**: it holds no learned value from"
-    return (f"**T5**: distance {view.p:,} falls in bucket {b.t5_bucket}, {trained} distances below L (they reach "
-            f"{b.t5_buckets_seen} {plural(b.t5_buckets_seen, 'bucket')}); every distance from {b.t5_max_distance} on "
-            "shares one bucket.")
+    if b.t5_bucket_seen:
+        said = ngettext("**T5**: distance {p} falls in bucket {bucket}, one trained on distances below L (they reach "
+                        "{seen} bucket); every distance from {max_distance} on shares one bucket.",
+                        "**T5**: distance {p} falls in bucket {bucket}, one trained on distances below L (they reach "
+                        "{seen} buckets); every distance from {max_distance} on shares one bucket.",
+                        b.t5_buckets_seen)
+    else:
+        said = ngettext("**T5**: distance {p} falls in bucket {bucket}, **never trained**: it holds no learned value "
+                        "from distances below L (they reach {seen} bucket); every distance from {max_distance} on "
+                        "shares one bucket.",
+                        "**T5**: distance {p} falls in bucket {bucket}, **never trained**: it holds no learned value "
+                        "from distances below L (they reach {seen} buckets); every distance from {max_distance} on "
+                        "shares one bucket.", b.t5_buckets_seen)
+    return said.format(p=number(view.p, ","), bucket=b.t5_bucket, seen=b.t5_buckets_seen,
+                       max_distance=b.t5_max_distance)
 
 
 def shaw_line(view: BeyondView) -> str:
     """Shaw's vector for offset p, whether it is clipped to the edge, and whether training on L
     positions (offsets up to ±(L − 1)) ever used it."""
-    clipped = f", clipped to the edge vector of ±{view.k}" if view.b.shaw_clipped else ""
     reach = view.train - 1
-    if min(view.p, view.k) <= reach:
-        trained = f": one trained on (training on L = {view.train:,} reaches offsets up to ±{reach:,})."
+    trained = min(view.p, view.k) <= reach
+    if view.b.shaw_clipped and trained:
+        said = _("**Shaw**: offset {p} uses vector {index} of 0 to {top}, clipped to the edge vector of ±{k}: one "
+                 "trained on (training on L = {train} reaches offsets up to ±{reach}).")
+    elif trained:
+        said = _("**Shaw**: offset {p} uses vector {index} of 0 to {top}: one trained on (training on L = {train} "
+                 "reaches offsets up to ±{reach}).")
+    elif view.b.shaw_clipped:
+        said = _("**Shaw**: offset {p} uses vector {index} of 0 to {top}, clipped to the edge vector of ±{k}: **never "
+                 "trained**, it holds no learned value (training on L = {train} reaches offsets up to ±{reach} only, "
+                 "vectors {low} to {high}).")
     else:
-        trained = (f": **never trained**, it holds no learned value (training on L = {view.train:,} reaches offsets "
-                   f"up to ±{reach:,} only, vectors {view.k - reach} to {view.k + reach}).")
-    return f"**Shaw**: offset {view.p:,} uses vector {view.b.shaw_index} of 0 to {2 * view.k}{clipped}{trained}"
+        said = _("**Shaw**: offset {p} uses vector {index} of 0 to {top}: **never trained**, it holds no learned value "
+                 "(training on L = {train} reaches offsets up to ±{reach} only, vectors {low} to {high}).")
+    return said.format(p=number(view.p, ","), index=view.b.shaw_index, top=2 * view.k, k=view.k,
+                       train=number(view.train, ","), reach=number(reach, ","), low=view.k - reach,
+                       high=view.k + reach)
+
+
+def _scheme_name(scheme: str) -> str:
+    """A position scheme's identifier (``none``, ``sinusoidal``, ``learned``, ``rope``, ...) as a
+    legend or sentence names it in the reader's language."""
+    names = {"none": pgettext("position scheme", "none"), "sinusoidal": pgettext("position scheme", "sinusoidal"),
+             "learned": pgettext("position scheme", "learned")}
+    return names.get(scheme, scheme)
 
 
 class ExtrapolationRun(NamedTuple):
@@ -732,15 +893,18 @@ def finished_trainings() -> list[ExtrapolationRun]:
     for job in job_board().finished():
         key = job.key
         if isinstance(key, TrainKey) and job.result.get("extrapolation"):
-            runs.append(ExtrapolationRun(f"{key.task}, {key.kind}, L = {key.seq_len}, d = {key.dim}, {key.positions}",
-                                         key.positions, tuple(job.result["extrapolation"])))
+            label = _("{task}, {kind}, L = {length}, d = {width}, {scheme}").format(
+                task=option_label(key.task), kind=option_label(key.kind), length=key.seq_len, width=key.dim,
+                scheme=_scheme_name(key.positions))
+            runs.append(ExtrapolationRun(label, key.positions, tuple(job.result["extrapolation"])))
     return runs
 
 
 def learner_runs_shipped(kind: str) -> list[ExtrapolationRun]:
     """The shipped tiny ``kind`` models' recorded runs, one per position scheme shipped."""
     records = shipped.recorded_metrics()
-    return [ExtrapolationRun(f"shipped {kind}, {s}", s, tuple(records[f"{kind}-{s}"]["extrapolation"]))
+    return [ExtrapolationRun(_("shipped {kind}, {scheme}").format(kind=option_label(kind), scheme=_scheme_name(s)), s,
+                             tuple(records[f"{kind}-{s}"]["extrapolation"]))
             for s in ("none", "sinusoidal", "learned", "rope", "alibi", "t5") if f"{kind}-{s}" in records]
 
 
@@ -754,7 +918,7 @@ def extrapolation_chart(runs: list[ExtrapolationRun], trained_on: int | None = N
             copy += 1
             label = f"{run.label} ({copy})"
         named[label] = run.rows
-    return charts.extrapolation_chart(named, series_title="Run", trained_on=trained_on).spec()
+    return charts.extrapolation_chart(named, series_title=_("Run"), trained_on=trained_on).spec()
 
 
 class ServerRuns(NamedTuple):
@@ -773,9 +937,10 @@ def server_runs() -> ServerRuns:
 def server_runs_sentence(view: ServerRuns) -> str:
     """How many trainings finished on this server, or that none has."""
     if view.count:
-        return (f"{view.count} {plural(view.count, 'training')} finished on this server's **Train it yourself** "
-                "page.")
-    return "No training has finished on this server yet; runs from the **Train it yourself** page appear here."
+        return ngettext("{count} training finished on this server's **Train it yourself** page.",
+                        "{count} trainings finished on this server's **Train it yourself** page.",
+                        view.count).format(count=view.count)
+    return _("No training has finished on this server yet; runs from the **Train it yourself** page appear here.")
 
 
 class ShippedRuns(NamedTuple):
@@ -790,7 +955,7 @@ class ShippedRuns(NamedTuple):
     stops: tuple[tuple[str, int], ...] = ()
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@localized_resource(max_entries=8, show_spinner=False)
 def shipped_extrapolation(kind: str) -> ShippedRuns:
     """The shipped runs' accuracy at test lengths from the training length to twice it."""
     runs = learner_runs_shipped(kind)
@@ -803,19 +968,27 @@ def shipped_extrapolation(kind: str) -> ShippedRuns:
 
 def shipped_sentence(view: ShippedRuns) -> str:
     """What the shipped runs are: the length they were trained on and the longest tested."""
-    stops = "; ".join(f"the {scheme} line stops at {last}: past it the scheme has no position to give"
-                      + (" (its table has no more rows)" if scheme == "learned" else "") for scheme, last in view.stops)
-    return (f"The tiny {view.kind}s shipped with pekit (reversal, trained on {view.train} tokens), tested on lengths "
-            f"up to {view.longest}: the numbers of the **Train it yourself** page." + (f" {stops[0].upper()}{stops[1:]}."
-                                                                                      if stops else ""))
+    stops = "; ".join(
+        (_("the {scheme} line stops at {last}: past it the scheme has no position to give (its table has no more "
+           "rows)") if scheme == "learned" else
+         _("the {scheme} line stops at {last}: past it the scheme has no position to give")).format(
+            scheme=_scheme_name(scheme), last=last) for scheme, last in view.stops)
+    if view.kind == "decoder":
+        said = _("The tiny decoders shipped with pekit (reversal, trained on {train} tokens), tested on lengths up to "
+                 "{longest}: the numbers of the **Train it yourself** page.")
+    else:
+        said = _("The tiny encoders shipped with pekit (reversal, trained on {train} tokens), tested on lengths up to "
+                 "{longest}: the numbers of the **Train it yourself** page.")
+    said = said.format(train=view.train, longest=view.longest)
+    return said + (f" {stops[0].upper()}{stops[1:]}." if stops else "")
 
 
 # context extension -------------------------------------------------------------------------------
 
 
 RULES = ("none", "linear", "ntk", "dynamic", "yarn")
-RULE_TITLE = {"none": "none (as trained)", "linear": "linear (position interpolation)", "ntk": "NTK-aware",
-              "dynamic": "dynamic NTK at L = s·L₀", "yarn": "YaRN"}
+RULE_TITLE = {"none": N_("none (as trained)"), "linear": N_("linear (position interpolation)"), "ntk": N_("NTK-aware"),
+              "dynamic": N_("dynamic NTK at L = s·L₀"), "yarn": N_("YaRN")}
 
 
 @dataclass(frozen=True)
@@ -841,7 +1014,7 @@ class ExtensionView:
     ratio_spec: dict
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32, show_spinner=False)
 def extension(head_dim: int, base: float, factor: float, original: int) -> ExtensionView:
     """Every rule's frequencies per pair (and their ratio to the trained ones) for a head of
     ``head_dim`` columns, base ``base``, scale ``factor`` and trained length ``original``."""
@@ -853,15 +1026,15 @@ def extension(head_dim: int, base: float, factor: float, original: int) -> Exten
     plain = results["none"].inv_freq  # (head_dim // 2,)
     ratios = {r: res.inv_freq / plain for r, res in results.items()}  # (head_dim // 2,) each
     freq = pd.concat([pd.DataFrame({"pair": range(head_dim // 2), "omega": res.inv_freq.numpy(),
-                                    "rule": RULE_TITLE[r]}) for r, res in results.items()])
+                                    "rule": _(RULE_TITLE[r])}) for r, res in results.items()])
     ratio = pd.concat([pd.DataFrame({"pair": range(head_dim // 2), "ratio": ratios[r].numpy(),
-                                     "rule": RULE_TITLE[r]}) for r in RULES if r != "none"])
+                                     "rule": _(RULE_TITLE[r])}) for r in RULES if r != "none"])
     height = 300 + 60 + 30 * len(RULES)
-    freq_spec = charts.line_chart(freq, x="pair", y="omega", series="rule", x_title="pair j",
-                                  y_title="frequency ω_j (radians per position)", series_title="Rule", log_y=True,
+    freq_spec = charts.line_chart(freq, x="pair", y="omega", series="rule", x_title=_("pair j"),
+                                  y_title=_("frequency ω_j (radians per position)"), series_title=_("Rule"), log_y=True,
                                   height=height).spec()
-    ratio_spec = charts.line_chart(ratio, x="pair", y="ratio", series="rule", x_title="pair j",
-                                   y_title="ω_j after ÷ ω_j before", series_title="Rule", log_y=True,
+    ratio_spec = charts.line_chart(ratio, x="pair", y="ratio", series="rule", x_title=_("pair j"),
+                                   y_title=_("ω_j after ÷ ω_j before"), series_title=_("Rule"), log_y=True,
                                    height=height).spec()
     return ExtensionView(head_dim=head_dim, base=base, factor=factor, original=original, seq_len=seq_len,
                          ntk=results["ntk"], dynamic=results["dynamic"], yarn=results["yarn"],
@@ -871,49 +1044,61 @@ def extension(head_dim: int, base: float, factor: float, original: int) -> Exten
 
 def extension_caption(view: ExtensionView) -> str:
     """The settings the charts are drawn at: head width and pairs, base, trained and target length."""
-    return (f"Head width {view.head_dim} ({view.head_dim // 2} pairs), base {view.base:g}, trained on "
-            f"L₀ = {view.original:,}, scale s = {view.factor:g} (target length s·L₀ = {view.seq_len:,}), computed as "
-            "Hugging Face's `modeling_rope_utils.py` does.")
+    return _("Head width {width} ({pairs} pairs), base {base}, trained on L₀ = {original}, scale s = {factor} (target "
+             "length s·L₀ = {target}), computed as Hugging Face's `modeling_rope_utils.py` does.").format(
+        width=view.head_dim, pairs=view.head_dim // 2, base=number(view.base, "g"), original=number(view.original, ","),
+        factor=number(view.factor, "g"), target=number(view.seq_len, ","))
 
 
 def linear_line(view: ExtensionView) -> str:
     """Position interpolation's ratio, the same for every pair."""
+    ratio = number(view.linear_ratio, ".4g")
     if view.factor == 1:
-        return f"**Linear** (position interpolation) at s = 1 leaves every pair as it is: ratio {number(view.linear_ratio, '.4g')}."
-    return f"**Linear** (position interpolation) slows every pair by s: ratio {number(view.linear_ratio, '.4g')} for all."
+        return _("**Linear** (position interpolation) at s = 1 leaves every pair as it is: ratio {ratio}.").format(
+            ratio=ratio)
+    return _("**Linear** (position interpolation) slows every pair by s: ratio {ratio} for all.").format(ratio=ratio)
 
 
 def ntk_line(view: ExtensionView) -> str:
     """NTK-aware's new base, the fastest pair's ratio and how much the slowest is slowed."""
     if view.factor == 1:
-        return (f"**NTK-aware** at s = 1 keeps the base b' = {number(view.ntk.base, ',.6g')}: every pair keeps its speed "
-                f"(ratios {number(view.ntk_first_ratio, '.4g')} and {number(view.ntk_last_ratio, '.4g')} for the fastest and "
-                "the slowest).")
-    return (f"**NTK-aware** changes the base to b' = {number(view.ntk.base, ',.6g')}: the fastest pair keeps its speed "
-            f"(ratio {number(view.ntk_first_ratio, '.4g')}), the slowest is slowed by {number(1 / view.ntk_last_ratio, '.4g')}.")
+        return _("**NTK-aware** at s = 1 keeps the base b' = {base}: every pair keeps its speed (ratios {first} and "
+                 "{last} for the fastest and the slowest).").format(
+            base=number(view.ntk.base, ",.6g"), first=number(view.ntk_first_ratio, ".4g"),
+            last=number(view.ntk_last_ratio, ".4g"))
+    return _("**NTK-aware** changes the base to b' = {base}: the fastest pair keeps its speed (ratio {first}), the "
+             "slowest is slowed by {slowed}.").format(
+        base=number(view.ntk.base, ",.6g"), first=number(view.ntk_first_ratio, ".4g"),
+        slowed=number(1 / view.ntk_last_ratio, ".4g"))
 
 
 def dynamic_line(view: ExtensionView) -> str:
     """Dynamic NTK's scale and base at the target length."""
-    return (f"**Dynamic NTK** recomputes the base for the current length; at L = s·L₀ = {view.seq_len:,} its scale is "
-            f"s' = {number(view.dynamic.scale, '.6g')}, base {number(view.dynamic.base, ',.6g')}.")
+    return _("**Dynamic NTK** recomputes the base for the current length; at L = s·L₀ = {target} its scale is "
+             "s' = {scale}, base {base}.").format(target=number(view.seq_len, ","),
+                                                   scale=number(view.dynamic.scale, ".6g"),
+                                                   base=number(view.dynamic.base, ",.6g"))
 
 
 def yarn_line(view: ExtensionView) -> str:
     """YaRN's ramp: the pairs it keeps, those it divides by s (when the ramp ends within the head),
     and its attention factor."""
     y = view.yarn
-    kept = runs_of(list(range(int(y.low) + 1)))
-    kept += " keeps its frequency" if int(y.low) == 0 else " keep their frequency"
+    kept_pairs = list(range(int(y.low) + 1))
+    kept = ngettext("{pairs} keeps its frequency", "{pairs} keep their frequency", len(kept_pairs)).format(
+        pairs=runs_of(kept_pairs))
     if view.factor == 1:
-        ramp = "at s = 1 every pair keeps its frequency (dividing by s changes nothing)"
+        ramp = _("at s = 1 every pair keeps its frequency (dividing by s changes nothing)")
     elif y.high < view.head_dim // 2:
         divided = list(range(int(y.high), view.head_dim // 2))
         between = list(range(int(y.low) + 1, int(y.high)))
-        ramp = (f"{kept}, {runs_of(divided)} {'is' if len(divided) == 1 else 'are'} divided by s, "
-                + (f"{runs_of(between)} on a linear ramp in between" if between else "with no pair in between"))
+        parts = [kept, ngettext("{pairs} is divided by s", "{pairs} are divided by s", len(divided)).format(
+            pairs=runs_of(divided))]
+        parts.append(ngettext("{pairs} on a linear ramp in between", "{pairs} on a linear ramp in between",
+                              len(between)).format(pairs=runs_of(between)) if between else
+                     _("with no pair in between"))
+        ramp = ", ".join(parts)
     else:
-        ramp = f"{kept}, the ramp to full interpolation runs past the last pair"
-    return (f"**YaRN** (β_fast = 32, β_slow = 1 turns within L₀): {ramp}; it also multiplies the cosines and sines by "
-            f"0.1·ln s + 1 = {number(y.attention_factor, '.4g')}.")
-
+        ramp = _("{kept}, the ramp to full interpolation runs past the last pair").format(kept=kept)
+    return _("**YaRN** (β_fast = 32, β_slow = 1 turns within L₀): {ramp}; it also multiplies the cosines and sines by "
+             "0.1·ln s + 1 = {factor}.").format(ramp=ramp, factor=number(y.attention_factor, ".4g"))

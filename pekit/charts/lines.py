@@ -195,7 +195,7 @@ def line_chart(
     rules["dx"] = [-4 if f > 0.6 else 4 for f in at]
     rules["dy"] = [6 + 16 * i for i in range(len(rules))]
     x_enc = alt.X(x, type="quantitative", scale=x_scale)
-    rule = alt.Chart(rules).mark_rule(strokeDash=[4, 3], color="#76706f").encode(x=x_enc, tooltip=[tip("mark")])
+    rule = alt.Chart(rules).mark_rule(strokeDash=[4, 3], color="#76706f").encode(x=x_enc, tooltip=[tip("mark", _("mark"))])
     layers = [rule]
     for align in ("left", "right"):
         part = rules[rules["align"] == align]
