@@ -101,9 +101,10 @@ def catalog_messages(code: str):
                 merged = part
                 continue
             for message in part:
-                if message.id and message.id not in merged:
-                    merged[message.id] = message
-                elif message.id and message.string and not merged[message.id].string:
+                if not message.id:
+                    continue
+                known = merged.get(message.id, context=message.context)
+                if known is None or (message.string and not known.string):
                     merged[message.id] = message
     return merged
 

@@ -20,6 +20,8 @@ from typing import Any
 
 import streamlit as st
 
+from lab.i18n import N_, _, ngettext
+
 WAITING, RUNNING, DONE, FAILED = "waiting", "running", "done", "failed"
 
 
@@ -35,17 +37,25 @@ class Job:
     finished: float | None = None
     state: str = WAITING
     fraction: float = 0.0
-    message: str = "waiting"
+    message: str | Callable[[], str] = N_("waiting")  # a callable: written in the reader's language when read
     rows: list[Any] = field(default_factory=list)  # streamed results (e.g. a training's history rows)
     result: Any = None
     error: str | None = None
 
-    def report(self, fraction: float, message: str, row: Any = None) -> None:
-        """Progress from the worker: a fraction in [0, 1], a line of text, optionally a row."""
+    def report(self, fraction: float, message: str | Callable[[], str], row: Any = None) -> None:
+        """Progress from the worker: a fraction in [0, 1], a line of text (or a function that
+        writes it, called by each reader in their language), optionally a row."""
         self.fraction = min(max(float(fraction), 0.0), 1.0)
         self.message = message
         if row is not None:
             self.rows.append(row)
+
+    def text(self) -> str:
+        """The progress message in the reader's language (a fixed message is looked up in the
+        catalogs; one not there is shown as the worker wrote it)."""
+        if callable(self.message):
+            return self.message()
+        return _(self.message) if self.message else ""
 
     @property
     def over(self) -> bool:
@@ -97,7 +107,7 @@ class JobBoard:
         return max(0, len(ahead) - (self.workers - 1))
 
     def _run(self, job: Job, work: Callable[[Job], Any]) -> None:
-        job.state, job.started, job.message = RUNNING, time.time(), "starting"
+        job.state, job.started, job.message = RUNNING, time.time(), N_("starting")
         try:
             job.result = work(job)
             job.state = DONE
@@ -129,9 +139,12 @@ def follow(key: Hashable, show: Callable[[Job], None] | None = None) -> None:
         st.rerun(scope="app")
     place = job_board().place(job)
     if job.state == WAITING:
-        st.info(f"{job.label}: waiting for the server, {place} job{'s' if place != 1 else ''} ahead of this one "
-                "(one heavy job runs at a time, so nobody's page slows down).", icon=":material/hourglass_top:")
+        st.info(ngettext("{label}: waiting for the server, {count} job ahead of this one (one heavy job runs at a "
+                         "time, so nobody's page slows down).",
+                         "{label}: waiting for the server, {count} jobs ahead of this one (one heavy job runs at a "
+                         "time, so nobody's page slows down).", place).format(label=_(job.label), count=place),
+                icon=":material/hourglass_top:")
     else:
-        st.progress(job.fraction, text=f"{job.label}: {job.message}")
+        st.progress(job.fraction, text=f"{_(job.label)}: {job.text()}")
     if show is not None:
         show(job)

@@ -2,59 +2,62 @@
 
 import streamlit as st
 
-from lab.display import show_chart
+from lab.display import show_chart, show_table
+from lab.i18n import N_, _
 from lab.jobs import DONE, FAILED, follow, job_board
 from lab.page import lab_page
 from lab.settings import ChoiceSetting, IntSetting
 from lab.views.complexity_comparison import (SWEEP_ENDS, cost_sentence, layers_sentence, measure, measured_caption, path_sentence,
-                                             path_view, slope_prose, sweep_caption, sweep_plan, theory_caption,
-                                             theory_view)
+                                             path_view, slope_prose, slopes_table, sweep_caption, sweep_chart, sweep_plan,
+                                             theory_caption, theory_view)
 
-N = IntSetting("n", "Sequence length n", default=100, minimum=1, maximum=1_000_000)
-D = IntSetting("d", "Width d", default=256, minimum=1, maximum=4096)
-K = IntSetting("k", "Kernel size k", default=3, minimum=2, maximum=15)
-PATH_N = IntSetting("path_n", "Tokens in the picture", default=5, minimum=2, maximum=16)
-SWEEP_FROM = ChoiceSetting("from", "Sweep from n =", default="64", options=SWEEP_ENDS)
-SWEEP_TO = ChoiceSetting("to", "to n =", default="2048", options=SWEEP_ENDS)
+N = IntSetting("n", N_("Sequence length n"), default=100, minimum=1, maximum=1_000_000)
+D = IntSetting("d", N_("Width d"), default=256, minimum=1, maximum=4096)
+K = IntSetting("k", N_("Kernel size k"), default=3, minimum=2, maximum=15)
+PATH_N = IntSetting("path_n", N_("Tokens in the picture"), default=5, minimum=2, maximum=16)
+SWEEP_FROM = ChoiceSetting("from", N_("Sweep from n ="), default="64", options=SWEEP_ENDS)
+SWEEP_TO = ChoiceSetting("to", N_("to n ="), default="2048", options=SWEEP_ENDS)
 
-INTRO = (
+INTRO = N_(
     "A convolution, a recurrent layer and self-attention each turn n tokens of width d into n new ones. "
     "Their arithmetic, their sequential steps and their paths from the first token to the last: the "
     "chapter's table for your sizes, then timed on this machine."
 )
 
-with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SWEEP_FROM, SWEEP_TO]) as page:
+with lab_page("complexity", _("Complexity comparison"), _(INTRO), [N, D, K, PATH_N, SWEEP_FROM, SWEEP_TO]) as page:
     c1, c2, c3 = st.columns(3)
     with c1:
         n = page.number(N)
     with c2:
         d = page.number(D)
     with c3:
-        k = page.slider(K, help="Width of the convolution's window.")
+        k = page.slider(K, help=_("Width of the convolution's window."))
     theory = theory_view(n, d, k)
 
-    show_chart(theory.chart, title="Multiply-adds per layer")
+    show_chart(theory.chart, title=_("Multiply-adds per layer"))
     st.caption(theory_caption(theory))
     st.markdown(cost_sentence(theory))
-    st.dataframe(theory.table, hide_index=True, width="stretch", column_config={
-        "multiply_adds": "multiply-adds (all terms)", "order": "order (chapter)",
-        "sequential_operations": "sequential operations", "sequential_order": "order",
-        "max_path_length": "maximum path length", "path_order": "order "})
+    # the labels are English here; lab.display.show_table shows them in the reader's language
+    show_table(theory.table, hide_index=True, width="stretch", column_config={
+        "multiply_adds": N_("multiply-adds (all terms)"), "order": N_("order (chapter)"),
+        "sequential_operations": N_("sequential operations"), "sequential_order": N_("order"),
+        "max_path_length": N_("maximum path length"), "path_order": N_("order ")})
 
     st.markdown(layers_sentence(theory))
-    st.dataframe(theory.terms, hide_index=True, width="stretch", column_config={"multiply_adds": "multiply-adds"})
-    st.caption("One multiply-add is two floating-point operations (FLOPs).")
-    st.latex(r"\text{attention's } n^2 \text{ terms} < \text{RNN} \iff 2n^2 d < 2n d^2 \iff n < d")
-    st.latex(r"\text{attention's } n^2 \text{ terms} < \text{CNN} \iff 2n^2 d < k n d^2 \iff n < k d / 2")
+    show_table(theory.terms, hide_index=True, width="stretch", column_config={"multiply_adds": N_("multiply-adds")})
+    st.caption(_("One multiply-add is two floating-point operations (FLOPs)."))
+    # braces doubled: the formulas go through str.format, as every message with fields does
+    st.latex(_(r"\text{{attention's }} n^2 \text{{ terms}} < \text{{RNN}} \iff 2n^2 d < 2n d^2 \iff n < d").format())
+    st.latex(_(r"\text{{attention's }} n^2 \text{{ terms}} < \text{{CNN}} \iff 2n^2 d < k n d^2 \iff n < k d / 2").format())
 
-    st.subheader("How many steps from the first token to the last?")
-    path_n = page.slider(PATH_N, help="The chapter's figure: x1 … x5 with k = 3.")
+    st.subheader(_("How many steps from the first token to the last?"))
+    path_n = page.slider(PATH_N, help=_("The chapter's figure: x1 … x5 with k = 3."))
     paths = path_view(path_n, k)
-    show_chart(paths.chart, title="From the first token to the last")
+    show_chart(paths.chart, title=_("From the first token to the last"))
     st.markdown(path_sentence(paths))
 
-    st.subheader("Measured on this machine")
-    c4, c5, _ = st.columns([1, 1, 2])
+    st.subheader(_("Measured on this machine"))
+    c4, c5, _rest = st.columns([1, 1, 2])
     with c4:
         low = page.select(SWEEP_FROM)
     with c5:
@@ -63,26 +66,28 @@ with lab_page("complexity", "Complexity comparison", INTRO, [N, D, K, PATH_N, SW
     st.caption(sweep_caption(plan))
     board = job_board()
     if plan.refusal is not None:
-        st.warning(f"This sweep is refused before anything is allocated: {plan.refusal}.", icon=":material/block:")
+        st.warning(_("This sweep is refused before anything is allocated: {reason}.").format(reason=plan.refusal),
+                   icon=":material/block:")
         job = None
     else:
         job = board.get(plan.key)
         again = job is not None and job.over
-        st.button("Measure again" if again else "Measure", icon=":material/timer:", key="complexity.measure",
+        st.button(_("Measure again") if again else _("Measure"), icon=":material/timer:", key="complexity.measure",
                   type="secondary" if again else "primary",
                   disabled=job is not None and not job.over,
-                  on_click=lambda: board.submit(plan.key, "Measuring", measure(plan), again=again),
-                  help="Results are shared: everyone asking for these settings on this server sees the same run.")
+                  # the job's label is shared by readers of every language: English, as the board shows it
+                  on_click=lambda: board.submit(plan.key, N_("Measuring"), measure(plan), again=again),
+                  help=_("Results are shared: everyone asking for these settings on this server sees the same run."))
         job = board.get(plan.key)
     if job is not None and not job.over:
         follow(plan.key)
     elif job is not None and job.state == FAILED:
-        st.error(f"The measurement failed: {job.error}", icon=":material/error:")
+        st.error(_("The measurement failed: {error}").format(error=job.error), icon=":material/error:")
     elif job is not None and job.state == DONE:
         sweep = job.result
         st.caption(measured_caption(job))
-        show_chart(sweep.chart, title="Measured seconds per forward pass")
-        st.dataframe(sweep.slopes, hide_index=True, width="stretch")
+        show_chart(sweep_chart(sweep.measured), title=_("Measured seconds per forward pass"))
+        show_table(slopes_table(sweep), hide_index=True, width="stretch")
         st.markdown(slope_prose(sweep))
     else:
-        st.info("Press **Measure** to time the layers on this machine (a few seconds for the default sweep).")
+        st.info(_("Press **Measure** to time the layers on this machine (a few seconds for the default sweep)."))

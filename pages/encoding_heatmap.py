@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from lab.display import show_chart
+from lab.display import show_chart, show_table
+from lab.i18n import N_, _, local_number
 from lab.page import lab_page
 from lab.settings import BASE, ChoiceSetting, IntListSetting, IntSetting
 from lab.views.encoding_heatmap import (
@@ -32,41 +33,49 @@ from lab.views.encoding_heatmap import (
     wavelengths_caption,
 )
 
-N = IntSetting("n", "Positions n", default=60, minimum=1, maximum=4096)
-D = IntSetting("d", "Dimension d", default=32, minimum=1, maximum=1024)
-START = ChoiceSetting("start", "First position", default="0", options=("0", "1"))
-LAYOUT = ChoiceSetting("layout", "Layout", default="interleaved", options=LAYOUTS)
-COLS = IntListSetting("cols", "Columns to plot", default=(6, 7, 8, 9), minimum=0, maximum=1023, max_items=8)
-LAYOUT_NAMES = {"interleaved": "interleaved (paper, book)", "tensor2tensor": "tensor2tensor (sin | cos)"}
+N = IntSetting("n", N_("Positions n"), default=60, minimum=1, maximum=4096)
+D = IntSetting("d", N_("Dimension d"), default=32, minimum=1, maximum=1024)
+START = ChoiceSetting("start", N_("First position"), default="0", options=("0", "1"))
+LAYOUT = ChoiceSetting("layout", N_("Layout"), default="interleaved", options=LAYOUTS)
+COLS = IntListSetting("cols", N_("Columns to plot"), default=(6, 7, 8, 9), minimum=0, maximum=1023, max_items=8)
+# the layouts as the radio names them (the link keeps the option itself)
+LAYOUT_NAMES = {"interleaved": N_("interleaved (paper, book)"), "tensor2tensor": "tensor2tensor (sin | cos)"}
+# the tables' headers as the reader sees them (the tables keep pekit's column names)
+FREQUENCY_HEADERS = {"pair": N_("pair"), "sin_column": N_("sin column"), "cos_column": N_("cos column"),
+                     "omega": "ω_j", "wavelength": N_("wavelength 2π/ω_j")}
+COMPARISON_HEADERS = {"pair": N_("pair"), "omega_interleaved": N_("ω interleaved"),
+                      "omega_tensor2tensor": "ω tensor2tensor", "wavelength_interleaved": N_("wavelength interleaved"),
+                      "wavelength_tensor2tensor": N_("wavelength tensor2tensor"),
+                      "max_abs_difference": N_("largest |difference| over the positions")}
 
 
-INTRO = (
+INTRO = N_(
     "Self-attention treats its input as a *set*: nothing in $\\mathrm{softmax}(QK^\\top/\\sqrt d)V$ "
     "knows which token came first. The Transformer adds a fixed table $\\mathbf P$ to the token "
     "embeddings: row i, added to the token at position i, carries that position."
 )
 
-with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, COLS]) as page:
+with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LAYOUT, COLS]) as page:
     c1, c2, c3, c4, c5 = st.columns([3.5, 3.5, 1.9, 1.6, 2.6])
     with c1:
-        n = page.slider_and_box(N, help="Rows of P: how many positions to encode. Type a value in the box.")
+        n = page.slider_and_box(N, help=_("Rows of P: how many positions to encode. Type a value in the box."))
     with c2:
-        d = page.slider_and_box(D, help="Columns of P: the width of each position's vector. Odd widths work.")
+        d = page.slider_and_box(D, help=_("Columns of P: the width of each position's vector. Odd widths work."))
     with c3:
-        base = page.number(BASE, step=1000, help="Sets the slowest wavelength: 2π·base. The paper uses 10000.")
+        base = page.number(BASE, step=1000, help=_("Sets the slowest wavelength: 2π·base. The paper uses 10000."))
     with c4:
-        start = int(page.radio(START, help="The Python edition of the book counts positions from 0, "
-                                           "the Julia edition from 1."))
+        start = int(page.radio(START, help=_("The Python edition of the book counts positions from 0, "
+                                             "the Julia edition from 1.")))
     with c5:
-        layout = page.radio(LAYOUT, format_func=LAYOUT_NAMES.get)
+        layout = page.radio(LAYOUT, format_func=lambda option: _(LAYOUT_NAMES[option]))
 
     view = table_view(n, d, base, start, layout)
 
-    st.subheader("The table P")
-    show_chart(view.heatmap, title="The table P", caption=table_caption(view),
+    st.subheader(_("The table P"))
+    show_chart(view.heatmap, title=_("The table P"), caption=table_caption(view),
                csv=csv_of_table(n, d, base, start, layout) if view.downloadable else None)
     if view.downloadable:
-        st.download_button("Download P as CSV", csv_of_table(n, d, base, start, layout),
+        st.download_button(_("Download P as CSV"), csv_of_table(n, d, base, start, layout),
                            file_name=f"P_n{n}_d{d}_base{base}_start{start}_{layout}.csv", mime="text/csv",
                            on_click="ignore", icon=":material/download:")
     else:
@@ -74,67 +83,66 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
     st.latex(formula_latex(view))
     st.markdown(reading_text(column_flips(n, d, base, start, layout)))
 
-    st.subheader("Columns over positions")
+    st.subheader(_("Columns over positions"))
     cols_setting = page.narrow(COLS, view.last_column)
     columns = page.int_list(cols_setting, help=columns_help(view))
     if columns:
         drawn = curves(n, d, base, start, layout, tuple(columns))
-        show_chart(drawn.spec, title="Columns over positions", caption=curves_caption(drawn))
+        show_chart(drawn.spec, title=_("Columns over positions"), caption=curves_caption(drawn))
     else:
-        st.info("Pick at least one column to plot.")
+        st.info(_("Pick at least one column to plot."))
     st.caption(pairs_caption(view))
 
-    st.subheader("How alike are two positions?")
+    st.subheader(_("How alike are two positions?"))
     left, right = st.columns(2)
     with left:
-        show_chart(view.gram, title="Similarity matrix P·Pᵀ")
+        show_chart(view.gram, title=_("Similarity matrix P·Pᵀ"))
         st.caption(gram_caption(view))
     with right:
-        show_chart(view.offsets, title="P[i]·P[i+δ] against the offset")
+        show_chart(view.offsets, title=_("P[i]·P[i+δ] against the offset"))
         st.caption(offsets_caption(view))
     st.markdown(offsets_text(view))
     if view.steps is not None:
-        st.metric("Distance between neighbouring positions ‖P[i+1] − P[i]‖", f"{view.steps.smallest:.6f}",
-                  help="Smallest over all i; the largest is shown below.")
+        st.metric(_("Distance between neighbouring positions ‖P[i+1] − P[i]‖"),
+                  local_number(f"{view.steps.smallest:.6f}"),  # a distance, never negative; 0 as 0.000000
+                  help=_("Smallest over all i; the largest is shown below."))
         st.caption(steps_caption(view))
 
-    st.subheader("Wavelengths of the column pairs")
-    st.dataframe(view.frequencies, hide_index=True, height=240,
-                 column_config={"sin_column": "sin column", "cos_column": "cos column",
-                                "omega": st.column_config.NumberColumn("ω_j", format="%.6g"),
-                                "wavelength": st.column_config.NumberColumn("wavelength 2π/ω_j", format="%.6g")})
+    st.subheader(_("Wavelengths of the column pairs"))
+    show_table(view.frequencies, hide_index=True, height=240, column_config={
+        **{name: _(header) for name, header in FREQUENCY_HEADERS.items()},
+        "omega": st.column_config.NumberColumn(_(FREQUENCY_HEADERS["omega"]), format="%.6g"),
+        "wavelength": st.column_config.NumberColumn(_(FREQUENCY_HEADERS["wavelength"]), format="%.6g")})
     st.caption(wavelengths_caption(view))
 
     if view.compares_layouts:
-        st.subheader("tensor2tensor versus the paper's layout")
+        st.subheader(_("tensor2tensor versus the paper's layout"))
         table, chart = layout_comparison(n, d, base, start), layout_comparison_chart(d, base)
         st.markdown(layout_text(d, table))
-        show_chart(chart, title="Wavelengths of both layouts")
-        st.dataframe(table, hide_index=True, height=240, column_config={
-            "omega_interleaved": "ω interleaved", "omega_tensor2tensor": "ω tensor2tensor",
-            "wavelength_interleaved": "wavelength interleaved", "wavelength_tensor2tensor": "wavelength tensor2tensor",
-            "max_abs_difference": "largest |difference| over the positions"})
+        show_chart(chart, title=_("Wavelengths of both layouts"))
+        show_table(table, hide_index=True, height=240,
+                   column_config={name: _(header) for name, header in COMPARISON_HEADERS.items()})
 
-    st.subheader("What a positional encoding should do, checked")
+    st.subheader(_("What a positional encoding should do, checked"))
     st.markdown(properties_text(properties(n, d, base, start, layout)))
 
-    st.subheader("Why add P to the word embeddings instead of concatenating it?")
+    st.subheader(_("Why add P to the word embeddings instead of concatenating it?"))
     added = add_or_concat(n, d, base, start, layout)
     st.markdown(add_or_concat_text(added))
-    show_chart(added.chart, title="Overlap of P with random embeddings against the width")
+    show_chart(added.chart, title=_("Overlap of P with random embeddings against the width"))
 
-    st.subheader("Questions readers asked")
-    with st.expander("Why do nearby positions look so alike in the later columns?"):
-        st.markdown(
+    st.subheader(_("Questions readers asked"))
+    with st.expander(_("Why do nearby positions look so alike in the later columns?")):
+        st.markdown(_(
             "Because those columns are slow on purpose. Column pair j turns by ω_j radians per step; "
             "with the paper's base 10000 the last pairs' ω_j is tiny (close to 1/base), so the first rows "
             "all sit near sin 0 = 0 and cos 0 = 1 there (a small base makes every column faster). "
             "That is not a loss of information: the fast columns tell neighbours apart, and "
             "the slow columns are what still differ between positions hundreds or thousands of steps "
             "apart, where the fast columns have wrapped around many times."
-        )
-    with st.expander("Does an odd dimension d break the encoding?"):
-        st.markdown(
+        ))
+    with st.expander(_("Does an odd dimension d break the encoding?")):
+        st.markdown(_(
             "Not here. In the paper's interleaved layout the formula defines column c for every c: "
             "even columns are sines, odd columns cosines, so with an odd d the table ends on a sine "
             "column whose cosine partner would be column d. Code that fills the sine and cosine halves "
@@ -143,9 +151,9 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
             "that last column: a sine alone cannot be shifted by a fixed linear map (the Offset "
             "rotation page measures it). tensor2tensor's layout fills the extra column with zeros "
             "instead."
-        )
-    with st.expander("Do close-by positions bias the attention weights?"):
-        st.markdown(
+        ))
+    with st.expander(_("Do close-by positions bias the attention weights?")):
+        st.markdown(_(
             "Somewhat, and only through what the layer does with P. For an even width the dot product of two rows "
             "of P depends on their offset alone (the offset chart above), so with P added, the "
             "scores (x_i + P_i)W_q · (x_j + P_j)W_k contain a term P_i W_q W_kᵀ P_jᵀ that depends on where the "
@@ -153,9 +161,9 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
             "words' own terms; training decides whether it grows into 'look at your neighbours', into 'look two "
             "tokens back', or is ignored. The **Offset rotation** page shows the other way to build the bias in: "
             "rotate queries and keys (RoPE), so scores depend on the offset by construction."
-        )
-    with st.expander("Learned or fixed: which is better?"):
-        st.markdown(
+        ))
+    with st.expander(_("Learned or fixed: which is better?")):
+        st.markdown(_(
             "The chapter says encodings 'can either be learned or fixed', and its second exercise asks for a "
             "learnable one. A learned table is simply one more parameter matrix, (max_len × d), trained with the "
             "rest of the model (BERT and GPT-2 do this). It can fit whatever the data wants, but it has no row "
@@ -164,24 +172,24 @@ with lab_page("heatmap", "Encoding heatmap", INTRO, [N, D, BASE, START, LAYOUT, 
             "both gave nearly the same results, and the authors kept the fixed one for its hope of reaching "
             "longer sequences. Later schemes (relative biases, RoPE, ALiBi) moved position from the input to the "
             "scores, which is what extends best."
-        )
-    with st.expander("If the rows of the output stay in order, why does attention 'lose' the order?"):
-        st.markdown(
+        ))
+    with st.expander(_("If the rows of the output stay in order, why does attention 'lose' the order?")):
+        st.markdown(_(
             "The rows stay in the order you wrote them, but nothing inside attention *uses* that "
             "order: shuffle the input tokens and you get exactly the shuffled outputs, with each "
             "token's result unchanged. The model cannot tell 'dog bites man' from 'man bites dog'. "
             "Adding P makes each token's vector depend on where it sits, so the same word at "
             "another position gives different queries and keys. Try it on your own sentence in the **Order** "
             "tab of Live attention."
-        )
-        st.page_link("pages/live_attention.py", label="Live attention: the Order tab", icon=":material/shuffle:",
+        ))
+        st.page_link("pages/live_attention.py", label=_("Live attention: the Order tab"), icon=":material/shuffle:",
                      query_params={"view": "Order"})
-    with st.expander("Does a model really need P to learn something that depends on order?"):
-        st.markdown(
+    with st.expander(_("Does a model really need P to learn something that depends on order?")):
+        st.markdown(_(
             "Yes, and you can watch it: small transformers trained to write their input backwards get every "
             "sequence right within a few dozen steps with this table added, and almost no whole sequence "
             "without any positions, because nothing else tells them where a token stands. A causal decoder is the exception "
             "worth seeing: its mask alone leaks some order."
-        )
-        st.page_link("pages/train.py", label="Train it yourself", icon=":material/model_training:")
+        ))
+        st.page_link("pages/train.py", label=_("Train it yourself"), icon=":material/model_training:")
 

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from lab.display import number, show_chart
+from lab.i18n import N_, _
 from lab.page import lab_page
 from lab.settings import BASE, MAX_SEED, IntSetting
 from lab.views.offset_rotation import (
@@ -24,21 +25,21 @@ from lab.views.offset_rotation import (
     sine_only_text,
 )
 
-D = IntSetting("d", "Dimension d (even)", default=16, minimum=2, maximum=512)
-DELTA = IntSetting("delta", "Offset δ", default=3, minimum=-256, maximum=256)
-PAIR = IntSetting("pair", "Pair j", default=1, minimum=0, maximum=255)
-FIRST = IntSetting("first", "First position", default=0, minimum=0, maximum=4096)
-COUNT = IntSetting("count", "Positions shown", default=12, minimum=1, maximum=128)
-SEED = IntSetting("seed", "Seed for q and k", default=0, minimum=0, maximum=MAX_SEED)
+D = IntSetting("d", N_("Dimension d (even)"), default=16, minimum=2, maximum=512)
+DELTA = IntSetting("delta", N_("Offset δ"), default=3, minimum=-256, maximum=256)
+PAIR = IntSetting("pair", N_("Pair j"), default=1, minimum=0, maximum=255)
+FIRST = IntSetting("first", N_("First position"), default=0, minimum=0, maximum=4096)
+COUNT = IntSetting("count", N_("Positions shown"), default=12, minimum=1, maximum=128)
+SEED = IntSetting("seed", N_("Seed for q and k"), default=0, minimum=0, maximum=MAX_SEED)
 
 
-INTRO = (
+INTRO = N_(
     "Move every position by the same offset δ, and the encoding of position i + δ is a fixed linear "
     "function of that of position i: each sine/cosine pair turns by an angle that depends on δ and the "
     "pair, never on i. Drawn, checked with numbers, then used as rotary embeddings (RoPE) use it."
 )
 
-with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST, COUNT, SEED]) as page:
+with lab_page("rotation", _("Offset rotation"), _(INTRO), [D, BASE, DELTA, PAIR, FIRST, COUNT, SEED]) as page:
     asked = page.value(D)
     width = even_width(asked, D.maximum)
     if width != asked:
@@ -48,21 +49,22 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
     with c1:
         d = page.slider(D, step=2)
     with c2:
-        delta = page.slider(DELTA, help="Negative offsets turn the other way.")
+        delta = page.slider(DELTA, help=_("Negative offsets turn the other way."))
     with c3:
         base = page.number(BASE, step=1000)
     with c4:
-        pair = page.number(PAIR, maximum=last_pair(d), help="Columns 2j (sine) and 2j+1 (cosine) share the frequency ω_j.")
+        pair = page.number(PAIR, maximum=last_pair(d), help=_("Columns 2j (sine) and 2j+1 (cosine) share the frequency ω_j."))
     with c5:
         first = page.number(FIRST)
     with c6:
-        count = page.slider(COUNT, help="How many positions to draw and check, starting at the first.")
+        count = page.slider(COUNT, help=_("How many positions to draw and check, starting at the first."))
     view = rotation_view(d, base, delta, first, count)
 
-    st.subheader(f"Pair {pair} on its circle")
+    circle_title = _("Pair {pair} on its circle").format(pair=pair)
+    st.subheader(circle_title)
     left, right = st.columns([3, 2])
     with left:
-        show_chart(circle(d, base, delta, pair, first, count), title=f"Pair {pair} on its circle")
+        show_chart(circle(d, base, delta, pair, first, count), title=circle_title)
     with right:
         turn = pair_turn(d, base, delta, pair, count)
         st.markdown(circle_text(turn))
@@ -75,37 +77,37 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
         r"\qquad \omega_j = \text{base}^{-2j/d}"
     )
 
-    st.subheader("The whole matrix T(δ)")
+    st.subheader(_("The whole matrix T(δ)"))
     left, right = st.columns(2)
     with left:
-        show_chart(view.matrix, title="The whole matrix T(δ)")
+        show_chart(view.matrix, title=_("The whole matrix T(δ)"))
         st.caption(matrix_caption(view))
     with right:
-        show_chart(view.residuals, title="T(δ)·P[i] against P[i+δ]")
-        st.metric("Largest error over the positions shown", number(view.max_residual, ".2e"),
-                  help="max over i and columns of |T(δ)·P[i] − P[i+δ]|, in float32")
+        show_chart(view.residuals, title=_("T(δ)·P[i] against P[i+δ]"))
+        st.metric(_("Largest error over the positions shown"), number(view.max_residual, ".2e"),
+                  help=_("max over i and columns of |T(δ)·P[i] − P[i+δ]|, in float32"))
         st.caption(residuals_caption(view))
 
-    st.subheader("How far each pair turns")
-    show_chart(view.angles, title="Rotation angle per pair")
+    st.subheader(_("How far each pair turns"))
+    show_chart(view.angles, title=_("Rotation angle per pair"))
     st.markdown(angles_text(view))
 
-    st.subheader("Why sine and cosine, not sine alone?")
+    st.subheader(_("Why sine and cosine, not sine alone?"))
     sines = sine_only(d, base, delta)
     st.markdown(sine_only_text(sines))
-    show_chart(sines.chart, title="Moving every position by δ with one linear map")
-    st.caption("This is also why an odd d has no rotation for its last, unpaired sine column.")
-    st.markdown(
+    show_chart(sines.chart, title=_("Moving every position by δ with one linear map"))
+    st.caption(_("This is also why an odd d has no rotation for its last, unpaired sine column."))
+    st.markdown(_(
         "**Sign convention.** The book writes the rotation as acting on the column (sin, cos) of "
         "a pair, so its top row is (cos δω, sin δω). Read as an ordinary rotation of the point "
         "(x, y) = (sin, cos), it turns clockwise by δω: the same turn as the counter-clockwise "
         "rotation of (cos, sin) that RoPE uses below."
-    )
+    ))
 
-    st.subheader("RoPE: rotate queries and keys instead of adding positions")
-    c7, _ = st.columns([1, 2])
+    st.subheader(_("RoPE: rotate queries and keys instead of adding positions"))
+    c7, _rest = st.columns([1, 2])
     with c7:
-        seed = page.number(SEED, help="q and k are random vectors drawn from this seed.")
+        seed = page.number(SEED, help=_("q and k are random vectors drawn from this seed."))
     rope = rope_view(d, base, count, seed)
     st.latex(
         r"\mathrm{RoPE}(x, m)_{2j,\,2j+1} = \begin{bmatrix}\cos m\omega_j & -\sin m\omega_j\\ "
@@ -115,16 +117,16 @@ with lab_page("rotation", "Offset rotation", INTRO, [D, BASE, DELTA, PAIR, FIRST
              r" + (q_{2j}k_{2j+1} - q_{2j+1}k_{2j})\sin(m-n)\omega_j\big]")
     left, right = st.columns(2)
     with left:
-        show_chart(rope.rope, title="RoPE scores")
+        show_chart(rope.rope, title=_("RoPE scores"))
         st.caption(rope_caption(rope))
     with right:
-        show_chart(rope.additive, title="Scores with the table added")
+        show_chart(rope.additive, title=_("Scores with the table added"))
         st.caption(additive_caption(rope))
-    st.markdown(
+    st.markdown(_(
         "Rotating both vectors by their own position makes the dot product see only the difference "
         "of the angles, (m − n)·ω_j, pair by pair. pekit pairs adjacent columns (2j, 2j+1), as this "
         "page and the chapter do; some large-language-model code pairs column j with column "
         "j + d/2 instead (\"rotate half\"). Both give scores that depend on m − n only, but the "
         "weights of one do not work with the other."
-    )
+    ))
 

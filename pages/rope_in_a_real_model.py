@@ -3,14 +3,19 @@
 import streamlit as st
 
 from lab.display import show_chart
+from lab.i18n import _
 from lab.page import lab_page
 from lab.views.minilm import model_missing
 from lab.views.rope_in_a_real_model import (
     HEAD,
     LAYER,
+    LOADING,
     MAX_OFFSET,
+    RUNNING,
+    RUNNING_MINILM,
     SETTINGS,
     SHIFT,
+    SHIFTING,
     TEXT,
     conventions_statement,
     habits_charts,
@@ -37,79 +42,89 @@ from lab.views.rope_in_a_real_model import (
     shift_view,
 )
 
-INTRO = (
+INTRO = _(
     "Nearly every language model today puts positions in with RoPE. Here is a real one, **SmolLM2-135M**, read from "
     "its file and run by pekit's own code on your text."
 )
 
-with lab_page("ropelm", "RoPE in a real model", INTRO, SETTINGS) as page:
+with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS) as page:
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     with c1:
-        text = page.text(TEXT, help="The model reads it as tokens (pieces of words); at most 300 characters.")
+        text = page.text(TEXT, help=_("The model reads it as tokens (pieces of words); at most 300 characters."))
     with c2:
-        shift = page.slider_and_box(SHIFT, help="Positions c to c + T − 1 instead of 0 to T − 1 (the model was "
-                                                "trained on 8,192 positions).")
-    run = run_view(text)
-    st.caption(model_statement(shared_model().config) + " " + run.listing)
+        shift = page.slider_and_box(SHIFT, help=_("Positions c to c + T − 1 instead of 0 to T − 1 (the model was "
+                                                  "trained on 8,192 positions)."))
+    # the runs are cached without spinners of their own: theirs are shown here, in the reader's language
+    with st.spinner(_(LOADING)):
+        model = shared_model()
+    with st.spinner(_(RUNNING)):
+        run = run_view(text)
+    st.caption(model_statement(model.config) + " " + run.listing)
 
-    st.subheader("Relative, in real weights: shift every position by c")
-    show_chart(shift_chart(text, shift), title="Largest change of an attention weight, per layer, after the shift")
-    st.markdown(shift_statement(shift_view(text, shift)))
+    st.subheader(_("Relative, in real weights: shift every position by c"))
+    with st.spinner(_(SHIFTING)):
+        shifted = shift_view(text, shift)
+    show_chart(shift_chart(text, shift), title=_("Largest change of an attention weight, per layer, after the shift"))
+    st.markdown(shift_statement(shifted))
     st.latex(r"q_m^\top k_n = \mathrm{Re}\sum_j q_j\,\overline{k_j}\,e^{i(m-n)\theta_j}"
-             r"\quad\Rightarrow\quad m, n \mapsto m + c,\ n + c \text{ changes nothing}")
+             r"\quad\Rightarrow\quad m, n \mapsto m + c,\ n + c \text{ %s}" % _("changes nothing"))
     if model_missing() is None:
         st.markdown(minilm_shift_statement(minilm_rows_similarity(run.count, shift), shift, run.count))
 
-    st.subheader("Where the heads look")
+    st.subheader(_("Where the heads look"))
     sink, previous = habits_charts(text)
     c1, c2 = st.columns(2)
     with c1:
-        show_chart(sink, title="Weight on the first token, per layer and head")
+        show_chart(sink, title=_("Weight on the first token, per layer and head"))
     with c2:
-        show_chart(previous, title="Weight on the token just before, per layer and head")
+        show_chart(previous, title=_("Weight on the token just before, per layer and head"))
     st.markdown(habits_statement(run.habits, run.count))
     c1, c2 = st.columns(2)
     with c1:
-        layer = page.slider(LAYER, help="0 is the layer nearest the input.")
+        layer = page.slider(LAYER, help=_("0 is the layer nearest the input."))
     with c2:
-        head = page.slider(HEAD, help="Query heads 3h to 3h + 2 share key/value head h.")
-    show_chart(map_chart(text, layer, head), title=f"Attention of layer {layer}, head {head}")
+        head = page.slider(HEAD, help=_("Query heads 3h to 3h + 2 share key/value head h."))
+    show_chart(map_chart(text, layer, head), title=_("Attention of layer {layer}, head {head}").format(layer=layer,
+                                                                                                       head=head))
 
-    st.subheader("Score against offset, with the content held fixed")
-    max_offset = page.slider_and_box(MAX_OFFSET, help="The curves run from offset 0 to this one.")
+    st.subheader(_("Score against offset, with the content held fixed"))
+    max_offset = page.slider_and_box(MAX_OFFSET, help=_("The curves run from offset 0 to this one."))
     scores, bound = offsets_charts(text, layer, head, max_offset)
-    show_chart(scores, title=f"Layer {layer}, head {head}: score against offset")
+    show_chart(scores, title=_("Layer {layer}, head {head}: score against offset").format(layer=layer, head=head))
     st.markdown(offset_statement(offsets_view(text, layer, max_offset), layer))
-    show_chart(bound, title="RoFormer's bound on the size of a score")
-    st.caption("The mean query and the mean key of the text (before rotation) are put m − n apart and scored as the "
-               "layer scores them, q·k/√64. Only the offset changes along each curve.")
+    show_chart(bound, title=_("RoFormer's bound on the size of a score"))
+    st.caption(_("The mean query and the mean key of the text (before rotation) are put m − n apart and scored as the "
+                 "layer scores them, q·k/√64. Only the offset changes along each curve."))
 
-    st.subheader("Frequencies per head: which pairs carry the norm")
+    st.subheader(_("Frequencies per head: which pairs carry the norm"))
     layer_map, mean_share = pairs_charts(text, layer)
     c1, c2 = st.columns(2)
     with c1:
-        show_chart(layer_map, title=f"Layer {layer}: share of each query head's norm per rotary pair")
+        show_chart(layer_map, title=_("Layer {layer}: share of each query head's norm per rotary pair").format(
+            layer=layer))
     with c2:
-        show_chart(mean_share, title="Share of the norm per rotary pair, over every head")
+        show_chart(mean_share, title=_("Share of the norm per rotary pair, over every head"))
     st.markdown(pairs_statement(run.shares))
-    st.caption(pairs_caption(shared_model().config))
+    st.caption(pairs_caption(model.config))
 
-    st.subheader("Conventions: adjacent pairs or split halves")
-    st.markdown(layout_statement(shared_model().config))
+    st.subheader(_("Conventions: adjacent pairs or split halves"))
+    st.markdown(layout_statement(model.config))
     st.markdown(conventions_statement(run.conventions))
 
-    st.subheader("Attention across layers: rollout")
+    st.subheader(_("Attention across layers: rollout"))
     st.latex(r"R_l = \tilde A_l \tilde A_{l-1}\cdots\tilde A_0,\qquad \tilde A_l = \tfrac12 I + \tfrac12\,"
-             r"\overline{A_l}\ \text{(heads averaged)}")
+             r"\overline{A_l}\ \text{(%s)}" % _("heads averaged"))
     c1, c2 = st.columns(2)
     with c1:
-        show_chart(rollout_chart(text, layer), title=f"SmolLM2: rollout after layer {layer}")
+        show_chart(rollout_chart(text, layer), title=_("SmolLM2: rollout after layer {layer}").format(layer=layer))
         st.markdown(rollout_statement("SmolLM2", run.tokens, run.last_row(layer), layer))
     with c2:
-        other = minilm_rollout(text)
+        with st.spinner(_(RUNNING_MINILM)):
+            other = minilm_rollout(text)
         if other is not None:
-            show_chart(minilm_rollout_chart(text), title=f"MiniLM (learned positions): rollout after layer {other.layer}")
+            show_chart(minilm_rollout_chart(text), title=_("MiniLM (learned positions): rollout after layer "
+                                                           "{layer}").format(layer=other.layer))
             st.markdown(rollout_statement("MiniLM", other.tokens, other.last_row, other.layer))
-    st.caption("Rollout (Abnar & Zuidema, 2020) follows attention through the layers, counting the residual "
-               "connection as half of each step: row i is how much of each input token reaches position i, if "
-               "attention were the only way information moved.")
+    st.caption(_("Rollout (Abnar & Zuidema, 2020) follows attention through the layers, counting the residual "
+                 "connection as half of each step: row i is how much of each input token reaches position i, if "
+                 "attention were the only way information moved."))

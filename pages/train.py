@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from lab.display import show_chart
+from lab.display import number, show_chart, show_table
+from lab.i18n import N_, _
 from lab.page import lab_page
 from lab.published import longer_inputs_sentence, no_positions_sentence, published_table
 from lab.views.train import (
@@ -38,49 +39,53 @@ from lab.views.train import (
     progress,
     progress_text,
     results_view,
+    scheme_labels,
     submit,
+    task_labels,
     trainings,
     waiting_sentence,
 )
 
-INTRO = (
+INTRO = N_(
     "Small transformers, built from the chapter's multi-head attention, learn a task (three of the four depend on "
     "order; the fourth is a control that does not), once with each way of telling them where each token is and once "
     "with none. The page opens with the runs shipped with pekit; **Train** runs them again here, live."
 )
 
 TASK_TEXT = {
-    "reverse": "the input backwards: answer i is token L−1−i",
-    "sort": "the input in ascending order",
-    "shift": "the token one place to the right (the last answer is the first token)",
-    "histogram": "how often each position's token occurs in the whole input (the control: the answer does not "
-                 "depend on order)",
+    "reverse": N_("the input backwards: answer i is token L−1−i"),
+    "sort": N_("the input in ascending order"),
+    "shift": N_("the token one place to the right (the last answer is the first token)"),
+    "histogram": N_("how often each position's token occurs in the whole input (the control: the answer does not "
+                    "depend on order)"),
 }
 SCHEME_TEXT = {
-    "none": "nothing: an encoder then sees a bag of tokens (a decoder's causal mask still gives away where a token "
-            "is)",
-    "sinusoidal": "the chapter's sine/cosine table P added to the token vectors",
-    "learned": "a trained vector per position added to the token vectors (none exist past the training length)",
-    "rope": "queries and keys of every head turned by an angle proportional to their position (RoPE)",
-    "alibi": "−m_h·|i−j| added to head h's scores, a fixed penalty growing with distance (ALiBi)",
-    "t5": "a trained number per head and distance bucket added to the scores (T5)",
+    "none": N_("nothing: an encoder then sees a bag of tokens (a decoder's causal mask still gives away where a "
+               "token is)"),
+    "sinusoidal": N_("the chapter's sine/cosine table P added to the token vectors"),
+    "learned": N_("a trained vector per position added to the token vectors (none exist past the training length)"),
+    "rope": N_("queries and keys of every head turned by an angle proportional to their position (RoPE)"),
+    "alibi": N_("−m_h·|i−j| added to head h's scores, a fixed penalty growing with distance (ALiBi)"),
+    "t5": N_("a trained number per head and distance bucket added to the scores (T5)"),
 }
 
-with lab_page("train", "Train it yourself", INTRO, SETTINGS) as page:
+with lab_page("train", _("Train it yourself"), _(INTRO), SETTINGS) as page:
+    tasks, names = task_labels(), scheme_labels()
     c1, c2, c3 = st.columns([2.2, 1.6, 4], vertical_alignment="bottom")
     with c1:
-        task = page.select(TASK, format_func=lambda t: f"{t}: {TASK_TEXT[t]}")
+        task = page.select(TASK, format_func=lambda t: f"{tasks.get(t, t)}: {_(TASK_TEXT[t])}")
     with c2:
-        kind = page.radio(KIND, help="An encoder lets every token see every token; a decoder lets each answer see "
-                                     "only the input and the answers before it (a causal mask).")
+        kind = page.radio(KIND, help=_("An encoder lets every token see every token; a decoder lets each answer see "
+                                       "only the input and the answers before it (a causal mask)."))
     with c3:
         key = page.key(SCHEMES_SETTING)
         st.session_state[key] = SCHEMES_SETTING.ordered(page.value(SCHEMES_SETTING))  # the link lists them in one order
-        schemes = st.multiselect(SCHEMES_SETTING.label, SCHEMES_SETTING.options, key=key, persist_state="session",
-                                 help="\n".join(f"- **{s}**: {t}" for s, t in SCHEME_TEXT.items()))
+        schemes = st.multiselect(_(SCHEMES_SETTING.label), SCHEMES_SETTING.options, key=key, persist_state="session",
+                                 format_func=names.__getitem__,
+                                 help="\n".join(f"- **{names[s]}**: {_(t)}" for s, t in SCHEME_TEXT.items()))
     c4, c5, c6, c7, c8, c9, c10 = st.columns([1.4, 1.3, 1.1, 1.1, 1.3, 1.1, 1.2], vertical_alignment="bottom")
     with c4:
-        seq_len = page.slider(LENGTH, help="Tokens per example (vocabulary of 16 symbols).")
+        seq_len = page.slider(LENGTH, help=_("Tokens per example (vocabulary of 16 symbols)."))
     with c5:
         dim = int(page.select_slider(WIDTH))
     with c6:
@@ -88,22 +93,24 @@ with lab_page("train", "Train it yourself", INTRO, SETTINGS) as page:
     with c7:
         heads = int(page.select_slider(HEADS))
     with c8:
-        steps = page.number(STEPS, step=50, help="Training stops earlier once every held-out sequence is right, "
-                                                 f"and after {MAX_SECONDS:g} s in any case.")
+        steps = page.number(STEPS, step=50, help=_("Training stops earlier once every held-out sequence is right, "
+                                                   "and after {seconds} s in any case.").format(
+            seconds=number(MAX_SECONDS, "g")))
     with c9:
         seed = page.number(SEED)
     if not schemes:
-        st.info("Choose at least one position scheme to compare.", icon=":material/checklist:")
+        st.info(_("Choose at least one position scheme to compare."), icon=":material/checklist:")
         page.stop()
     run = Run(task, kind, seq_len, dim, layers, heads, steps, seed)
     board = trainings(run, schemes)
     with c10:
-        st.button("Train again" if board.again else "Train", icon=":material/model_training:",
+        st.button(_("Train again") if board.again else _("Train"), icon=":material/model_training:",
                   type="secondary" if board.shipped_only else "primary", disabled=board.running,
                   on_click=submit, args=(run, schemes), kwargs={"again": board.again}, width="stretch",
-                  help=f"One training per scheme, one at a time on this server, each at most {steps:,} steps and "
-                       f"{MAX_SECONDS:g} s (AdamW, batches of {BATCH_SIZE} fresh examples, seed {seed}). Trainings are shared: "
-                       "everyone on this server asking for the same settings sees the same run.")
+                  help=_("One training per scheme, one at a time on this server, each at most {steps} steps and "
+                         "{seconds} s (AdamW, batches of {batch} fresh examples, seed {seed}). Trainings are shared: "
+                         "everyone on this server asking for the same settings sees the same run.").format(
+                      steps=number(steps, ","), seconds=number(MAX_SECONDS, "g"), batch=BATCH_SIZE, seed=seed))
 
     if board.running:
         @st.fragment(run_every=0.5)
@@ -131,13 +138,13 @@ with lab_page("train", "Train it yourself", INTRO, SETTINGS) as page:
         page.stop()
     if view.missing:
         st.caption(missing_sentence(view))
-    show_chart(view.bars, title="Accuracy with and without positions")
+    show_chart(view.bars, title=_("Accuracy with and without positions"))
     st.caption(bars_caption(view, run))
     for sentence in view.lesson:
         st.markdown(f"- {sentence}")
     for sentence in view.direction:
         st.markdown(f"- {sentence}")
-    st.dataframe(view.table, hide_index=True, width="stretch")
+    show_table(view.table, hide_index=True, width="stretch")
     st.caption(measured_caption(view))
     if view.curves is not None:
         left, right = st.columns(2)
@@ -147,49 +154,56 @@ with lab_page("train", "Train it yourself", INTRO, SETTINGS) as page:
             show_chart(view.curves.accuracy)
         st.caption(curves_caption(view.curves))
 
-    st.subheader("What the trained model attends to")
+    st.subheader(_("What the trained model attends to"))
     if page.value(MAP_SCHEME) not in schemes:
         # the default, sinusoidal, is not among the chosen schemes
         st.session_state[page.key(MAP_SCHEME)] = fallback_scheme(schemes)
     m1, m2 = st.columns([2, 1])
     with m1:
-        positions = st.radio(MAP_SCHEME.label, schemes, key=page.key(MAP_SCHEME), horizontal=True,
-                             persist_state="session")
+        positions = st.radio(_(MAP_SCHEME.label), schemes, key=page.key(MAP_SCHEME), horizontal=True,
+                             format_func=names.__getitem__, persist_state="session")
     if page.value(MAP_LAYER) not in layer_options(layers):
-        page.replace(MAP_LAYER, "clearest", f"The model has {layers} layer(s): showing the clearest one.")
+        page.replace(MAP_LAYER, "clearest", _("The model has {count} layer(s): showing the clearest one.").format(
+            count=layers))
     with m2:
         layer = page.select(MAP_LAYER, options=layer_options(layers),
-                            format_func=lambda n: "the clearest" if n == "clearest" else f"layer {n}",
-                            help="The clearest layer holds the head whose answers look hardest at the token they copy.")
+                            format_func=lambda n: _("the clearest") if n == "clearest" else _("layer {number}").format(
+                                number=n),
+                            help=_("The clearest layer holds the head whose answers look hardest at the token they "
+                                   "copy."))
     source = board.source(positions)
     if source.missing:
-        st.info(f"{positions} is not trained yet with these settings.", icon=":material/hourglass_empty:")
+        st.info(_("{scheme} is not trained yet with these settings.").format(scheme=names[positions]),
+                icon=":material/hourglass_empty:")
     else:
         maps = attention_view(run, source, layer)
         st.markdown(example_sentence(maps))
         if maps.best is not None:
             st.markdown(clearest_sentence(maps))
         if kind == "decoder":
-            st.caption("The decoder reads the input, then one answer slot `?` per input token, and never looks at a "
-                       "later token (the upper triangle is masked). The bottom rows are the answer slots: what they "
-                       "take from the input is the left half of those rows.")
-        for title, rows in (("Trained", maps.trained), ("The same model before training (same seed)", maps.untrained)):
+            st.caption(_("The decoder reads the input, then one answer slot `?` per input token, and never looks at a "
+                         "later token (the upper triangle is masked). The bottom rows are the answer slots: what they "
+                         "take from the input is the left half of those rows."))
+        for title, rows in ((_("Trained"), maps.trained),
+                            (_("The same model before training (same seed)"), maps.untrained)):
             st.markdown(layer_heading(maps, title))
             for row in rows:
                 for head_map, column in zip(row, st.columns(MAPS_PER_ROW)):
                     with column:
-                        st.caption(f"head {head_map.head}")
-                        show_chart(head_map.spec, title=f"{title}, layer {maps.layer}, head {head_map.head}")
+                        st.caption(_("head {number}").format(number=head_map.head))
+                        show_chart(head_map.spec, title=_("{title}, layer {layer}, head {head}").format(
+                            title=title, layer=maps.layer, head=head_map.head))
         if task == "reverse":
-            st.markdown("Reversal needs answer i to read input token L−1−i: a head that does it draws the "
-                        "**anti-diagonal** (for the decoder, in the answer rows).")
+            st.markdown(_("Reversal needs answer i to read input token L−1−i: a head that does it draws the "
+                          "**anti-diagonal** (for the decoder, in the answer rows)."))
 
-    st.subheader("Longer inputs than it was trained on")
+    st.subheader(_("Longer inputs than it was trained on"))
     show_chart(view.extrapolation)
-    st.caption(f"Token accuracy on {TEST_EXAMPLES:,} held-out examples of each length, from the training length {seq_len} up to "
-               "twice it (a line stops where a scheme has no position to give).")
+    st.caption(_("Token accuracy on {count} held-out examples of each length, from the training length {length} up to "
+                 "twice it (a line stops where a scheme has no position to give).").format(
+        count=number(TEST_EXAMPLES, ","), length=seq_len))
     for sentence in view.longer:
         st.markdown(f"- {sentence}")
-    st.markdown("Published figures, from models at a much larger scale (perplexity: lower is better):")
-    st.table(published_table("longer inputs", "no positions"), hide_index=True)
+    st.markdown(_("Published figures, from models at a much larger scale (perplexity: lower is better):"))
+    show_table(published_table("longer inputs", "no positions"), static=True, hide_index=True)
     st.caption(longer_inputs_sentence() + " " + no_positions_sentence())

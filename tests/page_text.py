@@ -84,9 +84,16 @@ def visible_texts(at: AppTest) -> list[str]:
             label = getattr(element, "label", None) or getattr(getattr(element, "proto", None), "label", "")
             if label:
                 parts.append(label)
-    for element in at.get("dataframe"):
+    for element in at.get("dataframe"):  # the headers shown: a column's label where the page gives one
         try:
-            parts.extend(str(c) for c in element.value.columns)
+            config = json.loads(element.proto.columns or "{}")
+        except ValueError:
+            config = {}
+        try:
+            for c in element.value.columns:
+                entry = config.get(str(c))
+                label = entry.get("label") if isinstance(entry, dict) else None
+                parts.append(label or str(c))
         except Exception:  # noqa: BLE001 - a table AppTest cannot read back
             pass
     for element in at.get("table"):

@@ -67,8 +67,18 @@ def test_every_message_of_the_code_is_translated_with_its_placeholders():
 
 
 def test_the_catalog_passes_babels_checks_and_keeps_the_portuguese_plural_rule():
+    """Babel's check of the plural forms (its other check reads ``%`` placeholders, and the lab's
+    messages use named ``{fields}``, checked above)."""
+    from babel.messages.checkers import num_plurals
+
     catalog = i18n.catalog_messages("pt")
-    errors = [(m.id, e) for m, e in catalog.check()]
+    errors = []
+    for message in catalog:
+        if message.id:
+            try:
+                num_plurals(catalog, message)
+            except Exception as err:  # noqa: BLE001 - Babel's TranslationError
+                errors.append((message.id, err))
     assert not errors, errors[:10]
     assert catalog.num_plurals == 2
     t = i18n.translations("pt")

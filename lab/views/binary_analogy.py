@@ -10,19 +10,33 @@ import streamlit as st
 import torch
 
 import pekit
-from lab.display import number, plural
+from lab.display import number
+from lab.i18n import _, localized_resource, ngettext, use
 from pekit import binary, charts
 
 DISTINCT = 1e-3  # pekit.binary.distinct_positions' tolerance: codes closer than this count as one
-# how the distinct codes are counted (pekit.binary.distinct_positions): in order, a position is a new
-# code unless its code lies within DISTINCT of an earlier position's
-DISTINCT_RULE = (f"a position counts when its code is more than {number(DISTINCT, 'g')} from the code of every "
-                 "earlier position")
-DISTINCT_HELP = f"Distinct codes: {DISTINCT_RULE}; one within {number(DISTINCT, 'g')} of an earlier code is the same code."
+
+
+def _distinct_rule() -> str:
+    """How the distinct codes are counted (pekit.binary.distinct_positions): in order, a position is
+    a new code unless its code lies within DISTINCT of an earlier position's."""
+    return _("a position counts when its code is more than {tolerance} from the code of every earlier "
+             "position").format(tolerance=number(DISTINCT, "g"))
+
+
+def distinct_help() -> str:
+    """The distinct-code metrics' help: the rule they count by."""
+    return _("Distinct codes: {rule}; one within {tolerance} of an earlier code is the same code.").format(
+        rule=_distinct_rule(), tolerance=number(DISTINCT, "g"))
+
+
+with use("en"):
+    DISTINCT_HELP = distinct_help()  # the help in English (the page shows distinct_help(), in the reader's language)
 SAME_STEP = 1e-11  # float64 neighbour steps (at most √d ≈ 32 long) that agree to this are the same step
 
-# Results are shared by every session as they are (st.cache_resource): a rerun that finds one
-# neither unpickles nor copies it. Records are frozen and nothing changes a result after it is made.
+# Results are shared by every session as they are (st.cache_resource, per language where a record
+# holds words): a rerun that finds one neither unpickles nor copies it. Records are frozen and
+# nothing changes a result after it is made.
 
 
 @dataclass(frozen=True)
@@ -72,30 +86,32 @@ class AnalogyView:
 
 def _heatmap(X, *, x_title: str, domain: tuple[float, float]):
     """Drawn as images (one pixel per cell or block): two side-by-side tables redraw fast."""
-    drawn = charts.heatmap(X, x_title=x_title, y_title="Row (position)", domain=domain, height=320, max_marks=0)
+    drawn = charts.heatmap(X, x_title=x_title, y_title=_("Row (position)"), domain=domain, height=320, max_marks=0)
     return drawn.spec(), drawn.drawing.exact
 
 
-@st.cache_resource(max_entries=24, show_spinner=False)
+@localized_resource(max_entries=24, show_spinner=False)
 def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
     B = pekit.binary_encoding(n, bits, device="cpu")  # (n, bits)
     P = pekit.sinusoidal_encoding(n, d, base=base)  # (n, d)
     msb_first = binary.binary_strings(n, bits, lsb_first=False)
     codes = pd.DataFrame({"position": range(n), "lsb_first": binary.binary_strings(n, bits),
                           "msb_first": msb_first})
-    bits_chart, bits_exact = _heatmap(B, x_title="Bit (0 = least significant)", domain=(0.0, 1.0))
-    p_chart, p_exact = _heatmap(P, x_title="Column (encoding dimension)", domain=(-1.0, 1.0))
+    bits_chart, bits_exact = _heatmap(B, x_title=_("Bit (0 = least significant)"), domain=(0.0, 1.0))
+    p_chart, p_exact = _heatmap(P, x_title=_("Column (encoding dimension)"), domain=(-1.0, 1.0))
     stats = binary.compare_codes(n, bits, d, base=base)
-    binary_name, sin_name = f"binary, {bits} {plural(bits, 'bit')}", f"sinusoidal, d = {d}"
+    binary_name = ngettext("binary, {count} bit", "binary, {count} bits", bits).format(count=bits)
+    sin_name = _("sinusoidal, d = {d}").format(d=d)
     steps = pd.concat([
         pd.DataFrame({"position": range(1, n), "distance": stats.binary_steps.numpy(), "code": binary_name}),
         pd.DataFrame({"position": range(1, n), "distance": stats.sinusoidal_steps.numpy(), "code": sin_name}),
     ])
     dial = pd.concat([
         pd.DataFrame({"position": range(n), "distance": stats.dial_distances.numpy(),
-                      "code": f"dials sin(2πi/2^j), {bits} {plural(bits, 'column')}"}),
+                      "code": ngettext("dials sin(2πi/2^j), {count} column", "dials sin(2πi/2^j), {count} columns",
+                                       bits).format(count=bits)}),
         pd.DataFrame({"position": range(n), "distance": stats.sinusoidal_distances.numpy(),
-                      "code": f"sinusoidal, d = {d}, base {base}"}),
+                      "code": _("sinusoidal, d = {d}, base {base}").format(d=d, base=base)}),
     ])
     bin_lo, bin_hi = map(float, stats.binary_steps.aminmax())
     P64 = pekit.sinusoidal_encoding(n, d, base=base, device="cpu", dtype=torch.float64)  # (n, d)
@@ -103,10 +119,10 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
     return AnalogyView(
         n=n, bits=bits, d=d, base=base, codes=codes,
         bits_chart=bits_chart, bits_exact=bits_exact, p_chart=p_chart, p_exact=p_exact,
-        steps_chart=charts.line_chart(steps, x="position", y="distance", series="code", x_title="Position i",
-                                      y_title="‖code(i) − code(i−1)‖", series_title="Code", step=True).spec(),
-        dial_chart=charts.line_chart(dial, x="position", y="distance", series="code", x_title="Position i",
-                                     y_title="‖code(i) − code(0)‖", series_title="Code").spec(),
+        steps_chart=charts.line_chart(steps, x="position", y="distance", series="code", x_title=_("Position i"),
+                                      y_title=_("‖code(i) − code(i−1)‖"), series_title=_("Code"), step=True).spec(),
+        dial_chart=charts.line_chart(dial, x="position", y="distance", series="code", x_title=_("Position i"),
+                                     y_title=_("‖code(i) − code(0)‖"), series_title=_("Code")).spec(),
         stats=stats, bits_needed=binary.bits_needed(n),
         binary_step_low=bin_lo, binary_step_high=bin_hi, sinusoidal_step_low=sin_lo, sinusoidal_step_high=sin_hi,
         jump_from_code=msb_first[stats.biggest_jump - 1], jump_to_code=msb_first[stats.biggest_jump],
@@ -116,43 +132,60 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
 
 def cube(bits: int) -> str:
     """The shape whose corners are the codes of ``bits`` bits."""
-    return {1: "the two ends of a segment", 2: "the corners of a square", 3: "the corners of a cube"}.get(
-        bits, f"the corners of {'an' if str(bits)[0] == '8' or bits in (11, 18) else 'a'} {bits}-dimensional cube")
+    if bits == 1:
+        return _("the two ends of a segment")
+    if bits == 2:
+        return _("the corners of a square")
+    if bits == 3:
+        return _("the corners of a cube")
+    if str(bits)[0] == "8" or bits in (11, 18):
+        return _("the corners of an {bits}-dimensional cube").format(bits=bits)
+    return _("the corners of a {bits}-dimensional cube").format(bits=bits)
 
 
 def bits_caption(view: AnalogyView) -> str:
     """What the heatmap of the binary codes shows."""
-    return ("Binary code: bit 0 (left) flips at every position"
-            + (", bit b every 2^b positions" if view.bits > 1 else "") + ". Blue = 0, red = 1."
-            + ("" if view.bits_exact else " Each pixel is a block mean."))
+    text = (_("Binary code: bit 0 (left) flips at every position, bit b every 2^b positions. Blue = 0, red = 1.")
+            if view.bits > 1 else _("Binary code: bit 0 (left) flips at every position. Blue = 0, red = 1."))
+    return text + ("" if view.bits_exact else " " + _("Each pixel is a block mean."))
 
 
 def table_caption(view: AnalogyView) -> str:
     """What the heatmap of the sinusoidal table shows."""
     pairs = (view.d + 1) // 2
-    shape = ("one sine/cosine pair, wavelength 2π" if view.d == 2
-             else f"{pairs} column pairs, slower from left to right"
-             + (f" (the last, column {view.d - 1}, a sine without its cosine)" if view.d % 2 else ""))
-    return (f"Sinusoidal encoding P: {shape}. Blue = −1, red = +1."
-            + ("" if view.p_exact else " Each pixel is the mean of a block of positions × columns."))
+    if view.d == 2:
+        text = _("Sinusoidal encoding P: one sine/cosine pair, wavelength 2π. Blue = −1, red = +1.")
+    elif view.d % 2:
+        text = _("Sinusoidal encoding P: {pairs} column pairs, slower from left to right (the last, column {last}, a "
+                 "sine without its cosine). Blue = −1, red = +1.").format(pairs=pairs, last=view.d - 1)
+    else:
+        text = _("Sinusoidal encoding P: {pairs} column pairs, slower from left to right. Blue = −1, red = +1.").format(
+            pairs=pairs)
+    return text + ("" if view.p_exact else " " + _("Each pixel is the mean of a block of positions × columns."))
 
 
 def metric_labels(view: AnalogyView) -> tuple[str, str, str, str]:
     """The four metrics' labels, each naming the width it measures (short enough for a quarter of a
     projector's width)."""
-    b, d = f"{view.bits} {plural(view.bits, 'bit')}", f"d = {view.d}"
-    return (f"Distinct codes, {b}", f"Distinct codes, {d}", f"Closest pair, {b}", f"Closest pair, {d}")
+    bits, d = view.bits, view.d
+    return (ngettext("Distinct codes, {count} bit", "Distinct codes, {count} bits", bits).format(count=bits),
+            _("Distinct codes, d = {d}").format(d=d),
+            ngettext("Closest pair, {count} bit", "Closest pair, {count} bits", bits).format(count=bits),
+            _("Closest pair, d = {d}").format(d=d))
 
 
 def counting_caption(view: AnalogyView) -> str:
     """The codes listed, and where too few bits make them start over."""
     n1, bits = view.last_position, view.bits
-    return (
-        f"The book prints 0 … 7 with three bits; here 0 … {n1} with {bits} {plural(bits, 'bit')}, least significant "
-        "bit first (as the Julia edition prints it) and most significant first (the usual way). "
-        + (f"{n1} needs {view.bits_needed} bits, so with {bits} the codes start over at {view.code_count}: position "
-           f"{view.code_count} gets the code of 0." if view.codes_wrap else "")
-    )
+    text = ngettext(
+        "The book prints 0 … 7 with three bits; here 0 … {last} with {count} bit, least significant bit first (as the "
+        "Julia edition prints it) and most significant first (the usual way). ",
+        "The book prints 0 … 7 with three bits; here 0 … {last} with {count} bits, least significant bit first (as the "
+        "Julia edition prints it) and most significant first (the usual way). ", bits).format(last=n1, count=bits)
+    if not view.codes_wrap:
+        return text
+    return text + _("{last} needs {needed} bits, so with {count} the codes start over at {codes}: position {codes} gets "
+                    "the code of 0.").format(last=n1, needed=view.bits_needed, count=bits, codes=view.code_count)
 
 
 def steps_sentence(view: AnalogyView) -> str:
@@ -161,29 +194,45 @@ def steps_sentence(view: AnalogyView) -> str:
     jump, flips = stats.biggest_jump, stats.biggest_jump_flips
     lo, hi = view.sinusoidal_step_low, view.sinusoidal_step_high
     if view.binary_step_low == view.binary_step_high:
-        text = (f"Between neighbouring positions the binary code moves by {number(view.binary_step_low, '.3g')} at every step "
-                f"({flips} {plural(flips, 'bit')} flips each time)")
+        text = ngettext("Between neighbouring positions the binary code moves by {step} at every step ({count} bit "
+                        "flips each time)",
+                        "Between neighbouring positions the binary code moves by {step} at every step ({count} bits "
+                        "flips each time)", flips).format(step=number(view.binary_step_low, ".3g"), count=flips)
     else:
-        text = (f"Between neighbouring positions the binary code jumps by anything from {number(view.binary_step_low, '.3g')} "
-                f"to {number(view.binary_step_high, '.3g')} ({jump - 1} → {jump} flips {flips} {plural(flips, 'bit')} at once: "
-                f"{view.jump_from_code} → {view.jump_to_code})")
+        text = ngettext("Between neighbouring positions the binary code jumps by anything from {low} to {high} "
+                        "({before} → {at} flips {count} bit at once: {code_before} → {code_at})",
+                        "Between neighbouring positions the binary code jumps by anything from {low} to {high} "
+                        "({before} → {at} flips {count} bits at once: {code_before} → {code_at})", flips).format(
+            low=number(view.binary_step_low, ".3g"), high=number(view.binary_step_high, ".3g"), before=jump - 1,
+            at=jump, count=flips, code_before=view.jump_from_code, code_at=view.jump_to_code)
     if hi - lo <= SAME_STEP:
-        text += (f", while the sinusoidal code always moves by {number(lo, '.6g')}: the same step everywhere (up to "
-                 "float64 rounding). ")
+        text += _(", while the sinusoidal code always moves by {step}: the same step everywhere (up to float64 "
+                  "rounding). ").format(step=number(lo, ".6g"))
     elif number(lo, ".6g") == number(hi, ".6g"):
-        text += (f", while the sinusoidal code always moves by {number(lo, '.6g')} to six digits: the same step for "
-                 f"every pair, plus the unpaired last sine column of an odd d, whose step depends on the position "
-                 f"(the steps spread over {number(hi - lo, '.2g')}). ")
+        text += _(", while the sinusoidal code always moves by {step} to six digits: the same step for every pair, plus "
+                  "the unpaired last sine column of an odd d, whose step depends on the position (the steps spread "
+                  "over {spread}). ").format(step=number(lo, ".6g"), spread=number(hi - lo, ".2g"))
     else:
-        text += (f", while the sinusoidal code moves by {number(lo, '.6g')} to {number(hi, '.6g')}: the same step for every pair, plus "
-                 "the unpaired last sine column of an odd d, whose step depends on the position. ")
-    told = stats.sinusoidal.distinct
-    return text + (
-        f"With {view.bits} {plural(view.bits, 'bit')}, binary tells at most 2^{view.bits} = {view.code_count} "
-        f"positions apart, and uses only {cube(view.bits)}; {view.d} real-valued columns tell "
-        f"{told} of the {view.n} positions here apart (counting distinct codes: {DISTINCT_RULE})"
-        + (" and leave room between them." if told == view.n else ".")
-    )
+        text += _(", while the sinusoidal code moves by {low} to {high}: the same step for every pair, plus the "
+                  "unpaired last sine column of an odd d, whose step depends on the position. ").format(
+            low=number(lo, ".6g"), high=number(hi, ".6g"))
+    told, bits = stats.sinusoidal.distinct, view.bits
+    if told == view.n:
+        apart = ngettext(
+            "With {count} bit, binary tells at most 2^{count} = {codes} positions apart, and uses only {shape}; {d} "
+            "real-valued columns tell {told} of the {n} positions here apart (counting distinct codes: {rule}) and "
+            "leave room between them.",
+            "With {count} bits, binary tells at most 2^{count} = {codes} positions apart, and uses only {shape}; {d} "
+            "real-valued columns tell {told} of the {n} positions here apart (counting distinct codes: {rule}) and "
+            "leave room between them.", bits)
+    else:
+        apart = ngettext(
+            "With {count} bit, binary tells at most 2^{count} = {codes} positions apart, and uses only {shape}; {d} "
+            "real-valued columns tell {told} of the {n} positions here apart (counting distinct codes: {rule}).",
+            "With {count} bits, binary tells at most 2^{count} = {codes} positions apart, and uses only {shape}; {d} "
+            "real-valued columns tell {told} of the {n} positions here apart (counting distinct codes: {rule}).", bits)
+    return text + apart.format(count=bits, codes=view.code_count, shape=cube(bits), d=view.d, told=told, n=view.n,
+                               rule=_distinct_rule())
 
 
 def dial_sentence(view: AnalogyView) -> str:
@@ -191,25 +240,40 @@ def dial_sentence(view: AnalogyView) -> str:
     hits = view.stats.dial_returns
     shown = f"{', '.join(map(str, hits[:8]))}{' …' if len(hits) > 8 else ''}"
     if view.bits == 1:
-        text = ("Think of each column as a dial turning at its own speed. With one bit there is one dial, "
-                f"sin(2πi/2^0) = sin(2πi), which is 0 at every whole position: {plural(len(hits), 'position')} "
-                f"{shown} {'gets' if len(hits) == 1 else 'all get'} the code of position 0 (distance 0 above, up to "
-                "float rounding).")
+        text = ngettext(
+            "Think of each column as a dial turning at its own speed. With one bit there is one dial, sin(2πi/2^0) = "
+            "sin(2πi), which is 0 at every whole position: position {shown} gets the code of position 0 (distance 0 "
+            "above, up to float rounding).",
+            "Think of each column as a dial turning at its own speed. With one bit there is one dial, sin(2πi/2^0) = "
+            "sin(2πi), which is 0 at every whole position: positions {shown} all get the code of position 0 (distance "
+            "0 above, up to float rounding).", len(hits)).format(shown=shown)
     else:
-        text = ("Think of each column as a dial turning at its own speed. With speeds set to powers of two "
-                "(column j completes a turn every 2^j positions), all dials come back to where they started "
-                f"after 2^{view.last_bit} = {2 ** view.last_bit} positions, and sines alone already agree halfway, "
-                f"every {2 ** (view.bits - 2)} {plural(2 ** (view.bits - 2), 'position')}: "
-                + (f"{plural(len(hits), 'position')} {shown} {'gets' if len(hits) == 1 else 'get'} the code of "
-                   "position 0 (distance 0 above, up to float rounding)."
-                   if hits else "within this range none collide yet."))
+        half = 2 ** (view.bits - 2)
+        text = ngettext(
+            "Think of each column as a dial turning at its own speed. With speeds set to powers of two (column j "
+            "completes a turn every 2^j positions), all dials come back to where they started after 2^{last_bit} = "
+            "{turn} positions, and sines alone already agree halfway, every {count} position: ",
+            "Think of each column as a dial turning at its own speed. With speeds set to powers of two (column j "
+            "completes a turn every 2^j positions), all dials come back to where they started after 2^{last_bit} = "
+            "{turn} positions, and sines alone already agree halfway, every {count} positions: ", half).format(
+            last_bit=view.last_bit, turn=2 ** view.last_bit, count=half)
+        if hits:
+            text += ngettext("position {shown} gets the code of position 0 (distance 0 above, up to float rounding).",
+                             "positions {shown} get the code of position 0 (distance 0 above, up to float rounding).",
+                             len(hits)).format(shown=shown)
+        else:
+            text += _("within this range none collide yet.")
     closest, where = view.stats.sinusoidal_min_from_first, view.closest_to_first
-    text += (" Lowering every frequency with the base and pairing each sine with a cosine keeps the encoding "
-             f"away from its starting point: its smallest distance to position 0 here is {number(closest, '.3g')} "
-             f"(position {where})")
     if closest <= DISTINCT:
-        return text + f", though that is within the {number(DISTINCT, 'g')} this page counts as one code."
-    return text + "."
+        return text + " " + _(
+            "Lowering every frequency with the base and pairing each sine with a cosine keeps the encoding away from "
+            "its starting point: its smallest distance to position 0 here is {distance} (position {position}), though "
+            "that is within the {tolerance} this page counts as one code.").format(
+            distance=number(closest, ".3g"), position=where, tolerance=number(DISTINCT, "g"))
+    return text + " " + _(
+        "Lowering every frequency with the base and pairing each sine with a cosine keeps the encoding away from its "
+        "starting point: its smallest distance to position 0 here is {distance} (position {position}).").format(
+        distance=number(closest, ".3g"), position=where)
 
 
 @dataclass(frozen=True)
@@ -231,18 +295,18 @@ class Ladders:
         return tuple(2 ** (b + 1) for b in self.fast)
 
 
-@st.cache_resource(max_entries=24, show_spinner=False)
+@localized_resource(max_entries=24, show_spinner=False)
 def ladders(bits: int, d: int, base: int) -> Ladders:
     matches = binary.match_bits_to_pairs(bits, d, base=base)
     waves = pekit.wavelengths(d, base=base)
     periods = pd.concat([
         pd.DataFrame({"index": range(bits), "positions": binary.bit_periods(bits).numpy(),
-                      "ladder": "bit b: period 2^(b+1)"}),
+                      "ladder": _("bit b: period 2^(b+1)")}),
         pd.DataFrame({"index": range(len(waves)), "positions": waves.numpy(),
-                      "ladder": "column pair j: wavelength 2π·base^(2j/d)"}),
+                      "ladder": _("column pair j: wavelength 2π·base^(2j/d)")}),
     ])
-    chart = charts.line_chart(periods, x="index", y="positions", series="ladder", x_title="Bit b or pair j",
-                              y_title="Positions per cycle", series_title="Ladder", log_y=True,
+    chart = charts.line_chart(periods, x="index", y="positions", series="ladder", x_title=_("Bit b or pair j"),
+                              y_title=_("Positions per cycle"), series_title=_("Ladder"), log_y=True,
                               points=len(periods) <= 128)
     return Ladders(
         bits=bits, d=d, base=base, matches=matches, chart=chart.spec(),
@@ -255,7 +319,7 @@ def ladders(bits: int, d: int, base: int) -> Ladders:
 def _positions(count: float) -> str:
     """A number of positions as the ladders sentence writes it: three digits below 100 (2π ≈ 6.28), whole
     positions above."""
-    return number(count, ".3g") if count < 100 else f"{count:,.0f}"
+    return number(count, ".3g") if count < 100 else number(count, ",.0f")
 
 
 def _factor(growth: float) -> str:
@@ -268,35 +332,44 @@ def _factor(growth: float) -> str:
     return number(growth, f".{digits}g")
 
 
-def _bits(bits: tuple[int, ...]) -> str:
-    return ("bit " if len(bits) == 1 else "bits ") + ", ".join(map(str, bits))
+def _listed(values) -> str:
+    return ", ".join(map(str, values))
 
 
 def ladders_sentence(view: Ladders) -> str:
     """How the two ladders climb, and the bits with no partner at either end."""
     fast, slow = view.fast, view.slow
     pairs = (view.d + 1) // 2  # pairs of the interleaved table, an odd d's last sine included
-    bits = ("Bit periods double from one bit to the next" if view.bits > 1
-            else "One bit: its period is 2")
+    bits = (_("Bit periods double from one bit to the next") if view.bits > 1
+            else _("One bit: its period is 2"))
     if pairs == 1:
-        text = f"{bits}; d = {view.d} has one pair only, of wavelength 2π ≈ {_positions(view.longest)} positions. "
+        text = _("{bits}; d = {d} has one pair only, of wavelength 2π ≈ {longest} positions. ").format(
+            bits=bits, d=view.d, longest=_positions(view.longest))
     elif math.isclose(view.growth, 2.0, rel_tol=1e-12):
-        text = (f"{bits}; pair wavelengths grow by the factor base^(2/d) = 2 per pair, the same "
-                "rate: the ladders climb in step, each wavelength π times a bit period, so they never line up "
-                "exactly. ")
+        text = _("{bits}; pair wavelengths grow by the factor base^(2/d) = 2 per pair, the same rate: the ladders "
+                 "climb in step, each wavelength π times a bit period, so they never line up exactly. ").format(bits=bits)
     else:
-        text = (f"{bits}; pair wavelengths grow by the factor base^(2/d) = {_factor(view.growth)} per pair. "
-                + ("So the two ladders climb at different rates and only line up approximately. " if view.bits > 1
-                   else ""))
-    text += "The correspondence stops at both ends: no column is faster than 2π ≈ 6.28 positions"
+        text = _("{bits}; pair wavelengths grow by the factor base^(2/d) = {factor} per pair. ").format(
+            bits=bits, factor=_factor(view.growth))
+        if view.bits > 1:
+            text += _("So the two ladders climb at different rates and only line up approximately. ")
+    text += _("The correspondence stops at both ends: no column is faster than 2π ≈ {two_pi} positions").format(
+        two_pi=number(2 * math.pi, ".3g"))
     if fast:
-        text += (f", so {_bits(fast)} (period{'s' if len(fast) > 1 else ''} "
-                 f"{', '.join(map(str, view.fast_periods))}) {'have' if len(fast) > 1 else 'has'} no true partner")
-    text += (f", and no column is slower than {'the one pair' if pairs == 1 else 'the last pair'}'s "
-             f"{_positions(view.longest)} positions")
+        text += ngettext(", so bit {bits} (period {periods}) has no true partner",
+                         ", so bits {bits} (periods {periods}) have no true partner", len(fast)).format(
+            bits=_listed(fast), periods=_listed(view.fast_periods))
+    if pairs == 1:
+        text += _(", and no column is slower than the one pair's {longest} positions").format(
+            longest=_positions(view.longest))
+    else:
+        text += _(", and no column is slower than the last pair's {longest} positions").format(
+            longest=_positions(view.longest))
     if slow:
-        return text + f"; {_bits(slow)} {'are' if len(slow) > 1 else 'is'} slower than that."
-    return text + ("; every bit shown here is faster than that." if view.bits > 1 else "; the bit is faster than that.")
+        return text + ngettext("; bit {bits} is slower than that.", "; bits {bits} are slower than that.",
+                               len(slow)).format(bits=_listed(slow))
+    return text + (_("; every bit shown here is faster than that.") if view.bits > 1
+                   else _("; the bit is faster than that."))
 
 
 @dataclass(frozen=True)
@@ -336,17 +409,18 @@ class BitMatch:
         return self.window < self.n
 
 
-@st.cache_resource(max_entries=48, show_spinner=False)
+@localized_resource(max_entries=48, show_spinner=False)
 def overlay(n: int, bit: int, d: int, base: int, column: int, wavelength: float) -> dict:
     frame = pd.concat([
         pd.DataFrame({"position": range(n), "value": binary.bit_wave(n, bit).numpy(),
-                      "series": f"bit {bit} as −1/+1 (period {2 ** (bit + 1)})"}),
+                      "series": _("bit {bit} as −1/+1 (period {period})").format(bit=bit, period=2 ** (bit + 1))}),
         pd.DataFrame({"position": range(n),
                       "value": pekit.sinusoidal_columns(n, d, [column], base=base)[:, 0].double().cpu().numpy(),
-                      "series": f"column {column}: sine, wavelength {number(wavelength, '.4g')}"}),
+                      "series": _("column {column}: sine, wavelength {wavelength}").format(
+                          column=column, wavelength=number(wavelength, ".4g"))}),
     ])
-    return charts.line_chart(frame, x="position", y="value", series="series", x_title="Position i",
-                             y_title="value", series_title="Curve", y_domain=(-1.1, 1.1)).spec()
+    return charts.line_chart(frame, x="position", y="value", series="series", x_title=_("Position i"),
+                             y_title=_("value"), series_title=_("Curve"), y_domain=(-1.1, 1.1)).spec()
 
 
 def bit_match(n: int, bit: int, ladder: Ladders) -> BitMatch:
@@ -363,20 +437,33 @@ def bit_match(n: int, bit: int, ladder: Ladders) -> BitMatch:
 
 def overlay_caption(match: BitMatch) -> str:
     """The positions drawn, the bit's period, its closest pair and how far the two differ."""
-    shown = (f"Positions 0 to {match.last_shown}"
-             + (f" of the {match.n}" if match.cut else "")
-             + f": {number(match.periods_shown, '.3g')} of the bit's periods"
-             + ("; the rest repeats" if match.cut and match.periods_shown >= 1 else "") + ". ")
-    columns = (f"columns {match.sin_column} and {match.cos_column}" if match.cos_column is not None
-               else f"column {match.sin_column}, a sine without its cosine")
-    text = (shown + f"Bit {match.bit} repeats every {match.period} positions; the closest wavelength is pair "
-            f"{match.pair} ({columns}) at {number(match.wavelength, '.4g')} positions, {number(match.ratio, '.3g')} times the bit's period. ")
-    values = (f"takes {match.column_values} different {plural(match.column_values, 'value')} over these "
-              f"{match.window} positions.")
+    periods = number(match.periods_shown, ".3g")
+    if not match.cut:
+        shown = _("Positions 0 to {last}: {periods} of the bit's periods. ")
+    elif match.periods_shown >= 1:
+        shown = _("Positions 0 to {last} of the {n}: {periods} of the bit's periods; the rest repeats. ")
+    else:
+        shown = _("Positions 0 to {last} of the {n}: {periods} of the bit's periods. ")
+    text = shown.format(last=match.last_shown, n=match.n, periods=periods)
+    closest = dict(bit=match.bit, period=match.period, pair=match.pair, sin=match.sin_column, cos=match.cos_column,
+                   wavelength=number(match.wavelength, ".4g"), ratio=number(match.ratio, ".3g"))
+    if match.cos_column is not None:
+        text += _("Bit {bit} repeats every {period} positions; the closest wavelength is pair {pair} (columns {sin} and "
+                  "{cos}) at {wavelength} positions, {ratio} times the bit's period. ").format(**closest)
+    else:
+        text += _("Bit {bit} repeats every {period} positions; the closest wavelength is pair {pair} (column {sin}, a "
+                  "sine without its cosine) at {wavelength} positions, {ratio} times the bit's period. ").format(**closest)
+    values = dict(bit=match.bit, first=2 ** match.bit, count=match.column_values, window=match.window)
     if match.bit_values == 1:
-        return text + (f"Bit {match.bit} stays 0 (−1 here) at every position shown: it first turns 1 at position "
-                       f"{2 ** match.bit}. The column " + values)
-    return text + "The bit takes two values, −1 and +1; the column " + values
+        return text + ngettext(
+            "Bit {bit} stays 0 (−1 here) at every position shown: it first turns 1 at position {first}. The column "
+            "takes {count} different value over these {window} positions.",
+            "Bit {bit} stays 0 (−1 here) at every position shown: it first turns 1 at position {first}. The column "
+            "takes {count} different values over these {window} positions.", match.column_values).format(**values)
+    return text + ngettext(
+        "The bit takes two values, −1 and +1; the column takes {count} different value over these {window} positions.",
+        "The bit takes two values, −1 and +1; the column takes {count} different values over these {window} positions.",
+        match.column_values).format(**values)
 
 
 @st.cache_resource(max_entries=48, show_spinner=False)
@@ -388,25 +475,37 @@ def equal_width_sentence(eq: binary.EqualWidth, view: AnalogyView) -> str:
     """How many of the n positions each code of the same width tells apart, and that the metrics
     below measure the full widths chosen above."""
     width, n, b, s = eq.width, eq.n, eq.binary, eq.sinusoidal
-    numbers = f"{width} {plural(width, 'number')}"
-    text = (f"**The same width for both.** Count the distinct codes: {DISTINCT_RULE}. With {numbers} per "
-            f"position, a binary code has 2^{width} = "
-            f"{2 ** width:,} different codes, so it tells **{b.distinct} of the {n}** positions apart"
-            + (f" (position {b.pair[1]} gets the code of position {b.pair[0]})" if b.min_distance == 0 else "")
-            + f"; {width} sinusoidal {plural(width, 'column')} {'tells' if width == 1 else 'tell'} "
-            f"**{s.distinct} of the {n}** apart, the closest two "
-            f"(positions {s.pair[0]} and {s.pair[1]}) ")
+    text = ngettext(
+        "**The same width for both.** Count the distinct codes: {rule}. With {count} number per position, a binary "
+        "code has 2^{count} = {codes} different codes, so it tells **{told} of the {n}** positions apart",
+        "**The same width for both.** Count the distinct codes: {rule}. With {count} numbers per position, a binary "
+        "code has 2^{count} = {codes} different codes, so it tells **{told} of the {n}** positions apart",
+        width).format(rule=_distinct_rule(), count=width, codes=number(2 ** width, ","), told=b.distinct, n=n)
+    if b.min_distance == 0:
+        text += _(" (position {later} gets the code of position {earlier})").format(later=b.pair[1], earlier=b.pair[0])
+    closest = dict(count=width, told=s.distinct, n=n, first=s.pair[0], second=s.pair[1],
+                   distance=number(s.min_distance, ".3g"))
     if s.min_distance > DISTINCT:
-        text += f"still {number(s.min_distance, '.3g')} apart. "
+        text += ngettext(
+            "; {count} sinusoidal column tells **{told} of the {n}** apart, the closest two (positions {first} and "
+            "{second}) still {distance} apart. ",
+            "; {count} sinusoidal columns tell **{told} of the {n}** apart, the closest two (positions {first} and "
+            "{second}) still {distance} apart. ", width).format(**closest)
     else:
-        text += f"only {number(s.min_distance, '.3g')} apart, which counts as one code. "
+        text += ngettext(
+            "; {count} sinusoidal column tells **{told} of the {n}** apart, the closest two (positions {first} and "
+            "{second}) only {distance} apart, which counts as one code. ",
+            "; {count} sinusoidal columns tell **{told} of the {n}** apart, the closest two (positions {first} and "
+            "{second}) only {distance} apart, which counts as one code. ", width).format(**closest)
     if s.distinct > b.distinct:
-        text += ("Real-valued columns can take any value between −1 and 1, where a bit has two: that is the sense in "
-                 "which the book calls continuous representations more space-efficient. ")
+        text += _("Real-valued columns can take any value between −1 and 1, where a bit has two: that is the sense in "
+                  "which the book calls continuous representations more space-efficient. ")
     elif s.distinct == b.distinct:
-        text += ("At this width both tell every position apart. " if s.distinct == n
-                 else "At this width both tell as many positions apart. ")
+        text += (_("At this width both tell every position apart. ") if s.distinct == n
+                 else _("At this width both tell as many positions apart. "))
     else:
-        text += "At this width binary tells more positions apart. "
-    return text + (f"The metrics below compare the full widths chosen above instead: {view.bits} "
-                   f"{plural(view.bits, 'bit')} and d = {view.d} columns.")
+        text += _("At this width binary tells more positions apart. ")
+    return text + ngettext("The metrics below compare the full widths chosen above instead: {count} bit and d = {d} "
+                           "columns.",
+                           "The metrics below compare the full widths chosen above instead: {count} bits and d = {d} "
+                           "columns.", view.bits).format(count=view.bits, d=view.d)

@@ -2,6 +2,7 @@
 path picture, and the timed sweep as a job on the server's board (its key and its result are
 records); and the sentences that state their numbers."""
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -9,11 +10,11 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import pandas as pd
-import streamlit as st
 
 import pekit
 from pekit import charts, complexity
-from lab.display import big_number, number, plural
+from lab.display import big_number, number
+from lab.i18n import N_, _, language, localized_resource, local_number, ngettext, use
 from lab.jobs import Job
 
 BUDGET_BYTES = 512 * 2**20  # attention weights of the largest n in a sweep
@@ -23,8 +24,26 @@ MAX_MULTIPLY_ADDS = 20 * 10**9
 SWEEP_ENDS = tuple(str(2**e) for e in range(4, 14))  # the lengths a sweep may start or end at: 16 .. 8192
 REPEATS = 3  # timed runs per layer and length, after one warm-up (pekit's defaults)
 
-# Results are shared by every session as they are (st.cache_resource): a rerun that finds one
+# Results are shared by every session as they are (st.cache_resource, one entry per language where a
+# record holds text: lab.i18n.localized_resource): a rerun that finds one
 # neither unpickles nor copies it. Records are frozen and nothing changes a result after it is made.
+# A timed sweep's result is shared by readers of every language: it holds English (the source),
+# and the page shows its table and chart through slopes_table and sweep_chart, in the reader's.
+
+# the layers as pekit names them, and the words of pekit's cost terms: shown in the reader's language
+LAYER_NAMES = ("CNN", "RNN", N_("Self-attention"), N_("Self-attention (fused)"), N_("Self-attention (n² terms only)"))
+TERMS = (
+    N_("kernel: k positions × d channels into d channels, per output"),
+    N_("input product W_xh·x_t, per step"),
+    N_("recurrent product W_hh·h_(t−1), per step"),
+    N_("scores QKᵀ: n × n dot products of length d"),
+    N_("weighted sum of the values: n × n weights times n × d"),
+    N_("projections W_q, W_k, W_v, W_o: four d × d products per token"),
+)
+# the tables' column labels (the page's column_config; lab.display.show_table translates them)
+COLUMN_LABELS = (N_("layer"), N_("term"), N_("formula"), N_("multiply-adds"), N_("multiply-adds (all terms)"),
+                 N_("order (chapter)"), N_("sequential operations"), N_("order"), N_("maximum path length"),
+                 N_("order "))
 
 
 def heads_for(d: int) -> int:
@@ -52,12 +71,12 @@ class TheoryView:
         return dict(self.costs)[layer]
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32, show_spinner=False)
 def theory_view(n: int, d: int, k: int) -> TheoryView:
     table = complexity.complexity_table(n, d, k)
     costs = complexity.layer_costs(n, d, k)
     shown = pd.DataFrame({
-        "layer": table.index,
+        "layer": [_(layer) for layer in table.index],
         "multiply_adds": [big_number(v) for v in costs["multiply_adds"]],
         "order": [complexity.BIG_O[layer][0] for layer in table.index],
         "sequential_operations": table["sequential_operations"].tolist(),
@@ -68,13 +87,16 @@ def theory_view(n: int, d: int, k: int) -> TheoryView:
     terms = complexity.cost_terms(n, d, k)
     curves = complexity.cost_curves(complexity.cost_curve_lengths(n, d, k), d, k)
     cross = complexity.crossovers(d, k)
-    chart = charts.line_chart(curves, x="n", y="multiply_adds", series="layer", x_title="Sequence length n",
-                              y_title="multiply-adds per layer", series_title="Layer", log_x=True, log_y=True,
-                              height=250, legend="top", marks={f"n = d = {d}": cross["RNN"], f"n = k·d/2 = {cross['CNN']:g}": cross["CNN"],
-                                                 f"your n = {n}": n})
+    curves = curves.assign(layer=[_(layer) for layer in curves["layer"]])
+    chart = charts.line_chart(curves, x="n", y="multiply_adds", series="layer", x_title=_("Sequence length n"),
+                              y_title=_("multiply-adds per layer"), series_title=_("Layer"), log_x=True, log_y=True,
+                              height=250, legend="top", marks={f"n = d = {d}": cross["RNN"],
+                                                               f"n = k·d/2 = {number(cross['CNN'], 'g')}": cross["CNN"],
+                                                               _("your n = {n}").format(n=n): n})
     return TheoryView(
         n=n, d=d, k=k, table=shown,
-        terms=terms.assign(multiply_adds=[big_number(v) for v in terms["multiply_adds"]]), chart=chart.spec(),
+        terms=terms.assign(layer=[_(layer) for layer in terms["layer"]], term=[_(term) for term in terms["term"]],
+                           multiply_adds=[big_number(v) for v in terms["multiply_adds"]]), chart=chart.spec(),
         cnn_layers=int(table.loc["CNN", "max_path_length"]), rnn_steps=int(table.loc["RNN", "max_path_length"]),
         costs=tuple((str(layer), int(v)) for layer, v in costs["multiply_adds"].items()),
         attention_mixing=int(costs.loc["Self-attention", "mixing_multiply_adds"]),
@@ -83,18 +105,18 @@ def theory_view(n: int, d: int, k: int) -> TheoryView:
 
 def theory_caption(view: TheoryView) -> str:
     """What the cost chart draws."""
-    return (
-        f"Multiply-adds per layer for d = {view.d}, k = {view.k} on log-log axes: lines of slope 1 (CNN, RNN) and 2 "
+    return _(
+        "Multiply-adds per layer for d = {d}, k = {k} on log-log axes: lines of slope 1 (CNN, RNN) and 2 "
         "(self-attention's n² terms); self-attention counted whole (with its 4·n·d² of projections) bends from "
-        f"slope 1 to slope 2 around n = 2·d = {2 * view.d}, where its n² terms overtake its projections."
-    )
+        "slope 1 to slope 2 around n = 2·d = {bend}, where its n² terms overtake its projections."
+    ).format(d=view.d, k=view.k, bend=2 * view.d)
 
 
-NAMES = {"CNN": "the CNN", "RNN": "the RNN", "Self-attention": "self-attention"}
+NAMES = {"CNN": N_("the CNN"), "RNN": N_("the RNN"), "Self-attention": N_("self-attention")}
 
 
 def _against(cost: int, other: int) -> str:
-    return "less than" if cost < other else "as much as" if cost == other else "more than"
+    return _("less than") if cost < other else _("as much as") if cost == other else _("more than")
 
 
 def cost_sentence(view: TheoryView) -> str:
@@ -109,25 +131,33 @@ def cost_sentence(view: TheoryView) -> str:
             groups[-1].append(layer)
         else:
             groups.append([layer])
-    order = ", then ".join(" and ".join(NAMES[layer] for layer in group) + (" (equal)" if len(group) > 1 else "")
-                           for group in groups)
+    # a ranking, from the cheapest: groups of equal layers, one after another
+    order = _(", then ").join(
+        _("{layers} (equal)").format(layers=_(" and ").join(_(NAMES[layer]) for layer in group)) if len(group) > 1
+        else _(NAMES[group[0]]) for group in groups)
     attention, mixing = costs["Self-attention"], view.attention_mixing
-    whole = [f"At n = {n:,}, counted whole: {', '.join(f'{NAMES[layer]} {big_number(v)}' for layer, v in view.costs)} "
-             f"multiply-adds; from the cheapest: {order}."]
+    listed = ", ".join(_("{layer} {count}").format(layer=_(NAMES[layer]), count=big_number(v)) for layer, v in view.costs)
+    whole = [_("At n = {n}, counted whole: {costs} multiply-adds; from the cheapest: {order}.").format(
+        n=number(n, ","), costs=listed, order=order)]
     # counted whole: 2n²d + 4nd² against 2nd² (never less) and against knd² (less while 2n < (k − 4)d)
-    rnn_note = ("Counted whole, self-attention never costs less than an RNN of the same width: its projections alone, "
-                "4·n·d², are twice the RNN's 2·n·d².")
+    rnn_note = _("Counted whole, self-attention never costs less than an RNN of the same width: its projections alone, "
+                 "4·n·d², are twice the RNN's 2·n·d².")
     if k > 4:
         limit = (k - 4) * d / 2
-        never = "" if limit > 1 else ", which no length n ≥ 1 is"
-        cnn_note = (f"Against the CNN it costs less exactly while 2·n²·d + 4·n·d² < k·n·d², that is while n < (k − 4)·d/2 "
-                    f"= {limit:g}{never}; at n = {n:,} it costs {_against(attention, costs['CNN'])} the CNN.")
+        if limit > 1:
+            cnn_note = _("Against the CNN it costs less exactly while 2·n²·d + 4·n·d² < k·n·d², that is while "
+                         "n < (k − 4)·d/2 = {limit}; at n = {n} it costs {against} the CNN.")
+        else:
+            cnn_note = _("Against the CNN it costs less exactly while 2·n²·d + 4·n·d² < k·n·d², that is while "
+                         "n < (k − 4)·d/2 = {limit}, which no length n ≥ 1 is; at n = {n} it costs {against} the CNN.")
+        cnn_note = cnn_note.format(limit=number(limit, "g"), n=number(n, ","), against=_against(attention, costs["CNN"]))
     else:
-        cnn_note = (f"With k = {k} the CNN's k·n·d² is at most attention's projections, 4·n·d², so self-attention "
-                    "never costs less than the CNN either.")
-    terms = (f"Its n² terms alone, {big_number(mixing)}, cost {_against(mixing, costs['RNN'])} the RNN "
-             f"(they cost less exactly while n < d = {d}) and {_against(mixing, costs['CNN'])} the CNN "
-             f"(exactly while n < k·d/2 = {k * d / 2:g}): that is the chapter's comparison, in how costs grow with n.")
+        cnn_note = _("With k = {k} the CNN's k·n·d² is at most attention's projections, 4·n·d², so self-attention "
+                     "never costs less than the CNN either.").format(k=k)
+    terms = _("Its n² terms alone, {mixing}, cost {against_rnn} the RNN (they cost less exactly while n < d = {d}) and "
+              "{against_cnn} the CNN (exactly while n < k·d/2 = {half}): that is the chapter's comparison, in how costs "
+              "grow with n.").format(mixing=big_number(mixing), against_rnn=_against(mixing, costs["RNN"]), d=d,
+                                     against_cnn=_against(mixing, costs["CNN"]), half=number(k * d / 2, "g"))
     return " ".join(whole + [rnn_note, cnn_note, terms])
 
 
@@ -135,27 +165,40 @@ def layers_sentence(view: TheoryView) -> str:
     """Where each layer's terms come from, with the path lengths of the reader's n and k."""
     layers, steps = view.cnn_layers, view.rnn_steps
     if view.n == 1:
-        cnn_path = "with a single token the first is the last, so no layer is needed to join them (0 in the table)."
-        rnn_path = "with a single token there is no step to pass through (0 in the table)."
+        cnn = _("- **CNN.** Each of the n outputs mixes k neighbouring inputs of d channels into d channels: k·d² "
+                "multiply-adds per output, k·n·d² in all. All outputs are computed at once (O(1) sequential steps), but "
+                "one layer only sees k − 1 neighbours: with a single token the first is the last, so no layer is needed "
+                "to join them (0 in the table).")
+        rnn = _("- **RNN.** Each step multiplies the input and the hidden state (d numbers each) by a d × d matrix: 2·d² "
+                "per step, 2·n·d² in all (the chapter writes O(n·d²)). Step t needs step t − 1, so the n steps are "
+                "sequential, and with a single token there is no step to pass through (0 in the table).")
+        attention = _("- **Self-attention.** The scores QKᵀ are n × n dot products of length d (n²·d), and the weighted "
+                      "sum of the values is the same again (2·n²·d in all). Around them, four d × d projections per token "
+                      "(W_q, W_k, W_v, W_o: 4·n·d²) are the part that does not grow with n². With a single token there "
+                      "is no other token to reach (0 in the table), and no sequential dependence.")
     else:
-        cnn_path = (f"it takes ⌈(n−1)/(k−1)⌉ = {layers} stacked {plural(layers, 'layer')} before the first token reaches the "
-                    "last.")
-        rnn_path = (f"information from the first token passes through n − 1 = {steps} {plural(steps, 'step')} to reach "
-                    "the last.")
-    return (
-        "- **CNN.** Each of the n outputs mixes k neighbouring inputs of d channels into d channels: "
-        "k·d² multiply-adds per output, k·n·d² in all. All outputs are computed at once (O(1) sequential "
-        f"steps), but one layer only sees k − 1 neighbours: {cnn_path}\n"
-        "- **RNN.** Each step multiplies the input and the hidden state (d numbers each) by a d × d matrix: "
-        "2·d² per step, 2·n·d² in all (the chapter writes O(n·d²)). Step t needs step t − 1, so the n steps "
-        f"are sequential, and {rnn_path}\n"
-        "- **Self-attention.** The scores QKᵀ are n × n dot products of length d (n²·d), and the weighted "
-        "sum of the values is the same again (2·n²·d in all). Around them, four d × d projections per token "
-        "(W_q, W_k, W_v, W_o: 4·n·d²) are the part that does not grow with n². "
-        + ("With a single token there is no other token to reach (0 in the table), and no sequential dependence."
-           if view.n == 1 else
-           "Every token sees every other token in one step: path length 1 in the table, no sequential dependence.")
-    )
+        cnn = ngettext(
+            "- **CNN.** Each of the n outputs mixes k neighbouring inputs of d channels into d channels: k·d² "
+            "multiply-adds per output, k·n·d² in all. All outputs are computed at once (O(1) sequential steps), but "
+            "one layer only sees k − 1 neighbours: it takes ⌈(n−1)/(k−1)⌉ = {count} stacked layer before the first "
+            "token reaches the last.",
+            "- **CNN.** Each of the n outputs mixes k neighbouring inputs of d channels into d channels: k·d² "
+            "multiply-adds per output, k·n·d² in all. All outputs are computed at once (O(1) sequential steps), but "
+            "one layer only sees k − 1 neighbours: it takes ⌈(n−1)/(k−1)⌉ = {count} stacked layers before the first "
+            "token reaches the last.", layers).format(count=layers)
+        rnn = ngettext(
+            "- **RNN.** Each step multiplies the input and the hidden state (d numbers each) by a d × d matrix: 2·d² "
+            "per step, 2·n·d² in all (the chapter writes O(n·d²)). Step t needs step t − 1, so the n steps are "
+            "sequential, and information from the first token passes through n − 1 = {count} step to reach the last.",
+            "- **RNN.** Each step multiplies the input and the hidden state (d numbers each) by a d × d matrix: 2·d² "
+            "per step, 2·n·d² in all (the chapter writes O(n·d²)). Step t needs step t − 1, so the n steps are "
+            "sequential, and information from the first token passes through n − 1 = {count} steps to reach the last.",
+            steps).format(count=steps)
+        attention = _("- **Self-attention.** The scores QKᵀ are n × n dot products of length d (n²·d), and the weighted "
+                      "sum of the values is the same again (2·n²·d in all). Around them, four d × d projections per token "
+                      "(W_q, W_k, W_v, W_o: 4·n·d²) are the part that does not grow with n². Every token sees every "
+                      "other token in one step: path length 1 in the table, no sequential dependence.")
+    return "\n".join((cnn, rnn, attention))
 
 
 @dataclass(frozen=True)
@@ -180,7 +223,7 @@ class PathView:
         return self.k - 1
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32, show_spinner=False)
 def path_view(path_n: int, k: int) -> PathView:
     graph = complexity.architecture_graph(path_n, k)
     return PathView(path_n=path_n, k=k, chart=charts.architecture_chart(graph).spec(),
@@ -193,19 +236,26 @@ def path_sentence(view: PathView) -> str:
     left = (k - 1) // 2
     right = k - 1 - left
     if left == right:
-        window = f"centred on its own position ({left} on each side), as `Conv1d(padding={view.padding})` does"
+        window = _("centred on its own position ({side} on each side), as `Conv1d(padding={padding})` does").format(
+            side=left, padding=view.padding)
     else:
-        window = (f"{left} to the left of its own position and {right} to the right, as "
-                  "`Conv1d(padding=\"same\")` places an even kernel")
-    return (
-        f"Each node reads the nodes its lines lead down to. A convolution of kernel {k} reads up to {k} neighbouring "
-        f"positions (those that exist), {window}, so each layer widens what a node sees by k − 1 = {view.widening}: "
-        f"only after **⌈(n−1)/(k−1)⌉ = {cnn} {plural(cnn, 'layer')}** does one node "
-        f"see both the first and the last of the {view.path_n} tokens (the red path). An RNN passes the first token "
-        f"along its chain of states, **{rnn} {plural(rnn, 'step')}** to the last. "
-        "Self-attention joins every pair of tokens directly: **one step**. Shorter paths make long-range "
-        "dependencies easier to learn."
-    )
+        window = _("{left} to the left of its own position and {right} to the right, as `Conv1d(padding=\"same\")` "
+                   "places an even kernel").format(left=left, right=right)
+    convolution = ngettext(
+        "Each node reads the nodes its lines lead down to. A convolution of kernel {k} reads up to {k} neighbouring "
+        "positions (those that exist), {window}, so each layer widens what a node sees by k − 1 = {widening}: only "
+        "after **⌈(n−1)/(k−1)⌉ = {count} layer** does one node see both the first and the last of the {tokens} tokens "
+        "(the red path).",
+        "Each node reads the nodes its lines lead down to. A convolution of kernel {k} reads up to {k} neighbouring "
+        "positions (those that exist), {window}, so each layer widens what a node sees by k − 1 = {widening}: only "
+        "after **⌈(n−1)/(k−1)⌉ = {count} layers** does one node see both the first and the last of the {tokens} tokens "
+        "(the red path).", cnn).format(k=k, window=window, widening=view.widening, count=cnn, tokens=view.path_n)
+    recurrent = ngettext("An RNN passes the first token along its chain of states, **{count} step** to the last.",
+                         "An RNN passes the first token along its chain of states, **{count} steps** to the last.",
+                         rnn).format(count=rnn)
+    attention = _("Self-attention joins every pair of tokens directly: **one step**. Shorter paths make long-range "
+                  "dependencies easier to learn.")
+    return " ".join((convolution, recurrent, attention))
 
 
 @dataclass(frozen=True)
@@ -244,8 +294,12 @@ def sweep_plan(low: str, high: str, d: int, k: int) -> SweepPlan:
 def sweep_caption(plan: SweepPlan) -> str:
     """What is timed: the input's shape, the lengths, the heads, the runs, the device."""
     key = plan.key
-    return (f"One forward pass of each layer on a (1, n, {key.d}) input, n = {', '.join(map(str, key.ns))}; "
-            f"attention with {plan.heads} {plural(plan.heads, 'head')}; median of {REPEATS} timed runs after a warm-up, on **{key.device}**.")
+    return ngettext("One forward pass of each layer on a (1, n, {d}) input, n = {lengths}; attention with {count} head; "
+                    "median of {repeats} timed runs after a warm-up, on **{device}**.",
+                    "One forward pass of each layer on a (1, n, {d}) input, n = {lengths}; attention with {count} heads; "
+                    "median of {repeats} timed runs after a warm-up, on **{device}**.",
+                    plan.heads).format(d=key.d, lengths=", ".join(map(str, key.ns)), count=plan.heads, repeats=REPEATS,
+                                       device=key.device)
 
 
 class SlopeVerdict(NamedTuple):
@@ -261,7 +315,9 @@ class SlopeVerdict(NamedTuple):
 @dataclass(frozen=True)
 class SweepResult:
     """A finished sweep (the job's result): the times, their chart, and the slopes fitted over
-    the largest half of the lengths, ``low`` to ``high``."""
+    the largest half of the lengths, ``low`` to ``high``. Shared by readers of every language, it
+    holds its table and chart in English; :func:`slopes_table` and :func:`sweep_chart` give them
+    in the reader's."""
 
     measured: pd.DataFrame  # n, layer, seconds, weights_bytes
     chart: dict
@@ -270,6 +326,18 @@ class SweepResult:
     low: int
     high: int
     device: str
+    weights_bytes: tuple[int, ...] = ()  # the memory column's bytes, one per row of the table
+
+
+def _slopes_frame(layers: list[str], slopes: list, theory: list[int], weights: list[int], low: int, single: bool,
+                  device: str) -> pd.DataFrame:
+    """The slopes table in the current language."""
+    return pd.DataFrame({
+        _("layer"): [_(layer) for layer in layers],
+        (_("fitted slope (one length: none)") if single else _("fitted slope (n ≥ {low})").format(low=low)): slopes,
+        _("theory (in n)"): theory,
+        memory_column(device): [memory_cell(layer, b, device) for layer, b in zip(layers, weights)],
+    })
 
 
 def sweep_result(measured: pd.DataFrame, device: str) -> SweepResult:
@@ -279,17 +347,30 @@ def sweep_result(measured: pd.DataFrame, device: str) -> SweepResult:
     verdicts = tuple(SlopeVerdict(*v) for v in complexity.slope_verdicts(fitted, decimals=2))
     low, high = int(fitted["from_n"].iloc[0]), int(fitted["to_n"].iloc[0])
     single = low == high  # one length: nothing to fit a slope to
-    slopes = pd.DataFrame({
-        "layer": fitted["layer"],
-        ("fitted slope (one length: none)" if single else f"fitted slope (n ≥ {low})"):
-            [None if single else v.slope for v in verdicts],
-        "theory (in n)": fitted["theory"],
-        memory_column(device): [memory_cell(layer, b, device) for layer, b in zip(fitted["layer"], fitted["weights_bytes"])],
-    })
-    chart = charts.line_chart(measured, x="n", y="seconds", series="layer", x_title="n",
-                              y_title="seconds per forward pass", series_title="Layer",
-                              log_x=True, log_y=True, points=True)
-    return SweepResult(measured, chart.spec(), slopes, verdicts, low, high, device)
+    weights = [int(b) for b in fitted["weights_bytes"]]
+    with use("en"):  # the shared record speaks the source language
+        slopes = _slopes_frame(fitted["layer"].tolist(), [None if single else v.slope for v in verdicts],
+                               fitted["theory"].tolist(), weights, low, single, device)
+        chart = sweep_chart.uncached(measured)
+    return SweepResult(measured, chart, slopes, verdicts, low, high, device, tuple(weights))
+
+
+def slopes_table(result: SweepResult) -> pd.DataFrame:
+    """The slopes table of a sweep in the reader's language (the record holds it in English)."""
+    if language() == "en":
+        return result.slopes
+    table = result.slopes
+    return _slopes_frame(table["layer"].tolist(), table.iloc[:, 1].tolist(), table["theory (in n)"].tolist(),
+                         list(result.weights_bytes), result.low, result.low == result.high, result.device)
+
+
+@localized_resource(max_entries=16, show_spinner=False)
+def sweep_chart(measured: pd.DataFrame) -> dict:
+    """The measured seconds per forward pass of each layer against n, log-log, in the current language."""
+    shown = measured.assign(layer=[_(layer) for layer in measured["layer"]])
+    return charts.line_chart(shown, x="n", y="seconds", series="layer", x_title="n",
+                             y_title=_("seconds per forward pass"), series_title=_("Layer"),
+                             log_x=True, log_y=True, points=True).spec()
 
 
 def measured_memory(device: str) -> bool:
@@ -301,21 +382,22 @@ def measured_memory(device: str) -> bool:
 def memory_column(device: str) -> str:
     """The slopes table's memory column, named for what it holds on ``device``."""
     if measured_memory(device):
-        return "memory at largest n (measured peak above the input)"
-    return "attention weights at largest n (heads × n² × 4 bytes)"
+        return _("memory at largest n (measured peak above the input)")
+    return _("attention weights at largest n (heads × n² × 4 bytes)")
 
 
 def memory_size(nbytes: int) -> str:
     """A size in bytes as people read it, in the largest binary unit it reaches (B, KiB, MiB,
-    GiB) to three significant digits: 4,096 bytes are "4 KiB", never "0.0 MiB"."""
+    GiB) to three significant digits: 4,096 bytes are "4 KiB", never "0.0 MiB" (in the reader's
+    decimal symbol)."""
     value, unit = float(nbytes), "B"
     for bigger in ("KiB", "MiB", "GiB"):
         if value < 1024:
             break
         value, unit = value / 1024, bigger
     if unit == "B":
-        return f"{int(nbytes):,} B"
-    return f"{float(f'{value:.3g}'):g} {unit}"
+        return f"{number(int(nbytes), ',')} B"
+    return f"{number(float(f'{value:.3g}'), 'g')} {unit}"
 
 
 def memory_cell(layer: str, weights_bytes: int, device: str) -> str:
@@ -323,7 +405,7 @@ def memory_cell(layer: str, weights_bytes: int, device: str) -> str:
     attention forms an (heads, n, n) weights tensor."""
     if measured_memory(device) or layer == "Self-attention":
         return memory_size(weights_bytes)
-    return "none formed"
+    return _("none formed")
 
 
 def measure(plan: SweepPlan) -> Callable[[Job], SweepResult]:
@@ -333,30 +415,42 @@ def measure(plan: SweepPlan) -> Callable[[Job], SweepResult]:
     def work(job: Job) -> SweepResult:
         measured = complexity.measure_layers(list(key.ns), key.d, key.k, num_heads=plan.heads, repeats=REPEATS,
                                              budget_bytes=BUDGET_BYTES, max_multiply_adds=MAX_MULTIPLY_ADDS,
-                                             progress=job.report)
+                                             progress=lambda fraction, label: job.report(
+                                                 fraction, functools.partial(progress_text, label)))
         return sweep_result(measured, key.device)
 
     return work
 
 
+def progress_text(label: str) -> str:
+    """pekit's progress label of a sweep (``"CNN, n = 64"``, ``"done"``) in the reader's language."""
+    if label == "done":
+        return _("done")
+    layer, sep, size = label.partition(", n = ")
+    if sep:
+        return _("{layer}, n = {n}").format(layer=_(layer), n=size)
+    return _(label)
+
+
 def measured_caption(job: Job) -> str:
     """When, where and how fast a finished sweep ran (its result a :class:`SweepResult`)."""
     clock = time.strftime("%H:%M:%S", time.localtime(job.finished))
-    return (f"Measured at {clock} on {job.result.device} in {job.seconds:.1f} s; shared by everyone on this server "
-            "who asks for these settings. **Measure again** replaces it.")
+    return _("Measured at {clock} on {device} in {seconds} s; shared by everyone on this server who asks for these "
+             "settings. **Measure again** replaces it.").format(clock=clock, device=job.result.device,
+                                                                  seconds=local_number(f"{job.seconds:.1f}"))
 
 
 EXPECTED = {
-    "as expected": "grows as the theory says",
-    "below": "grows more slowly than the theory's n^{t} here: fixed costs (starting the work, memory "
-             "allocation, Python) still weigh at these lengths",
-    "above": "grows faster than the theory's n^{t} here: the arithmetic is not all there is (memory "
-             "traffic grows too, once the data no longer fits in the processor's caches)",
+    "as expected": N_("grows as the theory says"),
+    "below": N_("grows more slowly than the theory's n^{t} here: fixed costs (starting the work, memory "
+                "allocation, Python) still weigh at these lengths"),
+    "above": N_("grows faster than the theory's n^{t} here: the arithmetic is not all there is (memory "
+                "traffic grows too, once the data no longer fits in the processor's caches)"),
     # a slope at or below 0 (as shown) is "below" too, but the time did not grow at all
-    "flat": "the time stayed flat as n grew, where the theory's n^{t} has it grow: fixed costs (starting the "
-            "work, memory allocation, Python) and the noise of the timings outweigh the arithmetic at these lengths",
-    "fell": "the time fell as n grew, where the theory's n^{t} has it grow: fixed costs (starting the work, "
-            "memory allocation, Python) and the noise of the timings outweigh the arithmetic at these lengths",
+    "flat": N_("the time stayed flat as n grew, where the theory's n^{t} has it grow: fixed costs (starting the "
+               "work, memory allocation, Python) and the noise of the timings outweigh the arithmetic at these lengths"),
+    "fell": N_("the time fell as n grew, where the theory's n^{t} has it grow: fixed costs (starting the work, "
+               "memory allocation, Python) and the noise of the timings outweigh the arithmetic at these lengths"),
 }
 
 
@@ -365,14 +459,15 @@ def slope_line(v: SlopeVerdict) -> str:
     exponent and what that says: grows as the theory says, more slowly or faster, or, at a slope
     of 0 or below, that the time stayed flat or fell as n grew."""
     if v.verdict == "unknown" or not math.isfinite(v.slope):
-        return (f"- **{v.layer}**: no slope could be fitted (it was timed at fewer than two of these lengths, "
-                f"or has no theory to compare with).")
+        return _("- **{layer}**: no slope could be fitted (it was timed at fewer than two of these lengths, "
+                 "or has no theory to compare with).").format(layer=_(v.layer))
     verdict = v.verdict
     if v.slope < 0:
         verdict = "fell"
     elif v.slope == 0:
         verdict = "flat"
-    return f"- **{v.layer}**: slope {number(v.slope, '.2f')} against {v.theory}: {EXPECTED[verdict].format(t=v.theory)}."
+    return _("- **{layer}**: slope {slope} against {theory}: {verdict}.").format(
+        layer=_(v.layer), slope=number(v.slope, ".2f"), theory=v.theory, verdict=_(EXPECTED[verdict]).format(t=v.theory))
 
 
 def memory_sentence(result: SweepResult) -> str:
@@ -381,27 +476,33 @@ def memory_sentence(result: SweepResult) -> str:
     explicit = int(top["Self-attention"])
     n = int(result.measured["n"].max())
     if not measured_memory(result.device):
-        return (f"Explicit attention forms its (heads, n, n) weights, {memory_size(explicit)} at n = {n}; the fused "
-                "path (torch's scaled_dot_product_attention) returns none, and its fused kernels compute the output "
-                "in tiles without them (memory is measured on CUDA only).")
+        return _("Explicit attention forms its (heads, n, n) weights, {size} at n = {n}; the fused path (torch's "
+                 "scaled_dot_product_attention) returns none, and its fused kernels compute the output in tiles "
+                 "without them (memory is measured on CUDA only).").format(size=memory_size(explicit), n=n)
     fused = int(top["Self-attention (fused)"])
-    than = "less than" if fused < explicit else "as much as" if fused == explicit else "more than"
-    return (f"Measured at n = {n}, explicit attention peaked at {memory_size(explicit)} above its input and the "
-            f"fused kernel, which never forms the (heads, n, n) weights whole, at {memory_size(fused)}: "
-            f"{than} the explicit one.")
+    if fused < explicit:
+        text = _("Measured at n = {n}, explicit attention peaked at {explicit} above its input and the fused kernel, "
+                 "which never forms the (heads, n, n) weights whole, at {fused}: less than the explicit one.")
+    elif fused == explicit:
+        text = _("Measured at n = {n}, explicit attention peaked at {explicit} above its input and the fused kernel, "
+                 "which never forms the (heads, n, n) weights whole, at {fused}: as much as the explicit one.")
+    else:
+        text = _("Measured at n = {n}, explicit attention peaked at {explicit} above its input and the fused kernel, "
+                 "which never forms the (heads, n, n) weights whole, at {fused}: more than the explicit one.")
+    return text.format(n=n, explicit=memory_size(explicit), fused=memory_size(fused))
 
 
 def slope_prose(result: SweepResult) -> str:
     """What the fitted slopes say, sentence by sentence from their verdicts."""
     if result.low == result.high:
-        return (f"The sweep holds one length, n = {result.low}, and a slope needs at least two: choose a "
-                "**to n** different from **from n** to see how each layer's time grows with n.")
-    lines = [f"Slopes are fitted on the largest half of the sweep (n = {result.low} to {result.high}) of log(time) "
-             "against log(n), because at small n fixed costs (starting the work, allocating memory, Python) can "
-             "outweigh the arithmetic."]
+        return _("The sweep holds one length, n = {n}, and a slope needs at least two: choose a **to n** different "
+                 "from **from n** to see how each layer's time grows with n.").format(n=result.low)
+    lines = [_("Slopes are fitted on the largest half of the sweep (n = {low} to {high}) of log(time) against log(n), "
+               "because at small n fixed costs (starting the work, allocating memory, Python) can outweigh the "
+               "arithmetic.").format(low=result.low, high=result.high)]
     for v in result.verdicts:
         lines.append(slope_line(v))
     lines.append("")  # a paragraph of its own, not part of the last item of the list
-    lines.append(f"The RNN's n steps run one after another, which no device ({result.device} here) can spread over "
-                 "its cores. " + memory_sentence(result))
+    lines.append(_("The RNN's n steps run one after another, which no device ({device} here) can spread over its "
+                   "cores.").format(device=result.device) + " " + memory_sentence(result))
     return "\n".join(lines)

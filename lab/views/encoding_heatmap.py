@@ -15,7 +15,8 @@ import torch
 import pekit
 from pekit import charts
 from pekit.charts import Drawing
-from lab.display import number, plural
+from lab.display import number
+from lab.i18n import _, local_number, localized_resource, ngettext
 from pekit.similarity import (
     EncodingProperties,
     gram_block_means,
@@ -25,7 +26,8 @@ from pekit.similarity import (
 
 # Results are shared by every session as they are (st.cache_resource): a rerun that finds one
 # neither unpickles nor copies it. Records are frozen, and nothing here or on the page changes
-# a chart spec or a table after it is made.
+# a chart spec or a table after it is made. Records that hold a chart's words are kept per
+# language (localized_resource); those of numbers only, once for all.
 
 LAYOUTS = pekit.LAYOUTS  # the column layouts the page offers
 DISTINCT = 1e-9  # two positions whose codes are closer than this share a code
@@ -109,13 +111,13 @@ class TableView:
         return self.layout == "tensor2tensor" and self.d >= 2
 
 
-@st.cache_resource(max_entries=24, show_spinner=False)
+@localized_resource(max_entries=24, show_spinner=False)
 def table_view(n: int, d: int, base: int, start: int, layout: str) -> TableView:
     """Everything on the page that depends on the table but not on the chosen columns."""
     P = pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout)  # (n, d)
-    table = charts.heatmap(P, x_title="Column (encoding dimension)", y_title="Row (position)", row_offset=start)
+    table = charts.heatmap(P, x_title=_("Column (encoding dimension)"), y_title=_("Row (position)"), row_offset=start)
     gram = gram_block_means(P, charts.drawing_blocks(n, n, max_marks=charts.MAX_RECT_MARKS)[0])
-    gram_chart = charts.heatmap(gram, x_title="Position", y_title="Position", value_title="P[i]·P[k]",
+    gram_chart = charts.heatmap(gram, x_title=_("Position"), y_title=_("Position"), value_title="P[i]·P[k]",
                                 palette="sequential", domain=None, row_offset=start, col_offset=start)
     offsets = similarity_by_offset(P, max_offset=min(n - 1, 512))
     steps = neighbour_distances(table64(n, d, base, start, layout)) if n > 1 else None  # (n - 1,), float64
@@ -185,7 +187,7 @@ class Curves:
     drawing: Drawing
 
 
-@st.cache_resource(max_entries=24, show_spinner=False)
+@localized_resource(max_entries=24, show_spinner=False)
 def curves(n: int, d: int, base: int, start: int, layout: str, columns: tuple[int, ...]) -> Curves:
     values = pekit.sinusoidal_columns(n, d, columns, base=base, start=start, layout=layout)  # (n, len(columns))
     drawn = charts.column_curves(values, columns, start=start)
@@ -197,7 +199,7 @@ def layout_comparison(n: int, d: int, base: int, start: int) -> pd.DataFrame:
     return pekit.compare_layouts(n, d, base=base, start=start)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@localized_resource(max_entries=8, show_spinner=False)
 def layout_comparison_chart(d: int, base: int) -> dict:
     """The wavelengths of both layouts depend on d and base only, so a change of n leaves this
     chart as it is (the browser has nothing to redraw)."""
@@ -322,19 +324,19 @@ class AddOrConcat:
         return self.random[self.widths.index(self.d)]
 
 
-@st.cache_resource(max_entries=24, show_spinner=False)
+@localized_resource(max_entries=24, show_spinner=False)
 def add_or_concat(n: int, d: int, base: int, start: int, layout: str) -> AddOrConcat:
     widths = tuple(sorted(set(OVERLAP_WIDTHS) | {d}))
     measured = [mean_abs_cosine(n, w, base, start, layout) for w in widths]
     overlaps = tuple(m[0] for m in measured)
     random = tuple(random_direction_overlap(w) for w in widths)
     frame = pd.concat([
-        pd.DataFrame({"width": widths, "overlap": overlaps, "curve": "rows of P against random embeddings"}),
-        pd.DataFrame({"width": widths, "overlap": random, "curve": "two random directions: E|cos|"}),
+        pd.DataFrame({"width": widths, "overlap": overlaps, "curve": _("rows of P against random embeddings")}),
+        pd.DataFrame({"width": widths, "overlap": random, "curve": _("two random directions: E|cos|")}),
         pd.DataFrame({"width": widths, "overlap": [1 / math.sqrt(w) for w in widths], "curve": "1/√d"}),
     ]).dropna()
-    chart = charts.line_chart(frame, x="width", y="overlap", series="curve", x_title="Width d", y_title="mean |cos|",
-                              series_title="Curve", log_x=True, log_y=True, points=True,
+    chart = charts.line_chart(frame, x="width", y="overlap", series="curve", x_title=_("Width d"),
+                              y_title=_("mean |cos|"), series_title=_("Curve"), log_x=True, log_y=True, points=True,
                               marks={f"d = {d}": d}).spec()
     return AddOrConcat(n=n, d=d, layout=layout, params_add=layer_parameters(d), params_concat=layer_parameters(2 * d),
                        macs_add=layer_multiply_adds(d, n), macs_concat=layer_multiply_adds(2 * d, n),
@@ -354,9 +356,9 @@ def percent(part: int, whole: int) -> str:
     """``part / whole`` as a percentage, never rounded to 0 % or 100 % when it is neither."""
     share = 100 * part / whole
     if 0 < share < 1:
-        return "under 1%"
+        return _("under 1%")
     if 99 < share < 100:
-        return "over 99%"
+        return _("over 99%")
     return f"{share:.0f}%"
 
 
@@ -366,7 +368,8 @@ def formula_latex(view: TableView) -> str:
         return (r"P_{i,\,2j} = \sin\!\Big(\frac{i}{\text{base}^{2j/d}}\Big),\qquad "
                 r"P_{i,\,2j+1} = \cos\!\Big(\frac{i}{\text{base}^{2j/d}}\Big)")
     if view.d == 1:
-        return r"P_{i,\,0} = 0\quad(d = 1\text{ has no sine/cosine pair})"
+        # the words inside the formula's \text{...}: keep them free of accents (KaTeX's text font)
+        return r"P_{i,\,0} = 0\quad(d = 1\text{ " + _("has no sine/cosine pair") + "})"
     omega = (r"\omega_0 = 1\ (k = 1)" if view.pairs == 1
              else r"\omega_j = \text{base}^{-j/(k-1)}")
     return (r"P_{i,\,j} = \sin(i\,\omega_j),\quad P_{i,\,k+j} = \cos(i\,\omega_j),\quad "
@@ -378,133 +381,161 @@ def reading_text(view: ColumnFlips) -> str:
     """How to read the heatmap column by column, with each column's measured sign changes."""
     last = view.d - 1
     if view.n == 1:
-        return ("With one position there are no neighbouring rows to compare: each column holds one value. "
-                "Raise n to watch the columns change down the table.")
-
-    def changes(c: int) -> str:
-        f = view.flips[c]
-        if f == 0:
-            return "never changes sign"
-        return f"changes sign between {f} of the {view.steps} pairs of neighbouring rows ({percent(f, view.steps)})"
+        return _("With one position there are no neighbouring rows to compare: each column holds one value. "
+                 "Raise n to watch the columns change down the table.")
+    if view.frequencies == 0:
+        return _("d = 1 in tensor2tensor's layout is one column of zeros: there is nothing to read.")
 
     fast = view.fastest
     if view.flips[fast] == 0:
-        text = f"Read the picture column by column: over these {view.n} rows no column changes sign. "
+        parts = [_("Read the picture column by column: over these {count} rows no column changes sign.").format(
+            count=view.n)]
     elif view.flips[fast] == view.steps:
-        text = f"Read the picture column by column: column {fast} changes sign at every step. "
+        parts = [_("Read the picture column by column: column {column} changes sign at every step.").format(
+            column=fast)]
     else:
-        text = (f"Read the picture column by column: no column changes sign at every step. The fastest, column "
-                f"{fast}, {changes(fast)}, about once every {number(view.steps / view.flips[fast], '.3g')} rows. ")
+        f = view.flips[fast]
+        parts = [_("Read the picture column by column: no column changes sign at every step. The fastest, column "
+                   "{column}, changes sign between {count} of the {steps} pairs of neighbouring rows ({share}), "
+                   "about once every {every} rows.").format(
+            column=fast, count=f, steps=view.steps, share=percent(f, view.steps),
+            every=number(view.steps / f, ".3g"))]
     if last != fast:
         if view.layout == "tensor2tensor" and view.d % 2 == 1:
-            text += (f"The last column, {last}, is all zeros: tensor2tensor fills the extra column of an odd d "
-                     "with zeros. ")
+            parts.append(_("The last column, {column}, is all zeros: tensor2tensor fills the extra column of an odd d "
+                           "with zeros.").format(column=last))
         else:
-            span = view.highs[last] - view.lows[last]
-            text += (f"The last column, {last}, {changes(last)} and moves within a range of {number(span, '.3g')} over the "
-                     f"whole table (from {number(view.lows[last], '.6g')} to {number(view.highs[last], '.6g')}). ")
-    if view.frequencies == 0:
-        return "d = 1 in tensor2tensor's layout is one column of zeros: there is nothing to read."
+            f = view.flips[last]
+            span = dict(column=last, span=number(view.highs[last] - view.lows[last], ".3g"),
+                        low=number(view.lows[last], ".6g"), high=number(view.highs[last], ".6g"))
+            if f == 0:
+                parts.append(_("The last column, {column}, never changes sign and moves within a range of {span} "
+                               "over the whole table (from {low} to {high}).").format(**span))
+            else:
+                parts.append(_("The last column, {column}, changes sign between {count} of the {steps} pairs of "
+                               "neighbouring rows ({share}) and moves within a range of {span} over the whole table "
+                               "(from {low} to {high}).").format(
+                    count=f, steps=view.steps, share=percent(f, view.steps), **span))
     if view.frequencies > 1:
-        text += ("Fast columns tell neighbours apart, slow ones tell far-apart positions apart, the way a clock "
-                 "tells the time with a second hand, a minute hand and an hour hand.")
+        parts.append(_("Fast columns tell neighbours apart, slow ones tell far-apart positions apart, the way a clock "
+                       "tells the time with a second hand, a minute hand and an hour hand."))
     else:
-        text += "With a single frequency there is only one hand on the clock: add columns to get slower ones."
-    return text.rstrip()
+        parts.append(_("With a single frequency there is only one hand on the clock: add columns to get slower ones."))
+    return " ".join(parts)
 
 
 def table_caption(view: TableView) -> str:
     """What the heatmap of P draws: every entry, or block means."""
-    drawn = view.drawing.describe("position(s)", "column(s)")
-    return drawn if view.drawing.exact else drawn + " Lower n or d to see every entry."
+    drawn = view.drawing.describe((_("position"), _("positions")), (_("column"), _("columns")))
+    return drawn if view.drawing.exact else drawn + " " + _("Lower n or d to see every entry.")
 
 
 def csv_limit_caption(view: TableView) -> str:
     """Why a table too large to download has no CSV button, and how to get it anyway."""
-    return (f"CSV download up to {charts.MAX_CSV_CELLS:,} entries (this table has {view.cells:,}); for larger "
-            f"tables use `pekit.sinusoidal_encoding({view.n}, {view.d}, base={view.base}, start={view.start}, "
-            f"layout='{view.layout}')` in Python.")
+    code = (f"pekit.sinusoidal_encoding({view.n}, {view.d}, base={view.base}, start={view.start}, "
+            f"layout='{view.layout}')")
+    return _("CSV download up to {limit} entries (this table has {count}); for larger tables use `{code}` in "
+             "Python.").format(limit=number(charts.MAX_CSV_CELLS, ","), count=number(view.cells, ","), code=code)
 
 
 def columns_help(view: TableView) -> str:
     if view.d == 1:
-        return "Up to 8 columns; d = 1 has column 0 only. The book plots columns 6 to 9."
-    return f"Up to 8 columns from 0 to {view.last_column}, e.g. 0,{view.last_column}. The book plots columns 6 to 9."
+        return _("Up to 8 columns; d = 1 has column 0 only. The book plots columns 6 to 9.")
+    return _("Up to 8 columns from 0 to {last}, e.g. 0,{last}. The book plots columns 6 to 9.").format(
+        last=view.last_column)
 
 
 def curves_caption(drawn: Curves) -> str | None:
     """Nothing when every value is a point on its line; else how the curves were banded."""
-    return None if drawn.drawing.exact else drawn.drawing.describe("positions")
+    return None if drawn.drawing.exact else drawn.drawing.describe((_("position"), _("positions")))
 
 
 def pairs_caption(view: TableView) -> str:
     """Which columns share a frequency in the chosen layout."""
     if view.layout == "interleaved":
         if view.d == 1:
-            return "d = 1 holds one column: the sine of the fastest frequency, without its cosine."
-        return ("Columns 2j and 2j+1 share a frequency: a sine and its cosine, a quarter period apart"
-                + (f"; the last column, {view.last_column}, is a sine without its cosine." if view.unpaired_sine
-                   else "."))
+            return _("d = 1 holds one column: the sine of the fastest frequency, without its cosine.")
+        if view.unpaired_sine:
+            return _("Columns 2j and 2j+1 share a frequency: a sine and its cosine, a quarter period apart; the last "
+                     "column, {column}, is a sine without its cosine.").format(column=view.last_column)
+        return _("Columns 2j and 2j+1 share a frequency: a sine and its cosine, a quarter period apart.")
     if view.d == 1:
-        return "d = 1 in the tensor2tensor layout has no sine/cosine pair: its one column is zero."
+        return _("d = 1 in the tensor2tensor layout has no sine/cosine pair: its one column is zero.")
     k = view.pairs
     if k == 1:
-        return ("Columns 0 and 1 share the one frequency: the sine, then its cosine"
-                + (f"; the last column, {view.last_column}, is zero." if view.zero_column else "."))
-    return (f"Column j and column {k}+j share a frequency: the sines (columns 0 to {k - 1}) come first, then the "
-            f"cosines (columns {k} to {2 * k - 1})"
-            + (f"; the last column, {view.last_column}, is zero." if view.zero_column else "."))
+        if view.zero_column:
+            return _("Columns 0 and 1 share the one frequency: the sine, then its cosine; the last column, {column}, "
+                     "is zero.").format(column=view.last_column)
+        return _("Columns 0 and 1 share the one frequency: the sine, then its cosine.")
+    columns = dict(k=k, last_sine=k - 1, last_cosine=2 * k - 1, column=view.last_column)
+    if view.zero_column:
+        return _("Column j and column {k}+j share a frequency: the sines (columns 0 to {last_sine}) come first, then "
+                 "the cosines (columns {k} to {last_cosine}); the last column, {column}, is zero.").format(**columns)
+    return _("Column j and column {k}+j share a frequency: the sines (columns 0 to {last_sine}) come first, then the "
+             "cosines (columns {k} to {last_cosine}).").format(**columns)
 
 
 def gram_caption(view: TableView) -> str:
     """What the similarity matrix draws: every dot product, or exact block means."""
     gram = view.gram_drawing
     if gram.exact:
-        return ("Similarity matrix P·Pᵀ: entry (i, k) is the dot product of rows i and k"
-                + (" (hover for values)." if gram.hover else ", one pixel per entry."))
-    b = gram.block[0]
-    return (f"Similarity matrix P·Pᵀ ({view.n} × {view.n}): each pixel is the exact mean over a block of "
-            f"{b} × {b} positions (the mean of a block of dot products is the dot product of "
-            "the blocks' mean rows).")
+        if gram.hover:
+            return _("Similarity matrix P·Pᵀ: entry (i, k) is the dot product of rows i and k (hover for values).")
+        return _("Similarity matrix P·Pᵀ: entry (i, k) is the dot product of rows i and k, one pixel per entry.")
+    return _("Similarity matrix P·Pᵀ ({n} × {n}): each pixel is the exact mean over a block of {block} × {block} "
+             "positions (the mean of a block of dot products is the dot product of the blocks' mean rows).").format(
+        n=view.n, block=gram.block[0])
 
 
 def offsets_caption(view: TableView) -> str:
     """Where P[i]·P[i+δ] was measured, over which offsets, and how wide its band gets."""
-    rows = ("at the table's one row i" if view.n == 1 else f"at all {view.starts} rows i" if view.starts == view.n
-            else f"at {view.starts} evenly spaced starting rows i")
-    reach = (f"δ from 0 to {view.max_offset}" if view.max_offset == view.n - 1
-             else f"δ from 0 to {view.max_offset} (the table reaches {view.n - 1}; larger offsets are not drawn)")
-    return (f"P[i]·P[i+δ] measured {rows}, {reach}: the line is the mean, the band runs from the smallest "
-            f"to the largest value. Largest band width: {number(view.max_spread, '.2g')}.")
+    if view.n == 1:
+        rows = _("at the table's one row i")
+    elif view.starts == view.n:
+        rows = _("at all {count} rows i").format(count=view.starts)
+    else:
+        rows = _("at {count} evenly spaced starting rows i").format(count=view.starts)
+    if view.max_offset == view.n - 1:
+        reach = _("δ from 0 to {largest}").format(largest=view.max_offset)
+    else:
+        reach = _("δ from 0 to {largest} (the table reaches {last}; larger offsets are not drawn)").format(
+            largest=view.max_offset, last=view.n - 1)
+    return _("P[i]·P[i+δ] measured {rows}, {offsets}: the line is the mean, the band runs from the smallest to the "
+             "largest value. Largest band width: {width}.").format(
+        rows=rows, offsets=reach, width=number(view.max_spread, ".2g"))
 
 
 def offsets_text(view: TableView) -> str:
     """Why P[i]·P[i+δ] depends on δ alone for paired columns, what an odd width adds, and where the
     measured line is largest and smallest."""
-    text = (r"Every sine/cosine pair contributes $\sin a\sin b + \cos a\cos b = \cos(a-b)$, so the pairs add up to "
-            r"$\sum_j \cos(\delta\,\omega_j)$: a function of the **offset δ only**, not of where you start. ")
+    pairs = _(r"Every sine/cosine pair contributes $\sin a\sin b + \cos a\cos b = \cos(a-b)$, so the pairs add up to "
+              r"$\sum_j \cos(\delta\,\omega_j)$: a function of the **offset δ only**, not of where you start.")
     if view.d == 1 and view.layout == "tensor2tensor":
-        return text + "Here there is no pair: the one column is zero, so every product is 0."
-    band = (f"the band is {number(view.max_spread, '.2g')} wide at its widest. " if view.n > 1 else
-            "with one row there is no other start to compare, so the band cannot show it. ")
+        return pairs + " " + _("Here there is no pair: the one column is zero, so every product is 0.")
+    band = (_("the band is {width} wide at its widest.").format(width=number(view.max_spread, ".2g")) if view.n > 1
+            else _("with one row there is no other start to compare, so the band cannot show it."))
+    widest = number(view.max_spread, ".2g")
     if view.d == 1:
-        text = (r"With d = 1 there is no sine/cosine pair: the one column is the sine $\sin(i)$, and "
-                r"$\sin(i)\sin(i+\delta)$ does depend on i: " + band)
+        parts = [_(r"With d = 1 there is no sine/cosine pair: the one column is the sine $\sin(i)$, and "
+                   r"$\sin(i)\sin(i+\delta)$ does depend on i: {band}").format(band=band)]
     elif view.unpaired_sine:
-        text += (r"The unpaired last sine column of an odd d adds $\sin(i\omega)\sin((i+\delta)\omega)$, which "
-                 "does depend on i: " + band)
+        parts = [pairs, _(r"The unpaired last sine column of an odd d adds $\sin(i\omega)\sin((i+\delta)\omega)$, "
+                          r"which does depend on i: {band}").format(band=band)]
     elif view.zero_column:
-        text += ("tensor2tensor's zero column for an odd d adds nothing, so the band stays a line (widest "
-                 f"{number(view.max_spread, '.2g')}, float32 rounding). ")
+        parts = [pairs, _("tensor2tensor's zero column for an odd d adds nothing, so the band stays a line (widest "
+                          "{width}, float32 rounding).").format(width=widest)]
     else:
-        text += f"The band stays a line (widest {number(view.max_spread, '.2g')}, float32 rounding). "
+        parts = [pairs, _("The band stays a line (widest {width}, float32 rounding).").format(width=widest)]
     means = view.offset_means
     if len(means) == 1:
-        return text + "With one position only δ = 0 is measured."
+        parts.append(_("With one position only δ = 0 is measured."))
+        return " ".join(parts)
     top = max(range(len(means)), key=lambda k: (means[k], -k))
     low = min(range(len(means)), key=lambda k: (means[k], k))
-    return text + (f"Over the offsets shown the mean is largest at δ = {top} ({number(means[top], '.3g')}) and "
-                   f"smallest at δ = {low} ({number(means[low], '.3g')}).")
+    parts.append(_("Over the offsets shown the mean is largest at δ = {top} ({top_value}) and smallest at δ = {low} "
+                   "({low_value}).").format(top=top, top_value=number(means[top], ".3g"), low=low,
+                                            low_value=number(means[low], ".3g")))
+    return " ".join(parts)
 
 
 def same_steps(spread: float) -> bool:
@@ -513,41 +544,57 @@ def same_steps(spread: float) -> bool:
     return spread <= FLOAT64_ROUNDING
 
 
+def _six_places(value: float) -> str:
+    """A distance (≥ 0) with six decimals, as the metric and its caption show it: zero too
+    (``0.000000``), in the reader's decimal symbol."""
+    return local_number(f"{value:.6f}")
+
+
 def _spread_words(spread: float) -> str:
     """How far steps that count as the same distance spread."""
-    return "the steps agree exactly" if spread == 0 else f"the steps spread over {number(spread, '.1e')}, float64 rounding"
+    if spread == 0:
+        return _("the steps agree exactly")
+    return _("the steps spread over {spread}, float64 rounding").format(spread=number(spread, ".1e"))
 
 
 def steps_caption(view: TableView) -> str:
     """The largest neighbour step, below the metric that shows the smallest, and whether they agree
     (float64, the measurement the properties below state too)."""
     steps = view.steps
-    text = f"Largest over all i: {steps.largest:.6f}"
+    largest = _six_places(steps.largest)
     if view.n == 2:
-        text += " (n = 2: there is one step)"
+        head = _("Largest over all i: {value} (n = 2: there is one step).").format(value=largest)
+    else:
+        head = _("Largest over all i: {value}.").format(value=largest)
     if steps.largest == 0:
-        return text + ". Every row is zero here: no step moves the encoding."
+        return head + " " + _("Every row is zero here: no step moves the encoding.")
     if same_steps(steps.spread):
-        return text + f". Every step along the sequence moves the encoding by the same distance ({_spread_words(steps.spread)})."
-    return (text + f". The steps differ, spreading over {number(steps.spread, '.1e')}: the unpaired last sine column "
-            "moves by |sin((i+1)ω) − sin(iω)|, which depends on i.")
+        return head + " " + _("Every step along the sequence moves the encoding by the same distance ({spread}).").format(
+            spread=_spread_words(steps.spread))
+    return head + " " + _("The steps differ, spreading over {spread}: the unpaired last sine column moves by "
+                          "|sin((i+1)ω) − sin(iω)|, which depends on i.").format(spread=number(steps.spread, ".1e"))
 
 
 def wavelengths_caption(view: TableView) -> str:
     """The range of the wavelengths, and what an odd width's last column is."""
     wavelengths = view.frequencies["wavelength"]
     if wavelengths.empty:
-        return f"d = {view.d} in the {view.layout} layout has no sine/cosine pair: its one column is zero."
+        return _("d = {d} in the {layout} layout has no sine/cosine pair: its one column is zero.").format(
+            d=view.d, layout=view.layout)
     if len(wavelengths) == 1:
-        text = f"One frequency only: wavelength 2π ≈ {number(wavelengths.iloc[0], '.4g')} positions"
+        text = _("One frequency only: wavelength 2π ≈ {wavelength} positions").format(
+            wavelength=number(wavelengths.iloc[0], ".4g"))
     else:
-        text = (f"The wavelengths grow geometrically from 2π ≈ {number(wavelengths.iloc[0], '.4g')} positions towards "
-                f"2π·base = {2 * math.pi * view.base:,.0f} (the last pair here: {wavelengths.iloc[-1]:,.0f} positions)")
+        text = _("The wavelengths grow geometrically from 2π ≈ {first} positions towards 2π·base = {limit} (the last "
+                 "pair here: {last} positions)").format(
+            first=number(wavelengths.iloc[0], ".4g"), limit=number(2 * math.pi * view.base, ",.0f"),
+            last=number(wavelengths.iloc[-1], ",.0f"))
     if view.unpaired_sine:
-        return text + "; an odd d has a last pair with a sine and no cosine (cos column −1)."
+        return text + _("; an odd d has a last pair with a sine and no cosine (cos column −1).")
     if view.zero_column:
-        return text + f"; each pair is one sine/cosine frequency, and the extra column {view.last_column} is zero."
-    return text + "; each pair is one sine/cosine frequency."
+        return text + _("; each pair is one sine/cosine frequency, and the extra column {column} is zero.").format(
+            column=view.last_column)
+    return text + _("; each pair is one sine/cosine frequency.")
 
 
 def layout_text(d: int, table: pd.DataFrame) -> str:
@@ -555,69 +602,108 @@ def layout_text(d: int, table: pd.DataFrame) -> str:
     k = len(table)
     gap = float(table["max_abs_difference"].max())
     worst = int(table["max_abs_difference"].idxmax())
-    text = ("Same ingredients, in another order: tensor2tensor puts all sines first and all cosines after them, "
-            "where the paper interleaves sin/cos pairs; reordering the columns turns one arrangement into the other. ")
+    parts = [_("Same ingredients, in another order: tensor2tensor puts all sines first and all cosines after them, "
+               "where the paper interleaves sin/cos pairs; reordering the columns turns one arrangement into the "
+               "other.")]
     if d % 2:
-        text += ("For an odd d the extra last column differs: a sine in the paper's layout, zeros in tensor2tensor's "
-                 "(left out below). ")
+        parts.append(_("For an odd d the extra last column differs: a sine in the paper's layout, zeros in "
+                       "tensor2tensor's (left out below)."))
     if k == 1:
-        return text + ("With one pair both use the frequency 1, so after reordering the pairs agree "
-                       f"(largest difference {number(gap, '.2g')}).")
+        parts.append(_("With one pair both use the frequency 1, so after reordering the pairs agree (largest "
+                       "difference {gap}).").format(gap=number(gap, ".2g")))
+        return " ".join(parts)
     last_paper = float(table["omega_interleaved"].iloc[-1])
-    text += (f"**Spacing:** tensor2tensor's {k} frequencies run from 1 down to exactly 1/base "
-             r"($\omega_j=\text{base}^{-j/(k-1)}$), while the paper's stop at "
-             + f"{number(last_paper, '.4g')} " + r"($\omega_j=\text{base}^{-2j/d}$). ")
+    parts.append(_("**Spacing:** tensor2tensor's {count} frequencies run from 1 down to exactly 1/base ({formula}), "
+                   "while the paper's stop at {last} ({paper_formula}).").format(
+        count=k, formula=r"$\omega_j=\text{base}^{-j/(k-1)}$", last=number(last_paper, ".4g"),
+        paper_formula=r"$\omega_j=\text{base}^{-2j/d}$"))
     if gap == 0:
-        return text + "Over these positions the reordered tables still agree exactly."
-    return text + (f"So even after reordering the tables differ, by up to {number(gap, '.3g')} (pair {worst}); pair by pair:")
+        parts.append(_("Over these positions the reordered tables still agree exactly."))
+    else:
+        parts.append(_("So even after reordering the tables differ, by up to {gap} (pair {pair}); pair by pair:").format(
+            gap=number(gap, ".3g"), pair=worst))
+    return " ".join(parts)
 
 
 def add_or_concat_text(view: AddOrConcat) -> str:
     """What concatenating P would cost one layer, and how little P overlaps random embeddings."""
     w = view.d
-    text = (f"**Concatenating** P would make every vector {2 * w} wide instead of {w}, in every layer. One encoder "
-            f"layer (four attention projections and a feed-forward block four times as wide) then holds "
-            f"{view.params_concat:,} parameters instead of {view.params_add:,} ({view.params_concat / view.params_add:.2f}×) "
-            f"and costs {view.macs_concat:,} multiply-adds instead of {view.macs_add:,} for {view.n} "
-            f"{plural(view.n, 'token')} ({view.macs_concat / view.macs_add:.2f}×). **Adding** keeps the width. ")
+    parts = [ngettext(
+        "**Concatenating** P would make every vector {wide} wide instead of {width}, in every layer. One encoder "
+        "layer (four attention projections and a feed-forward block four times as wide) then holds {params} "
+        "parameters instead of {params_added} ({params_ratio}×) and costs {macs} multiply-adds instead of "
+        "{macs_added} for {count} token ({macs_ratio}×). **Adding** keeps the width.",
+        "**Concatenating** P would make every vector {wide} wide instead of {width}, in every layer. One encoder "
+        "layer (four attention projections and a feed-forward block four times as wide) then holds {params} "
+        "parameters instead of {params_added} ({params_ratio}×) and costs {macs} multiply-adds instead of "
+        "{macs_added} for {count} tokens ({macs_ratio}×). **Adding** keeps the width.",
+        view.n).format(
+        wide=2 * w, width=w, params=number(view.params_concat, ","), params_added=number(view.params_add, ","),
+        params_ratio=number(view.params_concat / view.params_add, ".2f"), macs=number(view.macs_concat, ","),
+        macs_added=number(view.macs_add, ","), count=view.n, macs_ratio=number(view.macs_concat / view.macs_add, ".2f"))]
     if math.isnan(view.overlap):
-        return text + (f"At d = {w} this table is all zeros, so there is no direction to compare; the chart shows the "
-                       "other widths.")
-    rows = f"{view.rows} {plural(view.rows, 'row')} of P" + ("" if view.rows == 1 else " (the non-zero ones)"
-                                                             if view.rows < min(view.n, OVERLAP_ROWS) else "")
-    text += (f"It loses little when positions and words point in nearly unrelated directions: at d = {w}, {rows} "
-             f"and {OVERLAP_EMBEDDINGS} random Gaussian embeddings have a mean |cos| of {number(view.overlap, '.3g')}, against "
-             f"{number(view.expected, '.3g')} for two random directions and 1/√d = {number(1 / math.sqrt(w), '.3g')}: "
-             + ("nearly orthogonal. " if view.overlap < ORTHOGONAL else "far from orthogonal at so small a width. "))
+        parts.append(_("At d = {width} this table is all zeros, so there is no direction to compare; the chart shows "
+                       "the other widths.").format(width=w))
+        return " ".join(parts)
+    if view.rows == 1 or view.rows >= min(view.n, OVERLAP_ROWS):
+        rows = ngettext("{count} row of P", "{count} rows of P", view.rows).format(count=view.rows)
+    else:
+        rows = _("{count} rows of P (the non-zero ones)").format(count=view.rows)
+    overlap = dict(width=w, rows=rows, embeddings=OVERLAP_EMBEDDINGS, overlap=number(view.overlap, ".3g"),
+                   expected=number(view.expected, ".3g"), root=number(1 / math.sqrt(w), ".3g"))
+    if view.overlap < ORTHOGONAL:
+        parts.append(_("It loses little when positions and words point in nearly unrelated directions: at d = {width}, "
+                       "{rows} and {embeddings} random Gaussian embeddings have a mean |cos| of {overlap}, against "
+                       "{expected} for two random directions and 1/√d = {root}: nearly orthogonal.").format(**overlap))
+    else:
+        parts.append(_("It loses little when positions and words point in nearly unrelated directions: at d = {width}, "
+                       "{rows} and {embeddings} random Gaussian embeddings have a mean |cos| of {overlap}, against "
+                       "{expected} for two random directions and 1/√d = {root}: far from orthogonal at so small a "
+                       "width.").format(**overlap))
     measured = [(w_, o) for w_, o in zip(view.widths, view.overlaps) if not math.isnan(o)]
     (w0, o0), (w1, o1) = measured[0], measured[-1]
-    text += f"Across the chart it falls from {number(o0, '.3g')} at d = {w0} to {number(o1, '.3g')} at d = {w1}"
-    text += ("" if w0 == 1 or view.layout == "interleaved"
-             else " (the rows of P have no point at d = 1: tensor2tensor's one column there is zero)")
-    return text + ": the wider the model, the more room for both."
+    falls = dict(first=number(o0, ".3g"), first_width=w0, last=number(o1, ".3g"), last_width=w1)
+    if w0 == 1 or view.layout == "interleaved":
+        parts.append(_("Across the chart it falls from {first} at d = {first_width} to {last} at d = {last_width}: the "
+                       "wider the model, the more room for both.").format(**falls))
+    else:
+        parts.append(_("Across the chart it falls from {first} at d = {first_width} to {last} at d = {last_width} (the "
+                       "rows of P have no point at d = 1: tensor2tensor's one column there is zero): the wider the "
+                       "model, the more room for both.").format(**falls))
+    return " ".join(parts)
 
 
 def properties_text(view: PropertiesView) -> str:
     """The four properties, each with the number that shows it holds, measured on the rows drawn."""
     p = view.measured
-    where = (f"this table (positions {view.start} to {view.last}, d = {view.d}, float64)" if view.rows == view.n
-             else f"positions {view.start} and {view.last} (one position has no distances to measure; d = {view.d}, "
-                  "float64)")
-    if same_steps(p.step_spread):
-        step = f"and one step along the sequence moves the code by the same distance everywhere ({_spread_words(p.step_spread)})."
+    if view.rows == view.n:
+        head = _("Four properties are often asked of a positional encoding. Measured on this table (positions {start} "
+                 "to {last}, d = {d}, float64):")
     else:
-        step = (f"but one step along the sequence does not move the code by quite the same distance everywhere: the "
-                f"steps spread over {number(p.step_spread, '.1e')}, from the unpaired last sine column of an odd d.")
-    return (
-        f"Four properties are often asked of a positional encoding. Measured on {where}:\n"
-        f"1. **A unique code for every position.** The two closest positions are {number(p.closest, '.3g')} apart "
-        + ("(never 0)." if view.unique else "(0: two positions share a code).") + "\n"
-        f"2. **The same distances whatever the sentence's length.** Row i does not depend on how many rows "
-        f"there are: the rows of a table twice as long differ from these by at most {number(p.prefix_gap, '.1e')}; "
-        + step + "\n"
-        f"3. **Bounded, and defined for longer sentences.** The largest |value| is {number(p.largest, '.6g')}, and the "
-        f"next {view.rows} positions ({view.last + 1} to {view.last + view.rows}), never asked for, stay within "
-        f"{number(p.beyond, '.6g')}: the formula goes on for ever, where a learned table has no row past its last "
-        "trained position.\n"
-        f"4. **Deterministic.** Computed twice, the tables differ by {number(p.repeat_gap, 'g')}."
-    )
+        head = _("Four properties are often asked of a positional encoding. Measured on positions {start} and {last} "
+                 "(one position has no distances to measure; d = {d}, float64):")
+    if view.unique:
+        unique = _("1. **A unique code for every position.** The two closest positions are {closest} apart (never 0).")
+    else:
+        unique = _("1. **A unique code for every position.** The two closest positions are {closest} apart (0: two "
+                   "positions share a code).")
+    if same_steps(p.step_spread):
+        lengths = _("2. **The same distances whatever the sentence's length.** Row i does not depend on how many rows "
+                    "there are: the rows of a table twice as long differ from these by at most {gap}; and one step "
+                    "along the sequence moves the code by the same distance everywhere ({spread}).").format(
+            gap=number(p.prefix_gap, ".1e"), spread=_spread_words(p.step_spread))
+    else:
+        lengths = _("2. **The same distances whatever the sentence's length.** Row i does not depend on how many rows "
+                    "there are: the rows of a table twice as long differ from these by at most {gap}; but one step "
+                    "along the sequence does not move the code by quite the same distance everywhere: the steps spread "
+                    "over {spread}, from the unpaired last sine column of an odd d.").format(
+            gap=number(p.prefix_gap, ".1e"), spread=number(p.step_spread, ".1e"))
+    bounded = _("3. **Bounded, and defined for longer sentences.** The largest |value| is {largest}, and the next "
+                "{count} positions ({first} to {last}), never asked for, stay within {beyond}: the formula goes on for "
+                "ever, where a learned table has no row past its last trained position.").format(
+        largest=number(p.largest, ".6g"), count=view.rows, first=view.last + 1, last=view.last + view.rows,
+        beyond=number(p.beyond, ".6g"))
+    repeated = _("4. **Deterministic.** Computed twice, the tables differ by {gap}.").format(
+        gap=number(p.repeat_gap, "g"))
+    return "\n".join([head.format(start=view.start, last=view.last, d=view.d),
+                      unique.format(closest=number(p.closest, ".3g")), lengths, bounded, repeated])

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 import math
 
 import pandas as pd
-import streamlit as st
 import torch
 
 import pekit
-from lab.display import number, plural
+from lab.display import number
+from lab.i18n import N_, _, localized_resource, ngettext
 from pekit import charts, rotation, seeded
 
 FLOAT32_ROUNDING = 1e-5  # errors up to this, on values of size 1, are float32 round-off (ε ≈ 1.2e-7)
@@ -21,9 +21,14 @@ FLOAT64_ROUNDING = 1e-12  # the same for float64 (ε ≈ 2.2e-16)
 SINE_POSITIONS = 256  # positions t = 0 .. 255 over which the sine-only map is fitted
 SINE_RANK = 1e-10  # singular values of the sine columns below this fraction of the largest count as zero
 
-# Results are shared by every session as they are (st.cache_resource): a rerun that finds one
+# Results are shared by every session as they are (st.cache_resource, one entry per language where a
+# record holds text: lab.i18n.localized_resource): a rerun that finds one
 # neither unpickles nor copies it. Records are frozen, and nothing here or on the page changes
-# a chart spec after it is made.
+# a chart spec after it is made. Views holding charts are cached per language (their titles).
+
+# the sine-only chart's two maps, as its legend names them
+SINES_AND_COSINES = N_("sines and cosines: T(δ)")
+SINES_ALONE = N_("sines alone: best linear map")
 
 
 
@@ -37,8 +42,8 @@ def even_width(d: int, maximum: int) -> int:
 
 def odd_width_note(odd: int, even: int) -> str:
     """Why an odd width from the link is shown as ``even`` instead."""
-    return (f"d={odd} is odd, and an odd width cannot be rotated: its last column is a sine without a cosine "
-            f"partner, and a sine alone cannot be shifted by a fixed linear map. Showing d={even}.")
+    return _("d={odd} is odd, and an odd width cannot be rotated: its last column is a sine without a cosine "
+             "partner, and a sine alone cannot be shifted by a fixed linear map. Showing d={even}.").format(odd=odd, even=even)
 
 
 def last_pair(d: int) -> int:
@@ -69,19 +74,19 @@ class RotationView:
         return self.first + self.count - 1
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32, show_spinner=False)
 def rotation_view(d: int, base: int, delta: int, first: int, count: int) -> RotationView:
     T = pekit.offset_rotation(d, delta, base=base)  # (d, d)
-    matrix = charts.heatmap(T, x_title="Column of T", y_title="Row of T", value_title="T[r, c]", height=320)
+    matrix = charts.heatmap(T, x_title=_("Column of T"), y_title=_("Row of T"), value_title="T[r, c]", height=320)
     residuals = rotation.rotation_residuals(count, d, delta, base=base, start=first).double().cpu()  # (count,)
     res_frame = pd.DataFrame({"position": range(first, first + count), "residual": residuals.numpy()})
     return RotationView(
         d=d, delta=delta, first=first, count=count, matrix=matrix.spec(), matrix_exact=matrix.drawing.exact,
-        residuals=charts.line_chart(res_frame, x="position", y="residual", x_title="Position i",
+        residuals=charts.line_chart(res_frame, x="position", y="residual", x_title=_("Position i"),
                                     y_title="max |T(δ)·P[i] − P[i+δ]|", points=True).spec(),
         max_residual=float(residuals.max()),
-        angles=charts.line_chart(rotation.angle_table(d, delta, base=base), x="pair", y="angle", x_title="Pair j",
-                                 y_title="Rotation δ·ω_j (radians)", points=True).spec(),
+        angles=charts.line_chart(rotation.angle_table(d, delta, base=base), x="pair", y="angle", x_title=_("Pair j"),
+                                 y_title=_("Rotation δ·ω_j (radians)"), points=True).spec(),
         pair_angles=tuple(float(a) for a in rotation.rotation_angles(d, delta, base=base)),
     )
 
@@ -106,7 +111,7 @@ class SineOnly:
     chart: dict
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32, show_spinner=False)
 def sine_only(d: int, base: int, delta: int) -> SineOnly:
     positions = SINE_POSITIONS
     here = pekit.sinusoidal_encoding(positions, d, base=base, device="cpu", dtype=torch.float64)  # (positions, d): t
@@ -117,23 +122,23 @@ def sine_only(d: int, base: int, delta: int) -> SineOnly:
     # the best linear map's predictions S·M are the projection of S_next onto the span of S's columns;
     # the slow sine columns are nearly parallel, so the span is taken from the singular vectors whose
     # singular values exceed SINE_RANK of the largest (a fixed rule, the same for every solver)
-    U, sv, _ = torch.linalg.svd(S, full_matrices=False)
+    U, sv, _right = torch.linalg.svd(S, full_matrices=False)
     basis = U[:, sv > SINE_RANK * sv[0]]  # (positions, rank)
     missed = (basis @ (basis.T @ S_next) - S_next).abs()  # (positions, d/2)
     frame = pd.concat([
         pd.DataFrame({"position": range(positions), "error": rotated.amax(dim=1).numpy(),
-                      "map": "sines and cosines: T(δ)"}),
+                      "map": _(SINES_AND_COSINES)}),
         pd.DataFrame({"position": range(positions), "error": missed.amax(dim=1).numpy(),
-                      "map": "sines alone: best linear map"}),
+                      "map": _(SINES_ALONE)}),
     ])
-    chart = charts.line_chart(frame, x="position", y="error", series="map", x_title="Position t",
-                              y_title="largest |map·code(t) − code(t+δ)|", series_title="Map").spec()
+    chart = charts.line_chart(frame, x="position", y="error", series="map", x_title=_("Position t"),
+                              y_title=_("largest |map·code(t) − code(t+δ)|"), series_title=_("Map")).spec()
     return SineOnly(d=d, delta=delta, positions=positions, rotation_error=float(rotated.max()),
                     sine_error=float(missed.max()), sine_rms=float(missed.pow(2).mean().sqrt()),
                     sine_scale=float(S_next.pow(2).mean().sqrt()), at_zero=float(S_next[0].abs().max()), chart=chart)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32, show_spinner=False)
 def circle(d: int, base: int, delta: int, pair: int, first: int, count: int) -> dict:
     cols = [2 * pair, 2 * pair + 1]
     here = pekit.sinusoidal_columns(count, d, cols, base=base, start=first)  # (count, 2)
@@ -179,14 +184,14 @@ class RopeView:
     additive_scale: float  # the largest |score| of the map with the table added
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32, show_spinner=False)
 def rope_view(d: int, base: int, count: int, seed: int) -> RopeView:
     q, k = seeded.seeded_query_key(d, seed)  # (d,) each
     S_rope = rotation.rope_scores(q, k, count, base=base)  # (count, count)
     S_add = rotation.additive_scores(q, k, count, base=base)  # (count, count)
 
     def scores(S) -> dict:
-        return charts.heatmap(S, x_title="Key position n", y_title="Query position m", value_title="score",
+        return charts.heatmap(S, x_title=_("Key position n"), y_title=_("Query position m"), value_title=_("score"),
                               domain="symmetric", height=300).spec()
 
     return RopeView(count=count, rope=scores(S_rope), additive=scores(S_add),
@@ -201,20 +206,34 @@ def rope_view(d: int, base: int, count: int, seed: int) -> RopeView:
 def circle_text(view: PairTurn) -> str:
     """What the circle shows: the pair's frequency and the angle every arrow sweeps."""
     turn, j = view.turn, view.pair
-    point = ("Each blue point is one position i" if view.count > 1 else "The blue point is position i") + (
-        f", drawn at (sin iω_j, cos iω_j) for ω_{j} = {number(view.omega, '.6g')}. ")
+    many = view.count > 1
+    point = (_("Each blue point is one position i, drawn at (sin iω_j, cos iω_j) for ω_{j} = {omega}. ") if many else
+             _("The blue point is position i, drawn at (sin iω_j, cos iω_j) for ω_{j} = {omega}. ")).format(
+        j=j, omega=number(view.omega, ".6g"))
     if view.delta == 0:
-        return point + "With δ = 0 every position stays where it is: the angle δ·ω_j is 0 for every pair."
+        return point + _("With δ = 0 every position stays where it is: the angle δ·ω_j is 0 for every pair.")
     turns, degrees = turn.turns, f"{number(turn.degrees, '.4g')}"
     if degrees == "360":  # the rest rounds up to a whole turn
         turns, degrees = turns + 1, "0"
-    sweep = f"{turns:,} whole turn{'s' if turns != 1 else ''} and {degrees}°" if turns else f"{degrees}°"
+    if turns:
+        sweep = ngettext("{count} whole turn and {degrees}°", "{count} whole turns and {degrees}°", turns).format(
+            count=number(turns, ","), degrees=degrees)
+    else:
+        sweep = f"{degrees}°"
     backwards = turn.sign < 0
-    arrows = ("Every orange arrow goes from i to i {}, and every arrow sweeps the same angle" if view.count > 1
-              else "The orange arrow goes from i to i {} and sweeps the angle").format(
-        f"{'−' if view.delta < 0 else '+'} {abs(view.delta)}")
-    return (point + f"{arrows} δ·ω_{j} = {number(turn.radians, '.6g')} rad ({'−' if backwards else ''}{sweep}"
-            f"{', the other way' if backwards else ''})" + (", wherever it starts." if view.count > 1 else "."))
+    if many and backwards:
+        arrows = _("Every orange arrow goes from i to i {step}, and every arrow sweeps the same angle δ·ω_{j} = "
+                   "{radians} rad (−{sweep}, the other way), wherever it starts.")
+    elif many:
+        arrows = _("Every orange arrow goes from i to i {step}, and every arrow sweeps the same angle δ·ω_{j} = "
+                   "{radians} rad ({sweep}), wherever it starts.")
+    elif backwards:
+        arrows = _("The orange arrow goes from i to i {step} and sweeps the angle δ·ω_{j} = {radians} rad "
+                   "(−{sweep}, the other way).")
+    else:
+        arrows = _("The orange arrow goes from i to i {step} and sweeps the angle δ·ω_{j} = {radians} rad ({sweep}).")
+    step = f"{'−' if view.delta < 0 else '+'} {abs(view.delta)}"
+    return point + arrows.format(step=step, j=j, radians=number(turn.radians, ".6g"), sweep=sweep)
 
 
 def block_latex(view: PairTurn) -> str:
@@ -226,104 +245,128 @@ def block_latex(view: PairTurn) -> str:
 
 def matrix_caption(view: RotationView) -> str:
     """What the heatmap of T(δ) draws: every entry, or block means."""
-    what = ("one 2×2 rotation block per pair on the diagonal, zeros elsewhere" if view.delta
-            else "δ = 0 turns nothing, so T is the identity (each 2×2 block is [[1, 0], [0, 1]])")
-    return (f"T({number(view.delta, 'd')}) for d = {view.d}: {what}"
-            + ("." if view.matrix_exact else "; each pixel is the mean of a block of entries."))
+    if view.delta and view.matrix_exact:
+        text = _("T({delta}) for d = {d}: one 2×2 rotation block per pair on the diagonal, zeros elsewhere.")
+    elif view.delta:
+        text = _("T({delta}) for d = {d}: one 2×2 rotation block per pair on the diagonal, zeros elsewhere; each pixel "
+                 "is the mean of a block of entries.")
+    elif view.matrix_exact:
+        text = _("T({delta}) for d = {d}: δ = 0 turns nothing, so T is the identity (each 2×2 block is "
+                 "[[1, 0], [0, 1]]).")
+    else:
+        text = _("T({delta}) for d = {d}: δ = 0 turns nothing, so T is the identity (each 2×2 block is "
+                 "[[1, 0], [0, 1]]); each pixel is the mean of a block of entries.")
+    return text.format(delta=number(view.delta, "d"), d=view.d)
 
 
 def residuals_caption(view: RotationView) -> str:
     """How far T(δ)·P[i] is from P[i+δ] over the positions shown."""
-    rows = (f"the {view.count} positions shown ({view.first} to {view.last})" if view.count > 1
-            else f"the one position shown ({view.first})")
+    rows = (_("the {count} positions shown ({first} to {last})").format(count=view.count, first=view.first,
+                                                                        last=view.last) if view.count > 1
+            else _("the one position shown ({first})").format(first=view.first))
     delta = number(view.delta, "d")
-    text = (f"The same matrix T({delta}) moves the rows of P at {rows} by δ = {delta}: the largest error "
-            f"is {number(view.max_residual, '.1e')}")
+    text = _("The same matrix T({delta}) moves the rows of P at {rows} by δ = {delta}: the largest error is {error}").format(
+        delta=delta, rows=rows, error=number(view.max_residual, ".1e"))
     if view.max_residual <= FLOAT32_ROUNDING:
-        return text + (", within float32 round-off (one rounding of a value near 1 is about 6 × 10⁻⁸)"
-                       + (", the same for every i, so T does not depend on i." if view.count > 1 else "."))
-    return text + ", more than float32 round-off."
+        if view.count > 1:
+            return text + _(", within float32 round-off (one rounding of a value near 1 is about 6 × 10⁻⁸), the same "
+                            "for every i, so T does not depend on i.")
+        return text + _(", within float32 round-off (one rounding of a value near 1 is about 6 × 10⁻⁸).")
+    return text + _(", more than float32 round-off.")
 
 
 def angles_text(view: RotationView) -> str:
     """How far the fastest and the slowest pair turn for this δ."""
     angles, k = view.pair_angles, len(view.pair_angles)
     if view.delta == 0:
-        return "With δ = 0 no pair turns: every angle is 0."
+        return _("With δ = 0 no pair turns: every angle is 0.")
 
     def turned(a: float) -> str:
         whole = abs(a) / (2 * math.pi)
-        return (f"{number(a, '.4g')} rad, {number(whole, '.3g')} of a full turn" if whole < 1
-                else f"{number(a, '.4g')} rad, {number(whole, '.3g')} full turns")
+        return (_("{radians} rad, {turns} of a full turn") if whole < 1 else _("{radians} rad, {turns} full turns")).format(
+            radians=number(a, ".4g"), turns=number(whole, ".3g"))
 
+    delta = number(view.delta, "d")
     if k == 1:
-        return f"d = {view.d} has one pair: at δ = {number(view.delta, 'd')} it turns {turned(angles[0])}."
+        return _("d = {d} has one pair: at δ = {delta} it turns {angle}.").format(d=view.d, delta=delta,
+                                                                                angle=turned(angles[0]))
     turn = 2 * math.pi
     over = sum(abs(a) > turn for a in angles)  # the first `over` pairs: |δ·ω_j| falls as j grows
     still = sum(abs(a) < turn / 100 for a in angles)  # the last `still` pairs
     ratio = abs(angles[0]) / abs(angles[-1])
-    factor = number(ratio, ".3g") if ratio < 1000 else f"{ratio:,.0f}"
+    factor = number(ratio, ".3g") if ratio < 1000 else number(ratio, ",.0f")
 
     def span(first: int, last: int) -> str:
-        return f"j = {first}" if first == last else f"j = {first} to {last}"
+        return f"j = {first}" if first == last else _("j = {first} to {last}").format(first=first, last=last)
 
-    text = (f"At δ = {number(view.delta, 'd')} pair 0, the fastest, turns {turned(angles[0])}; the last pair, "
-            f"j = {k - 1}, turns {turned(angles[-1])}, a factor {factor} smaller. ")
+    text = _("At δ = {delta} pair 0, the fastest, turns {first}; the last pair, j = {last}, turns {slowest}, a factor "
+             "{factor} smaller. ").format(delta=delta, first=turned(angles[0]), last=k - 1, slowest=turned(angles[-1]),
+                                         factor=factor)
     if over == k:
-        text += (f"All {k} pairs turn more than a full turn: every pair has wrapped around at least once, so none "
-                 "shows this offset on its own without ambiguity (a larger base slows the last pairs down).")
+        text += _("All {count} pairs turn more than a full turn: every pair has wrapped around at least once, so none "
+                  "shows this offset on its own without ambiguity (a larger base slows the last pairs down).").format(count=k)
     elif over == 0:
-        text += f"None of the {k} pairs turns a full turn: no pair has wrapped around at this offset."
+        text += _("None of the {count} pairs turns a full turn: no pair has wrapped around at this offset.").format(count=k)
     else:
-        text += (f"{over} of the {k} pairs ({span(0, over - 1)}) {'turns' if over == 1 else 'turn'} more than a full "
-                 f"turn and {'has' if over == 1 else 'have'} wrapped around; the other {k - over} "
-                 f"({span(over, k - 1)}) {'has' if k - over == 1 else 'have'} not.")
-    if still:
-        text += (f" {'All' if still == k else still} of the {k} pairs"
-                 + (f" ({span(k - still, k - 1)})" if still < k else "")
-                 + f" {'turns' if still == 1 else 'turn'} less than a hundredth of a turn: "
-                 + ("it barely moves." if still == 1 else "they barely move."))
+        text += ngettext("{count} of the {total} pairs ({span}) turns more than a full turn and has wrapped around;",
+                         "{count} of the {total} pairs ({span}) turn more than a full turn and have wrapped around;",
+                         over).format(count=over, total=k, span=span(0, over - 1))
+        text += " " + ngettext("the other {count} ({span}) has not.", "the other {count} ({span}) have not.",
+                               k - over).format(count=k - over, span=span(over, k - 1))
+    if still == k:
+        text += " " + _("All of the {total} pairs turn less than a hundredth of a turn: they barely move.").format(total=k)
+    elif still:
+        text += " " + ngettext(
+            "{count} of the {total} pairs ({span}) turns less than a hundredth of a turn: it barely moves.",
+            "{count} of the {total} pairs ({span}) turn less than a hundredth of a turn: they barely move.",
+            still).format(count=still, total=k, span=span(k - still, k - 1))
     if 0 < over < k:
-        text += (" Fast pairs tell small offsets apart and slow pairs large ones, which is what lets attention "
-                 "tell near from far.")
+        text += " " + _("Fast pairs tell small offsets apart and slow pairs large ones, which is what lets attention "
+                        "tell near from far.")
     return text
 
 
 def sine_only_text(view: SineOnly) -> str:
     """Why both sine and cosine: the rotation's error against the sine-only map's, measured."""
-    t = f"t = 0 to {view.positions - 1}"
     if view.delta == 0:
-        return ("Why sine **and** cosine? With δ = 0 nothing moves, and the identity is a fixed linear map for sines "
-                "alone too. Pick a nonzero δ to see the difference.")
-    text = (f"Why sine **and** cosine? With both, the one matrix T({number(view.delta, 'd')}) sends the code of every position t "
-            f"to that of t {'−' if view.delta < 0 else '+'} {abs(view.delta)}: over {t} its largest error is "
-            f"{number(view.rotation_error, '.1e')} (float64 round-off). With the {view.d // 2} sine "
-            f"{plural(view.d // 2, 'column')} alone, the best linear map (least squares over the same positions) "
-            f"still misses by up to {number(view.sine_error, '.3g')} (root-mean-square {number(view.sine_rms, '.3g')}, against "
-            f"{number(view.sine_scale, '.3g')} for the values it should reach).")
+        return _("Why sine **and** cosine? With δ = 0 nothing moves, and the identity is a fixed linear map for sines "
+                 "alone too. Pick a nonzero δ to see the difference.")
+    columns = view.d // 2
+    text = ngettext(
+        "Why sine **and** cosine? With both, the one matrix T({delta}) sends the code of every position t to that of "
+        "t {step}: over t = 0 to {last} its largest error is {rotation_error} (float64 round-off). With the {count} "
+        "sine column alone, the best linear map (least squares over the same positions) still misses by up to "
+        "{sine_error} (root-mean-square {rms}, against {scale} for the values it should reach).",
+        "Why sine **and** cosine? With both, the one matrix T({delta}) sends the code of every position t to that of "
+        "t {step}: over t = 0 to {last} its largest error is {rotation_error} (float64 round-off). With the {count} "
+        "sine columns alone, the best linear map (least squares over the same positions) still misses by up to "
+        "{sine_error} (root-mean-square {rms}, against {scale} for the values it should reach).", columns).format(
+        delta=number(view.delta, "d"), step=f"{'−' if view.delta < 0 else '+'} {abs(view.delta)}",
+        last=view.positions - 1, rotation_error=number(view.rotation_error, ".1e"), count=columns,
+        sine_error=number(view.sine_error, ".3g"), rms=number(view.sine_rms, ".3g"), scale=number(view.sine_scale, ".3g"))
     if view.at_zero > FLOAT64_ROUNDING:
-        text += (f" At t = 0 every sine is 0, so any linear map gives 0 there, while sin(δ·ω_j) is not: an error of "
-                 f"{number(view.at_zero, '.3g')} that no map can remove. The shift sin(t+δ)ω = sin tω·cos δω + cos tω·sin δω "
-                 "needs the cosine.")
+        text += " " + _("At t = 0 every sine is 0, so any linear map gives 0 there, while sin(δ·ω_j) is not: an error "
+                        "of {error} that no map can remove. The shift sin(t+δ)ω = sin tω·cos δω + cos tω·sin δω needs "
+                        "the cosine.").format(error=number(view.at_zero, ".3g"))
     return text
 
 
 def rope_caption(view: RopeView) -> str:
     if view.count == 1:
-        return "RoPE scores q_m·k_n: with one position there is a single score, nothing to compare along a diagonal."
+        return _("RoPE scores q_m·k_n: with one position there is a single score, nothing to compare along a diagonal.")
     if view.rope_spread <= FLOAT32_ROUNDING * view.rope_scale:
-        return (f"RoPE scores q_m·k_n: constant along every diagonal up to float32 rounding (largest spread along a "
-                f"diagonal: {number(view.rope_spread, '.2e')}, scores up to {number(view.rope_scale, '.3g')} in size), "
-                "so they depend on m − n only.")
-    return (f"RoPE scores q_m·k_n: the diagonals spread by up to {number(view.rope_spread, '.2e')} (scores up to "
-            f"{number(view.rope_scale, '.3g')} in size), more than float32 rounding.")
+        return _("RoPE scores q_m·k_n: constant along every diagonal up to float32 rounding (largest spread along a "
+                 "diagonal: {spread}, scores up to {scale} in size), so they depend on m − n only.").format(
+            spread=number(view.rope_spread, ".2e"), scale=number(view.rope_scale, ".3g"))
+    return _("RoPE scores q_m·k_n: the diagonals spread by up to {spread} (scores up to {scale} in size), more than "
+             "float32 rounding.").format(spread=number(view.rope_spread, ".2e"), scale=number(view.rope_scale, ".3g"))
 
 
 def additive_caption(view: RopeView) -> str:
     if view.count == 1:
-        return "Scores (q + P_m)·(k + P_n) with the table added: one position, a single score."
+        return _("Scores (q + P_m)·(k + P_n) with the table added: one position, a single score.")
     if view.additive_spread <= FLOAT32_ROUNDING * view.additive_scale:
-        return (f"Scores (q + P_m)·(k + P_n) with the table added: here the diagonals are constant to float32 "
-                f"rounding too (largest spread {number(view.additive_spread, '.3g')}).")
-    return (f"Scores (q + P_m)·(k + P_n) with the table added: the diagonals are not constant "
-            f"(largest spread {number(view.additive_spread, '.3g')}); absolute positions leak in.")
+        return _("Scores (q + P_m)·(k + P_n) with the table added: here the diagonals are constant to float32 "
+                 "rounding too (largest spread {spread}).").format(spread=number(view.additive_spread, ".3g"))
+    return _("Scores (q + P_m)·(k + P_n) with the table added: the diagonals are not constant (largest spread "
+             "{spread}); absolute positions leak in.").format(spread=number(view.additive_spread, ".3g"))

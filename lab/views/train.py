@@ -11,6 +11,7 @@ shipped checkpoints' records, as :class:`Result` records.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -24,7 +25,8 @@ from pekit.positions import SCHEMES
 from pekit.tasks import TASKS
 from pekit.tiny import KINDS
 from pekit.training import HistoryRow
-from lab.display import number, plural
+from lab.display import number
+from lab.i18n import N_, _, local_number, localized_resource, ngettext, pgettext
 from lab.jobs import DONE, FAILED, RUNNING, WAITING, Job, job_board
 from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, _Base
 
@@ -35,7 +37,7 @@ BATCH_SIZE = training.BATCH_SIZE  # fresh examples per training step
 TEST_EXAMPLES = training.TEST_EXAMPLES  # held-out examples every accuracy is measured on
 MAX_SECONDS = 60.0  # one training on the server: a time cap beside the step cap
 # why a run stopped, in the table (a NaN loss shows its whole message)
-STOPPED = {"target": "every held-out sequence right", "steps": "step cap", "time": "time cap"}
+STOPPED = {"target": N_("every held-out sequence right"), "steps": N_("step cap"), "time": N_("time cap")}
 WIDTHS = ("32", "64", "128", "256")
 HEAD_COUNTS = ("1", "2", "4", "8")
 MAPS_PER_ROW = 2  # attention maps side by side: room for every token's label beside square cells
@@ -52,7 +54,7 @@ class ChoiceListSetting(_Base):
     def _parse_text(self, text: str) -> tuple[Any, str | None]:
         parts = [p.strip() for p in text.split(",") if p.strip()]
         if len(text) > 200 or not parts or any(p not in self.options for p in parts):
-            return None, f"is not a list of {', '.join(self.options)} (separated by commas)"
+            return None, _("is not a list of {options} (separated by commas)").format(options=", ".join(self.options))
         return self.ordered(parts), None
 
     def ordered(self, values: Sequence[str]) -> list[str]:
@@ -62,18 +64,65 @@ class ChoiceListSetting(_Base):
         return ",".join(self.ordered(value))
 
 
-TASK = ChoiceSetting("task", "Task", default="reverse", options=TASKS)
-KIND = ChoiceSetting("kind", "Model", default="encoder", options=KINDS)
-SCHEMES_SETTING = ChoiceListSetting("schemes", "Position schemes", default=list(SCHEMES), options=SCHEMES)
-LENGTH = IntSetting("len", "Sequence length", default=shipped.DEFAULTS["seq_len"], minimum=4, maximum=32)
-WIDTH = ChoiceSetting("d", "Width d", default=str(shipped.DEFAULTS["dim"]), options=WIDTHS)
-LAYERS = IntSetting("layers", "Layers", default=shipped.DEFAULTS["layers"], minimum=1, maximum=4)
-HEADS = ChoiceSetting("heads", "Heads", default=str(shipped.DEFAULTS["heads"]), options=HEAD_COUNTS)
-STEPS = IntSetting("steps", "Step cap", default=shipped.STEPS, minimum=10, maximum=3000)
-SEED = IntSetting("seed", "Seed", default=shipped.DEFAULTS["seed"], minimum=0, maximum=MAX_SEED)
-MAP_SCHEME = ChoiceSetting("map", "Scheme", default="sinusoidal", options=SCHEMES)
-MAP_LAYER = ChoiceSetting("layer", "Layer", default="clearest", options=("clearest", "1", "2", "3", "4"))
+TASK = ChoiceSetting("task", N_("Task"), default="reverse", options=TASKS)
+KIND = ChoiceSetting("kind", N_("Model"), default="encoder", options=KINDS)
+SCHEMES_SETTING = ChoiceListSetting("schemes", N_("Position schemes"), default=list(SCHEMES), options=SCHEMES)
+LENGTH = IntSetting("len", N_("Sequence length"), default=shipped.DEFAULTS["seq_len"], minimum=4, maximum=32)
+WIDTH = ChoiceSetting("d", N_("Width d"), default=str(shipped.DEFAULTS["dim"]), options=WIDTHS)
+LAYERS = IntSetting("layers", N_("Layers"), default=shipped.DEFAULTS["layers"], minimum=1, maximum=4)
+HEADS = ChoiceSetting("heads", N_("Heads"), default=str(shipped.DEFAULTS["heads"]), options=HEAD_COUNTS)
+STEPS = IntSetting("steps", N_("Step cap"), default=shipped.STEPS, minimum=10, maximum=3000)
+SEED = IntSetting("seed", N_("Seed"), default=shipped.DEFAULTS["seed"], minimum=0, maximum=MAX_SEED)
+MAP_SCHEME = ChoiceSetting("map", N_("Scheme"), default="sinusoidal", options=SCHEMES)
+MAP_LAYER = ChoiceSetting("layer", N_("Layer"), default="clearest", options=("clearest", "1", "2", "3", "4"))
 SETTINGS = [TASK, KIND, SCHEMES_SETTING, LENGTH, WIDTH, LAYERS, HEADS, STEPS, SEED, MAP_SCHEME, MAP_LAYER]
+KIND_NAMES = [N_("encoder"), N_("decoder")]  # the model radio's options as people read them (option_label)
+
+
+def scheme_labels() -> dict[str, str]:
+    """Each position scheme's name as the reader reads it (the link keeps the English one;
+    rope, alibi and t5 are names in every language)."""
+    names = {"none": pgettext("position scheme", "none"), "sinusoidal": pgettext("position scheme", "sinusoidal"),
+             "learned": pgettext("position scheme", "learned")}
+    return {p: names.get(p, p) for p in SCHEMES}
+
+
+def task_labels() -> dict[str, str]:
+    """Each task's name as the reader reads it (the link keeps the English one)."""
+    names = {"reverse": pgettext("task", "reverse"), "sort": pgettext("task", "sort"),
+             "shift": pgettext("task", "shift"), "histogram": pgettext("task", "histogram")}
+    return {t: names.get(t, t) for t in TASKS}
+
+
+def _scheme(positions: str) -> str:
+    return scheme_labels().get(positions, positions)
+
+
+def _schemes(schemes: Sequence[str]) -> str:
+    """Scheme names in a list: ``a, b, c``."""
+    return ", ".join(_scheme(p) for p in schemes)
+
+
+def _task(task: str) -> str:
+    return task_labels().get(task, task)
+
+
+def _kind(kind: str) -> str:
+    return _(kind)
+
+
+def _n(value: float, spec: str = "") -> str:
+    """``format(value, spec)`` in the reader's decimal and group symbols (zero written as the
+    spec writes it: ``0.0%`` stays ``0.0%``)."""
+    return local_number(format(value, spec))
+
+
+def _layers(count: int) -> str:
+    return ngettext("{count} layer", "{count} layers", count).format(count=count)
+
+
+def _heads(count: int) -> str:
+    return ngettext("{count} head", "{count} heads", count).format(count=count)
 
 
 class TrainKey(NamedTuple):
@@ -122,8 +171,8 @@ def train_work(run: Run, positions: str):
     def work(job: Job) -> dict:
         def report(row: HistoryRow) -> None:
             fraction = row.step / run.steps
-            job.report(fraction, f"{positions}: step {row.step} of at most {run.steps}, loss {row.loss:.3f}, "
-                                 f"{row.seq_accuracy:.0%} of the batch's sequences right", row=row)
+            # written when a session reads it, in that reader's language
+            job.report(fraction, functools.partial(_step_text, positions, row, run.steps), row=row)
 
         result = training.train_tiny(run.task, positions, kind=run.kind, seq_len=run.seq_len,
                                      vocab=shipped.DEFAULTS["vocab"], dim=run.dim, layers=run.layers, heads=run.heads,
@@ -136,6 +185,13 @@ def train_work(run: Run, positions: str):
         return record  # plain numbers and small tensors; the model is dropped here
 
     return work
+
+
+def _step_text(positions: str, row: HistoryRow, steps: int) -> str:
+    """What a running training reports: its scheme, step, loss and share of the batch right."""
+    return _("{scheme}: step {step} of at most {steps}, loss {loss}, {share} of the batch's sequences right").format(
+        scheme=_scheme(positions), step=row.step, steps=steps, loss=_n(row.loss, ".3f"),
+        share=_n(row.seq_accuracy, ".0%"))
 
 
 def submit(run: Run, schemes: Sequence[str], *, again: bool = False) -> None:
@@ -196,28 +252,33 @@ def trainings(run: Run, schemes: Sequence[str]) -> Trainings:
     states = {p: None if j is None else j.state for p, j in jobs.items()}
     running = any(s in (WAITING, RUNNING) for s in states.values())
     over = any(s in (DONE, FAILED) for s in states.values())
-    failures = tuple(Failure(p, jobs[p].error or "unknown error") for p, s in states.items() if s == FAILED)
+    failures = tuple(Failure(p, jobs[p].error or _("unknown error")) for p, s in states.items() if s == FAILED)
     where = tuple(Source(p, "trained", float(jobs[p].finished or 0.0)) if s == DONE
                   else Source(p, "shipped" if run.shipped else "missing", 0.0) for p, s in states.items())
     return Trainings(running, over and not running, run.shipped and not over, failures, where)
 
 
 def failure_sentence(failure: Failure) -> str:
-    return f"Training {failure.positions} failed: {failure.error}"
+    return _("Training {scheme} failed: {error}").format(scheme=_scheme(failure.positions), error=failure.error)
 
 
 def press_train_sentence(run: Run, schemes: Sequence[str]) -> str:
     """What **Train** would train, while nothing is known for these settings."""
     d = shipped.DEFAULTS
-    return (f"Press **Train** to train the {run.kind} on {run.task} with {', '.join(schemes)}: {run.seq_len} tokens, "
-            f"d = {run.dim}, {run.layers} layer{'s' if run.layers != 1 else ''}, {run.heads} "
-            f"head{'s' if run.heads != 1 else ''}, at most {run.steps:,} steps, seed {run.seed}. Results show at once "
-            f"for the settings shipped with pekit ({SHIPPED_TASK[d['task']]} {d['seq_len']} tokens, d = {d['dim']}, "
-            f"{d['layers']} layers, {d['heads']} heads, {shipped.STEPS:,} steps, seed {d['seed']}) and for settings "
-            "already trained on this server.")
+    return _("Press **Train** to train the {kind} on {task} with {schemes}: {length} tokens, d = {dim}, {layers}, "
+             "{heads}, at most {steps} steps, seed {seed}. Results show at once for the settings shipped with pekit "
+             "({shipped}, d = {shipped_dim}, {shipped_layers}, {shipped_heads}, {shipped_steps} steps, seed "
+             "{shipped_seed}) and for settings already trained on this server.").format(
+        kind=_kind(run.kind), task=_task(run.task), schemes=_schemes(schemes), length=run.seq_len, dim=run.dim,
+        layers=_layers(run.layers), heads=_heads(run.heads), steps=_n(run.steps, ","), seed=run.seed,
+        shipped=_(SHIPPED_TASK[d["task"]]).format(count=d["seq_len"]), shipped_dim=d["dim"],
+        shipped_layers=_layers(d["layers"]), shipped_heads=_heads(d["heads"]), shipped_steps=_n(shipped.STEPS, ","),
+        shipped_seed=d["seed"])
 
 
-SHIPPED_TASK = {"reverse": "reversal of", "sort": "sorting", "shift": "shifting", "histogram": "counting in"}
+# the shipped task and its length, as the sentence above names them
+SHIPPED_TASK = {"reverse": N_("reversal of {count} tokens"), "sort": N_("sorting {count} tokens"),
+                "shift": N_("shifting {count} tokens"), "histogram": N_("counting in {count} tokens")}
 
 
 def nothing_yet_sentence(run: Run, schemes: Sequence[str], running: bool) -> str:
@@ -225,9 +286,9 @@ def nothing_yet_sentence(run: Run, schemes: Sequence[str], running: bool) -> str
     (``running``: started here or by anyone on this server with the same settings), or what
     **Train** would train."""
     if running:
-        return (f"The {run.kind} on {run.task} with {', '.join(schemes)} is training on this server with these "
-                "settings (started here or by someone else asking for the same ones): the results show here when "
-                "it finishes.")
+        return _("The {kind} on {task} with {schemes} is training on this server with these settings (started here "
+                 "or by someone else asking for the same ones): the results show here when it finishes.").format(
+            kind=_kind(run.kind), task=_task(run.task), schemes=_schemes(schemes))
     return press_train_sentence(run, schemes)
 
 
@@ -320,13 +381,16 @@ def mirror_bound(task: str, seq_len: int) -> float:
 
 
 def _pct(x: float | None) -> str:
-    return "no position" if x is None else f"{100 * x:.1f}%"
+    return _("no position") if x is None else _n(100 * x, ".1f") + "%"
 
 
 def _names(names: Sequence[str], word: str = "and") -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    names = list(names)
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {word} {names[-1]}"
+    """Scheme names ``a``, ``a and b``, ``a, b and c`` (``word`` ``"or"``: ``a, b or c``)."""
+    names = [_scheme(p) for p in names]
+    if len(names) == 1:
+        return names[0]
+    pattern = _("{names} or {last}") if word == "or" else _("{names} and {last}")
+    return pattern.format(names=", ".join(names[:-1]), last=names[-1])
 
 
 def ranking(shares: dict[str, float]) -> list[tuple[tuple[str, ...], float]]:
@@ -348,8 +412,9 @@ def _ranked(shares: dict[str, float]) -> str:
 def _below(value: float, ceiling: float, what: str) -> str:
     """How a share ``value`` stands against ``ceiling`` that ``what`` can reach, within two points."""
     if value <= ceiling:
-        return f"no better than the {_pct(ceiling)} {what}"
-    return f"within {100 * (value - ceiling):.1f} points of the {_pct(ceiling)} {what}"
+        return _("no better than the {share} {what}").format(share=_pct(ceiling), what=what)
+    return _("within {points} points of the {share} {what}").format(points=_n(100 * (value - ceiling), ".1f"),
+                                                                    share=_pct(ceiling), what=what)
 
 
 def lesson(task: str, kind: str, results: dict[str, Result], ceiling: float) -> list[str]:
@@ -366,44 +431,53 @@ def lesson(task: str, kind: str, results: dict[str, Result], ceiling: float) -> 
         tok, seq = none.token_accuracy, none.seq_accuracy
         margin = tok - ceiling
         if ceiling >= 1.0:  # the answer does not depend on order (histogram)
-            text = (f"Without positions the {kind} gets {_pct(tok)} of the tokens and {_pct(seq)} of the sequences "
-                    f"right on {task}, whose answer does not depend on order (permuting the input permutes the "
-                    "answer the same way), so seeing order is not needed here")
+            text = _("Without positions the {kind} gets {tokens} of the tokens and {sequences} of the sequences "
+                     "right on {task}, whose answer does not depend on order (permuting the input permutes the "
+                     "answer the same way), so seeing order is not needed here").format(
+                kind=_kind(kind), tokens=_pct(tok), sequences=_pct(seq), task=_task(task))
             if others:
-                (top, top_tok), *_ = ranking({p: r.token_accuracy for p, r in others.items()})
+                (top, top_tok), *_rest = ranking({p: r.token_accuracy for p, r in others.items()})
                 if _pct(tok) == _pct(top_tok) or tok > top_tok:
-                    text += (f": as many tokens as any scheme with positions or more (best: {_names(top)}, "
-                             f"{_pct(top_tok)}).")
+                    text += _(": as many tokens as any scheme with positions or more (best: {names}, "
+                              "{share}).").format(names=_names(top), share=_pct(top_tok))
                 elif top_tok - tok <= 0.05:
-                    text += (f": within {100 * (top_tok - tok):.1f} points of the best scheme with positions "
-                             f"({_names(top)}, {_pct(top_tok)}).")
+                    text += _(": within {points} points of the best scheme with positions ({names}, "
+                              "{share}).").format(points=_n(100 * (top_tok - tok), ".1f"), names=_names(top),
+                                                   share=_pct(top_tok))
                 else:
-                    text += (f"; {_names(top)} {'gets' if len(top) == 1 else 'get'} {_pct(top_tok)} of the tokens "
-                             "with the same training, so the gap is not about seeing order.")
+                    text += ngettext("; {names} gets {share} of the tokens with the same training, so the gap is "
+                                     "not about seeing order.",
+                                     "; {names} get {share} of the tokens with the same training, so the gap is "
+                                     "not about seeing order.", len(top)).format(names=_names(top),
+                                                                                  share=_pct(top_tok))
             else:
                 text += "."
             said.append(text)
         elif kind == "encoder":
             if margin <= 0.02:
-                said.append(
-                    f"Without positions the encoder gets {_pct(tok)} of the tokens and {_pct(seq)} of the sequences "
-                    f"right: {_below(tok, ceiling, 'that the best order-blind guess can reach on these examples')}. "
-                    "Self-attention without positions treats its input as a bag of tokens (permute the input and "
-                    f"its outputs permute the same way), so it cannot {task} them.")
+                cannot = _(CANNOT[task]) if task in CANNOT else f"so it cannot {task} them"
+                said.append(_(
+                    "Without positions the encoder gets {tokens} of the tokens and {sequences} of the sequences "
+                    "right: {below}. Self-attention without positions treats its input as a bag of tokens (permute "
+                    "the input and its outputs permute the same way), {cannot}.").format(
+                    tokens=_pct(tok), sequences=_pct(seq), cannot=cannot,
+                    below=_below(tok, ceiling, _("that the best order-blind guess can reach on these examples"))))
             else:
-                said.append(
-                    f"Without positions the encoder gets {_pct(tok)} of the tokens right, above the {_pct(ceiling)} "
-                    "an order-blind model can reach: something in these settings leaks order.")
+                said.append(_(
+                    "Without positions the encoder gets {tokens} of the tokens right, above the {share} an "
+                    "order-blind model can reach: something in these settings leaks order.").format(
+                    tokens=_pct(tok), share=_pct(ceiling)))
         elif margin > 0.02:
-            said.append(
-                f"Without positions the decoder still gets {_pct(tok)} of the tokens right ({_pct(seq)} of the "
-                f"sequences), above the {_pct(ceiling)} an order-blind model could reach: the causal mask leaks "
-                "position (each token sees only the tokens before it, so how many it sees tells where it is).")
+            said.append(_(
+                "Without positions the decoder still gets {tokens} of the tokens right ({sequences} of the "
+                "sequences), above the {share} an order-blind model could reach: the causal mask leaks position "
+                "(each token sees only the tokens before it, so how many it sees tells where it is).").format(
+                tokens=_pct(tok), sequences=_pct(seq), share=_pct(ceiling)))
         else:
-            said.append(
-                f"Without positions the decoder gets {_pct(tok)} of the tokens right, "
-                f"{_below(tok, ceiling, 'an order-blind model could reach')}: it has not yet found the position the "
-                "causal mask leaks (more steps may help).")
+            said.append(_(
+                "Without positions the decoder gets {tokens} of the tokens right, {below}: it has not yet found the "
+                "position the causal mask leaks (more steps may help).").format(
+                tokens=_pct(tok), below=_below(tok, ceiling, _("an order-blind model could reach"))))
     if not others:
         return said
     # the best by sequences, then tokens, as the table shows them (a tenth of a percent): equal as shown is a
@@ -414,20 +488,31 @@ def lesson(task: str, kind: str, results: dict[str, Result], ceiling: float) -> 
     best = [p for p in results if key[p][:2] == key[top][:2]]
     seq = results[top].seq_accuracy
     if "none" in best:
-        said.append(f"No scheme with positions gets more of the sequences right than none ({_pct(seq)}).")
+        said.append(_("No scheme with positions gets more of the sequences right than none ({share}).").format(
+            share=_pct(seq)))
     elif len(results) == 1:
-        said.append(f"{top} gets {_pct(seq)} of the sequences right.")
+        said.append(_("{name} gets {share} of the sequences right.").format(name=_scheme(top), share=_pct(seq)))
     elif none is not None and _pct(seq) == _pct(none.seq_accuracy):  # the best only by tokens
-        said.append(f"No scheme with positions gets more of the sequences right than none ({_pct(seq)}); "
-                    f"{_names(best)} {'gets' if len(best) == 1 else 'get'} the most tokens right: "
-                    f"{_pct(results[top].token_accuracy)} against {_pct(none.token_accuracy)}.")
+        said.append(ngettext(
+            "No scheme with positions gets more of the sequences right than none ({share}); {names} gets the most "
+            "tokens right: {tokens} against {none}.",
+            "No scheme with positions gets more of the sequences right than none ({share}); {names} get the most "
+            "tokens right: {tokens} against {none}.", len(best)).format(
+            share=_pct(seq), names=_names(best), tokens=_pct(results[top].token_accuracy),
+            none=_pct(none.token_accuracy)))
     elif none is not None:
-        said.append(f"With {_names(best, 'or')} positions it gets {_pct(seq)} of the sequences right, against "
-                    f"{_pct(none.seq_accuracy)} without.")
+        said.append(_("With {names} positions it gets {share} of the sequences right, against {none} without.").format(
+            names=_names(best, "or"), share=_pct(seq), none=_pct(none.seq_accuracy)))
     else:
-        said.append(f"The best here {'is' if len(best) == 1 else 'are'} {_names(best)}: {_pct(seq)} of the "
-                    "sequences right.")
+        said.append(ngettext("The best here is {names}: {share} of the sequences right.",
+                             "The best here are {names}: {share} of the sequences right.", len(best)).format(
+            names=_names(best), share=_pct(seq)))
     return said
+
+
+# what a model without positions cannot do to its input, by task
+CANNOT = {"reverse": N_("so it cannot reverse them"), "sort": N_("so it cannot sort them"),
+          "shift": N_("so it cannot shift them"), "histogram": N_("so it cannot histogram them")}
 
 
 class Direction(NamedTuple):
@@ -456,11 +541,11 @@ def direction_demo() -> Direction:
 
 
 def _by_position(shares: Sequence[float]) -> str:
-    return " ".join(f"{100 * s:.0f}%" for s in shares)
+    return " ".join(_n(100 * s, ".0f") + "%" for s in shares)
 
 
 def _against(value: float, bound: float) -> str:
-    return "at or below that bound" if value <= bound else "a little above it on these examples"
+    return _("at or below that bound") if value <= bound else _("a little above it on these examples")
 
 
 def direction_lesson(task: str, kind: str, results: dict[str, Result], bound: float,
@@ -476,50 +561,62 @@ def direction_lesson(task: str, kind: str, results: dict[str, Result], bound: fl
     tok, seq = alibi.token_accuracy, alibi.seq_accuracy
     said = []
     if kind == "encoder":
-        text = ("ALiBi adds −m·|i−j| to the scores: the same penalty for a key two places to the left as for one two "
-                "places to the right, so an encoder with ALiBi and nothing else cannot tell left from right")
         if alibi.mirror is not None:
-            text += (f". Measured: its answers to each held-out input read backwards are its answers to the input, "
-                     f"read backwards, at {_pct(alibi.mirror)} of the tokens")
-        said.append(text + ".")
+            said.append(_(
+                "ALiBi adds −m·|i−j| to the scores: the same penalty for a key two places to the left as for one two "
+                "places to the right, so an encoder with ALiBi and nothing else cannot tell left from right. "
+                "Measured: its answers to each held-out input read backwards are its answers to the input, read "
+                "backwards, at {share} of the tokens.").format(share=_pct(alibi.mirror)))
+        else:
+            said.append(_(
+                "ALiBi adds −m·|i−j| to the scores: the same penalty for a key two places to the left as for one two "
+                "places to the right, so an encoder with ALiBi and nothing else cannot tell left from right."))
         if bound >= 1.0:
-            text = (f"That alone does not stand in the way of {task}: the right answer to a mirrored input is the "
-                    "mirrored right answer, so a model blind to direction could still get every token right.")
+            text = _("That alone does not stand in the way of {task}: the right answer to a mirrored input is the "
+                     "mirrored right answer, so a model blind to direction could still get every token right.").format(
+                task=_task(task))
             if task == "reverse":
-                text += (" Reversal needs more: answer i reads the token |L−1−2i| places away, so each answer must "
-                         "know where it stands, and ALiBi's penalties look the same from every position except near "
-                         "the ends.")
+                text += _(" Reversal needs more: answer i reads the token |L−1−2i| places away, so each answer must "
+                          "know where it stands, and ALiBi's penalties look the same from every position except near "
+                          "the ends.")
             if alibi.by_position:
-                text += (f" ALiBi gets {_pct(tok)} of the tokens right; by position (0 to "
-                         f"{len(alibi.by_position) - 1}): {_by_position(alibi.by_position)}.")
+                text += _(" ALiBi gets {tokens} of the tokens right; by position (0 to {last}): {shares}.").format(
+                    tokens=_pct(tok), last=len(alibi.by_position) - 1, shares=_by_position(alibi.by_position))
             said.append(text)
             if demo is not None:
-                said.append(
-                    f"Where direction matters, it shows: trained on {demo.task} ({demo.seq_len} tokens, d = "
-                    f"{demo.dim}, {demo.layers} {plural(demo.layers, 'layer')}, {demo.heads} "
-                    f"{plural(demo.heads, 'head')}), where the answer is the right neighbour and in the mirror image the left one, the ALiBi "
-                    f"encoder gets {_pct(demo.token_accuracy)} of the tokens and {_pct(demo.seq_accuracy)} of the "
-                    f"sequences right, against at most {_pct(demo.bound)} for a model blind to direction "
-                    f"({_against(demo.token_accuracy, demo.bound)}); its answers to mirrored inputs mirror its answers "
-                    f"at {_pct(demo.mirror)} of the tokens.")
+                said.append(_(
+                    "Where direction matters, it shows: trained on {task} ({length} tokens, d = {dim}, {layers}, "
+                    "{heads}), where the answer is the right neighbour and in the mirror image the left one, the "
+                    "ALiBi encoder gets {tokens} of the tokens and {sequences} of the sequences right, against at most "
+                    "{bound} for a model blind to direction ({against}); its answers to mirrored inputs mirror its "
+                    "answers at {mirror} of the tokens.").format(
+                    task=_task(demo.task), length=demo.seq_len, dim=demo.dim, layers=_layers(demo.layers),
+                    heads=_heads(demo.heads), tokens=_pct(demo.token_accuracy), sequences=_pct(demo.seq_accuracy),
+                    bound=_pct(demo.bound), against=_against(demo.token_accuracy, demo.bound),
+                    mirror=_pct(demo.mirror)))
         else:
-            said.append(
-                f"Such a model can expect at most {_pct(bound)} of the {task} tokens right on these examples (an "
-                "input and its mirror image are equally likely, and where their right answers differ it gets one of "
-                f"the two at best); ALiBi gets {_pct(tok)}, {_against(tok, bound)}.")
+            said.append(_(
+                "Such a model can expect at most {bound} of the {task} tokens right on these examples (an input and "
+                "its mirror image are equally likely, and where their right answers differ it gets one of the two at "
+                "best); ALiBi gets {tokens}, {against}.").format(
+                bound=_pct(bound), task=_task(task), tokens=_pct(tok), against=_against(tok, bound)))
         return said
-    text = (f"In the decoder every key lies behind its query, so ALiBi's −m·(i−j) does say which way a key is; with "
-            f"it the decoder gets {_pct(tok)} of the tokens and {_pct(seq)} of the sequences right.")
+    text = _("In the decoder every key lies behind its query, so ALiBi's −m·(i−j) does say which way a key is; with "
+             "it the decoder gets {tokens} of the tokens and {sequences} of the sequences right.").format(
+        tokens=_pct(tok), sequences=_pct(seq))
     if alibi.by_position:
-        text += f" By answer slot (0 to {len(alibi.by_position) - 1}): {_by_position(alibi.by_position)}"
         none = results.get("none")
         if none is not None and none.by_position:
-            text += f"; without positions: {_by_position(none.by_position)}"
-        text += "."
+            text += _(" By answer slot (0 to {last}): {shares}; without positions: {none}.").format(
+                last=len(alibi.by_position) - 1, shares=_by_position(alibi.by_position),
+                none=_by_position(none.by_position))
+        else:
+            text += _(" By answer slot (0 to {last}): {shares}.").format(
+                last=len(alibi.by_position) - 1, shares=_by_position(alibi.by_position))
     if task == "reverse":
-        text += (" Answer i reads the token 2i+1 places back, and the answer slots are all the same token ?, so each "
-                 "slot must first find out which one it is: ALiBi tells it how far back each key is, not where the "
-                 "slot itself stands.")
+        text += _(" Answer i reads the token 2i+1 places back, and the answer slots are all the same token ?, so each "
+                  "slot must first find out which one it is: ALiBi tells it how far back each key is, not where the "
+                  "slot itself stands.")
     said.append(text)
     return said
 
@@ -538,42 +635,53 @@ def extrapolation_lesson(results: dict[str, Sequence[LengthAccuracy]], seq_len: 
     known = {p: r.token_accuracy for p, r in at.items() if r is not None and r.token_accuracy is not None}
     said = []
     if known:
-        said.append(f"At {longest} tokens ({longest / seq_len:g} times the training length), the share of tokens "
-                    f"right: {_ranked(known)}.")
+        said.append(_("At {length} tokens ({times} times the training length), the share of tokens right: "
+                      "{ranked}.").format(length=longest, times=_n(longest / seq_len, "g"), ranked=_ranked(known)))
     if "none" in known and len(known) > 1:
         groups = ranking(known)
-        place = next(i for i, (names, _) in enumerate(groups) if "none" in names)
-        above = [p for names, _ in groups[:place] for p in names]
+        place = next(i for i, (names, _share) in enumerate(groups) if "none" in names)
+        above = [p for names, _share in groups[:place] for p in names]
         tied = [p for p in groups[place][0] if p != "none"]
-        below = [p for names, _ in groups[place + 1:] for p in names]
-        parts = [(word, than, names) for word, than, names in
-                 (("more", "than", below), ("as many", "as", tied), ("fewer", "than", above)) if names]
+        below = [p for names, _share in groups[place + 1:] for p in names]
+        parts = [(word, names) for word, names in (("more", below), ("as many", tied), ("fewer", above)) if names]
+        compared = {"more": _("more than {names}"), "as many": _("as many as {names}"),
+                    "fewer": _("fewer than {names}")}
         if not above:  # first, alone or tied
-            text = f"Without positions the {kind} keeps the most tokens right there: " + ", ".join(
-                f"{word} {than} {_names(names)}" for word, than, names in parts) + "."
+            text = _("Without positions the {kind} keeps the most tokens right there: {compared}.").format(
+                kind=_kind(kind), compared=", ".join(compared[word].format(names=_names(names))
+                                                      for word, names in parts))
         else:
-            (word, than, names), *rest = parts
-            text = (f"Without positions the {kind} keeps {word} tokens right there {than} {_names(names)}"
-                    + "".join(f", {w} {t} {_names(n)}" for w, t, n in rest) + ".")
+            (word, names), *rest = parts
+            first = {"more": _("Without positions the {kind} keeps more tokens right there than {names}"),
+                     "as many": _("Without positions the {kind} keeps as many tokens right there as {names}"),
+                     "fewer": _("Without positions the {kind} keeps fewer tokens right there than {names}")}[word]
+            text = (first.format(kind=_kind(kind), names=_names(names))
+                    + "".join(", " + compared[w].format(names=_names(n)) for w, n in rest) + ".")
         if kind == "decoder" and below and not above and not tied:
-            text += (" Kazemnejad et al. (2023) found the same at a larger scale: decoders without positions "
-                     "generalised to longer inputs better than with sinusoidal, T5, ALiBi or rotary positions.")
+            text += _(" Kazemnejad et al. (2023) found the same at a larger scale: decoders without positions "
+                      "generalised to longer inputs better than with sinusoidal, T5, ALiBi or rotary positions.")
         said.append(text)
     if known and guess is not None:
         low = [p for p in known if known[p] <= guess]
-        text = f"The best order-blind guess gets {_pct(guess)} of the tokens at that length: "
         if len(low) == len(known):
-            text += "no scheme does better."
+            text = _("The best order-blind guess gets {share} of the tokens at that length: no scheme does better.")
         elif low:
-            text += f"{_names(low)} {'does' if len(low) == 1 else 'do'} no better."
+            text = ngettext("The best order-blind guess gets {share} of the tokens at that length: {names} does no "
+                            "better.",
+                            "The best order-blind guess gets {share} of the tokens at that length: {names} do no "
+                            "better.", len(low))
         else:
-            text += "every scheme does better."
-        said.append(text)
+            text = _("The best order-blind guess gets {share} of the tokens at that length: every scheme does better.")
+        said.append(text.format(share=_pct(guess), names=_names(low) if low else ""))
     blind = [p for p, r in at.items() if r is not None and r.token_accuracy is None]
     if blind:
         last = seq_len * (2 if kind == "decoder" else 1) - 1
-        where = " (the decoder reads its inputs and as many answer slots)" if kind == "decoder" else ""
-        said.append(f"{_names(blind)} cannot be asked at all: its table has no vector past position {last}{where}.")
+        if kind == "decoder":
+            said.append(_("{names} cannot be asked at all: its table has no vector past position {last} (the decoder "
+                          "reads its inputs and as many answer slots).").format(names=_names(blind), last=last))
+        else:
+            said.append(_("{names} cannot be asked at all: its table has no vector past position {last}.").format(
+                names=_names(blind), last=last))
     return said
 
 
@@ -602,7 +710,7 @@ class Results:
     direction: tuple[str, ...] = ()  # what ALiBi's numbers say (direction_lesson)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64, show_spinner=False)
 def results_view(run: Run, where: tuple[Source, ...]) -> Results | None:
     """The results ``where`` points at; ``None`` when it points at none."""
     import pandas as pd
@@ -611,24 +719,26 @@ def results_view(run: Run, where: tuple[Source, ...]) -> Results | None:
     if not results:
         return None
     table = pd.DataFrame([{
-        "scheme": s.positions, "tokens right": _pct(r.token_accuracy), "sequences right": _pct(r.seq_accuracy),
-        "steps": r.steps, "seconds": round(r.seconds, 2), "stopped": r.stopped,
-        "result": "shipped checkpoint" if s.origin == "shipped" else "trained on this server",
+        _("scheme"): _scheme(s.positions), _("tokens right"): _pct(r.token_accuracy),
+        _("sequences right"): _pct(r.seq_accuracy), _("steps"): r.steps, _("seconds"): round(r.seconds, 2),
+        _("stopped"): _(r.stopped),
+        _("result"): _("shipped checkpoint") if s.origin == "shipped" else _("trained on this server"),
     } for s in where if not s.missing for r in (results[s.positions],)])
     guess = ceiling(run.task, run.seq_len)
     said = lesson(run.task, run.kind, results, guess)
-    extra = charts.extrapolation_chart({p: [e._asdict() for e in r.extrapolation] for p, r in results.items()},
-                                       series_title="Scheme", trained_on=run.seq_len).spec()
+    extra = charts.extrapolation_chart({_scheme(p): [e._asdict() for e in r.extrapolation]
+                                        for p, r in results.items()},
+                                       series_title=_("Scheme"), trained_on=run.seq_len).spec()
     lengths = [e.seq_len for r in results.values() for e in r.extrapolation]
     longer = extrapolation_lesson({p: r.extrapolation for p, r in results.items()}, run.seq_len, run.kind,
                                   ceiling(run.task, max(lengths)) if lengths else None)
     bound = mirror_bound(run.task, run.seq_len)
     direction = direction_lesson(run.task, run.kind, results, bound,
                                  direction_demo() if run.kind == "encoder" and bound >= 1.0 else None)
-    bars = accuracy_bars({p: {"tokens right": r.token_accuracy, "sequences right": r.seq_accuracy}
+    bars = accuracy_bars({_scheme(p): {_("tokens right"): r.token_accuracy, _("sequences right"): r.seq_accuracy}
                           for p, r in results.items()},
                          reference=guess if guess < 1.0 else None,
-                         reference_label="the best order-blind guess (tokens)",
+                         reference_label=_("the best order-blind guess (tokens)"),
                          height=40 + 26 * len(results)).spec()
     return Results(table, tuple(said), curves_specs({p: r.history for p, r in results.items()}), extra, tuple(longer),
                    tuple(s.positions for s in where if s.missing), any(s.origin == "shipped" for s in where), bars,
@@ -638,23 +748,28 @@ def results_view(run: Run, where: tuple[Source, ...]) -> Results | None:
 def bars_caption(view: Results, run: Run) -> str:
     """What the bar chart draws."""
     guess = ceiling(run.task, run.seq_len)
-    line = (f" The dashed line: {_pct(guess)}, the share of tokens the best order-blind guess gets right on these "
-            "examples."
-            if guess < 1.0 else "")
-    return f"Held-out accuracy of each scheme ({TEST_EXAMPLES:,} examples of {run.seq_len} tokens).{line}"
+    if guess < 1.0:
+        return _("Held-out accuracy of each scheme ({count} examples of {length} tokens). The dashed line: {share}, "
+                 "the share of tokens the best order-blind guess gets right on these examples.").format(
+            count=_n(TEST_EXAMPLES, ","), length=run.seq_len, share=_pct(guess))
+    return _("Held-out accuracy of each scheme ({count} examples of {length} tokens).").format(
+        count=_n(TEST_EXAMPLES, ","), length=run.seq_len)
 
 
 def missing_sentence(view: Results) -> str:
-    return f"Not trained yet with these settings: {', '.join(view.missing)}."
+    return _("Not trained yet with these settings: {names}.").format(names=_schemes(view.missing))
 
 
 def measured_caption(view: Results) -> str:
     """How the table's accuracies were measured (and, with a shipped checkpoint among them, how
     those were trained)."""
-    shipped_note = (" Shipped checkpoints were trained with these settings on one CPU thread when pekit was built; "
-                    "the tests measure their accuracies again on the same examples." if view.shipped else "")
-    return (f"Measured on {TEST_EXAMPLES:,} held-out examples of the task (the same for every run); a sequence counts as right "
-            "when every one of its answers is." + shipped_note)
+    if view.shipped:
+        return _("Measured on {count} held-out examples of the task (the same for every run); a sequence counts as "
+                 "right when every one of its answers is. Shipped checkpoints were trained with these settings on one "
+                 "CPU thread when pekit was built; the tests measure their accuracies again on the same "
+                 "examples.").format(count=_n(TEST_EXAMPLES, ","))
+    return _("Measured on {count} held-out examples of the task (the same for every run); a sequence counts as right "
+             "when every one of its answers is.").format(count=_n(TEST_EXAMPLES, ","))
 
 
 # attention maps -----------------------------------------------------------------------------------
@@ -709,12 +824,12 @@ def _head(found: tuple[int, int, float] | None) -> Head | None:
 
 def _map_rows(weights: Tensor, labels: list[str]) -> tuple[tuple[HeadMap, ...], ...]:
     """A map per head of ``weights`` ``(heads, T, T)``, in rows of ``MAPS_PER_ROW``."""
-    maps = [HeadMap(h + 1, charts.token_heatmap(weights[h], labels, labels, x_title="key", y_title="query",
-                                                value_title="weight").spec()) for h in range(weights.shape[0])]
+    maps = [HeadMap(h + 1, charts.token_heatmap(weights[h], labels, labels, x_title=_("key"), y_title=_("query"),
+                                                value_title=_("weight")).spec()) for h in range(weights.shape[0])]
     return tuple(tuple(maps[i:i + MAPS_PER_ROW]) for i in range(0, len(maps), MAPS_PER_ROW))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64, show_spinner=False)
 def attention_view(run: Run, source: Source, layer: str) -> AttentionView:
     """The maps of one layer (``layer``: ``"1"`` .. or ``"clearest"``, the layer of the head that
     looks hardest at the token each answer copies) for the result ``source`` points at."""
@@ -735,24 +850,27 @@ def example_sentence(view: AttentionView) -> str:
     def tokens(ids: tuple[int, ...]) -> str:
         return " ".join(map(str, ids))
 
-    return (f"One held-out example: input **{tokens(view.inputs)}**, right answer **{tokens(view.answers)}**, the "
-            f"trained model answers **{tokens(view.predicted)}**. Each map: a row is a query token, a column a key, "
-            "the colour how much the query takes from that key.")
+    return _("One held-out example: input **{inputs}**, right answer **{answers}**, the trained model answers "
+             "**{predicted}**. Each map: a row is a query token, a column a key, the colour how much the query takes "
+             "from that key.").format(inputs=tokens(view.inputs), answers=tokens(view.answers),
+                                      predicted=tokens(view.predicted))
 
 
 def clearest_sentence(view: AttentionView) -> str:
     """How hard the clearest head looks at the token each answer copies, against the best head
     before training and a head spreading evenly (for a task that copies; see ``view.best``)."""
     best, before = view.best, view.before
-    return (f"Each answer has one input token to copy. Trained, head {best.head} of layer {best.layer} puts "
-            f"**{best.share:.0%}** of the answers' attention on exactly that token; before training the best head "
-            f"put {before.share:.0%} there (a head spreading evenly over the {view.seq_len} input tokens would put "
-            f"1/{view.seq_len} there, {number(100 * view.even, '.4g')}%).")
+    return _("Each answer has one input token to copy. Trained, head {head} of layer {layer} puts **{share}** of the "
+             "answers' attention on exactly that token; before training the best head put {before} there (a head "
+             "spreading evenly over the {length} input tokens would put 1/{length} there, {even}%).").format(
+        head=best.head, layer=best.layer, share=_n(best.share, ".0%"), before=_n(before.share, ".0%"),
+        length=view.seq_len, even=number(100 * view.even, ".4g"))
 
 
 def layer_heading(view: AttentionView, title: str) -> str:
-    how = " (the layer of the clearest head)" if view.clearest else " (as chosen)"
-    return f"**{title}**, layer {view.layer}{how}"
+    if view.clearest:
+        return _("**{title}**, layer {layer} (the layer of the clearest head)").format(title=title, layer=view.layer)
+    return _("**{title}**, layer {layer} (as chosen)").format(title=title, layer=view.layer)
 
 
 # training curves ----------------------------------------------------------------------------------
@@ -762,7 +880,7 @@ def history_frame(histories: dict[str, Sequence[HistoryRow]], field: str, name: 
     """Long-form history of every scheme: ``step``, ``name`` (the rows' ``field``) and ``scheme``."""
     import pandas as pd
 
-    rows = [(h.step, getattr(h, field), scheme) for scheme, history in histories.items() for h in history]
+    rows = [(h.step, getattr(h, field), _scheme(scheme)) for scheme, history in histories.items() for h in history]
     return pd.DataFrame(rows, columns=["step", name, "scheme"])
 
 
@@ -775,11 +893,11 @@ def curves_specs(histories: dict[str, Sequence[HistoryRow]]) -> Curves | None:
     lengths = [len(h) for h in histories.values() if h]
     points = min(lengths) < 2 or max(lengths) <= 60  # a history of one step is a point, not a line
     loss = charts.line_chart(history_frame(histories, "loss", "loss"), x="step", y="loss", series="scheme",
-                             x_title="training step", y_title="loss (cross-entropy)", series_title="Scheme",
+                             x_title=_("training step"), y_title=_("loss (cross-entropy)"), series_title=_("Scheme"),
                              log_y=True, height=height, points=points)
     acc = charts.line_chart(history_frame(histories, "seq_accuracy", "sequence accuracy"), x="step",
-                            y="sequence accuracy", series="scheme", x_title="training step",
-                            y_title="sequences right (fresh batch)", series_title="Scheme", y_domain=(0, 1),
+                            y="sequence accuracy", series="scheme", x_title=_("training step"),
+                            y_title=_("sequences right (fresh batch)"), series_title=_("Scheme"), y_domain=(0, 1),
                             height=height, points=points)
     banded = acc.drawing.kind == "bands"
     return Curves(loss.spec(), acc.spec(), banded, acc.drawing.block[0], max(lengths))
@@ -805,7 +923,7 @@ def progress(run: Run, schemes: Sequence[str]) -> Progress | None:
         return None
     board = job_board()
     done = sum(1.0 if j.over else j.fraction for j in jobs.values())
-    current = next((j.message for j in jobs.values() if j.state == RUNNING), "waiting for the server")
+    current = next((j.text() for j in jobs.values() if j.state == RUNNING), _("waiting for the server"))
     waiting = tuple(p for p, j in jobs.items() if j.state == WAITING)
     ahead = min((board.place(jobs[p]) for p in waiting), default=0)
     curves = curves_specs({p: tuple(j.rows) for p, j in jobs.items()})
@@ -813,20 +931,23 @@ def progress(run: Run, schemes: Sequence[str]) -> Progress | None:
 
 
 def progress_text(view: Progress) -> str:
-    return f"Training {view.schemes} {plural(view.schemes, 'scheme')}: {view.current}"
+    return ngettext("Training {count} scheme: {current}", "Training {count} schemes: {current}",
+                    view.schemes).format(count=view.schemes, current=view.current)
 
 
 def curves_caption(curves: Curves) -> str:
     """How the training curves were measured, and what the accuracy chart draws."""
-    text = (f"Each step's accuracy is measured on that step's batch before the model learns from it: {BATCH_SIZE} "
-            "examples it has never seen.")
     if curves.banded:
-        return text + (f" The longest run has {curves.longest:,} steps, more than the chart has room for: each line "
-                       f"is drawn as the band between its smallest and largest value over runs of up to "
-                       f"{curves.block:,} consecutive steps (a fast line fills its band, a slow one stays a line).")
-    return text + " Every step is a point on its line; hover for values."
+        return _("Each step's accuracy is measured on that step's batch before the model learns from it: {count} "
+                 "examples it has never seen. The longest run has {steps} steps, more than the chart has room for: "
+                 "each line is drawn as the band between its smallest and largest value over runs of up to {block} "
+                 "consecutive steps (a fast line fills its band, a slow one stays a line).").format(
+            count=BATCH_SIZE, steps=_n(curves.longest, ","), block=_n(curves.block, ","))
+    return _("Each step's accuracy is measured on that step's batch before the model learns from it: {count} examples "
+             "it has never seen. Every step is a point on its line; hover for values.").format(count=BATCH_SIZE)
 
 
 def waiting_sentence(view: Progress) -> str:
-    return (f"Waiting: {', '.join(view.waiting)} ({view.ahead} job{'s' if view.ahead != 1 else ''} ahead; one training "
-            "runs at a time so nobody's page slows down).")
+    return ngettext("Waiting: {names} ({count} job ahead; one training runs at a time so nobody's page slows down).",
+                    "Waiting: {names} ({count} jobs ahead; one training runs at a time so nobody's page slows down).",
+                    view.ahead).format(names=_schemes(view.waiting), count=view.ahead)

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 import pekit
 from lab.display import number
 from lab.views.binary_analogy import (DISTINCT_HELP, analogy_view, bit_match, bits_caption, counting_caption, cube, dial_sentence,
-                                      equal_width_sentence, ladders, ladders_sentence, metric_labels, overlay_caption,
-                                      same_width, steps_sentence, table_caption)
+                                      distinct_help, equal_width_sentence, ladders, ladders_sentence, metric_labels,
+                                      overlay_caption, same_width, steps_sentence, table_caption)
 
 # the page's ranges (pages/binary_analogy.py and lab.settings.BASE)
 N = st.integers(2, 1024)
@@ -310,7 +310,7 @@ def test_captions_and_labels_name_what_they_show(n, bits, d, base):
         assert all(b > a for a, b in zip(waves, waves[1:]))
     assert (f"(the last, column {d - 1}, a sine without its cosine)" in text) == (d % 2 == 1)
     # the metrics' help states the rule the counts follow
-    assert DISTINCT_HELP.startswith(f"Distinct codes: {RULE};")
+    assert DISTINCT_HELP.startswith(f"Distinct codes: {RULE};") and distinct_help() == DISTINCT_HELP
     P = pekit.sinusoidal_encoding(n, d, base=base, dtype=torch.float64)
     if n <= 200:
         assert view.stats.sinusoidal.distinct == distinct_codes(P)

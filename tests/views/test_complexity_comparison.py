@@ -375,3 +375,13 @@ def test_a_layer_timed_at_one_length_of_the_fit_gets_no_slope(low, high, layer):
         else:  # seconds ∝ n exactly: slope 1
             assert line.startswith(f"- **{other}**: slope 1.00 against {THEORY[other]}: "
                                    f"{shown_verdict(1.0, THEORY[other])}")
+
+
+@settings(max_examples=30, deadline=None)
+@given(layer=st.sampled_from(["CNN", "RNN", "Self-attention", "Self-attention (fused)", "Self-attention (n² terms only)"]),
+       n=st.integers(1, 10**6), done=st.booleans())
+def test_a_sweeps_progress_reads_as_pekit_wrote_it(layer, n, done):
+    from lab.views.complexity_comparison import progress_text
+
+    label = "done" if done else f"{layer}, n = {n}"
+    assert progress_text(label) == label  # English: pekit's own words (Portuguese: checked by the harness)
