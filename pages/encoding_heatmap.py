@@ -41,8 +41,8 @@ COLS = IntListSetting("cols", N_("Columns to plot"), default=(6, 7, 8, 9), minim
 # the layouts as the radio names them (the link keeps the option itself)
 LAYOUT_NAMES = {"interleaved": N_("interleaved (paper, book)"), "tensor2tensor": "tensor2tensor (sin | cos)"}
 # the tables' headers as the reader sees them (the tables keep pekit's column names)
-FREQUENCY_HEADERS = {"pair": N_("pair"), "sin_column": N_("sin column"), "cos_column": N_("cos column"),
-                     "omega": "ω_j", "wavelength": N_("wavelength 2π/ω_j")}
+OMEGA_HEADER, WAVELENGTH_HEADER = "ω_j", N_("wavelength 2π/ω_j")
+FREQUENCY_HEADERS = {"pair": N_("pair"), "sin_column": N_("sin column"), "cos_column": N_("cos column")}
 COMPARISON_HEADERS = {"pair": N_("pair"), "omega_interleaved": N_("ω interleaved"),
                       "omega_tensor2tensor": "ω tensor2tensor", "wavelength_interleaved": N_("wavelength interleaved"),
                       "wavelength_tensor2tensor": N_("wavelength tensor2tensor"),
@@ -111,8 +111,8 @@ with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LA
     st.subheader(_("Wavelengths of the column pairs"))
     show_table(view.frequencies, hide_index=True, height=240, column_config={
         **{name: _(header) for name, header in FREQUENCY_HEADERS.items()},
-        "omega": st.column_config.NumberColumn(_(FREQUENCY_HEADERS["omega"]), format="%.6g"),
-        "wavelength": st.column_config.NumberColumn(_(FREQUENCY_HEADERS["wavelength"]), format="%.6g")})
+        "omega": st.column_config.NumberColumn(OMEGA_HEADER, format="%.6g"),
+        "wavelength": st.column_config.NumberColumn(_(WAVELENGTH_HEADER), format="%.6g")})
     st.caption(wavelengths_caption(view))
 
     if view.compares_layouts:
