@@ -41,7 +41,7 @@ bench: $(VENV)/.dev-installed
 # Portuguese catalog up to date; then translate the new entries in lab/locale/pt_BR/LC_MESSAGES/
 # messages.po (the tests fail while one is missing). The app compiles the catalog when it starts.
 catalogs: $(VENV)/.dev-installed
-	$(VENV)/bin/pybabel extract -F babel.cfg -k N_ -k ngettext -k pgettext:1c,2 --add-location=file \
+	$(VENV)/bin/pybabel extract -F babel.cfg --add-location=file \
 		--sort-by-file --no-wrap --project=pekit -o lab/locale/messages.pot .
 	$(VENV)/bin/pybabel update -i lab/locale/messages.pot -d lab/locale -l pt_BR --no-wrap
 

@@ -262,8 +262,8 @@ class Page:
             value = self.value(s)
             if isinstance(s, IntListSetting):
                 value = s.parse(value).value if value.strip() else s.default
-            if value != self._default(s):
-                wanted[name] = s.format(value)
+            if value != self._default(s) and not (isinstance(s, TextSetting) and s.localized and value in s.defaults()):
+                wanted[name] = s.format(value)  # (a default text in any language is the default)
         return wanted
 
     def write_url(self) -> None:

@@ -25,15 +25,15 @@ from lab.i18n import N_, _, local_number, pgettext
 if TYPE_CHECKING:
     import pandas as pd
 
-ALIBI = ("Press, Smith and Lewis, \"Train Short, Test Long: Attention with Linear Biases Enables Input Length "
+ALIBI = N_("Press, Smith and Lewis, \"Train Short, Test Long: Attention with Linear Biases Enables Input Length "
          "Extrapolation\", ICLR 2022, Tables 2–3 (WikiText-103)")
-HAVIV = ("Haviv, Ram, Press, Izsak and Levy, \"Transformer Language Models without Positional Encodings Still Learn "
+HAVIV = N_("Haviv, Ram, Press, Izsak and Levy, \"Transformer Language Models without Positional Encodings Still Learn "
          "Positional Information\", Findings of EMNLP 2022, Table 4")
-KAZEMNEJAD = ("Kazemnejad, Padhi, Natesan Ramamurthy, Das and Reddy, \"The Impact of Positional Encoding on Length "
+KAZEMNEJAD = N_("Kazemnejad, Padhi, Natesan Ramamurthy, Das and Reddy, \"The Impact of Positional Encoding on Length "
               "Generalization in Transformers\", NeurIPS 2023 (arXiv 2305.19466), abstract")
-PI = ("Chen, Wong, Chen and Tian, \"Extending Context Window of Large Language Models via Positional Interpolation\", "
+PI = N_("Chen, Wong, Chen and Tian, \"Extending Context Window of Large Language Models via Positional Interpolation\", "
       "arXiv 2306.15595 (2023), abstract")
-YARN = ("Peng, Quesnelle, Fan and Shippole, \"YaRN: Efficient Context Window Extension of Large Language Models\", "
+YARN = N_("Peng, Quesnelle, Fan and Shippole, \"YaRN: Efficient Context Window Extension of Large Language Models\", "
         "arXiv 2309.00071 (2023), abstract")
 
 TOPICS = ("longer inputs", "no positions", "context extension")
@@ -73,7 +73,8 @@ class Figure(NamedTuple):
     """One published result: what was measured, the figure, its source, and its topic (one of
     :data:`TOPICS`). ``result`` and ``figure`` are written in the reader's language from their
     English messages (``result_text``, ``figure_text``) and the numbers in ``values``
-    (``name: (number, format)``); the source is a citation and stays as published."""
+    (``name: (number, format)``); the source is a citation (in English; the table shows it with the
+    reader's words around the titles, which stay as published)."""
 
     topic: str
     result_text: str
@@ -130,7 +131,7 @@ def published_table(*topics: str) -> pd.DataFrame:
     chosen = [f for f in FIGURES if not topics or f.topic in topics]
     columns = [pgettext("published table", "result"), pgettext("published table", "figure"),
                pgettext("published table", "source")]
-    return pd.DataFrame([(f.result, f.figure, f.source) for f in chosen], columns=columns)
+    return pd.DataFrame([(f.result, f.figure, _(f.source)) for f in chosen], columns=columns)
 
 
 def longer_inputs_sentence(rows: tuple[LongerInput, ...] = LONGER_INPUTS) -> str:

@@ -41,8 +41,11 @@ _DIGITS = re.compile(r"\d+")
 
 def visible_prose(text: str, data: Iterable[str] = ()) -> str:
     """``text`` without formulas, code, links, quoted data and the given data strings."""
-    for piece in sorted({d for d in data if isinstance(d, str) and len(d) >= 3}, key=len, reverse=True):
+    pieces = {d for d in data if isinstance(d, str) and d.strip()}
+    for piece in sorted((p for p in pieces if len(p) >= 3), key=len, reverse=True):
         text = text.replace(piece, " ")
+    for piece in (p for p in pieces if len(p) < 3):  # a short piece of data ("it") as a whole word only
+        text = re.sub(rf"(?<!\w){re.escape(piece)}(?!\w)", " ", text)
     for pattern in _SKIPPED:
         text = pattern.sub(" ", text)
     return text
@@ -81,5 +84,7 @@ def check_translation(english: str, portuguese: str, data: Iterable[str] = (), w
     data = list(data)
     assert digit_runs(portuguese) == digit_runs(english), (
         f"{where}: the numbers differ between\n  EN: {english}\n  PT: {portuguese}")
-    left = english_words(portuguese, data)
+    # a word the caller's own text holds is data wherever it shows (escaped, cut or quoted)
+    data_words = {w.lower() for d in data if isinstance(d, str) for w in _WORD.findall(d)}
+    left = [w for w in english_words(portuguese, data) if w.lower() not in data_words]
     assert not left, f"{where}: English words {left} in the Portuguese text\n  PT: {portuguese}\n  EN: {english}"

@@ -72,6 +72,7 @@ def _wrap_bilingual() -> None:
     from pathlib import Path
 
     from lab import i18n
+    from lab.streamlit_internals import in_script_run
     from tests.bilingual import check_translation, strings_in
     from tests.test_sentence_coverage import text_functions
 
@@ -81,7 +82,8 @@ def _wrap_bilingual() -> None:
         @functools.wraps(fn)
         def call(*args, **kwargs):
             english = fn(*args, **kwargs)
-            if inside.get() or i18n.language() != "en" or not isinstance(english, str):
+            # a direct call of a test; inside a page run through AppTest the page tests judge the page
+            if inside.get() or in_script_run() or i18n.language() != "en" or not isinstance(english, str):
                 return english
             token = inside.set(True)
             try:
@@ -89,7 +91,7 @@ def _wrap_bilingual() -> None:
                     portuguese = fn(*args, **kwargs)
             finally:
                 inside.reset(token)
-            check_translation(english, portuguese, strings_in((args, kwargs)), where)
+            check_translation(english, portuguese, strings_in(args) + strings_in(kwargs), where)
             return english
 
         call.english_only = fn

@@ -96,9 +96,11 @@ def visible_texts(at: AppTest) -> list[str]:
                 parts.append(label or str(c))
         except Exception:  # noqa: BLE001 - a table AppTest cannot read back
             pass
-    for element in at.get("table"):
+    for element in at.get("table"):  # a static table: its headers and its text cells
         try:
-            parts.extend(str(c) for c in element.value.columns)
+            frame = element.value
+            parts.extend(str(c) for c in frame.columns)
+            parts.extend(v for column in frame.columns for v in frame[column].tolist() if isinstance(v, str))
         except Exception:  # noqa: BLE001
             pass
     for element in at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart"):

@@ -75,3 +75,36 @@ def test_readers_choose_their_language_side_by_side(browser, server):
     finally:
         first[0].close()
         second[0].close()
+
+
+PAGES = ["", "encoding_heatmap", "binary_analogy", "offset_rotation", "complexity_comparison", "live_attention",
+         "train", "encoding_families", "fixed_or_learned"]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_a_portuguese_page_in_chromium_holds_no_english_prose(browser, server, path):
+    """What Chromium shows of the page at 1280 × 720 (its text, as a reader's browser lays it
+    out, sidebar included), counted with the same list of English words as the AppTest check."""
+    from tests.bilingual import english_words
+
+    context, page, watch = reader(browser, server, "en-US")
+    try:
+        page.goto(f"{server.url}/{path}?lang=pt")
+        wait_for_script(page)
+        settle(page)
+        text = page.evaluate("""() => {
+            const parts = [];
+            for (const root of document.querySelectorAll('[data-testid="stMain"], [data-testid="stSidebar"]')) {
+                const clone = root.cloneNode(true);
+                // formulas and code are not prose; typed text lives in inputs (values are not innerText)
+                // ... and an icon is a ligature's name ("model_training"), not a word
+                clone.querySelectorAll('.katex, code, pre, [data-testid="stIconMaterial"]').forEach(e => e.remove());
+                parts.push(clone.innerText);
+            }
+            return parts.join('\\n');
+        }""")
+        left = english_words(text)
+        assert not left, f"English words on /{path}?lang=pt in Chromium: {left}"
+        assert not watch.problems(), watch.problems()
+    finally:
+        context.close()

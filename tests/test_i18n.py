@@ -151,3 +151,22 @@ def test_with_no_choice_the_browsers_language_decides():
     at.run()
     assert at.title[0].value.startswith("pekit: a lab")
     assert "lang" not in at.query_params  # nothing chosen: nothing written into the link
+
+
+def test_every_module_that_writes_sentences_writes_them_in_both_languages():
+    """Each module whose sentences tests/test_sentence_coverage.py counts speaks through lab.i18n, so
+    tests/conftest.py repeats every sentence test of it in Portuguese."""
+    from tests.conftest import bilingual_modules
+    from tests.test_sentence_coverage import MODULES
+
+    modules = {".".join(path.relative_to(ROOT).with_suffix("").parts) for path in MODULES}
+    assert modules == set(bilingual_modules())
+
+
+def test_the_catalog_is_one_file_compiled_in_memory():
+    """The app compiles the catalog the first time a reader asks for Portuguese (no compiled file
+    is committed, so none can lag behind its source; ``make bench`` times the compilation)."""
+    i18n.catalog_messages.cache_clear()
+    i18n.translations.cache_clear()
+    assert sorted(p.name for p in (i18n.LOCALE_DIR / "pt_BR" / "LC_MESSAGES").glob("*")) == ["messages.po"]
+    assert i18n.translations("pt").gettext("Reset") == "Redefinir"

@@ -18,12 +18,14 @@ from pekit.charts import Drawing
 from pekit.reduce import block_summary
 from pekit.similarity import gram_block_means
 from lab.display import number
+from lab.i18n import N_, _, local_number, localized_resource, ngettext, pgettext
 from lab.settings import IntSetting
 
-K = IntSetting("k", "Principal components", default=4, minimum=1, maximum=8)
-MAX_OFFSET = IntSetting("offset", "Largest offset δ", default=64, minimum=1, maximum=511)
+K = IntSetting("k", N_("Principal components"), default=4, minimum=1, maximum=8)
+MAX_OFFSET = IntSetting("offset", N_("Largest offset δ"), default=64, minimum=1, maximum=511)
 SETTINGS = [K, MAX_OFFSET]
-NAMES = ("learned (MiniLM)", "sinusoidal")
+NAMES = (N_("learned (MiniLM)"), N_("sinusoidal"))  # the records keep them English; people read _(name)
+TITLES = (N_("Learned"), N_("Sinusoidal"))  # how each table's components sentence names it
 SAME = 1e-4  # relative spread below which a quantity counts as the same everywhere
 # two components draw one wave (a sine and its cosine) when their strongest periods agree within
 # 1% and their phases differ by 90° within 20°
@@ -40,8 +42,8 @@ class Picture(NamedTuple):
     chart: dict  # Vega-Lite spec
     drawing: Drawing
     colours: pretrained.ColourRange
-    rows: str  # what a row and a column of the matrix are, for the caption
-    columns: str
+    rows: tuple[str, str]  # what a row and a column of the matrix are, for the caption: (singular, plural),
+    columns: tuple[str, str]  # in English (the caption translates them)
 
 
 class TablePictures(NamedTuple):
@@ -81,34 +83,78 @@ class Components(NamedTuple):
 # sentences from numbers ------------------------------------------------------------------------
 
 
+def _n(value: float, spec: str) -> str:
+    """A number written as ``format(value, spec)`` writes it, in the reader's decimal and group
+    symbols (the English text stays exactly as before)."""
+    return local_number(format(value, spec))
+
+
+def _numbers(values) -> str:
+    """Numbers listed one after another (with a decimal comma, a comma cannot separate them)."""
+    return pgettext("between numbers in a list", ", ").join(values)
+
+
+def _table(name: str) -> str:
+    """``"learned"`` or ``"sinusoidal"`` as the sentences name a table."""
+    # "sinusoidal" reads the same for a table as for a series (senoidal): one message serves both
+    return pgettext("table", "learned") if name == "learned" else _("sinusoidal")
+
+
 def colour_statement(colours: pretrained.ColourRange, unit: str = "entries") -> str:
     """What the colour scale of a picture leaves out, counted in ``unit`` (what was coloured:
     the entries, or the blocks drawn when each pixel is a block's mean)."""
-    span = f"Colours from {number(colours.low, '.3g')} to {number(colours.high, '.3g')}"
+    span = {"low": number(colours.low, ".3g"), "high": number(colours.high, ".3g"),
+            "total": _n(colours.total, ","), "beyond": _n(colours.beyond, ","), "unit": unit}
+    if unit == "entries":
+        if not colours.beyond:
+            return ngettext("Colours from {low} to {high}; every one of the {total} entries lies within.",
+                            "Colours from {low} to {high}; every one of the {total} entries lies within.",
+                            colours.total).format(**span)
+        return ngettext("Colours from {low} to {high}: {beyond} of the {total} entries lie beyond and take the end "
+                        "colours, so that they do not wash out the rest.",
+                        "Colours from {low} to {high}: {beyond} of the {total} entries lie beyond and take the end "
+                        "colours, so that they do not wash out the rest.", colours.beyond).format(**span)
+    if unit == "blocks drawn":
+        if not colours.beyond:
+            return ngettext("Colours from {low} to {high}; every one of the {total} blocks drawn lies within.",
+                            "Colours from {low} to {high}; every one of the {total} blocks drawn lies within.",
+                            colours.total).format(**span)
+        return ngettext("Colours from {low} to {high}: {beyond} of the {total} blocks drawn lie beyond and take the "
+                        "end colours, so that they do not wash out the rest.",
+                        "Colours from {low} to {high}: {beyond} of the {total} blocks drawn lie beyond and take the "
+                        "end colours, so that they do not wash out the rest.", colours.beyond).format(**span)
     if not colours.beyond:
-        return f"{span}; every one of the {colours.total:,} {unit} lies within."
-    return (f"{span}: {colours.beyond:,} of the {colours.total:,} {unit} lie beyond and take the end colours, so "
-            "that they do not wash out the rest.")
+        return _("Colours from {low} to {high}; every one of the {total} {unit} lies within.").format(**span)
+    return _("Colours from {low} to {high}: {beyond} of the {total} {unit} lie beyond and take the end colours, so "
+             "that they do not wash out the rest.").format(**span)
 
 
 def picture_caption(picture: Picture) -> str:
     """What a heatmap shows of its matrix, and what its colour scale leaves out."""
     unit = "entries" if picture.drawing.exact else "blocks drawn"
-    return picture.drawing.describe(picture.rows, picture.columns) + " " + colour_statement(picture.colours, unit)
+    rows, columns = (tuple(_(noun) for noun in nouns) for nouns in (picture.rows, picture.columns))
+    return picture.drawing.describe(rows, columns) + " " + colour_statement(picture.colours, unit)
 
 
 def values_statement(view: WholeTables) -> str:
     learned, sinusoidal = view.learned, view.sinusoidal
     lo, hi = learned.value_range
     long_rows = learned.long_rows
-    rows = (f" Row{'s' if len(long_rows) > 1 else ''} {', '.join(map(str, long_rows))} "
-            f"{'are' if len(long_rows) > 1 else 'is'} more than twice as long as the median row ("
-            + ", ".join(f"{float(learned.norms[i]):.2f}" for i in long_rows) + f" against {learned.norm_median:.2f})."
-            if long_rows else " No row is more than twice as long as the median row.")
-    return (f"The learned values run from {number(lo, '.3f')} to {number(hi, '.3f')}, the sinusoidal ones from "
-            f"{number(sinusoidal.value_range[0], '.3f')} to {number(sinusoidal.value_range[1], '.3f')}. Every sinusoidal row has the same "
-            f"length, {sinusoidal.norm_median:.2f} (√(d/2)); the learned rows have a median length of "
-            f"{learned.norm_median:.2f}.{rows}")
+    if long_rows:
+        rows = " " + ngettext("Row {rows} is more than twice as long as the median row ({lengths} against {median}).",
+                              "Rows {rows} are more than twice as long as the median row ({lengths} against "
+                              "{median}).", len(long_rows)).format(
+            rows=", ".join(map(str, long_rows)),
+            lengths=_numbers([_n(float(learned.norms[i]), ".2f") for i in long_rows]),
+            median=_n(learned.norm_median, ".2f"))
+    else:
+        rows = " " + _("No row is more than twice as long as the median row.")
+    return _("The learned values run from {low} to {high}, the sinusoidal ones from {sin_low} to {sin_high}. Every "
+             "sinusoidal row has the same length, {sin_length} (√(d/2)); the learned rows have a median length of "
+             "{median}.{rows}").format(
+        low=number(lo, ".3f"), high=number(hi, ".3f"), sin_low=number(sinusoidal.value_range[0], ".3f"),
+        sin_high=number(sinusoidal.value_range[1], ".3f"), sin_length=_n(sinusoidal.norm_median, ".2f"),
+        median=_n(learned.norm_median, ".2f"), rows=rows)
 
 
 def offset_statement(view: Offsets) -> str:
@@ -117,17 +163,18 @@ def offset_statement(view: Offsets) -> str:
     def band(s: pretrained.PositionTableSummary, name: str) -> str:
         width = s.offsets.max_spread
         if width < SAME:
-            return (f"for the {name} table the band stays a line (largest width {number(width, '.1e')}): how alike two rows are "
-                    "depends on their offset alone")
-        return (f"for the {name} table the band is up to {width:.2f} wide: how alike two rows are depends on where "
-                "they are, not only on how far apart")
+            return _("for the {name} table the band stays a line (largest width {width}): how alike two rows are "
+                     "depends on their offset alone").format(name=_table(name), width=number(width, ".1e"))
+        return _("for the {name} table the band is up to {width} wide: how alike two rows are depends on where they "
+                 "are, not only on how far apart").format(name=_table(name), width=_n(width, ".2f"))
 
     shown = [d for d in (1, 2, 5, 10) if d < len(learned.offsets.mean) and d < len(sinusoidal.offsets.mean)]
-    values = "; ".join(f"δ = {d}: {number(learned.similarity_at(d), '.2f')} learned, "
-                       f"{number(sinusoidal.similarity_at(d), '.2f')} sinusoidal"
-                       for d in shown)
-    return (f"Mean cosine similarity of rows δ apart: {values}. Over every start, "
-            f"{band(sinusoidal, 'sinusoidal')}; {band(learned, 'learned')}.")
+    values = "; ".join(_("δ = {offset}: {learned} learned, {sinusoidal} sinusoidal").format(
+        offset=d, learned=number(learned.similarity_at(d), ".2f"),
+        sinusoidal=number(sinusoidal.similarity_at(d), ".2f"))
+        for d in shown)
+    return _("Mean cosine similarity of rows δ apart: {values}. Over every start, {sinusoidal}; {learned}.").format(
+        values=values, sinusoidal=band(sinusoidal, "sinusoidal"), learned=band(learned, "learned"))
 
 
 def components_statement(view: Components) -> str:
@@ -136,34 +183,40 @@ def components_statement(view: Components) -> str:
     parts = []
     for i in range(len(c.explained)):
         period = float(c.periods[i])
-        slow = ("one slow wave over the whole table" if int(c.crossings[i]) <= 2 else
-                "a strongest period as long as the whole table, with faster wiggles over it")
-        wave = "a trend with no repeat" if period == float("inf") else (
-            slow if period >= n else f"a strongest period of {period:.1f} positions")
-        parts.append(f"PC{i + 1} {float(c.explained[i]):.1%} of the variance, {int(c.crossings[i])} sign change{'' if int(c.crossings[i]) == 1 else 's'}, {wave}")
+        slow = (_("one slow wave over the whole table") if int(c.crossings[i]) <= 2 else
+                _("a strongest period as long as the whole table, with faster wiggles over it"))
+        wave = _("a trend with no repeat") if period == float("inf") else (
+            slow if period >= n else _("a strongest period of {period} positions").format(period=_n(period, ".1f")))
+        crossings = int(c.crossings[i])
+        parts.append(ngettext("PC{index} {share} of the variance, {count} sign change, {wave}",
+                              "PC{index} {share} of the variance, {count} sign changes, {wave}", crossings).format(
+            index=i + 1, share=_n(float(c.explained[i]), ".1%"), count=crossings, wave=wave))
     pairs = c.pairs(tolerance=PERIOD_TOLERANCE, phase_tolerance=PHASE_TOLERANCE)
     partner = {a: b for pair in pairs for a, b in (pair, pair[::-1])}
-    said = [f"PC{a + 1} and PC{b + 1} share a period of {float(c.periods[a]):.1f} positions and are "
-            f"{c.phase_gap(a, b):.0f}° apart in phase, like the sine and cosine of one frequency" for a, b in pairs]
+    said = [_("PC{a} and PC{b} share a period of {period} positions and are {gap}° apart in phase, like the sine and "
+              "cosine of one frequency").format(a=a + 1, b=b + 1, period=_n(float(c.periods[a]), ".1f"),
+                                                gap=_n(c.phase_gap(a, b), ".0f")) for a, b in pairs]
     k = len(c.explained)
     for a in range(k):
         for b in range(a + 1, k):
             if not same_period(c, a, b) or (a, b) in pairs:
                 continue
-            gap = c.phase_gap(a, b)
-            start = f"PC{a + 1} and PC{b + 1} share a period of {float(c.periods[a]):.1f} positions but are {gap:.0f}° apart"
-            if abs(gap - 90.0) > PHASE_TOLERANCE:
-                said.append(f"{start}, more than {PHASE_TOLERANCE:.0f}° from the 90° of a sine and its cosine")
+            values = {"a": a + 1, "b": b + 1, "period": _n(float(c.periods[a]), ".1f"),
+                      "gap": _n(c.phase_gap(a, b), ".0f"), "tolerance": _n(PHASE_TOLERANCE, ".0f")}
+            if abs(c.phase_gap(a, b) - 90.0) > PHASE_TOLERANCE:
+                said.append(_("PC{a} and PC{b} share a period of {period} positions but are {gap}° apart, more than "
+                              "{tolerance}° from the 90° of a sine and its cosine").format(**values))
             else:
                 taken = a if a in partner else b
-                said.append(f"{start} while PC{taken + 1} already pairs with PC{partner[taken] + 1}, "
-                            "closer to 90° (each component pairs once)")
+                said.append(_("PC{a} and PC{b} share a period of {period} positions but are {gap}° apart while "
+                              "PC{taken} already pairs with PC{partner}, closer to 90° (each component pairs "
+                              "once)").format(taken=taken + 1, partner=partner[taken] + 1, **values))
     if k == 1:
-        said.insert(0, "With one component shown there is no pair to look for")
+        said.insert(0, _("With one component shown there is no pair to look for"))
     elif not pairs:
-        said.insert(0, "No two components pair up as a sine and its cosine would (one period, 90° apart in phase, "
-                       f"within {PHASE_TOLERANCE:.0f}°)")
-    return f"{view.title}: " + "; ".join(parts) + ". " + "; ".join(said) + "."
+        said.insert(0, _("No two components pair up as a sine and its cosine would (one period, 90° apart in phase, "
+                         "within {tolerance}°)").format(tolerance=_n(PHASE_TOLERANCE, ".0f")))
+    return f"{_(view.title)}: " + "; ".join(parts) + ". " + "; ".join(said) + "."
 
 
 def same_period(c: pretrained.PositionComponents, i: int, j: int) -> bool:
@@ -177,15 +230,22 @@ def steps_statement(view: WholeTables) -> str:
     def describe(s: pretrained.PositionTableSummary, name: str) -> str:
         lo, hi = float(s.steps.min()), float(s.steps.max())
         if hi - lo <= SAME * hi:
-            return f"every step of the {name} table has the same length, {lo:.4f}"
+            return _("every step of the {name} table has the same length, {length}").format(
+                name=_table(name), length=_n(lo, ".4f"))
         i, long_steps = s.largest_step, s.long_steps
-        jumps = (", and more than twice the median at " + ", ".join(f"{j} → {j + 1} ({float(s.steps[j]):.3f})"
-                                                                  for j in long_steps)
-                 if long_steps else ", and no step is more than twice the median")
-        return (f"the {name} table's steps run from {lo:.4f} to {hi:.4f} (median {float(s.steps.median()):.4f}), "
-                f"the longest between positions {i} and {i + 1}{jumps}")
+        if long_steps:
+            jumps = _(", and more than twice the median at {steps}").format(
+                steps=", ".join(_("{start} → {end} ({length})").format(
+                    start=j, end=j + 1, length=_n(float(s.steps[j]), ".3f")) for j in long_steps))
+        else:
+            jumps = _(", and no step is more than twice the median")
+        return _("the {name} table's steps run from {low} to {high} (median {median}), the longest between positions "
+                 "{start} and {end}{jumps}").format(
+            name=_table(name), low=_n(lo, ".4f"), high=_n(hi, ".4f"), median=_n(float(s.steps.median()), ".4f"),
+            start=i, end=i + 1, jumps=jumps)
 
-    return f"{describe(view.sinusoidal, 'sinusoidal').capitalize()}; {describe(view.learned, 'learned')}."
+    first = describe(view.sinusoidal, "sinusoidal")
+    return f"{first[:1].upper()}{first[1:]}; {describe(view.learned, 'learned')}."
 
 
 # cached work -----------------------------------------------------------------------------------
@@ -197,7 +257,7 @@ def position_tables() -> tuple:
     return learned, pekit.sinusoidal_encoding(*learned.shape, device="cpu")
 
 
-@st.cache_resource(max_entries=4, show_spinner="Reading MiniLM's position table…")
+@localized_resource(max_entries=4, show_spinner=False)
 def tables() -> tuple[TablePictures, TablePictures]:
     """Both tables and their P·Pᵀ, learned first, each on its own colour scale."""
     out = []
@@ -205,7 +265,7 @@ def tables() -> tuple[TablePictures, TablePictures]:
         table = block_summary(P, *charts.drawing_blocks(*P.shape, max_marks=charts.MAX_RECT_MARKS),
                                      extremes=False)
         colours = pretrained.colour_range(table.mean, symmetric=True)
-        table_chart = charts.heatmap(table, x_title="Column", y_title="Position",
+        table_chart = charts.heatmap(table, x_title=_("Column"), y_title=_("Position"),
                                      domain=(colours.low, colours.high), height=300)
         n = P.shape[0]
         gram = gram_block_means(P, charts.drawing_blocks(n, n, max_marks=charts.MAX_RECT_MARKS)[0])
@@ -213,16 +273,17 @@ def tables() -> tuple[TablePictures, TablePictures]:
         # one, which then takes the diverging palette, centred on 0
         signed = bool((gram.mean < 0).any())
         gram_colours = pretrained.colour_range(gram.mean, symmetric=signed)
-        gram_chart = charts.heatmap(gram, x_title="Position", y_title="Position", value_title="P[i]·P[k]",
+        gram_chart = charts.heatmap(gram, x_title=_("Position"), y_title=_("Position"), value_title="P[i]·P[k]",
                                     palette="diverging" if signed else "sequential",
                                     domain=(gram_colours.low, gram_colours.high), height=300)
+        positions, columns = (N_("position"), N_("positions")), (N_("column"), N_("columns"))
         out.append(TablePictures(
-            name, Picture(table_chart.spec(), table_chart.drawing, colours, "position(s)", "column(s)"),
-            Picture(gram_chart.spec(), gram_chart.drawing, gram_colours, "position(s)", "position(s)")))
+            name, Picture(table_chart.spec(), table_chart.drawing, colours, positions, columns),
+            Picture(gram_chart.spec(), gram_chart.drawing, gram_colours, positions, positions)))
     return tuple(out)
 
 
-@st.cache_resource(show_spinner="Measuring both tables…")
+@st.cache_resource(show_spinner=False)
 def full_summaries() -> tuple[pretrained.PositionTableSummary, pretrained.PositionTableSummary]:
     """Both tables summarised once, at the largest offset and number of components the sliders
     offer; each setting's summary is cut from these (``PositionTableSummary.limited``)."""
@@ -235,24 +296,24 @@ def cut(*, max_offset: int = MAX_OFFSET.maximum, k: int = K.maximum) -> tuple[pr
     return tuple(s.limited(max_offset=max_offset, k=k) for s in full_summaries())
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64, show_spinner=False)
 def offsets_view(max_offset: int) -> Offsets:
     s_learned, s_sin = cut(max_offset=max_offset)
-    chart = charts.offset_similarity_comparison({NAMES[0]: s_learned.offsets, NAMES[1]: s_sin.offsets}).spec()
+    chart = charts.offset_similarity_comparison({_(NAMES[0]): s_learned.offsets, _(NAMES[1]): s_sin.offsets}).spec()
     return Offsets(s_learned, s_sin, chart)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@localized_resource(max_entries=8, show_spinner=False)
 def components_view(k: int) -> tuple[Components, Components]:
     """Each table's first ``k`` components, learned first."""
     return tuple(Components(name, title, s, charts.position_components_chart(s.components.scores,
                                                                               explained=s.components.explained).spec())
-                 for name, title, s in zip(NAMES, ("Learned", "Sinusoidal"), cut(k=k)))
+                 for name, title, s in zip(NAMES, TITLES, cut(k=k)))
 
 
-@st.cache_resource(show_spinner=False)
+@localized_resource(show_spinner=False)
 def whole_table_view() -> WholeTables:
     """What depends on neither slider: value ranges and the distances between neighbours."""
     s_learned, s_sin = full_summaries()
     return WholeTables(s_learned, s_sin,
-                       charts.neighbour_distance_chart({NAMES[0]: s_learned.steps, NAMES[1]: s_sin.steps}).spec())
+                       charts.neighbour_distance_chart({_(NAMES[0]): s_learned.steps, _(NAMES[1]): s_sin.steps}).spec())

@@ -12,7 +12,8 @@ import streamlit as st
 import torch
 
 from pekit import charts, order, seeded, sinusoidal_encoding, text
-from lab.display import number, plural
+from lab.display import number
+from lab.i18n import _, localized_resource, ngettext
 from lab.settings import MAX_SEED
 
 LAB_STEPS = 8  # the masking lab pads two short sequences to this many steps
@@ -180,42 +181,55 @@ def plain(text: str) -> str:
     return "".join("\\" + c if c in MARKDOWN else c for c in text)
 
 
+_plain = plain
+
 
 def dropped_statement(sentence: Sentence) -> str:
     total = sentence.count + sentence.dropped
     if not sentence.dropped:
-        return f"The sentence has {total} {plural(total, 'token')}; all are used."
-    return f"The sentence has {total} tokens; the first {MAX_TOKENS} are used and {sentence.dropped} are cut."
+        return ngettext("The sentence has {count} token; all are used.",
+                        "The sentence has {count} tokens; all are used.", total).format(count=total)
+    return _("The sentence has {count} tokens; the first {kept} are used and {cut} are cut.").format(
+        count=total, kept=MAX_TOKENS, cut=sentence.dropped)
 
 
 def tokens_line(sentence: Sentence) -> str:
     """The tokens, counted (shown as code: it quotes the sentence)."""
-    return f"{sentence.count} {plural(sentence.count, 'token')}: " + " | ".join(sentence.tokens)
+    return ngettext("{count} token: {tokens}", "{count} tokens: {tokens}", sentence.count).format(
+        count=sentence.count, tokens=" | ".join(sentence.tokens))
 
 
 def shapes_statement(shape: LayerShape) -> str:
     n, hidden, heads = shape
-    return (f"Input: (1, {n}, {hidden}): one sentence of {n} {plural(n, 'token')}, {hidden} numbers each. "
-            f"Output: the same shape (1, {n}, {hidden}). Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per "
-            "head; each row (a query token) sums to 1 over the keys it looks at.")
+    return ngettext(
+        "Input: (1, {n}, {hidden}): one sentence of {n} token, {hidden} numbers each. Output: the same shape "
+        "(1, {n}, {hidden}). Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per head; each row (a query token) "
+        "sums to 1 over the keys it looks at.",
+        "Input: (1, {n}, {hidden}): one sentence of {n} tokens, {hidden} numbers each. Output: the same shape "
+        "(1, {n}, {hidden}). Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per head; each row (a query token) "
+        "sums to 1 over the keys it looks at.", n).format(n=n, hidden=hidden, heads=heads)
 
 
 def qkv_statement(shape: LayerShape) -> str:
     n, hidden, heads = shape
     hs = shape.head_size
-    return (f"In **self**-attention all three come from the same input X ({n} × {hidden}, one row per token): "
-            f"Q = XW_q, K = XW_k and V = XW_v, three different learned {hidden} × {hidden} matrices applied to "
-            + (f"the same rows. Each is then cut into {heads} heads of {hs} columns: head i compares its queries "
-               if heads > 1 else f"the same rows. Each is kept whole, one head of {hs} columns: the head compares its queries ")
-            + f"with its keys (a {n} × {n} map of scores, scaled by √{hs}), turns each row into weights with a "
-            f"softmax, and mixes its values with them ({n} × {hs}). "
-            + (f"The heads are put side by side again ({n} × {hidden}) and projected by W_o. " if heads > 1 else
-               f"Its output ({n} × {hidden}) is projected by W_o. ")
-            + f"So Q, K and V are not the same *vectors*, but they are "
-            "computed from the same tokens: every token asks (query), advertises (key) and offers (value). "
-            "In **encoder–decoder** attention they are not from the same input: the queries come from the "
-            "decoder's tokens, the keys and values from the encoder's output, so each output word looks up "
-            "the source sentence.")
+    start = _("In **self**-attention all three come from the same input X ({n} × {hidden}, one row per token): "
+              "Q = XW_q, K = XW_k and V = XW_v, three different learned {hidden} × {hidden} matrices applied to "
+              "the same rows. ").format(n=n, hidden=hidden)
+    if heads > 1:
+        heads_part = _("Each is then cut into {heads} heads of {hs} columns: head i compares its queries with its "
+                       "keys (a {n} × {n} map of scores, scaled by √{hs}), turns each row into weights with a softmax, "
+                       "and mixes its values with them ({n} × {hs}). The heads are put side by side again "
+                       "({n} × {hidden}) and projected by W_o. ")
+    else:
+        heads_part = _("Each is kept whole, one head of {hs} columns: the head compares its queries with its keys "
+                       "(a {n} × {n} map of scores, scaled by √{hs}), turns each row into weights with a softmax, "
+                       "and mixes its values with them ({n} × {hs}). Its output ({n} × {hidden}) is projected by W_o. ")
+    return (start + heads_part.format(n=n, hidden=hidden, heads=heads, hs=hs)
+            + _("So Q, K and V are not the same *vectors*, but they are computed from the same tokens: every token "
+                "asks (query), advertises (key) and offers (value). In **encoder–decoder** attention they are not "
+                "from the same input: the queries come from the decoder's tokens, the keys and values from the "
+                "encoder's output, so each output word looks up the source sentence."))
 
 
 def query_step_statement(step: QueryStep) -> str:
@@ -223,35 +237,61 @@ def query_step_statement(step: QueryStep) -> str:
     q, hs, n = step.query, step.head_size, len(step.tokens)
     top = step.top
     lo, hi = min(step.scores), max(step.scores)
-    scores = (f"from {number(lo, '.3f')} to {number(hi, '.3f')}" if n > 1 else f"{number(lo, '.3f')}, its only key")
-    cols = (f"all {hs} of them shown" if step.shown_dims == hs else f"the first {step.shown_dims} of {hs} shown")
-    return (f"**Query {q} ({plain(step.tokens[q])}), head {step.head}.** 1. Its query vector q = x W_q is compared with the key "
-            f"vector k_j = x_j W_k of every token j: score_j = q·k_j / √{hs}, here {scores}. 2. A softmax turns the "
-            + (f"{n} scores into {n} weights that sum to 1: the larger the score, the larger the weight (the orange "
-               f"bar: the query itself as a key); the most, {number(step.weights[top], '.3f')}, goes to key {top} "
-               f"({plain(step.tokens[top])}). " if n > 1 else
-               f"only score into a weight of exactly {number(step.weights[top], '.3f')}, whatever the score (the orange "
-               f"bar: the query itself, key {top} ({plain(step.tokens[top])}), is the only key there is). ")
-            + "3. The output is "
-            f"the weighted sum of the value vectors v_j = x_j W_v: Σ_j weight_j · v_j, {hs} "
-            f"{plural(hs, 'number')} ({cols}: the last row of the third picture, below the value vectors). Every token does the same as query, "
-            "and the heads' outputs, side by side, go through W_o.")
+    fields = dict(query=q, token=_plain(step.tokens[q]), head=step.head, hs=hs, n=n, low=number(lo, ".3f"),
+                  high=number(hi, ".3f"), weight=number(step.weights[top], ".3f"), top=top,
+                  top_token=_plain(step.tokens[top]), shown=step.shown_dims)
+    if n > 1:
+        compare = _("**Query {query} ({token}), head {head}.** 1. Its query vector q = x W_q is compared with the key "
+                    "vector k_j = x_j W_k of every token j: score_j = q·k_j / √{hs}, here from {low} to {high}. ")
+        weigh = _("2. A softmax turns the {n} scores into {n} weights that sum to 1: the larger the score, the larger "
+                  "the weight (the orange bar: the query itself as a key); the most, {weight}, goes to key {top} "
+                  "({top_token}). ")
+    else:
+        compare = _("**Query {query} ({token}), head {head}.** 1. Its query vector q = x W_q is compared with the key "
+                    "vector k_j = x_j W_k of every token j: score_j = q·k_j / √{hs}, here {low}, its only key. ")
+        weigh = _("2. A softmax turns the only score into a weight of exactly {weight}, whatever the score (the "
+                  "orange bar: the query itself, key {top} ({top_token}), is the only key there is). ")
+    if step.shown_dims == hs:
+        output = ngettext("3. The output is the weighted sum of the value vectors v_j = x_j W_v: Σ_j weight_j · v_j, "
+                          "{hs} number (all {hs} of them shown: the last row of the third picture, below the value "
+                          "vectors). Every token does the same as query, and the heads' outputs, side by side, go "
+                          "through W_o.",
+                          "3. The output is the weighted sum of the value vectors v_j = x_j W_v: Σ_j weight_j · v_j, "
+                          "{hs} numbers (all {hs} of them shown: the last row of the third picture, below the value "
+                          "vectors). Every token does the same as query, and the heads' outputs, side by side, go "
+                          "through W_o.", hs)
+    else:
+        output = ngettext("3. The output is the weighted sum of the value vectors v_j = x_j W_v: Σ_j weight_j · v_j, "
+                          "{hs} number (the first {shown} of {hs} shown: the last row of the third picture, below the "
+                          "value vectors). Every token does the same as query, and the heads' outputs, side by side, "
+                          "go through W_o.",
+                          "3. The output is the weighted sum of the value vectors v_j = x_j W_v: Σ_j weight_j · v_j, "
+                          "{hs} numbers (the first {shown} of {hs} shown: the last row of the third picture, below the "
+                          "value vectors). Every token does the same as query, and the heads' outputs, side by side, "
+                          "go through W_o.", hs)
+    return compare.format(**fields) + weigh.format(**fields) + output.format(**fields)
 
 
 def effect_caption(effect: Effect) -> str:
-    return (f"Head {effect.head}: weights with P added minus weights without it. The largest change here is "
-            f"{number(effect.biggest, '.3f')}; the toggle above switches the maps between the two.")
+    return _("Head {head}: weights with P added minus weights without it. The largest change here is {change}; the "
+             "toggle above switches the maps between the two.").format(head=effect.head,
+                                                                       change=number(effect.biggest, ".3f"))
 
 
 def batch_statement(sentence: Sentence) -> str:
     """How the masking lab's two sequences are made from the sentence."""
     a = len(sentence.first)
-    return ("Batches hold sequences of different lengths, padded to a common length. `valid_lens` says how many "
-            f"keys of each sequence are real; the rest get weight exactly 0. Here: sequence A is the first "
-            f"{a} {plural(a, 'token')} of your sentence, B the first {_half(a)}, "
-            f"both padded to {LAB_STEPS} steps with zero vectors. The scores compare queries Q = XW_q with keys "
-            "K = XW_k, made by the untrained layer's own two projections (the seed above), so queries and keys "
-            "differ and the weights change with each mask.")
+    return ngettext(
+        "Batches hold sequences of different lengths, padded to a common length. `valid_lens` says how many keys of "
+        "each sequence are real; the rest get weight exactly 0. Here: sequence A is the first {count} token of your "
+        "sentence, B the first {half}, both padded to {steps} steps with zero vectors. The scores compare queries "
+        "Q = XW_q with keys K = XW_k, made by the untrained layer's own two projections (the seed above), so queries "
+        "and keys differ and the weights change with each mask.",
+        "Batches hold sequences of different lengths, padded to a common length. `valid_lens` says how many keys of "
+        "each sequence are real; the rest get weight exactly 0. Here: sequence A is the first {count} tokens of your "
+        "sentence, B the first {half}, both padded to {steps} steps with zero vectors. The scores compare queries "
+        "Q = XW_q with keys K = XW_k, made by the untrained layer's own two projections (the seed above), so queries "
+        "and keys differ and the weights change with each mask.", a).format(count=a, half=_half(a), steps=LAB_STEPS)
 
 
 def valid_code(view: MaskingView) -> str:
@@ -262,53 +302,65 @@ def valid_code(view: MaskingView) -> str:
 def padding_statement(view: MaskingView) -> str:
     """When the valid length counts padding steps (``view.counts_padding``): how many."""
     extra = view.length - view.real
-    return (f"Sequence {view.show} has {view.real} real {plural(view.real, 'token')}; a valid length of "
-            f"{view.length} counts {extra} padding {plural(extra, 'step')} as if they were words.")
+    real = ngettext("Sequence {show} has {count} real token; ", "Sequence {show} has {count} real tokens; ",
+                    view.real).format(show=view.show, count=view.real)
+    padding = ngettext("a valid length of {length} counts {count} padding step as if they were words.",
+                       "a valid length of {length} counts {count} padding steps as if they were words.",
+                       extra).format(length=view.length, count=extra)
+    return real + padding
 
 
 def masked_statement(view: MaskingView) -> str:
     """The mask of the sequence shown (``view.show``), and whether the other one masks keys."""
     rows = view.zero_rows
     pairs = LAB_STEPS * LAB_STEPS
-    other = (f"Sequence {view.other}'s valid {'length does' if isinstance(view.valid[0], int) else 'lengths do'} "
-             f"hide {view.other_hidden} of its {pairs} pairs: show {view.other} to see them. "
-             if view.other_hidden else f"Sequence {view.other} has no key masked either. ")
-    if view.hidden_pairs:
-        moved = (f"In sequence {view.show} the mask hides {view.hidden_pairs} of the {pairs} query–key pairs (grey "
-                 f"cells, in place) and moves a weight by up to {number(view.moved, '.3f')} from the softmax over all "
-                 f"{LAB_STEPS} keys. ")
+    if not view.other_hidden:
+        other = _("Sequence {other} has no key masked either. ")
+    elif isinstance(view.valid[0], int):
+        other = _("Sequence {other}'s valid length does hide {hidden} of its {pairs} pairs: show {other} to see them. ")
     else:
-        moved = (f"No key of sequence {view.show} is masked (its valid length covers all {LAB_STEPS} steps): its "
-                 f"weights are the softmax over all {LAB_STEPS} keys. " + other)
-    return (f"Total weight on masked keys in sequence {view.show}: **{number(view.masked_total)}** (exactly zero). "
-            "Scores 1 and 2 share one colour scale. " + moved
-
-            + ("Every row sums to 1 over its valid keys." if not rows else
-               f"Row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows))} "
-               f"{'have' if len(rows) > 1 else 'has'} a valid length of 0: pekit gives all zeros, never NaN "
-               "(a plain softmax over nothing would divide 0 by 0)."))
+        other = _("Sequence {other}'s valid lengths do hide {hidden} of its {pairs} pairs: show {other} to see them. ")
+    other = other.format(other=view.other, hidden=view.other_hidden, pairs=pairs)
+    if view.hidden_pairs:
+        moved = _("In sequence {show} the mask hides {hidden} of the {pairs} query–key pairs (grey cells, in place) "
+                  "and moves a weight by up to {moved} from the softmax over all {steps} keys. ").format(
+            show=view.show, hidden=view.hidden_pairs, pairs=pairs, moved=number(view.moved, ".3f"), steps=LAB_STEPS)
+    else:
+        moved = _("No key of sequence {show} is masked (its valid length covers all {steps} steps): its weights are "
+                  "the softmax over all {steps} keys. ").format(show=view.show, steps=LAB_STEPS) + other
+    if not rows:
+        end = _("Every row sums to 1 over its valid keys.")
+    else:
+        end = ngettext("Row {rows} has a valid length of 0: pekit gives all zeros, never NaN (a plain softmax over "
+                       "nothing would divide 0 by 0).",
+                       "Rows {rows} have a valid length of 0: pekit gives all zeros, never NaN (a plain softmax over "
+                       "nothing would divide 0 by 0).", len(rows)).format(rows=", ".join(map(str, rows)))
+    return (_("Total weight on masked keys in sequence {show}: **{total}** (exactly zero). Scores 1 and 2 share one "
+              "colour scale. ").format(show=view.show, total=number(view.masked_total)) + moved + end)
 
 
 def book_statement(view: MaskingView) -> str:
     """The book's convention for a query of valid length 0 (when ``view.zero_rows``)."""
-    return ("**Two conventions for a length of 0.** The book's `masked_softmax` replaces masked scores by "
-            "−1e6 and applies an ordinary softmax. When every key of a row is masked, all its scores are "
-            f"−1e6, and the softmax spreads the weight evenly: row {view.zero_rows[0]} gets "
-            f"{number(view.book_row[0], '.4f')} = 1/{LAB_STEPS} on every key, padding included. pekit gives such a row "
-            "zero weight, so a query with nothing to look at contributes nothing (and no gradient flows "
-            "into keys that are only padding). Both maps, side by side:")
+    return _("**Two conventions for a length of 0.** The book's `masked_softmax` replaces masked scores by −1e6 and "
+             "applies an ordinary softmax. When every key of a row is masked, all its scores are −1e6, and the "
+             "softmax spreads the weight evenly: row {row} gets {weight} = 1/{steps} on every key, padding included. "
+             "pekit gives such a row zero weight, so a query with nothing to look at contributes nothing (and no "
+             "gradient flows into keys that are only padding). Both maps, side by side:").format(
+        row=view.zero_rows[0], weight=number(view.book_row[0], ".4f"), steps=LAB_STEPS)
 
 
 def book_example_code(example: BookExample) -> str:
     batch, heads, queries, keys = example.weights_shape
+    # the rows as Python prints numbers: this is program output, in a code block
     rows0 = "\n".join("  " + "  ".join(f"{v:.4f}" for v in row) for row in example.first)
     rows1 = "\n".join("  " + "  ".join(f"{v:.4f}" for v in row) for row in example.second)
-    return (f"output shape: {example.output_shape}\n"
-            f"attention weights, pekit's shape (batch, heads, queries, keys): {example.weights_shape}\n"
-            f"the same weights in the book's shape (batch·heads, queries, keys): "
-            f"({batch * heads}, {queries}, {keys})\n"
-            f"sequence 0, head 0 (3 valid keys):\n{rows0}\n"
-            f"sequence 1, head 0 (2 valid keys):\n{rows1}")
+    return _("output shape: {output_shape}\n"
+             "attention weights, pekit's shape (batch, heads, queries, keys): {weights_shape}\n"
+             "the same weights in the book's shape (batch·heads, queries, keys): ({merged}, {queries}, {keys})\n"
+             "sequence 0, head 0 (3 valid keys):\n{rows0}\n"
+             "sequence 1, head 0 (2 valid keys):\n{rows1}").format(
+        output_shape=example.output_shape, weights_shape=example.weights_shape, merged=batch * heads,
+        queries=queries, keys=keys, rows0=rows0, rows1=rows1)
 
 
 ROUND_OFF = 1e-5  # relative output differences below this are float round-off
@@ -316,48 +368,54 @@ ROUND_OFF = 1e-5  # relative output differences below this are float round-off
 
 def _round_off(relative: float) -> str:
     """A relative difference below ROUND_OFF, as the order statement says it."""
-    return "0: exactly the same" if relative == 0 else f"{number(relative, '.1e')} of the outputs' size, float round-off"
+    if relative == 0:
+        return _("0: exactly the same")
+    return _("{gap} of the outputs' size, float round-off").format(gap=number(relative, ".1e"))
 
 
 def order_statement(view: OrderView) -> str:
     """What the shuffle changed, without and with P, from the measured gaps."""
     without_gap, with_gap = number(view.without.relative, ".1e"), number(view.with_p.relative, ".1e")
     if view.moved == 0 and view.permuted == 0:
-        return ("This shuffle keeps every token in its slot (the identity permutation): the shuffled run is the "
-                f"same run, and its outputs differ from the original's by {without_gap} of their size without P and "
-                f"by {with_gap} with P. Press Shuffle again for another order.")
+        return _("This shuffle keeps every token in its slot (the identity permutation): the shuffled run is the "
+                 "same run, and its outputs differ from the original's by {without} of their size without P and by "
+                 "{with_p} with P. Press Shuffle again for another order.").format(without=without_gap,
+                                                                                    with_p=with_gap)
     if view.moved == 0:
-        start = (f"This shuffle only swaps identical tokens ({view.permuted} slots take a copy of their own token "
-                 "from another slot): the shuffled sentence is the sentence as typed, and the layer gives it the "
-                 "same outputs. Putting its rows back in the original order therefore compares each copy of a "
-                 "token with the copy whose slot it took. ")
+        start = _("This shuffle only swaps identical tokens ({count} slots take a copy of their own token from "
+                  "another slot): the shuffled sentence is the sentence as typed, and the layer gives it the same "
+                  "outputs. Putting its rows back in the original order therefore compares each copy of a token with "
+                  "the copy whose slot it took. ").format(count=view.permuted)
         if view.without.relative < ROUND_OFF:
-            without = ("Without P the copies are the same input and get the same output: the largest difference is "
-                       f"{_round_off(view.without.relative)}.")
+            without = _("Without P the copies are the same input and get the same output: the largest difference is "
+                        "{gap}.").format(gap=_round_off(view.without.relative))
         else:
-            without = (f"Without P the copies' outputs still differ by {number(view.without.relative, '.2g')} of "
-                       "their size, more than float round-off.")
+            without = _("Without P the copies' outputs still differ by {gap} of their size, more than float "
+                        "round-off.").format(gap=number(view.without.relative, ".2g"))
         if view.with_p.relative >= ROUND_OFF:
-            with_p = (f" With P each copy carries its own position, and the copies' outputs differ by "
-                      f"{number(100 * view.with_p.relative, '.3g')}% of the outputs' size: the layer tells identical "
-                      "tokens apart by their slots alone. Press Shuffle again for an order that moves the words.")
+            with_p = " " + _("With P each copy carries its own position, and the copies' outputs differ by {percent} "
+                             "of the outputs' size: the layer tells identical tokens apart by their slots alone. "
+                             "Press Shuffle again for an order that moves the words.").format(
+                percent=number(100 * view.with_p.relative, ".3g") + "%")
         else:
-            with_p = f" With P too the copies' outputs stay within {with_gap} of the outputs' size."
+            with_p = " " + _("With P too the copies' outputs stay within {gap} of the outputs' size.").format(
+                gap=with_gap)
         return start + without + with_p
     if view.without.relative < ROUND_OFF:
-        without = ("Without positions, the two maps are the same: the largest difference of an output is "
-                   f"{_round_off(view.without.relative)}. Every token gets exactly the "
-                   "same output wherever it stands; its weights move with it. The output rows do stay in the order of "
-                   "the input rows, as readers of the chapter point out, but nothing a token computes depends on that "
-                   "order, so 'dog bites man' and 'man bites dog' give each word the same vector.")
+        without = _("Without positions, the two maps are the same: the largest difference of an output is {gap}. "
+                    "Every token gets exactly the same output wherever it stands; its weights move with it. The "
+                    "output rows do stay in the order of the input rows, as readers of the chapter point out, but "
+                    "nothing a token computes depends on that order, so 'dog bites man' and 'man bites dog' give each "
+                    "word the same vector.").format(gap=_round_off(view.without.relative))
     else:
-        without = (f"Without positions the outputs still differ by {number(view.without.relative, '.2g')} of their "
-                   "size, more than float round-off.")
+        without = _("Without positions the outputs still differ by {gap} of their size, more than float "
+                    "round-off.").format(gap=number(view.without.relative, ".2g"))
     if view.with_p.relative >= ROUND_OFF:
-        with_p = (f" With P the maps differ and the outputs move by {number(100 * view.with_p.relative, '.3g')}% of "
-                  "their size: a token's vector now depends on its slot, and order matters.")
+        with_p = " " + _("With P the maps differ and the outputs move by {percent} of their size: a token's vector "
+                         "now depends on its slot, and order matters.").format(
+            percent=number(100 * view.with_p.relative, ".3g") + "%")
     else:
-        with_p = f" With P too the outputs stay within {with_gap} of their size."
+        with_p = " " + _("With P too the outputs stay within {gap} of their size.").format(gap=with_gap)
     return without + with_p
 
 
@@ -403,26 +461,26 @@ def attention_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, 
     return order.self_attention(model, X, positional=positional)[1].cpu()  # (heads, n, n)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64, show_spinner=False)
 def head_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool, head: int,
                scale: str) -> dict:
     weights = attention_view(tokens, hidden, heads, seed, positional)
-    return charts.token_heatmap(weights[head], tokens, tokens, x_title="key token", y_title="query token",
-                                value_title="weight", scale=scale, cell=first_screen_cell(len(tokens)),
+    return charts.token_heatmap(weights[head], tokens, tokens, x_title=_("key token"), y_title=_("query token"),
+                                value_title=_("weight"), scale=scale, cell=first_screen_cell(len(tokens)),
                                 legend="right").spec()
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64, show_spinner=False)
 def gallery(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool,
             scale: str) -> tuple[dict, ...]:
     """Every head as a small map, on one colour scale per map as chosen."""
     weights = attention_view(tokens, hidden, heads, seed, positional)
     # small pictures (max_marks=0): quick to send and draw; a click on "enlarge" gives the values
-    return tuple(charts.token_heatmap(weights[h], tokens, tokens, scale=scale, compact=True, title=f"head {h}",
-                                      max_marks=0).spec() for h in range(heads))
+    return tuple(charts.token_heatmap(weights[h], tokens, tokens, scale=scale, compact=True,
+                                      title=_("head {head}").format(head=h), max_marks=0).spec() for h in range(heads))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64, show_spinner=False)
 def query_step(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool, head: int,
                query: int) -> QueryStep:
     """One query of one head through the three steps, from the layer's own projections."""
@@ -437,41 +495,45 @@ def query_step(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, posi
     output = weights @ V
     shown = min(SHOWN_DIMS, hs)
     names = list(tokens)
-    score_chart = charts.token_bars(scores, names, value_title="score q·k_j / √d_h", label_title="key token",
-                                    highlight=query, title="1. scores").spec()
-    weight_chart = charts.token_bars(weights, names, value_title="weight (softmax of the scores)",
-                                     label_title="key token", highlight=query, title="2. weights").spec()
+    score_chart = charts.token_bars(scores, names, value_title=_("score q·k_j / √d_h"),
+                                    label_title=_("key token"), highlight=query, title=_("1. scores")).spec()
+    weight_chart = charts.token_bars(weights, names, value_title=_("weight (softmax of the scores)"),
+                                     label_title=_("key token"), highlight=query, title=_("2. weights")).spec()
     table = torch.cat([V[:, :shown], output[None, :shown]])
-    value_chart = charts.token_heatmap(table, names + ["output"], [""] * shown, x_title="column of v",
-                                       y_title="value vector v_j; last row: the output", value_title="value",
-                                       palette="diverging", title="3. values and their weighted sum", cell=20,
+    value_chart = charts.token_heatmap(table, names + [_("output")], [""] * shown, x_title=_("column of v"),
+                                       y_title=_("value vector v_j; last row: the output"), value_title=_("value"),
+                                       palette="diverging", title=_("3. values and their weighted sum"), cell=20,
                                        legend="right").spec()
     return QueryStep(head, query, tuple(tokens), hs, tuple(scores.tolist()), tuple(weights.tolist()),
                      tuple(map(tuple, V[:, :shown].tolist())), tuple(output[:shown].tolist()), score_chart,
                      weight_chart, value_chart)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64, show_spinner=False)
 def effect_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, head: int) -> Effect:
     model, X = _layer(tokens, hidden, heads, seed)
     change = order.positional_effect(model, X)[head].cpu()  # (n, n)
-    chart = charts.token_heatmap(change, tokens, tokens, x_title="key token", y_title="query token",
-                                 value_title="weight with P − without P", palette="diverging", domain="symmetric")
+    chart = charts.token_heatmap(change, tokens, tokens, x_title=_("key token"), y_title=_("query token"),
+                                 value_title=_("weight with P − without P"), palette="diverging", domain="symmetric")
     return Effect(head, chart.spec(), float(change.abs().max()))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64, show_spinner=False)
 def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuffle: int, head: int) -> OrderView:
     model, X = _layer(tokens, hidden, heads, seed)
     perm = seeded.permutation(len(tokens), shuffle)
     checks = {positional: order.order_check(model, X, perm, positional=positional) for positional in (False, True)}
+    # each map's title in the chart, and (capitalized) in the page's export list
+    titles = {(False, False): (_("without P: original"), _("Without P: original")),
+              (False, True): (_("without P: shuffled, put back"), _("Without P: shuffled, put back")),
+              (True, False): (_("with P: original"), _("With P: original")),
+              (True, True): (_("with P: shuffled, put back"), _("With P: shuffled, put back"))}
     maps = []
     for positional, check in checks.items():
-        for name, weights in (("original", check.weights), ("shuffled, put back", check.shuffled_back)):
-            title = f"{'with' if positional else 'without'} P: {name}"
-            maps.append(OrderMap(f"{'With' if positional else 'Without'} P: {name}",
-                                 charts.token_heatmap(weights[head].cpu(), tokens, tokens, scale="max", compact=True,
-                                                      title=title, max_marks=0).spec()))
+        for shuffled, weights in ((False, check.weights), (True, check.shuffled_back)):
+            title, name = titles[positional, shuffled]
+            maps.append(OrderMap(name, charts.token_heatmap(weights[head].cpu(), tokens, tokens, scale="max",
+                                                            compact=True, title=title, max_marks=0).spec()))
     gaps = {positional: OrderGap(c.output_gap, c.relative_output_gap, c.weights_gap) for positional, c in checks.items()}
     shuffled = tuple(tokens[i] for i in perm.tolist())
     return OrderView(shuffled, sum(a != b for a, b in zip(shuffled, tokens)), tuple(maps), gaps[False], gaps[True],
@@ -485,7 +547,7 @@ def _query_key(batch, hidden: int, seed: int):
     return model.W_q(batch).detach(), model.W_k(batch).detach()
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64, show_spinner=False)
 def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len_b: str, form: str,
                  show: str) -> MaskingView:
     """Two sequences from the sentence's first LAB_STEPS tokens ``first`` (A: all of them, B:
@@ -513,12 +575,12 @@ def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len
         show, tuple(tuple(v) if isinstance(v, list) else v for v in valid), lens[i], len(a if show == "A" else b),
         float(result.masked_weight[i]), float((result.weights[i] - unmasked[i]).abs().max()),
         int(result.masked[i].isinf().sum()), zero_rows, tuple(book[i][zero_rows[0]].tolist()) if zero_rows else (),
-        charts.token_heatmap(result.scores[i], names, names, value_title="score", palette="diverging",
-                             domain=score_range, title="1. scores QKᵀ/√d", legend="right").spec(),
-        charts.token_heatmap(result.masked[i], names, names, value_title="score", palette="diverging",
-                             domain=score_range, title="2. masked (grey)", legend="right").spec(),
-        charts.token_heatmap(result.weights[i], names, names, title="3. weights (pekit)", legend="right").spec(),
-        charts.token_heatmap(book[i], names, names, title="the book's masked_softmax", legend="right").spec(),
+        charts.token_heatmap(result.scores[i], names, names, value_title=_("score"), palette="diverging",
+                             domain=score_range, title=_("1. scores QKᵀ/√d"), legend="right").spec(),
+        charts.token_heatmap(result.masked[i], names, names, value_title=_("score"), palette="diverging",
+                             domain=score_range, title=_("2. masked (grey)"), legend="right").spec(),
+        charts.token_heatmap(result.weights[i], names, names, title=_("3. weights (pekit)"), legend="right").spec(),
+        charts.token_heatmap(book[i], names, names, title=_("the book's masked_softmax"), legend="right").spec(),
         int(result.masked[1 - i].isinf().sum()))
 
 

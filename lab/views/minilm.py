@@ -10,6 +10,7 @@ pekit computes (``pekit.pretrained``) and draws (``pekit.charts``).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -18,20 +19,21 @@ import streamlit as st
 
 from pekit import charts, pretrained
 from pekit.text import MAX_CHARS
-from lab.display import number, plural
-from lab.views.live_attention import plain
+from lab.display import number
+from lab.i18n import N_, _, language, local_number, localized_resource, ngettext, pgettext
+from lab.views.live_attention import MARKDOWN
 from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, TextSetting
 
-UNTRAINED = "untrained"
-PRETRAINED = "MiniLM (pretrained)"
-MODEL = ChoiceSetting("model", "Model", default=UNTRAINED, options=(UNTRAINED, PRETRAINED))
+UNTRAINED = N_("untrained")  # the options stay English in the link; the reader sees them translated
+PRETRAINED = N_("MiniLM (pretrained)")
+MODEL = ChoiceSetting("model", N_("Model"), default=UNTRAINED, options=(UNTRAINED, PRETRAINED))
 LAYERS, HEADS = 6, 12  # all-MiniLM-L6-v2 (the tests check the model's config.json says so)
-LAYER = IntSetting("layer", "Layer", default=0, minimum=0, maximum=LAYERS - 1)
-M_HEAD = IntSetting("mhead", "Head", default=0, minimum=0, maximum=HEADS - 1)
-WORD = TextSetting("word", "Follow the word", default="it", max_chars=40)
-M_SHUFFLE = IntSetting("mshuffle", "Shuffle seed", default=1, minimum=0, maximum=MAX_SEED)
-M_VIEW = ChoiceSetting("mview", "MiniLM section", default="Heads",
-                       options=("Heads", "Follow a word", "Order and positions"))
+LAYER = IntSetting("layer", N_("Layer"), default=0, minimum=0, maximum=LAYERS - 1)
+M_HEAD = IntSetting("mhead", N_("Head"), default=0, minimum=0, maximum=HEADS - 1)
+WORD = TextSetting("word", N_("Follow the word"), default="it", max_chars=40)  # a word piece: English data
+M_SHUFFLE = IntSetting("mshuffle", N_("Shuffle seed"), default=1, minimum=0, maximum=MAX_SEED)
+M_VIEW = ChoiceSetting("mview", N_("MiniLM section"), default="Heads",
+                       options=(N_("Heads"), N_("Follow a word"), N_("Order and positions")))
 SETTINGS = [MODEL, LAYER, M_HEAD, WORD, M_SHUFFLE, M_VIEW]
 THRESHOLD = 0.5  # a head is named after a pattern that takes at least this share of its weight
 ROUND_OFF = 1e-4  # weight changes below this are float round-off
@@ -86,6 +88,7 @@ class Pieces(NamedTuple):
     split: tuple[tuple[str, tuple[str, ...]], ...]
     continued: int
     partial: int = 0  # pieces read of the last written word when its other pieces are cut (0: none cut)
+    example: str = ""  # the first split word and its pieces as the statement shows them ("" : made from split)
 
     @property
     def inner(self) -> int:
@@ -171,142 +174,236 @@ class OrderView(NamedTuple):
 
 # sentences from numbers ------------------------------------------------------------------------
 
+# the head patterns (pekit.pretrained.PATTERNS) as the reader reads them; [CLS] and [SEP] stay
+PATTERN_LABELS = (N_("previous token"), N_("next token"), N_("same word"), N_("itself"))
+# the column headers of the views' tables (pekit's frames keep English names: CSV, tests)
+COLUMN_LABELS = (N_("layer"), N_("head"), N_("named"), N_("most weight on"), N_("its weight"), N_("on [CLS]"),
+                 N_("on [SEP]"), N_("on itself"), N_("shuffle, learned positions: largest change"),
+                 N_("shuffle, positions zeroed: largest change"), N_("zeroing positions: mean change"))
+
+
+def _n(value: float, spec: str) -> str:
+    """A number written as ``format(value, spec)`` writes it, in the reader's decimal and group
+    symbols (the English text stays exactly as before)."""
+    return local_number(format(value, spec))
+
+
+def _numbers(values: Sequence[str]) -> str:
+    """Numbers listed one after another (with a decimal comma, a comma cannot separate them)."""
+    return pgettext("between numbers in a list", ", ").join(values)
+
+
+def _pattern_label(name: str) -> str:
+    """A head pattern's name (one of ``pekit.pretrained.PATTERNS``) as the reader reads it."""
+    return _(name) if name else name
+
+
+def column_label(name: str) -> str:
+    """A column of one of the views' tables (``MiniLMRun.frame``, ``FollowView.frame``,
+    ``OrderView.frame``) as the reader reads it; a pattern's column is named after its pattern."""
+    return _(name) if name else name
+
+
+def shown_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """One of the views' tables as the reader reads it: its column headers, and the patterns
+    named in the ``named`` column, in the reader's language (the record keeps pekit's names)."""
+    if language() == "en":
+        return frame
+    shown = frame.copy()
+    if "named" in shown.columns:
+        shown["named"] = shown["named"].map(_pattern_label)
+    return shown.rename(columns=column_label)
+
 
 def pieces_statement(pieces: Pieces) -> str:
     """How the written words became word pieces (a word cut at MAX_PIECES told apart)."""
     inner, written, partial = pieces.inner, pieces.written, pieces.partial
-    start = f"{pieces.count} word pieces: [CLS] first, [SEP] last, and {inner} {plural(inner, 'piece')} "
+    inner_text = ngettext("{count} piece", "{count} pieces", inner).format(count=inner)
+    written_text = ngettext("{count} written word", "{count} written words", written).format(count=written)
     if not partial:
-        start += f"of {written} written {plural(written, 'word')} in between; "
+        start = _("{count} word pieces: [CLS] first, [SEP] last, and {inner} of {written} in between; ").format(
+            count=pieces.count, inner=inner_text, written=written_text)
     elif written:
-        first = "the first piece" if partial == 1 else f"the first {partial} pieces"
-        start += (f"in between: those of {written} written {plural(written, 'word')}, then {first} of one more "
-                  "word, whose other pieces are cut; ")
+        first = ngettext("the first piece", "the first {count} pieces", partial).format(count=partial)
+        start = _("{count} word pieces: [CLS] first, [SEP] last, and {inner} in between: those of {written}, then "
+                  "{first} of one more word, whose other pieces are cut; ").format(
+            count=pieces.count, inner=inner_text, written=written_text, first=first)
     else:
-        start += f"in between: the first {partial} of one written word, whose other pieces are cut; "
-    whole = "whole " if partial else ""
+        start = ngettext("{count} word pieces: [CLS] first, [SEP] last, and {inner} in between: the first {partial} "
+                         "of one written word, whose other pieces are cut; ",
+                         "{count} word pieces: [CLS] first, [SEP] last, and {inner} in between: the first {partial} "
+                         "of one written word, whose other pieces are cut; ", partial).format(
+            count=pieces.count, inner=inner_text, partial=partial)
     if not pieces.split:
         c = pieces.continued
-        lead = f"each {whole}written word is one piece; " if written else ""
+        lead = ""
+        if written:
+            lead = _("each whole written word is one piece; ") if partial else _("each written word is one piece; ")
         if not c:
-            return start + lead + "no piece continues a word (##), so the share 'same word' in the table of heads is empty."
-        return start + lead + f"the pieces that continue a word (##) here, {c}, are all of the cut word."
-    word, parts = pieces.split[0]
+            return start + lead + _("no piece continues a word (##), so the share 'same word' in the table of heads "
+                                    "is empty.")
+        return start + lead + _("the pieces that continue a word (##) here, {count}, are all of the cut word.").format(
+            count=c)
     n = len(pieces.split)
-    shown = word if len(word) <= 40 else word[:39] + "…"
-    said = (start + f"{n} {whole}written {plural(n, 'word')} became several pieces, e.g. {plain(shown)} → "
-            f"{plain(' | '.join(parts[:12]))}{' …' if len(parts) > 12 else ''}. The tokenizer cuts at "
-            "punctuation, and splits a word it does not know into known pieces: a piece that "
-            "continues a word starts with ##")
+    if partial:
+        became = ngettext("{count} whole written word became several pieces, e.g. {example}.",
+                          "{count} whole written words became several pieces, e.g. {example}.", n)
+    else:
+        became = ngettext("{count} written word became several pieces, e.g. {example}.",
+                          "{count} written words became several pieces, e.g. {example}.", n)
+    said = (start + became.format(count=n, example=pieces.example or _split_example(pieces.split)) + " "
+            + _("The tokenizer cuts at punctuation, and splits a word it does not know into known pieces: a piece that "
+                "continues a word starts with ##"))
     if pieces.continued:
-        return said + f" ({pieces.continued} {plural(pieces.continued, 'piece')} here)."
-    return said + " (none here, so the share 'same word' in the table of heads is empty: only the ## pieces of one word count as the same word)."
+        return said + " " + ngettext("({count} piece here).", "({count} pieces here).", pieces.continued).format(
+            count=pieces.continued)
+    return said + " " + _("(none here, so the share 'same word' in the table of heads is empty: only the ## pieces of "
+                          "one word count as the same word).")
+
+
+def _plain(text: str) -> str:
+    """Typed text (or the model's word pieces) shown as itself in Markdown: each markup character
+    escaped, as ``lab.views.live_attention.plain`` does."""
+    return "".join("\\" + c if c in MARKDOWN else c for c in text)
+
+
+def _split_example(split: Sequence[tuple[str, Sequence[str]]]) -> str:
+    """The first written word that became several pieces, and its pieces (English data, shown
+    as itself in Markdown): ``tokenization → token | ##ization``."""
+    word, parts = split[0]
+    shown = word if len(word) <= 40 else word[:39] + "…"
+    return f"{_plain(shown)} → {_plain(' | '.join(parts[:12]))}{' …' if len(parts) > 12 else ''}"
 
 
 def cut_statement(run: MiniLMRun) -> str:
     """How many word pieces the model did not read."""
     total = len(run.tokens) - 2 + run.cut  # the pieces between [CLS] and [SEP], those cut included
-    return (f"The text has {total} word pieces; the model reads {pretrained.MAX_PIECES} including [CLS] and [SEP], "
-            f"so the last {run.cut} are cut.")
+    return ngettext("The text has {total} word pieces; the model reads {read} including [CLS] and [SEP], so the last "
+                    "{count} are cut.",
+                    "The text has {total} word pieces; the model reads {read} including [CLS] and [SEP], so the last "
+                    "{count} are cut.", run.cut).format(total=total, read=pretrained.MAX_PIECES, count=run.cut)
 
 
 def head_statement(patterns: pretrained.HeadPatterns, layer: int, head: int) -> str:
     """What one head's word pieces attend to, on average."""
     shares, names = patterns.shares[layer, head].tolist(), patterns.names
-    parts = [f"{name} {share:.2f}" for name, share in zip(names, shares) if not math.isnan(share)]
+    parts = [_("{pattern} {share}").format(pattern=_pattern_label(name), share=_n(share, ".2f"))
+             for name, share in zip(names, shares) if not math.isnan(share)]
     best = max((s, n) for s, n in zip(shares, names) if not math.isnan(s))
-    verdict = (f"It is a **{best[1]}** head for this text: at least half of the weight goes there."
+    verdict = (_("It is a **{pattern}** head for this text: at least half of the weight goes there.").format(
+                   pattern=_pattern_label(best[1]))
                if best[0] >= THRESHOLD else
-               f"No single kind of token takes half of its weight (the most, {best[0]:.2f}, goes to {best[1]}).")
-    return (f"Layer {layer}, head {head}: the word pieces put on average " + ", ".join(parts)
-            + f" of their weight on each kind of token. {verdict}")
+               _("No single kind of token takes half of its weight (the most, {share}, goes to {pattern}).").format(
+                   share=_n(best[0], ".2f"), pattern=_pattern_label(best[1])))
+    shares = pgettext("between shares in a list", ", ").join(parts)
+    return _("Layer {layer}, head {head}: the word pieces put on average {shares} of their weight on each kind of "
+             "token. {verdict}").format(layer=layer, head=head, shares=shares, verdict=verdict)
 
 
 def named_statement(named: Sequence[pretrained.NamedHead], total: int = LAYERS * HEADS) -> str:
     """How many heads have a named pattern, and which."""
     if not named:
-        return f"None of the {total} heads puts half of its weight on one kind of token for this text."
+        return _("None of the {total} heads puts half of its weight on one kind of token for this text.").format(
+            total=total)
     counts: dict[str, int] = {}
     for h in named:
         counts[h.pattern] = counts.get(h.pattern, 0) + 1
-    listing = ", ".join(f"{n} on {p}" for p, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    listing = ", ".join(_("{count} on {pattern}").format(count=n, pattern=_pattern_label(p))
+                        for p, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     top = named[0]
-    return (f"{len(named)} of the {total} heads put at least half of their weight on one kind of token: {listing}. "
-            f"The most single-minded is layer {top.layer}, head {top.head}: {top.share:.2f} on {top.pattern}.")
+    return ngettext("{count} of the {total} heads put at least half of their weight on one kind of token: {listing}. "
+                    "The most single-minded is layer {layer}, head {head}: {share} on {pattern}.",
+                    "{count} of the {total} heads put at least half of their weight on one kind of token: {listing}. "
+                    "The most single-minded is layer {layer}, head {head}: {share} on {pattern}.", len(named)).format(
+        count=len(named), total=total, listing=listing, layer=top.layer, head=top.head, share=_n(top.share, ".2f"),
+        pattern=_pattern_label(top.pattern))
 
 
 def follow_statement(view: FollowView) -> str:
     """Where the followed piece looks in each layer (plain text: it quotes the sentence)."""
     tokens = view.tokens
     if len(tokens) <= 3 and 0 < view.index < len(tokens) - 1:
-        return (f"The text is the one word piece {view.token!r} between [CLS] and [SEP]: it has no other word piece "
-                f"to look at (its weight on itself, averaged over the {HEADS} heads, layer by layer: "
-                + ", ".join(f"{w:.3f}" for _, w in view.top) + ").")
-    per_layer = "; ".join(f"layer {layer}: {tokens[j]!r} {w:.3f}" for layer, (j, w) in enumerate(view.top))
+        return _("The text is the one word piece {token} between [CLS] and [SEP]: it has no other word piece to look "
+                 "at (its weight on itself, averaged over the {heads} heads, layer by layer: {weights}).").format(
+            token=repr(view.token), heads=HEADS, weights=_numbers([_n(w, ".3f") for _j, w in view.top]))
+    per_layer = "; ".join(_("layer {layer}: {token} {weight}").format(layer=layer, token=repr(tokens[j]),
+                                                                       weight=_n(w, ".3f"))
+                          for layer, (j, w) in enumerate(view.top))
     favourite: dict[int, int] = {}
-    for j, _ in view.top:
+    for j, _w in view.top:
         favourite[j] = favourite.get(j, 0) + 1
     j, n = max(favourite.items(), key=lambda kv: (kv[1], -kv[0]))
-    return (f"Averaged over the {HEADS} heads, {view.token!r} puts the most weight (besides [CLS], [SEP] and itself) "
-            f"on {per_layer}. It favours {tokens[j]!r} (piece {j}) in {n} of the {len(view.top)} layers.")
+    return _("Averaged over the {heads} heads, {token} puts the most weight (besides [CLS], [SEP] and itself) on "
+             "{per_layer}. It favours {favourite} (piece {index}) in {count} of the {layers} layers.").format(
+        heads=HEADS, token=repr(view.token), per_layer=per_layer, favourite=repr(tokens[j]), index=j, count=n,
+        layers=len(view.top))
 
 
 def _round_off(gap: float) -> str:
     """A weight difference below ROUND_OFF, as the order statement says it."""
-    return "0: exactly the same" if gap == 0 else f"{number(gap, '.1e')}: float round-off"
+    return _("0: exactly the same") if gap == 0 else _("{gap}: float round-off").format(gap=number(gap, ".1e"))
 
 
 def order_statement(numbers: OrderNumbers) -> str:
     """What shuffling the words does, with and without positions; a shuffle that only swaps
     identical words compares the copies of a word with each other."""
     learned_max, zero_max = max(numbers.gap_learned), max(numbers.gap_zero)
-    layers = ", ".join(number(g, ".2f") for g in numbers.gap_learned)
+    layers = _numbers([number(g, ".2f") for g in numbers.gap_learned])
     if numbers.identity:
-        return ("The shuffle leaves every word in its slot (the text has one word to move): with the learned "
-                f"positions the weights differ by at most {number(learned_max, '.1e')}, with them zeroed by at most "
-                f"{number(zero_max, '.1e')}.")
+        return _("The shuffle leaves every word in its slot (the text has one word to move): with the learned "
+                 "positions the weights differ by at most {learned}, with them zeroed by at most {zero}.").format(
+            learned=number(learned_max, ".1e"), zero=number(zero_max, ".1e"))
     if numbers.same_pieces:
-        start = ("This shuffle only swaps identical words: the shuffled pieces are the pieces as typed, so the model "
-                 "gives them the same weights. Following each word to its new slot therefore compares each copy of "
-                 "a word with the copy whose slot it took. ")
-        learned_text = (f"With the learned positions the copies' weights differ by up to {number(learned_max, '.2f')} "
-                        f"(layer by layer: {layers}), and their last layer's output vectors by up to "
-                        f"{number(numbers.hidden_learned, '.2f')}: each copy carries its own position, and the model "
-                        "tells identical words apart by it alone."
+        start = _("This shuffle only swaps identical words: the shuffled pieces are the pieces as typed, so the model "
+                  "gives them the same weights. Following each word to its new slot therefore compares each copy of "
+                  "a word with the copy whose slot it took.")
+        learned_text = (_("With the learned positions the copies' weights differ by up to {gap} (layer by layer: "
+                          "{layers}), and their last layer's output vectors by up to {hidden}: each copy carries its "
+                          "own position, and the model tells identical words apart by it alone.").format(
+                            gap=number(learned_max, ".2f"), layers=layers, hidden=number(numbers.hidden_learned, ".2f"))
                         if learned_max >= ROUND_OFF else
-                        f"With the learned positions the copies' weights differ by at most "
-                        f"{number(learned_max, '.1e')}.")
-        zero_text = (f"With the positions zeroed, the largest difference is {_round_off(zero_max)}. The copies are then the same input and get the same weights and the same output "
-                     f"vector (largest difference {number(numbers.hidden_zero, '.1e')})."
+                        _("With the learned positions the copies' weights differ by at most {gap}.").format(
+                            gap=number(learned_max, ".1e")))
+        zero_text = (_("With the positions zeroed, the largest difference is {gap}. The copies are then the same input "
+                       "and get the same weights and the same output vector (largest difference {hidden}).").format(
+                         gap=_round_off(zero_max), hidden=number(numbers.hidden_zero, ".1e"))
                      if zero_max < ROUND_OFF else
-                     f"With the positions zeroed, the largest difference is still {number(zero_max, '.2g')}, more "
-                     "than round-off.")
-        return f"{start}{learned_text} {zero_text} Press Shuffle again for an order that moves the words."
-    zero_text = (f"With the positions zeroed, the largest change is {_round_off(zero_max)}. "
-                 "Without positions the model cannot tell the two orders apart; each word gets the same weights and "
-                 f"the same output vector (largest difference {number(numbers.hidden_zero, '.1e')}) wherever it "
-                 "stands."
+                     _("With the positions zeroed, the largest difference is still {gap}, more than round-off.").format(
+                         gap=number(zero_max, ".2g")))
+        return f"{start} {learned_text} {zero_text} " + _("Press Shuffle again for an order that moves the words.")
+    zero_text = (_("With the positions zeroed, the largest change is {gap}. Without positions the model cannot tell "
+                   "the two orders apart; each word gets the same weights and the same output vector (largest "
+                   "difference {hidden}) wherever it stands.").format(
+                     gap=_round_off(zero_max), hidden=number(numbers.hidden_zero, ".1e"))
                  if zero_max < ROUND_OFF else
-                 f"With the positions zeroed, the largest change is still {number(zero_max, '.2g')}, more than "
-                 "round-off.")
-    learned_text = (f"With the learned positions, following each word to its new place, the weights change by up to "
-                    f"{number(learned_max, '.2f')} (layer by layer: {layers}), and the last layer's output vectors by "
-                    f"up to {number(numbers.hidden_learned, '.2f')}: the model reads the order."
+                 _("With the positions zeroed, the largest change is still {gap}, more than round-off.").format(
+                     gap=number(zero_max, ".2g")))
+    learned_text = (_("With the learned positions, following each word to its new place, the weights change by up to "
+                      "{gap} (layer by layer: {layers}), and the last layer's output vectors by up to {hidden}: the "
+                      "model reads the order.").format(
+                        gap=number(learned_max, ".2f"), layers=layers, hidden=number(numbers.hidden_learned, ".2f"))
                     if learned_max >= ROUND_OFF else
-                    f"With the learned positions the weights change by at most {number(learned_max, '.1e')}: this "
-                    "text gives the model nothing to reorder.")
+                    _("With the learned positions the weights change by at most {gap}: this text gives the model "
+                      "nothing to reorder.").format(gap=number(learned_max, ".1e")))
     return f"{learned_text} {zero_text}"
 
 
 def positions_statement(numbers: PositionNumbers) -> str:
     """What zeroing the position embeddings does to the maps."""
     change = numbers.layer_change
-    return (f"Zeroing the position embeddings moves, on average over queries and heads, between "
-            f"{min(change):.2f} and {max(change):.2f} of each query's weight to other keys (per layer: "
-            f"{', '.join(f'{c:.2f}' for c in change)}; 0 means unchanged, 1 means no overlap). The head most "
-            f"devoted to the previous token with positions (layer {numbers.layer}, head {numbers.head}, "
-            f"{numbers.before:.2f}) puts {numbers.after:.2f} there without them"
-            + (": it needs the positions to find its neighbour." if numbers.after < numbers.before / 2 else "."))
+    values = {"low": _n(min(change), ".2f"), "high": _n(max(change), ".2f"),
+              "per_layer": _numbers([_n(c, ".2f") for c in change]), "layer": numbers.layer, "head": numbers.head,
+              "before": _n(numbers.before, ".2f"), "after": _n(numbers.after, ".2f")}
+    if numbers.after < numbers.before / 2:
+        return _("Zeroing the position embeddings moves, on average over queries and heads, between {low} and {high} "
+                 "of each query's weight to other keys (per layer: {per_layer}; 0 means unchanged, 1 means no "
+                 "overlap). The head most devoted to the previous token with positions (layer {layer}, head {head}, "
+                 "{before}) puts {after} there without them: it needs the positions to find its neighbour.").format(
+            **values)
+    return _("Zeroing the position embeddings moves, on average over queries and heads, between {low} and {high} of "
+             "each query's weight to other keys (per layer: {per_layer}; 0 means unchanged, 1 means no overlap). The "
+             "head most devoted to the previous token with positions (layer {layer}, head {head}, {before}) puts "
+             "{after} there without them.").format(**values)
 
 
 # small lookups ---------------------------------------------------------------------------------
@@ -315,7 +412,24 @@ def positions_statement(numbers: PositionNumbers) -> str:
 def model_missing() -> MissingModel | None:
     """``None`` when the pretrained model can run here."""
     missing = pretrained.pretrained_missing()
-    return None if missing is None else MissingModel(missing.split(" Add ")[0], pretrained.INSTALL_COMMAND)
+    return None if missing is None else MissingModel(_missing_reason(missing.split(" Add ")[0]),
+                                                     pretrained.INSTALL_COMMAND)
+
+
+def _missing_reason(reason: str) -> str:
+    """pekit's reason the model cannot run (English), in the reader's language where it is one of
+    the reasons pekit gives; the names of packages, files and folders stay as they are."""
+    needs = re.fullmatch(r"The pretrained model (\S+) needs (.+), which (is|are) not installed\.", reason, re.S)
+    if needs:
+        return ngettext("The pretrained model {model} needs {packages}, which is not installed.",
+                        "The pretrained model {model} needs {packages}, which are not installed.",
+                        1 if needs[3] == "is" else 2).format(model=needs[1], packages=needs[2])
+    absent = re.fullmatch(r"The (\S+) package is installed but (.+) is missing from (.+)\. Reinstall it with: (.+)",
+                          reason, re.S)
+    if absent:
+        return _("The {package} package is installed but {files} is missing from {folder}. Reinstall it with: "
+                 "{command}").format(package=absent[1], files=absent[2], folder=absent[3], command=absent[4])
+    return reason
 
 
 def picked_head(event: Mapping | None) -> HeadChoice | None:
@@ -381,17 +495,17 @@ def pieces_view(text: str) -> Pieces:
     split = tuple((read[encoded.offsets[w[0]][0]:encoded.offsets[w[-1]][1]], tuple(encoded.tokens[i] for i in w))
                   for w in words if len(w) > 1)
     continued = sum(1 for i, t in enumerate(encoded.tokens) if encoded.word_ids[i] is not None and t.startswith("##"))
-    return Pieces(len(encoded.tokens), len(words), split, continued, partial)
+    return Pieces(len(encoded.tokens), len(words), split, continued, partial, _split_example(split) if split else "")
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32, show_spinner=False)
 def map_chart(text: str, layer: int, head: int) -> dict:
     run = minilm_run(text)
-    return charts.token_heatmap(run.result.attentions[layer, head], run.tokens, run.tokens, x_title="key",
-                                y_title="query", value_title="weight").spec()
+    return charts.token_heatmap(run.result.attentions[layer, head], run.tokens, run.tokens, x_title=_("key"),
+                                y_title=_("query"), value_title=_("weight")).spec()
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@localized_resource(max_entries=8, show_spinner=False)
 def gallery_chart(text: str, layer: int, head: int) -> dict:
     run = minilm_run(text)
     shares, names = run.patterns.shares, run.patterns.names
@@ -401,31 +515,33 @@ def gallery_chart(text: str, layer: int, head: int) -> dict:
 
 def _strongest(shares: list[float], names: Sequence[str]) -> str:
     share, name = max((s, n) for s, n in zip(shares, names) if not math.isnan(s))
-    return f"{name} {share:.2f}"
+    return f"{_pattern_label(name)} {_n(share, '.2f')}"
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@localized_resource(max_entries=16, show_spinner=False)
 def follow_view(text: str, index: int, layer: int) -> FollowView:
     run = minilm_run(text)
     ta = pretrained.token_attention(run.result, index)
     tokens = run.tokens
     # rows are numbered by the builder: layer i, head h
-    per_layer = charts.token_heatmap(ta.mean, [""] * LAYERS, tokens, x_title="key", y_title="layer (mean of heads)",
-                                     value_title="weight", domain=None)
-    per_head = charts.token_heatmap(ta.per_head[layer], [""] * HEADS, tokens, x_title="key",
-                                    y_title=f"head of layer {layer}", value_title="weight", domain=None)
+    per_layer = charts.token_heatmap(ta.mean, [""] * LAYERS, tokens, x_title=_("key"),
+                                     y_title=_("layer (mean of heads)"), value_title=_("weight"), domain=None)
+    per_head = charts.token_heatmap(ta.per_head[layer], [""] * HEADS, tokens, x_title=_("key"),
+                                    y_title=_("head of layer {layer}").format(layer=layer), value_title=_("weight"),
+                                    domain=None)
     return FollowView(ta.token, index, tokens, tuple(ta.top), per_layer.spec(), per_head.spec(),
                       pretrained.token_attention_frame(ta, tokens))
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@localized_resource(max_entries=8, show_spinner=False)
 def order_view(text: str, seed: int, layer: int, head: int) -> OrderView:
     shared_model()
     learned = pretrained.pretrained_attention(text)
     zero = pretrained.pretrained_attention(text, positions="zero")
     order = pretrained.order_effect(text, seed)
     effect = pretrained.positions_effect(learned, zero)
-    maps = [charts.token_heatmap(r.attentions[layer, head].cpu(), r.tokens, r.tokens, x_title="key", y_title="query",
-                                 value_title="weight").spec() for r in (learned, order.shuffled, zero)]
+    maps = [charts.token_heatmap(r.attentions[layer, head].cpu(), r.tokens, r.tokens, x_title=_("key"),
+                                 y_title=_("query"), value_title=_("weight")).spec()
+            for r in (learned, order.shuffled, zero)]
     return OrderView(order.shuffled.tokens, *maps, OrderNumbers.of(order), PositionNumbers.of(effect),
                      pretrained.layer_effects_frame(order, effect))

@@ -397,7 +397,7 @@ def token_heatmap(
             alt.Chart(alt.InlineData(values=[{"url": picture, "k0": 0, "k1": cols, "q0": 0, "q1": rows,
                                               "colours": _colour_note(legend_title, lo, hi, palette)}]))
             .mark_image(aspect=False, smooth=False)
-            .encode(tooltip=[tip("colours")],
+            .encode(tooltip=[tip("colours", _("colours"))],
                     x=alt.X(field="k0", type="quantitative", axis=None,
                             scale=alt.Scale(domain=[0, cols], nice=False, zero=False)), x2=alt.X2(field="k1"),
                     y=alt.Y(field="q0", type="quantitative", axis=None,

@@ -135,7 +135,7 @@ def head_gallery(
                      .encode(x=alt.X(field="x0", type="quantitative", scale=x_scale), x2=alt.X2(field="x1"),
                              y=alt.Y(field="y0", type="quantitative", scale=y_scale), y2=alt.Y2(field="y1")))
     scale = alt.Scale(domain=[0.0, 1.0], range=list(PALETTES[palette]), interpolate="rgb")
-    parts.append(legend_layer((0.0, 1.0), scale, "weight", x=("x0", 0), y=("y0", 0)))
+    parts.append(legend_layer((0.0, 1.0), scale, _("weight"), x=("x0", 0), y=("y0", 0)))
     chart = alt.layer(*parts).properties(height=tile_height * layers)
     return Drawn(chart, Drawing("image", (layers * T, heads * T), (layers * T, heads * T), (1, 1), hover=False))
 

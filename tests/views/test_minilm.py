@@ -355,3 +355,30 @@ def test_order_and_positions_statements_state_the_gaps(text, seed):
 def test_picked_head_reads_a_click():
     assert mini.picked_head(None) is None and mini.picked_head({"selection": {}}) is None
     assert mini.picked_head({"selection": {mini.PICK: [{"layer": 3, "head": 5}]}}) == mini.HeadChoice(3, 5)
+
+
+@settings(max_examples=3, deadline=None)
+@given(TEXTS_ANY)
+@example(TEXTS[0])
+def test_shown_tables_name_their_columns_as_column_label_does(text):
+    """The tables as the reader reads them: in English the records' own frames; in Portuguese
+    every header through column_label and every named pattern translated, the numbers untouched."""
+    from lab.i18n import use
+
+    run = mini.minilm_run(text)
+    frames = (run.frame, mini.follow_view(text, 1, 0).frame, mini.order_view(text, 1, 0, 0).frame)
+    for frame in frames:
+        assert mini.shown_frame(frame) is frame
+        assert [mini.column_label(c) for c in frame.columns] == list(frame.columns)
+        with use("pt"):
+            shown = mini.shown_frame(frame)
+            headers = [mini.column_label(c) for c in frame.columns]
+        assert list(shown.columns) == headers and len(set(headers)) == len(headers)
+        assert "layer" not in headers and "camada" in headers
+        for english, portuguese in zip(frame.columns, headers):
+            if english == "named":
+                with use("pt"):
+                    assert list(shown[portuguese]) == [mini._pattern_label(p) for p in frame[english]]
+                assert all((p == "") == (q == "") for p, q in zip(frame[english], shown[portuguese]))
+            else:
+                assert shown[portuguese].equals(frame[english])
