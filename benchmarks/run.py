@@ -66,12 +66,17 @@ def warm_rerun_seconds(page: str, query: dict | None = None) -> float:
     """Median seconds of a warm AppTest rerun of ``page`` opened with ``query`` in its link."""
     from streamlit.testing.v1 import AppTest
 
+    from lab.i18n import use
+
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
     at.query_params.update(query or {})
-    at.run()
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return median_seconds(at.run, repeats=21, warmup=3)
+    # AppTest writes a widget's value back through its format function in this thread: the
+    # reruns of a page in another language run in that language here too
+    with use((query or {}).get("lang", "en")):
+        at.run()
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+        return median_seconds(at.run, repeats=21, warmup=3)
 
 
 def bench_rerun(pages: dict[str, dict] | None = None) -> None:
@@ -374,9 +379,37 @@ def bench_families(repeat: int = 5) -> None:
         browser.close()
 
 
+def bench_languages() -> None:
+    """The Portuguese edition's costs: compiling the catalog when the first reader asks for it
+    (once per process), and a warm rerun of each page in Portuguese against the same page in
+    English (target: a ratio of at most 1.2)."""
+    import time
+
+    from lab import i18n
+
+    print("## the Portuguese catalog, compiled in memory at the first Portuguese run (target <= 0.5 s)")
+    times = []
+    for _ in range(5):
+        i18n.catalog_messages.cache_clear()
+        i18n.translations.cache_clear()
+        start = time.perf_counter()
+        i18n.translations("pt")
+        times.append(time.perf_counter() - start)
+    compile_s = sorted(times)[len(times) // 2]
+    print(f"compile {len(i18n.catalog_messages('pt'))} messages: {compile_s * 1e3:7.1f} ms | "
+          f"ratio to target {compile_s / 0.5:4.2f}")
+    print("## warm rerun in AppTest, Portuguese against English, default settings (target ratio <= 1.2)")
+    for page in ("pages/encoding_heatmap.py", "pages/binary_analogy.py", "pages/offset_rotation.py",
+                 "pages/complexity_comparison.py", "pages/live_attention.py", "pages/encoding_families.py"):
+        english = warm_rerun_seconds(page, {"lang": "en"})
+        portuguese = warm_rerun_seconds(page, {"lang": "pt"})
+        print(f"{page:36s} en {english * 1e3:7.1f} ms | pt {portuguese * 1e3:7.1f} ms | "
+              f"ratio pt/en {portuguese / english:4.2f} (target 1.2)")
+
+
 SECTIONS = {"sentence": bench_sentence, "encoding": bench_encoding, "rerun": bench_rerun, "redraw": bench_redraw,
             "sweep": bench_sweep, "train": bench_train, "pretrained": bench_pretrained,
-            "families": bench_families, "smollm2": bench_smollm2}
+            "families": bench_families, "smollm2": bench_smollm2, "languages": bench_languages}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SECTIONS)

@@ -127,6 +127,8 @@ class Tab:
         self.max_cache_age = 2
         self.elements: dict = {}  # the last finished run's elements by delta path
         self.values: dict[str, Value] = {}  # the frontend's widget values, by widget id
+        self.main_script_hash = ""  # the entry point's: its widgets (the sidebar's language) stay across pages
+        self.widget_scripts: dict[str, str] = {}  # the script that drew each widget, by widget id
         self.tab_values: dict[str, Value] = {}
         self.cache: dict[str, list] = {}  # hash -> [encoded ForwardMsg, run count when last used]
         self.run_count = 0
@@ -257,6 +259,7 @@ class Tab:
             if ns.initialize.session_id:
                 self.session_id = ns.initialize.session_id
             self.max_cache_age = ns.config.max_cached_message_age or self.max_cache_age
+            self.main_script_hash = ns.main_script_hash or self.main_script_hash
             self._run = _Run(page_hash=ns.page_script_hash)
         elif kind == "delta":
             self._on_delta(msg)
@@ -287,6 +290,7 @@ class Tab:
                 self._run.errors_shown.append(el.alert.body[:200])
             elif kind in VALUE_WIDGETS:
                 w = getattr(el, kind)
+                self.widget_scripts[w.id] = msg.metadata.active_script_hash
                 if w.set_value or w.id not in self.values:
                     value = element_value(kind, w)
                     if value is not None:
@@ -308,6 +312,7 @@ class Tab:
                 active.add(el.id)
         for wid in [w for w in self.values if w not in active]:
             del self.values[wid]
+            self.widget_scripts.pop(wid, None)
         for wid in [w for w in self.tab_values if w not in active]:
             del self.tab_values[wid]
         self.run_count += 1
@@ -373,13 +378,19 @@ class Tab:
         return next((w for kind, w in self.widgets() if kind == "button" and w.label == label), None)
 
     # ---- actions ---------------------------------------------------------------------------------
-    def _rerun_msg(self, *, page_hash: str, page_name: str = "", query: str, states: bool,
+    def _rerun_msg(self, *, page_hash: str, page_name: str = "", query: str, states: bool | str,
                    trigger: str | None = None, context_path: str) -> BackMsg:
         msg = BackMsg()
         rs = msg.rerun_script
         rs.query_string = query
         rs.widget_states.SetInParent()
-        if states:
+        if states == "main":  # a page change: the browser keeps the entry point's widgets only
+            for wid, value in self.values.items():
+                if self.widget_scripts.get(wid) == self.main_script_hash:
+                    state = rs.widget_states.widgets.add()
+                    state.id = wid
+                    value.fill(state)
+        elif states:
             for wid, value in [*self.values.items(), *self.tab_values.items()]:
                 state = rs.widget_states.widgets.add()
                 state.id = wid
@@ -487,7 +498,7 @@ class Tab:
         t0 = time.perf_counter()
         old_path = self.pathname
         self.query = ""
-        result = await self._action(lambda: self._rerun_msg(page_hash=page.script_hash, query="", states=False,
+        result = await self._action(lambda: self._rerun_msg(page_hash=page.script_hash, query="", states="main",
                                                             context_path=old_path), t0, expect_page=page.script_hash)
         self.pathname = "/" + page.path
         return result

@@ -11,6 +11,7 @@ widget, as observed from Chromium (``benchmarks.protocol.chromium`` checks this)
 - number_input: ``int_value`` (integer format) or ``double_value``
 - radio, selectbox: ``string_value`` (the option's label)
 - text_input: ``string_value``; checkbox and toggle: ``bool_value``
+- button_group (``st.segmented_control``, ``st.pills``): ``string_array_value`` [option labels]
 - tabs with a key (``st.tabs(..., key=...)``): ``string_value`` (the label), only once a tab
   was clicked; buttons: ``trigger_value`` true in the one rerun the click causes.
 
@@ -27,11 +28,11 @@ from streamlit.proto.Slider_pb2 import Slider
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 # Element kinds that hold a value the frontend reports in every rerun.
-VALUE_WIDGETS = frozenset({"slider", "number_input", "radio", "selectbox", "text_input", "checkbox"})
+VALUE_WIDGETS = frozenset({"slider", "number_input", "radio", "selectbox", "text_input", "checkbox", "button_group"})
 # Element kinds that are widgets (interactive) but report nothing until clicked, or never.
 TRIGGER_WIDGETS = frozenset({"button", "download_button", "page_link", "link_button"})
 WIDGET_KINDS = VALUE_WIDGETS | TRIGGER_WIDGETS | frozenset({
-    "button_group", "multiselect", "text_area", "date_input", "time_input", "color_picker", "file_uploader",
+    "multiselect", "text_area", "date_input", "time_input", "color_picker", "file_uploader",
     "camera_input", "chat_input", "audio_input", "date_time_input", "feedback", "menu_button"})
 
 # Words for new sentences typed into a text field that holds a sentence.
@@ -78,6 +79,11 @@ def element_value(kind: str, w) -> Value | None:
         return Value("string_value", w.value if w.set_value else w.default)
     if kind == "checkbox":
         return Value("bool_value", bool(w.value if w.set_value else w.default))
+    if kind == "button_group":
+        if w.set_value:
+            return Value("string_array_value", tuple(w.raw_values))
+        return Value("string_array_value", tuple(w.options[int(i)].content for i in w.default
+                                                 if 0 <= int(i) < len(w.options)))
     return None
 
 
