@@ -54,7 +54,7 @@ def head_label(head: int) -> str:
 
 with lab_page("attention", _("Live attention"), _(INTRO), SETTINGS) as page:
     # one row of controls keeps the first map on a projector's screen; MiniLM needs only the first two
-    c0, cm, c1, c2, c3, c4 = st.columns([3.6, 2.2, 1.7, 1.7, 1.7, 1.3], vertical_alignment="bottom")
+    c0, cm, c1, c2, c3, c4 = st.columns([3.4, 2.2, 1.7, 1.7, 1.9, 1.3], vertical_alignment="bottom")
     # MiniLM was trained on English text: where the reader's default sentence is not English, it reads the
     # English one (a sentence the reader typed is read as typed)
     english_default = (page.value(MODEL) == PRETRAINED and SENTENCE.shown_default() != SENTENCE.default
