@@ -10,8 +10,12 @@ left on each page and section, and how many words of text each shows."""
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script from any folder
 
 from lab.registry import listed_pages
 from tests.page_text import page_text_report
