@@ -1,0 +1,194 @@
+"""Classroom rooms, the same tests against both stores: the embedded SQLite file and Redis
+(Debian's ``redis-server``, started here on a loopback port with its own files). Two store
+objects over one backend stand for two replicas of the app."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lab import rooms
+from lab.rooms import RoomError, SQLiteRooms, new_attendee, normalize_code, open_rooms
+
+REDIS = shutil.which("redis-server")
+if REDIS is None and os.environ.get("CI"):
+    raise RuntimeError("the Redis room tests must run in CI: apt-get install redis-server")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    if REDIS is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+    port, folder = free_port(), tmp_path_factory.mktemp("redis")
+    server = subprocess.Popen([REDIS, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                               "--dir", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        import redis
+
+        client = redis.Redis(port=port)
+        for _ in range(100):
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def replicas(request, tmp_path):
+    """Two store objects over one backend (two replicas of the app)."""
+    if request.param == "sqlite":
+        path = tmp_path / "rooms.sqlite3"
+        return SQLiteRooms(path), SQLiteRooms(path)
+    url = request.getfixturevalue("redis_url")
+    first = open_rooms({"PEKIT_ROOMS": url})
+    first.client.flushdb()
+    return first, open_rooms({"PEKIT_ROOMS": url})
+
+
+def test_a_room_has_a_short_code_and_a_long_secret_key(replicas):
+    one, _ = replicas
+    codes = {one.create()[0] for _ in range(20)}
+    assert len(codes) == 20 and all(len(c) == rooms.CODE_LENGTH and normalize_code(c) == c for c in codes)
+    code, key = one.create()
+    assert len(key) >= 22 and code not in key  # 16 random bytes, base64
+    assert one.is_presenter(code, key) and not one.is_presenter(code, key[:-1] + ("A" if key[-1] != "A" else "B"))
+
+
+def test_the_presenters_view_reaches_the_other_replica_and_versions_grow(replicas):
+    one, other = replicas
+    code, key = one.create()
+    assert other.room(code).version == 0
+    v1 = one.drive(code, key, page="encoding_heatmap", params={"n": "64"})
+    room = other.room(code)
+    assert room.version == v1 == 1 and room.view.page == "encoding_heatmap" and dict(room.view.params) == {"n": "64"}
+    assert one.drive(code, key, page="encoding_heatmap", params={"n": "64"}) == 1  # same view: same version
+    assert other.drive(code, key, page="encoding_heatmap", params={"n": "128"}) == 2
+    assert one.room(code).view.params["n"] == "128"
+
+
+def test_only_the_presenter_drives_asks_reveals_or_closes(replicas):
+    one, _ = replicas
+    code, key = one.create()
+    for wrong in ("", "x" * 22, None, 5, key.upper() if key.upper() != key else key.lower()):
+        with pytest.raises(RoomError, match="only the presenter"):
+            one.drive(code, wrong, page="", params={})
+        with pytest.raises(RoomError, match="only the presenter"):
+            one.ask(code, wrong, "q1")
+        with pytest.raises(RoomError, match="only the presenter"):
+            one.close(code, wrong)
+
+
+def test_answers_one_per_attendee_the_last_counts_hidden_until_revealed(replicas):
+    one, other = replicas
+    code, key = one.create()
+    alice, bob = new_attendee(), new_attendee()
+    with pytest.raises(RoomError, match="not open"):
+        one.answer(code, alice, "q1", "a")
+    one.ask(code, key, "q1")
+    other.answer(code, alice, "q1", "a")
+    one.answer(code, bob, "q1", "a")
+    one.answer(code, bob, "q1", "b")  # Bob changes his mind
+    with pytest.raises(RoomError, match="reveals"):
+        other.tally(code, "q1")  # an attendee sees nothing before the reveal
+    assert other.tally(code, "q1", key=key) == {"a": 1, "b": 1}
+    assert one.my_answer(code, "q1", bob) == "b"
+    one.reveal(code, key, "q1")
+    assert other.tally(code, "q1") == {"a": 1, "b": 1}
+    with pytest.raises(RoomError, match="not open"):
+        one.answer(code, alice, "q1", "b")  # revealed: answers are closed
+
+
+@settings(max_examples=30, deadline=None)
+@given(choice=st.text(max_size=80), attendee=st.text(max_size=80), qid=st.text(max_size=80))
+def test_bad_input_is_refused_with_a_message(tmp_path_factory, choice, attendee, qid):
+    store = SQLiteRooms(tmp_path_factory.mktemp("rooms") / "r.sqlite3")
+    code, key = store.create()
+    store.ask(code, key, "q1")
+    try:
+        store.answer(code, attendee, qid, choice)
+    except RoomError as err:
+        assert str(err)  # a message a page can show
+        return
+    assert qid == "q1" and 0 < len(choice) <= rooms.MAX_CHOICE_CHARS and choice.strip()
+    assert store.tally(code, "q1", key=key) == {choice: 1}
+
+
+def test_presence_counts_connected_and_following_attendees(replicas):
+    one, other = replicas
+    code, _ = one.create()
+    now = 1000.0
+    a, b, c = new_attendee(), new_attendee(), new_attendee()
+    one.heartbeat(code, a, following=True, now=now)
+    other.heartbeat(code, b, following=False, nickname="<b>Bia</b>" + "x" * 100, now=now - 3)
+    one.heartbeat(code, c, following=True, now=now - 60)  # left a minute ago
+    assert one.presence(code, now=now) == (2, 1) == other.presence(code, now=now)
+
+
+def test_an_unknown_or_closed_room_is_none_and_a_corrupt_one_says_so(replicas):
+    one, other = replicas
+    assert one.room("ZZZZZZ") is None and one.room("not a code") is None and one.room(None) is None
+    code, key = one.create()
+    other.close(code, key)
+    assert one.room(code) is None
+    with pytest.raises(RoomError, match="ended"):
+        one.answer(code, new_attendee(), "q1", "a")
+    code, key = one.create()
+    broken = ['{"version": "1"}', "not json", json.dumps({"version": 1, "view": {"page": "../x", "params": {}},
+                                                          "question": None, "touched": 1.0}),
+              json.dumps({"version": 1, "view": {"page": "", "params": {"n": 5}}, "question": None, "touched": 1.0})]
+    for text in broken:
+        _write_raw(one, code, text)
+        with pytest.raises(RoomError, match="record"):
+            other.room(code)
+
+
+def _write_raw(store, code: str, text: str) -> None:
+    """Put a corrupt record in place, as a failing disk or a wrong writer could."""
+    if isinstance(store, SQLiteRooms):
+        store._db().execute("UPDATE rooms SET record = ? WHERE code = ?", (text, code))
+    else:
+        store.client.hset(store._keys(code)[0], "record", text)
+
+
+def test_an_idle_room_is_removed(tmp_path):
+    store = SQLiteRooms(tmp_path / "rooms.sqlite3")
+    old, _ = store.create(now=0.0)
+    fresh, _ = store.create(now=rooms.IDLE_SECONDS)
+    assert store.purge(now=rooms.IDLE_SECONDS + 1) == 1
+    assert store.room(old) is None and store.room(fresh) is not None
+
+
+def test_redis_keys_of_a_room_expire_when_idle(redis_url):
+    store = open_rooms({"PEKIT_ROOMS": redis_url})
+    code, key = store.create()
+    store.ask(code, key, "q1")
+    store.answer(code, new_attendee(), "q1", "a")
+    store.heartbeat(code, new_attendee(), following=True)
+    keys = [k.decode() for k in store.client.keys(f"pekit:*{code}*")]
+    assert len(keys) == 3 and all(0 < store.client.ttl(k) <= rooms.IDLE_SECONDS for k in keys)
+
+
+@pytest.mark.parametrize("typed, code", [("abc-234", "ABC234"), (" ABC234 ", "ABC234"), ("ABC 234", "ABC234"),
+                                         ("ABC23", None), ("ABC2340", None), ("ABCO34", None), ("", None),
+                                         ("x" * 100, None), (123456, None)])
+def test_a_code_is_read_as_typed_or_read_aloud(typed, code):
+    assert normalize_code(typed) == code
