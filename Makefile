@@ -43,7 +43,7 @@ bench: $(VENV)/.dev-installed
 catalogs: $(VENV)/.dev-installed
 	$(VENV)/bin/pybabel extract -F babel.cfg --add-location=file \
 		--sort-by-file --no-wrap --project=pekit -o lab/locale/messages.pot .
-	$(VENV)/bin/pybabel update -i lab/locale/messages.pot -d lab/locale -l pt_BR --no-wrap
+	$(VENV)/bin/pybabel update -i lab/locale/messages.pot -d lab/locale -l pt_BR --no-wrap --ignore-obsolete
 
 clean:
 	rm -rf $(VENV)

@@ -57,12 +57,6 @@ def device_parts() -> tuple[str, str, int]:
     return "cpu", cpu_name(), torch.get_num_threads()
 
 
-def plural(count: int, noun: str) -> str:
-    """An English ``noun`` as a sentence says it of ``count`` things: singular for exactly one.
-    (Translated text says counts with ``ngettext``.)"""
-    return noun if count == 1 else f"{noun}s"
-
-
 class Shown(NamedTuple):
     """A chart drawn on the page, kept for the export panel."""
 

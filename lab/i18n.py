@@ -176,12 +176,10 @@ def number_symbols(code: str) -> tuple[str, str]:
 
 
 def local_number(text: str) -> str:
-    """A number Python wrote (``1,234.5``) in the current language's symbols (``1.234,5``)."""
+    """A number Python wrote (``1,234.5``) in the current language's symbols (``1.234,5``), as
+    the chart builders write theirs (the language's :func:`wording`)."""
     code = language()
-    if code == DEFAULT:
-        return text
-    decimal, group = number_symbols(code)
-    return text.translate({ord("."): decimal, ord(","): group})
+    return text if code == DEFAULT else wording(code).number(text)
 
 
 @functools.cache

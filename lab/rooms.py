@@ -77,6 +77,11 @@ def key_digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
+def _key_matches(digest: str, key: object) -> bool:
+    """Whether ``key`` is the one whose digest is stored, compared in constant time."""
+    return isinstance(key, str) and len(key) <= 100 and hmac.compare_digest(digest, key_digest(key))
+
+
 @dataclass(frozen=True)
 class View:
     """The presenter's page (its URL path, ``""`` for home) and link settings."""
@@ -218,15 +223,13 @@ class Rooms:
     def is_presenter(self, code: str, key: object) -> bool:
         """Whether ``key`` is the room's presenter key (compared in constant time)."""
         stored = self._load(code) if normalize_code(code) == code else None
-        if stored is None or not isinstance(key, str) or len(key) > 100:
-            return False
-        return hmac.compare_digest(stored[0], key_digest(key))
+        return stored is not None and _key_matches(stored[0], key)
 
     def _presenter_record(self, code: str, key: object) -> dict:
         stored = self._load(code) if normalize_code(code) == code else None
         if stored is None:
             raise RoomError("this class has ended or its code is unknown")
-        if not isinstance(key, str) or len(key) > 100 or not hmac.compare_digest(stored[0], key_digest(key)):
+        if not _key_matches(stored[0], key):
             raise RoomError("only the presenter can change the class")
         return _record(stored[1])
 

@@ -6,7 +6,7 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from lab.display import big_number, number, plural
+from lab.display import big_number, number
 
 
 def test_big_numbers_stay_short_and_exact_where_they_are_small():
@@ -51,15 +51,6 @@ def test_a_big_number_reads_back_as_the_number_to_its_digits(value):
     else:
         assert math.isclose(back, value, rel_tol=5e-3, abs_tol=1e-12), (value, text)
     assert "-" not in text  # a negative number carries the minus sign, like the rest of the lab
-
-
-@given(st.integers(0, 10**6), st.sampled_from(["position", "head", "bit", "column", "row"]))
-@example(1, "head")
-@example(0, "head")
-@example(2, "head")
-def test_a_noun_is_singular_for_exactly_one_thing(count, noun):
-    said = plural(count, noun)
-    assert said == (noun if count == 1 else noun + "s")
 
 
 @given(st.floats(-1e300, 1e300, allow_nan=False), st.sampled_from(["", ".3g", ".6g", ",.4g", ".1e", ".2e", ",.0f"]))

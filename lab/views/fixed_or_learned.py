@@ -102,31 +102,28 @@ def _table(name: str) -> str:
 
 def colour_statement(colours: pretrained.ColourRange, unit: str = "entries") -> str:
     """What the colour scale of a picture leaves out, counted in ``unit`` (what was coloured:
-    the entries, or the blocks drawn when each pixel is a block's mean)."""
+    ``"entries"``, or ``"blocks drawn"`` when each pixel is a block's mean)."""
     span = {"low": number(colours.low, ".3g"), "high": number(colours.high, ".3g"),
-            "total": _n(colours.total, ","), "beyond": _n(colours.beyond, ","), "unit": unit}
-    if unit == "entries":
-        if not colours.beyond:
-            return ngettext("Colours from {low} to {high}; every one of the {total} entries lies within.",
-                            "Colours from {low} to {high}; every one of the {total} entries lies within.",
-                            colours.total).format(**span)
-        return ngettext("Colours from {low} to {high}: {beyond} of the {total} entries lie beyond and take the end "
-                        "colours, so that they do not wash out the rest.",
-                        "Colours from {low} to {high}: {beyond} of the {total} entries lie beyond and take the end "
-                        "colours, so that they do not wash out the rest.", colours.beyond).format(**span)
-    if unit == "blocks drawn":
-        if not colours.beyond:
-            return ngettext("Colours from {low} to {high}; every one of the {total} blocks drawn lies within.",
-                            "Colours from {low} to {high}; every one of the {total} blocks drawn lies within.",
-                            colours.total).format(**span)
-        return ngettext("Colours from {low} to {high}: {beyond} of the {total} blocks drawn lie beyond and take the "
-                        "end colours, so that they do not wash out the rest.",
-                        "Colours from {low} to {high}: {beyond} of the {total} blocks drawn lie beyond and take the "
-                        "end colours, so that they do not wash out the rest.", colours.beyond).format(**span)
-    if not colours.beyond:
-        return _("Colours from {low} to {high}; every one of the {total} {unit} lies within.").format(**span)
-    return _("Colours from {low} to {high}: {beyond} of the {total} {unit} lie beyond and take the end colours, so "
-             "that they do not wash out the rest.").format(**span)
+            "total": _n(colours.total, ","), "beyond": _n(colours.beyond, ",")}
+    entries = unit == "entries"
+    if not colours.beyond:  # each message is counted: Portuguese says "each of the 1" and "each of the 5" apart
+        within = (ngettext("Colours from {low} to {high}; every one of the {total} entries lies within.",
+                           "Colours from {low} to {high}; every one of the {total} entries lies within.", colours.total)
+                  if entries else
+                  ngettext("Colours from {low} to {high}; every one of the {total} blocks drawn lies within.",
+                           "Colours from {low} to {high}; every one of the {total} blocks drawn lies within.",
+                           colours.total))
+        return within.format(**span)
+    beyond = (ngettext("Colours from {low} to {high}: {beyond} of the {total} entries lie beyond and take the end "
+                       "colours, so that they do not wash out the rest.",
+                       "Colours from {low} to {high}: {beyond} of the {total} entries lie beyond and take the end "
+                       "colours, so that they do not wash out the rest.", colours.beyond)
+              if entries else
+              ngettext("Colours from {low} to {high}: {beyond} of the {total} blocks drawn lie beyond and take the "
+                       "end colours, so that they do not wash out the rest.",
+                       "Colours from {low} to {high}: {beyond} of the {total} blocks drawn lie beyond and take the "
+                       "end colours, so that they do not wash out the rest.", colours.beyond))
+    return beyond.format(**span)
 
 
 def picture_caption(picture: Picture) -> str:
