@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import gettext as _gettext
 import io
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -159,6 +160,18 @@ def option_from_label(options, label: object) -> object:
                 if option_label(option) == label:
                     return option
     return label
+
+
+_LATEX_TEXT = re.compile(r"\\text\{([^{}]*)\}")
+
+
+def latex_words(latex: str) -> str:
+    """A formula with the words of its ``\\text{...}`` in the current language (each a message of
+    the catalog, marked with ``N_`` where the formula is written; other text, a name such as
+    ``max\\_len``, stays as it is)."""
+    if language() == DEFAULT:
+        return latex
+    return _LATEX_TEXT.sub(lambda m: "\\text{" + _(m[1]) + "}", latex)
 
 
 def N_(message: str) -> str:

@@ -5,7 +5,7 @@ import streamlit as st
 
 from lab.views import encoding_families as fam
 from lab.display import number, show_chart, show_table
-from lab.i18n import N_, _
+from lab.i18n import N_, _, latex_words
 from lab.page import lab_page
 from lab.published import published_table
 
@@ -184,7 +184,7 @@ def context_extension(page) -> None:
     st.caption(fam.extension_caption(view))
     st.latex(r"\textbf{linear (PI)}:\ \omega_j' = \omega_j / s \qquad \textbf{NTK-aware}:\ "
              r"b' = b\, s^{d/(d-2)},\ \omega_j' = b'^{-2j/d}")
-    st.latex(r"\textbf{dynamic NTK}:\ s' = s\,L/L_0 - (s-1) \text{ in place of } s")
+    st.latex(latex_words(r"\textbf{dynamic NTK}:\ s' = s\,L/L_0 - (s-1) \text{ in place of } s"))
     st.latex(r"\textbf{YaRN}:\ \omega_j' = (1-\gamma_j)\,\omega_j + \gamma_j\,\omega_j/s,\ "
              r"\gamma_j = \mathrm{clip}\Big(\tfrac{j - \text{low}}{\text{high} - \text{low}}, 0, 1\Big)")
     st.markdown("\n".join([

@@ -170,3 +170,11 @@ def test_the_catalog_is_one_file_compiled_in_memory():
     i18n.translations.cache_clear()
     assert sorted(p.name for p in (i18n.LOCALE_DIR / "pt_BR" / "LC_MESSAGES").glob("*")) == ["messages.po"]
     assert i18n.translations("pt").gettext("Reset") == "Redefinir"
+
+
+def test_a_formulas_words_follow_the_language_and_its_names_stay():
+    formula = r"E \in \mathbb{R}^{\text{max\_len}\times d}\ \text{learned},\ (\text{T5 leaves out } 1/\sqrt{d/h})"
+    assert i18n.latex_words(formula) == formula
+    with i18n.use("pt"):
+        assert i18n.latex_words(formula) == (r"E \in \mathbb{R}^{\text{max\_len}\times d}\ \text{aprendida},\ "
+                                             r"(\text{o T5 omite } 1/\sqrt{d/h})")

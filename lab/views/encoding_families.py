@@ -17,7 +17,7 @@ import streamlit as st
 import pekit
 from pekit import binary, charts, families, pretrained, shipped
 from lab.display import number
-from lab.i18n import N_, _, language, localized_resource, ngettext, option_label, pgettext
+from lab.i18n import N_, _, language, latex_words, localized_resource, ngettext, option_label, pgettext
 from lab.jobs import job_board
 from lab.settings import ChoiceSetting, FloatSetting, IntSetting
 from lab.views.train import TrainKey
@@ -78,6 +78,8 @@ FORMULA = {  # one or more lines of LaTeX each, narrow enough for half a project
              r"c(x) = \min(\max(x,-k),k)"],
     "none": [r"s_{ij} = q_i\cdot k_j/\sqrt{d/h}"],
 }
+# the words of the formulas' \text{...} (shown through lab.i18n.latex_words)
+FORMULA_WORDS = (N_("learned"), N_("T5 leaves out "), N_(" in place of "))
 
 
 def runs_of(items: tuple[int, ...] | list[int]) -> str:
@@ -327,7 +329,8 @@ def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int) ->
     settings = {"d": d, "heads": heads, "causal": causal, "k": k, "head": head}
     views = {scheme: scheme_view(scheme, n, **{key: value if key in needs else None for key, value in settings.items()})
              for scheme, needs in DEPENDS.items()}
-    panels = tuple(Panel(s, _(TITLE[s]), _(WHERE[s]), tuple(FORMULA[s]), views.get(s)) for s in families.FAMILIES)
+    panels = tuple(Panel(s, _(TITLE[s]), _(WHERE[s]), tuple(latex_words(f) for f in FORMULA[s]), views.get(s))
+                   for s in families.FAMILIES)
     return SideBySide(panels, parameters_view(d, heads, k))
 
 
