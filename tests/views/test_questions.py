@@ -1,0 +1,332 @@
+"""Checks for understanding: every page has at least two questions; each question's right answer is
+the one an independent closed form or naive loop gives; every explanation states the numbers it
+is computed from, over the whole range of its arguments."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+import torch
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+import pekit
+from lab.registry import LAB_PAGES, OPTIONAL_PAGES
+from lab.rooms import _NAME
+from lab.views import questions as q
+
+EXAMPLES = settings(max_examples=25, deadline=None)
+MISSING = pekit.smollm2_missing()
+NUMBER = re.compile(r"−?\d[\d,]*(?:\.\d+)?(?: × 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?")
+
+
+def numbers_in(text: str) -> list[str]:
+    return NUMBER.findall(text)
+
+
+def shown(value: float, spec: str) -> str:
+    """A number as the explanation writes it (English)."""
+    from lab.display import number
+
+    return number(value, spec)
+
+
+# -- the set of questions ------------------------------------------------------------------------
+
+def test_every_page_has_at_least_two_questions():
+    for page in LAB_PAGES + OPTIONAL_PAGES:
+        assert len(q.checks_for(page.url_path)) >= 2, page.url_path
+    assert {check.page for check in q.CHECKS} == {page.url_path for page in LAB_PAGES + OPTIONAL_PAGES}
+
+
+def test_questions_are_well_formed():
+    assert len(q.BY_ID) == len(q.CHECKS)
+    for check in q.CHECKS:
+        assert _NAME.fullmatch(check.id) and _NAME.fullmatch(check.page)
+        assert 2 <= len(check.options) <= 4 and len(set(check.options)) == len(check.options)
+        assert check.prompt.endswith("?")
+        assert all(_NAME.fullmatch(name) and isinstance(value, str) for name, value in check.settings.items())
+        assert check.choice(str(len(check.options) - 1)) == len(check.options) - 1
+        for bad in (None, "", "-1", str(len(check.options)), "1.0", "x", 3):
+            assert check.choice(bad) is None
+
+
+def test_question_settings_are_settings_of_their_page():
+    """A question's link settings are settings its page binds to the link (declared in the page's
+    script or its view module), so the picture can show the answer."""
+    import pathlib
+
+    for check in q.CHECKS:
+        sources = "".join(path.read_text(encoding="utf-8") for path in
+                          (pathlib.Path("pages", f"{check.page}.py"), pathlib.Path("lab", "views", f"{check.page}.py"))
+                          if path.exists())
+        declared = set(re.findall(r'Setting\("([a-z_]+)"', sources))
+        assert declared, check.page
+        assert set(check.settings) <= declared, (check.id, set(check.settings) - declared)
+
+
+REFERENCE = {  # each question's right option, from a closed form written out here
+    "heatmap-fastest": "columns 0 and 1",  # ω₀ = 1, the largest of 1/base^(2j/d)
+    "heatmap-offset": "the same",  # sin a sin b + cos a cos b = cos(a − b)
+    "binary-flip": "every 4 positions",  # 2²
+    "binary-bits": str((64 - 1).bit_length()),
+    "rotation-shift": "it turns by an angle that depends on δ alone",
+    "rotation-rope": "s again",
+    "complexity-path": str(math.ceil((16 - 1) / (3 - 1))),
+    "complexity-double": f"{(2000 ** 2 * 256) // (1000 ** 2 * 256)} times",
+    "attention-permute": "they move with the tokens; nothing else changes",
+    "attention-empty": "all zeros",
+    "train-none": "almost none (under 5 %)",
+    "train-map": "an anti-diagonal: output i reads input n − 1 − i",
+    "families-alibi": "1/2",  # 2^(−8/8)
+    "families-linear": "4 times smaller",
+    "learned-params": f"{512 * 384:,}",
+    "learned-near": "yes: similarity falls with the distance",
+    "rope-kv": "3",
+    "rope-shift": "nothing, up to float rounding",
+}
+
+
+@pytest.mark.parametrize("check", q.CHECKS, ids=lambda c: c.id)
+def test_right_answer_matches_an_independent_reference(check):
+    if check.page == "rope_in_a_real_model" and MISSING:
+        pytest.skip(str(MISSING))
+    solved = check.solve()
+    assert 0 <= solved.correct < len(check.options)
+    assert check.options[solved.correct] == REFERENCE[check.id]
+    assert q.correct(check) == solved.correct
+    assert solved.explanation and "{" not in solved.explanation
+
+
+# -- the explanations, over their arguments' ranges ---------------------------------------------
+
+EVEN_D = st.integers(1, 512).map(lambda h: 2 * h)
+
+
+@EXAMPLES
+@given(st.integers(2, 4096), EVEN_D)
+@example(60, 32)
+@example(2, 2)
+def test_pair_speeds_and_sentence(n, d):
+    speeds = q.pair_speeds(n, d)
+    for j in (0, d // 2 - 1):
+        omega = 1 / 10000 ** (2 * j / d)
+        assert speeds.angles[j] == pytest.approx(omega, rel=1e-12)
+        naive = sum(abs(math.sin((i + 1) * omega) - math.sin(i * omega)) + abs(math.cos((i + 1) * omega) - math.cos(i * omega))
+                    for i in range(n - 1)) / (2 * (n - 1))
+        assert speeds.steps[j] == pytest.approx(naive, rel=1e-9, abs=1e-12)
+    text = q.fastest_sentence(speeds)
+    assert shown(speeds.steps[0], ".3g") in text and shown(2 * math.pi / speeds.angles[-1], ".3g") in text
+    assert f"columns {d - 2} and {d - 1}" in text and f"the {n} positions" in text
+    answer = q.fastest_answer(speeds)
+    pairs = q._heatmap_pairs(d)
+    if len({speeds.steps[p] for p in pairs}) > 1:
+        assert speeds.steps[pairs[answer]] == max(speeds.steps[p] for p in pairs)
+
+
+@EXAMPLES
+@given(EVEN_D, st.integers(0, 64), st.integers(0, 500), st.integers(0, 500))
+def test_offset_dots_depend_on_the_offset_only(d, offset, first, second):
+    dots = q.offset_dots(d, offset, first, second)
+    closed = sum(math.cos(offset / 10000 ** (2 * j / d)) for j in range(d // 2))
+    assert dots.near == pytest.approx(closed, abs=1e-9) and dots.far == pytest.approx(closed, abs=1e-9)
+    assert q.offset_answer(dots) == 2
+    text = q.offset_sentence(dots)
+    assert text.count(shown(closed, ".6g")) == 2 or shown(dots.near, ".6g") in text
+    assert f"P{first + offset}" in text and f"P{second + offset}" in text
+
+
+def test_odd_width_refused_for_offset_dots():
+    with pytest.raises(ValueError, match="d must be even"):
+        q.offset_dots(7, 1, 0, 2)
+
+
+@EXAMPLES
+@given(st.integers(0, 15), st.integers(2, 1024))
+@example(2, 64)
+@example(10, 64)
+def test_bit_flips(bit, n):
+    flips = q.bit_flips(bit, n)
+    naive = [i for i in range(1, n) if (i >> bit) & 1 != ((i - 1) >> bit) & 1]
+    assert list(flips.flips) == naive
+    text = q.flip_sentence(flips)
+    if naive:
+        assert flips.spacing == 2 ** bit
+        assert f"every {2 ** bit} positions" in text and str(naive[0]) in text
+    else:
+        assert f"position {2 ** bit}" in text and 2 ** bit >= n
+    assert q.flip_answer(flips) == (q.FLIP_OPTIONS.index(flips.spacing) if flips.spacing in q.FLIP_OPTIONS else -1)
+
+
+@EXAMPLES
+@given(st.integers(2, 100_000))
+@example(64)
+@example(65)
+@example(2)
+def test_bits_sentence(n):
+    bits = q.bits_needed(n)
+    assert bits == (n - 1).bit_length()
+    text = q.bits_sentence(n, bits)
+    assert f"{bits} bit{'s count' if bits > 1 else ' counts'} from 0 to {2 ** bits - 1}" in text and f"0 to {n - 1}" in text
+    assert 2 ** bits >= n and (bits == 1 or 2 ** (bits - 1) < n)
+    if bits > 1:
+        assert f"stop at {2 ** (bits - 1) - 1}" in text
+
+
+@EXAMPLES
+@given(st.integers(1, 32).map(lambda h: 2 * h), st.integers(0, 256), st.integers(0, 255))
+@example(16, 3, 1)
+def test_shift_turn(d, delta, pair):
+    pair %= d // 2
+    turn = q.shift_turn(d, delta, pair, n=32)
+    assert turn.angle == pytest.approx(delta / 10000 ** (2 * pair / d))
+    assert turn.gap < 1e-9 and turn.stretch < 1e-9 and q.turn_answer(turn) == 0
+    text = q.turn_sentence(turn)
+    assert shown(turn.angle, ".4g") in text and "0 to 31" in text
+
+
+@EXAMPLES
+@given(st.integers(1, 32).map(lambda h: 2 * h), st.integers(0, 100), st.integers(0, 100), st.integers(0, 5000))
+def test_rope_scores(d, i, j, shift):
+    scores = q.rope_scores(d, i, j, shift)
+    generator = torch.Generator().manual_seed(0)
+    qv, kv = torch.randn(2, 1, d, generator=generator, dtype=torch.float64)
+
+    def naive(a: int, b: int) -> float:  # rotate each adjacent pair by hand
+        total = 0.0
+        for p in range(d // 2):
+            w = 1 / 10000 ** (2 * p / d)
+            q0, q1 = qv[0, 2 * p].item(), qv[0, 2 * p + 1].item()
+            k0, k1 = kv[0, 2 * p].item(), kv[0, 2 * p + 1].item()
+            total += (q0 * k0 + q1 * k1) * math.cos((b - a) * w) + (q1 * k0 - q0 * k1) * math.sin((b - a) * w)
+        return total
+
+    assert scores.before == pytest.approx(naive(i, j), abs=1e-8)
+    assert scores.after == pytest.approx(naive(i, j), abs=1e-8)
+    assert q.rope_answer(scores) == 0
+    text = q.rope_sentence(scores)
+    assert shown(scores.before, ".6g") in text and f"offset {j - i}".replace("-", "−") in text
+
+
+@EXAMPLES
+@given(st.integers(2, 1_000_000), st.integers(2, 15))
+def test_cnn_path(n, k):
+    path = q.cnn_path(n, k)
+    assert path == -(-(n - 1) // (k - 1))
+    text = q.cnn_path_sentence(n, k)
+    assert f"= {path} layers" in text and f"needs {n - 1} steps" in text
+
+
+@EXAMPLES
+@given(st.integers(1, 500_000), st.integers(1, 4096))
+def test_growth(n, d):
+    assert q.growth(n, d, "Self-attention") == pytest.approx(4)
+    assert q.growth(n, d, "RNN") == pytest.approx(2)
+    text = q.growth_sentence(n, d)
+    assert f"{n * n * d:,}" in text and f"{4 * n * n * d:,}" in text and f"{n * d * d:,}" in text
+    assert "4 times" in text and "2 times" in text
+
+
+@EXAMPLES
+@given(st.integers(2, 16), st.integers(0, 20))
+def test_shuffled(tokens, seed):
+    result = q.shuffled(tokens, seed)
+    assert result.reordered_gap < 1e-5 and q.shuffle_answer(result) in (0,)
+    text = q.shuffle_sentence(result)
+    assert f"{tokens} random tokens" in text and shown(result.plain_gap, ".2g") in text
+
+
+@EXAMPLES
+@given(st.integers(1, 64))
+def test_empty_rows(keys):
+    row = q.empty_rows(keys)
+    assert row == (0.0,) * keys and q.empty_answer(row) == 0
+    text = q.empty_sentence(row)
+    assert "(" + "; ".join(["0"] * keys) + ")" in text and "summing to 0" in text
+    assert q.empty_answer((float("nan"),)) == 1 and q.empty_answer((0.5, 0.5)) == 2 and q.empty_answer((1.0, 0.0)) == 3
+
+
+@EXAMPLES
+@given(st.floats(0, 1), st.floats(0, 1), st.floats(0, 1))
+def test_share_sentence(none, tokens, sinusoidal):
+    text = q.share_sentence(q.Shipped(none, tokens, sinusoidal))
+    for value in (none, tokens, sinusoidal):
+        assert shown(100 * value, ".3g") in text
+    answer = q.share_answer(none)
+    assert answer == (0 if none > 0.9 else 2 if none < 0.05 else 1 if 0.25 <= none <= 0.75 else -1)
+
+
+@EXAMPLES
+@given(st.integers(1, 3), st.integers(1, 4), st.integers(2, 10), st.integers(0, 1000))
+def test_pattern(layers, heads, T, seed):
+    weights = torch.randn(layers, heads, T, T, generator=torch.Generator().manual_seed(seed)).mul(3).softmax(-1)
+    p = q.pattern(weights)
+    best_anti = max((sum(weights[l, h, i, T - 1 - i].item() for i in range(T)) / T, l, h)
+                    for l in range(layers) for h in range(heads))
+    assert p.anti[2] == pytest.approx(best_anti[0], abs=1e-6)
+    text = q.pattern_sentence(p)
+    assert shown(100 * p.anti[2], ".3g") in text and shown(100 / T, ".3g") in text
+    assert f"head {p.anti[1] + 1} of layer {p.anti[0] + 1}" in text
+    anti = torch.zeros(1, 1, T, T)
+    anti[0, 0, torch.arange(T), T - 1 - torch.arange(T)] = 1
+    assert q.pattern_answer(q.pattern(anti)) == 0
+    assert q.pattern_answer(q.pattern(torch.full((1, 1, T, T), 1 / T))) == 3
+    assert q.pattern_answer(q.pattern(torch.eye(T)[None, None])) == 1
+    first = torch.zeros(1, 1, T, T)
+    first[..., 0] = 1
+    assert q.pattern_answer(q.pattern(first)) == (2 if T > 2 else q.pattern_answer(q.pattern(first)))
+
+
+@EXAMPLES
+@given(st.integers(1, 64))
+def test_slopes_sentence(heads):
+    slopes = pekit.alibi_slopes(heads).tolist()
+    text = q.slopes_sentence(heads)
+    assert f"alibi_slopes({heads})" in text and shown(slopes[0], ".4g") in text and shown(slopes[-1], ".4g") in text
+    if heads & (heads - 1) == 0:
+        assert slopes[0] == pytest.approx(2 ** (-8 / heads))
+
+
+@EXAMPLES
+@given(st.integers(2, 128).map(lambda h: 2 * h), st.floats(1.0, 64.0))
+def test_linear_sentence(dim, factor):
+    assert q.linear_ratio(dim, factor) == pytest.approx(1 / factor, rel=1e-6)
+    text = q.linear_sentence(dim, factor)
+    assert shown(1 / factor, ".4g") in text and f"by {shown(factor, 'g')}" in text
+
+
+@EXAMPLES
+@given(st.integers(1, 4096), st.integers(1, 4096))
+def test_parameters_sentence(rows, width):
+    text = q.parameters_sentence(rows, width)
+    assert f"{rows} rows of {width} numbers: {rows * width:,} numbers" in text
+    assert q.parameters_answer(rows * width) == (q.PARAMETER_OPTIONS.index(rows * width)
+                                                 if rows * width in q.PARAMETER_OPTIONS else -1)
+
+
+@EXAMPLES
+@given(st.integers(4, 64), st.integers(1, 16), st.integers(0, 100))
+def test_near_sentence(rows, width, seed):
+    table = torch.randn(rows, width, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    offsets = (1, rows // 2, rows - 1)
+    similarities = q.mean_similarity(table, offsets)
+    for o, s in zip(offsets, similarities):
+        naive = sum(float(table[i] @ table[i + o] / (table[i].norm() * table[i + o].norm())) for i in range(rows - o))
+        assert s == pytest.approx(naive / (rows - o), abs=1e-9)
+    text = q.near_sentence(offsets, similarities)
+    for o, s in zip(offsets, similarities):
+        assert f"{shown(s, '.2f')} at δ = {o}" in text
+    falls = similarities[0] - similarities[-1] > 0.1
+    assert (q.near_answer(similarities) == 0) == falls
+
+
+@EXAMPLES
+@given(st.sampled_from([(9, 3, 64), (8, 2, 32), (4, 4, 16), (12, 1, 128)]))
+def test_kv_sentence(shape):
+    heads, kv, dim = shape
+    text = q.kv_sentence(heads, kv, dim)
+    assert f"{heads} query heads and {kv} key/value heads" in text and f"every {heads // kv} query heads" in text
+    assert q.kv_answer(kv) == (q.KV_OPTIONS.index(kv) if kv in q.KV_OPTIONS else -1)
+    assert q.real_shift_answer(1e-6, 0) == 0 and q.real_shift_answer(1e-2, 0) == 1 and q.real_shift_answer(0, 1) == 1
