@@ -40,7 +40,7 @@ DEFAULT = "en"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "messages"
 # link parameters that belong to the app's shell, not to a page's settings: every page keeps them
-SHELL_PARAMS = frozenset({"lang"})
+SHELL_PARAMS = frozenset({"lang", "room"})  # the shell's link parameters: language, class
 
 # the language of this run; None outside a run of the app (then English)
 _current: ContextVar[str | None] = ContextVar("lab_language", default=None)

@@ -22,6 +22,7 @@ from typing import Any
 
 import streamlit as st
 
+from lab.classroom import page_settings, question_card, relinking
 from lab.display import Shown, export_panel, show_error, shown_charts
 from lab.i18n import SHELL_PARAMS, _, option_from_label, option_label
 from lab.server import require_shell
@@ -55,8 +56,9 @@ class Page:
         # until its widget is drawn, a setting whose value the browser sent reads its link value
         self._fallback: dict[str, Any] = {}
         reset = st.session_state.pop(self._reset_key, False)
-        sent = set() if reset else widget_keys_sent_by_the_browser()
-        missing = [s for s in settings if reset or self.key(s) not in st.session_state]
+        relink = relinking() and not reset  # following a presenter: every setting from the link
+        sent = set() if reset or relink else widget_keys_sent_by_the_browser()
+        missing = [s for s in settings if reset or relink or self.key(s) not in st.session_state]
         if missing:
             params = st.query_params
             for s in missing:
@@ -269,6 +271,7 @@ class Page:
     def write_url(self) -> None:
         """Put the non-default settings into the address bar (only when they changed)."""
         wanted = self._wanted_params()
+        page_settings(wanted)  # what a presenter's class sees
         current = {k: st.query_params.get(k) for k in st.query_params.keys()}
         wanted.update({k: v for k, v in current.items() if k in SHELL_PARAMS})  # the shell's (language)
         if current != wanted:
@@ -292,6 +295,8 @@ def lab_page(name: str, title: str, intro: str, settings: Sequence[Setting]) -> 
     page.show_notes()
     if intro:
         st.markdown(intro)
+    if question_card():  # an open question: the pictures wait for its answer
+        page.stop()
     charts: list[Shown] = []
     token = shown_charts.set(charts)
     try:

@@ -32,6 +32,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lab.i18n import N_
+
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: a code is read aloud and typed
 CODE_LENGTH = 6  # 32⁶ ≈ 10⁹ codes
 KEY_BYTES = 16  # the presenter's key: 128 random bits
@@ -197,6 +199,10 @@ class Rooms:
     def _delete(self, code: str) -> None:
         raise NotImplementedError
 
+    def purge(self, *, now: float | None = None, idle: float = IDLE_SECONDS) -> int:
+        """Remove the rooms untouched for ``idle`` seconds; how many."""
+        raise NotImplementedError
+
     def _answers(self, code: str, qid: str) -> dict[str, str]:
         raise NotImplementedError
 
@@ -204,13 +210,14 @@ class Rooms:
     def create(self, *, now: float | None = None) -> tuple[str, str]:
         """A new room: its code (for the attendees) and its key (for the presenter only)."""
         now = time.time() if now is None else now
+        self.purge(now=now)  # a class starting clears the rooms left idle for hours
         key = new_key()
         record = {"version": 0, "view": {"page": "", "params": {}}, "question": None, "touched": now}
         for _ in range(20):
             code = new_code()
             if self._save(code, key_digest(key), record, create=True):
                 return code, key
-        raise RoomError("no free room code was found; try again")
+        raise RoomError(N_("no free room code was found; try again"))
 
     def room(self, code: object) -> Room | None:
         """The room, or None when the code names none (never was, closed, or expired)."""
@@ -228,9 +235,9 @@ class Rooms:
     def _presenter_record(self, code: str, key: object) -> dict:
         stored = self._load(code) if normalize_code(code) == code else None
         if stored is None:
-            raise RoomError("this class has ended or its code is unknown")
+            raise RoomError(N_("this class has ended or its code is unknown"))
         if not _key_matches(stored[0], key):
-            raise RoomError("only the presenter can change the class")
+            raise RoomError(N_("only the presenter can change the class"))
         return _record(stored[1])
 
     def drive(self, code: str, key: str, *, page: str, params: Mapping[str, str], now: float | None = None) -> int:
@@ -257,9 +264,19 @@ class Rooms:
     def reveal(self, code: str, key: str, qid: str, *, now: float | None = None) -> int:
         record = self._presenter_record(code, key)
         if record["question"] is None or record["question"]["id"] != qid:
-            raise RoomError("that question is not the open one")
+            raise RoomError(N_("that question is not the open one"))
         record["question"]["revealed"] = True
         record["version"] += 1
+        record["touched"] = time.time() if now is None else now
+        self._save(code, None, record)
+        return record["version"]
+
+    def finish(self, code: str, key: str, *, now: float | None = None) -> int:
+        """The presenter puts the question away (its answers are kept until the class ends)."""
+        record = self._presenter_record(code, key)
+        if record["question"] is not None:
+            record["question"] = None
+            record["version"] += 1
         record["touched"] = time.time() if now is None else now
         self._save(code, None, record)
         return record["version"]
@@ -274,9 +291,9 @@ class Rooms:
         """An attendee's answer to the open, unrevealed question (their last answer counts)."""
         room = self.room(code)
         if room is None:
-            raise RoomError("this class has ended or its code is unknown")
+            raise RoomError(N_("this class has ended or its code is unknown"))
         if room.question is None or room.question.id != qid or room.question.revealed:
-            raise RoomError("that question is not open for answers")
+            raise RoomError(N_("that question is not open for answers"))
         self._put_answer(code, qid, _check_token("attendee", attendee), _check_choice(choice))
 
     def tally(self, code: str, qid: str, *, key: str | None = None) -> dict[str, int]:
@@ -284,10 +301,10 @@ class Rooms:
         the question is revealed."""
         room = self.room(code)
         if room is None:
-            raise RoomError("this class has ended or its code is unknown")
+            raise RoomError(N_("this class has ended or its code is unknown"))
         revealed = room.question is not None and room.question.id == qid and room.question.revealed
         if not revealed and not self.is_presenter(code, key):
-            raise RoomError("the answers are shown once the presenter reveals them")
+            raise RoomError(N_("the answers are shown once the presenter reveals them"))
         counts: dict[str, int] = {}
         for choice in self._answers(code, _check_name("question", qid)).values():
             if isinstance(choice, str) and 0 < len(choice) <= MAX_CHOICE_CHARS:  # as from a link
@@ -308,11 +325,18 @@ class Rooms:
         """(attendees connected, of them following) over the last ``window`` seconds."""
         now = time.time() if now is None else now
         connected = following = 0
-        for at, follows in self._presences(code):
+        for at, follows, _nickname in self._presences(code):
             if now - window <= at <= now + window:
                 connected += 1
                 following += follows
         return connected, following
+
+    def nicknames(self, code: str, *, now: float | None = None, window: float = PRESENT_SECONDS) -> list[str]:
+        """The nicknames typed by the attendees connected now (most attendees type none), sorted;
+        each checked again as it is read back (printable, bounded)."""
+        now = time.time() if now is None else now
+        return sorted(_check_nickname(nickname) for at, _follows, nickname in self._presences(code)
+                      if nickname and now - window <= at <= now + window)
 
     # presence and answers: store-specific
     def _put_answer(self, code: str, qid: str, attendee: str, choice: str) -> None:
@@ -321,7 +345,7 @@ class Rooms:
     def _put_presence(self, code: str, attendee: str, following: bool, nickname: str, at: float) -> None:
         raise NotImplementedError
 
-    def _presences(self, code: str) -> list[tuple[float, bool]]:
+    def _presences(self, code: str) -> list[tuple[float, bool, str]]:  # (last heartbeat, following, nickname)
         raise NotImplementedError
 
 
@@ -382,9 +406,9 @@ class SQLiteRooms(Rooms):
                            (code, attendee, int(following), nickname, at))
 
     def _presences(self, code):
-        rows = self._db().execute("SELECT at, following FROM presence WHERE code = ? ORDER BY at DESC LIMIT ?",
-                                  (code, MAX_ATTENDEES)).fetchall()
-        return [(float(at), bool(f)) for at, f in rows if isinstance(at, (int, float))]
+        rows = self._db().execute("SELECT at, following, nickname FROM presence WHERE code = ? ORDER BY at DESC "
+                                  "LIMIT ?", (code, MAX_ATTENDEES)).fetchall()
+        return [(float(at), bool(f), n if isinstance(n, str) else "") for at, f, n in rows if isinstance(at, (int, float))]
 
     def purge(self, *, now: float | None = None, idle: float = IDLE_SECONDS) -> int:
         """Remove the rooms untouched for ``idle`` seconds (and their answers and presence)."""
@@ -454,11 +478,11 @@ class RedisRooms(Rooms):
         out = []
         for raw in list(self.client.hvals(self._keys(code)[1]))[:MAX_ATTENDEES]:
             try:
-                at, following, _nickname = json.loads(raw)
+                at, following, nickname = json.loads(raw)
             except (ValueError, TypeError):
                 continue  # a corrupt heartbeat counts as no heartbeat
             if isinstance(at, (int, float)) and isinstance(following, bool):
-                out.append((float(at), following))
+                out.append((float(at), following, nickname if isinstance(nickname, str) else ""))
         return out
 
     def purge(self, *, now: float | None = None, idle: float = IDLE_SECONDS) -> int:

@@ -141,6 +141,21 @@ def test_presence_counts_connected_and_following_attendees(replicas):
     other.heartbeat(code, b, following=False, nickname="<b>Bia</b>" + "x" * 100, now=now - 3)
     one.heartbeat(code, c, following=True, now=now - 60)  # left a minute ago
     assert one.presence(code, now=now) == (2, 1) == other.presence(code, now=now)
+    # a nickname is bounded and kept as typed (the page shows it as text, never as markup)
+    assert one.nicknames(code, now=now) == ["<b>Bia</b>" + "x" * (rooms.MAX_NICKNAME_CHARS - 10)] == \
+        other.nicknames(code, now=now)
+    one.heartbeat(code, c, following=True, nickname="Zé\x00\u202e", now=now)
+    assert one.nicknames(code, now=now) == ["<b>Bia</b>" + "x" * (rooms.MAX_NICKNAME_CHARS - 10), "Zé"]
+
+
+def test_the_presenter_puts_a_question_away(replicas):
+    one, other = replicas
+    code, key = one.create()
+    version = one.ask(code, key, "q1")
+    with pytest.raises(RoomError, match="presenter"):
+        other.finish(code, "not the key")
+    assert other.finish(code, key) == version + 1 and one.room(code).question is None
+    assert one.finish(code, key) == version + 1  # nothing open: nothing changes
 
 
 def test_an_unknown_or_closed_room_is_none_and_a_corrupt_one_says_so(replicas):

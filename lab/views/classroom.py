@@ -1,0 +1,107 @@
+"""The classroom's records and sentences: who is in the class, how the class answered a question,
+and what an attendee is told after the reveal. Each sentence states the counts it is given."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+from lab.display import number
+from lab.i18n import _, ngettext
+from lab.views.live_attention import plain
+
+
+class Tally(NamedTuple):
+    """How many attendees chose each option of a question (every option, zeros included)."""
+
+    counts: tuple[int, ...]
+    correct: int
+
+    @property
+    def answered(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def right(self) -> int:
+        return self.counts[self.correct]
+
+
+def tally_of(stored: Mapping[str, int], options: int, correct: int) -> Tally:
+    """A store's tally (answers as option indices in text, ``{"0": 3, "2": 1}``) as a :class:`Tally`;
+    an answer naming no option is left out (it cannot be drawn: the note says how many)."""
+    counts = [0] * options
+    for answer, count in stored.items():
+        if isinstance(answer, str) and answer.isdigit() and int(answer) < options and count > 0:
+            counts[int(answer)] += count
+    return Tally(tuple(counts), correct)
+
+
+def ignored_answers(stored: Mapping[str, int], options: int) -> int:
+    """How many stored answers name no option of the question (an older question's, or tampered)."""
+    return sum(count for answer, count in stored.items()
+               if not (isinstance(answer, str) and answer.isdigit() and int(answer) < options))
+
+
+def nicknames_sentence(names: Sequence[str]) -> str:
+    """The nicknames attendees typed, each shown as typed (markup escaped: never a link, never bold)."""
+    return _("Nicknames: {names}").format(names=", ".join(plain(name) for name in names))
+
+
+def presence_sentence(connected: int, following: int) -> str:
+    """How many attendees are here, and how many follow the presenter."""
+    if connected == 0:
+        return _("No attendee has joined yet: share the attendee link or the code.")
+    return ngettext("{connected} attendee connected, {following} following you.",
+                    "{connected} attendees connected, {following} following you.", connected).format(
+        connected=number(connected, ","), following=number(following, ","))
+
+
+def answered_sentence(answered: int, connected: int) -> str:
+    """The presenter's count while a question is open (an attendee who answered may have left since)."""
+    return ngettext("{answered} answer so far.", "{answered} answers so far.", answered).format(
+        answered=number(answered, ",")) + " " + ngettext(
+        "{connected} attendee connected.", "{connected} attendees connected.", connected).format(
+        connected=number(connected, ","))
+
+
+def result_sentence(tally: Tally) -> str:
+    """The class's result once the answer is revealed."""
+    if tally.answered == 0:
+        return _("Nobody answered this question.")
+    return ngettext("{right} of {answered} answer was right ({share} %).",
+                    "{right} of {answered} answers were right ({share} %).", tally.answered).format(
+        right=number(tally.right, ","), answered=number(tally.answered, ","),
+        share=number(100 * tally.right / tally.answered, ".0f"))
+
+
+def verdict_sentence(mine: int | None, correct: int, options: Sequence[str]) -> str:
+    """What an attendee (or a learner alone) is told at the reveal: ``options`` in the reader's language."""
+    if mine is None:
+        return _("You did not answer. The answer is “{answer}”.").format(answer=options[correct])
+    if mine == correct:
+        return _("You answered “{answer}”: right.").format(answer=options[mine])
+    return _("You answered “{mine}”; the answer is “{answer}”.").format(mine=options[mine], answer=options[correct])
+
+
+def answers_chart(options: Sequence[str], tally: Tally, *, revealed: bool) -> dict:
+    """A bar per option (``options`` in the reader's language), in the options' order, zeros
+    included; once revealed the right option's bar is green and the others grey."""
+    rows = [{"option": f"{i + 1}. {label}", "count": count, "right": revealed and i == tally.correct,
+             "order": i} for i, (label, count) in enumerate(zip(options, tally.counts))]
+    top = max(tally.counts + (1,))
+    return {
+        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+        "data": {"values": rows},
+        "mark": {"type": "bar", "tooltip": True},
+        "height": {"step": 34},
+        "encoding": {
+            "y": {"field": "option", "type": "nominal", "sort": {"field": "order"}, "title": None,
+                  "axis": {"labelLimit": 320, "labelFontSize": 13}},
+            "x": {"field": "count", "type": "quantitative", "title": _("attendees"),
+                  "scale": {"domain": [0, top]}, "axis": {"tickMinStep": 1, "format": "d"}},
+            "color": {"field": "right", "type": "nominal", "legend": None,
+                      "scale": {"domain": [True, False], "range": ["#2e7d32", "#9e9e9e" if revealed else "#5c6bc0"]}},
+        },
+        "usermeta": {"embedOptions": {"actions": False}},
+    }
+

@@ -1,0 +1,77 @@
+"""Classroom: an instructor starts a class and shares its links; attendees join by link, QR code
+or code, and follow the presenter's page and settings."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab import classroom
+from lab.i18n import _
+from lab.rooms import MAX_NICKNAME_CHARS
+from lab.server import require_shell
+from lab.views.classroom import nicknames_sentence, presence_sentence
+
+require_shell()
+
+
+@st.fragment(run_every=classroom.POLL_SECONDS)
+def who_is_here(code: str) -> None:
+    rooms = classroom.store()
+    st.markdown(presence_sentence(*rooms.presence(code)))
+    names = rooms.nicknames(code)
+    if names:
+        st.caption(nicknames_sentence(names))
+
+
+st.title(_("Classroom"))
+seat, room = classroom.seat(), classroom.room()
+if error := st.session_state.pop("classroom.error", None):
+    st.warning(error, icon=":material/error:")
+
+if seat is None or room is None:
+    st.markdown(_(
+        "Teach with the lab: start a class, and every attendee's screen follows your page and settings within a "
+        "second or two. Ask the class the questions of each page, see their answers come in, then reveal."))
+    teach, attend = st.columns(2, gap="large")
+    with teach:
+        st.subheader(_("Teach a class"))
+        st.markdown(_("You get a link for attendees (and a QR code and a short code to read aloud) and a private "
+                      "link that lets you present."))
+        st.button(_("Start a class"), type="primary", icon=":material/co_present:", on_click=classroom.start_class)
+    with attend:
+        st.subheader(_("Join a class"))
+        st.text_input(_("Class code"), key="classroom.code", max_chars=12, placeholder="K7QM3P")
+        st.button(_("Join"), icon=":material/login:", on_click=classroom.join_typed, args=("classroom.code",))
+    st.caption(_("Nothing personal is kept: a class holds the presenter's page and settings, the answers given "
+                 "(by anonymous attendees) and optional nicknames, and is removed when it ends or after four idle "
+                 "hours."))
+elif seat.presenter:
+    attendee_link = f"{classroom.base_url(st.context.url, classroom.CLASSROOM_PAGE)}?room={seat.code}"
+    presenter_link = f"{attendee_link}&key={seat.key}"
+    st.markdown(_("**Class {code}** is running. Attendees open the link below (or scan the code, or type the code "
+                  "on this page); their pages then follow yours. Go to any page of the lab and teach: each page "
+                  "has questions to ask the class.").format(code=seat.code))
+    share, scan = st.columns([3, 2], gap="large")
+    with share:
+        st.markdown(_("Attendee link"))
+        st.code(attendee_link, language=None)
+        st.markdown(_("Class code"))
+        st.code(seat.code, language=None)
+        who_is_here(seat.code)
+        with st.expander(_("Presenter link (keep it private)"), icon=":material/key:"):
+            st.caption(_("This link makes whoever opens it a presenter of the class: use it to present from another "
+                         "device or after a reload. It is not shown in the address bar."))
+            st.code(presenter_link, language=None)
+        st.button(_("End the class"), icon=":material/logout:", on_click=classroom.end_class,
+                  help=_("Removes the class and its answers; attendees' pages go on on their own."))
+    with scan:
+        st.image(classroom.qr_svg(attendee_link), width=260, caption=_("Scan to join class {code}").format(code=seat.code))
+else:
+    st.markdown(_("You are in **class {code}**. While “Follow the presenter” is on in the sidebar, your page follows "
+                  "the presenter's; turn it off to explore on your own, and on again to catch up.").format(
+        code=seat.code))
+    st.session_state.setdefault("classroom.nickname", seat.nickname)
+    st.text_input(_("Nickname (optional)"), key="classroom.nickname", max_chars=MAX_NICKNAME_CHARS,
+                  on_change=classroom.set_nickname, args=("classroom.nickname",), help=_("Shown to the presenter among those connected; leave it empty to "
+                                                 "stay anonymous."))
+    st.button(_("Leave the class"), icon=":material/logout:", on_click=classroom.leave)

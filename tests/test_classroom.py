@@ -1,0 +1,319 @@
+"""The classroom through AppTest: a presenter and attendees as separate sessions of one server
+sharing a room store. Following (page, widgets, link), exploring and following again, a question
+answered, tallied and revealed, a learner's own questions, and the security points: the key never
+reaches an attendee, an attendee cannot drive or see answers early, a wrong key or an unknown or
+corrupt room gives a message and a working page, a nickname is shown as typed."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+from streamlit.testing.v1 import AppTest
+
+from lab import classroom
+from lab.rooms import RoomError, SQLiteRooms
+from lab.views import questions
+
+ROOT = Path(__file__).resolve().parent.parent
+HEATMAP = "pages/encoding_heatmap.py"
+CLASSROOM = "pages/classroom.py"
+
+
+@pytest.fixture(autouse=True)
+def rooms_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("PEKIT_ROOMS", str(tmp_path / "rooms.sqlite3"))
+    st.cache_resource.clear()
+    yield tmp_path / "rooms.sqlite3"
+    st.cache_resource.clear()
+
+
+def session(query: dict | None = None, page: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at.query_params.update(query or {})
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def texts(at: AppTest, *, code: bool = True) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [w.value for w in at.warning]
+    parts += [i.value for i in at.info] + [e.value for e in at.error] + [s.value for s in at.success]
+    parts += [t.value for t in at.title] + ([c.value for c in at.code] if code else [])
+    return "\n".join(parts)
+
+
+def start_class() -> tuple[AppTest, classroom.Seat]:
+    presenter = session(page=CLASSROOM)
+    next(b for b in presenter.button if b.label == "Start a class").click().run()
+    ok(presenter)
+    seat = presenter.session_state[classroom.SEAT]
+    assert seat.presenter and dict(presenter.query_params) == {"room": seat.code}
+    return presenter, seat
+
+
+def title(at: AppTest) -> str:
+    return at.title[0].value if at.title else ""
+
+
+def test_attendees_follow_the_presenters_page_widgets_and_link(rooms_file):
+    presenter, seat = start_class()
+    body = texts(presenter)
+    assert f"?room={seat.code}" in body and f"key={seat.key}" in body  # both links, on the presenter's page
+    alice = session({"room": seat.code})
+    bob = session({"room": seat.code.lower()}, page=HEATMAP)  # typed in lower case, on another page
+    presenter.switch_page(HEATMAP).run()
+    presenter.slider(key="heatmap.n").set_value(80).run()
+    presenter.slider(key="heatmap.d").set_value(48).run()
+    ok(presenter)
+    for attendee in (alice, bob):
+        attendee.run()
+        ok(attendee)
+        assert title(attendee) == "Encoding heatmap"
+        assert attendee.slider(key="heatmap.n").value == 80
+        assert attendee.slider(key="heatmap.d").value == 48
+        assert dict(attendee.query_params) == {"n": "80", "d": "48", "room": seat.code}
+    # the presenter goes home: so do the attendees; the presenter's desk (the classroom page) is not shown
+    presenter.switch_page("pages/home.py").run()
+    presenter.switch_page(CLASSROOM).run()
+    alice.run()
+    assert "lab for positional encodings" in title(alice)
+    assert classroom.store().room(seat.code).view.params == {}
+
+
+def test_an_attendee_explores_on_their_own_then_follows_again():
+    presenter, seat = start_class()
+    presenter.switch_page(HEATMAP).run()
+    attendee = session({"room": seat.code})
+    assert title(attendee) == "Encoding heatmap"
+    attendee.sidebar.toggle(key="lab.class_follow").set_value(False).run()
+    attendee.slider(key="heatmap.d").set_value(64).run()
+    presenter.slider(key="heatmap.n").set_value(100).run()
+    attendee.run()
+    ok(attendee)
+    assert attendee.slider(key="heatmap.n").value == 60 and attendee.slider(key="heatmap.d").value == 64
+    connected, following = classroom.store().presence(seat.code)
+    assert (connected, following) == (1, 0)
+    attendee.sidebar.toggle(key="lab.class_follow").set_value(True).run()
+    ok(attendee)
+    assert attendee.slider(key="heatmap.n").value == 100 and attendee.slider(key="heatmap.d").value == 32
+    assert dict(attendee.query_params) == {"n": "100", "room": seat.code}
+    presenter.run()
+    assert "1 attendee connected, 1 following you." in texts(presenter)
+
+
+def test_a_question_is_answered_tallied_live_and_revealed():
+    presenter, seat = start_class()
+    presenter.switch_page(HEATMAP).run()
+    attendees = [session({"room": seat.code}) for _ in range(3)]
+    charts_before = len(attendees[0].get("vega_lite_chart"))
+    assert charts_before >= 5
+    presenter.button(key="lab.ask.heatmap-fastest").click().run()
+    ok(presenter)
+    check = questions.BY_ID["heatmap-fastest"]
+    for attendee, choice in zip(attendees, (0, 2, 0)):
+        attendee.run()
+        ok(attendee)
+        assert check.prompt in texts(attendee)
+        assert attendee.get("vega_lite_chart") == []  # predict first: the pictures wait
+        attendee.radio(key="lab.answer.heatmap-fastest").set_value(choice).run()
+        ok(attendee)
+    attendees[1].radio(key="lab.answer.heatmap-fastest").set_value(1).run()  # a change of mind: the last counts
+    with pytest.raises(RoomError, match="reveals"):
+        classroom.store().tally(seat.code, check.id)  # not for attendees before the reveal
+    presenter.run()
+    histogram = presenter.get("vega_lite_chart")
+    assert len(histogram) == 1
+    assert classroom.store().tally(seat.code, check.id, key=seat.key) == {"0": 2, "1": 1}
+    assert '"attendees"' in histogram[0].proto.spec  # the live histogram of those answers
+    assert "3 answers so far. 3 attendees connected." in texts(presenter)
+    presenter.button(key="lab.reveal").click().run()
+    ok(presenter)
+    for attendee, verdict in zip(attendees, ("right", "the answer is", "right")):
+        attendee.run()
+        ok(attendee)
+        said = texts(attendee)
+        assert verdict in said and "Columns 0 and 1 turn by 1 radian per position" in said
+        assert "2 of 3 answers were right (67 %)." in said
+        assert len(attendee.get("vega_lite_chart")) == charts_before + 1  # the pictures are back, with the answers
+    assert [s.value for s in attendees[0].success] == ["You answered “columns 0 and 1”: right."]
+    presenter.button(key="lab.finish").click().run()
+    attendees[0].run()
+    assert "Question" not in texts(attendees[0]) or check.prompt not in texts(attendees[0])
+
+
+def test_revealing_shows_the_answer_in_the_picture_for_the_whole_class():
+    presenter, seat = start_class()
+    presenter.switch_page("pages/complexity_comparison.py").run()
+    attendee = session({"room": seat.code})
+    presenter.button(key="lab.ask.complexity-path").click().run()
+    presenter.button(key="lab.reveal").click().run()
+    ok(presenter)
+    assert presenter.query_params["path_n"] == "16" and presenter.query_params.get("k") in (None, "3")
+    attendee.run()
+    ok(attendee)
+    assert attendee.query_params["path_n"] == "16"
+    assert "= 8 layers" in texts(attendee)
+
+
+def test_the_presenter_key_never_reaches_an_attendee_nor_the_address_bar():
+    presenter, seat = start_class()
+    # the presenter's own link: accepted, and the key taken out of the address bar at once
+    again = session({"room": seat.code, "key": seat.key}, page=HEATMAP)
+    assert again.session_state[classroom.SEAT].presenter and "key" not in again.query_params
+    presenter.switch_page(HEATMAP).run()
+    presenter.slider(key="heatmap.n").set_value(70).run()
+    attendee = session({"room": seat.code})
+    for at in (attendee, presenter, again):
+        assert seat.key not in json.dumps(dict(at.query_params))
+    assert seat.key not in texts(attendee)
+    record = classroom.store().room(seat.code)
+    assert seat.key not in json.dumps(record.view.params)
+
+
+def test_a_wrong_key_joins_as_an_attendee_who_cannot_drive():
+    presenter, seat = start_class()
+    forged = session({"room": seat.code, "key": seat.key[:-2] + ("AA" if not seat.key.endswith("AA") else "BB")})
+    assert not forged.session_state[classroom.SEAT].presenter
+    assert "does not match" in texts(forged) and "key" not in forged.query_params
+    version = classroom.store().room(seat.code).version
+    forged.switch_page(HEATMAP).run()
+    forged.sidebar.toggle(key="lab.class_follow").set_value(False).run()
+    forged.slider(key="heatmap.n").set_value(99).run()
+    assert classroom.store().room(seat.code).version == version  # an attendee's page changes nothing
+    assert "lab.ask.heatmap-fastest" not in [b.key for b in forged.button]
+    with pytest.raises(RoomError, match="only the presenter"):
+        classroom.store().drive(seat.code, "x" * 22, page="train", params={})
+
+
+def test_an_unknown_room_says_so_and_the_page_works():
+    at = session({"room": "ZZZZZZ", "n": "50"}, page=None)
+    assert "No class with the code “ZZZZZZ” is running" in texts(at)
+    assert "room" not in at.query_params and classroom.SEAT not in at.session_state
+    at = session({"room": "<script>"})
+    assert "No class with the code “<script>”" in texts(at)
+
+
+def test_a_corrupt_room_gives_a_message_not_a_traceback(rooms_file):
+    presenter, seat = start_class()
+    attendee = session({"room": seat.code}, page=HEATMAP)
+    store = SQLiteRooms(rooms_file)
+    store._db().execute("UPDATE rooms SET record = ? WHERE code = ?", ('{"version": "x"}', seat.code))
+    attendee.run()
+    ok(attendee)
+    assert "cannot be read" in texts(attendee) and title(attendee) == "Encoding heatmap"
+    assert classroom.SEAT not in attendee.session_state and len(attendee.get("vega_lite_chart")) >= 5
+
+
+def test_an_ended_class_leaves_every_page_working():
+    presenter, seat = start_class()
+    attendee = session({"room": seat.code}, page=HEATMAP)
+    next(b for b in presenter.button if b.label == "End the class").click().run()
+    ok(presenter)
+    assert classroom.store().room(seat.code) is None and "room" not in presenter.query_params
+    attendee.run()
+    ok(attendee)
+    assert f"The class {seat.code} has ended" in texts(attendee) and "room" not in attendee.query_params
+
+
+def test_a_nickname_is_optional_bounded_and_shown_as_typed():
+    presenter, seat = start_class()
+    attendee = session({"room": seat.code}, page=CLASSROOM)
+    attendee.text_input(key="classroom.nickname").input("**Bia** [x](js:alert(1))").run()
+    attendee.run()  # the nickname goes with the next heartbeat
+    classroom.store().heartbeat(seat.code, attendee.session_state[classroom.SEAT].me, following=True,
+                                nickname=attendee.session_state[classroom.SEAT].nickname)
+    presenter.run()
+    shown = next(c.value for c in presenter.caption if c.value.startswith("Nicknames"))
+    assert shown == r"Nicknames: \*\*Bia\*\* \[x\]\(js\:alert\(1\)\)"
+
+
+def test_a_learner_alone_predicts_then_reveals():
+    at = session(page="pages/binary_analogy.py")
+    charts = len(at.get("vega_lite_chart"))
+    at.button(key="lab.try.binary-flip").click().run()
+    ok(at)
+    assert at.get("vega_lite_chart") == [] and at.button(key="lab.solo_reveal").disabled
+    at.radio(key="lab.solo_answer.binary-flip").set_value(1).run()
+    at.button(key="lab.solo_reveal").click().run()
+    ok(at)
+    said = texts(at)
+    assert "You answered “every 2 positions”; the answer is “every 4 positions”." in said
+    assert "Bit 2 changes at positions 4, 8, 12" in said
+    assert len(at.get("vega_lite_chart")) == charts and at.selectbox(key="binary.bit").value == 2
+    at.button(key="lab.solo_finish").click().run()
+    assert "Bit 2 changes at positions" not in texts(at)
+
+
+def test_a_portuguese_attendee_gets_the_question_in_portuguese():
+    presenter, seat = start_class()
+    presenter.switch_page(HEATMAP).run()
+    presenter.button(key="lab.ask.heatmap-offset").click().run()
+    attendee = session({"room": seat.code, "lang": "pt"})  # (AppTest cannot rerun a Portuguese radio)
+    assert "Tome linhas de P a cinco posições" in texts(attendee)
+    assert dict(attendee.query_params) == {"room": seat.code, "lang": "pt"}
+
+
+@settings(max_examples=30, deadline=None)
+@given(hst.sampled_from(["http", "https"]), hst.sampled_from(["localhost:8501", "lab.example.org", "127.0.0.1:8080"]),
+       hst.sampled_from(["", "/pekit", "/a/b"]), hst.sampled_from(["", "/", "/classroom", "/classroom/"]),
+       hst.sampled_from(["", "?room=ABCDEF", "?room=ABCDEF&lang=pt&key=x"]))
+def test_base_url_drops_the_page_and_the_query(scheme, host, prefix, page, query):
+    assert classroom.base_url(f"{scheme}://{host}{prefix}{page}{query}", "classroom") == f"{scheme}://{host}{prefix}/"
+    assert classroom.base_url(None, "classroom") == "/"
+
+
+@settings(max_examples=10, deadline=None)
+@given(hst.text(min_size=1, max_size=120))
+def test_qr_code_draws_every_dark_module_of_the_text(text):
+    import qrcode
+
+    svg = classroom.qr_svg(text)
+    qr = qrcode.QRCode(border=2)
+    qr.add_data(text)
+    qr.make(fit=True)
+    dark = sum(map(sum, qr.get_matrix()))
+    path = re.search(r'<path[^>]* d="([^"]+)"', svg).group(1)
+    assert svg.startswith("<svg") and path.count("z") == dark > 20
+
+
+def test_the_class_screens_speak_portuguese():
+    """The presenter's desk and page, an attendee's page with a question open and revealed, in
+    Portuguese: no English word of the lab's list (tests/bilingual.py) outside code and data."""
+    from tests.bilingual import english_words
+
+    presenter = session({"lang": "pt"}, page=CLASSROOM)
+    next(b for b in presenter.button if b.label == "Abrir uma turma").click().run()
+    seat = presenter.session_state[classroom.SEAT]
+    screens = {"desk": texts(presenter, code=False)}
+    store = classroom.store()
+
+    def presenter_on_heatmap() -> AppTest:  # a fresh session each time (AppTest cannot rerun a Portuguese radio)
+        return session({"room": seat.code, "key": seat.key, "lang": "pt"}, page=HEATMAP)
+
+    screens["asking"] = texts(presenter_on_heatmap())
+    store.ask(seat.code, seat.key, "heatmap-fastest")
+    screens["open, presenter"] = texts(presenter_on_heatmap())
+    asked = session({"room": seat.code, "lang": "pt"})
+    screens["open, attendee"] = texts(asked) + "\n".join(r.label for r in asked.radio)
+    store.answer(seat.code, asked.session_state[classroom.SEAT].me, "heatmap-fastest", "0")
+    store.reveal(seat.code, seat.key, "heatmap-fastest")
+    screens["revealed, presenter"] = texts(presenter_on_heatmap())
+    screens["revealed, attendee"] = texts(session({"room": seat.code, "lang": "pt"}))
+    for name, text in screens.items():
+        assert len(text) > 200 and not english_words(text), (name, english_words(text))
+    assert "Sala de aula" in screens["desk"] and "Pergunta" in screens["open, attendee"]
+    assert "0 respostas até agora." in screens["open, presenter"]
+    assert "1 de 1 resposta estava certa (100 %)." in screens["revealed, attendee"]

@@ -1,0 +1,103 @@
+"""The classroom's sentences and chart: every count they state is the count given, over any class."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lab.views import classroom as v
+
+EXAMPLES = settings(max_examples=40, deadline=None)
+COUNT = st.integers(0, 5000)
+OPTIONS = ["columns 0 and 1", "columns 14 and 15", "the same", "8"]
+
+
+@st.composite
+def stored_tallies(draw):
+    options = draw(st.integers(2, 4))
+    stored = draw(st.dictionaries(st.sampled_from(["0", "1", "2", "3", "7", "x", "-1", ""]), st.integers(1, 300)))
+    return options, stored, draw(st.integers(0, options - 1))
+
+
+@EXAMPLES
+@given(stored_tallies())
+def test_tally_counts_every_option_and_says_what_it_left_out(case):
+    options, stored, correct = case
+    tally = v.tally_of(stored, options, correct)
+    assert len(tally.counts) == options
+    for i in range(options):
+        assert tally.counts[i] == stored.get(str(i), 0)
+    assert tally.answered + v.ignored_answers(stored, options) == sum(stored.values())
+    assert tally.right == stored.get(str(correct), 0)
+
+
+@EXAMPLES
+@given(COUNT, COUNT)
+def test_presence_sentence(connected, following):
+    text = v.presence_sentence(connected, min(following, connected))
+    if connected == 0:
+        assert "No attendee" in text
+    else:
+        assert text.startswith(f"{connected:,} attendee{'s' if connected != 1 else ''} connected, "
+                               f"{min(following, connected):,} following")
+
+
+@EXAMPLES
+@given(COUNT, COUNT)
+def test_answered_sentence(answered, connected):
+    text = v.answered_sentence(answered, connected)
+    assert f"{answered:,} answer{'s' if answered != 1 else ''} so far." in text
+    assert f"{connected:,} attendee{'s' if connected != 1 else ''} connected." in text
+
+
+@EXAMPLES
+@given(st.lists(st.integers(0, 500), min_size=2, max_size=4), st.data())
+def test_result_sentence(counts, data):
+    correct = data.draw(st.integers(0, len(counts) - 1))
+    text = v.result_sentence(v.Tally(tuple(counts), correct))
+    total = sum(counts)
+    if total == 0:
+        assert text == "Nobody answered this question."
+    else:
+        assert text.startswith(f"{counts[correct]:,} of {total:,} answer")
+        assert f"({round(100 * counts[correct] / total):.0f} %)" in text or \
+            f"({100 * counts[correct] / total:.0f} %)" in text
+
+
+@EXAMPLES
+@given(st.one_of(st.none(), st.integers(0, 3)), st.integers(0, 3))
+def test_verdict_sentence(mine, correct):
+    text = v.verdict_sentence(mine, correct, OPTIONS)
+    assert f"“{OPTIONS[correct]}”" in text
+    if mine is None:
+        assert text.startswith("You did not answer")
+    elif mine == correct:
+        assert text.endswith(": right.")
+    else:
+        assert f"“{OPTIONS[mine]}”" in text and "right" not in text
+
+
+@EXAMPLES
+@given(st.lists(st.integers(0, 500), min_size=2, max_size=4), st.booleans(), st.data())
+def test_answers_chart_draws_every_option(counts, revealed, data):
+    correct = data.draw(st.integers(0, len(counts) - 1))
+    spec = v.answers_chart(OPTIONS[:len(counts)], v.Tally(tuple(counts), correct), revealed=revealed)
+    rows = spec["data"]["values"]
+    assert [r["count"] for r in rows] == counts  # zeros included: no option dropped
+    assert [r["right"] for r in rows] == [revealed and i == correct for i in range(len(counts))]
+    assert spec["encoding"]["x"]["scale"]["domain"] == [0, max(counts + [1])]
+    assert spec["encoding"]["x"]["title"] == "attendees"
+
+
+@EXAMPLES
+@given(st.lists(st.text(max_size=24), max_size=6))
+def test_nicknames_are_shown_as_typed_never_as_markup(names):
+    text = v.nicknames_sentence(names)
+    assert text == "Nicknames: " + ", ".join(v.plain(name) for name in names)
+    for name in names:  # every markup character escaped
+        assert all(("\\" + c) in v.plain(name) for c in name if c in "*_[]()`<>#!|~$")
+
+
