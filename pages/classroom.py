@@ -55,8 +55,9 @@ elif seat.presenter:
     with share:
         st.markdown(_("Attendee link"))
         st.code(attendee_link, language=None)
-        st.markdown(_("Class code"))
-        st.code(seat.code, language=None)
+        st.markdown(_("Class code, to read aloud"))
+        st.markdown(f"<div style='font-size:2.6rem;font-weight:700;letter-spacing:0.3em;font-family:monospace'>"
+                    f"{seat.code}</div>", unsafe_allow_html=True)
         who_is_here(seat.code)
         with st.expander(_("Presenter link (keep it private)"), icon=":material/key:"):
             st.caption(_("This link makes whoever opens it a presenter of the class: use it to present from another "

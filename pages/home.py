@@ -32,6 +32,8 @@ for step, lab_page in enumerate(listed_pages(), start=1):
         st.page_link(lab_page.path, label=f"{step}. {_(lab_page.title)}", icon=lab_page.icon)
     with c2:
         st.markdown(f"*{_(lab_page.question)}* {_(lab_page.blurb)}")
+st.caption(_("Teaching a class? On the **Classroom** page you start one: your attendees' screens follow your page "
+             "and settings, and each page has questions to ask them."))
 for lab_page in missing_pages():
     st.caption(_("**{page}** (a real RoPE language model, SmolLM2-135M) is an optional extra on a laptop: run "
                  "`{command}` in the lab's folder and restart the app.").format(page=_(lab_page.title),

@@ -7,14 +7,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
-import subprocess
-import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deploy.rooms_store import RedisServer
 from lab import rooms
 from lab.rooms import RoomError, SQLiteRooms, new_attendee, normalize_code, open_rooms
 
@@ -23,33 +21,12 @@ if REDIS is None and os.environ.get("CI"):
     raise RuntimeError("the Redis room tests must run in CI: apt-get install redis-server")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
+def redis_url():
     if REDIS is None:
         pytest.skip("redis-server is not installed (apt-get install redis-server)")
-    port, folder = free_port(), tmp_path_factory.mktemp("redis")
-    server = subprocess.Popen([REDIS, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                               "--dir", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        import redis
-
-        client = redis.Redis(port=port)
-        for _ in range(100):
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with RedisServer() as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "redis"])
