@@ -61,7 +61,7 @@ def test_page_loads_and_draws(page, server, path):
     nav = pg.locator('[data-testid="stSidebar"] [data-testid="stPageLink"]').all_inner_texts()
     assert all(any(title in t for t in nav) for title in ("Home", *PAGES.values()) if title != PAGES[""])
     icons = pg.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] [data-testid="stIconMaterial"]')
-    assert icons.count() == len(PAGES)  # every entry has its bundled Material icon
+    assert icons.count() == len(PAGES) + 1  # every entry (the Classroom too) has its bundled Material icon
     assert "Computing on" in pg.locator('[data-testid="stSidebar"]').inner_text()
 
 

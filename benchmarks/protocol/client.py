@@ -50,6 +50,7 @@ from lab.registry import OPTIONAL_PAGES
 LAPTOP_PAGES = {page.url_path for page in OPTIONAL_PAGES}
 
 EARLY_FOR_RERUN = ForwardMsg.FINISHED_EARLY_FOR_RERUN
+FRAGMENT_DONE = ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
 # The browser context every rerun carries (the values a headless Chromium in UTC sends).
 CONTEXT = {"timezone": "UTC", "timezone_offset": 0, "locale": "en-US", "is_embedded": False, "color_scheme": "light"}
 USER_AGENT = "pekit-protocol-load (Streamlit protocol; loopback benchmark)"
@@ -102,6 +103,8 @@ class _Run:
     exceptions: list = field(default_factory=list)
     errors_shown: list = field(default_factory=list)
     page_hash: str = ""
+    auto_reruns: dict = field(default_factory=dict)  # fragment id -> seconds (st.fragment(run_every=))
+    fragment: bool = False  # a fragment's own run (its elements update the page's, not replace them)
 
 
 class Tab:
@@ -126,6 +129,7 @@ class Tab:
         self.session_id: str | None = None
         self.max_cache_age = 2
         self.elements: dict = {}  # the last finished run's elements by delta path
+        self.auto_reruns: dict[str, float] = {}  # the page's fragments that rerun on a timer: id -> seconds
         self.values: dict[str, Value] = {}  # the frontend's widget values, by widget id
         self.main_script_hash = ""  # the entry point's: its widgets (the sidebar's language) stay across pages
         self.widget_scripts: dict[str, str] = {}  # the script that drew each widget, by widget id
@@ -276,6 +280,8 @@ class Tab:
             self._run.exceptions.append("script compilation error")
         elif kind == "script_finished":
             self._on_finished(msg.script_finished)
+        elif kind == "auto_rerun":
+            self._run.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
 
     def _on_delta(self, msg: ForwardMsg) -> None:
         path = tuple(msg.metadata.delta_path)
@@ -302,7 +308,19 @@ class Tab:
         if status == EARLY_FOR_RERUN:
             return
         run = self._run
+        if status == FRAGMENT_DONE:  # a fragment redrew its part of the page
+            run.fragment = True
+            self.elements = {**self.elements, **run.elements}
+            self.run_count += 1
+            if self._waiting is not None and not self._waiting.done():
+                self._waiting.set_result(run)
+            return
         self.elements = run.elements
+        self.auto_reruns = dict(run.auto_reruns)
+        if run.page_hash and run.page_hash != self.page_hash:  # the server moved the page (st.switch_page)
+            shown = next((p for p in self.pages if p.script_hash == run.page_hash), None)
+            if shown is not None:
+                self.pathname = "/" + shown.path
         self.page_hash = run.page_hash or self.page_hash
         active = set()
         for kind, el, _ in run.elements.values():
@@ -379,10 +397,13 @@ class Tab:
 
     # ---- actions ---------------------------------------------------------------------------------
     def _rerun_msg(self, *, page_hash: str, page_name: str = "", query: str, states: bool | str,
-                   trigger: str | None = None, context_path: str) -> BackMsg:
+                   trigger: str | None = None, context_path: str, fragment_id: str = "") -> BackMsg:
         msg = BackMsg()
         rs = msg.rerun_script
         rs.query_string = query
+        if fragment_id:  # the frontend's timer for a fragment with run_every
+            rs.fragment_id = fragment_id
+            rs.is_auto_rerun = True
         rs.widget_states.SetInParent()
         if states == "main":  # a page change: the browser keeps the entry point's widgets only
             for wid, value in self.values.items():
@@ -517,6 +538,13 @@ class Tab:
         return await self._action(lambda: self._rerun_msg(page_hash=self.page_hash, query=self.query, states=True,
                                                           trigger=button.id, context_path=self.pathname), t0,
                                   expect_page=self.page_hash)
+
+    async def poll(self, fragment_id: str) -> RunResult:
+        """What the frontend's timer does for a fragment with ``run_every``: rerun that fragment
+        (which may rerun the whole page, or move it to another page, before the run ends)."""
+        t0 = time.perf_counter()
+        return await self._action(lambda: self._rerun_msg(page_hash=self.page_hash, query=self.query, states=True,
+                                                          context_path=self.pathname, fragment_id=fragment_id), t0)
 
     async def rerun_same(self) -> RunResult:
         """Rerun with nothing changed (as after a reconnect with a run in progress)."""

@@ -1,0 +1,251 @@
+"""The classroom's speed, measured at the protocol level (``benchmarks.protocol.client``: each
+attendee is one browser tab as the server sees it, polling its fragment on the frontend's timer).
+
+    python -m benchmarks.classroom floors                       # the CPU figures, against their floors
+    python -m benchmarks.classroom room --attendees 200         # follow latency, 2 replicas behind nginx
+    python -m benchmarks.classroom room --store redis ...       # the same with the Redis store
+
+``floors``: server CPU (the process's CPU clock) per run, each measured alone on its own server:
+
+- an empty page's rerun and an empty ``st.fragment(run_every=1)`` poll (``benchmarks/apps``): the
+  floor Streamlit itself sets;
+- an idle attendee's poll (the room unchanged), against the empty fragment's;
+- a follower's update: the poll that sees the presenter's change plus the page's rerun at the
+  presenter's settings, every view a cache hit (the presenter's values were shown once
+  before), against the floor (empty rerun + empty poll) and the ~10 ms budget.
+
+``room``: a presenter and N attendees through nginx over K replicas (consistent hashing of a
+random route cookie spreads them), all on the heatmap; the presenter moves the positions slider
+to varied values every ``--gap`` seconds. Each attendee's follow latency is the time from the
+presenter's action to the end of the attendee's run showing that value in its link; p50, p95,
+max, and attendees who never showed it (errors), with the server CPU per follower update.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.browser import AppServer
+from benchmarks.protocol.client import Tab
+from benchmarks.protocol.widgets import Change, Value
+from benchmarks.protocol_load import percentile, process_cpu_seconds
+from lab.rooms import open_rooms
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET_LATENCY = 2.0  # seconds, p95
+TARGET_FOLLOWER_MS = 10.0  # a follower's update, server CPU
+TARGET_IDLE_MS = 1.0  # an idle attendee's poll, server CPU
+SLIDER = "Positions n"
+
+
+def slider_change(tab: Tab, label: str, value: int) -> Change:
+    """The presenter's move of the slider ``label`` to ``value``."""
+    for kind, w in tab.widgets():
+        if kind == "slider" and w.label == label:
+            return Change(w.id, label, "slider", Value("double_array_value", (float(value),)), tab.values.get(w.id))
+    raise RuntimeError(f"no slider {label!r} on the page {tab.pathname}")
+
+
+def poll_id(tab: Tab) -> str:
+    if len(tab.auto_reruns) != 1:
+        raise RuntimeError(f"expected one polling fragment on {tab.pathname}, found {len(tab.auto_reruns)}")
+    return next(iter(tab.auto_reruns))
+
+
+async def cpu_per_run(pid: int, runs: int, action) -> float:
+    """Server CPU milliseconds per ``await action()``, over ``runs`` runs after 5 warm-up runs."""
+    for _ in range(5):
+        await action()
+    before = process_cpu_seconds(pid)
+    for _ in range(runs):
+        await action()
+    return (process_cpu_seconds(pid) - before) / runs * 1e3
+
+
+async def _floors_of_streamlit(runs: int) -> tuple[float, float]:
+    with AppServer(script="benchmarks/apps/empty_page.py", env={"PEKIT_THREADS": "1"}) as server:
+        tab = Tab(server.url)
+        await tab.open()
+        page = await cpu_per_run(server.pid, runs, tab.rerun_same)
+        await tab.close()
+    with AppServer(script="benchmarks/apps/empty_fragment.py", env={"PEKIT_THREADS": "1"}) as server:
+        tab = Tab(server.url)
+        await tab.open()
+        fragment = poll_id(tab)
+        poll = await cpu_per_run(server.pid, runs, lambda: tab.poll(fragment))
+        await tab.close()
+    return page, poll
+
+
+async def _class_figures(followers: int, changes: int, idle_polls: int, seed: int) -> dict:
+    rng = random.Random(seed)
+    values = rng.sample(range(20, 400), changes)
+    folder = tempfile.mkdtemp(prefix="pekit-bench-rooms-")
+    env = {"PEKIT_ROOMS": f"{folder}/rooms.sqlite3", "PEKIT_THREADS": "1"}
+    rooms = open_rooms(env)
+    code, key = rooms.create()
+    with AppServer(env=env) as desk, AppServer(env=env) as hall:
+        presenter = Tab(desk.url, timeout=120)
+        await presenter.open("encoding_heatmap", f"room={code}&key={key}")
+        tabs = [Tab(hall.url, timeout=120) for _ in range(followers)]
+        for tab in tabs:
+            await tab.open("", f"room={code}")
+            if "encoding_heatmap" not in tab.pathname:
+                raise RuntimeError(f"a follower did not reach the presenter's page: {tab.pathname}")
+        polls = [poll_id(tab) for tab in tabs]
+
+        async def show(value: int) -> None:
+            await presenter.change(slider_change(presenter, SLIDER, value))
+            for tab, fragment in zip(tabs, polls):
+                await tab.poll(fragment)
+                if f"n={value}" not in tab.query:
+                    raise RuntimeError(f"a follower shows {tab.query!r}, not n={value}")
+
+        for value in values:  # every view computed once on the hall's server (the presenter's values)
+            await show(value)
+        before = process_cpu_seconds(hall.pid)
+        for value in values:
+            await show(value)
+        update = (process_cpu_seconds(hall.pid) - before) / (changes * followers) * 1e3
+        before = process_cpu_seconds(hall.pid)
+        for _ in range(idle_polls):
+            for tab, fragment in zip(tabs, polls):
+                await tab.poll(fragment)
+        idle = (process_cpu_seconds(hall.pid) - before) / (idle_polls * followers) * 1e3
+        for tab in [presenter, *tabs]:
+            await tab.close()
+    return {"update_ms": update, "idle_ms": idle}
+
+
+def floors(args) -> None:
+    page, poll = asyncio.run(_floors_of_streamlit(args.runs))
+    lab = asyncio.run(_class_figures(args.followers, args.changes, args.idle_polls, args.seed))
+    floor = page + poll
+    print("## Classroom: server CPU per run (this machine, one thread per session, each figure alone)")
+    print(f"floor: empty page rerun {page:.2f} ms | empty fragment poll {poll:.2f} ms")
+    print(f"idle attendee poll: {lab['idle_ms']:.2f} ms | ratio to the empty poll {lab['idle_ms'] / poll:.2f} | "
+          f"target <= {TARGET_IDLE_MS:g} ms: ratio {lab['idle_ms'] / TARGET_IDLE_MS:.2f}")
+    print(f"follower update (poll + rerun at the presenter's settings, views cached): {lab['update_ms']:.2f} ms | "
+          f"ratio to the floor ({floor:.2f} ms) {lab['update_ms'] / floor:.2f} | target <= {TARGET_FOLLOWER_MS:g} ms: "
+          f"ratio {lab['update_ms'] / TARGET_FOLLOWER_MS:.2f}")
+
+
+async def _room(url: str, code: str, key: str, pids: dict, args) -> dict:
+    rng = random.Random(args.seed)
+    presenter = Tab(url, timeout=120, rng=rng)
+    await presenter.open("encoding_heatmap", f"room={code}&key={key}")
+    tabs = [Tab(url, timeout=120, rng=random.Random(i)) for i in range(args.attendees)]
+    gate = asyncio.Semaphore(8)  # attendees arrive over the first minute, a few at a time
+
+    async def arrive(tab: Tab) -> None:
+        async with gate:
+            await tab.open("", f"room={code}")
+
+    await asyncio.gather(*(arrive(tab) for tab in tabs))
+    lost = [t for t in tabs if "encoding_heatmap" not in t.pathname]
+    current: dict = {"value": None, "t0": 0.0}
+    seen: dict[int, dict[int, float]] = {}
+    polls = {"count": 0, "errors": 0}
+    stop = asyncio.Event()
+
+    async def follow(i: int, tab: Tab) -> None:
+        fragment = poll_id(tab)
+        interval = tab.auto_reruns[fragment]
+        await asyncio.sleep(rng.random() * interval)
+        while not stop.is_set():
+            start = time.perf_counter()
+            try:
+                await tab.poll(fragment)
+            except Exception:  # noqa: BLE001 - counted, and the attendee goes on
+                polls["errors"] += 1
+            polls["count"] += 1
+            value = current["value"]
+            if value is not None and f"n={value}" in tab.query and i not in seen[value]:
+                seen[value][i] = time.perf_counter() - current["t0"]
+            await asyncio.sleep(max(0.0, interval - (time.perf_counter() - start)))
+
+    loops = [asyncio.create_task(follow(i, tab)) for i, tab in enumerate(tabs)]
+    await asyncio.sleep(3.0)
+    values = rng.sample(range(20, 400), args.changes)
+    cpu0 = {name: process_cpu_seconds(pid) for name, pid in pids.items()}
+    polls0 = polls["count"]
+    for value in values:
+        seen[value] = {}
+        current["t0"] = time.perf_counter()
+        current["value"] = value
+        await presenter.change(slider_change(presenter, SLIDER, value))
+        await asyncio.sleep(args.gap)
+    cpu1 = {name: process_cpu_seconds(pid) for name, pid in pids.items()}
+    polls1 = polls["count"]
+    stop.set()
+    await asyncio.gather(*loops)
+    for tab in [presenter, *tabs]:
+        await tab.close()
+    latencies = [t for value in values for t in seen[value].values()]
+    missed = sum(args.attendees - len(lost) - len(seen[value]) for value in values)
+    servers = sorted({tab.server for tab in tabs if tab.server})
+    cpu = sum(cpu1[n] - cpu0[n] for n in cpu0 if cpu0[n] is not None and cpu1[n] is not None)
+    return {"latencies": latencies, "missed": missed, "lost": len(lost), "poll_errors": polls["errors"],
+            "polls": polls1 - polls0, "cpu_s": cpu, "servers": servers, "changes": len(values)}
+
+
+def room(args) -> None:
+    from deploy.rooms_store import RedisServer
+    from deploy.serve import Deployment
+
+    folder = tempfile.mkdtemp(prefix="pekit-bench-rooms-")
+    redis = RedisServer() if args.store == "redis" else None
+    where = redis.__enter__() if redis else f"{folder}/rooms.sqlite3"
+    try:
+        env = {"PEKIT_ROOMS": where}
+        code, key = open_rooms(env).create()
+        with Deployment(args.replicas, env=env) as dep:
+            out = asyncio.run(_room(dep.url, code, key, dep.pids(), args))
+    finally:
+        if redis:
+            redis.__exit__(None, None, None)
+    lat = out["latencies"]
+    updates = len(lat)
+    print(f"## Classroom: {args.attendees} attendees following one presenter, {args.replicas} replicas behind nginx "
+          f"({args.store} store), {out['changes']} slider moves {args.gap:g} s apart")
+    if lat:
+        p95 = percentile(lat, 0.95)
+        print(f"follow latency: p50 {statistics.median(lat):.2f} s | p95 {p95:.2f} s | max {max(lat):.2f} s | "
+              f"target p95 <= {TARGET_LATENCY:g} s: ratio {p95 / TARGET_LATENCY:.2f}")
+    print(f"errors: {out['missed']} updates never shown, {out['lost']} attendees not on the page, "
+          f"{out['poll_errors']} failed polls ({out['polls']} polls)")
+    if updates:
+        print(f"server CPU while the class followed: {out['cpu_s']:.1f} s for {updates} follower updates and "
+              f"{out['polls']} polls")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    f = sub.add_parser("floors")
+    f.add_argument("--runs", type=int, default=200)
+    f.add_argument("--followers", type=int, default=4)
+    f.add_argument("--changes", type=int, default=12)
+    f.add_argument("--idle-polls", type=int, default=50)
+    f.add_argument("--seed", type=int, default=0)
+    r = sub.add_parser("room")
+    r.add_argument("--attendees", type=int, default=200)
+    r.add_argument("--replicas", type=int, default=2)
+    r.add_argument("--changes", type=int, default=8)
+    r.add_argument("--gap", type=float, default=6.0)
+    r.add_argument("--store", choices=("sqlite", "redis"), default="sqlite")
+    r.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    floors(args) if args.what == "floors" else room(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
