@@ -407,9 +407,26 @@ def bench_languages() -> None:
               f"ratio pt/en {portuguese / english:4.2f} (target 1.2)")
 
 
+def bench_classroom() -> None:
+    """The classroom: CPU per poll and per follower update against their floors, and the follow
+    latency of 200 attendees across the two-replica deployment (benchmarks/classroom.py)."""
+    from benchmarks import classroom
+
+    classroom.main(["floors"])
+    print()
+    classroom.main(["room", "--attendees", "200", "--replicas", "2"])
+
+
+def bench_cold_start() -> None:
+    from benchmarks import cold_start
+
+    cold_start.main(["--launches", "3"])
+
+
 SECTIONS = {"sentence": bench_sentence, "encoding": bench_encoding, "rerun": bench_rerun, "redraw": bench_redraw,
             "sweep": bench_sweep, "train": bench_train, "pretrained": bench_pretrained,
-            "families": bench_families, "smollm2": bench_smollm2, "languages": bench_languages}
+            "families": bench_families, "smollm2": bench_smollm2, "languages": bench_languages,
+            "classroom": bench_classroom, "cold": bench_cold_start}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SECTIONS)

@@ -65,6 +65,7 @@ class Seat:
     published: tuple[str, tuple] | None = None  # presenter: the view last sent
     nickname: str = ""
     beat: float = 0.0
+    seen: int = -1  # the room version this session's last whole run read
 
     @property
     def presenter(self) -> bool:
@@ -84,6 +85,28 @@ def store() -> Rooms:
         if where not in _STORES:
             _STORES[where] = open_rooms()
         return _STORES[where]
+
+
+_RECENT: dict[str, tuple[float, Room | None]] = {}  # code -> (monotonic time read, room), shared by sessions
+_RECENT_LOCK = threading.Lock()
+RECENT_SECONDS = 0.25  # a room read this recently serves every session's poll (a class polls ~100 times a second)
+
+
+def recent_room(code: str) -> Room | None:
+    """The room as read at most :data:`RECENT_SECONDS` ago by any session of this process (a
+    poll's read: one store read serves the whole class); raises :class:`RoomError` as the
+    store does."""
+    now = time.monotonic()
+    with _RECENT_LOCK:
+        hit = _RECENT.get(code)
+    if hit is not None and now - hit[0] < RECENT_SECONDS:
+        return hit[1]
+    found = store().room(code)
+    with _RECENT_LOCK:
+        if len(_RECENT) > 1000:
+            _RECENT.clear()
+        _RECENT[code] = (now, found)
+    return found
 
 
 def seat() -> Seat | None:
@@ -256,6 +279,7 @@ def follow(page_path: str, pages: dict) -> None:
             st.info(note, icon=":material/groups:")
         return
     _room.set(found)
+    current.seen = found.version
     current.question = _question_state(found)  # this run draws the room's question as it is now
     if current.presenter or not current.following or found.version == current.version:
         return
@@ -331,7 +355,7 @@ def _poll() -> None:
     if current is None:
         return
     try:
-        found = store().room(current.code)
+        found = recent_room(current.code)
     except RoomError:
         found = None
     if found is None:
@@ -343,9 +367,10 @@ def _poll() -> None:
             store().heartbeat(current.code, current.me, following=current.following, nickname=current.nickname)
         except RoomError:
             pass  # the next read says what happened to the room
-    moved = current.following and not current.presenter and found.version != current.version
-    if moved or _question_state(found) != current.question:
-        st.rerun(scope="app")
+    if found.version > current.seen:  # (a read a moment old may be older than the page: nothing to do)
+        moved = current.following and not current.presenter and found.version != current.version
+        if moved or _question_state(found) != current.question:
+            st.rerun(scope="app")
     if current.presenter:
         st.caption(views.presence_sentence(*store().presence(current.code, now=now)))
 
@@ -399,12 +424,13 @@ def _page_title(path: str) -> str:
 
 
 def _ask_list(current: Seat, checks: tuple[Check, ...]) -> None:
-    with st.expander(ngettext("Ask the class ({count} question)", "Ask the class ({count} questions)",
-                              len(checks)).format(count=len(checks)), icon=":material/quiz:"):
+    """The page's questions, in the sidebar (the page's first screen stays the page's)."""
+    with st.sidebar.expander(ngettext("Ask the class ({count} question)", "Ask the class ({count} questions)",
+                                      len(checks)).format(count=len(checks)), icon=":material/quiz:"):
         for check in checks:
-            left, right = st.columns([5, 1], vertical_alignment="center")
-            left.markdown(_(check.prompt))
-            right.button(_("Ask"), key=f"lab.ask.{check.id}", on_click=_ask, args=(current, check.id))
+            st.markdown(_(check.prompt))
+            st.button(_("Ask"), key=f"lab.ask.{check.id}", on_click=_ask, args=(current, check.id),
+                      icon=":material/campaign:")
 
 
 def _ask(current: Seat, qid: str) -> None:
@@ -526,15 +552,14 @@ def _solo_card(checks: tuple[Check, ...]) -> bool:
     state = st.session_state.get(SOLO)
     check = BY_ID.get(state[0]) if state else None
     if check is None or check not in checks:
-        with st.expander(ngettext("Check your understanding ({count} question)",
-                                  "Check your understanding ({count} questions)", len(checks)).format(count=len(checks)),
-                         icon=":material/quiz:"):
+        with st.sidebar.expander(ngettext("Check your understanding ({count} question)",
+                                          "Check your understanding ({count} questions)",
+                                          len(checks)).format(count=len(checks)), icon=":material/quiz:"):
             st.caption(_("Predict first: the page's pictures hide until you reveal the answer."))
             for check in checks:
-                left, right = st.columns([5, 1], vertical_alignment="center")
-                left.markdown(_(check.prompt))
-                right.button(_("Try it"), key=f"lab.try.{check.id}", on_click=st.session_state.__setitem__,
-                             args=(SOLO, (check.id, False)))
+                st.markdown(_(check.prompt))
+                st.button(_("Try it"), key=f"lab.try.{check.id}", on_click=st.session_state.__setitem__,
+                          args=(SOLO, (check.id, False)), icon=":material/psychology_alt:")
         return False
     labels = _labels(check)
     key = f"lab.solo_answer.{check.id}"

@@ -12,7 +12,7 @@ import threading
 
 import streamlit as st
 
-from lab.streamlit_internals import run_yield_check, switch_off_legacy_pages
+from lab.streamlit_internals import remember_signatures, run_yield_check, switch_off_legacy_pages
 
 _PREPARED = False
 
@@ -20,6 +20,7 @@ _PREPARED = False
 def prepare_server() -> None:
     """Once per server process:
 
+    - Streamlit's caches stop recomputing a cached function's signature on every call.
     - Sessions run side by side in one process; one torch thread each keeps them from
       fighting over the cores (hosted apps get one or two). ``PEKIT_THREADS`` overrides,
       within the number of cores.
@@ -35,6 +36,7 @@ def prepare_server() -> None:
     import pekit.charts  # noqa: F401  (pulls in altair and pandas before freezing)
 
     pekit.limit_threads(min(_positive_setting("PEKIT_THREADS", 1), os.cpu_count() or 1))
+    remember_signatures()  # every cached call of every rerun skips inspect.signature
     gc.freeze()
     _PREPARED = True
 

@@ -13,12 +13,18 @@ the top, so a Streamlit upgrade that moves or removes one fails at import, loudl
   sent with this run (session state's incoming widget states).
 - :func:`in_script_run`: whether this thread runs a session's script (a fragment's rerun runs in
   a thread of its own, without the entry point: the language is then read from the session).
+- :func:`remember_signatures`: Streamlit's caches look up a cached function's signature with
+  ``inspect.signature`` on every call with positional arguments (``type_util.get_func_parameters``,
+  to skip arguments named ``_x``); a page's rerun makes a dozen such calls. Remembering each
+  function's parameters (they never change) saves that work on every rerun of every session.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
+from streamlit import type_util
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_run_yield_check, get_script_run_ctx
 from streamlit.runtime.state.common import user_key_from_element_id
@@ -50,3 +56,25 @@ def widget_keys_sent_by_the_browser() -> set[str]:
 def in_script_run() -> bool:
     """Whether this thread runs a session's script (a page, or a fragment on its own)."""
     return get_script_run_ctx(suppress_warning=True) is not None
+
+
+def remember_signatures() -> bool:
+    """Make Streamlit's ``type_util.get_func_parameters`` remember each function's parameters;
+    True when it did (False when already done)."""
+    if getattr(type_util.get_func_parameters, "pekit_remembers", False):
+        return False
+    original = type_util.get_func_parameters
+
+    @functools.lru_cache(maxsize=4096)
+    def parameters(func):
+        return tuple(original(func))
+
+    def get_func_parameters(func):
+        try:
+            return list(parameters(func))
+        except TypeError:  # an unhashable callable: ask every time, as Streamlit does
+            return original(func)
+
+    get_func_parameters.pekit_remembers = True
+    type_util.get_func_parameters = get_func_parameters
+    return True

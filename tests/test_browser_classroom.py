@@ -107,7 +107,7 @@ def test_a_class_across_two_replicas(browser, deployment):
         assert laptop.slider_value("Positions n") == "62"
 
         # a question: the attendees choose before the answer's picture shows
-        presenter.page.get_by_text("Ask the class (2 questions)").click()
+        presenter.page.locator('[data-testid="stSidebar"]').get_by_text("Ask the class (2 questions)").click()
         presenter.page.locator(".st-key-lab-ask-heatmap-fastest button").click()
         for attendee in (phone, laptop, through_nginx):
             attendee.page.wait_for_selector("text=Your answer", timeout=WAIT_MS)

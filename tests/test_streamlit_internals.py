@@ -58,3 +58,26 @@ def test_a_run_offers_its_check_and_the_widgets_the_browser_sent():
     assert at.markdown[1].value == "sent="
     at.number_input(key="n").set_value(3).run()
     assert at.markdown[1].value == "sent=n"
+
+
+def test_cached_calls_remember_their_functions_signatures():
+    """Streamlit's caches read a function's parameters through type_util.get_func_parameters;
+    remembered, the answer is the same and inspect.signature runs once per function."""
+    from unittest import mock
+
+    from streamlit import type_util
+    from streamlit.runtime.caching import cache_utils
+
+    assert "type_util.get_func_parameters" in inspect.getsource(cache_utils._get_positional_arg_name)
+    internals.remember_signatures()
+    assert internals.remember_signatures() is False  # once
+
+    def view(n: int, d: int, _spec=None, *rest, key: str = "") -> None:
+        pass
+
+    expected = list(inspect.signature(view).parameters.values())
+    with mock.patch("inspect.signature", wraps=inspect.signature) as signature:
+        for _ in range(5):
+            assert type_util.get_func_parameters(view) == expected
+    assert signature.call_count <= 1
+    assert cache_utils._get_positional_arg_name(view, 2) == "_spec" and cache_utils._get_positional_arg_name(view, 3) is None
