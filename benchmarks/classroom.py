@@ -36,6 +36,7 @@ from benchmarks.browser import AppServer
 from benchmarks.protocol.client import Tab
 from benchmarks.protocol.widgets import Change, Value
 from benchmarks.protocol_load import percentile, process_cpu_seconds
+from lab.classroom import BEAT_SECONDS, RECENT_SECONDS
 from lab.rooms import open_rooms
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,6 +104,7 @@ async def _class_figures(followers: int, changes: int, idle_polls: int, seed: in
 
         async def show(value: int) -> None:
             await presenter.change(slider_change(presenter, SLIDER, value))
+            await asyncio.sleep(RECENT_SECONDS)  # the hall's shared read of the room has expired
             for tab, fragment in zip(tabs, polls):
                 await tab.poll(fragment)
                 if f"n={value}" not in tab.query:
@@ -114,6 +116,7 @@ async def _class_figures(followers: int, changes: int, idle_polls: int, seed: in
         for value in values:
             await show(value)
         update = (process_cpu_seconds(hall.pid) - before) / (changes * followers) * 1e3
+        await asyncio.sleep(BEAT_SECONDS)  # a quiet room: no change, heartbeats at their pace
         before = process_cpu_seconds(hall.pid)
         for _ in range(idle_polls):
             for tab, fragment in zip(tabs, polls):
@@ -233,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--runs", type=int, default=200)
     f.add_argument("--followers", type=int, default=4)
     f.add_argument("--changes", type=int, default=12)
-    f.add_argument("--idle-polls", type=int, default=50)
+    f.add_argument("--idle-polls", type=int, default=100)
     f.add_argument("--seed", type=int, default=0)
     r = sub.add_parser("room")
     r.add_argument("--attendees", type=int, default=200)

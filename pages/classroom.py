@@ -30,8 +30,8 @@ if error := st.session_state.pop("classroom.error", None):
 
 if seat is None or room is None:
     st.markdown(_(
-        "Teach with the lab: start a class, and every attendee's screen follows your page and settings within a "
-        "second or two. Ask the class the questions of each page, see their answers come in, then reveal."))
+        "Teach with the lab: start a class, and every attendee's screen follows your page and settings. Ask the "
+        "class the questions of each page, see their answers come in, then reveal."))
     teach, attend = st.columns(2, gap="large")
     with teach:
         st.subheader(_("Teach a class"))
