@@ -442,8 +442,7 @@ def _ask(current: Seat, qid: str) -> None:
 
 def _presenter_open(current: Seat, check: Check) -> None:
     labels = _labels(check)
-    for i, label in enumerate(labels):
-        st.markdown(f"{i + 1}. {label}")
+    st.markdown(views.options_markdown(labels))
     _live_tally(current, check)
     left, right = st.columns(2)
     left.button(_("Reveal the answer"), type="primary", key="lab.reveal", on_click=_reveal, args=(current, check))
@@ -531,6 +530,7 @@ def _revealed_class(current: Seat, check: Check) -> None:
         except RoomError:
             mine = None
         _verdict(mine, right, labels)
+    st.markdown(views.options_markdown(labels, right))
     show_chart(views.answers_chart(labels, tally, revealed=True))
     st.caption(views.result_sentence(tally))
     st.markdown(check.solve().explanation)

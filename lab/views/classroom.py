@@ -83,25 +83,34 @@ def verdict_sentence(mine: int | None, correct: int, options: Sequence[str]) -> 
     return _("You answered “{mine}”; the answer is “{answer}”.").format(mine=options[mine], answer=options[correct])
 
 
+def options_markdown(options: Sequence[str], correct: int | None = None) -> str:
+    """The options as a numbered list (the chart's bars carry the numbers); once revealed, the
+    right one in bold with a tick."""
+    return "\n".join(f"{i + 1}. **{label}** ✓" if i == correct else f"{i + 1}. {label}"
+                     for i, label in enumerate(options))
+
+
 def answers_chart(options: Sequence[str], tally: Tally, *, revealed: bool) -> dict:
-    """A bar per option (``options`` in the reader's language), in the options' order, zeros
-    included; once revealed the right option's bar is green and the others grey."""
-    rows = [{"option": f"{i + 1}. {label}", "count": count, "right": revealed and i == tally.correct,
+    """A bar per option, numbered as :func:`options_markdown` lists them (``options`` in the
+    reader's language, in the tooltip), zeros included; once revealed the right option's bar is
+    green and the others grey."""
+    rows = [{"option": str(i + 1), "text": label, "count": count, "right": revealed and i == tally.correct,
              "order": i} for i, (label, count) in enumerate(zip(options, tally.counts))]
     top = max(tally.counts + (1,))
     return {
         "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
         "data": {"values": rows},
-        "mark": {"type": "bar", "tooltip": True},
-        "height": {"step": 34},
+        "mark": {"type": "bar"},
+        "height": {"step": 30},
         "encoding": {
             "y": {"field": "option", "type": "nominal", "sort": {"field": "order"}, "title": None,
-                  "axis": {"labelLimit": 320, "labelFontSize": 13}},
+                  "axis": {"labelFontSize": 14, "labelAngle": 0}},
             "x": {"field": "count", "type": "quantitative", "title": _("attendees"),
                   "scale": {"domain": [0, top]}, "axis": {"tickMinStep": 1, "format": "d"}},
             "color": {"field": "right", "type": "nominal", "legend": None,
                       "scale": {"domain": [True, False], "range": ["#2e7d32", "#9e9e9e" if revealed else "#5c6bc0"]}},
+            "tooltip": [{"field": "text", "type": "nominal", "title": _("answer")},
+                        {"field": "count", "type": "quantitative", "title": _("attendees")}],
         },
         "usermeta": {"embedOptions": {"actions": False}},
     }
-

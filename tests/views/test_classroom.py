@@ -87,6 +87,8 @@ def test_answers_chart_draws_every_option(counts, revealed, data):
     spec = v.answers_chart(OPTIONS[:len(counts)], v.Tally(tuple(counts), correct), revealed=revealed)
     rows = spec["data"]["values"]
     assert [r["count"] for r in rows] == counts  # zeros included: no option dropped
+    assert [r["option"] for r in rows] == [str(i + 1) for i in range(len(counts))]
+    assert [r["text"] for r in rows] == OPTIONS[:len(counts)]
     assert [r["right"] for r in rows] == [revealed and i == correct for i in range(len(counts))]
     assert spec["encoding"]["x"]["scale"]["domain"] == [0, max(counts + [1])]
     assert spec["encoding"]["x"]["title"] == "attendees"
@@ -101,3 +103,15 @@ def test_nicknames_are_shown_as_typed_never_as_markup(names):
         assert all(("\\" + c) in v.plain(name) for c in name if c in "*_[]()`<>#!|~$")
 
 
+
+
+@EXAMPLES
+@given(st.integers(2, 4), st.one_of(st.none(), st.integers(0, 3)))
+def test_options_are_numbered_as_the_bars(count, correct):
+    correct = None if correct is None else correct % count
+    text = v.options_markdown(OPTIONS[:count], correct)
+    lines = text.split("\n")
+    assert len(lines) == count
+    for i, line in enumerate(lines):
+        assert line.startswith(f"{i + 1}. ") and OPTIONS[i] in line
+        assert line.endswith("✓") == (i == correct)
