@@ -170,7 +170,10 @@ def test_revealing_shows_the_answer_in_the_picture_for_the_whole_class():
 
 def test_the_presenter_key_never_reaches_an_attendee_nor_the_address_bar():
     presenter, seat = start_class()
-    # the presenter's own link: accepted, and the key taken out of the address bar at once
+    # the presenter's own link: accepted, and the key taken out of the address bar at once, on a
+    # page without settings of its own too (nothing else would rewrite its link)
+    home = session({"room": seat.code, "key": seat.key})
+    assert home.session_state[classroom.SEAT].presenter and dict(home.query_params) == {"room": seat.code}
     again = session({"room": seat.code, "key": seat.key}, page=HEATMAP)
     assert again.session_state[classroom.SEAT].presenter and "key" not in again.query_params
     presenter.switch_page(HEATMAP).run()

@@ -50,6 +50,20 @@ def test_a_room_has_a_short_code_and_a_long_secret_key(replicas):
     assert one.is_presenter(code, key) and not one.is_presenter(code, key[:-1] + ("A" if key[-1] != "A" else "B"))
 
 
+def test_the_key_is_kept_as_a_digest_and_compared_in_constant_time(replicas, monkeypatch):
+    import hashlib
+    import hmac
+
+    one, _ = replicas
+    code, key = one.create()
+    digest, record = one._load(code)
+    assert key not in digest and key not in record and digest == hashlib.sha256(key.encode()).hexdigest()
+    compared, original = [], hmac.compare_digest
+    monkeypatch.setattr(rooms.hmac, "compare_digest", lambda a, b: compared.append((a, b)) or original(a, b))
+    assert one.is_presenter(code, key) and not one.is_presenter(code, "x" * 22)
+    assert len(compared) == 2  # every check goes through the constant-time comparison
+
+
 def test_the_presenters_view_reaches_the_other_replica_and_versions_grow(replicas):
     one, other = replicas
     code, key = one.create()
