@@ -34,7 +34,7 @@ from lab.display import show_chart
 from lab.i18n import SHELL_PARAMS, _, ngettext
 from lab.rooms import CODE_LENGTH, MAX_NICKNAME_CHARS, Room, RoomError, Rooms, new_attendee, normalize_code, open_rooms
 from lab.views import classroom as views
-from lab.views.questions import BY_ID, Check, checks_for, correct
+from lab.views.questions import BY_ID, Check, checks_for, correct, solved
 
 POLL_SECONDS = 1.0  # a follower sees a presenter's change within this, plus one run of the page
 BEAT_SECONDS = 3.0  # an attendee's heartbeat (the room counts one gone after 10 s without)
@@ -60,7 +60,7 @@ class Seat:
     me: str
     key: str | None = None
     following: bool = True
-    version: int | None = None  # the room version this session's page shows
+    version: int | None = None  # a follower: the room version whose view its page shows
     question: tuple[str, bool] | None = None  # the room's question as last drawn: (id, revealed)
     published: tuple[str, tuple] | None = None  # presenter: the view last sent
     nickname: str = ""
@@ -118,11 +118,6 @@ def room() -> Room | None:
     return _room.get()
 
 
-def current_page() -> str:
-    """The URL path of the page this run shows (``""`` for home)."""
-    return _page.get()
-
-
 def page_settings(params: dict[str, str]) -> None:
     """The page's non-default settings as its link holds them (``lab.page.Page.write_url``): the
     view a presenter publishes. A page without settings (home) publishes none."""
@@ -136,6 +131,11 @@ def relinking() -> bool:
 
 def _note(text: str) -> None:
     st.session_state.setdefault(NOTES, []).append(text)
+
+
+def _show_notes() -> None:
+    for note in st.session_state.pop(NOTES, []):
+        st.info(note, icon=":material/groups:")
 
 
 def _read(code: str) -> Room | None:
@@ -259,8 +259,7 @@ def join() -> Seat | None:
                 params["room"] = code
     elif current is not None and raw is None:
         params["room"] = current.code  # a page change drops the link's parameters: the class stays
-    for note in st.session_state.pop(NOTES, []):
-        st.info(note, icon=":material/groups:")
+    _show_notes()
     return seat()
 
 
@@ -275,8 +274,7 @@ def follow(page_path: str, pages: dict) -> None:
     found = _read(current.code)
     if found is None:
         leave(_("The class {code} has ended; this page works on its own.").format(code=current.code))
-        for note in st.session_state.pop(NOTES, []):
-            st.info(note, icon=":material/groups:")
+        _show_notes()
         return
     _room.set(found)
     current.seen = found.version
@@ -313,7 +311,7 @@ def publish(page_path: str) -> None:
     if view == current.published:
         return
     try:
-        current.version = store().drive(current.code, current.key, page=page_path, params=params)
+        store().drive(current.code, current.key, page=page_path, params=params)
         current.published = view
     except RoomError as err:
         st.warning(_("The class could not be updated: {reason}").format(reason=reason(err)), icon=":material/groups:")
@@ -368,7 +366,7 @@ def _poll() -> None:
         except RoomError:
             pass  # the next read says what happened to the room
     if found.version > current.seen:  # (a read a moment old may be older than the page: nothing to do)
-        moved = current.following and not current.presenter and found.version != current.version
+        moved = current.following and not current.presenter  # (its page shows the version last read)
         if moved or _question_state(found) != current.question:
             st.rerun(scope="app")
     if current.presenter:
@@ -435,7 +433,7 @@ def _ask_list(current: Seat, checks: tuple[Check, ...]) -> None:
 
 def _ask(current: Seat, qid: str) -> None:
     try:
-        current.version = store().ask(current.code, current.key, qid)
+        store().ask(current.code, current.key, qid)
     except RoomError as err:
         _note(reason(err))
 
@@ -465,7 +463,7 @@ def _live_tally(current: Seat, check: Check) -> None:
 
 def _reveal(current: Seat, check: Check) -> None:
     try:
-        current.version = store().reveal(current.code, current.key, check.id)
+        store().reveal(current.code, current.key, check.id)
     except RoomError as err:
         _note(reason(err))
         return
@@ -484,17 +482,22 @@ def _show_settings(check: Check) -> None:
 
 def _finish(current: Seat) -> None:
     try:
-        current.version = store().finish(current.code, current.key)
+        store().finish(current.code, current.key)
     except RoomError as err:
         _note(reason(err))
 
 
+def _my_choice(current: Seat, check: Check) -> int | None:
+    """The option this attendee chose for ``check`` (None: none, or unreadable)."""
+    try:
+        return check.choice(store().my_answer(current.code, check.id, current.me))
+    except RoomError:
+        return None
+
+
 def _attendee_open(current: Seat, check: Check) -> None:
     labels = _labels(check)
-    try:
-        mine = check.choice(store().my_answer(current.code, check.id, current.me))
-    except RoomError:
-        mine = None
+    mine = _my_choice(current, check)
     key = f"lab.answer.{check.id}"
     st.session_state[key] = mine
     st.radio(_("Your answer"), list(range(len(labels))), format_func=lambda i: labels[i], key=key,
@@ -525,15 +528,11 @@ def _revealed_class(current: Seat, check: Check) -> None:
         stored = {}
     tally = views.tally_of(stored, len(labels), right)
     if not current.presenter:
-        try:
-            mine = check.choice(store().my_answer(current.code, check.id, current.me))
-        except RoomError:
-            mine = None
-        _verdict(mine, right, labels)
+        _verdict(_my_choice(current, check), right, labels)
     st.markdown(views.options_markdown(labels, right))
     show_chart(views.answers_chart(labels, tally, revealed=True))
     st.caption(views.result_sentence(tally))
-    st.markdown(check.solve().explanation)
+    st.markdown(solved(check.id).explanation)
     if current.presenter:
         st.button(_("Put the question away"), key="lab.finish", on_click=_finish, args=(current,))
 
@@ -576,7 +575,7 @@ def _solo_card(checks: tuple[Check, ...]) -> bool:
             return True
         mine = st.session_state.get(f"{key}.given")
         _verdict(mine, correct(check), labels)
-        st.markdown(check.solve().explanation)
+        st.markdown(solved(check.id).explanation)
         st.button(_("Put the question away"), key="lab.solo_finish", on_click=st.session_state.pop, args=(SOLO, None))
     return False
 

@@ -21,7 +21,7 @@ import torch
 
 import pekit
 from lab.display import number
-from lab.i18n import N_, _, ngettext
+from lab.i18n import N_, _, localized_resource, ngettext
 
 
 class Solved(NamedTuple):
@@ -125,11 +125,16 @@ def offset_dots(d: int, offset: int, first: int, second: int) -> OffsetDots:
                       float(P[second] @ P[second + offset]))
 
 
+def _compare(first: float, second: float) -> int:
+    """0 when two float64 results agree to rounding, else 1 when ``second`` is larger, -1 when smaller."""
+    if abs(second - first) <= 1e-9 * max(1.0, abs(first)):
+        return 0
+    return 1 if second > first else -1
+
+
 def offset_answer(dots: OffsetDots) -> int:
     """0: larger at the first place, 1: larger at the second, 2: the same (to float64 rounding)."""
-    if abs(dots.near - dots.far) <= 1e-9 * max(1.0, abs(dots.near)):
-        return 2
-    return 0 if dots.near > dots.far else 1
+    return {-1: 0, 1: 1, 0: 2}[_compare(dots.near, dots.far)]
 
 
 def offset_sentence(dots: OffsetDots) -> str:
@@ -286,9 +291,7 @@ def rope_scores(d: int, i: int, j: int, shift: int, seed: int = 0) -> RopeScores
 
 def rope_answer(scores: RopeScores) -> int:
     """0: the same score (to float64 rounding), 1: larger, 2: smaller."""
-    if abs(scores.after - scores.before) <= 1e-9 * max(1.0, abs(scores.before)):
-        return 0
-    return 1 if scores.after > scores.before else 2
+    return {0: 0, 1: 1, -1: 2}[_compare(scores.before, scores.after)]
 
 
 def rope_sentence(scores: RopeScores) -> str:
@@ -746,11 +749,13 @@ def checks_for(page: str) -> tuple[Check, ...]:
     return tuple(check for check in CHECKS if check.page == page)
 
 
-@functools.lru_cache(maxsize=None)
-def _correct(qid: str) -> int:
-    return BY_ID[qid].solve().correct
+@localized_resource(max_entries=64, show_spinner=False)
+def solved(qid: str) -> Solved:
+    """Question ``qid``'s right option and explanation in the reader's language, computed once per
+    language for the server (a revealed question is shown on every rerun of every attendee)."""
+    return BY_ID[qid].solve()
 
 
 def correct(check: Check) -> int:
-    """The right option's index (computed once per process: the same in every language)."""
-    return _correct(check.id)
+    """The right option's index (the same in every language)."""
+    return solved(check.id).correct
