@@ -7,9 +7,9 @@ import streamlit as st
 
 from lab import classroom
 from lab.i18n import _
-from lab.rooms import MAX_NICKNAME_CHARS
+from lab.rooms import IDLE_SECONDS, MAX_NICKNAME_CHARS
 from lab.server import require_shell
-from lab.views.classroom import nicknames_sentence, presence_sentence
+from lab.views.classroom import kept_sentence, nicknames_sentence, presence_sentence
 
 require_shell()
 
@@ -42,9 +42,7 @@ if seat is None or room is None:
         st.subheader(_("Join a class"))
         st.text_input(_("Class code"), key="classroom.code", max_chars=12, placeholder="K7QM3P")
         st.button(_("Join"), icon=":material/login:", on_click=classroom.join_typed, args=("classroom.code",))
-    st.caption(_("Nothing personal is kept: a class holds the presenter's page and settings, the answers given "
-                 "(by anonymous attendees) and optional nicknames, and is removed when it ends or after four idle "
-                 "hours."))
+    st.caption(kept_sentence(IDLE_SECONDS))
 elif seat.presenter:
     attendee_link = f"{classroom.base_url(st.context.url, classroom.CLASSROOM_PAGE)}?room={seat.code}"
     presenter_link = f"{attendee_link}&key={seat.key}"

@@ -42,6 +42,17 @@ def ignored_answers(stored: Mapping[str, int], options: int) -> int:
                if not (isinstance(answer, str) and answer.isdigit() and int(answer) < options))
 
 
+def kept_sentence(idle_seconds: float) -> str:
+    """What a class keeps, and when it is removed (``idle_seconds``: the store's idle limit)."""
+    hours = idle_seconds / 3600
+    return ngettext("Nothing personal is kept: a class holds the presenter's page and settings, the answers given (by "
+                    "anonymous attendees) and optional nicknames, and is removed when it ends or after {hours} idle "
+                    "hour.",
+                    "Nothing personal is kept: a class holds the presenter's page and settings, the answers given (by "
+                    "anonymous attendees) and optional nicknames, and is removed when it ends or after {hours} idle "
+                    "hours.", int(hours) if hours == int(hours) else 2).format(hours=number(hours, "g"))
+
+
 def nicknames_sentence(names: Sequence[str]) -> str:
     """The nicknames attendees typed, each shown as typed (markup escaped: never a link, never bold)."""
     return _("Nicknames: {names}").format(names=", ".join(plain(name) for name in names))

@@ -115,3 +115,14 @@ def test_options_are_numbered_as_the_bars(count, correct):
     for i, line in enumerate(lines):
         assert line.startswith(f"{i + 1}. ") and OPTIONS[i] in line
         assert line.endswith("✓") == (i == correct)
+
+
+@EXAMPLES
+@given(st.sampled_from([3600, 4 * 3600, 1800, 5400, 24 * 3600]))
+def test_kept_sentence_states_the_stores_idle_limit(idle_seconds):
+    from lab.rooms import IDLE_SECONDS
+
+    text = v.kept_sentence(idle_seconds)
+    hours = idle_seconds / 3600
+    assert f"after {hours:g} idle hour{'' if hours == 1 else 's'}." in text
+    assert "after 4 idle hours." in v.kept_sentence(IDLE_SECONDS) and IDLE_SECONDS == 4 * 3600
