@@ -14,10 +14,12 @@ ROOT = Path(__file__).resolve().parent.parent
 HEATMAP = "pages/encoding_heatmap.py"
 
 
-def open_app(page: str | None = None, query: dict | None = None) -> AppTest:
-    """The app from its entry point (optionally switched to ``page`` with a query string)."""
-    st.cache_data.clear()
-    st.cache_resource.clear()
+def open_app(page: str | None = None, query: dict | None = None, *, fresh: bool = True) -> AppTest:
+    """The app from its entry point (optionally switched to ``page`` with a query string); a
+    ``fresh`` server's caches are emptied first (not for another session of the same server)."""
+    if fresh:
+        st.cache_data.clear()
+        st.cache_resource.clear()
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
     at.query_params.update(query or {})
     at.run()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 import streamlit as st
@@ -19,8 +18,8 @@ from streamlit.testing.v1 import AppTest
 from lab import classroom
 from lab.rooms import RoomError, SQLiteRooms
 from lab.views import questions
+from tests.test_app import open_app
 
-ROOT = Path(__file__).resolve().parent.parent
 HEATMAP = "pages/encoding_heatmap.py"
 CLASSROOM = "pages/classroom.py"
 
@@ -34,13 +33,8 @@ def rooms_file(tmp_path, monkeypatch):
 
 
 def session(query: dict | None = None, page: str | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
-    at.query_params.update(query or {})
-    at.run()
-    if page:
-        at.switch_page(page).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    """Another reader's session on the same server (its caches kept)."""
+    return open_app(page, query, fresh=False)
 
 
 def ok(at: AppTest) -> AppTest:
