@@ -7,16 +7,16 @@ from lab import classroom
 from lab.display import device_caption, device_parts
 from lab.i18n import _, choose_language, language_picker
 from lab.registry import listed_pages
-from lab.server import admitted, prepare_server
+from lab.server import admitted, nav_page, prepare_server
 
 prepare_server()
 choose_language()
 classroom.join()
 
-HOME = st.Page("pages/home.py", title=_("Home"), default=True)
+HOME = nav_page("pages/home.py", title=_("Home"), default=True)
 LISTED = listed_pages()
-PAGES = [HOME] + [st.Page(page.path, title=_(page.title), url_path=page.url_path) for page in LISTED]
-CLASSROOM = st.Page("pages/classroom.py", title=_("Classroom"), url_path=classroom.CLASSROOM_PAGE)
+PAGES = [HOME] + [nav_page(page.path, title=_(page.title), url_path=page.url_path) for page in LISTED]
+CLASSROOM = nav_page("pages/classroom.py", title=_("Classroom"), url_path=classroom.CLASSROOM_PAGE)
 
 # The menu is drawn here, with Streamlit's bundled Material icons. Pages themselves carry no
 # icon: the current page's icon becomes the favicon, and a Material favicon is fetched from

@@ -66,6 +66,7 @@ class Seat:
     nickname: str = ""
     beat: float = 0.0
     seen: int = -1  # the room version this session's last whole run read
+    polled: int | None = None  # the room version whose change made the poll rerun the page
 
     @property
     def presenter(self) -> bool:
@@ -138,10 +139,14 @@ def _show_notes() -> None:
         st.info(note, icon=":material/groups:")
 
 
-def _read(code: str) -> Room | None:
-    """The room, or None with a note when it has ended or its record is unreadable."""
+def _read(code: str, *, polled: int | None = None) -> Room | None:
+    """The room, or None with a note when it has ended or its record is unreadable. A run the
+    poll asked for, having seen version ``polled``, takes the process's shared recent read when
+    it is that new (a class's hundred followers then rerun on one store read, not a hundred)."""
     try:
-        found = store().room(code)
+        found = recent_room(code) if polled is not None else None
+        if found is None or found.version < polled:
+            found = store().room(code)
     except RoomError:
         _note(_("The class {code} cannot be read: its record in the store is damaged. This page works on its own.")
               .format(code=code))
@@ -271,7 +276,8 @@ def follow(page_path: str, pages: dict) -> None:
     _seat.set(current)
     if current is None:
         return
-    found = _read(current.code)
+    found = _read(current.code, polled=current.polled)
+    current.polled = None
     if found is None:
         leave(_("The class {code} has ended; this page works on its own.").format(code=current.code))
         _show_notes()
@@ -368,6 +374,7 @@ def _poll() -> None:
     if found.version > current.seen:  # (a read a moment old may be older than the page: nothing to do)
         moved = current.following and not current.presenter  # (its page shows the version last read)
         if moved or _question_state(found) != current.question:
+            current.polled = found.version
             st.rerun(scope="app")
     if current.presenter:
         st.caption(views.presence_sentence(*store().presence(current.code, now=now)))

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import math
 import re
+import threading
+import weakref
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import NamedTuple
@@ -125,8 +128,28 @@ def show_table(data, *, column_config: dict | None = None, static: bool = False,
     """``st.dataframe`` (``st.table`` when ``static``) of a pandas frame, in the reader's language:
     in English exactly as given; in another language each column's label translated (the label
     ``column_config`` gives it, or the column's name) and each number column written as text in
-    the reader's decimal and group symbols (Streamlit's own number formats always use a decimal
-    point). The frame's column names stay as they are (a CSV keeps stable English names)."""
+    the reader's decimal and group symbols (Streamlit's own number formats always use a point).
+    The frame's column names stay as they are (a CSV keeps stable English names).
+
+    A table shown before, in any session, with the same content, settings and language, is sent
+    again as the message Streamlit built the first time (as :func:`show_chart` does for charts):
+    no Arrow conversion and no number formatting on a rerun."""
+    from lab.i18n import language
+
+    fingerprint = _frame_fingerprint(data)
+    if fingerprint is None:  # content that cannot be hashed (a cell holding a list): drawn as it is
+        _draw_table(data, column_config, static, kwargs)
+        return
+    settings = repr((sorted((column_config or {}).items(), key=lambda item: str(item[0])), static, sorted(kwargs.items())))
+    _draw_known_table(fingerprint, language(), settings, data, column_config, static, kwargs)
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _draw_known_table(fingerprint: str, lang: str, settings: str, _data, _column_config, _static, _kwargs) -> None:
+    _draw_table(_data, _column_config, _static, _kwargs)
+
+
+def _draw_table(data, column_config: dict | None, static: bool, kwargs: dict) -> None:
     from lab.i18n import DEFAULT, language
 
     if language() == DEFAULT:
@@ -151,6 +174,45 @@ def show_table(data, *, column_config: dict | None = None, static: bool = False,
         st.table(shown.rename(columns=labels), **kwargs)
     else:
         st.dataframe(shown, column_config={c: st.column_config.Column(label) for c, label in labels.items()}, **kwargs)
+
+
+# fingerprints of the frames shown, by object: a view's frame is shown to every session, and
+# hashing it once is enough (the weak reference tells a live frame from a new one at its address)
+_FINGERPRINTS: dict[int, tuple[weakref.ref, str]] = {}
+_FINGERPRINTS_LOCK = threading.Lock()
+
+
+def _frame_fingerprint(frame) -> str | None:
+    """A digest of a pandas frame's whole content: its index, column names, dtypes and values
+    (two frames with the same fingerprint show the same table); None for content pandas cannot
+    hash. Frames are never changed after they are shown (views are records), so a frame's digest
+    is computed once."""
+    import pandas as pd
+
+    with _FINGERPRINTS_LOCK:
+        known = _FINGERPRINTS.get(id(frame))
+    if known is not None and known[0]() is frame:
+        return known[1]
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(repr((list(map(str, frame.columns)), list(map(str, frame.dtypes)), frame.shape,
+                        frame.index.name)).encode())
+    try:
+        digest.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+    except TypeError:
+        return None
+    fingerprint = digest.hexdigest()
+    try:
+        ref = weakref.ref(frame, lambda _, key=id(frame): _forget(key))
+    except TypeError:
+        return fingerprint
+    with _FINGERPRINTS_LOCK:
+        _FINGERPRINTS[id(frame)] = (ref, fingerprint)
+    return fingerprint
+
+
+def _forget(key: int) -> None:
+    with _FINGERPRINTS_LOCK:
+        _FINGERPRINTS.pop(key, None)
 
 
 def big_number(value: float, *, digits: int = 3) -> str:

@@ -6,12 +6,14 @@ Part of the app's package (pekit never imports streamlit).
 from __future__ import annotations
 
 import contextlib
+import copy
 import gc
 import os
 import threading
 
 import streamlit as st
 
+from lab import loop_wakeups
 from lab.streamlit_internals import remember_signatures, run_yield_check, switch_off_legacy_pages
 
 _PREPARED = False
@@ -21,6 +23,8 @@ def prepare_server() -> None:
     """Once per server process:
 
     - Streamlit's caches stop recomputing a cached function's signature on every call.
+    - The event loop wakes once per batch of a page's messages, not once per element
+      (:mod:`lab.loop_wakeups`).
     - Sessions run side by side in one process; one torch thread each keeps them from
       fighting over the cores (hosted apps get one or two). ``PEKIT_THREADS`` overrides,
       within the number of cores.
@@ -37,8 +41,24 @@ def prepare_server() -> None:
 
     pekit.limit_threads(min(_positive_setting("PEKIT_THREADS", 1), os.cpu_count() or 1))
     remember_signatures()  # every cached call of every rerun skips inspect.signature
+    loop_wakeups.install()
     gc.freeze()
     _PREPARED = True
+
+
+_PAGES: dict[tuple, st.Page] = {}
+
+
+def nav_page(path: str, *, title: str, url_path: str | None = None, default: bool = False) -> st.Page:
+    """``st.Page(path, ...)`` as a run of the entry point needs it: built once per server process
+    and copied for each run. Building one resolves its file on disk (a dozen system calls, each
+    a chance for another thread to take the GIL) and every run builds the whole menu; the copy
+    is this run's own (``st.navigation`` marks the page it runs on its object)."""
+    key = (path, title, url_path, default)
+    page = _PAGES.get(key)
+    if page is None:
+        page = _PAGES.setdefault(key, st.Page(path, title=title, url_path=url_path, default=default))
+    return copy.copy(page)
 
 
 def require_shell() -> None:

@@ -314,3 +314,27 @@ def test_the_class_screens_speak_portuguese():
     assert "Sala de aula" in screens["desk"] and "Pergunta" in screens["open, attendee"]
     assert "0 respostas até agora." in screens["open, presenter"]
     assert "1 de 1 resposta estava certa (100 %)." in screens["revealed, attendee"]
+
+
+def test_a_rerun_the_poll_asked_for_reads_the_shared_room_unless_it_is_older(rooms_file, monkeypatch):
+    """A hundred followers rerun on one store read: the rerun a poll asked for (having seen
+    version v) takes the process's recent read when it is at least v, else reads the store."""
+    rooms = SQLiteRooms(str(rooms_file))
+    code, key = rooms.create()
+    reads = []
+    real = classroom.store()
+    counting = type("Counting", (), {"room": lambda self, c: reads.append(c) or real.room(c),
+                                     "__getattr__": lambda self, name: getattr(real, name)})()
+    monkeypatch.setattr(classroom, "store", lambda: counting)
+    classroom._RECENT.clear()
+    seen = classroom.recent_room(code)  # the poll's read
+    assert len(reads) == 1
+    for _ in range(5):  # five followers' reruns
+        assert classroom._read(code, polled=seen.version).version == seen.version
+    assert len(reads) == 1
+    assert classroom._read(code).version == seen.version  # a run of the session's own: the store
+    assert len(reads) == 2
+    rooms.drive(code, key, page="encoding_heatmap", params={"n": "7"})
+    newer = real.room(code).version
+    assert dict(classroom._read(code, polled=newer).view.params) == {"n": "7"}  # the shared read is older
+    assert len(reads) == 3

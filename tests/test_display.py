@@ -106,3 +106,64 @@ def test_a_table_cell_reads_back_as_its_number_in_either_language(value, printf)
     tolerance = {"%.3f": 5e-4, "%d": 0.5}.get(printf, 0.0)
     relative = {"%.6g": 5e-6, None: 5e-3}.get(printf, 0.0)
     assert abs(read(english) - value) <= tolerance + relative * abs(value) + 5e-5
+
+
+# -- tables: sent again as first built, keyed by their content --------------------------------
+
+_frames = st.integers(1, 6).flatmap(lambda rows: st.fixed_dictionaries({
+    "n": st.lists(st.integers(-10**6, 10**6), min_size=rows, max_size=rows),
+    "x": st.lists(st.floats(allow_nan=True, allow_infinity=False, width=64), min_size=rows, max_size=rows),
+    "s": st.lists(st.text(max_size=4), min_size=rows, max_size=rows)}))
+
+
+@given(_frames, st.sampled_from(["value", "name", "dtype", "index", "order"]))
+def test_a_frame_fingerprint_follows_its_content(columns, change):
+    """Copies share a fingerprint; any change a reader would see (a value, a column's name, its
+    type, the index, the columns' order) gives another one."""
+    import pandas as pd
+
+    from lab.display import _frame_fingerprint as frame_fingerprint
+
+    frame = pd.DataFrame(columns)
+    assert frame_fingerprint(frame) == frame_fingerprint(frame.copy()) == frame_fingerprint(pd.DataFrame(columns))
+    other = frame.copy()
+    if change == "value":
+        other.loc[0, "n"] = other.loc[0, "n"] + 1
+    elif change == "name":
+        other = other.rename(columns={"n": "m"})
+    elif change == "dtype":
+        other["n"] = other["n"].astype(float)
+    elif change == "index":
+        other.index = other.index + 1
+    else:
+        other = other[list(reversed(other.columns))]
+    assert frame_fingerprint(other) != frame_fingerprint(frame)
+
+
+def test_a_table_shown_before_is_shown_again_as_it_was_and_never_another():
+    """Two sessions show the same frame (the second gets the first's message back), in English
+    and in Portuguese; a frame one cell apart shows its own numbers."""
+    from streamlit.testing.v1 import AppTest
+
+    script = """
+import pandas as pd
+import streamlit as st
+from lab.display import show_table
+from lab.i18n import use
+v = st.session_state.get("v", 1.5)
+frame = pd.DataFrame({"pair": [0, 1], "omega": [v, 1234.5]})
+show_table(frame, hide_index=True, column_config={"omega": st.column_config.NumberColumn("ω", format="%.2f")})
+with use("pt"):
+    show_table(frame, hide_index=True, column_config={"omega": st.column_config.NumberColumn("ω", format="%.2f")})
+"""
+    shown = []
+    for v in (1.5, 1.5, 2.5):
+        at = AppTest.from_string(script, default_timeout=30)
+        at.session_state["v"] = v
+        at.run()
+        assert not at.exception
+        shown.append([t.value.astype(str).values.tolist() for t in at.dataframe])
+    assert shown[0] == shown[1]
+    assert shown[0][0] == [["0", "1.5"], ["1", "1234.5"]]
+    assert shown[0][1] == [["0", "1,50"], ["1", "1234,50"]]
+    assert shown[2][0][0] == ["0", "2.5"] and shown[2][1][0] == ["0", "2,50"]

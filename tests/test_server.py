@@ -112,3 +112,33 @@ def test_a_waiting_run_that_is_superseded_leaves_the_queue(monkeypatch):
     wanted.set()
     with _server.admitted():  # every place was given back
         pass
+
+
+def test_menu_pages_are_built_once_and_each_run_gets_its_own_copies():
+    """nav_page: the same page as st.Page builds it, a fresh object per run (st.navigation marks
+    the page it runs on the object), the file resolved once per process."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    root = Path(__file__).resolve().parent.parent
+    script = f"""
+import streamlit as st
+from lab.server import nav_page
+home = {str(root / "pages" / "home.py")!r}
+first = nav_page(home, title="Home", default=True)
+second = nav_page(home, title="Home", default=True)
+built = st.Page(home, title="Home", default=True)
+st.session_state.same = [first is second] + [all(vars(p)[k] == vars(built)[k] for k in vars(built))
+                                             for p in (first, second)]
+first._can_be_called = True
+st.session_state.apart = second._can_be_called
+other = nav_page({str(root / "pages" / "train.py")!r}, title="Trainieren", url_path="train")
+st.session_state.other = (other.title, other.url_path, other._page.name)
+"""
+    at = AppTest.from_string(script, default_timeout=30)
+    at.run()
+    assert not at.exception
+    assert at.session_state.same == [False, True, True]
+    assert at.session_state.apart is False
+    assert at.session_state.other == ("Trainieren", "train", "train.py")
