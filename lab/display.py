@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import math
+import os
 import re
 import threading
 import weakref
@@ -46,6 +48,14 @@ def device_caption(kind: str, name: str, threads: int) -> str:
 
 def device_parts() -> tuple[str, str, int]:
     """The default device's type, chip name and torch's CPU threads (for :func:`device_caption`)."""
+    import torch
+
+    return _device_parts(os.environ.get("PEKIT_DEVICE", ""), torch.get_num_threads())
+
+
+# the sidebar shows these on every run of every session; they change only with the setting
+@functools.lru_cache(maxsize=8)
+def _device_parts(override: str, threads: int) -> tuple[str, str, int]:
     import platform
 
     import pekit
@@ -54,10 +64,10 @@ def device_parts() -> tuple[str, str, int]:
 
     device = pekit.resolve_device(None)
     if device.type == "cuda":
-        return "cuda", torch.cuda.get_device_name(device), torch.get_num_threads()
+        return "cuda", torch.cuda.get_device_name(device), threads
     if device.type == "mps":
-        return "mps", platform.machine(), torch.get_num_threads()
-    return "cpu", cpu_name(), torch.get_num_threads()
+        return "mps", platform.machine(), threads
+    return "cpu", cpu_name(), threads
 
 
 class Shown(NamedTuple):

@@ -19,10 +19,12 @@ corrupt record raises :class:`RoomError` with a message, never a traceback from 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
 import os
+import queue
 import re
 import secrets
 import sqlite3
@@ -352,10 +354,15 @@ class Rooms:
 class SQLiteRooms(Rooms):
     """Rooms in one SQLite file (``path``), shared by every process that opens it."""
 
+    POOL = 8  # connections kept open for the next reader (more are opened when more read at once)
+
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
+        # Streamlit runs every rerun and every poll in a thread of its own: a connection per
+        # thread would be opened (file, WAL index, schema) for each of them. Connections are
+        # pooled instead; each is used by one thread at a time.
+        self._pool: queue.Queue[sqlite3.Connection] = queue.Queue(maxsize=self.POOL)
         with self._db() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript("""
@@ -367,53 +374,73 @@ class SQLiteRooms(Rooms):
                                                      at REAL, PRIMARY KEY (code, attendee));
             """)
 
-    def _db(self) -> sqlite3.Connection:
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=True)
-            self._local.db = db
-        return db
+    @contextlib.contextmanager
+    def _db(self):
+        """A connection of the pool, for one statement or one transaction (rolled back if it fails)."""
+        try:
+            db = self._pool.get_nowait()
+        except queue.Empty:
+            db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+            # a room's state is worth a second: committed to the WAL without waiting for the disk
+            # (safe against a crash of the app; a power cut may lose the last changes)
+            db.execute("PRAGMA synchronous=NORMAL")
+        try:
+            yield db
+        finally:
+            if db.in_transaction:
+                db.rollback()
+            try:
+                self._pool.put_nowait(db)
+            except queue.Full:
+                db.close()
 
     def _load(self, code):
-        row = self._db().execute("SELECT digest, record FROM rooms WHERE code = ?", (code,)).fetchone()
+        with self._db() as db:
+            row = db.execute("SELECT digest, record FROM rooms WHERE code = ?", (code,)).fetchone()
         return None if row is None else (row[0], row[1])
 
     def _save(self, code, digest, record, *, create=False):
         text = json.dumps(record, separators=(",", ":"))
-        db = self._db()
-        if create:
-            cursor = db.execute("INSERT OR IGNORE INTO rooms VALUES (?, ?, ?, ?)", (code, digest, text, record["touched"]))
-            return cursor.rowcount == 1
-        db.execute("UPDATE rooms SET record = ?, touched = ? WHERE code = ?", (text, record["touched"], code))
+        with self._db() as db:
+            if create:
+                cursor = db.execute("INSERT OR IGNORE INTO rooms VALUES (?, ?, ?, ?)",
+                                    (code, digest, text, record["touched"]))
+                return cursor.rowcount == 1
+            db.execute("UPDATE rooms SET record = ?, touched = ? WHERE code = ?", (text, record["touched"], code))
         return True
 
     def _delete(self, code):
-        db = self._db()
-        db.execute("BEGIN")
-        for table in ("rooms", "answers", "presence"):
-            db.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
-        db.execute("COMMIT")
+        with self._db() as db:
+            db.execute("BEGIN")
+            for table in ("rooms", "answers", "presence"):
+                db.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
+            db.execute("COMMIT")
 
     def _answers(self, code, qid):
-        rows = self._db().execute("SELECT attendee, choice FROM answers WHERE code = ? AND qid = ?", (code, qid))
-        return dict(rows.fetchall())
+        with self._db() as db:
+            return dict(db.execute("SELECT attendee, choice FROM answers WHERE code = ? AND qid = ?",
+                                   (code, qid)).fetchall())
 
     def _put_answer(self, code, qid, attendee, choice):
-        self._db().execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)", (code, qid, attendee, choice))
+        with self._db() as db:
+            db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)", (code, qid, attendee, choice))
 
     def _put_presence(self, code, attendee, following, nickname, at):
-        self._db().execute("INSERT OR REPLACE INTO presence VALUES (?, ?, ?, ?, ?)",
-                           (code, attendee, int(following), nickname, at))
+        with self._db() as db:
+            db.execute("INSERT OR REPLACE INTO presence VALUES (?, ?, ?, ?, ?)",
+                       (code, attendee, int(following), nickname, at))
 
     def _presences(self, code):
-        rows = self._db().execute("SELECT at, following, nickname FROM presence WHERE code = ? ORDER BY at DESC "
-                                  "LIMIT ?", (code, MAX_ATTENDEES)).fetchall()
+        with self._db() as db:
+            rows = db.execute("SELECT at, following, nickname FROM presence WHERE code = ? ORDER BY at DESC "
+                              "LIMIT ?", (code, MAX_ATTENDEES)).fetchall()
         return [(float(at), bool(f), n if isinstance(n, str) else "") for at, f, n in rows if isinstance(at, (int, float))]
 
     def purge(self, *, now: float | None = None, idle: float = IDLE_SECONDS) -> int:
         """Remove the rooms untouched for ``idle`` seconds (and their answers and presence)."""
         cutoff = (time.time() if now is None else now) - idle
-        codes = [c for (c,) in self._db().execute("SELECT code FROM rooms WHERE touched < ?", (cutoff,))]
+        with self._db() as db:
+            codes = [c for (c,) in db.execute("SELECT code FROM rooms WHERE touched < ?", (cutoff,)).fetchall()]
         for code in codes:
             self._delete(code)
         return len(codes)

@@ -207,7 +207,8 @@ def test_a_corrupt_room_gives_a_message_not_a_traceback(rooms_file):
     presenter, seat = start_class()
     attendee = session({"room": seat.code}, page=HEATMAP)
     store = SQLiteRooms(rooms_file)
-    store._db().execute("UPDATE rooms SET record = ? WHERE code = ?", ('{"version": "x"}', seat.code))
+    with store._db() as db:
+        db.execute("UPDATE rooms SET record = ? WHERE code = ?", ('{"version": "x"}', seat.code))
     attendee.run()
     ok(attendee)
     assert "cannot be read" in texts(attendee) and title(attendee) == "Encoding heatmap"

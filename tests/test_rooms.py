@@ -170,7 +170,8 @@ def test_an_unknown_or_closed_room_is_none_and_a_corrupt_one_says_so(replicas):
 def _write_raw(store, code: str, text: str) -> None:
     """Put a corrupt record in place, as a failing disk or a wrong writer could."""
     if isinstance(store, SQLiteRooms):
-        store._db().execute("UPDATE rooms SET record = ? WHERE code = ?", (text, code))
+        with store._db() as db:
+            db.execute("UPDATE rooms SET record = ? WHERE code = ?", (text, code))
     else:
         store.client.hset(store._keys(code)[0], "record", text)
 
@@ -198,3 +199,49 @@ def test_redis_keys_of_a_room_expire_when_idle(redis_url):
                                          ("x" * 100, None), (123456, None)])
 def test_a_code_is_read_as_typed_or_read_aloud(typed, code):
     assert normalize_code(typed) == code
+
+
+def test_sqlite_connections_are_shared_by_short_lived_threads(tmp_path):
+    """Streamlit runs each rerun in a new thread: 200 such threads answering and beating at once
+    get every write right, on a bounded pool of open connections; a transaction that fails
+    leaves its connection rolled back."""
+    import sqlite3
+    import threading
+
+    store = SQLiteRooms(tmp_path / "rooms.sqlite3")
+    code, key = store.create()
+    store.ask(code, key, "q")
+    opened = []
+    real_connect = sqlite3.connect
+
+    def counting_connect(*args, **kwargs):
+        opened.append(1)
+        return real_connect(*args, **kwargs)
+
+    def attendee(i: int) -> None:
+        me = new_attendee()
+        store.heartbeat(code, me, following=i % 2 == 0)
+        store.answer(code, me, "q", str(i % 3))
+
+    import lab.rooms as rooms_module
+    rooms_module.sqlite3.connect = counting_connect
+    try:
+        for wave in range(4):
+            threads = [threading.Thread(target=attendee, args=(wave * 50 + i,)) for i in range(50)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+    finally:
+        rooms_module.sqlite3.connect = real_connect
+    assert store.presence(code) == (200, 100)
+    store.reveal(code, key, "q")
+    assert store.tally(code, "q") == {"0": 67, "1": 67, "2": 66}
+    assert len(opened) < 200 and store._pool.qsize() <= SQLiteRooms.POOL
+    with pytest.raises(sqlite3.OperationalError):
+        with store._db() as db:
+            db.execute("BEGIN")
+            db.execute("DELETE FROM presence WHERE code = ?", (code,))
+            db.execute("SELECT * FROM no_such_table")
+    assert store.presence(code) == (200, 100)  # the failed transaction was rolled back
+    assert all(not db.in_transaction for db in list(store._pool.queue))
