@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 
 import pytest
 
@@ -60,6 +61,14 @@ class Reader:
     def slider_value(self, label: str) -> str:
         return slider_thumb(self.page, label).input_value()
 
+    def wait_for_slider(self, label: str, value: str) -> str:
+        """The slider's value once it shows ``value`` (the link changes at the start of a run, the
+        widgets when the run reaches them), or what it shows after WAIT_MS."""
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while self.slider_value(label) != value and time.monotonic() < deadline:
+            self.page.wait_for_timeout(100)
+        return self.slider_value(label)
+
 
 def test_a_class_across_two_replicas(browser, deployment):
     a, b = deployment.replica_urls
@@ -89,7 +98,7 @@ def test_a_class_across_two_replicas(browser, deployment):
         for attendee in (phone, laptop, through_nginx):
             attendee.wait_for_url("n=61")
             assert "/encoding_heatmap?" in attendee.page.url and f"room={code}" in attendee.page.url
-            assert attendee.slider_value("Positions n") == "61" and "All 61 × 32 entries drawn" in attendee.text()
+            assert attendee.wait_for_slider("Positions n", "61") == "61" and "All 61 × 32 entries drawn" in attendee.text()
         assert "3 attendees connected, 3 following you." in presenter.text() or \
             presenter.page.wait_for_selector("text=3 attendees connected", timeout=WAIT_MS)
 
@@ -103,7 +112,7 @@ def test_a_class_across_two_replicas(browser, deployment):
         assert "n=61" in laptop.page.url and laptop.slider_value("Positions n") == "61"
         laptop.page.get_by_text("Follow the presenter").click()
         laptop.wait_for_url("n=62")
-        assert laptop.slider_value("Positions n") == "62"
+        assert laptop.wait_for_slider("Positions n", "62") == "62"
 
         # a question: the attendees choose before the answer's picture shows
         presenter.page.locator('[data-testid="stSidebar"]').get_by_text("Ask the class (2 questions)").click()
