@@ -2,24 +2,33 @@
 
 import streamlit as st
 
-from lab.display import show_chart
+from lab.display import show_chart, show_table
 from lab.i18n import _
 from lab.page import lab_page
 from lab.views.minilm import model_missing
 from lab.views.rope_in_a_real_model import (
     HEAD,
     LAYER,
+    LIVE_TOKENS,
     LOADING,
     MAX_OFFSET,
+    RECOMPUTING,
+    RULE_NAMES,
     RUNNING,
     RUNNING_MINILM,
     SETTINGS,
     SHIFT,
     SHIFTING,
     TEXT,
+    context_caption,
+    context_chart,
+    context_live,
+    context_statement,
+    context_table,
     conventions_statement,
     habits_charts,
     habits_statement,
+    live_statement,
     layout_statement,
     map_chart,
     minilm_rollout,
@@ -33,6 +42,7 @@ from lab.views.rope_in_a_real_model import (
     pairs_caption,
     pairs_charts,
     pairs_statement,
+    papers_statement,
     rollout_chart,
     rollout_statement,
     run_view,
@@ -40,6 +50,7 @@ from lab.views.rope_in_a_real_model import (
     shift_chart,
     shift_statement,
     shift_view,
+    shipped_context,
 )
 
 INTRO = _(
@@ -110,6 +121,24 @@ with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS) as page:
     st.subheader(_("Conventions: adjacent pairs or split halves"))
     st.markdown(layout_statement(model.config))
     st.markdown(conventions_statement(run.conventions))
+
+    st.subheader(_("Past the context: the loss along a long text"))
+    results = shipped_context()
+    show_chart(context_chart(), title=_("Next-token loss by position, with and without a context-extension rule"))
+    st.caption(context_caption(results))
+    st.markdown(context_statement(results))
+    show_table(context_table(results), hide_index=True, column_config={
+        "positions": _("positions"), **{rule: st.column_config.NumberColumn(_(name), format="%.3f")
+                                      for rule, name in RULE_NAMES.items()}})
+    st.markdown(papers_statement(results))
+    st.button(_("Recompute the first {tokens} tokens here").format(tokens=LIVE_TOKENS), key="ropelm.recompute",
+              icon=":material/replay:", on_click=lambda: st.session_state.update({"ropelm.recomputed": True}),
+              help=_("Runs the model now on the start of the text with each rule (a few seconds per rule; shared "
+                     "by everyone on this server)."))
+    if st.session_state.get("ropelm.recomputed"):
+        with st.spinner(_(RECOMPUTING)):
+            live, shipped = context_live()
+        st.markdown(live_statement(live, shipped, LIVE_TOKENS))
 
     st.subheader(_("Attention across layers: rollout"))
     st.latex(r"R_l = \tilde A_l \tilde A_{l-1}\cdots\tilde A_0,\qquad \tilde A_l = \tfrac12 I + \tfrac12\,"

@@ -149,6 +149,25 @@ def test_the_other_pairing_is_measurably_worse(model):
 
 
 @needs_model
+@pytest.mark.parametrize("chunk", [1, 7, 2048])
+def test_the_loss_is_the_cross_entropy_of_the_logits_in_any_chunks(model, monkeypatch, chunk):
+    """loss() scores its logits a chunk of rows at a time (so a text of 16,384 tokens never holds
+    all of them): the same numbers as cross-entropy over logits() at once, with the shifts, the
+    frequencies and the pairing it is given, whatever the chunk."""
+    monkeypatch.setattr(loaded, "LOSS_CHUNK", chunk)
+    ids = model.tokenize(PARAGRAPH)
+    slower = pekit.rope_frequencies(64, base=100000.0, scaling="ntk", factor=2.0)
+    for kwargs in ({}, {"position_ids": [p + 5000 for p in range(len(ids))]}, {"inv_freq": slower},
+                   {"pairing": "halves"}):
+        logits = model.logits(ids, **kwargs).double()
+        expected = torch.nn.functional.cross_entropy(logits[:-1], torch.tensor(ids[1:]), reduction="none")
+        got = model.loss(ids, **kwargs)
+        assert got.shape == (len(ids) - 1,) and got.dtype == torch.float32
+        torch.testing.assert_close(got.double(), expected, atol=2e-4, rtol=1e-5)
+    assert model.loss(ids[:2]).shape == (1,)
+
+
+@needs_model
 def test_arguments_are_named(model):
     ids = model.tokenize(TEXTS[0])
     cases = [

@@ -41,8 +41,20 @@ def test_defaults_draw_every_section():
     assert "attention sinks" in text and "RoFormer's bound" in text and "slowest pairs hold" in text
     assert "worse, perplexity" in text and "the two conventions are one rotation" in text
     assert "SmolLM2, after layer 6" in text and "MiniLM, after layer 5" in text
-    assert len(at.get("vega_lite_chart")) == 10
+    assert "inside the context (positions 0 to 8,191)" in text and "Chen et al. (2023)" in text
+    assert "Theodore Roosevelt's 1907 message" in text
+    assert len(at.get("vega_lite_chart")) == 11
     assert at.get("vega_lite_chart") and not at.error
+
+
+@needs_model
+def test_the_first_tokens_are_recomputed_on_demand_and_match_the_shipped_run():
+    at = open_page()
+    assert "Recomputed now" not in said(at)
+    next(b for b in at.button if b.label.startswith("Recompute the first")).click().run()
+    assert not at.exception
+    text = said(at)
+    assert "Recomputed now on the first 512 tokens" in text and "the same, to float rounding" in text, text
 
 
 @needs_model

@@ -8,9 +8,12 @@ read with ``gguf``; nothing is downloaded. Modules, one concept each:
 - :mod:`.model`: the decoder (RMSNorm, grouped-query attention with RoPE, SwiGLU);
 - :mod:`.loaded`: one loaded copy per process, device and dtype, and the calls on it;
 - :mod:`.microscope`: position inside the model (shifts, scores against offset, where heads look,
-  the norm per rotary pair, the pairing convention).
+  the norm per rotary pair, the pairing convention);
+- :mod:`.context`: the loss by position past the context on a long public-domain text, with
+  plain RoPE and the context-extension rules (shipped results, and the script that makes them).
 """
 
+from .context import RULES, LongContext, long_text, loss_by_rule, shipped_context
 from .files import INSTALL_COMMAND, smollm2_available, smollm2_missing
 from .gguf_file import SmolLM2Config
 from .loaded import MAX_POSITION, MAX_TOKENS, SmolLM2, smollm2
@@ -44,6 +47,11 @@ __all__ = [
     "pair_shares",
     "Conventions",
     "conventions",
+    "RULES",
+    "LongContext",
+    "long_text",
+    "loss_by_rule",
+    "shipped_context",
     "smollm2",
     "smollm2_available",
     "smollm2_missing",

@@ -29,6 +29,7 @@ MAX_TOKENS = 1 << 15  # 32,768 tokens: four times the model's context, one forwa
 MAX_POSITION = 1 << 24  # position ids below 16,777,216: float64 angles exact to ~1e-9 rad
 MAX_CHARS = 1 << 20  # characters of text read by tokenize
 MODEL_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
+LOSS_CHUNK = 2048  # rows of logits made at once by SmolLM2.loss (2,048 x 49,152 float32: 384 MiB)
 
 
 def _whole_numbers(name: str, value: object, low: int, high: int, what: str) -> Tensor:
@@ -161,10 +162,25 @@ class SmolLM2:
 
     def loss(self, ids: Sequence[int] | Tensor, *, position_ids: Sequence[int] | Tensor | None = None,
              inv_freq: Tensor | None = None, pairing: str = "adjacent", reorder: bool = False) -> Tensor:
-        """Next-token cross-entropy (nats) at each of the ``T - 1`` positions that have a next token."""
+        """Next-token cross-entropy (nats) at each of the ``T - 1`` positions that have a next token,
+        float32. Runs on texts up to :data:`MAX_TOKENS` long: the logits are made and scored
+        :data:`LOSS_CHUNK` rows at a time, never all at once (16,384 tokens' logits would take
+        3 GiB)."""
         tokens = self._ids(ids, minimum=2)
-        logits = self.logits(tokens, position_ids=position_ids, inv_freq=inv_freq, pairing=pairing, reorder=reorder)
-        return torch.nn.functional.cross_entropy(logits[:-1], tokens[1:].to(logits.device), reduction="none").cpu()
+        pos = self._positions(position_ids, tokens.numel())
+        freqs = self._frequencies(inv_freq)
+        if not isinstance(pairing, str) or pairing not in PAIRINGS:
+            raise ValueError(f"pairing={str(pairing)[:40]!r} must be one of {PAIRINGS}")
+        reorder = check_bool("reorder", reorder)
+        check_memory({"T": tokens.numel(), "num_hiddens": self.config.num_hiddens}, 4 * 8)  # the states, a few times
+        on_device = tokens.to(self.device)
+        with torch.inference_mode():
+            X = self.decoder.hidden(on_device[None], pos, freqs, pairing=pairing, reorder=reorder)[0][0]
+            last = tokens.numel() - 1  # rows 0 .. T-2 have a next token
+            losses = [torch.nn.functional.cross_entropy(self.decoder.scores(X[i:min(i + LOSS_CHUNK, last)]),
+                                                        on_device[i + 1:min(i + LOSS_CHUNK, last) + 1], reduction="none")
+                      for i in range(0, last, LOSS_CHUNK)]
+        return torch.cat(losses).float().cpu()
 
     def queries_keys(self, ids: Sequence[int] | Tensor) -> tuple[Tensor, Tensor]:
         """Every layer's queries ``(layers, heads, T, head_dim)`` and keys ``(layers, kv_heads, T,

@@ -147,6 +147,15 @@ class LlamaDecoder(nn.Module):
         ``weights``, one ``(batch, heads, T, T)`` table per layer; ``capture`` (a list) receives
         each layer's queries and keys before rotation. ``pairing`` and ``reorder``: see
         :class:`Rope`. Internal: arguments are trusted (:class:`pekit.llama.SmolLM2` checks them)."""
+        X, maps = self.hidden(ids, position_ids, inv_freq, pairing=pairing, reorder=reorder, weights=weights,
+                              capture=capture)
+        return self.scores(X), maps
+
+    def hidden(self, ids: Tensor, position_ids: Tensor, inv_freq: Tensor, *, pairing: str = "adjacent",
+               reorder: bool = False, weights: bool = False, capture: list | None = None
+               ) -> tuple[Tensor, list[Tensor]]:
+        """What :meth:`forward` computes before the output projection: the final normalized
+        states ``(batch, T, num_hiddens)``, and the attention tables when ``weights``."""
         assert pairing in PAIRINGS
         rope = Rope(pairing, reorder, rope_pair_permutation(self.config.head_dim).to(ids.device) if reorder else None)
         cos, sin = self.rotary(position_ids, inv_freq)
@@ -156,6 +165,9 @@ class LlamaDecoder(nn.Module):
             X, W = layer(X, cos, sin, rope, weights, capture)
             if W is not None:
                 maps.append(W)
-        X = self.norm(X)
+        return self.norm(X), maps
+
+    def scores(self, X: Tensor) -> Tensor:
+        """Next-token logits (float32) of final states ``X`` ``(..., num_hiddens)``."""
         head = self.embed.weight if self.head is None else self.head.weight
-        return (X @ head.T).float(), maps
+        return (X @ head.T).float()

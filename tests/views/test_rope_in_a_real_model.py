@@ -274,3 +274,110 @@ def test_model_facts_are_the_configs(config):
     assert abs(read(found[1]) - 2 * math.pi) <= 0.01 and int(found[2]) == pairs - 1 == int(found[4]) - 1
     assert abs(int(found[3].replace(",", "")) - slowest) <= 0.5 + 1e-9 * slowest
     assert f"row j + {c.head_dim // 2}" in rv.layout_statement(c)
+
+
+# -- past the context -----------------------------------------------------------------------------
+
+LOSS = st.floats(0.5, 12, allow_nan=False)
+FIGURE = r"−?\d+(?:[.,]\d+)*(?: × 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"  # a number, never the full stop after it
+
+
+@st.composite
+def long_contexts(draw):
+    """A shipped record over its whole range: any bucket size, a context inside the text, and
+    losses that may tie, break down or improve past the context."""
+    bucket = draw(st.sampled_from([1, 3, 64, 256]))
+    context = draw(st.integers(2, 40)) * bucket
+    tokens = context + draw(st.integers(2, 40 * bucket))
+    count = -(-(tokens - 1) // bucket)
+    means = {}
+    for rule in llama.RULES:
+        inside, past = draw(LOSS), draw(LOSS)
+        tie = draw(st.booleans())
+        means[rule] = tuple(inside if k * bucket < context else (inside if tie else past) for k in range(count))
+    return llama.LongContext(tokens, bucket, context, 2.0, means, {r: draw(st.floats(0, 1e4)) for r in llama.RULES},
+                             "cpu: x86_64, torch 2.13.0+cpu, 2 threads")
+
+
+def _naive_windows(r: llama.LongContext) -> dict[str, tuple[float, float]]:
+    losses = {rule: [r.means[rule][p // r.bucket] for p in range(r.tokens - 1)] for rule in llama.RULES}
+    return {rule: (sum(v[:r.context]) / len(v[:r.context]), sum(v[r.context:]) / len(v[r.context:]))
+            for rule, v in losses.items()}
+
+
+@settings(max_examples=150, deadline=None)
+@given(long_contexts())
+@example(llama.LongContext(17, 4, 8, 2.0, {"plain": (3.0, 3.0, 3.6, 3.6, 3.6), "linear": (3.2,) * 5,
+                                            "ntk": (3.01,) * 5}, {}, "cpu"))
+def test_the_context_sentences_state_the_windows_means(results):
+    naive = _naive_windows(results)
+    for rule, (inside, past) in rv.context_windows(results).items():
+        assert math.isclose(inside, naive[rule][0], rel_tol=1e-9) and math.isclose(past, naive[rule][1], rel_tol=1e-9)
+    text = rv.context_statement(results)
+    said = re.search(rf"the loss is ({FIGURE}) nats per token inside the context \(positions 0 to ({FIGURE})\) and "
+                     rf"({FIGURE}) past it \(({FIGURE}) to ({FIGURE})\)", text)
+    inside, past = naive["plain"]
+    assert close(said[1], inside, 2) and close(said[3], past, 2), text
+    assert [read(said[i]) for i in (2, 4, 5)] == [results.context - 1, results.context, results.tokens - 2]
+    gap = past - inside
+    if gap >= rv.BREAKS:
+        assert "breaks down" in text
+    elif gap > rv.SAME:
+        assert "worse but not broken" in text
+    elif -gap > rv.SAME:
+        assert "reads better" in text
+    else:
+        assert "about the same" in text
+    best = min(llama.RULES, key=lambda rule: naive[rule][1])
+    second = sorted(naive[rule][1] for rule in llama.RULES)[1]
+    if second - naive[best][1] > rv.SAME + 1e-9:
+        assert f"Past the context {rv.RULE_NAMES[best]} reads best" in text, text
+    elif second - naive[best][1] < rv.SAME - 1e-9:
+        assert "no rule is clearly best" in text
+    papers = rv.papers_statement(results)
+    lower = naive["linear"][1] < naive["plain"][1]
+    assert ("is not lower" in papers) == (not lower)
+    assert ("breaks down past the context" in papers) == (gap >= rv.BREAKS and lower)
+    cost = naive["linear"][0] - naive["plain"][0]
+    if cost > rv.SAME + 1e-9:
+        assert close(re.findall(FIGURE, papers.split("costs ")[1])[0], cost, 2)
+    elif cost < rv.SAME - 1e-9:
+        assert "at no cost" in papers
+    assert close(re.findall(FIGURE, papers)[-1], abs(naive["ntk"][0] - naive["plain"][0]), 2)
+    caption = rv.context_caption(results)
+    assert f"{results.tokens:,} tokens" in caption and f"over {results.bucket} positions" in caption
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.dictionaries(st.sampled_from(list(llama.RULES)), LOSS, min_size=3),
+       st.dictionaries(st.sampled_from(list(llama.RULES)), LOSS, min_size=3), st.integers(1, 2048),
+       st.floats(0, 2e-3))
+def test_the_live_recomputation_is_compared_with_the_shipped_run(live, shipped, tokens, nudge):
+    for near in (False, True):
+        theirs = {rule: live[rule] + (nudge if rule == "ntk" else 0.0) for rule in llama.RULES} if near else shipped
+        text = rv.live_statement(live, theirs, tokens)
+        said = re.findall(FIGURE, text)
+        if tokens > 1:
+            assert read(said.pop(0)) == tokens
+        for value, rule in zip(said[0:3], llama.RULES):
+            assert close(value, live[rule], 4)
+        for value, rule in zip(said[3:6], llama.RULES):
+            assert close(value, theirs[rule], 4)
+        gap = max(abs(live[r] - theirs[r]) for r in llama.RULES)
+        assert ("to float rounding" in text) == (gap <= 1e-3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(long_contexts())
+def test_the_context_table_gives_each_range_its_mean(results):
+    table = rv.context_table(results)
+    losses = {rule: [results.means[rule][p // results.bucket] for p in range(results.tokens - 1)]
+              for rule in llama.RULES}
+    edges = [e for e in rv.CONTEXT_RANGES if e < results.tokens - 1] + [results.tokens - 1]
+    assert len(table) == min(len(edges) - 1, len(rv.CONTEXT_RANGES) - 1)
+    for (_, row), start, stop in zip(table.iterrows(), edges, edges[1:]):
+        stop = min(stop, rv.CONTEXT_RANGES[rv.CONTEXT_RANGES.index(start) + 1])
+        assert row["positions"] == f"{start:,}–{stop - 1:,}"
+        for rule in llama.RULES:
+            part = losses[rule][start:stop]
+            assert math.isclose(row[rule], sum(part) / len(part), rel_tol=1e-9)
