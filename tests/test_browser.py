@@ -26,7 +26,7 @@ CHARTS = {"": 1, "encoding_heatmap": 5, "binary_analogy": 6, "offset_rotation": 
           "live_attention": 9, "train": 12, "encoding_families": 8, "fixed_or_learned": 8}
 if pekit.smollm2_available():  # the optional extra's page is listed where it is installed
     PAGES["rope_in_a_real_model"] = "RoPE in a real model"
-    CHARTS["rope_in_a_real_model"] = 10
+    CHARTS["rope_in_a_real_model"] = 11
 
 
 @pytest.fixture

@@ -61,8 +61,13 @@ def rule_frequencies(rule: str, *, dim: int, base: float, context: int) -> torch
 
 def loss_by_rule(model, ids, rules=tuple(RULES)) -> dict[str, torch.Tensor]:
     """Next-token loss (nats, ``(T-1,)`` float32) of ``model`` (a :class:`pekit.llama.SmolLM2`)
-    on ``ids`` at every position, with each of ``rules``."""
-    c = model.config
+    on ``ids`` at every position, with each of ``rules`` (names from :data:`RULES`)."""
+    from .microscope import _check_model
+
+    c = _check_model(model).config
+    if isinstance(rules, (str, bytes)) or not isinstance(rules, (tuple, list)) or not rules \
+            or any(not isinstance(rule, str) or rule not in RULES for rule in rules):
+        raise ValueError(f"rules must be a non-empty list of names from {tuple(RULES)}; got {str(rules)[:60]!r}")
     return {rule: model.loss(ids, inv_freq=rule_frequencies(rule, dim=c.head_dim, base=c.rope_base,
                                                              context=c.context_length))
             for rule in rules}

@@ -103,14 +103,20 @@ register(llama.offset_scores, {"queries": tensors((3, 5, 8)), "keys": tensors((1
 register(llama.pair_shares, {"queries": tensors((2, 3, 5, 8)), "keys": tensors((2, 1, 5, 8)), "inv_freq": tensors((4,))},
          lambda: {"queries": qk(2)[0], "keys": qk(2)[1], "inv_freq": FREQS8()})
 MODELS = among(None, "model", torch.nn.Linear(2, 2))
+# the shipped text and results of the long-context section: no arguments, no model needed
+register(llama.long_text, {}, finite=lambda text: torch.tensor(float(len(text))))
+register(llama.shipped_context, {}, finite=lambda r: torch.tensor([v for means in r.means.values() for v in means]))
 if AVAILABLE:
     register(llama.shift_effect, {"model": MODELS, "ids": TOKEN_IDS, "shift": INTS},
              lambda: {"model": model(), "ids": IDS, "shift": 100})
     register(llama.conventions, {"model": MODELS, "ids": TOKEN_IDS}, lambda: {"model": model(), "ids": IDS})
     register(llama.loaded.SmolLM2.queries_keys, {"ids": TOKEN_IDS}, lambda: {"ids": IDS},
              call=lambda **kw: model().queries_keys(**kw), label="SmolLM2.queries_keys")
+    register(llama.loss_by_rule, {"model": MODELS, "ids": TOKEN_IDS,
+                                  "rules": among("plain", ("plain", "yarn"), ["ntk", None], (), None, 3, {"plain": 1})},
+             lambda: {"model": model(), "ids": IDS, "rules": ("plain", "ntk")}, finite=lambda d: torch.cat(list(d.values())))
 else:  # the model is absent: its measures are still reached by the sweep, refusing what is not a model
-    for f in (llama.shift_effect, llama.conventions):
+    for f in (llama.shift_effect, llama.conventions, llama.loss_by_rule):
         register(f, {"model": MODELS}, lambda: {"model": None, "ids": IDS, "shift": 1}, call=lambda f=f, **kw: _absent(f, kw))
 
 
