@@ -541,13 +541,12 @@ def papers_statement(results: llama.LongContext) -> str:
 
 def context_caption(results: llama.LongContext) -> str:
     """How the shipped curve was computed, and where."""
-    seconds = max(results.seconds.values()) if results.seconds else math.nan
     return _("The first {tokens} tokens of Theodore Roosevelt's 1907 message to Congress (public domain, shipped with "
              "pekit), each point the mean over {bucket} positions. One run over all of them gives every shorter "
              "length too: the loss at a position depends only on the text before it. Computed once by `python -m "
              "pekit.llama.context regenerate` ({machine}; up to {seconds} s per rule).").format(
         tokens=number(results.tokens, ","), bucket=results.bucket, machine=results.machine,
-        seconds=number(seconds, ",.0f"))
+        seconds=number(max(results.seconds.values()), ",.0f"))
 
 
 def live_statement(live: dict[str, float], shipped: dict[str, float], tokens: int) -> str:
