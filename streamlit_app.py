@@ -1,5 +1,10 @@
 """pekit lab: the entry point. Lists the pages, seats a session in its class, and shows where
-pekit computes."""
+pekit computes.
+
+The home and classroom pages draw without pekit (torch, pandas and altair). On a server's first
+run on one of them, pekit is loaded once the page is drawn, and the sidebar's line on where pekit
+computes comes last: a waking server shows its first page sooner. Every other page loads pekit
+before it runs."""
 
 import streamlit as st
 
@@ -7,7 +12,8 @@ from lab import classroom
 from lab.display import device_caption, device_parts
 from lab.i18n import _, choose_language, language_picker
 from lab.registry import listed_pages
-from lab.server import admitted, nav_page, prepare_server
+from lab.server import (admitted, nav_page, pekit_prepared, prepare_pekit, prepare_pekit_after_page,
+                        prepare_server)
 
 prepare_server()
 choose_language()
@@ -22,6 +28,8 @@ CLASSROOM = nav_page("pages/classroom.py", title=_("Classroom"), url_path=classr
 # icon: the current page's icon becomes the favicon, and a Material favicon is fetched from
 # Google's font server, which an offline workshop cannot reach.
 navigation = st.navigation(PAGES + [CLASSROOM], position="hidden")
+if navigation.url_path not in (HOME.url_path, CLASSROOM.url_path):
+    prepare_pekit()
 st.set_page_config(page_title=f"{navigation.title} · pekit", page_icon="🧭", layout="wide")
 # A compact header keeps each page's first chart on a 1280 × 720 projector's screen; a formula
 # wider than a phone scrolls inside its own box instead of widening the page.
@@ -40,9 +48,15 @@ with st.sidebar:
     st.page_link(CLASSROOM, label=_("Classroom"), icon=":material/groups:")
     classroom.sidebar()
     language_picker()
-    st.caption(device_caption(*device_parts()))
+    # drawn after a first page that runs without pekit (then it needs pekit loaded), else now
+    device = None if pekit_prepared() else st.empty()
+    if device is None:
+        st.caption(device_caption(*device_parts()))
 with admitted():
     try:
         navigation.run()
     finally:  # a presenter's page and settings become the class's view (also after a page's stop)
         classroom.publish(navigation.url_path)
+        if device is not None:
+            prepare_pekit_after_page()
+            device.caption(device_caption(*device_parts()))

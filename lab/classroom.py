@@ -26,6 +26,7 @@ import threading
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import streamlit as st
@@ -34,7 +35,9 @@ from lab.display import show_chart
 from lab.i18n import SHELL_PARAMS, _, ngettext
 from lab.rooms import CODE_LENGTH, MAX_NICKNAME_CHARS, Room, RoomError, Rooms, new_attendee, normalize_code, open_rooms
 from lab.views import classroom as views
-from lab.views.questions import BY_ID, Check, checks_for, correct, solved
+
+if TYPE_CHECKING:
+    from lab.views.questions import Check
 
 POLL_SECONDS = 1.0  # a follower sees a presenter's change within this, plus one run of the page
 BEAT_SECONDS = 3.0  # an attendee's heartbeat (the room counts one gone after 10 s without)
@@ -382,6 +385,14 @@ def _poll() -> None:
 
 # -- questions on a page --------------------------------------------------------------------------
 
+def _questions():
+    """The questions (:mod:`lab.views.questions`), loaded by the first page that shows one: they
+    compute their answers with pekit, which the home and classroom pages draw without."""
+    from lab.views import questions
+
+    return questions
+
+
 def _labels(check: Check) -> list[str]:
     return [_(option) for option in check.options]
 
@@ -391,7 +402,7 @@ def question_card() -> bool:
     questions to ask); alone, the learner's own. True while an open question's answer is hidden:
     the page then stops before its pictures."""
     page_path = _page.get()
-    checks = checks_for(page_path)
+    checks = _questions().checks_for(page_path)
     current, found = seat(), _room.get()
     if current is not None and found is not None:
         return _class_card(current, found, checks)
@@ -402,7 +413,7 @@ def question_card() -> bool:
 
 def _class_card(current: Seat, found: Room, checks: tuple[Check, ...]) -> bool:
     question = found.question
-    check = BY_ID.get(question.id) if question is not None else None
+    check = _questions().BY_ID.get(question.id) if question is not None else None
     if check is None or check not in checks:
         if check is not None:
             st.info(_("A question is open on the page “{page}”.").format(page=_page_title(check.page)),
@@ -462,7 +473,7 @@ def _live_tally(current: Seat, check: Check) -> None:
     except RoomError as err:
         st.warning(reason(err))
         return
-    tally = views.tally_of(stored, len(check.options), correct(check))
+    tally = views.tally_of(stored, len(check.options), _questions().correct(check))
     connected, _following = store().presence(current.code)
     show_chart(views.answers_chart(_labels(check), tally, revealed=False))
     st.caption(views.answered_sentence(tally.answered, connected))
@@ -527,7 +538,7 @@ def _answer(current: Seat, check: Check, key: str) -> None:
 
 def _revealed_class(current: Seat, check: Check) -> None:
     labels = _labels(check)
-    right = correct(check)
+    right = _questions().correct(check)
     try:
         stored = store().tally(current.code, check.id, key=current.key)
     except RoomError as err:
@@ -539,7 +550,7 @@ def _revealed_class(current: Seat, check: Check) -> None:
     st.markdown(views.options_markdown(labels, right))
     show_chart(views.answers_chart(labels, tally, revealed=True))
     st.caption(views.result_sentence(tally))
-    st.markdown(solved(check.id).explanation)
+    st.markdown(_questions().solved(check.id).explanation)
     if current.presenter:
         st.button(_("Put the question away"), key="lab.finish", on_click=_finish, args=(current,))
 
@@ -556,7 +567,7 @@ def _verdict(mine: int | None, right: int, labels: list[str]) -> None:
 
 def _solo_card(checks: tuple[Check, ...]) -> bool:
     state = st.session_state.get(SOLO)
-    check = BY_ID.get(state[0]) if state else None
+    check = _questions().BY_ID.get(state[0]) if state else None
     if check is None or check not in checks:
         with st.sidebar.expander(ngettext("Check your understanding ({count} question)",
                                           "Check your understanding ({count} questions)",
@@ -581,8 +592,8 @@ def _solo_card(checks: tuple[Check, ...]) -> bool:
             st.caption(_("Choose an answer, then reveal it; the page's pictures come back then."))
             return True
         mine = st.session_state.get(f"{key}.given")
-        _verdict(mine, correct(check), labels)
-        st.markdown(solved(check.id).explanation)
+        _verdict(mine, _questions().correct(check), labels)
+        st.markdown(_questions().solved(check.id).explanation)
         st.button(_("Put the question away"), key="lab.solo_finish", on_click=st.session_state.pop, args=(SOLO, None))
     return False
 

@@ -19,6 +19,14 @@ import streamlit as st
 from lab.i18n import _, local_number, ngettext
 
 
+MARKDOWN = set("\\`*_{}[]()#+-.!|<>~$:")  # characters markdown would read as markup
+
+
+def plain(text: str) -> str:
+    """``text`` (typed by a reader) shown as itself in markdown: each markup character escaped."""
+    return "".join("\\" + c if c in MARKDOWN else c for c in text)
+
+
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 

@@ -21,12 +21,13 @@ the sidebar's choice, or the browser's language); cached views are keyed by it
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gettext as _gettext
 import io
 import re
+import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from typing import ParamSpec, TypeVar
@@ -192,7 +193,21 @@ def local_number(text: str) -> str:
     """A number Python wrote (``1,234.5``) in the current language's symbols (``1.234,5``), as
     the chart builders write theirs (the language's :func:`wording`)."""
     code = language()
-    return text if code == DEFAULT else wording(code).number(text)
+    return text if code == DEFAULT else text.translate(_symbol_table(code))
+
+
+@functools.cache
+def _symbol_table(code: str) -> dict[int, str]:
+    decimal, group = number_symbols(code)
+    return {ord("."): decimal, ord(","): group}
+
+
+def _loaded_charts():
+    """pekit's chart builders if a page has loaded them, else None. The shell and the home page
+    run without them (and without torch): a waking server draws its first page sooner. A page
+    that draws with them loads them before it runs (``lab.server.prepare_pekit``)."""
+    charts = sys.modules.get("pekit.charts")
+    return charts if hasattr(charts, "worded") else None  # a module another thread is still importing: not yet
 
 
 @functools.cache
@@ -211,21 +226,20 @@ def wording(code: str):
 def activate(code: str) -> None:
     """Make ``code`` the language of the rest of this run (the app's shell calls it first)."""
     code = code if code in LANGUAGES else DEFAULT
-    from pekit import charts
-
     _current.set(code)
-    charts.set_wording(wording(code))
+    charts = _loaded_charts()
+    if charts is not None:
+        charts.set_wording(wording(code))
 
 
-@contextmanager
+@contextlib.contextmanager
 def use(code: str) -> Iterator[str]:
     """The block in language ``code``, then back to the one before."""
     if code not in LANGUAGES:
         raise ValueError(f"code must be one of {sorted(LANGUAGES)}; got {code!r:.20}")
-    from pekit import charts
-
+    charts = _loaded_charts()
     token = _current.set(code)
-    with charts.worded(wording(code)):
+    with charts.worded(wording(code)) if charts is not None else contextlib.nullcontext():
         try:
             yield code
         finally:

@@ -84,10 +84,26 @@ SMOLLM_COMMAND = "make smollm"
 @functools.lru_cache(maxsize=1)
 def _smollm2_available() -> bool:
     """Looked up once per process (about 0.1 ms a look, on every rerun otherwise): an extra
-    installed while the app runs shows after a restart, as the home page says."""
-    import pekit  # here, not at the top: the load generator reads this list without torch
+    installed while the app runs shows after a restart, as the home page says.
 
-    return pekit.smollm2_available()
+    Asked of ``pekit.llama.files``, or, before pekit is loaded, of its file loaded on its own: that
+    module needs only the standard library, while ``import pekit`` would load torch (about a second) before a waking server's
+    first page, and the load generator reads this list without torch."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    loaded = sys.modules.get("pekit.llama.files")
+    if loaded is not None:
+        return loaded.smollm2_available()
+    found = importlib.util.find_spec("pekit")
+    assert found is not None and found.origin is not None, "pekit is installed with the lab"
+    path = Path(found.origin).parent / "llama" / "files.py"
+    spec = importlib.util.spec_from_file_location("lab._pekit_llama_files", path)
+    assert spec is not None and spec.loader is not None
+    files = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(files)
+    return files.smollm2_available()
 
 
 def listed_pages() -> list[LabPage]:

@@ -10,21 +10,60 @@ import copy
 import gc
 import os
 import threading
+import time
 
 import streamlit as st
 
-from lab import loop_wakeups
+from lab import i18n, loop_wakeups
 from lab.streamlit_internals import remember_signatures, run_yield_check, switch_off_legacy_pages
 
 _PREPARED = False
+_PEKIT_PREPARED = False
+_PEKIT_LOCK = threading.Lock()
 
 
 def prepare_server() -> None:
-    """Once per server process:
+    """Once per server process, before the first run of the shell:
 
     - Streamlit's caches stop recomputing a cached function's signature on every call.
     - The event loop wakes once per batch of a page's messages, not once per element
       (:mod:`lab.loop_wakeups`).
+
+    pekit itself is prepared by :func:`prepare_pekit`.
+    """
+    global _PREPARED
+    if _PREPARED:
+        return
+    remember_signatures()  # every cached call of every rerun skips inspect.signature
+    loop_wakeups.install()
+    _PREPARED = True
+
+
+# After a first page drawn without pekit, the browser fetches and draws it in about half a second:
+# its chart code (a megabyte of JavaScript) comes from this process. Loading torch meanwhile would
+# hold the interpreter and a core while the browser waits for both.
+FIRST_PAGE_PAUSE = 0.5  # seconds
+
+
+def prepare_pekit_after_page() -> None:
+    """:func:`prepare_pekit`, at the end of a server's first run on a page drawn without pekit,
+    once the browser has had :data:`FIRST_PAGE_PAUSE` to draw it."""
+    if not _PEKIT_PREPARED:
+        time.sleep(FIRST_PAGE_PAUSE)
+    prepare_pekit()
+
+
+def pekit_prepared() -> bool:
+    """Whether :func:`prepare_pekit` has run in this process."""
+    return _PEKIT_PREPARED
+
+
+def prepare_pekit() -> None:
+    """Once per server process, before the first page that computes with pekit, or right after a
+    first page that does not (the home page: a waking server draws it without torch, pandas and
+    altair, about 1.5 s of imports on a 2-core CPU, and loads them once it is drawn):
+
+    - pekit and its chart builders are imported, and they write in this run's language.
     - Sessions run side by side in one process; one torch thread each keeps them from
       fighting over the cores (hosted apps get one or two). ``PEKIT_THREADS`` overrides,
       within the number of cores.
@@ -34,16 +73,15 @@ def prepare_server() -> None:
       CPU, holding the GIL while every session waits). Objects made later are collected as
       usual.
     """
-    global _PREPARED
-    if _PREPARED:
-        return
-    import pekit.charts  # noqa: F401  (pulls in altair and pandas before freezing)
+    global _PEKIT_PREPARED
+    with _PEKIT_LOCK:
+        if not _PEKIT_PREPARED:
+            import pekit.charts  # noqa: F401  (pulls in torch, altair and pandas before freezing)
 
-    pekit.limit_threads(min(_positive_setting("PEKIT_THREADS", 1), os.cpu_count() or 1))
-    remember_signatures()  # every cached call of every rerun skips inspect.signature
-    loop_wakeups.install()
-    gc.freeze()
-    _PREPARED = True
+            pekit.limit_threads(min(_positive_setting("PEKIT_THREADS", 1), os.cpu_count() or 1))
+            gc.freeze()
+            _PEKIT_PREPARED = True
+    i18n.activate(i18n.language())  # the chart builders were not loaded when the run chose its language
 
 
 _PAGES: dict[tuple, st.Page] = {}

@@ -6,7 +6,7 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from lab.display import big_number, number
+from lab.display import MARKDOWN, big_number, number, plain
 
 
 def test_big_numbers_stay_short_and_exact_where_they_are_small():
@@ -167,3 +167,13 @@ with use("pt"):
     assert shown[0][0] == [["0", "1.5"], ["1", "1234.5"]]
     assert shown[0][1] == [["0", "1,50"], ["1", "1234,50"]]
     assert shown[2][0][0] == ["0", "2.5"] and shown[2][1][0] == ["0", "2,50"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(max_size=30))
+@example("a*b_c [x](y) `z` #1 $5 <b>")
+def test_plain_escapes_every_markup_character(typed):
+    """plain(text) reads back as the text: every markup character escaped, nothing else changed."""
+    shown = plain(typed)
+    assert re.sub(r"\\(.)", r"\1", shown) == typed
+    assert len(shown) == len(typed) + sum(c in MARKDOWN for c in typed)  # one escape per markup character

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from lab.display import number
+from lab.display import number, plain
 from lab.i18n import _, ngettext
-from lab.views.live_attention import plain
 
 
 class Tally(NamedTuple):

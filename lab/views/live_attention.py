@@ -12,7 +12,7 @@ import streamlit as st
 import torch
 
 from pekit import charts, order, seeded, sinusoidal_encoding, text
-from lab.display import number
+from lab.display import number, plain
 from lab.i18n import _, localized_resource, ngettext
 from lab.settings import MAX_SEED
 
@@ -173,15 +173,7 @@ class BookExample(NamedTuple):
 
 # sentences from numbers ------------------------------------------------------------------------
 
-MARKDOWN = set("\\`*_{}[]()#+-.!|<>~$:")  # characters markdown would read as markup
-
-
-def plain(text: str) -> str:
-    """``text`` (typed by a reader) shown as itself in markdown: each markup character escaped."""
-    return "".join("\\" + c if c in MARKDOWN else c for c in text)
-
-
-_plain = plain
+_plain = plain  # lab.display's, kept under this module's older name
 
 
 def dropped_statement(sentence: Sentence) -> str:

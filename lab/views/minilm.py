@@ -19,9 +19,8 @@ import streamlit as st
 
 from pekit import charts, pretrained
 from pekit.text import MAX_CHARS
-from lab.display import number
+from lab.display import number, plain
 from lab.i18n import N_, _, language, local_number, localized_resource, ngettext, pgettext
-from lab.views.live_attention import MARKDOWN
 from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, TextSetting
 
 UNTRAINED = N_("untrained")  # the options stay English in the link; the reader sees them translated
@@ -261,10 +260,7 @@ def pieces_statement(pieces: Pieces) -> str:
                           "one word count as the same word).")
 
 
-def _plain(text: str) -> str:
-    """Typed text (or the model's word pieces) shown as itself in Markdown: each markup character
-    escaped, as ``lab.views.live_attention.plain`` does."""
-    return "".join("\\" + c if c in MARKDOWN else c for c in text)
+_plain = plain  # typed text (or the model's word pieces) shown as itself in Markdown
 
 
 def _split_example(split: Sequence[tuple[str, Sequence[str]]]) -> str:

@@ -3,10 +3,11 @@
 import streamlit as st
 
 from lab.display import show_chart
-from lab.server import prepare_server
+from lab.server import prepare_pekit, prepare_server
 from tests.chart_samples import samples
 
 prepare_server()
+prepare_pekit()
 st.set_page_config(page_title="pekit chart gallery", layout="wide")
 st.title("Chart gallery")
 for name, drawn in samples().items():

@@ -281,7 +281,10 @@ def test_pairs_need_a_quarter_turn_and_take_each_component_once():
     comps = pt.position_components(P.float(), 3)
     found = comps.pairs()
     assert len(found) <= 1 and all(abs(comps.phase_gap(a, b) - 90) <= 20 for a, b in found)
-    in_phase = torch.stack([torch.sin(wave), 0.5 * torch.sin(wave), torch.randn(512, dtype=torch.float64) * 1e-3], 1)
+    # a faint third column of noise gives the table its second component (a fixed draw: about 1 draw in 100
+    # of such noise has a period and phase of its own that pair it with the sine)
+    noise = torch.randn(512, dtype=torch.float64, generator=torch.Generator().manual_seed(0)) * 1e-3
+    in_phase = torch.stack([torch.sin(wave), 0.5 * torch.sin(wave), noise], 1)
     assert pt.position_components(in_phase.float(), 2).pairs() == []  # one period, no quarter turn
     for bad, name in (({"tolerance": -1.0}, "tolerance"), ({"phase_tolerance": 91.0}, "phase_tolerance")):
         with pytest.raises(ValueError, match=name):

@@ -1,15 +1,28 @@
 """The home page's picture and its caption, checked against P and its wavelengths recomputed in
-float64 from the chapter's formula."""
+float64 from the chapter's formula, and against pekit's own table and heatmap (the home page draws
+them with the standard library alone)."""
 
 from __future__ import annotations
 
 import math
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
+import pytest
+import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from lab.views.home import BASE, D, N, _columns, home_caption, home_picture
+import pekit
+from lab.i18n import use
+from lab.views.home import (BASE, D, HEIGHT, MAX_CELLS, N, HomePicture, _columns, encoding_table, heatmap_spec,
+                            home_caption, home_picture, wavelengths)
+from pekit import charts
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def table(n: int, d: int, base: int) -> np.ndarray:
@@ -28,9 +41,8 @@ def table(n: int, d: int, base: int) -> np.ndarray:
 @example(n=7, d=3)
 @example(n=700, d=4)  # the last pair repeats within the rows drawn
 def test_home_caption_states_the_picture_and_its_wavelengths(n, d):
-    view = home_picture(n, d)
+    view = HomePicture(n, d, BASE, {}, wavelengths(d, BASE))
     caption = home_caption(view)
-    assert view.drawing.shape == (n, d)
     rows = "position" if n == 1 else "positions"
     columns = "column" if d == 1 else "columns"
     assert caption.startswith(f"The chapter's positional encoding P for {n} {rows} (rows) and {d} {columns}: ")
@@ -57,3 +69,88 @@ def test_home_caption_states_the_picture_and_its_wavelengths(n, d):
         assert ("fast and slow waves" in caption) == (pairs > 1)
     else:
         assert "No two rows" not in caption
+
+
+def test_the_home_picture_is_the_heatmap_pages_table_at_its_defaults():
+    view = home_picture()
+    assert (view.n, view.d, view.base) == (N, D, BASE)
+    rest, values = split(view.chart)
+    assert set(view.chart["layer"][0]) == {"data", "mark", "encoding"}  # Streamlit sends it as it is, no table
+    assert len(values) == N * D
+    P = table(N, D, BASE)
+    assert max(abs(cell["value"] - P[cell["row0"], cell["col0"]]) for cell in values) < 1e-12
+    assert isinstance(view.chart.fingerprint, str)  # recognised on a rerun, as pekit's charts are
+
+
+def split(spec: dict) -> tuple[dict, list[dict]]:
+    """A spec without its cells, and the cells; a spec of one layer read as that layer's view."""
+    if "layer" in spec:
+        (layer,) = spec["layer"]
+        spec = {**{k: v for k, v in spec.items() if k != "layer"}, **layer}
+    rest = {k: v for k, v in spec.items() if k != "data"}
+    return rest, spec["data"]["values"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 90), d=st.integers(1, 64), base=st.sampled_from([2, 10, 100, 10_000, 100_000]),
+       code=st.sampled_from(["en", "pt"]))
+@example(n=N, d=D, base=BASE, code="en")
+@example(n=N, d=D, base=BASE, code="pt")
+@example(n=64, d=32, base=BASE, code="en")  # 2,048 cells: the most drawn as rectangles
+@example(n=1, d=1, base=BASE, code="pt")
+def test_the_picture_is_pekits_table_drawn_by_pekits_heatmap(n, d, base, code):
+    if n * d > MAX_CELLS:
+        with pytest.raises(ValueError, match="cells"):
+            heatmap_spec([[0.0] * d] * n, x_title="x", y_title="y")
+        return
+    ours = encoding_table(n, d, base)
+    reference = pekit.sinusoidal_encoding(n, d, base=base, dtype=torch.float64)
+    assert np.abs(np.array(ours) - reference.numpy()).max() < 1e-12
+    assert np.abs(np.array(ours) - table(n, d, base)).max() < 1e-12
+    with use(code):
+        spec = heatmap_spec(ours, x_title="Column (encoding dimension)", y_title="Row (position)")
+        theirs = charts.heatmap(reference, x_title="Column (encoding dimension)", y_title="Row (position)",
+                                height=HEIGHT).spec()
+    (rest, cells), (their_rest, their_cells) = split(spec), split(theirs)
+    assert rest == their_rest
+    assert len(cells) == len(their_cells) == n * d
+    for cell, their in zip(cells, their_cells):
+        assert abs(cell.pop("value") - their.pop("value")) < 1e-12
+        assert cell == their  # extent, labels, the value's text (in the language's symbols), not masked
+
+
+@settings(max_examples=10, deadline=None)
+@given(d=st.integers(1, 200), base=st.sampled_from([2, 10, 10_000]))
+def test_wavelengths_are_pekits_frequency_table(d, base):
+    frame = pekit.frequency_table(d, base=base)
+    ours = wavelengths(d, base)
+    assert [(s, c) for s, c, _ in ours] == [(int(r.sin_column), int(r.cos_column)) for r in frame.itertuples()]
+    assert np.allclose([w for _, _, w in ours], frame["wavelength"].to_numpy(), rtol=1e-6)
+
+
+def test_the_home_page_draws_its_picture_without_torch_pandas_or_altair():
+    """What the shell and the home page import before the picture is drawn: none of the three
+    (about 1.5 s of imports on a 2-core CPU, which a waking server loads once it is drawn)."""
+    code = ("import ast, sys\n"
+            "for path in ('streamlit_app.py', 'pages/home.py'):\n"
+            "    for node in ast.parse(open(path).read()).body:\n"
+            "        if isinstance(node, (ast.Import, ast.ImportFrom)):\n"
+            "            exec(compile(ast.Module([node], []), path, 'exec'), {})\n"
+            "from lab.i18n import use\n"
+            "from lab.views.home import home_caption, home_picture\n"
+            "for code in ('en', 'pt'):\n"
+            "    with use(code):\n"
+            "        home_caption(home_picture.uncached())\n"
+            "print(sorted(m for m in ('torch', 'pekit', 'pandas', 'altair', 'numpy') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_menu_finds_the_optional_extra_as_pekit_does_without_loading_it():
+    code = ("import sys\n"
+            "from lab.registry import _smollm2_available\n"
+            "print(_smollm2_available(), 'torch' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [str(pekit.smollm2_available()), "False"]

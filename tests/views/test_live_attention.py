@@ -381,13 +381,3 @@ def test_query_step_statement_states_the_three_steps(sentence, hidden, heads, se
     assert all((scores[i] < scores[j]) == (weights[i] < weights[j]) for i in range(n) for j in range(n))  # larger→larger
     shown = min(8, hs)
     assert (f"all {hs} of them shown" if shown == hs else f"the first {shown} of {hs} shown") in said
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.text(max_size=30))
-@example("a*b_c [x](y) `z` #1 $5 <b>")
-def test_plain_escapes_every_markup_character(typed):
-    """plain(text) reads back as the text: every markup character escaped, nothing else changed."""
-    shown = live.plain(typed)
-    assert re.sub(r"\\(.)", r"\1", shown) == typed
-    assert len(shown) == len(typed) + sum(c in live.MARKDOWN for c in typed)  # one escape per markup character
