@@ -1,5 +1,6 @@
 """The classroom's speed, measured at the protocol level (``benchmarks.protocol.client``: each
-attendee is one browser tab as the server sees it, polling its fragment on the frontend's timer).
+attendee is one browser tab as the server sees it; its page does not poll: its server reruns it
+when the presenter moves).
 
     python -m benchmarks.classroom floors                       # the CPU figures, against their floors
     python -m benchmarks.classroom room --attendees 200         # follow latency, 2 replicas behind nginx
@@ -9,10 +10,13 @@ attendee is one browser tab as the server sees it, polling its fragment on the f
 
 - an empty page's rerun and an empty ``st.fragment(run_every=1)`` poll (``benchmarks/apps``): the
   floor Streamlit itself sets;
-- an idle attendee's poll (the room unchanged), against the empty fragment's;
-- a follower's update: the poll that sees the presenter's change plus the page's rerun at the
-  presenter's settings, every view a cache hit (the presenter's values were shown once
-  before), against the floor (empty rerun + empty poll) and the ~10 ms budget.
+- an idle attendee (the room unchanged, ``--idle-attendees`` in it): the server CPU it costs per
+  second (its process reads the room every 0.1 s and sends its heartbeat every 3 s), against
+  one empty poll a second;
+- a follower's update: the rerun of the page at the presenter's settings that the attendees'
+  server starts on its own when the presenter moves, every view a cache hit (the presenter's
+  values were shown once before), against the floor (an empty page's rerun) and the ~10 ms
+  budget (the process's reading of the room every 0.1 s is counted in it).
 
 ``room``: a presenter and N attendees through nginx over K replicas (consistent hashing of a
 random route cookie spreads them), all on the heatmap; the presenter moves the positions slider
@@ -36,13 +40,13 @@ from benchmarks.browser import AppServer
 from benchmarks.protocol.client import Tab
 from benchmarks.protocol.widgets import Change, Value
 from benchmarks.protocol_load import percentile, process_cpu_seconds
-from lab.classroom import BEAT_SECONDS, RECENT_SECONDS
+from lab.classroom import BEAT_SECONDS
 from lab.rooms import open_rooms
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_LATENCY = 2.0  # seconds, p95
 TARGET_FOLLOWER_MS = 10.0  # a follower's update, server CPU
-TARGET_IDLE_MS = 1.0  # an idle attendee's poll, server CPU
+TARGET_IDLE_MS = 1.0  # an idle attendee, server CPU (a poll's, or per second without one)
 SLIDER = "Positions n"
 
 
@@ -55,6 +59,7 @@ def slider_change(tab: Tab, label: str, value: int) -> Change:
 
 
 def poll_id(tab: Tab) -> str:
+    """The page's one polling fragment (an empty ``st.fragment(run_every=1)`` page's)."""
     if len(tab.auto_reruns) != 1:
         raise RuntimeError(f"expected one polling fragment on {tab.pathname}, found {len(tab.auto_reruns)}")
     return next(iter(tab.auto_reruns))
@@ -85,7 +90,7 @@ async def _floors_of_streamlit(runs: int) -> tuple[float, float]:
     return page, poll
 
 
-async def _class_figures(followers: int, changes: int, idle_polls: int, seed: int) -> dict:
+async def _class_figures(followers: int, changes: int, quiet: float, idle_attendees: int, seed: int) -> dict:
     rng = random.Random(seed)
     values = rng.sample(range(20, 400), changes)
     folder = tempfile.mkdtemp(prefix="pekit-bench-rooms-")
@@ -100,13 +105,15 @@ async def _class_figures(followers: int, changes: int, idle_polls: int, seed: in
             await tab.open("", f"room={code}")
             if "encoding_heatmap" not in tab.pathname:
                 raise RuntimeError(f"a follower did not reach the presenter's page: {tab.pathname}")
-        polls = [poll_id(tab) for tab in tabs]
+            if tab.auto_reruns:
+                raise RuntimeError(f"an attendee's page polls: {tab.auto_reruns}")
 
         async def show(value: int) -> None:
+            runs = [asyncio.create_task(tab.unasked_run()) for tab in tabs]
+            await asyncio.sleep(0)  # each tab listens before the presenter moves
             await presenter.change(slider_change(presenter, SLIDER, value))
-            await asyncio.sleep(RECENT_SECONDS)  # the hall's shared read of the room has expired
-            for tab, fragment in zip(tabs, polls):
-                await tab.poll(fragment)
+            await asyncio.gather(*runs)  # the hall reran every follower's page on its own
+            for tab in tabs:
                 if f"n={value}" not in tab.query:
                     raise RuntimeError(f"a follower shows {tab.query!r}, not n={value}")
 
@@ -116,28 +123,33 @@ async def _class_figures(followers: int, changes: int, idle_polls: int, seed: in
         for value in values:
             await show(value)
         update = (process_cpu_seconds(hall.pid) - before) / (changes * followers) * 1e3
+        for _ in range(idle_attendees - followers):  # a class's worth of attendees for the quiet room
+            tabs.append(Tab(hall.url, timeout=120))
+            await tabs[-1].open("", f"room={code}")
         await asyncio.sleep(BEAT_SECONDS)  # a quiet room: no change, heartbeats at their pace
         before = process_cpu_seconds(hall.pid)
-        for _ in range(idle_polls):
-            for tab, fragment in zip(tabs, polls):
-                await tab.poll(fragment)
-        idle = (process_cpu_seconds(hall.pid) - before) / (idle_polls * followers) * 1e3
+        await asyncio.sleep(quiet)
+        idle = (process_cpu_seconds(hall.pid) - before) / (quiet * len(tabs)) * 1e3
+        present = rooms.presence(code)[0]
         for tab in [presenter, *tabs]:
             await tab.close()
-    return {"update_ms": update, "idle_ms": idle}
+    if present != len(tabs):
+        raise RuntimeError(f"the room counts {present} attendees connected, not {len(tabs)}")
+    return {"update_ms": update, "idle_ms": idle, "idle_attendees": len(tabs)}
 
 
 def floors(args) -> None:
     page, poll = asyncio.run(_floors_of_streamlit(args.runs))
-    lab = asyncio.run(_class_figures(args.followers, args.changes, args.idle_polls, args.seed))
-    floor = page + poll
+    lab = asyncio.run(_class_figures(args.followers, args.changes, args.quiet, args.idle_attendees, args.seed))
     print("## Classroom: server CPU per run (this machine, one thread per session, each figure alone)")
     print(f"floor: empty page rerun {page:.2f} ms | empty fragment poll {poll:.2f} ms")
-    print(f"idle attendee poll: {lab['idle_ms']:.2f} ms | ratio to the empty poll {lab['idle_ms'] / poll:.2f} | "
-          f"target <= {TARGET_IDLE_MS:g} ms: ratio {lab['idle_ms'] / TARGET_IDLE_MS:.2f}")
-    print(f"follower update (poll + rerun at the presenter's settings, views cached): {lab['update_ms']:.2f} ms | "
-          f"ratio to the floor ({floor:.2f} ms) {lab['update_ms'] / floor:.2f} | target <= {TARGET_FOLLOWER_MS:g} ms: "
-          f"ratio {lab['update_ms'] / TARGET_FOLLOWER_MS:.2f}")
+    print(f"idle attendee (no poll: the process's room reads and heartbeats), per second, "
+          f"{lab['idle_attendees']} in the room: {lab['idle_ms']:.3f} ms | "
+          f"ratio to one empty poll a second {lab['idle_ms'] / poll:.2f} | target <= {TARGET_IDLE_MS:g} ms: "
+          f"ratio {lab['idle_ms'] / TARGET_IDLE_MS:.2f}")
+    print(f"follower update (the hall reruns the page at the presenter's settings, views cached): "
+          f"{lab['update_ms']:.2f} ms | ratio to the floor (empty page rerun) {lab['update_ms'] / page:.2f} | "
+          f"target <= {TARGET_FOLLOWER_MS:g} ms: ratio {lab['update_ms'] / TARGET_FOLLOWER_MS:.2f}")
 
 
 async def _room(url: str, code: str, key: str, pids: dict, args) -> dict:
@@ -155,31 +167,23 @@ async def _room(url: str, code: str, key: str, pids: dict, args) -> dict:
     lost = [t for t in tabs if "encoding_heatmap" not in t.pathname]
     current: dict = {"value": None, "t0": 0.0}
     seen: dict[int, dict[int, float]] = {}
-    polls = {"count": 0, "errors": 0}
-    stop = asyncio.Event()
+    runs = {"count": 0}
 
-    async def follow(i: int, tab: Tab) -> None:
-        fragment = poll_id(tab)
-        interval = tab.auto_reruns[fragment]
-        await asyncio.sleep(rng.random() * interval)
-        while not stop.is_set():
-            start = time.perf_counter()
-            try:
-                await tab.poll(fragment)
-            except Exception:  # noqa: BLE001 - counted, and the attendee goes on
-                polls["errors"] += 1
-            polls["count"] += 1
+    def showing(i: int, tab: Tab):
+        def run_ended() -> None:  # the end of a run the attendee's server started when the presenter moved
+            runs["count"] += 1
             value = current["value"]
             if value is not None and f"n={value}" in tab.query and i not in seen[value]:
                 seen[value][i] = time.perf_counter() - current["t0"]
-            await asyncio.sleep(max(0.0, interval - (time.perf_counter() - start)))
+        return run_ended
 
-    loops = [asyncio.create_task(follow(i, tab)) for i, tab in enumerate(tabs)]
+    for i, tab in enumerate(tabs):
+        tab.on_run_end = showing(i, tab)
     await asyncio.sleep(3.0)
     values = rng.sample(range(20, 400), args.changes)
     cpu0 = {name: process_cpu_seconds(pid) for name, pid in pids.items()}
     generator0, wall0 = time.process_time(), time.perf_counter()
-    polls0 = polls["count"]
+    runs0 = runs["count"]
     for value in values:
         seen[value] = {}
         current["t0"] = time.perf_counter()
@@ -188,17 +192,16 @@ async def _room(url: str, code: str, key: str, pids: dict, args) -> dict:
         await asyncio.sleep(args.gap)
     cpu1 = {name: process_cpu_seconds(pid) for name, pid in pids.items()}
     generator, wall = time.process_time() - generator0, time.perf_counter() - wall0
-    polls1 = polls["count"]
-    stop.set()
-    await asyncio.gather(*loops)
+    runs1 = runs["count"]
     for tab in [presenter, *tabs]:
         await tab.close()
     latencies = [t for value in values for t in seen[value].values()]
     missed = sum(args.attendees - len(lost) - len(seen[value]) for value in values)
     servers = sorted({tab.server for tab in tabs if tab.server})
     cpu = sum(cpu1[n] - cpu0[n] for n in cpu0 if cpu0[n] is not None and cpu1[n] is not None)
-    return {"latencies": latencies, "missed": missed, "lost": len(lost), "poll_errors": polls["errors"],
-            "polls": polls1 - polls0, "cpu_s": cpu, "servers": servers, "changes": len(values),
+    return {"latencies": latencies, "missed": missed, "lost": len(lost), "runs": runs1 - runs0,
+            "errors": sum(len(t.protocol_errors) for t in tabs), "cpu_s": cpu, "servers": servers,
+            "changes": len(values),
             "generator_s": generator, "wall_s": wall}
 
 
@@ -226,10 +229,10 @@ def room(args) -> None:
         print(f"follow latency: p50 {statistics.median(lat):.2f} s | p95 {p95:.2f} s | max {max(lat):.2f} s | "
               f"target p95 <= {TARGET_LATENCY:g} s: ratio {p95 / TARGET_LATENCY:.2f}")
     print(f"errors: {out['missed']} updates never shown, {out['lost']} attendees not on the page, "
-          f"{out['poll_errors']} failed polls ({out['polls']} polls)")
+          f"{out['errors']} protocol errors")
     if updates:
-        print(f"server CPU while the class followed: {out['cpu_s']:.1f} s for {updates} follower updates and "
-              f"{out['polls']} polls")
+        print(f"server CPU while the class followed: {out['cpu_s']:.1f} s for {updates} follower updates "
+              f"({out['runs']} runs ended on the attendees' pages)")
     # the attendees' side runs on the same machine: it decodes every message 200 browsers would
     print(f"generator CPU (the {args.attendees} attendees' side, on the same cores): {out['generator_s']:.1f} s "
           f"in {out['wall_s']:.0f} s ({out['generator_s'] / max(out['cpu_s'], 1e-9):.2f} x the servers')")
@@ -242,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--runs", type=int, default=200)
     f.add_argument("--followers", type=int, default=4)
     f.add_argument("--changes", type=int, default=12)
-    f.add_argument("--idle-polls", type=int, default=100)
+    f.add_argument("--quiet", type=float, default=10.0, help="seconds of a quiet room for the idle figure")
+    f.add_argument("--idle-attendees", type=int, default=50, help="attendees in the quiet room")
     f.add_argument("--seed", type=int, default=0)
     r = sub.add_parser("room")
     r.add_argument("--attendees", type=int, default=200)

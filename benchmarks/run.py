@@ -408,7 +408,7 @@ def bench_languages() -> None:
 
 
 def bench_classroom() -> None:
-    """The classroom: CPU per poll and per follower update against their floors, and the follow
+    """The classroom: CPU of an idle attendee and per follower update against their floors, and the follow
     latency of 200 attendees across the two-replica deployment (benchmarks/classroom.py)."""
     from benchmarks import classroom
 

@@ -17,6 +17,12 @@ the top, so a Streamlit upgrade that moves or removes one fails at import, loudl
   ``inspect.signature`` on every call with positional arguments (``type_util.get_func_parameters``,
   to skip arguments named ``_x``); a page's rerun makes a dozen such calls. Remembering each
   function's parameters (they never change) saves that work on every rerun of every session.
+- :func:`rerun_request`, :func:`rerun_session` and :func:`session_state_of`: a whole run of
+  another session's page, asked for from any thread, and whether that session's browser is there (Streamlit reruns a session only when its browser or its own script asks).
+  A class's process reruns its followers when the presenter moves, instead of waiting for each
+  follower's poll. The request is the one ``st.rerun()`` makes (the page, its link and the
+  browser's context, the widgets as the session holds them), sent to the session's runner as
+  its browser's request would be.
 """
 
 from __future__ import annotations
@@ -25,7 +31,10 @@ import functools
 from collections.abc import Callable
 
 from streamlit import type_util
+from streamlit.runtime import Runtime
+from streamlit.runtime.app_session import AppSession, AppSessionState
 from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_run_yield_check, get_script_run_ctx
 from streamlit.runtime.state.common import user_key_from_element_id
 
@@ -78,3 +87,51 @@ def remember_signatures() -> bool:
     get_func_parameters.pekit_remembers = True
     type_util.get_func_parameters = get_func_parameters
     return True
+
+
+def rerun_request() -> tuple[str, RerunData] | None:
+    """This session's id and the request for a whole run of its page as it is now (its page,
+    its link, the browser's context), made in a run for :func:`rerun_session` to send later;
+    None outside a script run. It names no cached messages: by then the browser may have let
+    some go, and a reference to one it lost would break its page."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        return None
+    return ctx.session_id, RerunData(query_string=ctx.query_string, page_script_hash=ctx.page_script_hash,
+                                     context_info=ctx.context_info)
+
+
+def session_state_of(session_id: str) -> str:
+    """``"connected"`` (its browser is there), ``"away"`` (the session waits for its browser to
+    reconnect) or ``"gone"`` (closed, or no server: a script run by tests)."""
+    if not Runtime.exists():
+        return "gone"
+    manager = Runtime.instance()._session_mgr
+    if manager.is_active_session(session_id):
+        return "connected"
+    return "away" if manager.get_session_info(session_id) is not None else "gone"
+
+
+def rerun_session(request: tuple[str, RerunData]) -> bool:
+    """Rerun that session's page (from any thread); False when the session is gone or its
+    browser is not connected."""
+    if not Runtime.exists():
+        return False
+    session_id, data = request
+    info = Runtime.instance()._session_mgr.get_active_session_info(session_id)
+    if info is None:
+        return False
+    session = info.session
+    session._call_soon_on_event_loop(functools.partial(_rerun_on_loop, session, data))
+    return True
+
+
+def _rerun_on_loop(session: AppSession, data: RerunData) -> None:
+    """What ``AppSession.request_rerun`` does with a browser's request for a whole run (fast
+    reruns: a run in progress stops and a new one starts), with ``data`` as the request."""
+    if session._state == AppSessionState.SHUTDOWN_REQUESTED:
+        return
+    if session._scriptrunner is not None:
+        session._scriptrunner.request_stop()
+        session._scriptrunner = None
+    session._create_scriptrunner(data)

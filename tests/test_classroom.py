@@ -339,3 +339,123 @@ def test_a_rerun_the_poll_asked_for_reads_the_shared_room_unless_it_is_older(roo
     newer = real.room(code).version
     assert dict(classroom._read(code, polled=newer).view.params) == {"n": "7"}  # the shared read is older
     assert len(reads) == 3
+
+
+# -- the process's attendees: reruns when the room moves, heartbeats -------------------------------
+
+class FakeSessions:
+    """The server as the class's watch sees it: which sessions are connected, the reruns asked
+    for (in order), the heartbeats sent."""
+
+    def __init__(self):
+        self.state: dict[str, str] = {}
+        self.reruns: list[str] = []
+        self.beats: list[str] = []
+
+    def followers(self) -> classroom.Followers:
+        return classroom.Followers(rerun=self.rerun, state_of=lambda sid: self.state.get(sid, "gone"),
+                                   beat=lambda current: self.beats.append(current.me), watch=False)
+
+    def rerun(self, request) -> bool:
+        if self.state.get(request[0]) != "connected":
+            return False
+        self.reruns.append(request[0])
+        return True
+
+
+def kept(followers: classroom.Followers, sessions: FakeSessions, monkeypatch, session_id: str,
+         current: classroom.Seat | None) -> None:
+    """The end of a run of session ``session_id`` (``publish`` keeps its seat)."""
+    sessions.state.setdefault(session_id, "connected")
+    monkeypatch.setattr(classroom, "rerun_request", lambda: (session_id, ("request of", session_id)))
+    followers.keep(current)
+
+
+def seated(store, code: str, me: str, *, following: bool = True) -> classroom.Seat:
+    found = store.room(code)
+    return classroom.Seat(code, me, following=following, version=found.version, seen=found.version,
+                          question=classroom._question_state(found))
+
+
+def test_a_move_reruns_each_following_attendee_once_one_after_the_other(monkeypatch):
+    store = classroom.store()
+    code, key = store.create()
+    sessions = FakeSessions()
+    followers = sessions.followers()
+    seats = {f"s{i}": seated(store, code, f"a{i}") for i in range(4)}
+    seats["s9"] = seated(store, code, "a9", following=False)  # exploring on their own
+    for sid, current in seats.items():
+        kept(followers, sessions, monkeypatch, sid, current)
+    assert followers.check() == 0 and sessions.reruns == []  # nothing moved
+    version = store.drive(code, key, page="encoding_heatmap", params={"n": "7"})
+    assert followers.check() == 4  # the four who follow, not the explorer
+    assert sessions.reruns == ["s0"]  # one at a time
+    assert followers.check() == 0 and sessions.reruns == ["s0"]  # lined up once, however often the room is read
+    for i in range(4):  # each rerun's end (its run saw the move) makes way for the next
+        seats[f"s{i}"].seen = version
+        kept(followers, sessions, monkeypatch, f"s{i}", seats[f"s{i}"])
+    assert sessions.reruns == ["s0", "s1", "s2", "s3"]
+    assert followers.check() == 0 and len(sessions.reruns) == 4
+
+
+def test_a_question_reruns_every_attendee_and_an_ended_class_too(monkeypatch):
+    store = classroom.store()
+    code, key = store.create()
+    sessions = FakeSessions()
+    followers = sessions.followers()
+    explorer = seated(store, code, "a1", following=False)
+    kept(followers, sessions, monkeypatch, "s1", explorer)
+    version = store.ask(code, key, "heatmap-fastest")
+    assert followers.check() == 1 and sessions.reruns == ["s1"]
+    explorer.seen, explorer.question = version, ("heatmap-fastest", False)
+    kept(followers, sessions, monkeypatch, "s1", explorer)
+    store.close(code, key)
+    assert followers.check() == 1 and sessions.reruns == ["s1", "s1"]  # its run says the class has ended
+    assert followers.check() == 0
+
+
+def test_an_away_browser_gets_no_rerun_and_no_heartbeat_and_a_gone_session_is_let_go(monkeypatch):
+    store = classroom.store()
+    code, key = store.create()
+    sessions = FakeSessions()
+    followers = sessions.followers()
+    current = seated(store, code, "a1")
+    kept(followers, sessions, monkeypatch, "s1", current)
+    assert sessions.beats == ["a1"]  # the run's end beats its heart
+    current.beat = 0.0
+    sessions.state["s1"] = "away"
+    store.drive(code, key, page="encoding_heatmap", params={"n": "7"})
+    assert followers.check() == 0 and sessions.reruns == [] and sessions.beats == ["a1"]
+    sessions.state["s1"] = "connected"  # back: the move it missed is shown, and its heart beats
+    assert followers.check() == 1 and sessions.reruns == ["s1"] and sessions.beats == ["a1", "a1"]
+    sessions.state["s1"] = "gone"
+    followers.check()
+    assert len(followers) == 0
+
+
+def test_a_rerun_that_did_not_show_the_move_is_asked_for_again(monkeypatch):
+    store = classroom.store()
+    code, key = store.create()
+    sessions = FakeSessions()
+    followers = sessions.followers()
+    current = seated(store, code, "a1")
+    kept(followers, sessions, monkeypatch, "s1", current)
+    store.drive(code, key, page="encoding_heatmap", params={"n": "7"})
+    assert followers.check() == 1
+    assert followers.check() == 0  # under way
+    monkeypatch.setattr(classroom, "PUSH_GRACE_SECONDS", 0.0)  # ... and given up: its run never read the room
+    assert followers.check() == 1 and sessions.reruns == ["s1", "s1"]
+
+
+def test_a_presenter_or_a_session_out_of_the_class_is_not_kept(monkeypatch):
+    store = classroom.store()
+    code, key = store.create()
+    sessions = FakeSessions()
+    followers = sessions.followers()
+    kept(followers, sessions, monkeypatch, "s1", seated(store, code, "a1"))
+    presenter = seated(store, code, "p")
+    presenter.key = key
+    kept(followers, sessions, monkeypatch, "s2", presenter)
+    assert len(followers) == 1
+    kept(followers, sessions, monkeypatch, "s1", None)  # left the class
+    assert len(followers) == 0

@@ -81,3 +81,46 @@ def test_cached_calls_remember_their_functions_signatures():
             assert type_util.get_func_parameters(view) == expected
     assert signature.call_count <= 1
     assert cache_utils._get_positional_arg_name(view, 2) == "_spec" and cache_utils._get_positional_arg_name(view, 3) is None
+
+
+def test_outside_a_server_there_is_no_session_to_rerun():
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+
+    assert internals.rerun_request() is None
+    assert internals.session_state_of("no-such-session") == "gone"
+    assert internals.rerun_session(("no-such-session", RerunData())) is False
+
+
+def test_a_run_offers_the_request_that_reruns_its_page_as_it_is_now():
+    """What ``st.rerun()`` asks for: the page and the link as the run left them."""
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import streamlit as st
+
+        from lab import streamlit_internals as internals
+
+        st.query_params["n"] = "7"
+        session_id, data = internals.rerun_request()
+        st.write(f"query={data.query_string}")
+        st.write(f"same={session_id == st.runtime.scriptrunner.get_script_run_ctx().session_id}")
+        st.write(f"widgets={data.widget_states}")
+
+    at = AppTest.from_function(script).run()
+    assert [m.value for m in at.markdown] == ["query=n=7", "same=True", "widgets=None"]
+
+
+def test_the_parts_of_a_session_a_rerun_from_another_thread_uses_are_there():
+    """``rerun_session`` does what ``AppSession.request_rerun`` does for a browser's request of
+    a whole run: these names and their meaning are Streamlit's, checked here by name."""
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.app_session import AppSession, AppSessionState
+    from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
+
+    assert {"_call_soon_on_event_loop", "_create_scriptrunner", "request_rerun"} <= set(vars(AppSession))
+    assert "_create_scriptrunner(rerun_data)" in inspect.getsource(AppSession.request_rerun).replace(
+        "self.", "")
+    assert "request_stop()" in inspect.getsource(AppSession.request_rerun)
+    assert AppSessionState.SHUTDOWN_REQUESTED
+    assert {"is_active_session", "get_session_info", "get_active_session_info"} <= set(vars(WebsocketSessionManager))
+    assert "_session_mgr" in inspect.getsource(Runtime.__init__)

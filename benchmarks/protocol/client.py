@@ -22,7 +22,9 @@ Chromium's frames by ``benchmarks.protocol.chromium``):
   action runs on whichever server answered.
 
 An action is timed from the first byte sent to the ``script_finished`` message that ends it
-(a run finished early for a rerun does not end it).
+(a run finished early for a rerun does not end it). A run the server starts on its own (a
+class's attendees rerun when the presenter moves) updates the tab as a run it asked for does;
+``unasked_run`` waits for one, and ``on_run_end`` hears of every run's end.
 """
 
 from __future__ import annotations
@@ -145,6 +147,8 @@ class Tab:
         self._reconnecting: asyncio.Task | None = None
         self._run = _Run()
         self._waiting: asyncio.Future | None = None
+        self._unasked: asyncio.Future | None = None  # waits for a run the server started on its own
+        self.on_run_end = None  # called (no arguments) at the end of each whole run, asked for or not
         self._closing = False
         self._check_view = False
         self.sent: list[bytes] = []  # every BackMsg sent, for comparison with a browser
@@ -336,8 +340,12 @@ class Tab:
         self.run_count += 1
         for h in [h for h, (_, used) in self.cache.items() if self.run_count - used > self.max_cache_age]:
             del self.cache[h]
+        if self.on_run_end is not None:
+            self.on_run_end()
         if self._waiting is not None and not self._waiting.done():
             self._waiting.set_result(run)
+        elif self._unasked is not None and not self._unasked.done():
+            self._unasked.set_result(run)
 
     # ---- what the page shows -------------------------------------------------------------------
     def signature(self, elements: dict | None = None) -> dict:
@@ -545,6 +553,20 @@ class Tab:
         t0 = time.perf_counter()
         return await self._action(lambda: self._rerun_msg(page_hash=self.page_hash, query=self.query, states=True,
                                                           context_path=self.pathname, fragment_id=fragment_id), t0)
+
+    async def unasked_run(self, timeout: float | None = None) -> RunResult:
+        """Wait for the end of the next whole run the tab did not ask for: one the server started
+        on its own (a class's process rerunning its attendees when the presenter moves)."""
+        t0 = time.perf_counter()
+        self._unasked = asyncio.get_running_loop().create_future()
+        try:
+            run = await asyncio.wait_for(asyncio.shield(self._unasked), timeout or self.timeout)
+        except asyncio.TimeoutError as err:
+            raise ActionFailed(f"no run from the server within {timeout or self.timeout:g} s") from err
+        finally:
+            self._unasked = None
+        return RunResult(time.perf_counter() - t0, run.page_hash, run.exceptions, run.errors_shown,
+                         self.signature(run.elements), server=self.server)
 
     async def rerun_same(self) -> RunResult:
         """Rerun with nothing changed (as after a reconnect with a run in progress)."""
