@@ -15,7 +15,8 @@ import time
 import streamlit as st
 
 from lab import i18n, loop_wakeups
-from lab.streamlit_internals import remember_signatures, run_yield_check, switch_off_legacy_pages
+from lab.streamlit_internals import (remember_signatures, remember_theme_options, run_yield_check,
+                                     switch_off_legacy_pages)
 
 _PREPARED = False
 _PEKIT_PREPARED = False
@@ -25,7 +26,8 @@ _PEKIT_LOCK = threading.Lock()
 def prepare_server() -> None:
     """Once per server process, before the first run of the shell:
 
-    - Streamlit's caches stop recomputing a cached function's signature on every call.
+    - Streamlit's caches stop recomputing a cached function's signature on every call, and
+      every run's first message stops rebuilding the theme from the configuration.
     - The event loop wakes once per batch of a page's messages, not once per element
       (:mod:`lab.loop_wakeups`).
 
@@ -35,6 +37,7 @@ def prepare_server() -> None:
     if _PREPARED:
         return
     remember_signatures()  # every cached call of every rerun skips inspect.signature
+    remember_theme_options()  # every run's first message: the theme, no longer rebuilt from the configuration
     loop_wakeups.install()
     _PREPARED = True
 

@@ -17,6 +17,10 @@ the top, so a Streamlit upgrade that moves or removes one fails at import, loudl
   ``inspect.signature`` on every call with positional arguments (``type_util.get_func_parameters``,
   to skip arguments named ``_x``); a page's rerun makes a dozen such calls. Remembering each
   function's parameters (they never change) saves that work on every rerun of every session.
+- :func:`remember_theme_options`: every run's first message carries the theme, rebuilt from the
+  configuration each time (``config.get_options_for_section`` walks all of Streamlit's options
+  for each of six theme sections). The theme changes only when the configuration is read
+  again, which forgets what was remembered.
 - :func:`rerun_request`, :func:`rerun_session` and :func:`session_state_of`: a whole run of
   another session's page, asked for from any thread, and whether that session's browser is there (Streamlit reruns a session only when its browser or its own script asks).
   A class's process reruns its followers when the presenter moves, instead of waiting for each
@@ -30,7 +34,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from streamlit import type_util
+from streamlit import config, type_util
 from streamlit.runtime import Runtime
 from streamlit.runtime.app_session import AppSession, AppSessionState
 from streamlit.runtime.pages_manager import PagesManager
@@ -86,6 +90,29 @@ def remember_signatures() -> bool:
 
     get_func_parameters.pekit_remembers = True
     type_util.get_func_parameters = get_func_parameters
+    return True
+
+
+def remember_theme_options() -> bool:
+    """Make ``config.get_options_for_section`` remember the theme sections' options until the
+    configuration is read again; True when it did (False when already done)."""
+    if getattr(config.get_options_for_section, "pekit_remembers", False):
+        return False
+    original = config.get_options_for_section
+    remembered: dict[str, dict] = {}
+
+    def get_options_for_section(section: str) -> dict:
+        if not section.startswith("theme"):
+            return original(section)
+        options = remembered.get(section)
+        if options is None:
+            options = remembered[section] = original(section)
+        return dict(options)  # the caller's own copy, as before
+
+    get_options_for_section.pekit_remembers = True
+    get_options_for_section.original = original
+    config.on_config_parsed(remembered.clear, force_connect=True)
+    config.get_options_for_section = get_options_for_section
     return True
 
 

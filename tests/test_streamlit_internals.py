@@ -124,3 +124,27 @@ def test_the_parts_of_a_session_a_rerun_from_another_thread_uses_are_there():
     assert AppSessionState.SHUTDOWN_REQUESTED
     assert {"is_active_session", "get_session_info", "get_active_session_info"} <= set(vars(WebsocketSessionManager))
     assert "_session_mgr" in inspect.getsource(Runtime.__init__)
+
+
+def test_theme_options_are_remembered_until_the_configuration_is_read_again(monkeypatch):
+    from streamlit import config
+
+    original = getattr(config.get_options_for_section, "original", config.get_options_for_section)
+    monkeypatch.setattr(config, "get_options_for_section", original)  # Streamlit's own (a server run may have wrapped it)
+    sections = ["theme", "theme.light", "theme.dark", "theme.sidebar", "server"]
+    before = {section: config.get_options_for_section(section) for section in sections}
+    assert internals.remember_theme_options() is True
+    assert internals.remember_theme_options() is False
+    assert {section: config.get_options_for_section(section) for section in sections} == before
+    config.get_options_for_section("theme")["primaryColor"] = "#000000"  # a caller's copy
+    assert config.get_options_for_section("theme") == before["theme"]
+    config._set_option("theme.primaryColor", "#123456", "a test")
+    try:
+        assert config.get_options_for_section("theme")["primaryColor"] == before["theme"]["primaryColor"]
+        config._on_config_parsed.send()  # the configuration read again: the theme is read again
+        assert config.get_options_for_section("theme")["primaryColor"] == "#123456"
+    finally:
+        config._set_option("theme.primaryColor", before["theme"]["primaryColor"], "a test")
+        config._on_config_parsed.send()
+    assert "get_options_for_section(section)" in inspect.getsource(__import__(
+        "streamlit.runtime.app_session", fromlist=["_populate_theme_msg"])._populate_theme_msg)
