@@ -11,12 +11,12 @@ when the presenter moves).
 - an empty page's rerun and an empty ``st.fragment(run_every=1)`` poll (``benchmarks/apps``): the
   floor Streamlit itself sets;
 - an idle attendee (the room unchanged, ``--idle-attendees`` in it): the server CPU it costs per
-  second (its process reads the room every 0.05 s and sends its heartbeat every 3 s), against
+  second (its process reads the room every 0.1 s and sends its heartbeat every 3 s), against
   one empty poll a second;
 - a follower's update: the rerun of the page at the presenter's settings that the attendees'
   server starts on its own when the presenter moves, every view a cache hit (the presenter's
   values were shown once before), against the floor (an empty page's rerun) and the ~10 ms
-  budget (the process's reading of the room every 0.05 s is counted in it).
+  budget (the process's reading of the room every 0.1 s is counted in it).
 
 ``room``: a presenter and N attendees through nginx over K replicas (consistent hashing of a
 random route cookie spreads them), all on the heatmap; the presenter moves the positions slider

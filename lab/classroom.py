@@ -120,7 +120,7 @@ def recent_room(code: str) -> Room | None:
     return found
 
 
-WATCH_SECONDS = 0.05  # how often a process with attendees reads their rooms
+WATCH_SECONDS = 0.1  # how often a process with attendees reads their rooms
 PUSH_GRACE_SECONDS = 5.0  # a rerun the process lined up that has not shown the change by then: asked again
 ENDED = 2**62  # the version of a room that has ended, as far as a rerun lined up for it goes
 PUSHING = 1  # reruns of attendees' pages the process has under way at a time
@@ -164,6 +164,8 @@ class Followers:
         """After an attendee's run: keep its session (with this run's page and link, to rerun
         it by) and beat its heart when due; a session out of a class, or presenting, is let go.
         A rerun of ours that ended makes way for the next."""
+        if (current is None or current.presenter) and not self._seats:
+            return  # (most runs: no class in this process)
         request = rerun_request()
         if request is None:
             return
