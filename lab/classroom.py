@@ -246,10 +246,10 @@ class Followers:
                 if kept is None:
                     continue
                 self._running[session_id] = time.monotonic()
-            if not self._rerun(kept[1]):  # its browser went away meanwhile: asked again once it is back
+            if not self._rerun(kept[1]):  # its browser is away, or a run of its own is under way: asked again
                 with self._lock:
                     self._running.pop(session_id, None)
-                kept[0].pushed_at = 0.0
+                kept[0].pushed_at = 0.0  # (at the next read, if that run did not show the move)
 
     def _watch(self) -> None:
         while True:

@@ -140,13 +140,14 @@ def session_state_of(session_id: str) -> str:
 
 
 def rerun_session(request: tuple[str, RerunData]) -> bool:
-    """Rerun that session's page (from any thread); False when the session is gone or its
-    browser is not connected."""
+    """Rerun that session's page (from any thread); False when the session is gone, its browser
+    is not connected, or a run of it is under way (its reader's own: left alone, to ask again
+    once it has ended)."""
     if not Runtime.exists():
         return False
     session_id, data = request
     info = Runtime.instance()._session_mgr.get_active_session_info(session_id)
-    if info is None:
+    if info is None or info.session._state != AppSessionState.APP_NOT_RUNNING:
         return False
     session = info.session
     session._call_soon_on_event_loop(functools.partial(_rerun_on_loop, session, data))

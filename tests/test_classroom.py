@@ -349,6 +349,7 @@ class FakeSessions:
 
     def __init__(self):
         self.state: dict[str, str] = {}
+        self.busy: set[str] = set()  # sessions with a run of their own under way
         self.reruns: list[str] = []
         self.beats: list[str] = []
 
@@ -357,7 +358,7 @@ class FakeSessions:
                                    beat=lambda current: self.beats.append(current.me), watch=False)
 
     def rerun(self, request) -> bool:
-        if self.state.get(request[0]) != "connected":
+        if self.state.get(request[0]) != "connected" or request[0] in self.busy:
             return False
         self.reruns.append(request[0])
         return True
@@ -459,3 +460,21 @@ def test_a_presenter_or_a_session_out_of_the_class_is_not_kept(monkeypatch):
     assert len(followers) == 1
     kept(followers, sessions, monkeypatch, "s1", None)  # left the class
     assert len(followers) == 0
+
+
+def test_a_session_busy_with_its_own_run_is_left_alone_and_asked_again_without_holding_up_the_class(monkeypatch):
+    store = classroom.store()
+    code, key = store.create()
+    sessions = FakeSessions()
+    followers = sessions.followers()
+    first, second = seated(store, code, "a1"), seated(store, code, "a2")
+    kept(followers, sessions, monkeypatch, "s1", first)
+    kept(followers, sessions, monkeypatch, "s2", second)
+    sessions.busy.add("s1")  # its reader just moved a slider
+    store.drive(code, key, page="encoding_heatmap", params={"n": "7"})
+    assert followers.check() == 2
+    assert sessions.reruns == ["s2"]  # the next in line goes on
+    sessions.busy.clear()
+    assert followers.check() == 1 and sessions.reruns == ["s2"]  # lined up again, behind the one under way
+    kept(followers, sessions, monkeypatch, "s2", second)  # s2's rerun ended (it did not read the room here)
+    assert sessions.reruns == ["s2", "s1"]

@@ -121,7 +121,8 @@ def test_the_parts_of_a_session_a_rerun_from_another_thread_uses_are_there():
     assert "_create_scriptrunner(rerun_data)" in inspect.getsource(AppSession.request_rerun).replace(
         "self.", "")
     assert "request_stop()" in inspect.getsource(AppSession.request_rerun)
-    assert AppSessionState.SHUTDOWN_REQUESTED
+    assert AppSessionState.SHUTDOWN_REQUESTED and AppSessionState.APP_NOT_RUNNING
+    assert "_state" in inspect.getsource(AppSession.__init__)
     assert {"is_active_session", "get_session_info", "get_active_session_info"} <= set(vars(WebsocketSessionManager))
     assert "_session_mgr" in inspect.getsource(Runtime.__init__)
 
