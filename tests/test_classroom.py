@@ -364,12 +364,26 @@ class FakeSessions:
         return True
 
 
-def kept(followers: classroom.Followers, sessions: FakeSessions, monkeypatch, session_id: str,
-         current: classroom.Seat | None) -> None:
-    """The end of a run of session ``session_id`` (``publish`` keeps its seat)."""
-    sessions.state.setdefault(session_id, "connected")
-    monkeypatch.setattr(classroom, "rerun_request", lambda: (session_id, ("request of", session_id)))
-    followers.keep(current)
+class Watch:
+    """A class with a fresh room, the server's sessions faked, and the process's watch over them."""
+
+    def __init__(self, monkeypatch):
+        self.monkeypatch = monkeypatch
+        self.store = classroom.store()
+        self.code, self.key = self.store.create()
+        self.sessions = FakeSessions()
+        self.followers = self.sessions.followers()
+
+    def keep(self, session_id: str, current: classroom.Seat | None) -> None:
+        """The end of a run of session ``session_id`` (``publish`` keeps its seat)."""
+        self.sessions.state.setdefault(session_id, "connected")
+        self.monkeypatch.setattr(classroom, "rerun_request", lambda: (session_id, ("request of", session_id)))
+        self.followers.keep(current)
+
+
+@pytest.fixture
+def watch(monkeypatch) -> Watch:
+    return Watch(monkeypatch)
 
 
 def seated(store, code: str, me: str, *, following: bool = True) -> classroom.Seat:
@@ -378,15 +392,12 @@ def seated(store, code: str, me: str, *, following: bool = True) -> classroom.Se
                           question=classroom._question_state(found))
 
 
-def test_a_move_reruns_each_following_attendee_once_one_after_the_other(monkeypatch):
-    store = classroom.store()
-    code, key = store.create()
-    sessions = FakeSessions()
-    followers = sessions.followers()
+def test_a_move_reruns_each_following_attendee_once_one_after_the_other(watch):
+    store, code, key, sessions, followers = watch.store, watch.code, watch.key, watch.sessions, watch.followers
     seats = {f"s{i}": seated(store, code, f"a{i}") for i in range(4)}
     seats["s9"] = seated(store, code, "a9", following=False)  # exploring on their own
     for sid, current in seats.items():
-        kept(followers, sessions, monkeypatch, sid, current)
+        watch.keep(sid, current)
     assert followers.check() == 0 and sessions.reruns == []  # nothing moved
     version = store.drive(code, key, page="encoding_heatmap", params={"n": "7"})
     assert followers.check() == 4  # the four who follow, not the explorer
@@ -394,34 +405,28 @@ def test_a_move_reruns_each_following_attendee_once_one_after_the_other(monkeypa
     assert followers.check() == 0 and sessions.reruns == ["s0"]  # lined up once, however often the room is read
     for i in range(4):  # each rerun's end (its run saw the move) makes way for the next
         seats[f"s{i}"].seen = version
-        kept(followers, sessions, monkeypatch, f"s{i}", seats[f"s{i}"])
+        watch.keep(f"s{i}", seats[f"s{i}"])
     assert sessions.reruns == ["s0", "s1", "s2", "s3"]
     assert followers.check() == 0 and len(sessions.reruns) == 4
 
 
-def test_a_question_reruns_every_attendee_and_an_ended_class_too(monkeypatch):
-    store = classroom.store()
-    code, key = store.create()
-    sessions = FakeSessions()
-    followers = sessions.followers()
+def test_a_question_reruns_every_attendee_and_an_ended_class_too(watch):
+    store, code, key, sessions, followers = watch.store, watch.code, watch.key, watch.sessions, watch.followers
     explorer = seated(store, code, "a1", following=False)
-    kept(followers, sessions, monkeypatch, "s1", explorer)
+    watch.keep("s1", explorer)
     version = store.ask(code, key, "heatmap-fastest")
     assert followers.check() == 1 and sessions.reruns == ["s1"]
     explorer.seen, explorer.question = version, ("heatmap-fastest", False)
-    kept(followers, sessions, monkeypatch, "s1", explorer)
+    watch.keep("s1", explorer)
     store.close(code, key)
     assert followers.check() == 1 and sessions.reruns == ["s1", "s1"]  # its run says the class has ended
     assert followers.check() == 0
 
 
-def test_an_away_browser_gets_no_rerun_and_no_heartbeat_and_a_gone_session_is_let_go(monkeypatch):
-    store = classroom.store()
-    code, key = store.create()
-    sessions = FakeSessions()
-    followers = sessions.followers()
+def test_an_away_browser_gets_no_rerun_and_no_heartbeat_and_a_gone_session_is_let_go(watch):
+    store, code, key, sessions, followers = watch.store, watch.code, watch.key, watch.sessions, watch.followers
     current = seated(store, code, "a1")
-    kept(followers, sessions, monkeypatch, "s1", current)
+    watch.keep("s1", current)
     assert sessions.beats == ["a1"]  # the run's end beats its heart
     current.beat = 0.0
     sessions.state["s1"] = "away"
@@ -434,13 +439,10 @@ def test_an_away_browser_gets_no_rerun_and_no_heartbeat_and_a_gone_session_is_le
     assert len(followers) == 0
 
 
-def test_a_rerun_that_did_not_show_the_move_is_asked_for_again(monkeypatch):
-    store = classroom.store()
-    code, key = store.create()
-    sessions = FakeSessions()
-    followers = sessions.followers()
+def test_a_rerun_that_did_not_show_the_move_is_asked_for_again(watch, monkeypatch):
+    store, code, key, sessions, followers = watch.store, watch.code, watch.key, watch.sessions, watch.followers
     current = seated(store, code, "a1")
-    kept(followers, sessions, monkeypatch, "s1", current)
+    watch.keep("s1", current)
     store.drive(code, key, page="encoding_heatmap", params={"n": "7"})
     assert followers.check() == 1
     assert followers.check() == 0  # under way
@@ -448,33 +450,27 @@ def test_a_rerun_that_did_not_show_the_move_is_asked_for_again(monkeypatch):
     assert followers.check() == 1 and sessions.reruns == ["s1", "s1"]
 
 
-def test_a_presenter_or_a_session_out_of_the_class_is_not_kept(monkeypatch):
-    store = classroom.store()
-    code, key = store.create()
-    sessions = FakeSessions()
-    followers = sessions.followers()
-    kept(followers, sessions, monkeypatch, "s1", seated(store, code, "a1"))
+def test_a_presenter_or_a_session_out_of_the_class_is_not_kept(watch):
+    store, code, key, sessions, followers = watch.store, watch.code, watch.key, watch.sessions, watch.followers
+    watch.keep("s1", seated(store, code, "a1"))
     presenter = seated(store, code, "p")
     presenter.key = key
-    kept(followers, sessions, monkeypatch, "s2", presenter)
+    watch.keep("s2", presenter)
     assert len(followers) == 1
-    kept(followers, sessions, monkeypatch, "s1", None)  # left the class
+    watch.keep("s1", None)  # left the class
     assert len(followers) == 0
 
 
-def test_a_session_busy_with_its_own_run_is_left_alone_and_asked_again_without_holding_up_the_class(monkeypatch):
-    store = classroom.store()
-    code, key = store.create()
-    sessions = FakeSessions()
-    followers = sessions.followers()
+def test_a_session_busy_with_its_own_run_is_left_alone_and_asked_again_without_holding_up_the_class(watch):
+    store, code, key, sessions, followers = watch.store, watch.code, watch.key, watch.sessions, watch.followers
     first, second = seated(store, code, "a1"), seated(store, code, "a2")
-    kept(followers, sessions, monkeypatch, "s1", first)
-    kept(followers, sessions, monkeypatch, "s2", second)
+    watch.keep("s1", first)
+    watch.keep("s2", second)
     sessions.busy.add("s1")  # its reader just moved a slider
     store.drive(code, key, page="encoding_heatmap", params={"n": "7"})
     assert followers.check() == 2
     assert sessions.reruns == ["s2"]  # the next in line goes on
     sessions.busy.clear()
     assert followers.check() == 1 and sessions.reruns == ["s2"]  # lined up again, behind the one under way
-    kept(followers, sessions, monkeypatch, "s2", second)  # s2's rerun ended (it did not read the room here)
+    watch.keep("s2", second)  # s2's rerun ended (it did not read the room here)
     assert sessions.reruns == ["s2", "s1"]
