@@ -17,8 +17,10 @@ st.markdown(_(
     "Self-attention compares every token with every other token, all at once. That is what makes it fast on "
     "parallel hardware, and also why it needs help to know *where* each token is. This lab turns the chapter "
     "[*Self-Attention and Positional Encoding*]({chapter}) of *Dive into Deep Learning* into pictures you can "
-    "change, and answers the questions readers raised in [its discussion]({discussion}). Every number here is "
-    "computed live by the `pekit` package, which you can also import in a notebook and get the same values."
+    "change, and answers the questions readers raised in [its discussion]({discussion}). Every number in the lab "
+    "is computed live by the `pekit` package, which you can also import in a notebook and get the same values; "
+    "the table P below is the chapter's formula evaluated directly, so that it appears at once, and gives pekit's "
+    "values."
 ).format(chapter=chapter_link(), discussion=DISCUSSION))
 picture = home_picture()
 show_chart(picture.chart, title=_("The positional encoding P"))
