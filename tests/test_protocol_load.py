@@ -84,6 +84,32 @@ def test_a_rerun_with_nothing_changed_shows_the_same_page(server):
     assert strip(moved.signature) != strip(second.signature)
 
 
+def test_a_page_opened_by_its_link_is_the_page_its_reruns_ask_for(server):
+    """A session's first message names the default page until the entry point's navigation
+    has chosen the linked one (it does, on a server that already ran other sessions): the tab
+    takes the page from the navigation, as the frontend does, so its reruns and widget
+    changes run the linked page, not the home page."""
+
+    async def go():
+        await _open_close(Tab(server.url))  # the server has run a session
+        tab = Tab(server.url, rng=random.Random(4))
+        opened = await tab.open("offset_rotation")
+        page = next(p for p in tab.pages if p.name == "Offset rotation")
+        shown = tab.page_hash
+        again = await tab.rerun_same()
+        slider = next(c for c in tab.changes() if c.label == "Offset δ")
+        moved = await tab.change(slider)
+        await tab.close()
+        return page, shown, opened, again, moved
+
+    page, shown, opened, again, moved = asyncio.run(go())
+    assert shown == page.script_hash
+    assert again.page_hash == moved.page_hash == page.script_hash
+    strip = lambda sig: {k: v for k, v in sig.items() if k != "query"}  # noqa: E731
+    assert strip(again.signature) == strip(opened.signature)
+    assert moved.widget_mismatches == [] and moved.exceptions == []
+
+
 def test_generator_refuses_addresses_other_than_loopback():
     with pytest.raises(ValueError, match="loopback"):
         Tab("http://10.0.0.1:8501")

@@ -276,6 +276,10 @@ class Tab:
             # for a laptop, listed where it is installed) is not part of the load a room makes
             self.pages = [Page(p.page_script_hash, p.page_name, p.url_pathname, p.is_default)
                           for p in msg.navigation.app_pages if p.url_pathname not in LAPTOP_PAGES]
+            # the page this run shows, as the frontend takes it: a new session's first message can
+            # name the default page before the entry point's st.navigation has chosen the one asked for
+            if self._run is not None and msg.navigation.page_script_hash:
+                self._run.page_hash = msg.navigation.page_script_hash
         elif kind == "page_info_changed":
             self.query = msg.page_info_changed.query_string
         elif kind == "page_not_found":
