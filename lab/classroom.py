@@ -473,9 +473,20 @@ def publish(page_path: str) -> None:
     Streamlit stops any run that touches it."""
     current = _seat.get()
     FOLLOWERS.keep(current if _room.get() is not None else None)
+    _drive(current, page_path, _settings.get() or {})
+
+
+def announce(params: dict[str, str]) -> None:
+    """Before a page computes: a presenter's page and settings, as the run's widgets hold them,
+    become the room's view at once. The attendees' servers start their reruns while the
+    presenter's own run computes the pictures; :func:`publish`, at the end of the run, corrects
+    the view where the page changed a setting meanwhile (a list narrowed to a smaller width)."""
+    _drive(_seat.get(), _page.get(), params)
+
+
+def _drive(current: Seat | None, page_path: str, params: dict[str, str]) -> None:
     if current is None or not current.presenter or page_path == CLASSROOM_PAGE or _room.get() is None:
         return
-    params = _settings.get() or {}
     view = (page_path, tuple(sorted(params.items())))
     if view == current.published:
         return

@@ -22,7 +22,7 @@ from typing import Any
 
 import streamlit as st
 
-from lab.classroom import page_settings, question_card, relinking
+from lab.classroom import announce, page_settings, question_card, relinking
 from lab.display import Shown, export_panel, show_error, shown_charts
 from lab.i18n import SHELL_PARAMS, _, option_from_label, option_label
 from lab.server import require_shell
@@ -287,6 +287,7 @@ def lab_page(name: str, title: str, intro: str, settings: Sequence[Setting]) -> 
     sidebar."""
     require_shell()
     page = Page(name, settings, show_notes=False)
+    announce(page._wanted_params())  # a presenter's class starts on the new view while this run computes
     head, reset = st.columns([6, 1], vertical_alignment="bottom")
     with head:
         st.title(title)

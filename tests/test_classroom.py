@@ -87,6 +87,32 @@ def test_attendees_follow_the_presenters_page_widgets_and_link(rooms_file):
     assert classroom.store().room(seat.code).view.params == {}
 
 
+def test_the_class_gets_the_presenters_new_settings_before_the_presenters_page_computes(monkeypatch):
+    """The attendees' servers need not wait for the presenter's own pictures: the room holds the
+    new view when the presenter's run starts computing. The end of the run corrects a setting the
+    page itself changed (the columns to plot, narrowed to a smaller width)."""
+    from lab.views import encoding_heatmap
+
+    presenter, seat = start_class()
+    presenter.switch_page(HEATMAP).run()
+    seen: list[dict] = []
+    table_view = encoding_heatmap.table_view
+
+    def spying(*args, **kwargs):
+        seen.append(dict(classroom.store().room(seat.code).view.params))
+        return table_view(*args, **kwargs)
+
+    monkeypatch.setattr(encoding_heatmap, "table_view", spying)
+    presenter.slider(key="heatmap.n").set_value(77).run()
+    ok(presenter)
+    assert seen == [{"n": "77"}]
+    presenter.text_input(key="heatmap.cols").set_value("6, 30").run()
+    presenter.slider(key="heatmap.d").set_value(16).run()  # column 30 no longer exists
+    ok(presenter)
+    assert seen[-1] == {"n": "77", "d": "16", "cols": "6,30"}
+    assert classroom.store().room(seat.code).view.params == {"n": "77", "d": "16", "cols": "6"}
+
+
 def test_an_attendee_explores_on_their_own_then_follows_again():
     presenter, seat = start_class()
     presenter.switch_page(HEATMAP).run()
