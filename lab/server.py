@@ -102,6 +102,17 @@ def nav_page(path: str, *, title: str, url_path: str | None = None, default: boo
     return copy.copy(page)
 
 
+def linked_page(path: str) -> st.Page | str:
+    """The menu's page for a page file, for ``st.page_link`` inside a page: given the path,
+    Streamlit resolves the file on disk at every call (the working folder, the real path) and
+    compares it with every page; given the page, it reads its hash and address. The path itself
+    where the menu has not listed that file in this process."""
+    for key, page in _PAGES.items():
+        if key[0] == path:
+            return page
+    return path
+
+
 def require_shell() -> None:
     """Make sure the page runs inside ``streamlit_app.py`` (navigation, sidebar, config).
 

@@ -5,6 +5,7 @@ import streamlit as st
 from lab.display import show_chart, show_table
 from lab.i18n import N_, _, local_number
 from lab.page import lab_page
+from lab.server import linked_page
 from lab.settings import BASE, ChoiceSetting, IntListSetting, IntSetting
 from lab.views.encoding_heatmap import (
     LAYOUTS,
@@ -182,8 +183,8 @@ with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LA
             "another position gives different queries and keys. Try it on your own sentence in the **Order** "
             "tab of Live attention."
         ))
-        st.page_link("pages/live_attention.py", label=_("Live attention: the Order tab"), icon=":material/shuffle:",
-                     query_params={"view": "Order"})
+        st.page_link(linked_page("pages/live_attention.py"), label=_("Live attention: the Order tab"),
+                     icon=":material/shuffle:", query_params={"view": "Order"})
     with st.expander(_("Does a model really need P to learn something that depends on order?")):
         st.markdown(_(
             "Yes, and you can watch it: small transformers trained to write their input backwards get every "
@@ -191,5 +192,5 @@ with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LA
             "without any positions, because nothing else tells them where a token stands. A causal decoder is the exception "
             "worth seeing: its mask alone leaks some order."
         ))
-        st.page_link("pages/train.py", label=_("Train it yourself"), icon=":material/model_training:")
+        st.page_link(linked_page("pages/train.py"), label=_("Train it yourself"), icon=":material/model_training:")
 

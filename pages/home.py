@@ -5,7 +5,7 @@ import streamlit as st
 from lab.display import show_chart
 from lab.i18n import _, chapter_link
 from lab.registry import SMOLLM_COMMAND, listed_pages, missing_pages
-from lab.server import require_shell
+from lab.server import linked_page, require_shell
 from lab.views.home import home_caption, home_picture
 
 require_shell()
@@ -31,7 +31,7 @@ st.markdown(_("A path through the lab, each page answering one question of the c
 for step, lab_page in enumerate(listed_pages(), start=1):
     c1, c2 = st.columns([1.25, 3], vertical_alignment="top")
     with c1:
-        st.page_link(lab_page.path, label=f"{step}. {_(lab_page.title)}", icon=lab_page.icon)
+        st.page_link(linked_page(lab_page.path), label=f"{step}. {_(lab_page.title)}", icon=lab_page.icon)
     with c2:
         st.markdown(f"*{_(lab_page.question)}* {_(lab_page.blurb)}")
 st.caption(_("Teaching a class? On the **Classroom** page you start one: your attendees' screens follow your page "

@@ -5,6 +5,7 @@ import streamlit as st
 from lab.display import number, show_chart, show_table
 from lab.i18n import N_, _
 from lab.page import lab_page
+from lab.server import linked_page
 from lab.settings import MAX_SEED, BoolSetting, ChoiceSetting, IntSetting, TextSetting
 from lab.views import live_attention as live
 from lab.views import minilm
@@ -217,9 +218,9 @@ with lab_page("attention", _("Live attention"), _(INTRO), SETTINGS) as page:
                                    help=_("An untrained layer spreads its weight thinly (about 1/n per key), so a "
                                           "fixed 0-to-1 scale shows an almost uniform map; the others stretch the "
                                           "colours."))
-                st.page_link("pages/train.py", label=_("A trained model's attention"),
+                st.page_link(linked_page("pages/train.py"), label=_("A trained model's attention"),
                              icon=":material/model_training:")
-                st.page_link("pages/live_attention.py", label=_("MiniLM on this sentence"),
+                st.page_link(linked_page("pages/live_attention.py"), label=_("MiniLM on this sentence"),
                              icon=":material/psychology:", query_params={"model": PRETRAINED, "text": sentence})
             with drawn:
                 show_chart(live.head_chart(tokens, hidden, heads, seed, positional, head, scale),

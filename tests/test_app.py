@@ -51,6 +51,26 @@ def test_home_describes_and_links_every_page():
     assert at.sidebar.caption[0].value.startswith(f"Computing on **{pekit.describe_device().split(' (')[0]}")
 
 
+def test_links_inside_pages_are_the_menus_pages(monkeypatch):
+    """A link inside a page names the menu's page object (no file lookup on disk per call):
+    the same address and page hash as the menu's link to that page."""
+    from streamlit.elements.widgets import button
+
+    from lab.registry import listed_pages
+    from lab.server import linked_page
+
+    lookups = []
+    monkeypatch.setattr(button, "get_main_script_directory", lambda *a: lookups.append(a) or str(ROOT))
+    for at in (open_app(), open_app(HEATMAP)):
+        assert lookups == []
+        menu = {link.proto.page: link.proto.page_script_hash for link in at.sidebar.get("page_link")}
+        inside = [link.proto for link in at.main.get("page_link")]
+        assert inside and all(link.page_script_hash and menu[link.page] == link.page_script_hash for link in inside)
+    for page in listed_pages():
+        assert linked_page(page.path).url_path == page.url_path
+    assert linked_page("pages/nowhere.py") == "pages/nowhere.py"
+
+
 def test_heatmap_defaults_show_every_section():
     at = open_app(HEATMAP)
     assert at.title[0].value == "Encoding heatmap"
