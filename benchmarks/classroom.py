@@ -5,6 +5,7 @@ when the presenter moves).
     python -m benchmarks.classroom floors                       # the CPU figures, against their floors
     python -m benchmarks.classroom room --attendees 200         # follow latency, 2 replicas behind nginx
     python -m benchmarks.classroom room --store redis ...       # the same with the Redis store
+    python -m benchmarks.classroom widgets                      # widget actions while a class runs
 
 ``floors``: server CPU (the process's CPU clock) per run, each measured alone on its own server:
 
@@ -23,6 +24,14 @@ random route cookie spreads them), all on the heatmap; the presenter moves the p
 to varied values every ``--gap`` seconds. Each attendee's follow latency is the time from the
 presenter's action to the end of the attendee's run showing that value in its link; p50, p95,
 max, and attendees who never showed it (errors), with the server CPU per follower update.
+
+``widgets``: the server CPU per action of ``benchmarks.protocol_load`` (100 attendees, think time
+5 s, arrivals over 30 s, 120 s; each visits the pages in turn and moves one or two of each page's
+widgets to random values, so most views are computed afresh) on one server, the same run twice:
+without a class, and while a class runs on that server (a presenter on the heatmap, and every
+attendee joined through the attendee link, following: each of their runs reads the room, and
+their server keeps their heartbeats). No question is open during the run: an open question
+holds every attendee's page at the question until it is answered.
 """
 
 from __future__ import annotations
@@ -39,7 +48,7 @@ from pathlib import Path
 from benchmarks.browser import AppServer
 from benchmarks.protocol.client import Tab
 from benchmarks.protocol.widgets import Change, Value
-from benchmarks.protocol_load import percentile, process_cpu_seconds
+from benchmarks.protocol_load import Config, percentile, process_cpu_seconds, run_room
 from lab.classroom import BEAT_SECONDS
 from lab.rooms import open_rooms
 
@@ -47,6 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGET_LATENCY = 2.0  # seconds, p95
 TARGET_FOLLOWER_MS = 10.0  # a follower's update, server CPU
 TARGET_IDLE_MS = 1.0  # an idle attendee, server CPU (a poll's, or per second without one)
+TARGET_ACTION_MS = 25.0  # server CPU per widget action while a class runs
 SLIDER = "Positions n"
 
 
@@ -238,6 +248,47 @@ def room(args) -> None:
           f"in {out['wall_s']:.0f} s ({out['generator_s'] / max(out['cpu_s'], 1e-9):.2f} x the servers')")
 
 
+async def _actions(attendees: int, duration: float, seed: int, in_class: bool) -> dict:
+    folder = tempfile.mkdtemp(prefix="pekit-bench-rooms-")
+    env = {"PEKIT_ROOMS": f"{folder}/rooms.sqlite3", "PEKIT_THREADS": "1"}
+    with AppServer(env=env) as server:
+        presenter, present = None, [None]
+        cfg = Config(attendees=attendees, think=5.0, ramp=30.0, duration=duration, seed=seed)
+        if in_class:
+            rooms = open_rooms(env)
+            code, key = rooms.create()
+            presenter = Tab(server.url, timeout=120)
+            await presenter.open("encoding_heatmap", f"room={code}&key={key}")
+            cfg.link = f"?room={code}"
+
+            async def count() -> None:  # the room's count of connected attendees, after the arrivals
+                await asyncio.sleep(cfg.ramp + 0.5 * (duration - cfg.ramp))
+                present[0] = rooms.presence(code)[0]
+
+            counting = asyncio.create_task(count())
+        out = await run_room(server.url, cfg, server_pids={"server": server.pid})
+        if presenter is not None:
+            await counting
+            await presenter.close()
+    answered = [a for a in out["actions"] if a["seconds"] is not None]
+    failed = len(out["actions"]) - len(answered) + sum(1 for a in answered if a["exceptions"] or a["mismatches"])
+    widget = sum(1 for a in answered if a["kind"] == "widget change")
+    return {"per_action_ms": out["server_cpu"]["server"] / max(1, len(answered)) * 1e3, "actions": len(answered),
+            "widget_changes": widget, "failed": failed + len(out["protocol_errors"]), "present": present[0]}
+
+
+def widgets(args) -> None:
+    print(f"## Classroom: server CPU per action, {args.attendees} attendees on one server, think 5 s, varied "
+          f"widget values ({args.duration:g} s; protocol_load)")
+    for in_class in (False, True):
+        out = asyncio.run(_actions(args.attendees, args.duration, args.seed, in_class))
+        name = (f"while a class runs (all in the class, following; the room counted {out['present']} connected "
+                f"mid-run)" if in_class else "no class")
+        print(f"{name}: {out['per_action_ms']:.1f} ms per action ({out['actions']} actions, "
+              f"{out['widget_changes']} of them widget changes; {out['failed']} failed) | target <= "
+              f"{TARGET_ACTION_MS:g} ms: ratio {out['per_action_ms'] / TARGET_ACTION_MS:.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -255,8 +306,12 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--gap", type=float, default=6.0)
     r.add_argument("--store", choices=("sqlite", "redis"), default="sqlite")
     r.add_argument("--seed", type=int, default=0)
+    w = sub.add_parser("widgets")
+    w.add_argument("--attendees", type=int, default=100)
+    w.add_argument("--duration", type=float, default=120.0)
+    w.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    floors(args) if args.what == "floors" else room(args)
+    {"floors": floors, "room": room, "widgets": widgets}[args.what](args)
     return 0
 
 

@@ -408,13 +408,16 @@ def bench_languages() -> None:
 
 
 def bench_classroom() -> None:
-    """The classroom: CPU of an idle attendee and per follower update against their floors, and the follow
-    latency of 200 attendees across the two-replica deployment (benchmarks/classroom.py)."""
+    """The classroom: CPU of an idle attendee and per follower update against their floors, the follow
+    latency of 200 attendees across the two-replica deployment, and the CPU per action of 100 attendees
+    without a class and while one runs (benchmarks/classroom.py)."""
     from benchmarks import classroom
 
     classroom.main(["floors"])
     print()
     classroom.main(["room", "--attendees", "200", "--replicas", "2"])
+    print()
+    classroom.main(["widgets"])
 
 
 def bench_cold_start() -> None:
