@@ -473,28 +473,34 @@ def publish(page_path: str) -> None:
     Streamlit stops any run that touches it."""
     current = _seat.get()
     FOLLOWERS.keep(current if _room.get() is not None else None)
-    _drive(current, page_path, _settings.get() or {})
+    try:
+        _drive(current, page_path, _settings.get() or {})
+    except RoomError as err:
+        st.warning(_("The class could not be updated: {reason}").format(reason=reason(err)), icon=":material/groups:")
 
 
 def announce(params: dict[str, str]) -> None:
     """Before a page computes: a presenter's page and settings, as the run's widgets hold them,
     become the room's view at once. The attendees' servers start their reruns while the
     presenter's own run computes the pictures; :func:`publish`, at the end of the run, corrects
-    the view where the page changed a setting meanwhile (a list narrowed to a smaller width)."""
-    _drive(_seat.get(), _page.get(), params)
+    the view where the page changed a setting meanwhile (a list narrowed to a smaller width).
+    Best effort: where the store fails, the page goes on, and :func:`publish` tries again and
+    says why."""
+    try:
+        _drive(_seat.get(), _page.get(), params)
+    except Exception:  # noqa: BLE001  (publish, at the end of the run, reports it)
+        pass
 
 
 def _drive(current: Seat | None, page_path: str, params: dict[str, str]) -> None:
+    """Write ``page_path`` and ``params`` as the room's view, unless already written."""
     if current is None or not current.presenter or page_path == CLASSROOM_PAGE or _room.get() is None:
         return
     view = (page_path, tuple(sorted(params.items())))
     if view == current.published:
         return
-    try:
-        store().drive(current.code, current.key, page=page_path, params=params)
-        current.published = view
-    except RoomError as err:
-        st.warning(_("The class could not be updated: {reason}").format(reason=reason(err)), icon=":material/groups:")
+    store().drive(current.code, current.key, page=page_path, params=params)
+    current.published = view
 
 
 # -- the sidebar ----------------------------------------------------------------------------------

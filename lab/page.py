@@ -78,6 +78,12 @@ class Page:
         for s in settings:
             if isinstance(s, TextSetting) and s.localized and st.session_state.get(self.key(s)) in s.defaults():
                 st.session_state[self.key(s)] = s.shown_default()
+        # a list setting the page narrowed in its last run starts narrowed the same way, so that the
+        # settings read before the page runs (a presenter's announcement) are those of its last end
+        for s in settings:
+            narrowed = st.session_state.get(self._narrowed_key(s))
+            if isinstance(s, IntListSetting) and isinstance(narrowed, int):
+                self.settings[s.name] = s.within(narrowed)
         # Streamlit forgets the value of a widget that was not drawn in a run (one in a closed
         # tab) unless the value was last set through session_state: set each one again.
         for s in settings:
@@ -95,6 +101,9 @@ class Page:
     @property
     def _reset_key(self) -> str:
         return f"{self.name}._reset"
+
+    def _narrowed_key(self, setting: Setting) -> str:
+        return f"{self.name}.{setting.name}._narrowed"
 
     def key(self, setting: Setting) -> str:
         return f"{self.name}.{setting.name}"
@@ -127,6 +136,7 @@ class Page:
         keeping what still fits and noting what was dropped."""
         narrowed = setting.within(maximum)
         self.settings[setting.name] = narrowed
+        st.session_state[self._narrowed_key(setting)] = maximum
         key = self.key(setting)
         text = st.session_state.get(key, "")
         current = setting.parse(text).value if text.strip() else ()

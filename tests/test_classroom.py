@@ -113,6 +113,59 @@ def test_the_class_gets_the_presenters_new_settings_before_the_presenters_page_c
     assert classroom.store().room(seat.code).view.params == {"n": "77", "d": "16", "cols": "6"}
 
 
+def test_a_presenters_run_writes_the_room_once_per_move_even_where_the_page_narrows_a_setting():
+    """At a width below the default columns to plot, the page narrows that list in every run: the
+    settings read as the run starts are those of the last run's end, so a run with nothing
+    changed writes nothing and a move writes one new version."""
+    presenter, seat = start_class()
+    presenter.switch_page(HEATMAP).run()
+    presenter.slider(key="heatmap.d").set_value(8).run()
+    ok(presenter)
+    version = classroom.store().room(seat.code).version
+    assert classroom.store().room(seat.code).view.params == {"d": "8"}
+    presenter.run()
+    presenter.run()
+    assert classroom.store().room(seat.code).version == version
+    presenter.slider(key="heatmap.n").set_value(90).run()
+    ok(presenter)
+    assert classroom.store().room(seat.code).version == version + 1
+    assert classroom.store().room(seat.code).view.params == {"n": "90", "d": "8"}
+    # back to a wider table: the list keeps the columns it was narrowed to, now a setting of its own
+    presenter.slider(key="heatmap.d").set_value(32).run()
+    ok(presenter)
+    assert classroom.store().room(seat.code).view.params == {"n": "90", "cols": "6,7"}
+    version = classroom.store().room(seat.code).version
+    presenter.run()
+    assert classroom.store().room(seat.code).version == version
+
+
+def test_a_store_failure_as_the_presenters_page_starts_leaves_the_page_and_the_class_whole(monkeypatch):
+    """The announcement is best effort: a store that fails once (a locked database) does not stop
+    the presenter's page, and the end of the run writes the view."""
+    import sqlite3
+
+    presenter, seat = start_class()
+    presenter.switch_page(HEATMAP).run()
+    real, calls = classroom.store(), []
+
+    class Flaky:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def drive(self, *args, **kwargs):
+            calls.append(kwargs["params"])
+            if len(calls) == 1:
+                raise sqlite3.OperationalError("database is locked")
+            return real.drive(*args, **kwargs)
+
+    monkeypatch.setattr(classroom, "store", Flaky)
+    presenter.slider(key="heatmap.n").set_value(70).run()
+    ok(presenter)
+    assert calls == [{"n": "70"}, {"n": "70"}] and real.room(seat.code).view.params == {"n": "70"}
+    assert title(presenter) == "Encoding heatmap" and len(presenter.get("vega_lite_chart")) == 5
+    assert not presenter.warning
+
+
 def test_an_attendee_explores_on_their_own_then_follows_again():
     presenter, seat = start_class()
     presenter.switch_page(HEATMAP).run()
