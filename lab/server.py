@@ -88,6 +88,7 @@ def prepare_pekit() -> None:
 
 
 _PAGES: dict[tuple, st.Page] = {}
+_BY_PATH: dict[str, st.Page] = {}  # the first page built for each file (for links inside pages)
 
 
 def nav_page(path: str, *, title: str, url_path: str | None = None, default: bool = False) -> st.Page:
@@ -99,18 +100,17 @@ def nav_page(path: str, *, title: str, url_path: str | None = None, default: boo
     page = _PAGES.get(key)
     if page is None:
         page = _PAGES.setdefault(key, st.Page(path, title=title, url_path=url_path, default=default))
+        _BY_PATH.setdefault(path, page)
     return copy.copy(page)
 
 
 def linked_page(path: str) -> st.Page | str:
     """The menu's page for a page file, for ``st.page_link`` inside a page: given the path,
     Streamlit resolves the file on disk at every call (the working folder, the real path) and
-    compares it with every page; given the page, it reads its hash and address. The path itself
-    where the menu has not listed that file in this process."""
-    for key, page in _PAGES.items():
-        if key[0] == path:
-            return page
-    return path
+    compares it with every page; given the page, it reads its hash and address (the link's own
+    label and icon are given by the caller; the object is shared, and ``st.page_link`` only reads
+    it). The path itself where the menu has not listed that file in this process."""
+    return _BY_PATH.get(path, path)
 
 
 def require_shell() -> None:
