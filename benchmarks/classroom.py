@@ -266,10 +266,12 @@ async def _actions(attendees: int, duration: float, seed: int, in_class: bool) -
                 present[0] = rooms.presence(code)[0]
 
             counting = asyncio.create_task(count())
-        out = await run_room(server.url, cfg, server_pids={"server": server.pid})
-        if presenter is not None:
-            await counting
-            await presenter.close()
+        try:
+            out = await run_room(server.url, cfg, server_pids={"server": server.pid})
+        finally:
+            if presenter is not None:
+                counting.cancel()  # (done by then, in a run that ended normally)
+                await presenter.close()
     answered = [a for a in out["actions"] if a["seconds"] is not None]
     failed = len(out["actions"]) - len(answered) + sum(1 for a in answered if a["exceptions"] or a["mismatches"])
     widget = sum(1 for a in answered if a["kind"] == "widget change")
