@@ -81,29 +81,37 @@ OPTIONAL_PAGES = [ROPE_MODEL_PAGE]
 SMOLLM_COMMAND = "make smollm"
 
 
+def pekit_module_alone(name: str):
+    """pekit's module ``name`` (``"llama.files"``, ``"charts.style"``: modules that need only the
+    standard library) without loading pekit: the module itself where pekit is loaded, else its
+    file loaded on its own, once per process. ``import pekit`` would load torch (about a second)
+    before a waking server's first page; the load generator reads the menu without torch."""
+    import sys
+
+    loaded = sys.modules.get(f"pekit.{name}")
+    return loaded if loaded is not None else _load_alone(name)
+
+
+@functools.lru_cache(maxsize=None)
+def _load_alone(name: str):
+    import importlib.util
+    from pathlib import Path
+
+    found = importlib.util.find_spec("pekit")
+    assert found is not None and found.origin is not None, "pekit is installed with the lab"
+    path = Path(found.origin).parent.joinpath(*name.split(".")).with_suffix(".py")
+    spec = importlib.util.spec_from_file_location(f"lab._pekit_{name.replace('.', '_')}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @functools.lru_cache(maxsize=1)
 def _smollm2_available() -> bool:
     """Looked up once per process (about 0.1 ms a look, on every rerun otherwise): an extra
-    installed while the app runs shows after a restart, as the home page says.
-
-    Asked of ``pekit.llama.files``, or, before pekit is loaded, of its file loaded on its own: that
-    module needs only the standard library, while ``import pekit`` would load torch (about a second) before a waking server's
-    first page, and the load generator reads this list without torch."""
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    loaded = sys.modules.get("pekit.llama.files")
-    if loaded is not None:
-        return loaded.smollm2_available()
-    found = importlib.util.find_spec("pekit")
-    assert found is not None and found.origin is not None, "pekit is installed with the lab"
-    path = Path(found.origin).parent / "llama" / "files.py"
-    spec = importlib.util.spec_from_file_location("lab._pekit_llama_files", path)
-    assert spec is not None and spec.loader is not None
-    files = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(files)
-    return files.smollm2_available()
+    installed while the app runs shows after a restart, as the home page says."""
+    return pekit_module_alone("llama.files").smollm2_available()
 
 
 def listed_pages() -> list[LabPage]:

@@ -17,24 +17,17 @@ from dataclasses import dataclass
 
 from lab.display import number
 from lab.i18n import DEFAULT, _, language, local_number, localized_resource, ngettext, number_symbols
+from lab.registry import pekit_module_alone
 
 # the encoding heatmap page's defaults (pages/encoding_heatmap.py)
 N, D, BASE = 60, 32, 10_000
 HEIGHT = 240  # px of the plot area
 
-# What pekit.charts draws with (the tests compare the whole spec with its own):
-MAX_CELLS = 2048  # pekit.charts.matrices.MAX_RECT_MARKS: up to here, one rectangle per cell
-DIVERGING = ("#053061", "#2166ac", "#6ba6cf", "#d9e8f2", "#f7f7f7", "#fbe0c8", "#f4a261", "#d6604d", "#8c1a0b")
-MASKED_GREY = "#808080"
-SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"  # Altair's Vega-Lite
-AXIS_FONT = 12
-READABLE = {
-    "axis": {"labelFontSize": AXIS_FONT, "titleFontSize": AXIS_FONT + 1, "titleFontWeight": "normal"},
-    "legend": {"labelFontSize": AXIS_FONT, "titleFontSize": AXIS_FONT + 1, "titleFontWeight": "normal",
-               "titlePadding": 10},
-    "title": {"fontSize": AXIS_FONT + 3},
-    "text": {"fontSize": AXIS_FONT},
-}
+# what pekit.charts draws with, from its own file (standard library only, loaded without pekit)
+_STYLE = pekit_module_alone("charts.style")
+MAX_CELLS = _STYLE.MAX_RECT_MARKS  # up to here, one rectangle per cell
+DIVERGING, MASKED_GREY, READABLE = _STYLE.DIVERGING, _STYLE.MASKED_GREY, _STYLE.READABLE
+SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"  # Altair's Vega-Lite (the tests compare)
 
 
 @dataclass(frozen=True)
@@ -71,19 +64,8 @@ def wavelengths(d: int, base: float) -> tuple[tuple[int, int, float], ...]:
                  for j in range((d + 1) // 2))
 
 
-def _ticks(count: int, max_ticks: int = 12) -> list[float]:
-    """Tick positions at the centres of cells ``0 .. count - 1``, every 1, 2, 5, 10, 20, ... cells."""
-    step = 1
-    while count / step > max_ticks:
-        for factor in (2, 5 / 2, 2):
-            step = int(step * factor)
-            if count / step <= max_ticks:
-                break
-    return [i + 0.5 for i in range(0, count, step)]
-
-
 def _axis(count: int) -> dict:
-    ticks = _ticks(count)
+    ticks = _STYLE.index_ticks(0, count)
     return {"grid": False, "labelExpr": "format(floor(datum.value), 'd')", "tickCount": len(ticks), "values": ticks}
 
 

@@ -19,6 +19,7 @@ import torch
 from torch import Tensor
 
 from ._wording import _, local_number, wording
+from .style import AXIS_FONT, READABLE
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -26,14 +27,6 @@ R = TypeVar("R")
 # distinct hues for series (Tableau 10), so overlaid lines stay apart in any theme
 SERIES_COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
                  "#9c755f", "#bab0ac"]
-AXIS_FONT = 12  # px: axis labels and titles stay readable on a projector
-READABLE = {
-    "axis": {"labelFontSize": AXIS_FONT, "titleFontSize": AXIS_FONT + 1, "titleFontWeight": "normal"},
-    "legend": {"labelFontSize": AXIS_FONT, "titleFontSize": AXIS_FONT + 1, "titleFontWeight": "normal",
-               "titlePadding": 10},
-    "title": {"fontSize": AXIS_FONT + 3},
-    "text": {"fontSize": AXIS_FONT},
-}
 
 
 _CHECKS = threading.Lock()

@@ -16,11 +16,12 @@ import zlib
 import torch
 from torch import Tensor
 
+from .style import DIVERGING
+
 __all__ = ["PALETTES", "check_palette", "colorize", "png_bytes", "png_data_url"]
 
 PALETTES: dict[str, tuple[str, ...]] = {
-    # diverging, for values in [-1, 1]: blue for negative, white at 0, orange-red for positive
-    "diverging": ("#053061", "#2166ac", "#6ba6cf", "#d9e8f2", "#f7f7f7", "#fbe0c8", "#f4a261", "#d6604d", "#8c1a0b"),
+    "diverging": DIVERGING,  # for values in [-1, 1]: blue for negative, white at 0, orange-red for positive
     # sequential (viridis stops), for similarities
     "sequential": ("#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779", "#6ece58",
                    "#b5de2b", "#fde725"),

@@ -22,6 +22,7 @@ from ..reduce import BlockSummary, block_summary
 from ._common import Drawing, Drawn, data_domain, legend_layer, texts, tip, unchecked
 from ._png import PALETTES, check_palette, colorize, png_data_url
 from ._wording import _, local_number, wording
+from .style import MASKED_GREY, MAX_RECT_MARKS, index_ticks
 
 __all__ = ["heatmap", "token_heatmap"]
 
@@ -130,23 +131,6 @@ def masked_legend(legend: alt.Legend | None = None) -> alt.Chart:
                               legend=legend or alt.Legend(symbolOpacity=1, symbolType="square",
                                                           symbolStrokeWidth=0)))
     )
-
-
-MAX_RECT_MARKS = 2048  # above this many cells a heatmap is drawn as an image
-
-
-def index_ticks(offset: int, count: int, *, max_ticks: int = 12) -> list[float]:
-    """Tick positions at the centres of cells ``offset .. offset + count - 1`` (cell i spans
-    ``[i, i + 1)``), every 1, 2, 5, 10, 20, 50, ... cells, so each tick labels the row or
-    column it sits on."""
-    step = 1
-    while count / step > max_ticks:
-        for factor in (2, 5 / 2, 2):
-            step = int(step * factor)
-            if count / step <= max_ticks:
-                break
-    first = -(-offset // step) * step
-    return [i + 0.5 for i in range(first, offset + count, step)]
 
 
 def index_axis(offset: int, count: int, **kwargs) -> alt.Axis:
@@ -465,7 +449,6 @@ def _valid_or_grey(title: str, scale: alt.Scale, legend: object) -> alt.ColorVal
         test="!datum.masked", field="value", type="quantitative", title=title, scale=scale, legend=legend))
 
 
-MASKED_GREY = "#808080"  # the colour of masked cells, in the image as in the marks (colorize's NaN grey)
 TOKEN_LABEL_LIMIT = 110  # px of a token label before it is cut with an ellipsis
 TOKEN_MARGIN = TOKEN_LABEL_LIMIT + 60  # px beside the map: labels and the axis title
 TOKEN_LEGEND = alt.Legend(orient="bottom", direction="horizontal", gradientLength=200)
