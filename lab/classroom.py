@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from lab.display import show_chart
+from lab.display import opened, show_chart
 from lab.i18n import SHELL_PARAMS, _, ngettext
 from lab.rooms import CODE_LENGTH, MAX_NICKNAME_CHARS, Room, RoomError, Rooms, new_attendee, normalize_code, open_rooms
 from lab.streamlit_internals import rerun_request, rerun_session, session_state_of
@@ -608,8 +608,11 @@ def _page_title(path: str) -> str:
 
 def _ask_list(current: Seat, checks: tuple[Check, ...]) -> None:
     """The page's questions, in the sidebar (the page's first screen stays the page's)."""
-    with st.sidebar.expander(ngettext("Ask the class ({count} question)", "Ask the class ({count} questions)",
-                                      len(checks)).format(count=len(checks)), icon=":material/quiz:"):
+    box = opened(ngettext("Ask the class ({count} question)", "Ask the class ({count} questions)",
+                          len(checks)).format(count=len(checks)), key="lab.ask_list", icon=":material/quiz:", sidebar=True)
+    if box is None:
+        return
+    with box:
         for check in checks:
             st.markdown(_(check.prompt))
             st.button(_("Ask"), key=f"lab.ask.{check.id}", on_click=_ask, args=(current, check.id),
@@ -736,9 +739,13 @@ def _solo_card(checks: tuple[Check, ...]) -> bool:
     state = st.session_state.get(SOLO)
     check = _questions().BY_ID.get(state[0]) if state else None
     if check is None or check not in checks:
-        with st.sidebar.expander(ngettext("Check your understanding ({count} question)",
-                                          "Check your understanding ({count} questions)",
-                                          len(checks)).format(count=len(checks)), icon=":material/quiz:"):
+        box = opened(ngettext("Check your understanding ({count} question)",
+                              "Check your understanding ({count} questions)",
+                              len(checks)).format(count=len(checks)), key="lab.try_list", icon=":material/quiz:",
+                     sidebar=True)
+        if box is None:
+            return False
+        with box:
             st.caption(_("Predict first: the page's pictures hide until you reveal the answer."))
             for check in checks:
                 st.markdown(_(check.prompt))

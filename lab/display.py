@@ -278,12 +278,25 @@ def export_image(spec: dict, title: str, settings: str, fmt: str) -> bytes | str
     return vl_convert.vegalite_to_svg(out)
 
 
+def opened(label: str, *, key: str, icon: str | None = None, sidebar: bool = False):
+    """An expander whose content is drawn only while it is open: the container to draw into
+    when open, else None. A closed expander costs a run one message instead of one per element
+    inside (every rerun of every session draws the page anew: a follower's, a widget's); opening
+    it reruns the page with its content. Its state is the session's (``key``), not the link's."""
+    box = (st.sidebar if sidebar else st).expander(label, key=key, icon=icon, on_change="rerun")
+    return box if box.open else None
+
+
 def export_panel(page: str, settings: str, charts: list[Shown]) -> None:
     """In the sidebar: any chart of the page as PNG or SVG (title and settings inside the
-    file), and as CSV where the page offers its data. Files are made only when asked for."""
+    file), and as CSV where the page offers its data. Files are made only when asked for, and
+    the panel's choices are drawn only while it is open."""
     if not charts:
         return
-    with st.sidebar.expander(_("Export a chart"), icon=":material/download:"):
+    box = opened(_("Export a chart"), key=f"{page}._export_open", icon=":material/download:", sidebar=True)
+    if box is None:
+        return
+    with box:
         names = [c.title for c in charts]
         index = st.selectbox(_("Chart"), range(len(charts)), format_func=names.__getitem__, key=f"{page}._export_chart")
         chosen = charts[min(index, len(charts) - 1)]

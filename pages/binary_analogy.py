@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from lab.display import number, show_chart, show_table
+from lab.display import number, opened, show_chart, show_table
 from lab.i18n import N_, _, pgettext
 from lab.page import lab_page
 from lab.settings import BASE, IntSetting
@@ -65,13 +65,14 @@ with lab_page("binary", _("Binary analogy"), INTRO, [N, BITS, D, BASE, BIT, WIDT
     )
     show_chart(ladder.chart, title=_("Bit periods and pair wavelengths"))
     st.markdown(ladders_sentence(ladder))
-    with st.expander(_("All bits and their closest pairs")):
-        matches = {"bit": pgettext("table header", "bit"), "period": pgettext("table header", "period"),
-                   "pair": pgettext("table header", "pair"), "sin_column": pgettext("table header", "sin_column"),
-                   "wavelength": pgettext("table header", "wavelength"), "ratio": pgettext("table header", "ratio"),
-                   "faster_than_every_pair": pgettext("table header", "faster_than_every_pair"),
-                   "slower_than_every_pair": pgettext("table header", "slower_than_every_pair")}
-        show_table(ladder.matches, hide_index=True, width="stretch", column_config=matches)
+    if box := opened(_("All bits and their closest pairs"), key="binary.all_bits"):
+        with box:
+            matches = {"bit": pgettext("table header", "bit"), "period": pgettext("table header", "period"),
+                       "pair": pgettext("table header", "pair"), "sin_column": pgettext("table header", "sin_column"),
+                       "wavelength": pgettext("table header", "wavelength"), "ratio": pgettext("table header", "ratio"),
+                       "faster_than_every_pair": pgettext("table header", "faster_than_every_pair"),
+                       "slower_than_every_pair": pgettext("table header", "slower_than_every_pair")}
+            show_table(ladder.matches, hide_index=True, width="stretch", column_config=matches)
 
     st.subheader(_("Why continuous values?"))
     c5, _rest = st.columns([1, 3])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lab import classroom
+from lab.display import opened
 from lab.i18n import _
 from lab.rooms import IDLE_SECONDS, MAX_NICKNAME_CHARS
 from lab.server import require_shell
@@ -57,10 +58,11 @@ elif seat.presenter:
         st.markdown(f"<div style='font-size:2.6rem;font-weight:700;letter-spacing:0.3em;font-family:monospace'>"
                     f"{seat.code}</div>", unsafe_allow_html=True)
         who_is_here(seat.code)
-        with st.expander(_("Presenter link (keep it private)"), icon=":material/key:"):
-            st.caption(_("This link makes whoever opens it a presenter of the class: use it to present from another "
-                         "device or after a reload. It is not shown in the address bar."))
-            st.code(presenter_link, language=None)
+        if box := opened(_("Presenter link (keep it private)"), key="lab.presenter_link", icon=":material/key:"):
+            with box:
+                st.caption(_("This link makes whoever opens it a presenter of the class: use it to present from "
+                             "another device or after a reload. It is not shown in the address bar."))
+                st.code(presenter_link, language=None)
         st.button(_("End the class"), icon=":material/logout:", on_click=classroom.end_class,
                   help=_("Removes the class and its answers; attendees' pages go on on their own."))
     with scan:

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from lab.display import number, show_chart, show_table
+from lab.display import number, opened, show_chart, show_table
 from lab.i18n import N_, _
 from lab.page import lab_page
 from lab.server import linked_page
@@ -289,15 +289,16 @@ with lab_page("attention", _("Live attention"), _(INTRO), SETTINGS) as page:
                     show_chart(view.weights, title=_("Weights, pekit's convention"))
                 with right:
                     show_chart(view.book_weights, title=_("Weights, the book's convention"))
-            with st.expander(_("The book's example: MultiHeadAttention(100, 5, 0.5) on ones(2, 4, 100), "
-                               "valid_lens = [3, 2]")):
-                st.code(live.book_example_code(live.book_example()), language=None)
-                st.caption(_(
-                    "All inputs are equal, so every valid key gets the same weight: 1/3 and 1/2. Note the last two "
-                    "rows of sequence 1: its queries 2 and 3 are padding, yet they still attend (to the two valid "
-                    "keys). valid_lens masks keys, not queries; the outputs of padding queries are simply ignored "
-                    "later (by the loss, say)."
-                ))
+            if box := opened(_("The book's example: MultiHeadAttention(100, 5, 0.5) on ones(2, 4, 100), "
+                               "valid_lens = [3, 2]"), key="attention.book_example"):
+                with box:
+                    st.code(live.book_example_code(live.book_example()), language=None)
+                    st.caption(_(
+                        "All inputs are equal, so every valid key gets the same weight: 1/3 and 1/2. Note the last two "
+                        "rows of sequence 1: its queries 2 and 3 are padding, yet they still attend (to the two valid "
+                        "keys). valid_lens masks keys, not queries; the outputs of padding queries are simply ignored "
+                        "later (by the loss, say)."
+                    ))
 
         def order_section() -> None:
             st.subheader(_("Does attention know the order?"))

@@ -114,13 +114,47 @@ def visible_texts(at: AppTest) -> list[str]:
     return [p for p in parts if p]
 
 
+def open_expanders(at: AppTest) -> AppTest:
+    """Open every closed expander that draws its content only while open (``lab.display.opened``:
+    it has a key), and rerun, so that the whole page is there to read."""
+    from streamlit.runtime.state.common import user_key_from_element_id
+
+    for _ in range(3):  # an opened expander may hold another
+        keys = [key for e in at.get("expander") if not e.proto.expanded
+                and (key := user_key_from_element_id(e.proto.id)) is not None]
+        if not keys:
+            break
+        for key in keys:
+            at.session_state[key] = True
+        at.run()
+    return at
+
+
+def _closed_lazy_expanders(at: AppTest) -> list[str]:
+    from streamlit.runtime.state.common import user_key_from_element_id
+
+    return [key for e in at.get("expander") if not e.proto.expanded
+            and (key := user_key_from_element_id(e.proto.id)) is not None]
+
+
 def open_page(page: str, query: dict | None = None, lang: str = "pt") -> AppTest:
-    st.cache_resource.clear()
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
-    at.query_params.update({"lang": lang, **(query or {})})
-    at.run()
-    if page != "pages/home.py":
-        at.switch_page(page).run()
+    """The page as a new session opens it, with every expander open (one that draws its content
+    only while open is opened from the session's start: a rerun of a page in another language
+    would send its radios' labels back as values)."""
+    opened: dict[str, bool] = {}
+    for _ in range(3):
+        st.cache_resource.clear()
+        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
+        at.query_params.update({"lang": lang, **(query or {})})
+        for key in opened:
+            at.session_state[key] = True
+        at.run()
+        if page != "pages/home.py":
+            at.switch_page(page).run()
+        closed = _closed_lazy_expanders(at)
+        if not closed:
+            break
+        opened.update(dict.fromkeys(closed, True))
     return at
 
 

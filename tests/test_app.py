@@ -9,6 +9,7 @@ import pekit
 from streamlit.testing.v1 import AppTest
 
 from lab.display import number
+from tests.page_text import open_expanders
 
 ROOT = Path(__file__).resolve().parent.parent
 HEATMAP = "pages/encoding_heatmap.py"
@@ -61,7 +62,7 @@ def test_links_inside_pages_are_the_menus_pages(monkeypatch):
 
     lookups = []
     monkeypatch.setattr(button, "get_main_script_directory", lambda *a: lookups.append(a) or str(ROOT))
-    for at in (open_app(), open_app(HEATMAP)):
+    for at in (open_app(), open_expanders(open_app(HEATMAP))):
         assert lookups == []
         menu = {link.proto.page: link.proto.page_script_hash for link in at.sidebar.get("page_link")}
         inside = [link.proto for link in at.main.get("page_link")]
@@ -84,6 +85,25 @@ def test_heatmap_defaults_show_every_section():
     assert len(at.main.expander) == 6  # the readers' questions
     assert "Check your understanding (2 questions)" in [e.label for e in at.sidebar.expander]
     assert dict(at.query_params) == {}  # defaults keep the link clean
+
+
+def test_closed_expanders_draw_nothing_inside_and_open_ones_draw_everything():
+    """A rerun sends a closed expander alone, not the elements inside it (every follower's and
+    every widget's rerun draws the whole page); opening one reruns the page with its content."""
+    at = open_app(HEATMAP)
+    closed = len(at.get("markdown")), len(at.main.get("page_link")), len(at.sidebar.get("selectbox"))
+    assert "slow on purpose" not in texts(at) and closed[1] == 0
+    assert "Export a chart" in [e.label for e in at.sidebar.expander] and not at.get("radio")[2:]
+    assert not any(b.key and b.key.startswith("lab.try.") for b in at.button)
+    at.session_state["heatmap.faq.slow"] = True
+    at.run()
+    assert "slow on purpose" in texts(at) and len(at.get("markdown")) == closed[0] + 1
+    open_expanders(at)
+    assert [e.proto.expanded for e in at.expander] == [True] * len(at.expander)
+    assert len(at.main.get("page_link")) == 2  # the Order tab and Train it yourself
+    assert at.sidebar.selectbox(key="heatmap._export_chart").options[0] == "The table P"
+    assert len([b for b in at.button if b.key and b.key.startswith("lab.try.")]) == 2
+    assert len(at.main.expander) == 6 and all(e.label for e in at.expander)
 
 
 def test_heatmap_properties_are_stated_from_their_measurements():
@@ -551,7 +571,7 @@ def test_settings_survive_leaving_a_page_and_coming_back():
 def test_every_chart_of_a_page_is_offered_for_export_with_title_and_settings():
     from lab.display import export_image
 
-    at = open_app(ROTATION, {"delta": "5"})
+    at = open_expanders(open_app(ROTATION, {"delta": "5"}))
     chart_names = at.sidebar.selectbox(key="rotation._export_chart").options
     assert len(chart_names) == len(charts(at)) and "The whole matrix T(δ)" in chart_names
     spec = charts(at)[1].proto.spec

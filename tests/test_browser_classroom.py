@@ -82,6 +82,7 @@ def test_a_class_across_two_replicas(browser, deployment):
         presenter.wait_for_url("room=")
         code = re.search(r"room=([A-Z2-9]{6})", presenter.page.url).group(1)
         presenter.page.get_by_text("Presenter link (keep it private)").click()
+        presenter.page.locator('[data-testid="stCode"]', has_text="key=").wait_for(timeout=WAIT_MS)
         key = re.search(r"key=([A-Za-z0-9_-]{22,})", presenter.text()).group(1)  # the presenter link, on the desk
         assert "key=" not in presenter.page.url
         phone.open(f"/?room={code}")

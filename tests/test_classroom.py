@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 from lab import classroom
 from lab.rooms import RoomError, SQLiteRooms
 from lab.views import questions
+from tests.page_text import open_expanders
 from tests.test_app import open_app
 
 HEATMAP = "pages/encoding_heatmap.py"
@@ -64,7 +65,7 @@ def title(at: AppTest) -> str:
 
 def test_attendees_follow_the_presenters_page_widgets_and_link(rooms_file):
     presenter, seat = start_class()
-    body = texts(presenter)
+    body = texts(open_expanders(presenter))
     assert f"?room={seat.code}" in body and f"key={seat.key}" in body  # both links, on the presenter's page
     alice = session({"room": seat.code})
     bob = session({"room": seat.code.lower()}, page=HEATMAP)  # typed in lower case, on another page
@@ -193,7 +194,7 @@ def test_a_question_is_answered_tallied_live_and_revealed():
     attendees = [session({"room": seat.code}) for _ in range(3)]
     charts_before = len(attendees[0].get("vega_lite_chart"))
     assert charts_before >= 5
-    presenter.button(key="lab.ask.heatmap-fastest").click().run()
+    open_expanders(presenter).button(key="lab.ask.heatmap-fastest").click().run()
     ok(presenter)
     check = questions.BY_ID["heatmap-fastest"]
     for attendee, choice in zip(attendees, (0, 2, 0)):
@@ -231,7 +232,7 @@ def test_revealing_shows_the_answer_in_the_picture_for_the_whole_class():
     presenter, seat = start_class()
     presenter.switch_page("pages/complexity_comparison.py").run()
     attendee = session({"room": seat.code})
-    presenter.button(key="lab.ask.complexity-path").click().run()
+    open_expanders(presenter).button(key="lab.ask.complexity-path").click().run()
     presenter.button(key="lab.reveal").click().run()
     ok(presenter)
     assert presenter.query_params["path_n"] == "16" and presenter.query_params.get("k") in (None, "3")
@@ -269,7 +270,9 @@ def test_a_wrong_key_joins_as_an_attendee_who_cannot_drive():
     forged.sidebar.toggle(key="lab.class_follow").set_value(False).run()
     forged.slider(key="heatmap.n").set_value(99).run()
     assert classroom.store().room(seat.code).version == version  # an attendee's page changes nothing
+    open_expanders(forged)
     assert "lab.ask.heatmap-fastest" not in [b.key for b in forged.button]
+    assert not any(e.label.startswith("Ask the class") for e in forged.expander)
     with pytest.raises(RoomError, match="only the presenter"):
         classroom.store().drive(seat.code, "x" * 22, page="train", params={})
 
@@ -320,7 +323,7 @@ def test_a_nickname_is_optional_bounded_and_shown_as_typed():
 def test_a_learner_alone_predicts_then_reveals():
     at = session(page="pages/binary_analogy.py")
     charts = len(at.get("vega_lite_chart"))
-    at.button(key="lab.try.binary-flip").click().run()
+    open_expanders(at).button(key="lab.try.binary-flip").click().run()
     ok(at)
     assert at.get("vega_lite_chart") == [] and at.button(key="lab.solo_reveal").disabled
     at.radio(key="lab.solo_answer.binary-flip").set_value(1).run()
@@ -337,7 +340,7 @@ def test_a_learner_alone_predicts_then_reveals():
 def test_a_portuguese_attendee_gets_the_question_in_portuguese():
     presenter, seat = start_class()
     presenter.switch_page(HEATMAP).run()
-    presenter.button(key="lab.ask.heatmap-offset").click().run()
+    open_expanders(presenter).button(key="lab.ask.heatmap-offset").click().run()
     attendee = session({"room": seat.code, "lang": "pt"})  # (AppTest cannot rerun a Portuguese radio)
     assert "Tome linhas de P a cinco posições" in texts(attendee)
     assert dict(attendee.query_params) == {"room": seat.code, "lang": "pt"}
