@@ -37,7 +37,8 @@ from lab.settings import (
     TextSetting,
 )
 
-PERSIST = "session"  # a widget keeps its value when the page is left through the sidebar and reopened
+PERSIST = "session"
+BOX_WIDTH = 76  # pixels: a number box beside its slider, wide enough for four digits  # a widget keeps its value when the page is left through the sidebar and reopened
 
 
 class Page:
@@ -180,14 +181,12 @@ class Page:
         def typed() -> None:
             st.session_state[key] = st.session_state[box]
 
-        slide, typing = st.columns([2.6, 1.4], vertical_alignment="bottom", gap="small")
-        with slide:
+        with st.container(horizontal=True, vertical_alignment="bottom", gap="small", wrap=False):
             value = self.slider(setting, help=help)
-        with typing:
             st.number_input(_("{setting}, typed").format(setting=_(setting.label)), setting.minimum, setting.maximum,
                             step=1, key=box, on_change=typed, label_visibility="collapsed",
                             help=_("Type any value from {minimum} to {maximum}.").format(
-                                minimum=setting.minimum, maximum=setting.maximum))
+                                minimum=setting.minimum, maximum=setting.maximum), width=BOX_WIDTH)
         return value
 
     def number(self, setting: IntSetting | FloatSetting, *, step: int | float | None = None,
@@ -298,10 +297,8 @@ def lab_page(name: str, title: str, intro: str, settings: Sequence[Setting]) -> 
     require_shell()
     page = Page(name, settings, show_notes=False)
     announce(page._wanted_params())  # a presenter's class starts on the new view while this run computes
-    head, reset = st.columns([6, 1], vertical_alignment="bottom")
-    with head:
+    with st.container(horizontal=True, vertical_alignment="bottom"):
         st.title(title)
-    with reset:
         page.reset_button()
     page.show_notes()
     if intro:
