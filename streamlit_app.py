@@ -15,22 +15,27 @@ from lab.registry import listed_pages
 from lab.server import (admitted, nav_page, pekit_prepared, prepare_pekit, prepare_pekit_after_page,
                         prepare_server)
 
+FAVICON = "🧭"
+
 prepare_server()
 choose_language()
 classroom.join()
 
-HOME = nav_page("pages/home.py", title=_("Home"), default=True)
+HOME = nav_page("pages/home.py", title=_("Home"), default=True, icon=":material/home:")
 LISTED = listed_pages()
-PAGES = [HOME] + [nav_page(page.path, title=_(page.title), url_path=page.url_path) for page in LISTED]
-CLASSROOM = nav_page("pages/classroom.py", title=_("Classroom"), url_path=classroom.CLASSROOM_PAGE)
+PAGES = [HOME] + [nav_page(page.path, title=_(page.title), url_path=page.url_path, icon=page.icon) for page in LISTED]
+CLASSROOM = nav_page("pages/classroom.py", title=_("Classroom"), url_path=classroom.CLASSROOM_PAGE,
+                     icon=":material/groups:")
 
-# The menu is drawn here, with Streamlit's bundled Material icons. Pages themselves carry no
-# icon: the current page's icon becomes the favicon, and a Material favicon is fetched from
-# Google's font server, which an offline workshop cannot reach.
-navigation = st.navigation(PAGES + [CLASSROOM], position="hidden")
+# The menu is Streamlit's own, in the sidebar (one message of every run, which it sends anyway),
+# with Streamlit's bundled Material icons. The favicon is set before the menu: a page's Material
+# icon would otherwise become the favicon, fetched from Google's font server, which an offline
+# workshop cannot reach.
+st.set_page_config(page_icon=FAVICON, layout="wide")
+navigation = st.navigation({"pekit lab": PAGES + [CLASSROOM]}, position="sidebar")
 if navigation.url_path not in (HOME.url_path, CLASSROOM.url_path):
     prepare_pekit()
-st.set_page_config(page_title=f"{navigation.title} · pekit", page_icon="🧭", layout="wide")
+st.set_page_config(page_title=f"{navigation.title} · pekit", page_icon=FAVICON, layout="wide")
 # A compact header keeps each page's first chart on a 1280 × 720 projector's screen; a formula
 # wider than a phone scrolls inside its own box instead of widening the page.
 st.html("""<style>
@@ -41,11 +46,6 @@ st.html("""<style>
 </style>""")
 classroom.follow(navigation.url_path, {page.url_path: page for page in PAGES})
 with st.sidebar:
-    st.markdown("**pekit lab**")
-    st.page_link(HOME, label=_("Home"), icon=":material/home:")
-    for lab_page, page in zip(LISTED, PAGES[1:]):
-        st.page_link(page, label=_(lab_page.title), icon=lab_page.icon)
-    st.page_link(CLASSROOM, label=_("Classroom"), icon=":material/groups:")
     classroom.sidebar()
     language_picker()
     # drawn after a first page that runs without pekit (then it needs pekit loaded), else now

@@ -40,6 +40,24 @@ def prepare_server() -> None:
     remember_theme_options()  # every run's first message: the theme, no longer rebuilt from the configuration
     loop_wakeups.install()
     _PREPARED = True
+    switch_off_legacy_pages()  # (the rerun below must run this file, not Streamlit's list of pages/)
+    if show_menu():
+        st.rerun()  # this run's first message hid the menu
+
+
+def show_menu() -> bool:
+    """Show the app's menu (``st.navigation`` in the sidebar) from now on; True when it was hidden.
+
+    The configuration hides Streamlit's sidebar menu (``client.showSidebarNavigation``), so that a
+    freshly started server's first run of a page file on its own (see :func:`require_shell`) never
+    lists the files in ``pages/``, not even for a moment. The shell's first run in a process, by
+    then in charge of the menu, shows it for every later run of every session. Each run's first
+    message carries the setting: the run that changes it reruns (Streamlit's handling of ``pages/``
+    switched off first, else the rerun would list those files)."""
+    if st.get_option("client.showSidebarNavigation"):
+        return False
+    st.set_option("client.showSidebarNavigation", True)
+    return True
 
 
 # After a first page drawn without pekit, the browser fetches and draws it in about half a second:
@@ -91,15 +109,16 @@ _PAGES: dict[tuple, st.Page] = {}
 _BY_PATH: dict[str, st.Page] = {}  # the first page built for each file (for links inside pages)
 
 
-def nav_page(path: str, *, title: str, url_path: str | None = None, default: bool = False) -> st.Page:
+def nav_page(path: str, *, title: str, url_path: str | None = None, default: bool = False,
+             icon: str | None = None) -> st.Page:
     """``st.Page(path, ...)`` as a run of the entry point needs it: built once per server process
     and copied for each run. Building one resolves its file on disk (a dozen system calls, each
     a chance for another thread to take the GIL) and every run builds the whole menu; the copy
     is this run's own (``st.navigation`` marks the page it runs on its object)."""
-    key = (path, title, url_path, default)
+    key = (path, title, url_path, default, icon)
     page = _PAGES.get(key)
     if page is None:
-        page = _PAGES.setdefault(key, st.Page(path, title=title, url_path=url_path, default=default))
+        page = _PAGES.setdefault(key, st.Page(path, title=title, url_path=url_path, default=default, icon=icon))
         _BY_PATH.setdefault(path, page)
     return copy.copy(page)
 

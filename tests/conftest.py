@@ -104,3 +104,32 @@ def _wrap_bilingual() -> None:
 
 
 _wrap_bilingual()
+
+
+class Menu:
+    """The pages the app's last run handed to ``st.navigation`` (its menu), in order."""
+
+    def __init__(self) -> None:
+        self.pages: list = []
+
+    def titles(self) -> list[str]:
+        return [page.title for page in self.pages]
+
+    def hashes(self) -> dict[str, str]:
+        """Each page's address and its page hash (what a link to it carries)."""
+        return {page.url_path: page._script_hash for page in self.pages}
+
+
+@pytest.fixture
+def menu(monkeypatch) -> Menu:
+    """Records the app's menu at each run of the entry point (AppTest does not show it)."""
+    import streamlit as st
+
+    seen, navigation = Menu(), st.navigation
+
+    def recording(pages, *args, **kwargs):
+        seen.pages = [p for section in (pages.values() if isinstance(pages, dict) else [pages]) for p in section]
+        return navigation(pages, *args, **kwargs)
+
+    monkeypatch.setattr(st, "navigation", recording)
+    return seen

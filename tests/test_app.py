@@ -52,7 +52,7 @@ def test_home_describes_and_links_every_page():
     assert at.sidebar.caption[0].value.startswith(f"Computing on **{pekit.describe_device().split(' (')[0]}")
 
 
-def test_links_inside_pages_are_the_menus_pages(monkeypatch):
+def test_links_inside_pages_are_the_menus_pages(monkeypatch, menu):
     """A link inside a page names the menu's page object (no file lookup on disk per call):
     the same address and page hash as the menu's link to that page."""
     from streamlit.elements.widgets import button
@@ -64,9 +64,9 @@ def test_links_inside_pages_are_the_menus_pages(monkeypatch):
     monkeypatch.setattr(button, "get_main_script_directory", lambda *a: lookups.append(a) or str(ROOT))
     for at in (open_app(), open_expanders(open_app(HEATMAP))):
         assert lookups == []
-        menu = {link.proto.page: link.proto.page_script_hash for link in at.sidebar.get("page_link")}
+        pages = menu.hashes()
         inside = [link.proto for link in at.main.get("page_link")]
-        assert inside and all(link.page_script_hash and menu[link.page] == link.page_script_hash for link in inside)
+        assert inside and all(link.page_script_hash and pages[link.page] == link.page_script_hash for link in inside)
     for page in listed_pages():
         assert linked_page(page.path).url_path == page.url_path
     assert linked_page("pages/nowhere.py") == "pages/nowhere.py"

@@ -58,10 +58,12 @@ def test_page_loads_and_draws(page, server, path):
     pg, _ = page
     open_page(pg, server, path)
     assert_clean(pg, path)
-    nav = pg.locator('[data-testid="stSidebar"] [data-testid="stPageLink"]').all_inner_texts()
+    nav = pg.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
     assert all(any(title in t for t in nav) for title in ("Home", *PAGES.values()) if title != PAGES[""])
-    icons = pg.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] [data-testid="stIconMaterial"]')
+    icons = pg.locator('[data-testid="stSidebarNav"] a [data-testid="stIconMaterial"]')
     assert icons.count() == len(PAGES) + 1  # every entry (the Classroom too) has its bundled Material icon
+    current = pg.locator('[data-testid="stSidebarNav"] a[aria-current="page"]').all_inner_texts()
+    assert len(current) == 1 and current[0].endswith(PAGES[path] if path else "Home")  # the page shown, marked
     assert "Computing on" in pg.locator('[data-testid="stSidebar"]').inner_text()
 
 
@@ -124,26 +126,33 @@ def test_bad_link_values_show_a_note(page, server):
     assert_clean(pg, "encoding_heatmap")
 
 
-WATCH_LEGACY_NAV = """new MutationObserver(() => {
-  if (document.querySelector('[data-testid="stSidebarNav"]')) window.__sawLegacyNav = true;
-}).observe(document, {subtree: true, childList: true});"""
+# Every entry the sidebar's menu ever shows, from the page's first moment on.
+WATCH_MENU = """window.__menuEntries = new Set();
+new MutationObserver(() => {
+  document.querySelectorAll('[data-testid="stSidebarNav"] a').forEach(a => window.__menuEntries.add(a.innerText.trim().split('\\n').pop()));
+}).observe(document, {subtree: true, childList: true, characterData: true});"""
 
 
 @pytest.mark.parametrize("path, text", [("encoding_heatmap?n=100", "All 100 × 32 = 3,200 entries drawn"),
                                         ("", "Where to start")])
 def test_fresh_server_first_visit_runs_the_entry_point(browser, path, text):
     """The first request a freshly started server sees (a hosted app waking up for a workshop
-    link): the app's own menu, never, not even for a moment, the legacy list of page files."""
+    link): the app's own menu, never, not even for a moment, Streamlit's list of the page files."""
+    from lab.registry import listed_pages
+
+    titles = {"Home", "Classroom"} | {page.title for page in listed_pages()}
     with AppServer() as fresh_server:
         context = browser.new_context(viewport={"width": 1400, "height": 6000})
-        context.add_init_script(WATCH_LEGACY_NAV)
+        context.add_init_script(WATCH_MENU)
         try:
             pg = context.new_page()
             watch = PageWatch(pg, fresh_server.url)
             open_page(pg, fresh_server, path)
-            assert pg.evaluate("() => window.__sawLegacyNav === true") is False
+            pg.locator('[data-testid="stSidebarNav"]').get_by_text("Encoding heatmap", exact=True).wait_for()
+            seen = set(pg.evaluate("() => [...window.__menuEntries]"))
+            assert seen == titles, seen ^ titles  # (the files' list names "streamlit app", "encoding heatmap" ...)
             nav = pg.locator('[data-testid="stSidebar"]').inner_text()
-            assert "Encoding heatmap" in nav and "settings" not in nav.lower()
+            assert "pekit lab" in nav and "settings" not in nav.lower()
             assert "Computing on" in nav
             assert text in pg.locator('[data-testid="stMain"]').inner_text()
             assert not watch.problems(), watch.problems()

@@ -125,13 +125,13 @@ def param(at: AppTest, name: str) -> str | None:
     return value[-1] if isinstance(value, list) else value
 
 
-def test_the_link_chooses_portuguese_and_keeps_it():
+def test_the_link_chooses_portuguese_and_keeps_it(menu):
     at = open_app({"lang": "pt"})
     assert at.title[0].value == "pekit: um laboratório de codificação posicional e autoatenção"
     assert any("pt.d2l.ai/chapter_attention-mechanisms/self-attention-and-positional-encoding" in m.value
                for m in at.markdown)
     assert param(at, "lang") == "pt"
-    labels = [link.proto.label for link in at.sidebar.get("page_link")]
+    labels = menu.titles()
     assert labels[0] == "Início" and "Mapa de calor da codificação" in labels
 
 

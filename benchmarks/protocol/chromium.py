@@ -58,7 +58,7 @@ def chromium_frames(url: str) -> tuple[list[bytes], list[dict]]:
         page.goto(url + "/")
         wait_for_script(page)
         for title, actions in CLICKS:
-            timed_interaction(page, lambda: page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a').filter(
+            timed_interaction(page, lambda: page.locator('[data-testid="stSidebarNav"] a').filter(
                 has_text=title).first.click())
             for kind, label, value in actions:
                 if kind == "slider":
