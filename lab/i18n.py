@@ -273,6 +273,40 @@ def localized_resource(**cache_kwargs) -> Callable[[Callable[P, R]], Callable[P,
     return decorate
 
 
+_VIEW_SENTENCES = 512  # sentences remembered per function (each keeps its view alive until dropped)
+
+
+def per_view(sentence: Callable[[R], str]) -> Callable[[R], str]:
+    """A sentence about one view record, remembered per record and language: a view is shared by
+    every session (it comes from a cache), and every rerun of every session (a follower's, a
+    widget's) states the same sentences about it. The record itself is the key (its identity,
+    kept alive with the sentence, so that a new record never takes an old one's place), and only
+    the last :data:`_VIEW_SENTENCES` are kept."""
+    import collections
+    import threading
+
+    remembered: collections.OrderedDict = collections.OrderedDict()
+    lock = threading.Lock()
+
+    @functools.wraps(sentence)
+    def said(view: R) -> str:
+        key = (id(view), language())
+        with lock:
+            hit = remembered.get(key)
+        if hit is not None and hit[0] is view:
+            return hit[1]
+        text = sentence(view)
+        with lock:
+            remembered[key] = (view, text)
+            remembered.move_to_end(key)
+            while len(remembered) > _VIEW_SENTENCES:
+                remembered.popitem(last=False)
+        return text
+
+    said.uncached = sentence  # type: ignore[attr-defined]
+    return said
+
+
 def chapter_link() -> str:
     """The chapter this lab teaches, in the current language's edition of the book."""
     if language() == "pt":

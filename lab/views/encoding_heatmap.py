@@ -16,7 +16,7 @@ import pekit
 from pekit import charts
 from pekit.charts import Drawing
 from lab.display import number
-from lab.i18n import _, local_number, localized_resource, ngettext
+from lab.i18n import _, local_number, localized_resource, ngettext, per_view
 from pekit.similarity import (
     EncodingProperties,
     gram_block_means,
@@ -362,6 +362,7 @@ def percent(part: int, whole: int) -> str:
     return f"{share:.0f}%"
 
 
+@per_view
 def formula_latex(view: TableView) -> str:
     """The formula of the chosen layout, with its edge cases (one pair; an odd width's last column)."""
     if view.layout == "interleaved":
@@ -377,6 +378,7 @@ def formula_latex(view: TableView) -> str:
             + (r",\quad P_{i,\,d-1} = 0" if view.zero_column else ""))
 
 
+@per_view
 def reading_text(view: ColumnFlips) -> str:
     """How to read the heatmap column by column, with each column's measured sign changes."""
     last = view.d - 1
@@ -424,12 +426,14 @@ def reading_text(view: ColumnFlips) -> str:
     return " ".join(parts)
 
 
+@per_view
 def table_caption(view: TableView) -> str:
     """What the heatmap of P draws: every entry, or block means."""
     drawn = view.drawing.describe((_("position"), _("positions")), (_("column"), _("columns")))
     return drawn if view.drawing.exact else drawn + " " + _("Lower n or d to see every entry.")
 
 
+@per_view
 def csv_limit_caption(view: TableView) -> str:
     """Why a table too large to download has no CSV button, and how to get it anyway."""
     code = (f"pekit.sinusoidal_encoding({view.n}, {view.d}, base={view.base}, start={view.start}, "
@@ -438,6 +442,7 @@ def csv_limit_caption(view: TableView) -> str:
              "Python.").format(limit=number(charts.MAX_CSV_CELLS, ","), count=number(view.cells, ","), code=code)
 
 
+@per_view
 def columns_help(view: TableView) -> str:
     if view.d == 1:
         return _("Up to 8 columns; d = 1 has column 0 only. The book plots columns 6 to 9.")
@@ -445,11 +450,13 @@ def columns_help(view: TableView) -> str:
         last=view.last_column)
 
 
+@per_view
 def curves_caption(drawn: Curves) -> str | None:
     """Nothing when every value is a point on its line; else how the curves were banded."""
     return None if drawn.drawing.exact else drawn.drawing.describe((_("position"), _("positions")))
 
 
+@per_view
 def pairs_caption(view: TableView) -> str:
     """Which columns share a frequency in the chosen layout."""
     if view.layout == "interleaved":
@@ -475,6 +482,7 @@ def pairs_caption(view: TableView) -> str:
              "cosines (columns {k} to {last_cosine}).").format(**columns)
 
 
+@per_view
 def gram_caption(view: TableView) -> str:
     """What the similarity matrix draws: every dot product, or exact block means."""
     gram = view.gram_drawing
@@ -487,6 +495,7 @@ def gram_caption(view: TableView) -> str:
         n=view.n, block=gram.block[0])
 
 
+@per_view
 def offsets_caption(view: TableView) -> str:
     """Where P[i]·P[i+δ] was measured, over which offsets, and how wide its band gets."""
     if view.n == 1:
@@ -505,6 +514,7 @@ def offsets_caption(view: TableView) -> str:
         rows=rows, offsets=reach, width=number(view.max_spread, ".2g"))
 
 
+@per_view
 def offsets_text(view: TableView) -> str:
     """Why P[i]·P[i+δ] depends on δ alone for paired columns, what an odd width adds, and where the
     measured line is largest and smallest."""
@@ -557,6 +567,7 @@ def _spread_words(spread: float) -> str:
     return _("the steps spread over {spread}, float64 rounding").format(spread=number(spread, ".1e"))
 
 
+@per_view
 def steps_caption(view: TableView) -> str:
     """The largest neighbour step, below the metric that shows the smallest, and whether they agree
     (float64, the measurement the properties below state too)."""
@@ -575,6 +586,7 @@ def steps_caption(view: TableView) -> str:
                           "|sin((i+1)ω) − sin(iω)|, which depends on i.").format(spread=number(steps.spread, ".1e"))
 
 
+@per_view
 def wavelengths_caption(view: TableView) -> str:
     """The range of the wavelengths, and what an odd width's last column is."""
     wavelengths = view.frequencies["wavelength"]
@@ -625,6 +637,7 @@ def layout_text(d: int, table: pd.DataFrame) -> str:
     return " ".join(parts)
 
 
+@per_view
 def add_or_concat_text(view: AddOrConcat) -> str:
     """What concatenating P would cost one layer, and how little P overlaps random embeddings."""
     w = view.d
@@ -673,6 +686,7 @@ def add_or_concat_text(view: AddOrConcat) -> str:
     return " ".join(parts)
 
 
+@per_view
 def properties_text(view: PropertiesView) -> str:
     """The four properties, each with the number that shows it holds, measured on the rows drawn."""
     p = view.measured
