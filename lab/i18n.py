@@ -273,17 +273,19 @@ def localized_resource(**cache_kwargs) -> Callable[[Callable[P, R]], Callable[P,
     return decorate
 
 
-_VIEW_SENTENCES = 512  # sentences remembered per function (each keeps its view alive until dropped)
+_VIEW_SENTENCES = 512  # sentences remembered per function
 
 
 def per_view(sentence: Callable[[R], str]) -> Callable[[R], str]:
     """A sentence about one view record, remembered per record and language: a view is shared by
     every session (it comes from a cache), and every rerun of every session (a follower's, a
-    widget's) states the same sentences about it. The record itself is the key (its identity,
-    kept alive with the sentence, so that a new record never takes an old one's place), and only
-    the last :data:`_VIEW_SENTENCES` are kept."""
+    widget's) states the same sentences about it. The record's identity is the key, checked
+    through a weak reference (a sentence never keeps its record alive past the view's cache, and
+    a new record never takes a freed one's place); the last :data:`_VIEW_SENTENCES` are kept. A
+    record that cannot be referenced weakly is said anew each time."""
     import collections
     import threading
+    import weakref
 
     remembered: collections.OrderedDict = collections.OrderedDict()
     lock = threading.Lock()
@@ -293,11 +295,15 @@ def per_view(sentence: Callable[[R], str]) -> Callable[[R], str]:
         key = (id(view), language())
         with lock:
             hit = remembered.get(key)
-        if hit is not None and hit[0] is view:
+        if hit is not None and hit[0]() is view:
             return hit[1]
         text = sentence(view)
+        try:
+            ref = weakref.ref(view)
+        except TypeError:
+            return text
         with lock:
-            remembered[key] = (view, text)
+            remembered[key] = (ref, text)
             remembered.move_to_end(key)
             while len(remembered) > _VIEW_SENTENCES:
                 remembered.popitem(last=False)

@@ -37,8 +37,8 @@ from lab.settings import (
     TextSetting,
 )
 
-PERSIST = "session"
-BOX_WIDTH = 76  # pixels: a number box beside its slider, wide enough for four digits  # a widget keeps its value when the page is left through the sidebar and reopened
+PERSIST = "session"  # a widget keeps its value when the page is left through the sidebar and reopened
+BOX_WIDTH = 76  # pixels: a number box beside its slider, wide enough for four digits
 
 
 class Page:

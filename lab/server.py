@@ -24,7 +24,8 @@ _PEKIT_LOCK = threading.Lock()
 
 
 def prepare_server() -> None:
-    """Once per server process, before the first run of the shell:
+    """Once per server process, before the first run of the shell (and the menu shown, see
+    :func:`show_menu`, at every run):
 
     - Streamlit's caches stop recomputing a cached function's signature on every call, and
       every run's first message stops rebuilding the theme from the configuration.
@@ -34,14 +35,13 @@ def prepare_server() -> None:
     pekit itself is prepared by :func:`prepare_pekit`.
     """
     global _PREPARED
-    if _PREPARED:
-        return
-    remember_signatures()  # every cached call of every rerun skips inspect.signature
-    remember_theme_options()  # every run's first message: the theme, no longer rebuilt from the configuration
-    loop_wakeups.install()
-    _PREPARED = True
-    switch_off_legacy_pages()  # (the rerun below must run this file, not Streamlit's list of pages/)
-    if show_menu():
+    if not _PREPARED:
+        remember_signatures()  # every cached call of every rerun skips inspect.signature
+        remember_theme_options()  # every run's first message: the theme, no longer rebuilt from the configuration
+        loop_wakeups.install()
+        _PREPARED = True
+        switch_off_legacy_pages()  # (the rerun below must run this file, not Streamlit's list of pages/)
+    if show_menu():  # (every run: a changed configuration file is read again, and hides it again)
         st.rerun()  # this run's first message hid the menu
 
 

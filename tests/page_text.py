@@ -127,6 +127,7 @@ def open_expanders(at: AppTest) -> AppTest:
         for key in keys:
             at.session_state[key] = True
         at.run()
+    assert not _closed_lazy_expanders(at), "an expander did not open"
     return at
 
 
@@ -155,6 +156,7 @@ def open_page(page: str, query: dict | None = None, lang: str = "pt") -> AppTest
         if not closed:
             break
         opened.update(dict.fromkeys(closed, True))
+    assert not closed, f"expanders that did not open: {closed}"
     return at
 
 

@@ -581,3 +581,11 @@ def test_every_chart_of_a_page_is_offered_for_export_with_title_and_settings():
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     svg = export_image(json.loads(spec), "The whole matrix T(δ)", "settings: delta=5", "SVG")
     assert "The whole matrix T(δ)" in svg and "settings: delta=5" in svg
+
+
+def test_the_menu_is_shown_again_after_the_configuration_is_read_again():
+    """A changed configuration file is read again by a running server, which hides Streamlit's
+    sidebar menu again (the file's setting): the shell shows it at its next run."""
+    st.set_option("client.showSidebarNavigation", False)
+    open_app()
+    assert st.get_option("client.showSidebarNavigation") is True

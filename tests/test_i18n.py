@@ -208,3 +208,12 @@ def test_a_sentence_per_view_is_said_once_per_record_and_language():
     assert [sentence(r) for r in records] == [f"Positions n = {i}" for i in range(600)]
     calls.clear()
     assert sentence(records[-1]) == "Positions n = 599" and sentence(first) == "Positions n = 3" and calls == [3]
+    import gc
+    import weakref
+
+    gone = Record(7)
+    sentence(gone)
+    watch = weakref.ref(gone)
+    del gone
+    gc.collect()
+    assert watch() is None  # a remembered sentence does not keep its record alive
