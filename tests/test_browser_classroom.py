@@ -134,7 +134,9 @@ def test_a_class_across_two_replicas(browser, deployment):
             settle(attendee.page)
             said = attendee.text()
             assert "2 of 3 answers were right (67 %)." in said and "Columns 0 and 1 turn by 1 radian" in said
-            assert attendee.page.locator('[data-testid="stVegaLiteChart"]').count() >= 5  # the pictures are back
+            # the pictures are back (the verdict comes first; the page's run goes on to draw them)
+            attendee.page.wait_for_function("n => document.querySelectorAll('[data-testid=\"stVegaLiteChart\"]')"
+                                            ".length >= n", arg=5, timeout=WAIT_MS)
 
         for attendee in (phone, laptop, through_nginx):
             assert key not in attendee.page.url and key not in attendee.text()
