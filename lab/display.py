@@ -287,6 +287,17 @@ def opened(label: str, *, key: str, icon: str | None = None, sidebar: bool = Fal
     return box if box.open else None
 
 
+def readers_question(question: str, answer: str, *, key: str, link: dict | None = None) -> None:
+    """One of a page's readers' questions: an expander (:func:`opened`) holding its answer, and a
+    link to the page that shows it where ``link`` gives ``st.page_link``'s arguments."""
+    box = opened(question, key=key)
+    if box is not None:
+        with box:
+            st.markdown(answer)
+            if link is not None:
+                st.page_link(**link)
+
+
 def export_panel(page: str, settings: str, charts: list[Shown]) -> None:
     """In the sidebar: any chart of the page as PNG or SVG (title and settings inside the
     file), and as CSV where the page offers its data. Files are made only when asked for, and

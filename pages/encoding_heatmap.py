@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from lab.display import opened, show_chart, show_table
+from lab.display import readers_question, show_chart, show_table
 from lab.i18n import N_, _, local_number
 from lab.page import lab_page
 from lab.server import linked_page
@@ -133,70 +133,76 @@ with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LA
     show_chart(added.chart, title=_("Overlap of P with random embeddings against the width"))
 
     st.subheader(_("Questions readers asked"))
-    if box := opened(_("Why do nearby positions look so alike in the later columns?"), key="heatmap.faq.slow"):
-        with box:
-            st.markdown(_(
-                "Because those columns are slow on purpose. Column pair j turns by ω_j radians per step; "
-                "with the paper's base 10000 the last pairs' ω_j is tiny (close to 1/base), so the first rows "
-                "all sit near sin 0 = 0 and cos 0 = 1 there (a small base makes every column faster). "
-                "That is not a loss of information: the fast columns tell neighbours apart, and "
-                "the slow columns are what still differ between positions hundreds or thousands of steps "
-                "apart, where the fast columns have wrapped around many times."
-            ))
-    if box := opened(_("Does an odd dimension d break the encoding?"), key="heatmap.faq.odd"):
-        with box:
-            st.markdown(_(
-                "Not here. In the paper's interleaved layout the formula defines column c for every c: "
-                "even columns are sines, odd columns cosines, so with an odd d the table ends on a sine "
-                "column whose cosine partner would be column d. Code that fills the sine and cosine halves "
-                "with slices of equal length fails for odd d (the book's MXNet version did); pekit evaluates "
-                "the formula per column instead. The one thing an odd d loses is the rotation trick for "
-                "that last column: a sine alone cannot be shifted by a fixed linear map (the Offset "
-                "rotation page measures it). tensor2tensor's layout fills the extra column with zeros "
-                "instead."
-            ))
-    if box := opened(_("Do close-by positions bias the attention weights?"), key="heatmap.faq.bias"):
-        with box:
-            st.markdown(_(
-                "Somewhat, and only through what the layer does with P. For an even width the dot product of two rows "
-                "of P depends on their offset alone (the offset chart above), so with P added, the "
-                "scores (x_i + P_i)W_q · (x_j + P_j)W_k contain a term P_i W_q W_kᵀ P_jᵀ that depends on where the "
-                "two tokens are. With the projections an untrained layer starts from, that term is small against the "
-                "words' own terms; training decides whether it grows into 'look at your neighbours', into 'look two "
-                "tokens back', or is ignored. The **Offset rotation** page shows the other way to build the bias in: "
-                "rotate queries and keys (RoPE), so scores depend on the offset by construction."
-            ))
-    if box := opened(_("Learned or fixed: which is better?"), key="heatmap.faq.learned"):
-        with box:
-            st.markdown(_(
-                "The chapter says encodings 'can either be learned or fixed', and its second exercise asks for a "
-                "learnable one. A learned table is simply one more parameter matrix, (max_len × d), trained with the "
-                "rest of the model (BERT and GPT-2 do this). It can fit whatever the data wants, but it has no row "
-                "for a position it never saw, so it cannot go past its training length; the sinusoidal table is "
-                "defined for every position (property 3 above) and costs no parameters. In the original Transformer "
-                "both gave nearly the same results, and the authors kept the fixed one for its hope of reaching "
-                "longer sequences. Later schemes (relative biases, RoPE, ALiBi) moved position from the input to the "
-                "scores, which is what extends best."
-            ))
-    if box := opened(_("If the rows of the output stay in order, why does attention 'lose' the order?"), key="heatmap.faq.order"):
-        with box:
-            st.markdown(_(
-                "The rows stay in the order you wrote them, but nothing inside attention *uses* that "
-                "order: shuffle the input tokens and you get exactly the shuffled outputs, with each "
-                "token's result unchanged. The model cannot tell 'dog bites man' from 'man bites dog'. "
-                "Adding P makes each token's vector depend on where it sits, so the same word at "
-                "another position gives different queries and keys. Try it on your own sentence in the **Order** "
-                "tab of Live attention."
-            ))
-            st.page_link(linked_page("pages/live_attention.py"), label=_("Live attention: the Order tab"),
-                         icon=":material/shuffle:", query_params={"view": "Order"})
-    if box := opened(_("Does a model really need P to learn something that depends on order?"), key="heatmap.faq.needed"):
-        with box:
-            st.markdown(_(
-                "Yes, and you can watch it: small transformers trained to write their input backwards get every "
-                "sequence right within a few dozen steps with this table added, and almost no whole sequence "
-                "without any positions, because nothing else tells them where a token stands. A causal decoder is the exception "
-                "worth seeing: its mask alone leaks some order."
-            ))
-            st.page_link(linked_page("pages/train.py"), label=_("Train it yourself"), icon=":material/model_training:")
-
+    readers_question(
+        _("Why do nearby positions look so alike in the later columns?"),
+        _(
+            "Because those columns are slow on purpose. Column pair j turns by ω_j radians per step; "
+            "with the paper's base 10000 the last pairs' ω_j is tiny (close to 1/base), so the first rows "
+            "all sit near sin 0 = 0 and cos 0 = 1 there (a small base makes every column faster). "
+            "That is not a loss of information: the fast columns tell neighbours apart, and "
+            "the slow columns are what still differ between positions hundreds or thousands of steps "
+            "apart, where the fast columns have wrapped around many times."
+        ),
+        key="heatmap.faq.slow")
+    readers_question(
+        _("Does an odd dimension d break the encoding?"),
+        _(
+            "Not here. In the paper's interleaved layout the formula defines column c for every c: "
+            "even columns are sines, odd columns cosines, so with an odd d the table ends on a sine "
+            "column whose cosine partner would be column d. Code that fills the sine and cosine halves "
+            "with slices of equal length fails for odd d (the book's MXNet version did); pekit evaluates "
+            "the formula per column instead. The one thing an odd d loses is the rotation trick for "
+            "that last column: a sine alone cannot be shifted by a fixed linear map (the Offset "
+            "rotation page measures it). tensor2tensor's layout fills the extra column with zeros "
+            "instead."
+        ),
+        key="heatmap.faq.odd")
+    readers_question(
+        _("Do close-by positions bias the attention weights?"),
+        _(
+            "Somewhat, and only through what the layer does with P. For an even width the dot product of two rows "
+            "of P depends on their offset alone (the offset chart above), so with P added, the "
+            "scores (x_i + P_i)W_q · (x_j + P_j)W_k contain a term P_i W_q W_kᵀ P_jᵀ that depends on where the "
+            "two tokens are. With the projections an untrained layer starts from, that term is small against the "
+            "words' own terms; training decides whether it grows into 'look at your neighbours', into 'look two "
+            "tokens back', or is ignored. The **Offset rotation** page shows the other way to build the bias in: "
+            "rotate queries and keys (RoPE), so scores depend on the offset by construction."
+        ),
+        key="heatmap.faq.bias")
+    readers_question(
+        _("Learned or fixed: which is better?"),
+        _(
+            "The chapter says encodings 'can either be learned or fixed', and its second exercise asks for a "
+            "learnable one. A learned table is simply one more parameter matrix, (max_len × d), trained with the "
+            "rest of the model (BERT and GPT-2 do this). It can fit whatever the data wants, but it has no row "
+            "for a position it never saw, so it cannot go past its training length; the sinusoidal table is "
+            "defined for every position (property 3 above) and costs no parameters. In the original Transformer "
+            "both gave nearly the same results, and the authors kept the fixed one for its hope of reaching "
+            "longer sequences. Later schemes (relative biases, RoPE, ALiBi) moved position from the input to the "
+            "scores, which is what extends best."
+        ),
+        key="heatmap.faq.learned")
+    readers_question(
+        _("If the rows of the output stay in order, why does attention 'lose' the order?"),
+        _(
+            "The rows stay in the order you wrote them, but nothing inside attention *uses* that "
+            "order: shuffle the input tokens and you get exactly the shuffled outputs, with each "
+            "token's result unchanged. The model cannot tell 'dog bites man' from 'man bites dog'. "
+            "Adding P makes each token's vector depend on where it sits, so the same word at "
+            "another position gives different queries and keys. Try it on your own sentence in the **Order** "
+            "tab of Live attention."
+        ),
+        key="heatmap.faq.order",
+        link=dict(page=linked_page("pages/live_attention.py"), label=_("Live attention: the Order tab"),
+                  icon=":material/shuffle:", query_params={"view": "Order"}))
+    readers_question(
+        _("Does a model really need P to learn something that depends on order?"),
+        _(
+            "Yes, and you can watch it: small transformers trained to write their input backwards get every "
+            "sequence right within a few dozen steps with this table added, and almost no whole sequence "
+            "without any positions, because nothing else tells them where a token stands. A causal decoder is the exception "
+            "worth seeing: its mask alone leaks some order."
+        ),
+        key="heatmap.faq.needed",
+        link=dict(page=linked_page("pages/train.py"), label=_("Train it yourself"),
+                  icon=":material/model_training:"))
