@@ -27,7 +27,7 @@ import gettext as _gettext
 import io
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import ParamSpec, TypeVar
@@ -246,21 +246,23 @@ def use(code: str) -> Iterator[str]:
             _current.reset(token)
 
 
-def localized_resource(**cache_kwargs) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """``st.cache_resource`` for a view whose record holds text (a sentence, a chart's titles):
-    one entry per language as well as per argument, computed in that language."""
-    import streamlit as st
+def localized_resource(max_entries: int | None = None, *, key: Callable[..., Hashable] | None = None
+                       ) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """A view shared by every session (:func:`lab.memo.shared`) whose record holds text (a
+    sentence, a chart's titles): one result per language as well as per argument, computed in
+    that language. ``key`` makes the arguments' part of the key, as in :func:`lab.memo.shared`."""
+    from lab.memo import plain_key, shared
 
     def decorate(view: Callable[P, R]) -> Callable[P, R]:
         def in_language(code: str, *args, **kwargs):
             with use(code):
                 return view(*args, **kwargs)
 
-        # Streamlit names a cache by the function's module and name: each view keeps its own
-        in_language.__module__ = view.__module__
-        in_language.__qualname__ = f"{view.__qualname__}[language]"
-        in_language.__name__ = view.__name__
-        cached = st.cache_resource(**cache_kwargs)(in_language)
+        def language_and_key(code: str, *args, **kwargs):
+            return code, (key or plain_key)(*args, **kwargs)
+
+        functools.update_wrapper(in_language, view)
+        cached = shared(max_entries, key=language_and_key)(in_language)
 
         @functools.wraps(view)
         def localized(*args: P.args, **kwargs: P.kwargs) -> R:

@@ -13,6 +13,8 @@ from typing import NamedTuple
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from lab import memo
+
 from tests.bilingual import english_words
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,6 +147,7 @@ def open_page(page: str, query: dict | None = None, lang: str = "pt") -> AppTest
     opened: dict[str, bool] = {}
     for _ in range(3):
         st.cache_resource.clear()
+        memo.clear_all()
         at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
         at.query_params.update({"lang": lang, **(query or {})})
         for key in opened:

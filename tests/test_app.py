@@ -8,6 +8,7 @@ import streamlit as st
 import pekit
 from streamlit.testing.v1 import AppTest
 
+from lab import memo
 from lab.display import number
 from tests.page_text import open_expanders
 
@@ -21,6 +22,7 @@ def open_app(page: str | None = None, query: dict | None = None, *, fresh: bool 
     if fresh:
         st.cache_data.clear()
         st.cache_resource.clear()
+        memo.clear_all()
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
     at.query_params.update(query or {})
     at.run()

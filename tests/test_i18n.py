@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 from streamlit.testing.v1 import AppTest
 
-from lab import i18n
+from lab import i18n, memo
 from lab.display import number
 from lab.registry import LAB_PAGES, OPTIONAL_PAGES
 from tests.bilingual import english_words, visible_prose
@@ -111,6 +111,7 @@ def test_english_is_unchanged_outside_a_language_block():
 
 def open_app(query: dict | None = None, locale: str | None = None) -> AppTest:
     st.cache_resource.clear()
+    memo.clear_all()
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
     at.query_params.update(query or {})
     if locale:

@@ -6,10 +6,10 @@ import math
 from dataclasses import dataclass
 
 import pandas as pd
-import streamlit as st
 import torch
 
 import pekit
+from lab.memo import shared
 from lab.display import number
 from lab.i18n import _, localized_resource, ngettext, use
 from pekit import binary, charts
@@ -34,8 +34,8 @@ with use("en"):
     DISTINCT_HELP = distinct_help()  # the help in English (the page shows distinct_help(), in the reader's language)
 SAME_STEP = 1e-11  # float64 neighbour steps (at most √d ≈ 32 long) that agree to this are the same step
 
-# Results are shared by every session as they are (st.cache_resource, per language where a record
-# holds words): a rerun that finds one neither unpickles nor copies it. Records are frozen and
+# Results are shared by every session as they are (lab.memo, per language where a record
+# holds words): a rerun finds one by a dict lookup and neither unpickles nor copies it. Records are frozen and
 # nothing changes a result after it is made.
 
 
@@ -90,7 +90,7 @@ def _heatmap(X, *, x_title: str, domain: tuple[float, float]):
     return drawn.spec(), drawn.drawing.exact
 
 
-@localized_resource(max_entries=24, show_spinner=False)
+@localized_resource(max_entries=24)
 def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
     B = pekit.binary_encoding(n, bits, device="cpu")  # (n, bits)
     P = pekit.sinusoidal_encoding(n, d, base=base)  # (n, d)
@@ -295,7 +295,7 @@ class Ladders:
         return tuple(2 ** (b + 1) for b in self.fast)
 
 
-@localized_resource(max_entries=24, show_spinner=False)
+@localized_resource(max_entries=24)
 def ladders(bits: int, d: int, base: int) -> Ladders:
     matches = binary.match_bits_to_pairs(bits, d, base=base)
     waves = pekit.wavelengths(d, base=base)
@@ -409,7 +409,7 @@ class BitMatch:
         return self.window < self.n
 
 
-@localized_resource(max_entries=48, show_spinner=False)
+@localized_resource(max_entries=48)
 def overlay(n: int, bit: int, d: int, base: int, column: int, wavelength: float) -> dict:
     frame = pd.concat([
         pd.DataFrame({"position": range(n), "value": binary.bit_wave(n, bit).numpy(),
@@ -466,7 +466,7 @@ def overlay_caption(match: BitMatch) -> str:
         match.column_values).format(**values)
 
 
-@st.cache_resource(max_entries=48, show_spinner=False)
+@shared(max_entries=48)
 def same_width(n: int, width: int, base: int) -> binary.EqualWidth:
     return binary.equal_width(n, width, base=base)
 

@@ -24,7 +24,7 @@ MAX_MULTIPLY_ADDS = 20 * 10**9
 SWEEP_ENDS = tuple(str(2**e) for e in range(4, 14))  # the lengths a sweep may start or end at: 16 .. 8192
 REPEATS = 3  # timed runs per layer and length, after one warm-up (pekit's defaults)
 
-# Results are shared by every session as they are (st.cache_resource, one entry per language where a
+# Results are shared by every session as they are (lab.memo, one entry per language where a
 # record holds text: lab.i18n.localized_resource): a rerun that finds one
 # neither unpickles nor copies it. Records are frozen and nothing changes a result after it is made.
 # A timed sweep's result is shared by readers of every language: it holds English (the source),
@@ -71,7 +71,7 @@ class TheoryView:
         return dict(self.costs)[layer]
 
 
-@localized_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32)
 def theory_view(n: int, d: int, k: int) -> TheoryView:
     table = complexity.complexity_table(n, d, k)
     costs = complexity.layer_costs(n, d, k)
@@ -223,7 +223,7 @@ class PathView:
         return self.k - 1
 
 
-@localized_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32)
 def path_view(path_n: int, k: int) -> PathView:
     graph = complexity.architecture_graph(path_n, k)
     return PathView(path_n=path_n, k=k, chart=charts.architecture_chart(graph).spec(),
@@ -364,7 +364,17 @@ def slopes_table(result: SweepResult) -> pd.DataFrame:
                          list(result.weights_bytes), result.low, result.low == result.high, result.device)
 
 
-@localized_resource(max_entries=16, show_spinner=False)
+def _frame_key(measured: pd.DataFrame) -> str:
+    """A measured frame's key: a digest of its whole content (a frame is not hashable)."""
+    from lab.display import _frame_fingerprint  # the tables' digest, computed once per frame
+
+    fingerprint = _frame_fingerprint(measured)
+    if fingerprint is None:
+        raise TypeError("a sweep's frame holds content that cannot be hashed")
+    return fingerprint
+
+
+@localized_resource(max_entries=16, key=_frame_key)
 def sweep_chart(measured: pd.DataFrame) -> dict:
     """The measured seconds per forward pass of each layer against n, log-log, in the current language."""
     shown = measured.assign(layer=[_(layer) for layer in measured["layer"]])

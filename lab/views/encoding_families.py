@@ -12,10 +12,10 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-import streamlit as st
 
 import pekit
 from pekit import binary, charts, families, pretrained, shipped
+from lab.memo import shared
 from lab.display import number
 from lab.i18n import N_, _, language, latex_words, localized_resource, ngettext, option_label, pgettext
 from lab.jobs import job_board
@@ -111,7 +111,7 @@ def _and(parts: list[str]) -> str:
 # the side-by-side section ------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False)
+@shared()
 def learned_table():
     """A trained table of learned positions: MiniLM's (512 × 384) when the pretrained model is
     installed, else the shipped tiny encoder's; with what it is."""
@@ -215,7 +215,7 @@ DEPENDS = {"sinusoidal": ("d",), "tensor2tensor": ("d",), "learned": (), "binary
            "alibi": ("heads", "causal", "head"), "t5": ("causal",), "shaw": ("k", "causal")}
 
 
-@localized_resource(max_entries=192, show_spinner=False)
+@localized_resource(max_entries=192)
 def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: bool | None, k: int | None,
                 head: int | None) -> SchemeView:
     """One scheme's matrix at ``n`` positions as a spec and the numbers its caption quotes; the
@@ -288,7 +288,7 @@ class ParametersView:
         return self.counts[families.FAMILIES.index(scheme)]
 
 
-@localized_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32)
 def parameters_view(d: int, heads: int, k: int) -> ParametersView:
     """How many numbers each scheme learns, one by one and as the summary table (its headers and
     words in the reader's language)."""
@@ -511,7 +511,7 @@ class ConventionsView:
     largest_gap: float
 
 
-@localized_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32)
 def conventions(n: int, d: int, heads: int) -> ConventionsView:
     """The RoPE pairing check on one head's width, ALiBi's slopes for 8 and 6 heads and its
     symmetric and causal biases, T5's buckets both ways, tensor2tensor's denominator."""
@@ -690,7 +690,7 @@ class BeyondView:
     bits_p: int
 
 
-@localized_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32)
 def beyond(p: int, train: int, d: int, heads: int, k: int) -> BeyondView:
     """What each scheme does at offset ``p`` after training on ``train`` positions, and charts of
     RoPE's angles per pair, ALiBi's bias and T5's bucket against the offset."""
@@ -958,7 +958,7 @@ class ShippedRuns(NamedTuple):
     stops: tuple[tuple[str, int], ...] = ()
 
 
-@localized_resource(max_entries=8, show_spinner=False)
+@localized_resource(max_entries=8)
 def shipped_extrapolation(kind: str) -> ShippedRuns:
     """The shipped runs' accuracy at test lengths from the training length to twice it."""
     runs = learner_runs_shipped(kind)
@@ -1017,7 +1017,7 @@ class ExtensionView:
     ratio_spec: dict
 
 
-@localized_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32)
 def extension(head_dim: int, base: float, factor: float, original: int) -> ExtensionView:
     """Every rule's frequencies per pair (and their ratio to the trained ones) for a head of
     ``head_dim`` columns, base ``base``, scale ``factor`` and trained length ``original``."""

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 import math
 
 import pandas as pd
-import streamlit as st
 import torch
 
 import pekit
 from pekit import charts
 from pekit.charts import Drawing
+from lab.memo import shared
 from lab.display import number
 from lab.i18n import _, local_number, localized_resource, ngettext, per_view
 from pekit.similarity import (
@@ -24,7 +24,7 @@ from pekit.similarity import (
     similarity_by_offset,
 )
 
-# Results are shared by every session as they are (st.cache_resource): a rerun that finds one
+# Results are shared by every session as they are (lab.memo): a rerun that finds one
 # neither unpickles nor copies it. Records are frozen, and nothing here or on the page changes
 # a chart spec or a table after it is made. Records that hold a chart's words are kept per
 # language (localized_resource); those of numbers only, once for all.
@@ -111,7 +111,7 @@ class TableView:
         return self.layout == "tensor2tensor" and self.d >= 2
 
 
-@localized_resource(max_entries=24, show_spinner=False)
+@localized_resource(max_entries=24)
 def table_view(n: int, d: int, base: int, start: int, layout: str) -> TableView:
     """Everything on the page that depends on the table but not on the chosen columns."""
     P = pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout)  # (n, d)
@@ -160,7 +160,7 @@ class PropertiesView:
         return self.start + self.rows - 1
 
 
-@st.cache_resource(max_entries=24, show_spinner=False)
+@shared(max_entries=24)
 def properties(n: int, d: int, base: int, start: int, layout: str) -> PropertiesView:
     """What :func:`pekit.similarity.encoding_properties` measures, on the rows the page draws
     (from ``start``): one position has no distances to measure, so n = 1 measures two."""
@@ -187,19 +187,19 @@ class Curves:
     drawing: Drawing
 
 
-@localized_resource(max_entries=24, show_spinner=False)
+@localized_resource(max_entries=24)
 def curves(n: int, d: int, base: int, start: int, layout: str, columns: tuple[int, ...]) -> Curves:
     values = pekit.sinusoidal_columns(n, d, columns, base=base, start=start, layout=layout)  # (n, len(columns))
     drawn = charts.column_curves(values, columns, start=start)
     return Curves(drawn.spec(), drawn.drawing)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@shared(max_entries=8)
 def layout_comparison(n: int, d: int, base: int, start: int) -> pd.DataFrame:
     return pekit.compare_layouts(n, d, base=base, start=start)
 
 
-@localized_resource(max_entries=8, show_spinner=False)
+@localized_resource(max_entries=8)
 def layout_comparison_chart(d: int, base: int) -> dict:
     """The wavelengths of both layouts depend on d and base only, so a change of n leaves this
     chart as it is (the browser has nothing to redraw)."""
@@ -240,7 +240,7 @@ class ColumnFlips:
         return self.n - 1
 
 
-@st.cache_resource(max_entries=24, show_spinner=False)
+@shared(max_entries=24)
 def column_flips(n: int, d: int, base: int, start: int, layout: str) -> ColumnFlips:
     P = pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout, device="cpu", dtype=torch.float64)
     flips = ((P[1:] * P[:-1]) < 0).sum(dim=0)  # (d,)
@@ -324,7 +324,7 @@ class AddOrConcat:
         return self.random[self.widths.index(self.d)]
 
 
-@localized_resource(max_entries=24, show_spinner=False)
+@localized_resource(max_entries=24)
 def add_or_concat(n: int, d: int, base: int, start: int, layout: str) -> AddOrConcat:
     widths = tuple(sorted(set(OVERLAP_WIDTHS) | {d}))
     measured = [mean_abs_cosine(n, w, base, start, layout) for w in widths]

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import streamlit as st
 
 import pekit
 from pekit import charts, pretrained
 from pekit.charts import Drawing
 from pekit.reduce import block_summary
 from pekit.similarity import gram_block_means
+from lab.memo import shared
 from lab.display import number
 from lab.i18n import N_, _, local_number, localized_resource, ngettext, pgettext
 from lab.settings import IntSetting
@@ -254,7 +254,7 @@ def position_tables() -> tuple:
     return learned, pekit.sinusoidal_encoding(*learned.shape, device="cpu")
 
 
-@localized_resource(max_entries=4, show_spinner=False)
+@localized_resource(max_entries=4)
 def tables() -> tuple[TablePictures, TablePictures]:
     """Both tables and their P·Pᵀ, learned first, each on its own colour scale."""
     out = []
@@ -280,7 +280,7 @@ def tables() -> tuple[TablePictures, TablePictures]:
     return tuple(out)
 
 
-@st.cache_resource(show_spinner=False)
+@shared()
 def full_summaries() -> tuple[pretrained.PositionTableSummary, pretrained.PositionTableSummary]:
     """Both tables summarised once, at the largest offset and number of components the sliders
     offer; each setting's summary is cut from these (``PositionTableSummary.limited``)."""
@@ -293,14 +293,14 @@ def cut(*, max_offset: int = MAX_OFFSET.maximum, k: int = K.maximum) -> tuple[pr
     return tuple(s.limited(max_offset=max_offset, k=k) for s in full_summaries())
 
 
-@localized_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64)
 def offsets_view(max_offset: int) -> Offsets:
     s_learned, s_sin = cut(max_offset=max_offset)
     chart = charts.offset_similarity_comparison({_(NAMES[0]): s_learned.offsets, _(NAMES[1]): s_sin.offsets}).spec()
     return Offsets(s_learned, s_sin, chart)
 
 
-@localized_resource(max_entries=8, show_spinner=False)
+@localized_resource(max_entries=8)
 def components_view(k: int) -> tuple[Components, Components]:
     """Each table's first ``k`` components, learned first."""
     return tuple(Components(name, title, s, charts.position_components_chart(s.components.scores,
@@ -308,7 +308,7 @@ def components_view(k: int) -> tuple[Components, Components]:
                  for name, title, s in zip(NAMES, TITLES, cut(k=k)))
 
 
-@localized_resource(show_spinner=False)
+@localized_resource()
 def whole_table_view() -> WholeTables:
     """What depends on neither slider: value ranges and the distances between neighbours."""
     s_learned, s_sin = full_summaries()

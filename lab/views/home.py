@@ -119,7 +119,7 @@ def heatmap_spec(table: list[list[float]], *, x_title: str, y_title: str, height
     }
 
 
-@localized_resource(max_entries=8, show_spinner=False)
+@localized_resource(max_entries=8)
 def home_picture(n: int = N, d: int = D, base: int = BASE) -> HomePicture:
     """P at the given size (by default the heatmap page's), drawn as that page draws it."""
     chart = heatmap_spec(encoding_table(n, d, base), x_title=_("Column (encoding dimension)"),

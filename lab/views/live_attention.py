@@ -8,10 +8,10 @@ from typing import NamedTuple
 
 import math
 
-import streamlit as st
 import torch
 
 from pekit import charts, order, seeded, sinusoidal_encoding, text
+from lab.memo import shared
 from lab.display import number, plain
 from lab.i18n import _, localized_resource, ngettext
 from lab.settings import MAX_SEED
@@ -438,7 +438,7 @@ def _half(count: int) -> int:
     return max(1, count // 2)
 
 
-# Results are shared by every session as they are (st.cache_resource): a rerun that finds one
+# Results are shared by every session as they are (lab.memo): a rerun that finds one
 # neither unpickles nor copies it. Nothing here or on the page changes a result after it is made.
 
 
@@ -447,13 +447,13 @@ def _layer(tokens: tuple[str, ...], hidden: int, heads: int, seed: int):
     return model, text.token_embeddings(list(tokens), hidden, seed=seed, device=model.W_q.weight.device)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@shared(max_entries=64)
 def attention_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool):
     model, X = _layer(tokens, hidden, heads, seed)
     return order.self_attention(model, X, positional=positional)[1].cpu()  # (heads, n, n)
 
 
-@localized_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64)
 def head_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool, head: int,
                scale: str) -> dict:
     weights = attention_view(tokens, hidden, heads, seed, positional)
@@ -462,7 +462,7 @@ def head_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, posi
                                 legend="right").spec()
 
 
-@localized_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64)
 def gallery(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool,
             scale: str) -> tuple[dict, ...]:
     """Every head as a small map, on one colour scale per map as chosen."""
@@ -472,7 +472,7 @@ def gallery(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positio
                                       title=_("head {head}").format(head=h), max_marks=0).spec() for h in range(heads))
 
 
-@localized_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64)
 def query_step(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool, head: int,
                query: int) -> QueryStep:
     """One query of one head through the three steps, from the layer's own projections."""
@@ -501,7 +501,7 @@ def query_step(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, posi
                      weight_chart, value_chart)
 
 
-@localized_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64)
 def effect_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, head: int) -> Effect:
     model, X = _layer(tokens, hidden, heads, seed)
     change = order.positional_effect(model, X)[head].cpu()  # (n, n)
@@ -510,7 +510,7 @@ def effect_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, he
     return Effect(head, chart.spec(), float(change.abs().max()))
 
 
-@localized_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64)
 def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuffle: int, head: int) -> OrderView:
     model, X = _layer(tokens, hidden, heads, seed)
     perm = seeded.permutation(len(tokens), shuffle)
@@ -539,7 +539,7 @@ def _query_key(batch, hidden: int, seed: int):
     return model.W_q(batch).detach(), model.W_k(batch).detach()
 
 
-@localized_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64)
 def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len_b: str, form: str,
                  show: str) -> MaskingView:
     """Two sequences from the sentence's first LAB_STEPS tokens ``first`` (A: all of them, B:
@@ -576,7 +576,7 @@ def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len
         int(result.masked[1 - i].isinf().sum()))
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4)
 def book_example() -> BookExample:
     output_shape, weights_shape, first, second = seeded.book_example()
     return BookExample(output_shape, weights_shape, tuple(map(tuple, first)), tuple(map(tuple, second)))

@@ -19,6 +19,7 @@ import streamlit as st
 
 from pekit import charts, pretrained
 from pekit.text import MAX_CHARS
+from lab.memo import shared
 from lab.display import number, plain
 from lab.i18n import N_, _, language, local_number, localized_resource, ngettext, pgettext
 from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, TextSetting
@@ -451,7 +452,7 @@ def shared_model():
 
 # Cache sizes are bounded for a 1 GB host: a 128-piece text's weights take 4.7 MB, its gallery
 # about 1.5 MB of images.
-@st.cache_resource(max_entries=8, show_spinner=False)
+@shared(max_entries=8)
 def minilm_run(text: str) -> MiniLMRun:
     """Raises ``ValueError`` when the text has no word piece."""
     shared_model()
@@ -463,7 +464,7 @@ def minilm_run(text: str) -> MiniLMRun:
                      pretrained.patterns_frame(patterns, threshold=THRESHOLD))
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@shared(max_entries=32)
 def pieces_view(text: str) -> Pieces:
     """The text's word pieces against its written words. Raises ``ValueError`` when the text
     has no word piece."""
@@ -494,14 +495,14 @@ def pieces_view(text: str) -> Pieces:
     return Pieces(len(encoded.tokens), len(words), split, continued, partial, _split_example(split) if split else "")
 
 
-@localized_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32)
 def map_chart(text: str, layer: int, head: int) -> dict:
     run = minilm_run(text)
     return charts.token_heatmap(run.result.attentions[layer, head], run.tokens, run.tokens, x_title=_("key"),
                                 y_title=_("query"), value_title=_("weight")).spec()
 
 
-@localized_resource(max_entries=8, show_spinner=False)
+@localized_resource(max_entries=8)
 def gallery_chart(text: str, layer: int, head: int) -> dict:
     run = minilm_run(text)
     shares, names = run.patterns.shares, run.patterns.names
@@ -514,7 +515,7 @@ def _strongest(shares: list[float], names: Sequence[str]) -> str:
     return f"{_pattern_label(name)} {_n(share, '.2f')}"
 
 
-@localized_resource(max_entries=16, show_spinner=False)
+@localized_resource(max_entries=16)
 def follow_view(text: str, index: int, layer: int) -> FollowView:
     run = minilm_run(text)
     ta = pretrained.token_attention(run.result, index)
@@ -529,7 +530,7 @@ def follow_view(text: str, index: int, layer: int) -> FollowView:
                       pretrained.token_attention_frame(ta, tokens))
 
 
-@localized_resource(max_entries=8, show_spinner=False)
+@localized_resource(max_entries=8)
 def order_view(text: str, seed: int, layer: int, head: int) -> OrderView:
     shared_model()
     learned = pretrained.pretrained_attention(text)

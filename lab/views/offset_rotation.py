@@ -21,7 +21,7 @@ FLOAT64_ROUNDING = 1e-12  # the same for float64 (ε ≈ 2.2e-16)
 SINE_POSITIONS = 256  # positions t = 0 .. 255 over which the sine-only map is fitted
 SINE_RANK = 1e-10  # singular values of the sine columns below this fraction of the largest count as zero
 
-# Results are shared by every session as they are (st.cache_resource, one entry per language where a
+# Results are shared by every session as they are (lab.memo, one entry per language where a
 # record holds text: lab.i18n.localized_resource): a rerun that finds one
 # neither unpickles nor copies it. Records are frozen, and nothing here or on the page changes
 # a chart spec after it is made. Views holding charts are cached per language (their titles).
@@ -74,7 +74,7 @@ class RotationView:
         return self.first + self.count - 1
 
 
-@localized_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32)
 def rotation_view(d: int, base: int, delta: int, first: int, count: int) -> RotationView:
     T = pekit.offset_rotation(d, delta, base=base)  # (d, d)
     matrix = charts.heatmap(T, x_title=_("Column of T"), y_title=_("Row of T"), value_title="T[r, c]", height=320)
@@ -111,7 +111,7 @@ class SineOnly:
     chart: dict
 
 
-@localized_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32)
 def sine_only(d: int, base: int, delta: int) -> SineOnly:
     positions = SINE_POSITIONS
     here = pekit.sinusoidal_encoding(positions, d, base=base, device="cpu", dtype=torch.float64)  # (positions, d): t
@@ -138,7 +138,7 @@ def sine_only(d: int, base: int, delta: int) -> SineOnly:
                     sine_scale=float(S_next.pow(2).mean().sqrt()), at_zero=float(S_next[0].abs().max()), chart=chart)
 
 
-@localized_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32)
 def circle(d: int, base: int, delta: int, pair: int, first: int, count: int) -> dict:
     cols = [2 * pair, 2 * pair + 1]
     here = pekit.sinusoidal_columns(count, d, cols, base=base, start=first)  # (count, 2)
@@ -184,7 +184,7 @@ class RopeView:
     additive_scale: float  # the largest |score| of the map with the table added
 
 
-@localized_resource(max_entries=32, show_spinner=False)
+@localized_resource(max_entries=32)
 def rope_view(d: int, base: int, count: int, seed: int) -> RopeView:
     q, k = seeded.seeded_query_key(d, seed)  # (d,) each
     S_rope = rotation.rope_scores(q, k, count, base=base)  # (count, count)

@@ -749,7 +749,7 @@ def checks_for(page: str) -> tuple[Check, ...]:
     return tuple(check for check in CHECKS if check.page == page)
 
 
-@localized_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64)
 def solved(qid: str) -> Solved:
     """Question ``qid``'s right option and explanation in the reader's language, computed once per
     language for the server (a revealed question is shown on every rerun of every attendee)."""

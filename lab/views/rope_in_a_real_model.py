@@ -13,12 +13,12 @@ import math
 from typing import NamedTuple
 
 import pandas as pd
-import streamlit as st
 import torch
 
 import pekit
 from pekit import charts, llama
 from pekit.rollout import attention_rollout
+from lab.memo import shared
 from lab.display import number
 from lab.i18n import N_, _, local_number, localized_resource, ngettext
 from lab.settings import IntSetting, TextSetting
@@ -333,12 +333,12 @@ RUNNING_MINILM = N_("Running MiniLM on the text…")
 RECOMPUTING = N_("Running SmolLM2 on the first tokens with each rule…")
 
 
-@st.cache_resource(show_spinner=False)
+@shared()
 def shared_model() -> llama.loaded.SmolLM2:
     return pekit.smollm2()
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@shared(max_entries=8)
 def run_view(text: str) -> Run:
     """Raises ``ValueError`` when the text has fewer than three tokens (with two, the first token is also
     the one just before the only query that can look back) or more than :data:`MAX_PAGE_TOKENS`."""
@@ -356,12 +356,12 @@ def run_view(text: str) -> Run:
                q, k)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared(max_entries=16)
 def shift_view(text: str, shift: int) -> llama.ShiftEffect:
     return llama.shift_effect(shared_model(), run_view(text).ids, shift)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4)
 def minilm_rows_similarity(tokens: int, shift: int) -> float | None:
     """Mean cosine similarity of MiniLM's position rows i and i + c, i < tokens (None where MiniLM
     is absent or its 512 rows do not reach)."""
@@ -372,13 +372,13 @@ def minilm_rows_similarity(tokens: int, shift: int) -> float | None:
     return float(torch.nn.functional.cosine_similarity(a, b, dim=-1).mean())
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared(max_entries=16)
 def offsets_view(text: str, layer: int, max_offset: int) -> llama.OffsetScores:
     run = run_view(text)  # the queries and keys of the run: no second pass through the model
     return llama.offset_scores(run.queries[layer], run.keys[layer], shared_model().inv_freq, max_offset)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4)
 def minilm_rollout(text: str) -> MiniLMRollout | None:
     if model_missing() is not None:
         return None
@@ -389,7 +389,7 @@ def minilm_rollout(text: str) -> MiniLMRollout | None:
 # charts ----------------------------------------------------------------------------------------
 
 
-@localized_resource(max_entries=16, show_spinner=False)
+@localized_resource(max_entries=16)
 def shift_chart(text: str, shift: int) -> dict:
     gaps = shift_view(text, shift).layer_gaps
     frame = pd.DataFrame({"layer": range(len(gaps)), "gap": gaps.numpy()})
@@ -398,7 +398,7 @@ def shift_chart(text: str, shift: int) -> dict:
                              points=True, y_domain=(0.0, top * 1.05), height=220).spec()
 
 
-@localized_resource(max_entries=16, show_spinner=False)
+@localized_resource(max_entries=16)
 def habits_charts(text: str) -> tuple[dict, dict]:
     h = run_view(text).habits
     sink = charts.heatmap(h.sink.float(), x_title=_("head"), y_title=_("layer"),
@@ -410,13 +410,13 @@ def habits_charts(text: str) -> tuple[dict, dict]:
     return sink.spec(), prev.spec()
 
 
-@localized_resource(max_entries=16, show_spinner=False)
+@localized_resource(max_entries=16)
 def map_chart(text: str, layer: int, head: int) -> dict:
     run = run_view(text)
     return charts.token_heatmap(run.attentions[layer, head], run.tokens, run.tokens, legend="right").spec()
 
 
-@localized_resource(max_entries=16, show_spinner=False)
+@localized_resource(max_entries=16)
 def offsets_charts(text: str, layer: int, head: int, max_offset: int) -> tuple[dict, dict]:
     """One head's score against the offset, and RoFormer's bound."""
     o = offsets_view(text, layer, max_offset)
@@ -428,7 +428,7 @@ def offsets_charts(text: str, layer: int, head: int, max_offset: int) -> tuple[d
     return scores.spec(), bound.spec()
 
 
-@localized_resource(max_entries=16, show_spinner=False)
+@localized_resource(max_entries=16)
 def pairs_charts(text: str, layer: int) -> tuple[dict, dict]:
     s = run_view(text).shares
     layer_map = charts.heatmap(s.query[layer].float(), x_title=_("rotary pair (fastest 0 → slowest 31)"),
@@ -448,13 +448,13 @@ def _rollout_map(tokens: tuple[str, ...], rollout: torch.Tensor) -> dict:
                                 value_title=_("rollout"), scale="max", legend="right").spec()
 
 
-@localized_resource(max_entries=16, show_spinner=False)
+@localized_resource(max_entries=16)
 def rollout_chart(text: str, layer: int) -> dict:
     run = run_view(text)
     return _rollout_map(run.tokens, run.rollout[layer])
 
 
-@localized_resource(max_entries=4, show_spinner=False)
+@localized_resource(max_entries=4)
 def minilm_rollout_chart(text: str) -> dict | None:
     view = minilm_rollout(text)
     return None if view is None else _rollout_map(view.tokens, view.rollout)
@@ -565,12 +565,12 @@ def live_statement(live: dict[str, float], shipped: dict[str, float], tokens: in
         gap=number(gap, ".2g"))
 
 
-@st.cache_resource(show_spinner=False)
+@shared()
 def shipped_context() -> llama.LongContext:
     return llama.shipped_context()
 
 
-@localized_resource(max_entries=2, show_spinner=False)
+@localized_resource(max_entries=2)
 def context_chart() -> dict:
     """The loss by position of each rule, with the context marked."""
     results = shipped_context()
@@ -582,7 +582,7 @@ def context_chart() -> dict:
                              marks={_("end of the context"): results.context}, height=300).spec()
 
 
-@st.cache_resource(max_entries=1, show_spinner=False)
+@shared(max_entries=1)
 def context_live(tokens: int = LIVE_TOKENS) -> tuple[dict[str, float], dict[str, float]]:
     """The first ``tokens`` positions recomputed now (mean loss per rule), beside the shipped
     run's mean over the same positions; one run per server, shared by every session."""

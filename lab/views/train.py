@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import streamlit as st
 from torch import Tensor
 
 from pekit import charts, shipped, training
@@ -25,6 +24,7 @@ from pekit.positions import SCHEMES
 from pekit.tasks import TASKS
 from pekit.tiny import KINDS
 from pekit.training import HistoryRow
+from lab.memo import shared
 from lab.display import number
 from lab.i18n import N_, _, local_number, localized_resource, ngettext, pgettext
 from lab.jobs import DONE, FAILED, RUNNING, WAITING, Job, job_board
@@ -354,7 +354,7 @@ def result(run: Run, source: Source) -> Result:
     return shipped_result(run.kind, source.positions)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared(max_entries=16)
 def shipped_result(kind: str, positions: str) -> Result:
     """A shipped checkpoint's recorded metrics and attention maps, read once for the server."""
     record = shipped.recorded_metrics()[f"{kind}-{positions}"]
@@ -370,12 +370,12 @@ def measured(model) -> dict:
             "mirror": training.mirror_agreement(model, task)}
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@shared(max_entries=64)
 def ceiling(task: str, seq_len: int) -> float:
     return training.held_out_ceiling(task, seq_len, shipped.DEFAULTS["vocab"])
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@shared(max_entries=64)
 def mirror_bound(task: str, seq_len: int) -> float:
     return training.held_out_mirror_ceiling(task, seq_len, shipped.DEFAULTS["vocab"])
 
@@ -531,7 +531,7 @@ class Direction(NamedTuple):
     heads: int = shipped.DEFAULTS["heads"]
 
 
-@st.cache_resource(max_entries=1, show_spinner=False)
+@shared(max_entries=1)
 def direction_demo() -> Direction:
     model = shipped.load_direction_demo(device="cpu")
     cfg = model.config
@@ -710,7 +710,7 @@ class Results:
     direction: tuple[str, ...] = ()  # what ALiBi's numbers say (direction_lesson)
 
 
-@localized_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64)
 def results_view(run: Run, where: tuple[Source, ...]) -> Results | None:
     """The results ``where`` points at; ``None`` when it points at none."""
     import pandas as pd
@@ -829,7 +829,7 @@ def _map_rows(weights: Tensor, labels: list[str]) -> tuple[tuple[HeadMap, ...], 
     return tuple(tuple(maps[i:i + MAPS_PER_ROW]) for i in range(0, len(maps), MAPS_PER_ROW))
 
 
-@localized_resource(max_entries=64, show_spinner=False)
+@localized_resource(max_entries=64)
 def attention_view(run: Run, source: Source, layer: str) -> AttentionView:
     """The maps of one layer (``layer``: ``"1"`` .. or ``"clearest"``, the layer of the head that
     looks hardest at the token each answer copies) for the result ``source`` points at."""
