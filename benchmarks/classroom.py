@@ -151,7 +151,8 @@ async def _class_figures(followers: int, changes: int, quiet: float, idle_attend
 def floors(args) -> None:
     page, poll = asyncio.run(_floors_of_streamlit(args.runs))
     # runs of the same code on fresh servers spread by about a tenth on this machine: each launch
-    # is a figure of its own, and the median of the launches is judged
+    # is a figure of its own (with slider values of its own, as classes differ), and the median
+    # of the launches is judged
     launches = [asyncio.run(_class_figures(args.followers, args.changes, args.quiet, args.idle_attendees,
                                            args.seed + i)) for i in range(args.launches)]
     updates = [lab["update_ms"] for lab in launches]

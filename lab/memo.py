@@ -12,12 +12,15 @@ The semantics are those of ``st.cache_resource``: one shared result per key (nev
 least recently used dropped past ``max_entries``, one computation per key at a time (a second
 caller waits for the first, and a waiting script run still stops when the session moves on),
 and an exception is raised to its caller and not remembered. A key is the arguments' values
-with their types (``10000`` and ``10000.0`` are two keys), or what ``key`` makes of them for a
-view of content that Python cannot hash (a table).
+with their types (:func:`plain_key`), or what ``key`` makes of them for a view of content that
+Python cannot hash (a table). Unlike Streamlit's cache, ``lab.memo.clear_all()`` empties these,
+not the "Clear caches" item of Streamlit's menu (hidden from readers: the toolbar is in viewer
+mode).
 """
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import threading
 from collections import OrderedDict
@@ -31,6 +34,7 @@ R = TypeVar("R")
 
 _WAIT_STEP = 0.1  # seconds between a waiting run's checks that it should still wait
 _MEMOS: list[Memo] = []  # every memo of the process, for clear_all()
+_COMPUTING: contextvars.ContextVar[bool] = contextvars.ContextVar("lab_memo_computing", default=False)
 
 
 class Memo(Generic[P, R]):
@@ -44,7 +48,7 @@ class Memo(Generic[P, R]):
         self._key = key
         self._values: OrderedDict[Hashable, R] = OrderedDict()
         self._lock = threading.Lock()
-        self._computing: dict[Hashable, threading.Lock] = {}
+        self._computing: dict[Hashable, _Gate] = {}
         functools.update_wrapper(self, func)
 
     def key_of(self, *args, **kwargs) -> Hashable:
@@ -56,24 +60,33 @@ class Memo(Generic[P, R]):
         found, value = self._found(key)
         if found:
             return value
-        with self._lock:
-            gate = self._computing.setdefault(key, threading.Lock())
-        _acquire(gate)
+        with self._lock:  # a key's gate lives while a caller holds it or waits on it
+            gate = self._computing.setdefault(key, _Gate())
+            gate.users += 1
         try:
-            found, value = self._found(key)  # computed while this caller waited
-            if found:
+            _acquire(gate.lock)
+            try:
+                found, value = self._found(key)  # computed while this caller waited
+                if found:
+                    return value
+                token = _COMPUTING.set(True)
+                try:
+                    value = self.uncached(*args, **kwargs)
+                finally:
+                    _COMPUTING.reset(token)
+                with self._lock:
+                    self._values[key] = value
+                    self._values.move_to_end(key)
+                    if self._max_entries is not None:
+                        while len(self._values) > self._max_entries:
+                            self._values.popitem(last=False)
                 return value
-            value = self.uncached(*args, **kwargs)
-            with self._lock:
-                self._values[key] = value
-                if self._max_entries is not None:
-                    while len(self._values) > self._max_entries:
-                        self._values.popitem(last=False)
-            return value
+            finally:
+                gate.lock.release()
         finally:
-            gate.release()
             with self._lock:
-                if self._computing.get(key) is gate:
+                gate.users -= 1
+                if gate.users == 0 and self._computing.get(key) is gate:
                     del self._computing[key]
 
     def _found(self, key: Hashable) -> tuple[bool, R | None]:
@@ -93,14 +106,28 @@ class Memo(Generic[P, R]):
             self._values.clear()
 
 
+class _Gate:
+    """One key's computation: its lock, and how many callers hold it or wait on it."""
+
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.users = 0
+
+
 def plain_key(*args, **kwargs) -> Hashable:
-    """The arguments' values with their types (``10000`` and ``10000.0`` are two keys)."""
+    """The arguments' values with their types at the top level (``10000`` and ``10000.0`` are two
+    keys; inside a tuple, Python's equality decides: ``(1,)`` and ``(1.0,)`` are one). A keyword
+    argument and the same positional one are two keys (the view is computed once for each)."""
     return tuple((type(a), a) for a in args), tuple(sorted((k, type(v), v) for k, v in kwargs.items()))
 
 
 def _acquire(gate: threading.Lock) -> None:
-    """Wait for ``gate``; a script run that waits still stops or reruns when its session asks."""
-    check = run_yield_check()
+    """Wait for ``gate``; a script run that waits still stops or reruns when its session asks,
+    unless it waits inside a computation of its own (a view that needs another view): stopping
+    there would throw that computation away, as Streamlit's caches know."""
+    check = None if _COMPUTING.get() else run_yield_check()
     if check is None:
         gate.acquire()
         return

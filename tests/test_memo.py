@@ -154,3 +154,79 @@ def test_a_localized_view_is_one_result_per_language_computed_in_it():
 def test_max_entries_must_be_positive():
     with pytest.raises(ValueError, match="max_entries"):
         memo.shared(0)(lambda: None)
+
+
+def test_one_computation_at_a_time_per_key_after_a_failure():
+    """A caller that waited on a computation that failed computes under the same gate as a
+    caller that arrives later: never two computations of one key at once."""
+    running, most, calls = [0], [0], []
+    first_in, release = threading.Event(), threading.Event()
+    lock = threading.Lock()
+
+    @memo.shared()
+    def view(n):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            calls.append(n)
+        try:
+            if len(calls) == 1:
+                first_in.set()
+                release.wait(10)
+                raise RuntimeError("the first computation fails")
+            time.sleep(0.2)
+            return object()
+        finally:
+            with lock:
+                running[0] -= 1
+
+    results, errors = [], []
+
+    def call():
+        try:
+            results.append(view(1))
+        except RuntimeError as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=call)]
+    threads[0].start()
+    assert first_in.wait(10)
+    threads.append(threading.Thread(target=call))  # waits on the failing computation
+    threads[1].start()
+    time.sleep(0.2)
+    release.set()
+    time.sleep(0.05)
+    threads.append(threading.Thread(target=call))  # arrives while the second computes
+    threads[2].start()
+    for thread in threads:
+        thread.join(10)
+    assert len(errors) == 1 and len(results) == 2 and results[0] is results[1]
+    assert most[0] == 1 and len(calls) == 2 and not view._computing
+
+
+def test_a_wait_inside_a_computation_is_not_stopped(monkeypatch):
+    """A view that needs another view another caller is computing waits for it even when its
+    session moved on: stopping there would throw its own computation away."""
+    started, release = threading.Event(), threading.Event()
+
+    @memo.shared()
+    def inner(n):
+        started.set()
+        release.wait(10)
+        return n
+
+    @memo.shared()
+    def outer(n):
+        return inner(n) + 1
+
+    worker = threading.Thread(target=inner, args=(1,))
+    worker.start()
+    assert started.wait(10)
+
+    def check():
+        raise AssertionError("a wait inside a computation was checked")
+
+    monkeypatch.setattr(memo, "run_yield_check", lambda: check)
+    threading.Timer(0.3, release.set).start()
+    assert outer(1) == 2
+    worker.join(10)
