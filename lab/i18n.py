@@ -261,7 +261,6 @@ def localized_resource(max_entries: int | None = None, *, key: Callable[..., Has
         def language_and_key(code: str, *args, **kwargs):
             return code, (key or plain_key)(*args, **kwargs)
 
-        functools.update_wrapper(in_language, view)
         cached = shared(max_entries, key=language_and_key)(in_language)
 
         @functools.wraps(view)

@@ -89,7 +89,9 @@ def test_concurrent_callers_of_one_key_share_one_computation_and_other_keys_do_n
     assert len(results) == 2 and results[0] is results[1] and calls == [1, 2]
 
 
-def test_a_waiting_script_run_stops_when_its_session_moves_on(monkeypatch):
+def held_by_another_caller():
+    """A view whose key 1 another thread is computing until ``release`` is set: (the view,
+    ``release``, that thread)."""
     started, release = threading.Event(), threading.Event()
 
     @memo.shared()
@@ -101,6 +103,11 @@ def test_a_waiting_script_run_stops_when_its_session_moves_on(monkeypatch):
     worker = threading.Thread(target=slow, args=(1,))
     worker.start()
     assert started.wait(10)
+    return slow, release, worker
+
+
+def test_a_waiting_script_run_stops_when_its_session_moves_on(monkeypatch):
+    slow, release, worker = held_by_another_caller()
 
     class Superseded(Exception):
         pass
@@ -207,21 +214,11 @@ def test_one_computation_at_a_time_per_key_after_a_failure():
 def test_a_wait_inside_a_computation_is_not_stopped(monkeypatch):
     """A view that needs another view another caller is computing waits for it even when its
     session moved on: stopping there would throw its own computation away."""
-    started, release = threading.Event(), threading.Event()
-
-    @memo.shared()
-    def inner(n):
-        started.set()
-        release.wait(10)
-        return n
+    inner, release, worker = held_by_another_caller()
 
     @memo.shared()
     def outer(n):
         return inner(n) + 1
-
-    worker = threading.Thread(target=inner, args=(1,))
-    worker.start()
-    assert started.wait(10)
 
     def check():
         raise AssertionError("a wait inside a computation was checked")

@@ -35,8 +35,8 @@ with use("en"):
 SAME_STEP = 1e-11  # float64 neighbour steps (at most √d ≈ 32 long) that agree to this are the same step
 
 # Results are shared by every session as they are (lab.memo, per language where a record
-# holds words): a rerun finds one by a dict lookup and neither unpickles nor copies it. Records are frozen and
-# nothing changes a result after it is made.
+# holds words): a rerun finds one by a dict lookup and neither unpickles nor copies it.
+# Records are frozen and nothing changes a result after it is made.
 
 
 @dataclass(frozen=True)
