@@ -1,4 +1,4 @@
-"""Once per server process: make every rerun cheaper, and make sure pages run inside the shell.
+"""Once per server process: prepare pekit, show the app's menu, and make sure pages run inside the shell.
 
 Part of the app's package (pekit never imports streamlit).
 """
@@ -14,9 +14,8 @@ import time
 
 import streamlit as st
 
-from lab import i18n, loop_wakeups
-from lab.streamlit_internals import (remember_signatures, remember_theme_options, run_yield_check,
-                                     switch_off_legacy_pages)
+from lab import i18n
+from lab.streamlit_internals import run_yield_check, switch_off_legacy_pages
 
 _PREPARED = False
 _PEKIT_PREPARED = False
@@ -24,21 +23,14 @@ _PEKIT_LOCK = threading.Lock()
 
 
 def prepare_server() -> None:
-    """Once per server process, before the first run of the shell (and the menu shown, see
-    :func:`show_menu`, at every run):
-
-    - Streamlit's caches stop recomputing a cached function's signature on every call, and
-      every run's first message stops rebuilding the theme from the configuration.
-    - The event loop wakes once per batch of a page's messages, not once per element
-      (:mod:`lab.loop_wakeups`).
+    """Once per server process, before the first run of the shell, Streamlit's legacy handling of
+    ``pages/`` is switched off (see :func:`require_shell`); at every run the menu is shown (see
+    :func:`show_menu`). Nothing of Streamlit, asyncio or another library is replaced.
 
     pekit itself is prepared by :func:`prepare_pekit`.
     """
     global _PREPARED
     if not _PREPARED:
-        remember_signatures()  # every cached call of every rerun skips inspect.signature
-        remember_theme_options()  # every run's first message: the theme, no longer rebuilt from the configuration
-        loop_wakeups.install()
         _PREPARED = True
         switch_off_legacy_pages()  # (the rerun below must run this file, not Streamlit's list of pages/)
     if show_menu():  # (every run: a changed configuration file is read again, and hides it again)

@@ -1,6 +1,6 @@
 """Every use of a Streamlit internal, in one place (Streamlit 1.67).
 
-The lab needs four things Streamlit's public API does not offer. Each is imported here at
+The lab needs the things below that Streamlit's public API does not offer. Each is imported here at
 the top, so a Streamlit upgrade that moves or removes one fails at import, loudly, and
 ``tests/test_streamlit_internals.py`` names which one.
 
@@ -13,14 +13,6 @@ the top, so a Streamlit upgrade that moves or removes one fails at import, loudl
   sent with this run (session state's incoming widget states).
 - :func:`in_script_run`: whether this thread runs a session's script (a fragment's rerun runs in
   a thread of its own, without the entry point: the language is then read from the session).
-- :func:`remember_signatures`: Streamlit's caches look up a cached function's signature with
-  ``inspect.signature`` on every call with positional arguments (``type_util.get_func_parameters``,
-  to skip arguments named ``_x``); a page's rerun makes a dozen such calls. Remembering each
-  function's parameters (they never change) saves that work on every rerun of every session.
-- :func:`remember_theme_options`: every run's first message carries the theme, rebuilt from the
-  configuration each time (``config.get_options_for_section`` walks all of Streamlit's options
-  for each of six theme sections). The theme changes only when the configuration is read
-  again, which forgets what was remembered.
 - :func:`rerun_request`, :func:`rerun_session` and :func:`session_state_of`: a whole run of
   another session's page, asked for from any thread, and whether that session's browser is there (Streamlit reruns a session only when its browser or its own script asks).
   A class's process reruns its followers when the presenter moves, instead of waiting for each
@@ -34,7 +26,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from streamlit import config, type_util
 from streamlit.runtime import Runtime
 from streamlit.runtime.app_session import AppSession, AppSessionState
 from streamlit.runtime.pages_manager import PagesManager
@@ -69,51 +60,6 @@ def widget_keys_sent_by_the_browser() -> set[str]:
 def in_script_run() -> bool:
     """Whether this thread runs a session's script (a page, or a fragment on its own)."""
     return get_script_run_ctx(suppress_warning=True) is not None
-
-
-def remember_signatures() -> bool:
-    """Make Streamlit's ``type_util.get_func_parameters`` remember each function's parameters;
-    True when it did (False when already done)."""
-    if getattr(type_util.get_func_parameters, "pekit_remembers", False):
-        return False
-    original = type_util.get_func_parameters
-
-    @functools.lru_cache(maxsize=4096)
-    def parameters(func):
-        return tuple(original(func))
-
-    def get_func_parameters(func):
-        try:
-            return list(parameters(func))
-        except TypeError:  # an unhashable callable: ask every time, as Streamlit does
-            return original(func)
-
-    get_func_parameters.pekit_remembers = True
-    type_util.get_func_parameters = get_func_parameters
-    return True
-
-
-def remember_theme_options() -> bool:
-    """Make ``config.get_options_for_section`` remember the theme sections' options until the
-    configuration is read again; True when it did (False when already done)."""
-    if getattr(config.get_options_for_section, "pekit_remembers", False):
-        return False
-    original = config.get_options_for_section
-    remembered: dict[str, dict] = {}
-
-    def get_options_for_section(section: str) -> dict:
-        if not section.startswith("theme"):
-            return original(section)
-        options = remembered.get(section)
-        if options is None:
-            options = remembered[section] = original(section)
-        return dict(options)  # the caller's own copy, as before
-
-    get_options_for_section.pekit_remembers = True
-    get_options_for_section.original = original
-    config.on_config_parsed(remembered.clear, force_connect=True)
-    config.get_options_for_section = get_options_for_section
-    return True
 
 
 def rerun_request() -> tuple[str, RerunData] | None:

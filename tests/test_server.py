@@ -3,6 +3,7 @@ at a time, the others wait their turn, and a script that fails gives its turn ba
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
@@ -142,3 +143,19 @@ st.session_state.other = (other.title, other.url_path, other._page.name)
     assert at.session_state.same == [False, True, True]
     assert at.session_state.apart is False
     assert at.session_state.other == ("Trainieren", "train", "train.py")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="uvloop is not installed on Windows")
+def test_a_served_app_runs_its_event_loop_on_uvloop():
+    """requirements.txt installs uvloop, and ``streamlit run`` picks it up on its own (Streamlit's
+    bootstrap runs the server on uvloop's loop where the package imports): the app sets no
+    event loop policy and replaces nothing of asyncio. Streamlit says which loop it started in
+    its debug log."""
+    from benchmarks.browser import AppServer
+
+    import uvloop  # noqa: F401  (installed with the app's requirements)
+
+    with AppServer(script="benchmarks/apps/empty_page.py", env={"STREAMLIT_LOGGER_LEVEL": "debug"}) as served:
+        pass
+    log = served.proc.stdout.read()
+    assert "Starting new uvloop event loop for server" in log, log[-2000:]

@@ -60,29 +60,6 @@ def test_a_run_offers_its_check_and_the_widgets_the_browser_sent():
     assert at.markdown[1].value == "sent=n"
 
 
-def test_cached_calls_remember_their_functions_signatures():
-    """Streamlit's caches read a function's parameters through type_util.get_func_parameters;
-    remembered, the answer is the same and inspect.signature runs once per function."""
-    from unittest import mock
-
-    from streamlit import type_util
-    from streamlit.runtime.caching import cache_utils
-
-    assert "type_util.get_func_parameters" in inspect.getsource(cache_utils._get_positional_arg_name)
-    internals.remember_signatures()
-    assert internals.remember_signatures() is False  # once
-
-    def view(n: int, d: int, _spec=None, *rest, key: str = "") -> None:
-        pass
-
-    expected = list(inspect.signature(view).parameters.values())
-    with mock.patch("inspect.signature", wraps=inspect.signature) as signature:
-        for _ in range(5):
-            assert type_util.get_func_parameters(view) == expected
-    assert signature.call_count <= 1
-    assert cache_utils._get_positional_arg_name(view, 2) == "_spec" and cache_utils._get_positional_arg_name(view, 3) is None
-
-
 def test_outside_a_server_there_is_no_session_to_rerun():
     from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 
@@ -125,27 +102,3 @@ def test_the_parts_of_a_session_a_rerun_from_another_thread_uses_are_there():
     assert "_state" in inspect.getsource(AppSession.__init__)
     assert {"is_active_session", "get_session_info", "get_active_session_info"} <= set(vars(WebsocketSessionManager))
     assert "_session_mgr" in inspect.getsource(Runtime.__init__)
-
-
-def test_theme_options_are_remembered_until_the_configuration_is_read_again(monkeypatch):
-    from streamlit import config
-
-    original = getattr(config.get_options_for_section, "original", config.get_options_for_section)
-    monkeypatch.setattr(config, "get_options_for_section", original)  # Streamlit's own (a server run may have wrapped it)
-    sections = ["theme", "theme.light", "theme.dark", "theme.sidebar", "server"]
-    before = {section: config.get_options_for_section(section) for section in sections}
-    assert internals.remember_theme_options() is True
-    assert internals.remember_theme_options() is False
-    assert {section: config.get_options_for_section(section) for section in sections} == before
-    config.get_options_for_section("theme")["primaryColor"] = "#000000"  # a caller's copy
-    assert config.get_options_for_section("theme") == before["theme"]
-    config._set_option("theme.primaryColor", "#123456", "a test")
-    try:
-        assert config.get_options_for_section("theme")["primaryColor"] == before["theme"]["primaryColor"]
-        config._on_config_parsed.send()  # the configuration read again: the theme is read again
-        assert config.get_options_for_section("theme")["primaryColor"] == "#123456"
-    finally:
-        config._set_option("theme.primaryColor", before["theme"]["primaryColor"], "a test")
-        config._on_config_parsed.send()
-    assert "get_options_for_section(section)" in inspect.getsource(__import__(
-        "streamlit.runtime.app_session", fromlist=["_populate_theme_msg"])._populate_theme_msg)
