@@ -8,13 +8,16 @@ A session in a class holds a :class:`Seat`. The entry point calls, in order:
 - :func:`follow` once the page is known: a following attendee whose room changed since the
   last run is moved to the presenter's page and settings (``lab.page.Page`` seeds every
   setting from the link again, see :func:`relinking`);
-- :func:`sidebar` in the sidebar: the class's line, and the follow switch (attendees) or a
-  fragment polling the room every :data:`POLL_SECONDS` (the presenter: who is here);
+- :func:`sidebar` in the sidebar: the class's line, the follow switch (attendees), and a
+  fragment polling the room every :data:`POLL_SECONDS` (everyone in a class);
 - :func:`publish` after the page ran: the presenter's page and link settings become the room's
-  view; an attendee's session is kept in its process's list of the class (:class:`Followers`).
+  view; an attendee's heartbeat is sent when due.
 
-When the presenter moves, each server process reruns its attendees' pages
-(:class:`Followers` reads the room every :data:`WATCH_SECONDS`) and keeps their heartbeats.
+Following uses Streamlit's public API only: an attendee's poll (``st.fragment(run_every=)``) reads
+the room as this process read it at most :data:`RECENT_SECONDS` ago (one store read serves a whole
+class) and, when the room moved in a way the page shows, reruns the whole page
+(``st.rerun(scope="app")``); :func:`follow` then moves it to the presenter's view. The poll also
+keeps the attendee's heartbeat while its browser is there.
 
 Each lab page calls :func:`question_card` under its introduction: an open question hides the
 page's pictures until its answer is revealed (predict, then see).
@@ -22,7 +25,6 @@ page's pictures until its answer is revealed (predict, then see).
 
 from __future__ import annotations
 
-import collections
 import logging
 import os
 import re
@@ -38,13 +40,12 @@ import streamlit as st
 from lab.display import opened, show_chart
 from lab.i18n import SHELL_PARAMS, _, ngettext
 from lab.rooms import CODE_LENGTH, MAX_NICKNAME_CHARS, Room, RoomError, Rooms, new_attendee, normalize_code, open_rooms
-from lab.streamlit_internals import rerun_request, rerun_session, session_state_of
 from lab.views import classroom as views
 
 if TYPE_CHECKING:
     from lab.views.questions import Check
 
-POLL_SECONDS = 1.0  # a follower sees a presenter's change within this, plus one run of the page
+POLL_SECONDS = 1.0  # a class member's poll: a follower sees a presenter's change within this, plus one run of the page
 BEAT_SECONDS = 3.0  # an attendee's heartbeat (the room counts one gone after 10 s without)
 SEAT = "lab.class"  # session state: the session's Seat, while in a class
 NOTES = "lab.class_notes"  # session state: notes to show once (a class that ended, a wrong key)
@@ -74,9 +75,7 @@ class Seat:
     nickname: str = ""
     beat: float = 0.0
     seen: int = -1  # the room version this session's last whole run read
-    polled: int | None = None  # the room version whose change made the poll (or the process) rerun the page
-    pushed: int = -1  # the room version whose change made the process rerun the page
-    pushed_at: float = 0.0  # when (time.monotonic())
+    polled: int | None = None  # the room version whose change made the poll rerun the page
 
     @property
     def presenter(self) -> bool:
@@ -120,12 +119,6 @@ def recent_room(code: str) -> Room | None:
     return found
 
 
-WATCH_SECONDS = 0.1  # how often a process with attendees reads their rooms
-PUSH_GRACE_SECONDS = 5.0  # a rerun the process lined up that has not shown the change by then: asked again
-ENDED = 2**62  # the version of a room that has ended, as far as a rerun lined up for it goes
-PUSHING = 1  # reruns of attendees' pages the process has under way at a time
-
-
 def _moved(current: Seat, found: Room) -> bool:
     """Whether the room changed in a way this attendee's page shows: the presenter's view (while
     following) or the question. The page last read version ``current.seen``."""
@@ -134,131 +127,15 @@ def _moved(current: Seat, found: Room) -> bool:
     return (current.following and not current.presenter) or _question_state(found) != current.question
 
 
-class Followers:
-    """A process's attendees: a thread reruns their pages when their room moves, and keeps
-    their heartbeats while their browsers are connected.
-
-    An attendee's page does not poll. Each process reads its attendees' rooms every
-    :data:`WATCH_SECONDS` (one read a room) and reruns the page of every attendee the change
-    concerns (:func:`_moved`), :data:`PUSHING` at a time, the next as one ends. The event loop
-    that sends each page's messages shares the interpreter with the script threads: with
-    reruns side by side it falls behind, and a hundred attendees' pages arrive late together;
-    one after the other, each arrives as its run ends (measured: half the class sees the move
-    in two thirds of the time). A rerun
-    that has not shown the change after :data:`PUSH_GRACE_SECONDS` (its browser was away) is
-    asked for again."""
-
-    def __init__(self, reader=None, rerun=None, state_of=None, beat=None, *, watch: bool = True) -> None:
-        self._reader = reader or (lambda code: store().room(code))
-        self._rerun = rerun or rerun_session
-        self._state_of = state_of or session_state_of
-        self._beat = beat or _heartbeat
-        self._lock = threading.Lock()
-        self._seats: dict[str, tuple[Seat, object]] = {}  # session id -> (its seat, its rerun request)
-        self._waiting: collections.deque[str] = collections.deque()  # sessions to rerun, in order
-        self._running: dict[str, float] = {}  # session id -> when its rerun was asked for (time.monotonic())
-        self._thread: threading.Thread | None = None
-        self._watching = watch  # False: no thread, :meth:`check` is called by hand (tests)
-
-    def keep(self, current: Seat | None) -> None:
-        """After an attendee's run: keep its session (with this run's page and link, to rerun
-        it by) and beat its heart when due; a session out of a class, or presenting, is let go.
-        A rerun of ours that ended makes way for the next."""
-        if (current is None or current.presenter) and not self._seats:
-            return  # (most runs: no class in this process)
-        request = rerun_request()
-        if request is None:
-            return
-        session_id = request[0]
-        with self._lock:
-            self._running.pop(session_id, None)
-            if current is None or current.presenter:
-                self._seats.pop(session_id, None)
-            else:
-                self._seats[session_id] = (current, request)
-                if self._thread is None and self._watching:
-                    self._thread = threading.Thread(target=self._watch, name="pekit-class-watch", daemon=True)
-                    self._thread.start()
-        if current is not None and not current.presenter:
-            self._beat_if_due(current)
-        self._start()
-
-    def __len__(self) -> int:
-        return len(self._seats)
-
-    def _beat_if_due(self, current: Seat) -> None:
-        now = time.time()
-        if now - current.beat >= BEAT_SECONDS:
-            current.beat = now
-            self._beat(current)
-
-    def check(self) -> int:
-        """Read each attendee's room once, beat the hearts of those connected, and line up the
-        reruns the change asks for; how many were lined up."""
-        with self._lock:
-            kept = list(self._seats.items())
-            now = time.monotonic()
-            for session_id in [s for s, asked in self._running.items() if now - asked > PUSH_GRACE_SECONDS]:
-                del self._running[session_id]  # its run never ended here (its browser left): make way
-        rooms: dict[str, Room | None] = {}
-        lined_up, gone = [], []
-        for session_id, (current, _request) in kept:
-            state = self._state_of(session_id)
-            if state == "gone":
-                gone.append((session_id, current))
-                continue
-            if state != "connected":
-                continue  # away: no heartbeat (the room counts it gone), no rerun until it is back
-            self._beat_if_due(current)
-            if current.code not in rooms:
-                try:
-                    rooms[current.code] = found = self._reader(current.code)
-                except RoomError:
-                    found = rooms[current.code] = None
-                if found is not None:  # every run's read in this process may take this one
-                    with _RECENT_LOCK:
-                        _RECENT[current.code] = (time.monotonic(), found)
-            found = rooms[current.code]
-            if found is not None and not _moved(current, found):
-                continue
-            version = ENDED if found is None else found.version  # an ended room: its run says so
-            if current.pushed >= version and time.monotonic() - current.pushed_at < PUSH_GRACE_SECONDS:
-                continue  # lined up or under way
-            current.pushed, current.pushed_at = version, time.monotonic()
-            current.polled = None if found is None else version  # its rerun takes this read
-            lined_up.append(session_id)
-        with self._lock:
-            for session_id, current in gone:
-                if self._seats.get(session_id, (None,))[0] is current:
-                    del self._seats[session_id]
-            self._waiting.extend(s for s in lined_up if s not in self._waiting)
-        self._start()
-        return len(lined_up)
-
-    def _start(self) -> None:
-        """Ask for the next reruns in line, up to :data:`PUSHING` under way."""
-        while True:
-            with self._lock:
-                if len(self._running) >= PUSHING or not self._waiting:
-                    return
-                session_id = self._waiting.popleft()
-                kept = self._seats.get(session_id)
-                if kept is None:
-                    continue
-                self._running[session_id] = time.monotonic()
-            if not self._rerun(kept[1]):  # its browser is away, or a run of its own is under way: asked again
-                with self._lock:
-                    self._running.pop(session_id, None)
-                kept[0].pushed_at = 0.0  # (at the next read, if that run did not show the move)
-
-    def _watch(self) -> None:
-        while True:
-            time.sleep(WATCH_SECONDS)
-            try:
-                self.check()
-            except Exception:  # noqa: BLE001 - the watch goes on
-                logging.getLogger(__name__).exception("the class watch failed; it tries again in a second")
-                time.sleep(1.0)
+def _beat_if_due(current: Seat) -> None:
+    """An attendee's heartbeat, at most every :data:`BEAT_SECONDS` (the room counts one gone after
+    10 s without): sent by its poll while its browser is there, and at the end of its runs."""
+    if current.presenter:
+        return
+    now = time.time()
+    if now - current.beat >= BEAT_SECONDS:
+        current.beat = now
+        _heartbeat(current)
 
 
 def _heartbeat(current: Seat) -> None:
@@ -266,9 +143,6 @@ def _heartbeat(current: Seat) -> None:
         store().heartbeat(current.code, current.me, following=current.following, nickname=current.nickname)
     except RoomError:
         pass  # the next read says what happened to the room
-
-
-FOLLOWERS = Followers()
 
 
 def seat() -> Seat | None:
@@ -468,11 +342,12 @@ def follow(page_path: str, pages: dict) -> None:
 
 def publish(page_path: str) -> None:
     """After a run: a presenter's page and link settings become the room's view (the classroom
-    page itself is the presenter's desk, not shown to the class); an attendee's session is kept
-    for :data:`FOLLOWERS`. It reads nothing from the session: after a page's ``st.stop()``
-    Streamlit stops any run that touches it."""
+    page itself is the presenter's desk, not shown to the class); an attendee's heartbeat is sent
+    when due. It reads nothing from the session: after a page's ``st.stop()`` Streamlit stops any
+    run that touches it."""
     current = _seat.get()
-    FOLLOWERS.keep(current if _room.get() is not None else None)
+    if current is not None and _room.get() is not None:
+        _beat_if_due(current)
     try:
         _drive(current, page_path, _settings.get() or {})
     except RoomError as err:
@@ -488,8 +363,9 @@ def announce(params: dict[str, str]) -> None:
     says why."""
     try:
         _drive(_seat.get(), _page.get(), params)
-    except Exception:  # noqa: BLE001  (publish, at the end of the run, reports it)
-        pass
+    except Exception:  # noqa: BLE001  (publish, at the end of the run, tries again and reports it)
+        logging.getLogger(__name__).warning("the class's view could not be written as the page started",
+                                            exc_info=True)
 
 
 def _drive(current: Seat | None, page_path: str, params: dict[str, str]) -> None:
@@ -506,7 +382,7 @@ def _drive(current: Seat | None, page_path: str, params: dict[str, str]) -> None
 # -- the sidebar ----------------------------------------------------------------------------------
 
 def sidebar() -> None:
-    """The class's line in the sidebar, and the follow switch for attendees or the presenter's poll."""
+    """The class's line in the sidebar, the follow switch for attendees, and everyone's poll."""
     current = seat()
     if current is None or _room.get() is None:
         return
@@ -516,7 +392,6 @@ def sidebar() -> None:
         st.markdown(_("**Class {code}**").format(code=current.code))
         st.toggle(_("Follow the presenter"), value=current.following, key="lab.class_follow", on_change=_switch_follow,
                   help=_("Off: explore on your own. On: jump to the presenter's page and settings, and keep up."))
-        return
     _poll()
 
 
@@ -534,9 +409,9 @@ def _question_state(found: Room) -> tuple[str, bool] | None:
 
 @st.fragment(run_every=POLL_SECONDS)
 def _poll() -> None:
-    """The presenter's poll, once a second: who is here, and a whole run when the room changed
-    in a way their page shows (a question opened or revealed from another of their tabs).
-    Attendees do not poll: their server reruns their pages (:class:`Followers`)."""
+    """Every :data:`POLL_SECONDS`: a whole run of the page when the room changed in a way it shows
+    (the presenter moved, a question opened or was revealed, the class ended); an attendee's
+    heartbeat when due; the presenter sees who is here."""
     current = seat()
     if current is None:
         return
@@ -547,7 +422,9 @@ def _poll() -> None:
     if found is None or _moved(current, found):
         current.polled = None if found is None else found.version
         st.rerun(scope="app")
-    st.caption(views.presence_sentence(*store().presence(current.code)))
+    _beat_if_due(current)
+    if current.presenter:
+        st.caption(views.presence_sentence(*store().presence(current.code)))
 
 
 # -- questions on a page --------------------------------------------------------------------------

@@ -423,50 +423,7 @@ def test_a_rerun_the_poll_asked_for_reads_the_shared_room_unless_it_is_older(roo
     assert len(reads) == 3
 
 
-# -- the process's attendees: reruns when the room moves, heartbeats -------------------------------
-
-class FakeSessions:
-    """The server as the class's watch sees it: which sessions are connected, the reruns asked
-    for (in order), the heartbeats sent."""
-
-    def __init__(self):
-        self.state: dict[str, str] = {}
-        self.busy: set[str] = set()  # sessions with a run of their own under way
-        self.reruns: list[str] = []
-        self.beats: list[str] = []
-
-    def followers(self) -> classroom.Followers:
-        return classroom.Followers(rerun=self.rerun, state_of=lambda sid: self.state.get(sid, "gone"),
-                                   beat=lambda current: self.beats.append(current.me), watch=False)
-
-    def rerun(self, request) -> bool:
-        if self.state.get(request[0]) != "connected" or request[0] in self.busy:
-            return False
-        self.reruns.append(request[0])
-        return True
-
-
-class Watch:
-    """A class with a fresh room, the server's sessions faked, and the process's watch over them."""
-
-    def __init__(self, monkeypatch):
-        self.monkeypatch = monkeypatch
-        self.store = classroom.store()
-        self.code, self.key = self.store.create()
-        self.sessions = FakeSessions()
-        self.followers = self.sessions.followers()
-
-    def keep(self, session_id: str, current: classroom.Seat | None) -> None:
-        """The end of a run of session ``session_id`` (``publish`` keeps its seat)."""
-        self.sessions.state.setdefault(session_id, "connected")
-        self.monkeypatch.setattr(classroom, "rerun_request", lambda: (session_id, ("request of", session_id)))
-        self.followers.keep(current)
-
-
-@pytest.fixture
-def watch(monkeypatch) -> Watch:
-    return Watch(monkeypatch)
-
+# -- the poll: a whole run when the room moved in a way the page shows; heartbeats -----------------
 
 def seated(store, code: str, me: str, *, following: bool = True) -> classroom.Seat:
     found = store.room(code)
@@ -474,85 +431,32 @@ def seated(store, code: str, me: str, *, following: bool = True) -> classroom.Se
                           question=classroom._question_state(found))
 
 
-def test_a_move_reruns_each_following_attendee_once_one_after_the_other(watch):
-    store, code, key, sessions, followers = watch.store, watch.code, watch.key, watch.sessions, watch.followers
-    seats = {f"s{i}": seated(store, code, f"a{i}") for i in range(4)}
-    seats["s9"] = seated(store, code, "a9", following=False)  # exploring on their own
-    for sid, current in seats.items():
-        watch.keep(sid, current)
-    assert followers.check() == 0 and sessions.reruns == []  # nothing moved
-    version = store.drive(code, key, page="encoding_heatmap", params={"n": "7"})
-    assert followers.check() == 4  # the four who follow, not the explorer
-    assert sessions.reruns == ["s0"]  # one at a time
-    assert followers.check() == 0 and sessions.reruns == ["s0"]  # lined up once, however often the room is read
-    for i in range(4):  # each rerun's end (its run saw the move) makes way for the next
-        seats[f"s{i}"].seen = version
-        watch.keep(f"s{i}", seats[f"s{i}"])
-    assert sessions.reruns == ["s0", "s1", "s2", "s3"]
-    assert followers.check() == 0 and len(sessions.reruns) == 4
-
-
-def test_a_question_reruns_every_attendee_and_an_ended_class_too(watch):
-    store, code, key, sessions, followers = watch.store, watch.code, watch.key, watch.sessions, watch.followers
-    explorer = seated(store, code, "a1", following=False)
-    watch.keep("s1", explorer)
-    version = store.ask(code, key, "heatmap-fastest")
-    assert followers.check() == 1 and sessions.reruns == ["s1"]
-    explorer.seen, explorer.question = version, ("heatmap-fastest", False)
-    watch.keep("s1", explorer)
-    store.close(code, key)
-    assert followers.check() == 1 and sessions.reruns == ["s1", "s1"]  # its run says the class has ended
-    assert followers.check() == 0
-
-
-def test_an_away_browser_gets_no_rerun_and_no_heartbeat_and_a_gone_session_is_let_go(watch):
-    store, code, key, sessions, followers = watch.store, watch.code, watch.key, watch.sessions, watch.followers
-    current = seated(store, code, "a1")
-    watch.keep("s1", current)
-    assert sessions.beats == ["a1"]  # the run's end beats its heart
-    current.beat = 0.0
-    sessions.state["s1"] = "away"
-    store.drive(code, key, page="encoding_heatmap", params={"n": "7"})
-    assert followers.check() == 0 and sessions.reruns == [] and sessions.beats == ["a1"]
-    sessions.state["s1"] = "connected"  # back: the move it missed is shown, and its heart beats
-    assert followers.check() == 1 and sessions.reruns == ["s1"] and sessions.beats == ["a1", "a1"]
-    sessions.state["s1"] = "gone"
-    followers.check()
-    assert len(followers) == 0
-
-
-def test_a_rerun_that_did_not_show_the_move_is_asked_for_again(watch, monkeypatch):
-    store, code, key, sessions, followers = watch.store, watch.code, watch.key, watch.sessions, watch.followers
-    current = seated(store, code, "a1")
-    watch.keep("s1", current)
-    store.drive(code, key, page="encoding_heatmap", params={"n": "7"})
-    assert followers.check() == 1
-    assert followers.check() == 0  # under way
-    monkeypatch.setattr(classroom, "PUSH_GRACE_SECONDS", 0.0)  # ... and given up: its run never read the room
-    assert followers.check() == 1 and sessions.reruns == ["s1", "s1"]
-
-
-def test_a_presenter_or_a_session_out_of_the_class_is_not_kept(watch):
-    store, code, key, sessions, followers = watch.store, watch.code, watch.key, watch.sessions, watch.followers
-    watch.keep("s1", seated(store, code, "a1"))
+def test_the_poll_reruns_a_follower_on_any_move_and_anyone_on_a_question():
+    store = classroom.store()
+    code, key = store.create()
+    follower, explorer = seated(store, code, "a1"), seated(store, code, "a2", following=False)
     presenter = seated(store, code, "p")
     presenter.key = key
-    watch.keep("s2", presenter)
-    assert len(followers) == 1
-    watch.keep("s1", None)  # left the class
-    assert len(followers) == 0
-
-
-def test_a_session_busy_with_its_own_run_is_left_alone_and_asked_again_without_holding_up_the_class(watch):
-    store, code, key, sessions, followers = watch.store, watch.code, watch.key, watch.sessions, watch.followers
-    first, second = seated(store, code, "a1"), seated(store, code, "a2")
-    watch.keep("s1", first)
-    watch.keep("s2", second)
-    sessions.busy.add("s1")  # its reader just moved a slider
+    assert not any(classroom._moved(s, store.room(code)) for s in (follower, explorer, presenter))
     store.drive(code, key, page="encoding_heatmap", params={"n": "7"})
-    assert followers.check() == 2
-    assert sessions.reruns == ["s2"]  # the next in line goes on
-    sessions.busy.clear()
-    assert followers.check() == 1 and sessions.reruns == ["s2"]  # lined up again, behind the one under way
-    watch.keep("s2", second)  # s2's rerun ended (it did not read the room here)
-    assert sessions.reruns == ["s2", "s1"]
+    moved = store.room(code)
+    assert [classroom._moved(s, moved) for s in (follower, explorer, presenter)] == [True, False, False]
+    store.ask(code, key, "heatmap-fastest")
+    asked = store.room(code)
+    assert [classroom._moved(s, asked) for s in (follower, explorer, presenter)] == [True, True, True]
+    follower.seen = asked.version  # its page read that version: an older read moves nothing
+    assert not classroom._moved(follower, moved) and not classroom._moved(follower, asked)
+
+
+def test_an_attendee_beats_its_heart_every_few_seconds_and_a_presenter_never(monkeypatch):
+    beats = []
+    monkeypatch.setattr(classroom, "_heartbeat", lambda current: beats.append(current.me))
+    attendee = classroom.Seat("ABCDEF", "a1")
+    presenter = classroom.Seat("ABCDEF", "p", key="k")
+    for _ in range(3):  # three polls within a second
+        classroom._beat_if_due(attendee)
+        classroom._beat_if_due(presenter)
+    assert beats == ["a1"]
+    attendee.beat -= classroom.BEAT_SECONDS  # as if that long had passed
+    classroom._beat_if_due(attendee)
+    assert beats == ["a1", "a1"]

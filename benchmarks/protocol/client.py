@@ -151,6 +151,8 @@ class Tab:
         self.on_run_end = None  # called (no arguments) at the end of each whole run, asked for or not
         self._closing = False
         self._check_view = False
+        self._timers: asyncio.Task | None = None  # the page's timed fragments, rerun as the browser does
+        self._timed_since = -1e9  # when the last timed fragment's rerun was sent (until its end)
         self.sent: list[bytes] = []  # every BackMsg sent, for comparison with a browser
 
     # ---- HTTP ---------------------------------------------------------------------------
@@ -217,6 +219,9 @@ class Tab:
 
     async def close(self) -> None:
         self._closing = True
+        if self._timers is not None:
+            self._timers.cancel()
+            await asyncio.gather(self._timers, return_exceptions=True)
         if self._reconnecting is not None and not self._reconnecting.done():
             self._reconnecting.cancel()
             await asyncio.gather(self._reconnecting, return_exceptions=True)
@@ -315,6 +320,7 @@ class Tab:
     def _on_finished(self, status: int) -> None:
         if status == EARLY_FOR_RERUN:
             return
+        self._timed_since = -1e9
         run = self._run
         if status == FRAGMENT_DONE:  # a fragment redrew its part of the page
             run.fragment = True
@@ -460,6 +466,8 @@ class Tab:
             await self._after_reconnect()
             reconnected = True
         deadline = t0 + self.timeout
+        while self._timed_in_flight() and time.perf_counter() < deadline:
+            await asyncio.sleep(0.005)  # a timed fragment's run ends first: its end is not this action's
         while True:
             if self.ws is None:
                 raise ActionFailed("not connected")
@@ -558,9 +566,38 @@ class Tab:
         return await self._action(lambda: self._rerun_msg(page_hash=self.page_hash, query=self.query, states=True,
                                                           context_path=self.pathname, fragment_id=fragment_id), t0)
 
+    def start_timers(self) -> None:
+        """From now until :meth:`close`, rerun the page's timed fragments (``st.fragment(run_every=)``)
+        on their timers as the browser does, each tab at a phase of its own: a rerun is sent every
+        interval unless one of the tab's own runs is under way. A whole run the fragment asks for
+        (``st.rerun(scope="app")``) ends as an :meth:`unasked_run`."""
+        if self._timers is None:
+            self._timers = asyncio.create_task(self._run_timers())
+
+    def _timed_in_flight(self) -> bool:
+        return time.perf_counter() - self._timed_since < self.timeout  # (a run that never ended: given up)
+
+    async def _run_timers(self) -> None:
+        await asyncio.sleep(self.rng.uniform(0.0, min(self.auto_reruns.values(), default=1.0)))
+        while not self._closing:
+            interval = min(self.auto_reruns.values(), default=1.0)
+            fragment = min(self.auto_reruns, key=self.auto_reruns.get, default=None)
+            busy = self._waiting is not None or self._timed_in_flight() or self._reconnecting is not None
+            if fragment is not None and self.ws is not None and not busy:
+                msg = self._rerun_msg(page_hash=self.page_hash, query=self.query, states=True,
+                                      context_path=self.pathname, fragment_id=fragment)
+                self._timed_since = time.perf_counter()
+                try:
+                    await self.ws.send(msg.SerializeToString())
+                except ConnectionClosed:
+                    self._timed_since = -1e9
+                    self._start_reconnect()
+            await asyncio.sleep(interval)
+
     async def unasked_run(self, timeout: float | None = None) -> RunResult:
         """Wait for the end of the next whole run the tab did not ask for: one the server started
-        on its own (a class's process rerunning its attendees when the presenter moves)."""
+        on its own, or one a timed fragment asked for (a class's poll rerunning an attendee's page
+        when the presenter moves)."""
         t0 = time.perf_counter()
         self._unasked = asyncio.get_running_loop().create_future()
         try:
