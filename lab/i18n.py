@@ -56,24 +56,25 @@ def language() -> str:
 
 
 def _from_session() -> str | None:
-    """In a script run that did not pass through the entry point (a fragment rerunning on its
-    own, in a thread of its own), the language this session's last page run spoke, made current
-    for the thread; None outside a script run."""
-    import sys
+    """In a run of the app that did not pass through the entry point (a fragment rerunning on its
+    own, in a thread of its own), the language of the session: the one its last page run spoke
+    (``st.session_state``, see :func:`choose_language`), else the link's ``?lang=``. It is made
+    current for the thread, so that a thread asks once. None outside a server (tests, a plain
+    ``python``), where Streamlit has no session to ask.
 
+    Public API only: Streamlit does not say whether this thread runs a session's script. Another
+    thread of a server (a job's worker) would see an empty stand-in for the session state, with
+    a warning from Streamlit; the app's own threads speak a language of their own instead (see
+    :mod:`lab.jobs`), and any other asks once and speaks English."""
     if "streamlit" not in sys.modules:
-        return None
-    from lab.streamlit_internals import in_script_run
-
-    if not in_script_run():
         return None
     import streamlit as st
 
-    code = st.session_state.get(ACTIVE)
-    if code in LANGUAGES:
-        activate(code)
-        return code
-    return None
+    if not st.runtime.exists():
+        return None
+    code = parse_language(st.session_state.get(ACTIVE)) or parse_language(st.query_params.get("lang")) or DEFAULT
+    activate(code)
+    return code
 
 
 def parse_language(value: object) -> str | None:

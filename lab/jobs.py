@@ -20,7 +20,7 @@ from typing import Any
 
 import streamlit as st
 
-from lab.i18n import N_, _, ngettext
+from lab.i18n import DEFAULT, N_, _, ngettext, use
 
 WAITING, RUNNING, DONE, FAILED = "waiting", "running", "done", "failed"
 
@@ -109,7 +109,10 @@ class JobBoard:
     def _run(self, job: Job, work: Callable[[Job], Any]) -> None:
         job.state, job.started, job.message = RUNNING, time.time(), N_("starting")
         try:
-            job.result = work(job)
+            # the worker is no session's: it speaks the source language (what it reports, each
+            # reader reads in their own; see Job.report), and never asks Streamlit for a session
+            with use(DEFAULT):
+                job.result = work(job)
             job.state = DONE
             job.fraction = 1.0
         except Exception as err:  # reported to every session that follows the job

@@ -11,8 +11,6 @@ the top, so a Streamlit upgrade that moves or removes one fails at import, loudl
   cache locks poll while they wait; it raises once the run is superseded.
 - :func:`widget_keys_sent_by_the_browser`: the keys of the widgets whose values the browser
   sent with this run (session state's incoming widget states).
-- :func:`in_script_run`: whether this thread runs a session's script (a fragment's rerun runs in
-  a thread of its own, without the entry point: the language is then read from the session).
 """
 
 from __future__ import annotations
@@ -46,8 +44,3 @@ def widget_keys_sent_by_the_browser() -> set[str]:
         return set()
     incoming = ctx.session_state._state._new_widget_state
     return {key for key in map(user_key_from_element_id, incoming.states) if key is not None}
-
-
-def in_script_run() -> bool:
-    """Whether this thread runs a session's script (a page, or a fragment on its own)."""
-    return get_script_run_ctx(suppress_warning=True) is not None

@@ -72,7 +72,7 @@ def _wrap_bilingual() -> None:
     from pathlib import Path
 
     from lab import i18n
-    from lab.streamlit_internals import in_script_run
+    from streamlit import runtime
     from tests.bilingual import check_translation, strings_in
     from tests.test_sentence_coverage import text_functions
 
@@ -82,8 +82,9 @@ def _wrap_bilingual() -> None:
         @functools.wraps(fn)
         def call(*args, **kwargs):
             english = fn(*args, **kwargs)
-            # a direct call of a test; inside a page run through AppTest the page tests judge the page
-            if inside.get() or in_script_run() or i18n.language() != "en" or not isinstance(english, str):
+            # a direct call of a test; inside a page run through AppTest (a runtime exists while it
+            # runs) the page tests judge the page
+            if inside.get() or runtime.exists() or i18n.language() != "en" or not isinstance(english, str):
                 return english
             token = inside.set(True)
             try:

@@ -218,3 +218,70 @@ def test_a_sentence_per_view_is_said_once_per_record_and_language():
     del gone
     gc.collect()
     assert watch() is None  # a remembered sentence does not keep its record alive
+
+
+def _texts(tab) -> list[str]:
+    return sorted(el.markdown.body for kind, el, _ in tab.elements.values() if kind == "markdown")
+
+
+@pytest.mark.parametrize("query", ["lang=pt", "lang=pt&store=no"], ids=["from-session-state", "from-the-link"])
+def test_a_fragment_rerunning_on_its_own_speaks_the_sessions_language(query):
+    """A fragment's own rerun runs in a thread of its own, without the entry point: it reads
+    the language the session's last page run spoke (or, where none was kept, the link's), on a
+    real server, through Streamlit's public API."""
+    import asyncio
+
+    from benchmarks.browser import AppServer
+    from benchmarks.protocol.client import Tab
+
+    async def go(url: str) -> tuple[list[str], list[str]]:
+        tab = Tab(url)
+        try:
+            first = await tab.open(query=query)
+            assert not first.exceptions, first.exceptions
+            (fragment,) = tab.auto_reruns
+            shown = _texts(tab)
+            again = await tab.poll(fragment)
+            assert not again.exceptions, again.exceptions
+            return shown, _texts(tab)
+        finally:
+            await tab.close()
+
+    with AppServer(script="tests/apps/fragment_language.py", env={"PYTHONPATH": str(ROOT)}) as server:
+        shown, after = asyncio.run(go(server.url))
+    assert shown == ["fragment 1: pt, na fila", "page: pt, na fila"]
+    assert after == ["fragment 2: pt, na fila", "page: pt, na fila"]  # the fragment alone ran again
+
+
+def test_a_thread_of_a_server_that_runs_no_script_speaks_english_and_asks_once(monkeypatch, capfd):
+    """Outside a script run in a server (a job's worker, any other thread), the language is
+    English, without an exception; such a thread asks Streamlit at most once (Streamlit warns of
+    a missing script run context when asked), and the job board's workers never ask."""
+    import threading
+
+    from lab.jobs import JobBoard
+
+    monkeypatch.setattr(st.runtime, "exists", lambda: True)  # as in a server
+    capfd.readouterr()
+    board = JobBoard(workers=1)
+    job = board.submit("i18n", "Training", lambda job: [i18n.language(), i18n._("waiting"), i18n.language()])
+    for _ in range(500):
+        if job.over:
+            break
+        threading.Event().wait(0.01)
+    assert job.result == ["en", "waiting", "en"] and job.error is None
+    assert "ScriptRunContext" not in capfd.readouterr().err  # the board's workers speak English unasked
+
+    seen: list = []
+
+    def other() -> None:
+        seen.extend([i18n.language(), i18n._("waiting"), i18n.language(), i18n.language()])
+
+    thread = threading.Thread(target=other, name="not-a-script")
+    thread.start()
+    thread.join()
+    assert seen == ["en", "waiting", "en", "en"]
+    warned = capfd.readouterr().err.count("missing ScriptRunContext")
+    assert warned <= 2  # one look at the session state and the link, then English for the thread
+    monkeypatch.undo()
+    assert i18n.language() == "en"
