@@ -26,7 +26,6 @@ from lab.classroom import announce, page_settings, question_card, relinking
 from lab.display import Shown, export_panel, show_error, shown_charts
 from lab.i18n import SHELL_PARAMS, _, option_from_label, option_label
 from lab.server import require_shell
-from lab.streamlit_internals import widget_keys_sent_by_the_browser
 from lab.settings import (
     BoolSetting,
     ChoiceSetting,
@@ -47,6 +46,13 @@ class Page:
     On the first run of a page in a session each widget key is seeded from the query string;
     unusable values fall back to the setting's default and a note is shown above the page.
     After the page has run, :meth:`write_url` puts every non-default value into the link.
+
+    The link is the page's source of truth on a session's first run. When a replica stops and
+    the browser reconnects to another one, the new session's first run shows the link's
+    settings: every value the link held comes back, and a change made as the connection dropped
+    (sent with the reconnect, after the link was last written) gives way to the link's value,
+    to be made again. Streamlit's public API does not show a run the widget values the browser
+    sent before their widgets are drawn.
     """
 
     def __init__(self, name: str, settings: Sequence[Setting], *, show_notes: bool = True) -> None:
@@ -54,20 +60,14 @@ class Page:
         self.settings = {s.name: s for s in settings}
         self.notes: list[str] = []
         self.stopped = False  # page.stop() has written the link and ended the run
-        # until its widget is drawn, a setting whose value the browser sent reads its link value
-        self._fallback: dict[str, Any] = {}
         reset = st.session_state.pop(self._reset_key, False)
         relink = relinking() and not reset  # following a presenter: every setting from the link
-        sent = set() if reset or relink else widget_keys_sent_by_the_browser()
         missing = [s for s in settings if reset or relink or self.key(s) not in st.session_state]
         if missing:
             params = st.query_params
             for s in missing:
                 raw = params.get_all(s.name) if s.name in params and not reset else None
                 parsed = s.parse(raw)
-                if self.key(s) in sent:
-                    self._fallback[self.key(s)] = self._widget_value(s, parsed.value)
-                    continue
                 st.session_state[self.key(s)] = self._widget_value(s, parsed.value)
                 if parsed.note:
                     self.notes.append(_("In the link: {note}").format(note=parsed.note))
@@ -120,7 +120,7 @@ class Page:
 
     def value(self, setting: Setting) -> Any:
         key = self.key(setting)
-        value = st.session_state[key] if key in st.session_state else self._fallback[key]
+        value = st.session_state[key]
         if isinstance(setting, ChoiceSetting) and value not in setting.options:
             value = option_from_label(setting.options, value)  # a tab's label, in a reader's language
         return value

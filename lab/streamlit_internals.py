@@ -9,18 +9,14 @@ the top, so a Streamlit upgrade that moves or removes one fails at import, loudl
   on its own until the entry point has called ``st.navigation`` once.
 - :func:`run_yield_check`: the current script run's stop-or-rerun check, the one Streamlit's
   cache locks poll while they wait; it raises once the run is superseded.
-- :func:`widget_keys_sent_by_the_browser`: the keys of the widgets whose values the browser
-  sent with this run (session state's incoming widget states).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 from streamlit.runtime.pages_manager import PagesManager
-from streamlit.runtime.scriptrunner_utils.script_run_context import get_run_yield_check, get_script_run_ctx
-from streamlit.runtime.state.common import user_key_from_element_id
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_run_yield_check
 
 
 def switch_off_legacy_pages() -> bool:
@@ -35,12 +31,3 @@ def switch_off_legacy_pages() -> bool:
 def run_yield_check() -> Callable[[], None] | None:
     """This thread's script run's stop-or-rerun check, or None outside a script run."""
     return get_run_yield_check()
-
-
-def widget_keys_sent_by_the_browser() -> set[str]:
-    """Keys of the widgets whose values the browser sent with this run; empty outside a run."""
-    ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None:
-        return set()
-    incoming = ctx.session_state._state._new_widget_state
-    return {key for key in map(user_key_from_element_id, incoming.states) if key is not None}
