@@ -358,11 +358,18 @@ class SQLiteRooms(Rooms):
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         # Streamlit runs every rerun and every poll in a thread of its own: a connection per
         # thread would be opened (file, WAL index, schema) for each of them. Connections are
         # pooled instead; each is used by one thread at a time.
         self._pool: queue.Queue[sqlite3.Connection] = queue.Queue(maxsize=self.POOL)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._create()
+        except (OSError, sqlite3.Error):  # a read-only app folder (some hosts), a path through a file
+            raise RoomError(N_("classes cannot be kept here: the app's folder cannot be written; set PEKIT_DATA to "
+                               "a writable folder, or PEKIT_ROOMS to a Redis server")) from None
+
+    def _create(self) -> None:
         with self._db() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript("""

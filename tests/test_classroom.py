@@ -460,3 +460,24 @@ def test_an_attendee_beats_its_heart_every_few_seconds_and_a_presenter_never(mon
     attendee.beat -= classroom.BEAT_SECONDS  # as if that long had passed
     classroom._beat_if_due(attendee)
     assert beats == ["a1", "a1"]
+
+
+def test_a_class_started_where_the_app_folder_cannot_be_written_says_so(tmp_path, monkeypatch):
+    """Some hosts run the app from a read-only folder: starting a class says how to keep classes
+    elsewhere, and the page goes on (no traceback). A folder under a file cannot be made by
+    anyone, root included."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.delenv("PEKIT_ROOMS")
+    monkeypatch.setenv("PEKIT_DATA", str(blocker / "data"))
+    with pytest.raises(RoomError, match="PEKIT_DATA"):
+        SQLiteRooms(blocker / "data" / "rooms.sqlite3")
+    presenter = session(page=CLASSROOM)
+    next(b for b in presenter.button if b.label == "Start a class").click().run()
+    ok(presenter)
+    assert "classes cannot be kept here" in texts(presenter)
+    assert classroom.SEAT not in presenter.session_state
+    portuguese = session({"lang": "pt"}, page=CLASSROOM)
+    next(b for b in portuguese.button if b.label == "Abrir uma turma").click().run()
+    ok(portuguese)
+    assert "PEKIT_DATA" in texts(portuguese) and "classes cannot" not in texts(portuguese)
