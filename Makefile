@@ -8,7 +8,7 @@ PIP_FLAGS ?= --retries 1 --timeout 20 --disable-pip-version-check --quiet
 
 .PHONY: run test bench smollm catalogs clean
 
-$(VENV)/.app-installed: requirements.txt
+$(VENV)/.app-installed: requirements.txt constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install $(PIP_FLAGS) -r requirements.txt
 	touch $@
