@@ -6,7 +6,7 @@ VENV ?= .venv
 # fail fast where an index is unreachable, instead of retrying for minutes
 PIP_FLAGS ?= --retries 1 --timeout 20 --disable-pip-version-check --quiet
 
-.PHONY: run test bench smollm catalogs clean
+.PHONY: run test test-slow bench smollm catalogs clean
 
 $(VENV)/.app-installed: requirements.txt constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +31,14 @@ smollm: $(VENV)/.smollm-installed
 run: $(VENV)/.app-installed
 	$(VENV)/bin/python -m streamlit run streamlit_app.py
 
+# the fast tier: the package against its references, the contract sweeps, views at small and
+# edge sizes, an AppTest of every page, the layering and sentence-coverage checks
 test: $(VENV)/.dev-installed
 	$(VENV)/bin/python -m pytest
+
+# the slow tier: browser, replicas, Redis, packaging, the optional model, the sentences again in Portuguese
+test-slow: $(VENV)/.dev-installed
+	$(VENV)/bin/python -m pytest -m slow
 
 bench: $(VENV)/.dev-installed
 	$(VENV)/bin/python -m benchmarks.run

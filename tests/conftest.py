@@ -51,11 +51,22 @@ def browser():
         b.close()
 
 
-# Every sentence in both languages: each function of the modules below that writes text for
-# people is wrapped, so that every call a test makes in English (the property tests, at every
-# setting they draw) is made again in Portuguese, and the Portuguese text is checked to state
-# the same numbers and to hold no English prose (tests/bilingual.py). A module takes part once
-# it speaks through lab.i18n; tests/test_i18n.py checks that every one does.
+def pytest_collection_modifyitems(items):
+    """The slow tier (``make test-slow``): besides the tests marked ``slow`` in their module, every
+    browser test and every test against the Redis store."""
+    for item in items:
+        redis = "redis_url" in getattr(item, "fixturenames", ()) or "redis" in getattr(
+            getattr(item, "callspec", None), "id", "")
+        if item.get_closest_marker("browser") or redis:
+            item.add_marker(pytest.mark.slow)
+
+
+# Every sentence in both languages, where PEKIT_BILINGUAL=1 (tests/test_i18n.py runs the view
+# tests so, in the slow tier): each function of the modules below that writes text for people is
+# wrapped, so that every call a test makes in English (the property tests, at every setting they
+# draw) is made again in Portuguese, and the Portuguese text is checked to state the same numbers
+# and to hold no English prose (tests/bilingual.py). A module takes part once it speaks through
+# lab.i18n; tests/test_i18n.py checks that every one does.
 def bilingual_modules() -> list[str]:
     from tests.test_sentence_coverage import MODULES
 
@@ -93,6 +104,7 @@ def _wrap_bilingual() -> None:
             finally:
                 inside.reset(token)
             check_translation(english, portuguese, strings_in(args) + strings_in(kwargs), where)
+            SAID_TWICE[where] = SAID_TWICE.get(where, 0) + 1
             return english
 
         call.english_only = fn
@@ -104,7 +116,16 @@ def _wrap_bilingual() -> None:
             setattr(module, function, both(getattr(module, function), f"{name}.{function}"))
 
 
-_wrap_bilingual()
+SAID_TWICE: dict[str, int] = {}  # each wrapped function: the calls said again in Portuguese
+BILINGUAL = os.environ.get("PEKIT_BILINGUAL") == "1"
+if BILINGUAL:
+    _wrap_bilingual()
+
+
+def pytest_terminal_summary(terminalreporter):
+    if BILINGUAL:
+        terminalreporter.write_line(f"bilingual: {sum(SAID_TWICE.values())} calls of {len(SAID_TWICE)} "
+                                    f"functions said again in Portuguese")
 
 
 class Menu:

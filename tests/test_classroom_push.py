@@ -9,11 +9,15 @@ import asyncio
 import tempfile
 import time
 
+import pytest
+
 from benchmarks.browser import AppServer
 from benchmarks.classroom import SLIDER, slider_change
 from benchmarks.protocol.client import Tab
 from lab.classroom import POLL_SECONDS
 from lab.rooms import open_rooms
+
+pytestmark = pytest.mark.slow  # two real servers
 
 
 async def a_class(attendees: int, moves: list[int]) -> dict:

@@ -164,6 +164,28 @@ def test_every_module_that_writes_sentences_writes_them_in_both_languages():
     assert modules == set(bilingual_modules())
 
 
+@pytest.mark.slow
+def test_every_sentence_test_passes_again_in_portuguese():
+    """The sentence tests of every module that writes sentences (tests/test_sentence_coverage.py's
+    list), run with each text function said a second time in Portuguese (PEKIT_BILINGUAL=1,
+    tests/conftest.py): the same numbers, no English prose. Most of those functions are called."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    from tests.test_sentence_coverage import MODULES, text_functions
+
+    files = sorted({str(test.relative_to(ROOT)) for test in MODULES.values()})
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *files],
+                          cwd=ROOT, env={**os.environ, "PEKIT_BILINGUAL": "1"}, capture_output=True, text=True,
+                          timeout=1800)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    calls, functions = map(int, re.search(r"bilingual: (\d+) calls of (\d+) functions", done.stdout).groups())
+    written = sum(len(text_functions(module)) for module in MODULES)
+    assert functions >= 0.9 * written and calls >= functions, (calls, functions, written)
+
+
 def test_the_catalog_is_one_file_compiled_in_memory():
     """The app compiles the catalog the first time a reader asks for Portuguese (no compiled file
     is committed, so none can lag behind its source; ``make bench`` times the compilation)."""

@@ -21,6 +21,8 @@ import pekit
 from pekit import llama
 from pekit.llama import files, loaded
 
+pytestmark = pytest.mark.slow  # the optional model, against transformers
+
 MISSING = pekit.smollm2_missing()
 needs_model = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a fresh virtual environment per test
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

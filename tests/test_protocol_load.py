@@ -15,6 +15,8 @@ from benchmarks.protocol.client import Tab
 from benchmarks.protocol_load import Action, Config, run_room, summarize
 from deploy.serve import Deployment, nginx_missing_reason
 
+pytestmark = pytest.mark.slow  # real servers, replicas behind nginx, Chromium
+
 nginx_reason = nginx_missing_reason()
 if nginx_reason and os.environ.get("CI"):
     raise RuntimeError(f"the replica tests must run in CI: {nginx_reason}")

@@ -53,12 +53,18 @@ def _names_in(node: ast.AST) -> set[str]:
 
 
 def _is_property_test(node: ast.FunctionDef) -> bool:
+    """A ``@given`` test of the fast tier (the README's test command): not marked ``slow``."""
+    names = set()
     for decorator in node.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
-        if name == "given":
-            return True
-    return False
+        names.add(target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None))
+    return "given" in names and "slow" not in names
+
+
+def _slow_module(tree: ast.Module) -> bool:
+    """A test file whose every test is in the slow tier (``pytestmark`` names ``slow``)."""
+    return any(isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "pytestmark" for t in node.targets)
+               and "slow" in _names_in(node.value) for node in tree.body)
 
 
 def reached_by_property_tests(test_file: Path) -> set[str]:
@@ -68,6 +74,8 @@ def reached_by_property_tests(test_file: Path) -> set[str]:
     if not test_file.exists():
         return set()
     tree = ast.parse(test_file.read_text(encoding="utf-8"))
+    if _slow_module(tree):
+        return set()
     functions: dict[str, list[ast.AST]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef):

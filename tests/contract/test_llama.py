@@ -34,6 +34,8 @@ from .sweep import (
     tensors,
 )
 
+pytestmark = pytest.mark.slow  # the optional model
+
 CASES = Cases()
 register = CASES.register
 AVAILABLE = llama.smollm2_available()
