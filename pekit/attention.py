@@ -16,6 +16,10 @@ position schemes of :mod:`pekit.positions`: ``rotary`` turns the queries and key
 in the bias masks that key like ``valid_lens`` does. ``causal=True`` lets query ``i`` see keys
 ``0 .. i`` only (a decoder).
 
+On a GPU no call waits for the device by reading values from Python: masks are built with
+tensor operations whatever the data hold, and only a ``valid_lens`` tensor not seen before is
+read, once, for the ``ValueError`` the contract asks of bad lengths (see :mod:`pekit._masking`).
+
 Shapes use the book's words: ``(batch, queries, num_hiddens)`` for queries,
 ``(batch, keys, num_hiddens)`` for keys and values.
 """
@@ -23,14 +27,23 @@ Shapes use the book's words: ``(batch, queries, num_hiddens)`` for queries,
 from __future__ import annotations
 
 import math
-import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
 from ._checks import MAX_ELEMENTS, check_bool, check_data, check_int, check_probability
+from ._masking import (  # _masked_softmax and _valid_lengths are also used by pekit.order and pekit.llama
+    ValidLens,
+    _check_3d,
+    _describe,
+    _keep_mask,
+    _masked_softmax,
+    _reads_are_free,
+    _valid_lengths,
+    masked_softmax,
+)
 
 __all__ = [
     "masked_softmax",
@@ -42,98 +55,6 @@ __all__ = [
     "multi_head_attention",
     "MultiHeadAttention",
 ]
-
-ValidLens = Tensor | Sequence | None
-
-
-def _describe(t: object) -> str:
-    return f"shape {tuple(t.shape)}" if isinstance(t, Tensor) else f"a {type(t).__name__}"
-
-
-def _check_3d(name: str, t: object, what: str) -> Tensor:
-    if not isinstance(t, Tensor) or t.dim() != 3:
-        raise ValueError(f"{name} must be a tensor of shape {what}; got {_describe(t)}")
-    if not t.dtype.is_floating_point:
-        raise ValueError(f"{name} must hold floating-point numbers; got dtype {t.dtype} (convert with .float())")
-    return check_data(name, t)
-
-
-def _valid_lengths(valid_lens: object, batch: int, queries: int, keys: int, device: torch.device,
-                   against: str = "X", name: str = "valid_lens") -> Tensor:
-    """Validate ``valid_lens`` and return it as int64 of shape ``(batch, queries)``, each
-    length at most ``keys`` (a longer length masks nothing, as in the book); ``against`` names
-    the tensor whose shape gives ``batch`` and ``queries``, ``name`` the lengths' argument."""
-    if isinstance(valid_lens, Tensor):
-        lens = valid_lens.detach()
-        if lens.dtype == torch.bool or lens.is_complex():
-            raise ValueError(f"{name} must hold whole numbers; got dtype {lens.dtype}")
-        check_data(name, lens)
-    else:
-        if isinstance(valid_lens, (str, bytes, dict, set)) or not isinstance(valid_lens, (Sequence, numbers.Real)):
-            raise ValueError(f"{name} must be a tensor or a list of whole numbers; got {type(valid_lens).__name__}")
-        try:  # float64 keeps 2.0000001 apart from 2 (float32 would round it away)
-            lens = torch.tensor(valid_lens, dtype=torch.float64)
-        except (TypeError, ValueError, RuntimeError, OverflowError) as err:
-            raise ValueError(f"{name} must be a list of whole numbers; got {str(valid_lens)[:60]!r}") from err
-    wrong = (f"{name} of shape {tuple(lens.shape)} must have shape ({batch},) or ({batch}, {queries}): one length "
-             f"per sequence or per query of {against}")
-    if lens.dim() == 1:
-        if lens.shape[0] != batch:
-            raise ValueError(wrong)
-        lens = lens[:, None].expand(batch, queries)
-    elif lens.dim() != 2 or tuple(lens.shape) != (batch, queries):
-        raise ValueError(wrong)
-    if lens.dtype.is_floating_point:
-        if not bool(torch.isfinite(lens).all()) or bool((lens != lens.round()).any()):
-            raise ValueError(f"{name} must hold whole numbers (lengths of sequences)")
-    if lens.numel() and bool((lens < 0).any()):
-        raise ValueError(f"{name} must be >= 0; got minimum {lens.min().item()}")
-    return lens.clamp(max=keys).to(device=device, dtype=torch.int64)
-
-
-def _keep_mask(X: Tensor, lens: Tensor | None, causal: bool) -> Tensor | None:
-    """Which keys each query may see, ``(batch, queries, keys)``, or None when all; ``lens``
-    are checked lengths ``(batch, queries)`` (from :func:`_valid_lengths`) or None."""
-    batch, queries, keys = X.shape
-    keep = None
-    if lens is not None:
-        keep = torch.arange(keys, device=X.device) < lens[..., None]
-    if causal:
-        # query i sees keys up to i, aligned at the end when there are more keys than queries
-        q = torch.arange(queries, device=X.device)[:, None] + (keys - queries)
-        seen = torch.arange(keys, device=X.device)[None, :] <= q  # (queries, keys)
-        keep = seen.expand(batch, queries, keys) if keep is None else keep & seen
-    if bool((X == float("-inf")).any()):  # a -inf score (e.g. from a bias) masks its key
-        finite = X != float("-inf")
-        keep = finite if keep is None else keep & finite
-    return keep
-
-
-def masked_softmax(X: Tensor, valid_lens: ValidLens = None, *, causal: bool = False) -> Tensor:
-    r"""Softmax over the last axis of ``X`` that gives masked keys weight exactly 0.
-
-    ``X``: ``(batch, queries, keys)``. ``valid_lens``: ``None``, ``(batch,)`` (one length per
-    sequence) or ``(batch, queries)`` (one per query); keys at index ``>= valid_len`` are
-    masked. ``causal=True`` also masks the keys after each query. A score of ``-inf`` masks
-    its key too. A row with no visible key is all zeros, never NaN (the book's code, which
-    fills with ``-1e6``, gives such a row uniform weights instead).
-    """
-    X = _check_3d("X", X, "(batch, queries, keys)")
-    causal = check_bool("causal", causal)
-    lens = None if valid_lens is None else _valid_lengths(valid_lens, *X.shape, X.device)  # (batch, queries)
-    return _masked_softmax(X, lens, causal)
-
-
-def _masked_softmax(X: Tensor, lens: Tensor | None, causal: bool) -> Tensor:
-    """:func:`masked_softmax` of checked arguments: ``lens`` ``(batch, queries)`` int64 or None."""
-    keep = _keep_mask(X, lens, causal)
-    if keep is None:
-        return F.softmax(X, dim=-1)
-    # A finite fill keeps fully masked rows free of NaN (also in the backward pass);
-    # exp(min - max) underflows to exactly 0, and torch.where zeroes those rows outright.
-    filled = X.masked_fill(~keep, torch.finfo(X.dtype).min)
-    return torch.where(keep, F.softmax(filled, dim=-1), torch.zeros((), dtype=X.dtype, device=X.device))
-
 
 def _check_qkv(queries: Tensor, keys: Tensor, values: Tensor) -> None:
     what = "(batch, steps, features)"
@@ -234,12 +155,12 @@ def _weighted_values(weights: Tensor, values: Tensor) -> Tensor:
     value is NaN or infinite (0 · NaN would be NaN); other keys' non-finite values count."""
     out = torch.bmm(weights, values)  # (batch, queries, value_dim)
     bad = ~torch.isfinite(values)
-    if not bool(bad.any()):
-        return out
+    if _reads_are_free(values) and not bool(bad.any()):
+        return out  # the result below, without computing it
     clean = torch.bmm(weights, values.masked_fill(bad, 0.0))
     # the non-finite values a query does see (weight not 0) still make its output non-finite
     seen = torch.bmm((weights != 0).to(values.dtype), bad.to(values.dtype)) > 0
-    return torch.where(seen, out, clean)
+    return torch.where(seen | ~bad.any(), out, clean)  # out itself where no value is non-finite
 
 
 class DotProductAttention(nn.Module):
@@ -353,7 +274,8 @@ def multi_head_attention(
 
     ``need_weights=False`` computes the same output with torch's fused
     ``scaled_dot_product_attention``, which never stores the ``(queries, keys)`` weights (its
-    memory grows linearly with the length), and returns ``None`` for them.
+    memory grows linearly with the length), and returns ``None`` for them. On that path a NaN or
+    inf in a key or value that a query's mask lets it see makes the query's whole output NaN.
     """
     _check_qkv(queries, keys, values)
     num_heads = check_int("num_heads", num_heads, minimum=1)
@@ -386,8 +308,8 @@ def multi_head_attention(
     bias = None
     if score_bias is not None:
         bias = _check_bias(score_bias, (batch, h, n_q, n_k), q.dtype, q.device).reshape(batch * h, n_q, n_k)
-    if lens is not None:
-        lens = torch.repeat_interleave(lens, repeats=h, dim=0)  # (batch * num_heads, queries)
+    if lens is not None:  # (batch * num_heads, queries), as repeat_interleave
+        lens = lens[:, None].expand(batch, h, n_q).reshape(batch * h, n_q)
     if not need_weights:
         out = _fused(q, k, v, lens, causal, bias, dropout if training else 0.0)
         return F.linear(_merge_heads(out, h), W_o, b_o), None
@@ -399,22 +321,33 @@ def multi_head_attention(
 def _fused(q: Tensor, k: Tensor, v: Tensor, lens: Tensor | None, causal: bool, bias: Tensor | None,
            dropout: float) -> Tensor:
     """``scaled_dot_product_attention`` with pekit's masking: a query with no visible key gets
-    an output of zeros (its weights are all zero), never NaN."""
-    if lens is None and bias is None and (not causal or q.shape[1] == k.shape[1]):
-        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout, is_causal=causal)
-    if not (bool(torch.isfinite(k).all()) and bool(torch.isfinite(v).all())):
-        # a NaN or inf in a masked key or value must not reach the output (the fused kernel adds
-        # the mask to NaN scores and multiplies 0 by NaN values): the explicit path, as need_weights
-        return _attend(q, k, v, lens, causal, bias, dropout, dropout > 0)[0]
+    an output of zeros (its weights are all zero), never NaN. A NaN or inf in a masked key or
+    value never reaches the output (the kernel would add the mask to NaN scores and multiply 0
+    by NaN values): such keys and values enter the kernel as zeros, and a query whose mask lets
+    it see one gets NaN (the kernel keeps no weights to tell which keys it actually weighed)."""
+    plain = lens is None and bias is None
+    if plain and not causal:
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout)
+    finite_k, finite_v = torch.isfinite(k), torch.isfinite(v)
+    clean = _reads_are_free(k) and bool(finite_k.all()) and bool(finite_v.all())  # else the same without reading
+    if not clean:
+        bad = ~(finite_k.all(-1) & finite_v.all(-1))  # (batch * num_heads, keys)
+        k, v = k.masked_fill(~finite_k, 0.0), v.masked_fill(~finite_v, 0.0)
+    if plain and q.shape[1] == k.shape[1]:
+        out = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout, is_causal=True)
+        # query i sees keys 0 .. i
+        return out if clean else out.masked_fill((bad.cumsum(-1) > 0)[..., None], float("nan"))
     scores_shape = (q.shape[0], q.shape[1], k.shape[1])
     mask = torch.zeros(scores_shape, dtype=q.dtype, device=q.device) if bias is None else bias
     keep = _keep_mask(mask, lens, causal)
-    if keep is None:
-        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout)
+    if keep is None:  # every key visible (only where reading is free)
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout)
+        return out if clean else out.masked_fill(bad.any(-1)[:, None, None], float("nan"))
     mask = mask.masked_fill(~keep, float("-inf"))
     empty = ~keep.any(dim=-1, keepdim=True)  # (batch * num_heads, queries, 1): nothing to attend to
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask.masked_fill(empty, 0.0), dropout_p=dropout)
-    return out.masked_fill(empty, 0.0)
+    out = out.masked_fill(empty, 0.0)
+    return out if clean else out.masked_fill((keep & bad[:, None, :]).any(-1, keepdim=True), float("nan"))
 
 
 def _rotate(rotary: Callable[[Tensor], Tensor], X: Tensor, batch: int, num_heads: int) -> Tensor:
