@@ -152,15 +152,16 @@ def _attend(queries: Tensor, keys: Tensor, values: Tensor, lens: Tensor | None, 
 
 def _weighted_values(weights: Tensor, values: Tensor) -> Tensor:
     """``weights @ values`` where a key of weight exactly 0 (masked) adds nothing, even when its
-    value is NaN or infinite (0 · NaN would be NaN); other keys' non-finite values count."""
-    out = torch.bmm(weights, values)  # (batch, queries, value_dim)
+    value is NaN or infinite (0 · NaN would be NaN); a non-finite value that a query does see
+    (weight not 0) makes that feature of its output NaN."""
     bad = ~torch.isfinite(values)
     if _reads_are_free(values) and not bool(bad.any()):
-        return out  # the result below, without computing it
-    clean = torch.bmm(weights, values.masked_fill(bad, 0.0))
-    # the non-finite values a query does see (weight not 0) still make its output non-finite
-    seen = torch.bmm((weights != 0).to(values.dtype), bad.to(values.dtype)) > 0
-    return torch.where(seen | ~bad.any(), out, clean)  # out itself where no value is non-finite
+        return torch.bmm(weights, values)  # what the lines below give, without computing it
+    out = torch.bmm(weights, values.masked_fill(bad, 0.0))  # (batch, queries, value_dim)
+    # products of 0s and 1s: a count > 0 stays > 0 in any precision, so half precision is exact here
+    half = torch.float16 if weights.is_cuda else weights.dtype
+    seen = torch.bmm((weights != 0).to(half), bad.to(half)) > 0
+    return out.masked_fill(seen, float("nan"))
 
 
 class DotProductAttention(nn.Module):
