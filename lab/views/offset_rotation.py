@@ -260,19 +260,25 @@ def matrix_caption(view: RotationView) -> str:
 
 
 def residuals_caption(view: RotationView) -> str:
-    """How far T(δ)·P[i] is from P[i+δ] over the positions shown."""
-    rows = (_("the {count} positions shown ({first} to {last})").format(count=view.count, first=view.first,
-                                                                        last=view.last) if view.count > 1
-            else _("the one position shown ({first})").format(first=view.first))
-    delta = number(view.delta, "d")
-    text = _("The same matrix T({delta}) moves the rows of P at {rows} by δ = {delta}: the largest error is {error}").format(
-        delta=delta, rows=rows, error=number(view.max_residual, ".1e"))
-    if view.max_residual <= FLOAT32_ROUNDING:
-        if view.count > 1:
-            return text + _(", within float32 round-off (one rounding of a value near 1 is about 6 × 10⁻⁸), the same "
-                            "for every i, so T does not depend on i.")
-        return text + _(", within float32 round-off (one rounding of a value near 1 is about 6 × 10⁻⁸).")
-    return text + _(", more than float32 round-off.")
+    """How far T(δ)·P[i] is from P[i+δ] over the positions shown (one whole message per case)."""
+    fields = dict(delta=number(view.delta, "d"), count=view.count, first=view.first, last=view.last,
+                  error=number(view.max_residual, ".1e"))
+    within = view.max_residual <= FLOAT32_ROUNDING
+    if view.count > 1 and within:
+        text = _("The same matrix T({delta}) moves the rows of P at the {count} positions shown ({first} to {last}) "
+                 "by δ = {delta}: the largest error is {error}, within float32 round-off (one rounding of a value "
+                 "near 1 is about 6 × 10⁻⁸), the same for every i, so T does not depend on i.")
+    elif view.count > 1:
+        text = _("The same matrix T({delta}) moves the rows of P at the {count} positions shown ({first} to {last}) "
+                 "by δ = {delta}: the largest error is {error}, more than float32 round-off.")
+    elif within:
+        text = _("The same matrix T({delta}) moves the rows of P at the one position shown ({first}) by "
+                 "δ = {delta}: the largest error is {error}, within float32 round-off (one rounding of a value "
+                 "near 1 is about 6 × 10⁻⁸).")
+    else:
+        text = _("The same matrix T({delta}) moves the rows of P at the one position shown ({first}) by "
+                 "δ = {delta}: the largest error is {error}, more than float32 round-off.")
+    return text.format(**fields)
 
 
 def angles_text(view: RotationView) -> str:

@@ -552,17 +552,22 @@ def context_caption(results: llama.LongContext) -> str:
 def live_statement(live: dict[str, float], shipped: dict[str, float], tokens: int) -> str:
     """The first ``tokens`` positions recomputed now against the shipped run's."""
     gap = max(abs(live[rule] - shipped[rule]) for rule in llama.RULES)
-    parts = ngettext("Recomputed now on the first token: plain {p}, linear {l}, NTK {n} nats per token; the shipped "
-                     "run gives {sp}, {sl} and {sn} for the same position",
-                     "Recomputed now on the first {tokens} tokens: plain {p}, linear {l}, NTK {n} nats per token; the "
-                     "shipped run gives {sp}, {sl} and {sn} for the same positions", tokens).format(
-        tokens=number(tokens, ","), p=number(live["plain"], ".4f"), l=number(live["linear"], ".4f"),
-        n=number(live["ntk"], ".4f"), sp=number(shipped["plain"], ".4f"), sl=number(shipped["linear"], ".4f"),
-        sn=number(shipped["ntk"], ".4f"))
+    fields = dict(tokens=number(tokens, ","), p=number(live["plain"], ".4f"), l=number(live["linear"], ".4f"),
+                  n=number(live["ntk"], ".4f"), sp=number(shipped["plain"], ".4f"), sl=number(shipped["linear"], ".4f"),
+                  sn=number(shipped["ntk"], ".4f"))
     if gap <= 1e-3:
-        return parts + _(" (largest difference {gap}: the same, to float rounding).").format(gap=number(gap, ".1e"))
-    return parts + _(" (largest difference {gap} nats: another machine's or version's arithmetic).").format(
-        gap=number(gap, ".2g"))
+        return ngettext("Recomputed now on the first token: plain {p}, linear {l}, NTK {n} nats per token; the shipped "
+                        "run gives {sp}, {sl} and {sn} for the same position (largest difference {gap}: the same, "
+                        "to float rounding).",
+                        "Recomputed now on the first {tokens} tokens: plain {p}, linear {l}, NTK {n} nats per token; "
+                        "the shipped run gives {sp}, {sl} and {sn} for the same positions (largest difference {gap}: "
+                        "the same, to float rounding).", tokens).format(gap=number(gap, ".1e"), **fields)
+    return ngettext("Recomputed now on the first token: plain {p}, linear {l}, NTK {n} nats per token; the shipped "
+                    "run gives {sp}, {sl} and {sn} for the same position (largest difference {gap} nats: another "
+                    "machine's or version's arithmetic).",
+                    "Recomputed now on the first {tokens} tokens: plain {p}, linear {l}, NTK {n} nats per token; the "
+                    "shipped run gives {sp}, {sl} and {sn} for the same positions (largest difference {gap} nats: "
+                    "another machine's or version's arithmetic).", tokens).format(gap=number(gap, ".2g"), **fields)
 
 
 @shared()
