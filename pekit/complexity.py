@@ -43,6 +43,8 @@ __all__ = [
     "layer_costs",
     "crossovers",
     "cost_curves",
+    "encoder_layer_parameters",
+    "encoder_layer_multiply_adds",
     "ArchitectureGraph",
     "architecture_graph",
     "attention_weights_bytes",
@@ -139,6 +141,28 @@ def crossovers(d: int, k: int = 3) -> dict[str, float]:
     d = check_int("d", d, minimum=1, maximum=MAX_D)
     k = check_int("k", k, minimum=2, maximum=1024)
     return {"RNN": float(d), "CNN": k * d / 2}
+
+
+def encoder_layer_parameters(width: int) -> int:
+    """Parameters of one Transformer encoder layer of width ``w`` (``torch.nn.TransformerEncoderLayer(w,
+    heads, dim_feedforward=4*w)``, any number of heads): the four attention projections
+    (``w × w`` and a bias each, ``4w² + 4w``), the feed-forward block of width ``4w`` (two matrices
+    and their biases, ``8w² + 5w``) and two layer norms (scale and shift, ``4w``):
+    ``12w² + 13w``."""
+    w = check_int("width", width, minimum=1, maximum=MAX_D)
+    return 4 * (w * w + w) + (w * 4 * w + 4 * w) + (4 * w * w + w) + 4 * w
+
+
+def encoder_layer_multiply_adds(width: int, tokens: int) -> int:
+    """Multiply-adds of one forward pass of that layer (:func:`encoder_layer_parameters`) over
+    ``tokens`` tokens ``n`` of width ``w``: the four projections and the feed-forward block
+    (``12·w²`` per token) and the scores ``QKᵀ`` and weighted sum of the values (``n²·w`` each):
+    ``12·n·w² + 2·n²·w``. Biases, softmax, activation and norms (a few operations per value,
+    no ``w²`` or ``n²`` term) are left out. Concatenating a table of width ``w`` to embeddings of
+    width ``w`` instead of adding it makes it ``width=2*w``."""
+    w = check_int("width", width, minimum=1, maximum=MAX_D)
+    n = check_int("tokens", tokens, minimum=1, maximum=MAX_N)
+    return 12 * w * w * n + 2 * n * n * w
 
 
 def cost_curve_lengths(n: int, d: int, k: int = 3, *, points: int = 60) -> list[int]:

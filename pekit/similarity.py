@@ -11,16 +11,20 @@ The functions here measure that on any table rather than assume it.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import torch
 from torch import Tensor
 
-from ._checks import check_data, check_elements, check_int, check_memory
+from ._checks import check_data, check_elements, check_int, check_memory, check_sequence
 from .reduce import BlockSummary, _summarise
 
 __all__ = ["gram_block_means", "OffsetSimilarity", "similarity_by_offset", "neighbour_distances",
-           "EncodingProperties", "encoding_properties"]
+           "StepRange", "step_range", "ColumnChanges", "column_changes", "sinusoidal_column_changes",
+           "EncodingProperties", "encoding_properties",
+           "random_direction_overlap", "EmbeddingOverlap", "embedding_overlap"]
 
 
 def _check_table(P: Tensor) -> None:
@@ -135,14 +139,16 @@ class EncodingProperties(NamedTuple):
     repeat_gap: float
 
 
-def encoding_properties(num_positions: int, dim: int, *, base: float = 10000.0, layout: str = "interleaved") -> EncodingProperties:
-    """Measure :class:`EncodingProperties` for ``sinusoidal_encoding(num_positions, dim)``."""
-    from .encodings import sinusoidal_encoding
-
+def encoding_properties(num_positions: int, dim: int, *, base: float = 10000.0, start: int = 0,
+                        layout: str = "interleaved") -> EncodingProperties:
+    """Measure :class:`EncodingProperties` on the rows ``start .. start + num_positions - 1`` of
+    the sinusoidal table (``sinusoidal_encoding(num_positions, dim, start=start)``, float64 on the
+    CPU): the table twice as long has the same ``start``, and ``beyond`` covers the rows
+    ``start + num_positions .. start + 2·num_positions - 1``. ``num_positions`` from 2 to 8192."""
     num_positions = check_int("num_positions", num_positions, minimum=2, maximum=1 << 13)
-    P = sinusoidal_encoding(num_positions, dim, base=base, layout=layout, device="cpu", dtype=torch.float64)
-    longer = sinusoidal_encoding(2 * num_positions, dim, base=base, layout=layout, device="cpu", dtype=torch.float64)
-    again = sinusoidal_encoding(num_positions, dim, base=base, layout=layout, device="cpu", dtype=torch.float64)
+    P = _table64(num_positions, dim, base, start, layout)
+    longer = _table64(2 * num_positions, dim, base, start, layout)
+    again = _table64(num_positions, dim, base, start, layout)
     D = torch.cdist(P, P)
     D.fill_diagonal_(float("inf"))
     steps = neighbour_distances(P)
@@ -151,3 +157,125 @@ def encoding_properties(num_positions: int, dim: int, *, base: float = 10000.0, 
         prefix_gap=float((longer[:num_positions] - P).abs().max()), largest=float(P.abs().max()),
         beyond=float(longer[num_positions:].abs().max()), repeat_gap=float((again - P).abs().max()),
     )
+
+
+def _table64(num_positions: int, dim: int, base: float, start: int, layout: str) -> Tensor:
+    """The rows ``start .. start + num_positions - 1`` of the sinusoidal table, float64 on the CPU."""
+    from .encodings import sinusoidal_encoding
+
+    return sinusoidal_encoding(num_positions, dim, base=base, start=start, layout=layout, device="cpu",
+                               dtype=torch.float64)
+
+
+class StepRange(NamedTuple):
+    """The smallest and largest distance between neighbouring rows, ‖P[i+1] − P[i]‖ over i."""
+
+    smallest: float
+    largest: float
+
+
+def step_range(num_positions: int, dim: int, *, base: float = 10000.0, start: int = 0,
+               layout: str = "interleaved") -> StepRange:
+    """:class:`StepRange` of :func:`neighbour_distances` on the rows ``start .. start +
+    num_positions - 1`` of the sinusoidal table, measured in float64 on the CPU (the same
+    measurement as :func:`encoding_properties`' ``step_spread``). ``num_positions`` from 2."""
+    num_positions = check_int("num_positions", num_positions, minimum=2)
+    steps = neighbour_distances(_table64(num_positions, dim, base, start, layout))  # (num_positions - 1,)
+    return StepRange(float(steps.min()), float(steps.max()))
+
+
+class ColumnChanges(NamedTuple):
+    """How each column of a table moves down its rows, one entry per column: ``sign_changes[c]``,
+    between how many of the ``positions - 1`` pairs of neighbouring rows column ``c`` changes sign
+    (``P[i, c]·P[i+1, c] < 0``; a zero is no change), and ``minimum[c]``, ``maximum[c]``, its
+    smallest and largest value."""
+
+    sign_changes: tuple[int, ...]
+    minimum: tuple[float, ...]
+    maximum: tuple[float, ...]
+
+
+def column_changes(P: Tensor) -> ColumnChanges:
+    """:class:`ColumnChanges` of the table ``P`` ``(positions, dim)`` (a single row changes
+    nowhere). A fast column changes sign often, a slow one rarely or never."""
+    _check_table(P)
+    if P.shape[1] == 0:
+        raise ValueError("P must have at least one column")
+    Pf = P.float() if P.dtype in (torch.float16, torch.bfloat16) else P
+    flips = ((Pf[1:] * Pf[:-1]) < 0).sum(dim=0)  # (dim,)
+    return ColumnChanges(tuple(flips.tolist()), tuple(Pf.amin(dim=0).tolist()), tuple(Pf.amax(dim=0).tolist()))
+
+
+def sinusoidal_column_changes(num_positions: int, dim: int, *, base: float = 10000.0, start: int = 0,
+                              layout: str = "interleaved") -> ColumnChanges:
+    """:func:`column_changes` of the rows ``start .. start + num_positions - 1`` of the sinusoidal
+    table, measured in float64 on the CPU."""
+    return column_changes(_table64(num_positions, dim, base, start, layout))
+
+
+def random_direction_overlap(width: int) -> float:
+    r"""The expected :math:`|\cos|` between a fixed direction and a uniformly random one in
+    ``width`` dimensions, :math:`\Gamma(w/2) / (\sqrt\pi\,\Gamma((w+1)/2))`: 1 for ``w = 1``,
+    :math:`2/\pi` for ``w = 2``, about :math:`\sqrt{2/(\pi w)}` for large ``w``."""
+    width = check_int("width", width, minimum=1, maximum=1 << 40)
+    return math.exp(math.lgamma(width / 2) - math.lgamma((width + 1) / 2)) / math.sqrt(math.pi)
+
+
+MAX_WIDTHS = 64  # widths one call of embedding_overlap measures
+
+
+class EmbeddingOverlap(NamedTuple):
+    r"""How much the rows of the sinusoidal table overlap random token embeddings, per width
+    (each a tuple, one entry per width of ``widths``): ``overlaps``, the mean :math:`|\cos|`
+    between the measured rows that are not zero and the embeddings (NaN where every row is zero);
+    ``random``, that of two random directions (:func:`random_direction_overlap`); ``root``,
+    :math:`1/\sqrt{w}`; ``rows``, how many rows were measured (0 where every row is zero)."""
+
+    widths: tuple[int, ...]
+    overlaps: tuple[float, ...]
+    random: tuple[float, ...]
+    root: tuple[float, ...]
+    rows: tuple[int, ...]
+
+
+def _sampled_rows(num_positions: int, max_rows: int) -> list[int]:
+    """The rows measured of a table of ``num_positions`` rows: all of them, or ``max_rows``
+    evenly spaced ones (``round(i·(n−1)/(max_rows−1))``, first and last included)."""
+    num_positions = check_int("num_positions", num_positions, minimum=1, maximum=1 << 40)
+    max_rows = check_int("max_rows", max_rows, minimum=2, maximum=1 << 20)
+    if num_positions <= max_rows:
+        return list(range(num_positions))
+    return sorted({round(i * (num_positions - 1) / (max_rows - 1)) for i in range(max_rows)})
+
+
+def embedding_overlap(num_positions: int, widths: Sequence[int], *, base: float = 10000.0, start: int = 0,
+                      layout: str = "interleaved", max_rows: int = 256, embeddings: int = 256,
+                      seed: int = 0) -> EmbeddingOverlap:
+    r"""Whether adding positions to token embeddings (instead of concatenating them) mixes the
+    two: for each width ``w`` of ``widths``, the mean :math:`|\cos|` between rows of
+    ``sinusoidal_encoding(num_positions, w, start=start)`` (all rows, or ``max_rows`` evenly
+    spaced ones, see :func:`_sampled_rows`; rows that are all zero left out) and ``embeddings``
+    Gaussian embeddings ``randn(embeddings, w)`` from a generator seeded with ``seed``.
+    Measured in float64 on the CPU, so every machine gets the same numbers."""
+    num_positions = check_int("num_positions", num_positions, minimum=1, maximum=1 << 20)
+    widths = tuple(check_int("widths", w, minimum=1, maximum=1 << 14) for w in check_sequence("widths", widths))
+    if not 0 < len(widths) <= MAX_WIDTHS:
+        raise ValueError(f"widths must name 1 to {MAX_WIDTHS} widths; got {len(widths)}")
+    embeddings = check_int("embeddings", embeddings, minimum=1, maximum=1 << 14)
+    seed = check_int("seed", seed, minimum=0, maximum=(1 << 63) - 1)
+    rows = _sampled_rows(num_positions, max_rows)
+    overlaps, counts = [], []
+    for w in widths:
+        P = _table64(num_positions, w, base, start, layout)[rows]  # (rows, w)
+        P = P[P.norm(dim=1) > 0]
+        if not len(P):
+            overlaps.append(float("nan"))
+            counts.append(0)
+            continue
+        g = torch.Generator().manual_seed(seed)
+        E = torch.randn(embeddings, w, generator=g, dtype=torch.float64)  # (embeddings, w)
+        cos = (P / P.norm(dim=1, keepdim=True)) @ (E / E.norm(dim=1, keepdim=True)).T  # (rows, embeddings)
+        overlaps.append(float(cos.abs().mean()))
+        counts.append(len(P))
+    return EmbeddingOverlap(widths, tuple(overlaps), tuple(random_direction_overlap(w) for w in widths),
+                            tuple(1 / math.sqrt(w) for w in widths), tuple(counts))

@@ -248,3 +248,33 @@ def test_slope_verdicts_at_the_edge_of_the_tolerance():
     assert slope_verdicts(fitted, decimals=2)[0][1:] == (0.75, 1, "as expected")  # as shown: 0.75
     edge = pd.DataFrame({"layer": ["a", "b"], "slope": [1.1, 0.9], "theory": [1, 1]})
     assert [v[3] for v in slope_verdicts(edge, tolerance=0.1, decimals=2)] == ["as expected", "as expected"]
+
+
+@pytest.mark.parametrize("width, heads", [(1, 1), (8, 2), (12, 3), (64, 8)])
+def test_encoder_layer_parameters_are_torchs_layer(width, heads):
+    from pekit.complexity import encoder_layer_parameters
+
+    layer = nn.TransformerEncoderLayer(width, heads, dim_feedforward=4 * width)
+    assert encoder_layer_parameters(width) == sum(p.numel() for p in layer.parameters())
+
+
+@pytest.mark.parametrize("width, tokens, heads", [(1, 1, 1), (8, 5, 1), (16, 7, 4), (32, 1, 2), (6, 40, 3)])
+def test_encoder_layer_multiply_adds_are_what_torch_counts(width, tokens, heads):
+    """torch's own count of that layer's products (the attention with its weights, then the
+    feed-forward block), halved: a multiply-add is two FLOPs."""
+    from pekit.complexity import encoder_layer_multiply_adds
+
+    layer = nn.TransformerEncoderLayer(width, heads, dim_feedforward=4 * width, dropout=0.0, batch_first=True)
+    X = torch.randn(1, tokens, width)
+    counted = counted_flops(lambda: layer.linear2(layer.activation(layer.linear1(
+        layer.self_attn(X, X, X, need_weights=True)[0]))))
+    assert encoder_layer_multiply_adds(width, tokens) == counted // 2
+
+
+def test_encoder_layer_costs_name_a_bad_argument():
+    from pekit.complexity import encoder_layer_multiply_adds, encoder_layer_parameters
+
+    with pytest.raises(ValueError, match="width"):
+        encoder_layer_parameters(0)
+    with pytest.raises(ValueError, match="tokens"):
+        encoder_layer_multiply_adds(4, 0)

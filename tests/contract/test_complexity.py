@@ -19,6 +19,8 @@ NDK = {"n": SIZES, "d": SIZES, "k": SIZES}
 for f in (complexity.complexity_table, complexity.cost_terms, complexity.layer_costs):
     register(f, NDK, lambda: {"n": 10, "d": 4})
 register(complexity.crossovers, {"d": SIZES, "k": SIZES}, lambda: {"d": 4})
+register(complexity.encoder_layer_parameters, {"width": SIZES}, lambda: {"width": 8})
+register(complexity.encoder_layer_multiply_adds, {"width": SIZES, "tokens": SIZES}, lambda: {"width": 8, "tokens": 5})
 register(complexity.cost_curves, {"ns": SEQ, "d": SIZES, "k": SIZES}, lambda: {"ns": [1, 4, 16], "d": 4})
 register(complexity.cost_curve_lengths, NDK | {"points": SIZES}, lambda: {"n": 10, "d": 4})
 register(complexity.architecture_graph, {"n": SIZES, "k": SIZES}, lambda: {"n": 6, "k": 3})

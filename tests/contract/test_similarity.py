@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pekit import similarity
 
-from .sweep import NAME, REALS, SIZES, Cases, T, sweep, tensors
+from .sweep import INTS, NAME, REALS, SEQ, SIZES, Cases, T, sweep, tensors
 
 CASES = Cases()
 register = CASES.register
@@ -18,7 +18,17 @@ register(similarity.gram_block_means, {"P": tensors((6, 4)), "max_blocks": SIZES
 register(similarity.similarity_by_offset, {"P": tensors((6, 4)), "max_offset": SIZES, "num_starts": SIZES},
          lambda: {"P": T(6, 4)})
 register(similarity.neighbour_distances, {"P": tensors((6, 4))}, lambda: {"P": T(6, 4)})
-register(similarity.encoding_properties, {"num_positions": SIZES, "dim": SIZES, "base": REALS, "layout": NAME},
-         lambda: {"num_positions": 12, "dim": 8})
+register(similarity.encoding_properties,
+         {"num_positions": SIZES, "dim": SIZES, "base": REALS, "start": INTS, "layout": NAME},
+         lambda: {"num_positions": 12, "dim": 8, "start": 3})
+register(similarity.column_changes, {"P": tensors((6, 4))}, lambda: {"P": T(6, 4)})
+TABLE = {"num_positions": SIZES, "dim": SIZES, "base": REALS, "start": INTS, "layout": NAME}
+register(similarity.sinusoidal_column_changes, TABLE, lambda: {"num_positions": 12, "dim": 5, "start": 1})
+register(similarity.step_range, TABLE, lambda: {"num_positions": 12, "dim": 5, "start": 1})
+register(similarity.random_direction_overlap, {"width": SIZES}, lambda: {"width": 8})
+register(similarity.embedding_overlap,
+         {"num_positions": SIZES, "widths": SEQ, "base": REALS, "start": INTS, "layout": NAME, "max_rows": SIZES,
+          "embeddings": SIZES, "seed": INTS},
+         lambda: {"num_positions": 12, "widths": [1, 2, 8], "start": 1, "max_rows": 5, "embeddings": 16})
 
 test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)
