@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import math
 
 import pandas as pd
-import torch
 
 import pekit
 from pekit import charts
@@ -17,11 +16,15 @@ from pekit.charts import Drawing
 from lab.memo import shared
 from lab.display import number
 from lab.i18n import _, local_number, localized_resource, ngettext, per_view
+from pekit.complexity import encoder_layer_multiply_adds, encoder_layer_parameters
 from pekit.similarity import (
     EncodingProperties,
+    embedding_overlap,
+    encoding_properties,
     gram_block_means,
-    neighbour_distances,
     similarity_by_offset,
+    sinusoidal_column_changes,
+    step_range,
 )
 
 # Results are shared by every session as they are (lab.memo): a rerun that finds one
@@ -120,7 +123,7 @@ def table_view(n: int, d: int, base: int, start: int, layout: str) -> TableView:
     gram_chart = charts.heatmap(gram, x_title=_("Position"), y_title=_("Position"), value_title="P[i]·P[k]",
                                 palette="sequential", domain=None, row_offset=start, col_offset=start)
     offsets = similarity_by_offset(P, max_offset=min(n - 1, 512))
-    steps = neighbour_distances(table64(n, d, base, start, layout)) if n > 1 else None  # (n - 1,), float64
+    steps = step_range(n, d, base=base, start=start, layout=layout) if n > 1 else None  # float64
     return TableView(
         n=n, d=d, base=base, start=start, layout=layout,
         heatmap=table.spec(), drawing=table.drawing,
@@ -128,14 +131,9 @@ def table_view(n: int, d: int, base: int, start: int, layout: str) -> TableView:
         offsets=charts.offset_similarity_chart(offsets).spec(),
         max_spread=offsets.max_spread, starts=len(offsets.starts),
         offset_means=tuple(float(v) for v in offsets.mean),
-        steps=None if steps is None else Steps(float(steps.min()), float(steps.max())),
+        steps=None if steps is None else Steps(steps.smallest, steps.largest),
         frequencies=pekit.frequency_table(d, base=base, layout=layout),
     )
-
-
-def table64(n: int, d: int, base: int, start: int, layout: str) -> torch.Tensor:
-    """The rows start .. start + n − 1 of P in float64, ``(n, d)``."""
-    return pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout, device="cpu", dtype=torch.float64)
 
 
 @dataclass(frozen=True)
@@ -165,18 +163,7 @@ def properties(n: int, d: int, base: int, start: int, layout: str) -> Properties
     """What :func:`pekit.similarity.encoding_properties` measures, on the rows the page draws
     (from ``start``): one position has no distances to measure, so n = 1 measures two."""
     rows = max(n, 2)
-    P = table64(rows, d, base, start, layout)  # (rows, d)
-    longer = table64(2 * rows, d, base, start, layout)  # (2·rows, d): the same start, twice as long
-    again = table64(rows, d, base, start, layout)
-    D = torch.cdist(P, P)  # (rows, rows)
-    D.fill_diagonal_(float("inf"))
-    steps = neighbour_distances(P)  # (rows − 1,)
-    measured = EncodingProperties(
-        closest=float(D.min()), step_spread=float(steps.max() - steps.min()),
-        prefix_gap=float((longer[:rows] - P).abs().max()), largest=float(P.abs().max()),
-        beyond=float(longer[rows:].abs().max()), repeat_gap=float((again - P).abs().max()),
-    )
-    return PropertiesView(n, rows, d, start, measured)
+    return PropertiesView(n, rows, d, start, encoding_properties(rows, d, base=base, start=start, layout=layout))
 
 
 @dataclass(frozen=True)
@@ -242,58 +229,15 @@ class ColumnFlips:
 
 @shared(max_entries=24)
 def column_flips(n: int, d: int, base: int, start: int, layout: str) -> ColumnFlips:
-    P = pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout, device="cpu", dtype=torch.float64)
-    flips = ((P[1:] * P[:-1]) < 0).sum(dim=0)  # (d,)
-    return ColumnFlips(n=n, d=d, layout=layout, flips=tuple(int(v) for v in flips),
-                       lows=tuple(float(v) for v in P.amin(dim=0)), highs=tuple(float(v) for v in P.amax(dim=0)),
+    changes = sinusoidal_column_changes(n, d, base=base, start=start, layout=layout)  # float64
+    return ColumnFlips(n=n, d=d, layout=layout, flips=changes.sign_changes, lows=changes.minimum, highs=changes.maximum,
                        frequencies=len(pekit.frequencies(d, base=base, layout=layout)))
-
-
-# one Transformer encoder layer of width w: Q, K, V, O projections (w × w and a bias each), a
-# feed-forward block of width 4w (two matrices and their biases), two layer norms (scale, shift)
-def layer_parameters(width: int) -> int:
-    return 4 * (width * width + width) + (width * 4 * width + 4 * width) + (4 * width * width + width) + 4 * width
-
-
-def layer_multiply_adds(width: int, tokens: int) -> int:
-    """Multiply-adds of that layer for ``tokens`` tokens: the projections and the feed-forward
-    block (12·w² per token), the scores QKᵀ and the weighted sum of the values (2·n²·w)."""
-    return 12 * width * width * tokens + 2 * tokens * tokens * width
 
 
 OVERLAP_WIDTHS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 OVERLAP_ROWS = 256  # rows of P measured (evenly spaced over the table when it has more)
 OVERLAP_EMBEDDINGS = 256  # random Gaussian token embeddings, from a fixed seed
 OVERLAP_SEED = 0
-
-
-def random_direction_overlap(width: int) -> float:
-    """E|cos| between a fixed direction and a uniformly random one in ``width`` dimensions:
-    Γ(w/2) / (√π·Γ((w+1)/2)), about √(2/(π·w)) for large w."""
-    return math.exp(math.lgamma(width / 2) - math.lgamma((width + 1) / 2)) / math.sqrt(math.pi)
-
-
-def overlap_rows(n: int) -> list[int]:
-    """The rows of P measured: all of them, or OVERLAP_ROWS evenly spaced ones."""
-    if n <= OVERLAP_ROWS:
-        return list(range(n))
-    return sorted({round(i * (n - 1) / (OVERLAP_ROWS - 1)) for i in range(OVERLAP_ROWS)})
-
-
-def mean_abs_cosine(n: int, width: int, base: int, start: int, layout: str) -> tuple[float, int]:
-    """Mean |cos| between the measured rows of P (width ``width``) that are not zero and
-    OVERLAP_EMBEDDINGS Gaussian embeddings (seed OVERLAP_SEED), float64; and how many rows were
-    measured (NaN and 0 when every row is zero)."""
-    rows = overlap_rows(n)
-    P = pekit.sinusoidal_encoding(n, width, base=base, start=start, layout=layout, device="cpu",
-                                  dtype=torch.float64)[rows]  # (rows, width)
-    P = P[P.norm(dim=1) > 0]
-    if not len(P):
-        return float("nan"), 0
-    g = torch.Generator().manual_seed(OVERLAP_SEED)
-    E = torch.randn(OVERLAP_EMBEDDINGS, width, generator=g, dtype=torch.float64)  # (embeddings, width)
-    cos = (P / P.norm(dim=1, keepdim=True)) @ (E / E.norm(dim=1, keepdim=True)).T  # (rows, embeddings)
-    return float(cos.abs().mean()), len(P)
 
 
 @dataclass(frozen=True)
@@ -312,6 +256,7 @@ class AddOrConcat:
     widths: tuple[int, ...]
     overlaps: tuple[float, ...]  # mean |cos| at each width (NaN where every row of P is zero)
     random: tuple[float, ...]  # E|cos| of a random direction at each width
+    roots: tuple[float, ...]  # 1/√w at each width
     rows: int  # rows of P measured at width d
     chart: dict
 
@@ -323,24 +268,28 @@ class AddOrConcat:
     def expected(self) -> float:
         return self.random[self.widths.index(self.d)]
 
+    @property
+    def root(self) -> float:
+        return self.roots[self.widths.index(self.d)]
+
 
 @localized_resource(max_entries=24)
 def add_or_concat(n: int, d: int, base: int, start: int, layout: str) -> AddOrConcat:
     widths = tuple(sorted(set(OVERLAP_WIDTHS) | {d}))
-    measured = [mean_abs_cosine(n, w, base, start, layout) for w in widths]
-    overlaps = tuple(m[0] for m in measured)
-    random = tuple(random_direction_overlap(w) for w in widths)
+    measured = embedding_overlap(n, widths, base=base, start=start, layout=layout, max_rows=OVERLAP_ROWS,
+                                 embeddings=OVERLAP_EMBEDDINGS, seed=OVERLAP_SEED)
     frame = pd.concat([
-        pd.DataFrame({"width": widths, "overlap": overlaps, "curve": _("rows of P against random embeddings")}),
-        pd.DataFrame({"width": widths, "overlap": random, "curve": _("two random directions: E|cos|")}),
-        pd.DataFrame({"width": widths, "overlap": [1 / math.sqrt(w) for w in widths], "curve": "1/√d"}),
+        pd.DataFrame({"width": widths, "overlap": measured.overlaps, "curve": _("rows of P against random embeddings")}),
+        pd.DataFrame({"width": widths, "overlap": measured.random, "curve": _("two random directions: E|cos|")}),
+        pd.DataFrame({"width": widths, "overlap": measured.root, "curve": "1/√d"}),
     ]).dropna()
     chart = charts.line_chart(frame, x="width", y="overlap", series="curve", x_title=_("Width d"),
                               y_title=_("mean |cos|"), series_title=_("Curve"), log_x=True, log_y=True, points=True,
                               marks={f"d = {d}": d}).spec()
-    return AddOrConcat(n=n, d=d, layout=layout, params_add=layer_parameters(d), params_concat=layer_parameters(2 * d),
-                       macs_add=layer_multiply_adds(d, n), macs_concat=layer_multiply_adds(2 * d, n),
-                       widths=widths, overlaps=overlaps, random=random, rows=measured[widths.index(d)][1], chart=chart)
+    return AddOrConcat(n=n, d=d, layout=layout, params_add=encoder_layer_parameters(d),
+                       params_concat=encoder_layer_parameters(2 * d), macs_add=encoder_layer_multiply_adds(d, n),
+                       macs_concat=encoder_layer_multiply_adds(2 * d, n), widths=widths, overlaps=measured.overlaps,
+                       random=measured.random, roots=measured.root, rows=measured.rows[widths.index(d)], chart=chart)
 
 
 # sentences --------------------------------------------------------------------------------------
@@ -663,7 +612,7 @@ def add_or_concat_text(view: AddOrConcat) -> str:
     else:
         rows = _("{count} rows of P (the non-zero ones)").format(count=view.rows)
     overlap = dict(width=w, rows=rows, embeddings=OVERLAP_EMBEDDINGS, overlap=number(view.overlap, ".3g"),
-                   expected=number(view.expected, ".3g"), root=number(1 / math.sqrt(w), ".3g"))
+                   expected=number(view.expected, ".3g"), root=number(view.root, ".3g"))
     if view.overlap < ORTHOGONAL:
         parts.append(_("It loses little when positions and words point in nearly unrelated directions: at d = {width}, "
                        "{rows} and {embeddings} random Gaussian embeddings have a mean |cos| of {overlap}, against "

@@ -63,6 +63,7 @@ class PairSpeeds(NamedTuple):
     d: int
     angles: tuple[float, ...]
     steps: tuple[float, ...]
+    periods: tuple[float, ...]  # positions per turn of each pair, 2π/ω
 
 
 def pair_speeds(n: int, d: int, base: float = 10000.0) -> PairSpeeds:
@@ -71,8 +72,8 @@ def pair_speeds(n: int, d: int, base: float = 10000.0) -> PairSpeeds:
     P = pekit.sinusoidal_encoding(n, d, base=base, dtype=torch.float64)
     change = (P[1:] - P[:-1]).abs().mean(dim=0)
     steps = ((change[0::2] + change[1::2]) / 2).tolist()
-    angles = (1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)).tolist()
-    return PairSpeeds(n, d, tuple(angles), tuple(steps))
+    angles = pekit.frequencies(d, base=base).tolist()  # ω_j = base^(−2j/d), radian per position
+    return PairSpeeds(n, d, tuple(angles), tuple(steps), tuple(pekit.wavelengths(d, base=base).tolist()))
 
 
 # the options' column pairs: the first, one in the middle, the last
@@ -95,9 +96,9 @@ def fastest_sentence(speeds: PairSpeeds) -> str:
              "by {fast_step} per step on average over the {n} positions; columns {a} and {b} turn by {slow} radian per "
              "position (one wave every {slow_period} positions) and change by {slow_step} per step. Each pair's "
              "frequency falls geometrically from the first to the last.").format(
-        fast=number(speeds.angles[0], ".3g"), fast_period=number(2 * math.pi / speeds.angles[0], ".3g"),
+        fast=number(speeds.angles[0], ".3g"), fast_period=number(speeds.periods[0], ".3g"),
         fast_step=number(speeds.steps[0], ".3g"), n=speeds.n, a=2 * last, b=2 * last + 1,
-        slow=number(speeds.angles[last], ".3g"), slow_period=number(2 * math.pi / speeds.angles[last], ".3g"),
+        slow=number(speeds.angles[last], ".3g"), slow_period=number(speeds.periods[last], ".3g"),
         slow_step=number(speeds.steps[last], ".3g"))
 
 
@@ -245,7 +246,7 @@ def shift_turn(d: int, delta: int, pair: int, n: int = 64) -> ShiftTurn:
     moved = P[:n] @ T.T
     gap = float((P[delta:delta + n] - moved).abs().max())
     lengths = P[:n, 2 * pair:2 * pair + 2].norm(dim=1), moved[:, 2 * pair:2 * pair + 2].norm(dim=1)
-    angle = delta / 10000.0 ** (2 * pair / d)
+    angle = delta * float(pekit.frequencies(d)[pair])  # δ·ω_pair
     return ShiftTurn(d, delta, pair, n, angle, gap, float((lengths[0] - lengths[1]).abs().max()))
 
 
