@@ -14,7 +14,7 @@ from pekit import charts
 from pekit.complexity import architecture_graph
 from pekit.similarity import gram_block_means, similarity_by_offset
 
-BUILDERS = ("heatmap", "token_heatmap", "token_bars", "column_curves", "offset_similarity_chart", "line_chart", "extrapolation_chart",
+BUILDERS = ("heatmap", "token_heatmap", "token_bars", "answer_bars", "column_curves", "offset_similarity_chart", "line_chart", "extrapolation_chart",
             "frequency_chart",
             "layout_comparison_chart", "rotation_circle", "architecture_chart", "head_gallery",
             "offset_similarity_comparison", "position_components_chart", "neighbour_distance_chart")
@@ -72,6 +72,11 @@ def samples() -> dict[str, charts.Drawn]:
         "token_bars scores (12 tokens)": charts.token_bars(torch.randn(len(tokens)), tokens, value_title="score",
                                                            label_title="key token", highlight=7, title="1. scores"),
         "token_bars weights (12 tokens)": charts.token_bars(W[7], tokens, value_title="weight", title="2. weights"),
+        "answer_bars asked (4 options)": charts.answer_bars(["columns 0 and 1", "columns 14 and 15",
+                                                             "columns 30 and 31", "every column at the same speed"],
+                                                            [12, 3, 0, 5]),
+        "answer_bars revealed (3 options)": charts.answer_bars(["s again", "larger than s", "smaller than s"], [7, 2, 1],
+                                                               correct=0),
         "column_curves (columns 6-9)": charts.column_curves(P[:, 6:10], [6, 7, 8, 9]),
         "offset_similarity_chart": charts.offset_similarity_chart(similarity_by_offset(P)),
         "line_chart timings (legend)": charts.line_chart(_timings(), x="n", y="seconds", series="layer", x_title="n",

@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from lab.display import number, plain
-from lab.i18n import _, ngettext
+from lab.i18n import _, language, ngettext
+from lab.spec_templates import fill, localized, template
 
 
 class Tally(NamedTuple):
@@ -103,24 +104,13 @@ def options_markdown(options: Sequence[str], correct: int | None = None) -> str:
 def answers_chart(options: Sequence[str], tally: Tally, *, revealed: bool) -> dict:
     """A bar per option, numbered as :func:`options_markdown` lists them (``options`` in the
     reader's language, in the tooltip), zeros included; once revealed the right option's bar is
-    green and the others grey."""
+    green and the others grey. The spec is ``pekit.charts.answer_bars``', made ahead of time
+    (``answers_chart.json``, :mod:`lab.spec_templates`: this page draws without pekit), filled
+    here with the tally: one row per option, as the builder writes them."""
+    made = template("answers_chart")
     rows = [{"option": str(i + 1), "text": label, "count": count, "right": revealed and i == tally.correct,
              "order": i} for i, (label, count) in enumerate(zip(options, tally.counts))]
-    top = max(tally.counts + (1,))
-    return {
-        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
-        "data": {"values": rows},
-        "mark": {"type": "bar"},
-        "height": {"step": 30},
-        "encoding": {
-            "y": {"field": "option", "type": "nominal", "sort": {"field": "order"}, "title": None,
-                  "axis": {"labelFontSize": 14, "labelAngle": 0}},
-            "x": {"field": "count", "type": "quantitative", "title": _("attendees"),
-                  "scale": {"domain": [0, top]}, "axis": {"tickMinStep": 1, "format": "d"}},
-            "color": {"field": "right", "type": "nominal", "legend": None,
-                      "scale": {"domain": [True, False], "range": ["#2e7d32", "#9e9e9e" if revealed else "#5c6bc0"]}},
-            "tooltip": [{"field": "text", "type": "nominal", "title": _("answer")},
-                        {"field": "count", "type": "quantitative", "title": _("attendees")}],
-        },
-        "usermeta": {"embedOptions": {"actions": False}},
-    }
+    spec = fill(made["specs"]["revealed" if revealed else "asked"],
+                {"rows": rows, "top": max(tally.counts + (1,)), "count_title": _("attendees"),
+                 "label_title": _("answer")})
+    return localized(spec, made["locales"], language())

@@ -12,7 +12,7 @@ bounded by the builder, never by the raw tensor. This subpackage needs altair an
 from ._common import Drawing, Drawn, to_spec
 from ._png import PALETTES
 from ._wording import ENGLISH, Wording, set_wording, worded, wording
-from .bars import token_bars
+from .bars import answer_bars, token_bars
 from .circles import rotation_circle
 from .export import MAX_CSV_CELLS, matrix_csv
 from .graphs import architecture_chart
@@ -45,6 +45,7 @@ __all__ = [
     "heatmap",
     "token_heatmap",
     "token_bars",
+    "answer_bars",
     "column_curves",
     "offset_similarity_chart",
     "line_chart",

@@ -14,10 +14,14 @@ from ._common import SERIES_COLORS, Drawing, Drawn, texts, tip, unchecked
 from ._wording import _, local_number
 from .matrices import TOKEN_LABEL_LIMIT
 
-__all__ = ["accuracy_bars", "token_bars"]
+__all__ = ["accuracy_bars", "answer_bars", "token_bars"]
 
 MAX_BARS = 256  # tokens one chart of token bars draws
 MAX_RUNS = 64  # runs one chart of accuracy bars draws
+MAX_OPTIONS = 26  # options one chart of answer bars draws
+RIGHT_GREEN = "#2e7d32"  # the right option's bar once revealed
+OTHER_GREY = "#9e9e9e"  # the other options' bars once revealed
+ASKED_INDIGO = "#5c6bc0"  # every bar while the answer is not revealed
 
 
 @unchecked
@@ -127,3 +131,42 @@ def accuracy_bars(shares: Mapping[str, Mapping[str, float]], *, reference: float
             x="share:Q", tooltip=[tip("what", _("line")), tip("label", _("share"))]))
     chart = alt.layer(*layers).properties(height=height)
     return Drawn(chart, Drawing("marks", (len(runs), len(measures)), (len(runs), len(measures)), (1, 1), hover=True))
+
+
+@unchecked
+def answer_bars(labels: Sequence[str], counts: Sequence[int], *, correct: int | None = None,
+                count_title: str | None = None, label_title: str | None = None) -> Drawn:
+    """How many people chose each option of a question: a horizontal bar per option (``labels``,
+    in the reader's language, read out on hover; ``counts``, one whole number each, zeros
+    included), numbered from 1 downwards in their order. ``correct``: the index of the right
+    option once the answer is revealed (its bar green, the others grey), or None while it is not
+    (every bar the same colour). The count axis runs from 0 to the largest count (at least 1),
+    in whole numbers. ``count_title`` names the counts (default "attendees"), ``label_title`` the
+    options in the tooltip (default "answer")."""
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
+        raise ValueError(f"labels must be a list of option labels; got a {type(labels).__name__}")
+    if isinstance(counts, (str, bytes)) or not isinstance(counts, Sequence):
+        raise ValueError(f"counts must be a list of whole numbers, one per label; got a {type(counts).__name__}")
+    if not 0 < len(labels) <= MAX_OPTIONS or len(counts) != len(labels):
+        raise ValueError(f"labels and counts must give 1 to {MAX_OPTIONS} options, one count per label: "
+                         f"{len(labels)} labels, {len(counts)} counts")
+    labels = [check_str("labels", label) for label in labels]
+    counts = [check_int("counts", count, minimum=0, maximum=1 << 53) for count in counts]
+    if correct is not None:
+        correct = check_int("correct", correct, minimum=0, maximum=len(labels) - 1)
+    count_title = _("attendees") if count_title is None else check_str("count_title", count_title)
+    label_title = _("answer") if label_title is None else check_str("label_title", label_title)
+    rows = [{"option": str(i + 1), "text": label, "count": count, "right": correct is not None and i == correct,
+             "order": i} for i, (label, count) in enumerate(zip(labels, counts))]
+    top = max(counts + [1])
+    others = ASKED_INDIGO if correct is None else OTHER_GREY
+    chart = alt.Chart(alt.InlineData(values=rows)).mark_bar().encode(
+        y=alt.Y(field="option", type="nominal", sort=alt.EncodingSortField(field="order"), title=None,
+                axis=alt.Axis(labelFontSize=14, labelAngle=0)),
+        x=alt.X(field="count", type="quantitative", title=count_title, scale=alt.Scale(domain=[0, top]),
+                axis=alt.Axis(tickMinStep=1, format="d")),
+        color=alt.Color(field="right", type="nominal", legend=None,
+                        scale=alt.Scale(domain=[True, False], range=[RIGHT_GREEN, others])),
+        tooltip=[tip("text", label_title), alt.Tooltip(field="count", type="quantitative", title=count_title)],
+    ).properties(height=alt.Step(30), usermeta={"embedOptions": {"actions": False}})
+    return Drawn(chart, Drawing("marks", (len(rows), 1), (len(rows), 1), (1, 1), hover=True))

@@ -1,8 +1,7 @@
 """The charts' looks that need no library: fonts, the heatmap's palette and its masked grey,
 where a heatmap stops drawing one rectangle per cell, and the index ticks on cell centres.
 
-Standard library only, so that a page drawn before pekit is loaded (the app's home page) can
-load this file on its own and draw exactly what ``pekit.charts`` draws."""
+Standard library only: the looks are data, kept apart from the builders that use them."""
 
 from __future__ import annotations
 

@@ -62,6 +62,10 @@ register(charts.token_bars,
          {"values": tensors((4,)), "labels": LABELS, "value_title": TITLES, "label_title": TITLES, "domain": DOMAINS,
           "title": TITLES, "highlight": among(None, 0, 3, 4, -1, True, 1.5, "a", 10**30)},
          lambda: {"values": T(4), "labels": ["a", "b", "c", "d"], "highlight": 1})
+register(charts.answer_bars,
+         {"labels": LABELS, "counts": st.one_of(SEQ, among([3, 0, 1, 2], [-1, 2, 0, 0], [1.5, 1, 1, 1], [2**60] * 4)),
+          "correct": among(None, 0, 3, 4, -1, True, 1.5, "a", 10**30), "count_title": TITLES, "label_title": TITLES},
+         lambda: {"labels": ["a", "b", "c", "d"], "counts": [3, 0, 1, 2], "correct": 2})
 register(charts.column_curves,
          {"values": tensors((20, 3)), "columns": SEQ, "start": INTS, "height": HEIGHTS, "max_points": INTS},
          lambda: {"values": T(20, 3), "columns": [0, 3, 6], "max_points": 30})
