@@ -142,6 +142,108 @@ def test_the_page_check_fails_on_a_page_that_computes():
     assert page_violations('import streamlit as st\nfrom lab.page import lab_page\nst.markdown("**a**" + f"{1:.2f}")\n') == []
 
 
+VIEWS = sorted((ROOT / "lab" / "views").glob("*.py"))
+ARRAY_MODULES = {"torch", "numpy", "np", "F", "scipy"}  # a view names none of them
+# math's functions a view may call: tests of a number it was given; every other one (sin, exp,
+# sqrt, lgamma, fmod, ...) is a formula, and formulas live in pekit
+MATH_TESTS = {"isnan", "isfinite", "isinf", "isclose"}
+# methods that only a tensor or an array has (or that move one between devices and dtypes)
+TENSOR_METHODS = {"norm", "cdist", "matmul", "mm", "bmm", "einsum", "fill_diagonal_", "amax", "amin", "diagonal",
+                  "flip", "softmax", "log_softmax", "exp", "log", "sin", "cos", "sqrt", "double", "float", "half",
+                  "cpu", "cuda", "numpy", "argmax", "argmin", "clamp", "clamp_min", "clamp_max", "nonzero",
+                  "randn", "randperm", "manual_seed", "repeat_interleave", "flatten", "reshape", "permute",
+                  "transpose", "unsqueeze", "squeeze", "cumprod", "topk", "svd", "eigh", "outer", "gather",
+                  "masked_fill", "isfinite", "any", "all", "item", "detach", "clone", "copy_", "fmod"}
+# The views that still compute with tensors themselves, to move into pekit as the encoding
+# heatmap's, the home page's and the classroom's were. A view cleaned of it leaves this list
+# (the test says so); no view joins it.
+VIEWS_STILL_COMPUTING = {"binary_analogy.py", "encoding_families.py", "fixed_or_learned.py", "live_attention.py",
+                         "minilm.py", "offset_rotation.py", "questions.py", "rope_in_a_real_model.py"}
+
+
+def tensor_math(source: str) -> list[str]:
+    """Where a view's source computes with tensors or arrays instead of calling pekit: an import
+    of torch, numpy or scipy (one under ``if TYPE_CHECKING:`` names a type and is allowed), a name
+    taken from one of them, a call of math's formulas, a method only a tensor has, a matrix product."""
+    tree = ast.parse(source)
+    typing_only = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
+                   and ast.unparse(block.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+                   for node in ast.walk(block)}
+    found = []
+    for node in ast.walk(tree):
+        where = f"line {getattr(node, 'lineno', '?')}"
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            found += [f"{where}: imports {a.name}" for a in node.names if a.name.split(".")[0] in ARRAY_MODULES]
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] in ARRAY_MODULES:
+            found.append(f"{where}: imports from {node.module}")
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ARRAY_MODULES:
+            found.append(f"{where}: uses {ast.unparse(node)}")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            func = node.func
+            if isinstance(func.value, ast.Name) and func.value.id == "math":
+                if func.attr not in MATH_TESTS:
+                    found.append(f"{where}: calls {ast.unparse(func)}()")
+            elif func.attr in TENSOR_METHODS:
+                found.append(f"{where}: calls .{func.attr}()")
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            found.append(f"{where}: multiplies matrices ({ast.unparse(node)})")
+    return found
+
+
+@pytest.mark.parametrize("path", VIEWS, ids=lambda p: p.name)
+def test_views_leave_tensor_math_to_pekit(path):
+    found = tensor_math(path.read_text(encoding="utf-8"))
+    if path.name in VIEWS_STILL_COMPUTING:
+        assert found, f"{path.name} no longer computes with tensors: take it off VIEWS_STILL_COMPUTING"
+    else:
+        assert not found, f"{path.name} computes; call pekit instead: " + "; ".join(found)
+
+
+BAD_VIEW = """
+from __future__ import annotations
+import math
+from typing import TYPE_CHECKING
+import torch
+from numpy import linalg
+import pekit
+if TYPE_CHECKING:
+    from torch import Tensor
+
+def view(n: int, d: int, base: int) -> float:
+    P = pekit.sinusoidal_encoding(n, d, dtype=torch.float64)
+    rates = [1 / base ** (2 * j / d) for j in range(d)]
+    wave = [math.sin(i * r) for i, r in enumerate(rates)]
+    closest = P.norm(dim=1).amin()
+    if math.isnan(float(closest)):
+        return math.pi
+    return float((P @ P.T).flip(0).cpu()[0, 0]) + math.exp(wave[0])
+"""
+
+
+def test_the_view_check_fails_on_a_view_that_computes():
+    found = tensor_math(BAD_VIEW)
+    assert any("imports torch" in f for f in found) and any("imports from numpy" in f for f in found)
+    assert any("uses torch.float64" in f for f in found)
+    assert any("math.sin()" in f for f in found) and any("math.exp()" in f for f in found)
+    assert not any("isnan" in f or "math.pi" in f for f in found), "a test of a number and a constant are no formula"
+    assert any(".norm()" in f for f in found) and any(".amin()" in f for f in found)
+    assert any("multiplies matrices (P @ P.T)" in f for f in found)
+    assert any(".flip()" in f for f in found) and any(".cpu()" in f for f in found)
+    assert not any("line 9" in f for f in found), "an import for type annotations only computes nothing"
+    assert tensor_math("import pekit\nrows = pekit.frequencies(8).tolist()\n") == []
+
+
+@pytest.mark.parametrize("path", LAB, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_app_package_imports_pekit_as_a_package(path):
+    """No file of pekit is loaded by its path under a name of the lab's making: a module is
+    imported, or looked for with importlib's finder, by its own name."""
+    calls = {ast.unparse(node.func).split(".")[-1] for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Call)}
+    assert not calls & {"spec_from_file_location", "exec_module", "SourceFileLoader", "load_module"}, path.name
+
+
 @pytest.mark.parametrize("path", LAB, ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_app_package_never_imports_a_page(path):
     assert not any(name.split(".")[0] == "pages" for name in imports(path)), "arrows point down: pages → lab → pekit"

@@ -16,8 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from torch import Tensor
-
 from pekit import charts, shipped, training
 from pekit.charts.bars import accuracy_bars
 from pekit.positions import SCHEMES
@@ -32,6 +30,7 @@ from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, _Base
 
 if TYPE_CHECKING:
     import pandas as pd
+    from torch import Tensor
 
 BATCH_SIZE = training.BATCH_SIZE  # fresh examples per training step
 TEST_EXAMPLES = training.TEST_EXAMPLES  # held-out examples every accuracy is measured on
