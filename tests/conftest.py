@@ -30,6 +30,17 @@ def _cpu_unless_the_test_takes_a_device(request, monkeypatch):
         monkeypatch.setenv("PEKIT_DEVICE", "cpu")
 
 
+@pytest.fixture
+def one_thread():
+    """One torch thread, as each session of the app computes (lab.server.prepare_pekit): a training
+    test then measures what a reader's training does, and two test processes do not fight over
+    the cores. The count before is put back."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 # The app and Chromium for the browser tests: one server and one browser per test module.
 @pytest.fixture(scope="module")
 def server():

@@ -26,6 +26,8 @@ from pekit.training import (
     train_tiny,
 )
 
+pytestmark = pytest.mark.usefixtures("one_thread")  # as the app trains: one thread a session
+
 
 def model_of(positions, kind="encoder", seed=0, dtype=torch.float32, **sizes):
     cfg = TinyConfig(positions=positions, kind=kind, **sizes)

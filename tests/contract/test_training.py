@@ -6,6 +6,7 @@ The harness (the hostile values, the check of one call, the property each call k
 
 from __future__ import annotations
 
+import pytest
 import dataclasses
 
 import torch
@@ -39,6 +40,8 @@ from .sweep import (
     token_ids,
     token_tensors,
 )
+
+pytestmark = pytest.mark.usefixtures("one_thread")  # as the app trains: one thread a session
 
 CASES = Cases()
 register = CASES.register
