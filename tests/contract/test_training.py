@@ -6,9 +6,9 @@ The harness (the hostile values, the check of one call, the property each call k
 
 from __future__ import annotations
 
-import pytest
 import dataclasses
 
+import pytest
 import torch
 from hypothesis import strategies as st
 
