@@ -24,7 +24,7 @@ import streamlit as st
 
 from lab.classroom import announce, page_settings, question_card, relinking
 from lab.display import Shown, export_panel, show_error, shown_charts
-from lab.i18n import SHELL_PARAMS, _, option_from_label, option_label
+from lab.i18n import SHELL_PARAMS, _, option_label
 from lab.server import require_shell
 from lab.settings import (
     BoolSetting,
@@ -68,7 +68,7 @@ class Page:
             for s in missing:
                 raw = params.get_all(s.name) if s.name in params and not reset else None
                 parsed = s.parse(raw)
-                st.session_state[self.key(s)] = self._widget_value(s, parsed.value)
+                st.session_state[self.key(s)] = s.widget_value(parsed.value)
                 if parsed.note:
                     self.notes.append(_("In the link: {note}").format(note=parsed.note))
             unknown = sorted(k for k in params.keys() if k not in self.settings and k not in SHELL_PARAMS)
@@ -77,14 +77,12 @@ class Page:
                 self.notes.append(_("Ignored unknown link setting(s): {names}.").format(names=shown))
         # a default text in the reader's language: one left from the other language follows the switch
         for s in settings:
-            if isinstance(s, TextSetting) and s.localized and st.session_state.get(self.key(s)) in s.defaults():
+            if s.is_default_text(st.session_state.get(self.key(s))):
                 st.session_state[self.key(s)] = s.shown_default()
         # a list setting the page narrowed in its last run starts narrowed the same way, so that the
         # settings read before the page runs (a presenter's announcement) are those of its last end
         for s in settings:
-            narrowed = st.session_state.get(self._narrowed_key(s))
-            if isinstance(s, IntListSetting) and isinstance(narrowed, int):
-                self.settings[s.name] = s.within(narrowed)
+            self.settings[s.name] = s.narrowed(st.session_state.get(self._narrowed_key(s)))
         # Streamlit forgets the value of a widget that was not drawn in a run (one in a closed
         # tab) unless the value was last set through session_state: set each one again.
         for s in settings:
@@ -109,25 +107,8 @@ class Page:
     def key(self, setting: Setting) -> str:
         return f"{self.name}.{setting.name}"
 
-    @staticmethod
-    def _widget_value(setting: Setting, value: Any) -> Any:
-        # list settings are edited as text ("6-9", "0,2,4"), the syntax of the link
-        if isinstance(setting, IntListSetting):
-            return setting.format(value)
-        if isinstance(setting, TextSetting) and setting.localized and value == setting.default:
-            return setting.shown_default()
-        return value
-
     def value(self, setting: Setting) -> Any:
-        key = self.key(setting)
-        value = st.session_state[key]
-        if isinstance(setting, ChoiceSetting) and value not in setting.options:
-            value = option_from_label(setting.options, value)  # a tab's label, in a reader's language
-        return value
-
-    @staticmethod
-    def _default(setting: Setting) -> Any:
-        return setting.shown_default() if isinstance(setting, TextSetting) else setting.default
+        return setting.from_widget(st.session_state[self.key(setting)])
 
     def is_default(self) -> bool:
         return not self._wanted_params()
@@ -270,10 +251,8 @@ class Page:
     def _wanted_params(self) -> dict[str, str]:
         wanted: dict[str, str] = {}
         for name, s in self.settings.items():
-            value = self.value(s)
-            if isinstance(s, IntListSetting):
-                value = s.parse(value).value if value.strip() else s.default
-            if value != self._default(s) and not (isinstance(s, TextSetting) and s.localized and value in s.defaults()):
+            value = s.link_value(self.value(s))
+            if value != s.shown_default() and not s.is_default_text(value):
                 wanted[name] = s.format(value)  # (a default text in any language is the default)
         return wanted
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from lab.i18n import _, local_number
+from lab.i18n import _, local_number, option_from_label
 
 __all__ = ["Parsed", "IntSetting", "FloatSetting", "ChoiceSetting", "IntListSetting", "BoolSetting", "TextSetting",
            "Setting", "BASE"]
@@ -70,6 +70,34 @@ class _Base:
 
     def _parse_text(self, text: str) -> tuple[Any, str | None]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    # a setting bound to a widget (lab.page.Page): what the widget holds, and back -------------
+
+    def shown_default(self) -> Any:
+        """The default as the reader sees it (a text setting's in the reader's language)."""
+        return self.default  # type: ignore[attr-defined]
+
+    def is_default_text(self, value: Any) -> bool:
+        """Whether ``value`` is the default text in some language (localized text settings only):
+        such a value follows a language switch and counts as the default."""
+        return False
+
+    def widget_value(self, value: Any) -> Any:
+        """The widget's value for a setting's ``value`` (as parsed from the link)."""
+        return value
+
+    def from_widget(self, value: Any) -> Any:
+        """The setting's value for what its widget holds."""
+        return value
+
+    def link_value(self, value: Any) -> Any:
+        """The value the link writes for what the widget holds (:meth:`from_widget`'s result)."""
+        return value
+
+    def narrowed(self, maximum: object) -> Any:
+        """The setting as a page narrowed it to ``maximum`` in an earlier run (list settings, see
+        :meth:`IntListSetting.within`); any other setting as it is."""
+        return self
 
 
 def _finite_number(text: str) -> float | None:
@@ -136,6 +164,10 @@ class ChoiceSetting(_Base):
     def format(self, value: str) -> str:
         return str(value)
 
+    def from_widget(self, value: Any) -> Any:
+        """A tab's label in the reader's language gives its option."""
+        return value if value in self.options else option_from_label(self.options, value)
+
 
 @dataclass(frozen=True)
 class IntListSetting(_Base):
@@ -183,6 +215,17 @@ class IntListSetting(_Base):
             fit = tuple(range(self.minimum, min(maximum, self.minimum + len(self.default) - 1) + 1))
         return IntListSetting(self.name, self.label, fit, self.minimum, maximum, self.max_items)
 
+    def narrowed(self, maximum: object) -> IntListSetting:
+        return self.within(maximum) if isinstance(maximum, int) else self
+
+    def widget_value(self, value: Sequence[int]) -> str:
+        """Edited as text (``6-9``, ``0,2,4``), the syntax of the link."""
+        return self.format(value)
+
+    def link_value(self, value: str) -> tuple[int, ...]:
+        """The field's text as values (the default when the field is empty)."""
+        return self.parse(value).value if value.strip() else self.default
+
 
 @dataclass(frozen=True)
 class BoolSetting(_Base):
@@ -213,6 +256,12 @@ class TextSetting(_Base):
     def shown_default(self) -> str:
         """The default as the reader sees it: translated where ``localized``."""
         return _(self.default) if self.localized else self.default
+
+    def is_default_text(self, value: Any) -> bool:
+        return self.localized and value in self.defaults()
+
+    def widget_value(self, value: str) -> str:
+        return self.shown_default() if self.localized and value == self.default else value
 
     def defaults(self) -> set[str]:
         """The default in every language (a text left from another language follows a switch)."""

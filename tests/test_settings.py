@@ -69,3 +69,38 @@ def test_narrowed_list_setting():
     assert narrow.maximum == 7 and narrow.default == (6, 7)
     assert COLS.within(3).default == (0, 1, 2, 3)
     assert narrow.parse("8").note
+
+
+def test_settings_bound_to_widgets():
+    """What a page's widget holds for each kind of setting, and back (``lab.page.Page`` asks the setting)."""
+    from lab.i18n import option_label, use
+    from lab.settings import BoolSetting, TextSetting
+
+    on = BoolSetting("on", "On", default=False)
+    plain = TextSetting("t", "Text", default="hello", max_chars=10)
+    sentence = TextSetting("text", "Your sentence",
+                           default="The animal didn't cross the street because it was too tired.", max_chars=2000,
+                           localized=True)
+    kind = ChoiceSetting("kind", "Model", default="encoder", options=("encoder", "decoder"))
+    # most settings: the widget holds the value itself
+    for setting, value in ((N, 12), (BASE, 2.5), (LAYOUT, "tensor2tensor"), (on, True), (plain, "hello")):
+        assert setting.widget_value(value) == value and setting.from_widget(value) == value
+        assert setting.link_value(value) == value and setting.shown_default() == setting.default
+        assert not setting.is_default_text(setting.default) and setting.narrowed(3) is setting
+    # a list is edited as the link's text, and read back as values (the default when empty)
+    assert COLS.widget_value((1, 2, 3)) == "1,2,3"
+    assert COLS.link_value("1-3") == (1, 2, 3) and COLS.link_value("  ") == COLS.default
+    assert COLS.narrowed(7) == COLS.within(7) and COLS.narrowed(None) is COLS
+    # a tab's label in any language gives its option; an unknown label is left as it is
+    for code in ("en", "pt"):
+        with use(code):
+            label = option_label("decoder")
+        assert kind.from_widget(label) == "decoder"
+    assert kind.from_widget("neither") == "neither"
+    # a localized default text is shown in the reader's language, and counts as the default in any
+    with use("pt"):
+        shown = sentence.shown_default()
+        assert sentence.widget_value(sentence.default) == shown and sentence.widget_value("mine") == "mine"
+    assert shown != sentence.default
+    assert sentence.is_default_text(shown) and sentence.is_default_text(sentence.default)
+    assert not sentence.is_default_text("mine") and not plain.is_default_text("hello")
