@@ -16,6 +16,7 @@ from hypothesis import strategies as hst
 from streamlit.testing.v1 import AppTest
 
 from lab import classroom
+from lab.classroom import following, storage
 from lab.rooms import RoomError, SQLiteRooms
 from lab.views import questions
 from tests.page_text import open_expanders
@@ -159,7 +160,7 @@ def test_a_store_failure_as_the_presenters_page_starts_leaves_the_page_and_the_c
                 raise sqlite3.OperationalError("database is locked")
             return real.drive(*args, **kwargs)
 
-    monkeypatch.setattr(classroom, "store", Flaky)
+    monkeypatch.setattr(storage, "store", Flaky)
     presenter.slider(key="heatmap.n").set_value(70).run()
     ok(presenter)
     assert calls == [{"n": "70"}, {"n": "70"}] and real.room(seat.code).view.params == {"n": "70"}
@@ -408,7 +409,7 @@ def test_a_rerun_the_poll_asked_for_reads_the_shared_room_unless_it_is_older(roo
     real = classroom.store()
     counting = type("Counting", (), {"room": lambda self, c: reads.append(c) or real.room(c),
                                      "__getattr__": lambda self, name: getattr(real, name)})()
-    monkeypatch.setattr(classroom, "store", lambda: counting)
+    monkeypatch.setattr(storage, "store", lambda: counting)
     classroom._RECENT.clear()
     seen = classroom.recent_room(code)  # the poll's read
     assert len(reads) == 1
@@ -450,7 +451,7 @@ def test_the_poll_reruns_a_follower_on_any_move_and_anyone_on_a_question():
 
 def test_an_attendee_beats_its_heart_every_few_seconds_and_a_presenter_never(monkeypatch):
     beats = []
-    monkeypatch.setattr(classroom, "_heartbeat", lambda current: beats.append(current.me))
+    monkeypatch.setattr(following, "_heartbeat", lambda current: beats.append(current.me))
     attendee = classroom.Seat("ABCDEF", "a1")
     presenter = classroom.Seat("ABCDEF", "p", key="k")
     for _ in range(3):  # three polls within a second

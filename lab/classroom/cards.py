@@ -1,0 +1,248 @@
+"""The questions' cards under a page's introduction: in a class, the open question (the
+presenter's controls and live tally, an attendee's answer, the revealed result) and the
+presenter's list of questions to ask; alone, the learner's own questions. An open question hides
+the page's pictures until its answer is revealed (predict, then see)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from lab.classroom import storage
+from lab.classroom.following import POLL_SECONDS
+from lab.classroom.seats import RELINK, SOLO, Seat, _note, _page, _room, reason, seat
+from lab.display import opened, show_chart
+from lab.i18n import _, ngettext
+from lab.rooms import Room, RoomError
+from lab.views import classroom as views
+
+if TYPE_CHECKING:
+    from lab.views.questions import Check
+
+
+def _questions():
+    """The questions (:mod:`lab.views.questions`), loaded by the first page that shows one: they
+    compute their answers with pekit, which the home and classroom pages draw without."""
+    from lab.views import questions
+
+    return questions
+
+
+def _labels(check: Check) -> list[str]:
+    return [_(option) for option in check.options]
+
+
+def question_card() -> bool:
+    """The page's questions: in a class, the open question's card (and the presenter's list of
+    questions to ask); alone, the learner's own. True while an open question's answer is hidden:
+    the page then stops before its pictures."""
+    page_path = _page.get()
+    checks = _questions().checks_for(page_path)
+    current, found = seat(), _room.get()
+    if current is not None and found is not None:
+        return _class_card(current, found, checks)
+    if not checks:
+        return False
+    return _solo_card(checks)
+
+
+def _class_card(current: Seat, found: Room, checks: tuple[Check, ...]) -> bool:
+    question = found.question
+    check = _questions().BY_ID.get(question.id) if question is not None else None
+    if check is None or check not in checks:
+        if check is not None:
+            st.info(_("A question is open on the page “{page}”.").format(page=_page_title(check.page)),
+                    icon=":material/quiz:")
+        if current.presenter and checks:
+            _ask_list(current, checks)
+        return False
+    with st.container(border=True, key="lab-question"):
+        st.markdown(_("**Question** · {prompt}").format(prompt=_(check.prompt)))
+        if not question.revealed:
+            if current.presenter:
+                _presenter_open(current, check)
+            else:
+                _attendee_open(current, check)
+            return True
+        _revealed_class(current, check)
+    return False
+
+
+def _page_title(path: str) -> str:
+    from lab.registry import LAB_PAGES, OPTIONAL_PAGES
+
+    return next((_(p.title) for p in LAB_PAGES + OPTIONAL_PAGES if p.url_path == path), path)
+
+
+def _ask_list(current: Seat, checks: tuple[Check, ...]) -> None:
+    """The page's questions, in the sidebar (the page's first screen stays the page's)."""
+    box = opened(ngettext("Ask the class ({count} question)", "Ask the class ({count} questions)",
+                          len(checks)).format(count=len(checks)), key="lab.ask_list", icon=":material/quiz:", sidebar=True)
+    if box is None:
+        return
+    with box:
+        for check in checks:
+            st.markdown(_(check.prompt))
+            st.button(_("Ask"), key=f"lab.ask.{check.id}", on_click=_ask, args=(current, check.id),
+                      icon=":material/campaign:")
+
+
+def _ask(current: Seat, qid: str) -> None:
+    try:
+        storage.store().ask(current.code, current.key, qid)
+    except RoomError as err:
+        _note(reason(err))
+
+
+def _presenter_open(current: Seat, check: Check) -> None:
+    labels = _labels(check)
+    st.markdown(views.options_markdown(labels))
+    _live_tally(current, check)
+    left, right = st.columns(2)
+    left.button(_("Reveal the answer"), type="primary", key="lab.reveal", on_click=_reveal, args=(current, check))
+    right.button(_("Put the question away"), key="lab.finish", on_click=_finish, args=(current,))
+    st.caption(_("The page's pictures come back when you reveal the answer."))
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def _live_tally(current: Seat, check: Check) -> None:
+    try:
+        stored = storage.store().tally(current.code, check.id, key=current.key)
+    except RoomError as err:
+        st.warning(reason(err))
+        return
+    tally = views.tally_of(stored, len(check.options), _questions().correct(check))
+    connected, _following = storage.store().presence(current.code)
+    show_chart(views.answers_chart(_labels(check), tally, revealed=False))
+    st.caption(views.answered_sentence(tally.answered, connected))
+
+
+def _reveal(current: Seat, check: Check) -> None:
+    try:
+        storage.store().reveal(current.code, current.key, check.id)
+    except RoomError as err:
+        _note(reason(err))
+        return
+    _show_settings(check)
+
+
+def _show_settings(check: Check) -> None:
+    """Put the question's settings into the link, and the page's settings from it: the picture
+    then shows the answer (a presenter's followers follow)."""
+    if check.settings:
+        params = st.query_params.to_dict()
+        params.update(check.settings)
+        st.query_params.from_dict(params)
+        st.session_state[RELINK] = True
+
+
+def _finish(current: Seat) -> None:
+    try:
+        storage.store().finish(current.code, current.key)
+    except RoomError as err:
+        _note(reason(err))
+
+
+def _my_choice(current: Seat, check: Check) -> int | None:
+    """The option this attendee chose for ``check`` (None: none, or unreadable)."""
+    try:
+        return check.choice(storage.store().my_answer(current.code, check.id, current.me))
+    except RoomError:
+        return None
+
+
+def _attendee_open(current: Seat, check: Check) -> None:
+    labels = _labels(check)
+    mine = _my_choice(current, check)
+    key = f"lab.answer.{check.id}"
+    st.session_state[key] = mine
+    st.radio(_("Your answer"), list(range(len(labels))), format_func=lambda i: labels[i], key=key,
+             on_change=_answer, args=(current, check, key))
+    if mine is None:
+        st.caption(_("Choose before the answer is revealed; the page's pictures come back then."))
+    else:
+        st.caption(_("Your answer is in. You can change it until the presenter reveals the answer."))
+
+
+def _answer(current: Seat, check: Check, key: str) -> None:
+    choice = st.session_state.get(key)
+    if choice is None:
+        return
+    try:
+        storage.store().answer(current.code, current.me, check.id, str(int(choice)))
+    except RoomError as err:
+        _note(reason(err))
+
+
+def _revealed_class(current: Seat, check: Check) -> None:
+    labels = _labels(check)
+    right = _questions().correct(check)
+    try:
+        stored = storage.store().tally(current.code, check.id, key=current.key)
+    except RoomError as err:
+        st.warning(reason(err))
+        stored = {}
+    tally = views.tally_of(stored, len(labels), right)
+    if not current.presenter:
+        _verdict(_my_choice(current, check), right, labels)
+    st.markdown(views.options_markdown(labels, right))
+    show_chart(views.answers_chart(labels, tally, revealed=True))
+    st.caption(views.result_sentence(tally))
+    st.markdown(_questions().solved(check.id).explanation)
+    if current.presenter:
+        st.button(_("Put the question away"), key="lab.finish", on_click=_finish, args=(current,))
+
+
+def _verdict(mine: int | None, right: int, labels: list[str]) -> None:
+    text = views.verdict_sentence(mine, right, labels)
+    if mine == right:
+        st.success(text, icon=":material/check_circle:")
+    else:
+        st.info(text, icon=":material/lightbulb:")
+
+
+# -- a learner alone ------------------------------------------------------------------------------
+
+def _solo_card(checks: tuple[Check, ...]) -> bool:
+    state = st.session_state.get(SOLO)
+    check = _questions().BY_ID.get(state[0]) if state else None
+    if check is None or check not in checks:
+        box = opened(ngettext("Check your understanding ({count} question)",
+                              "Check your understanding ({count} questions)",
+                              len(checks)).format(count=len(checks)), key="lab.try_list", icon=":material/quiz:",
+                     sidebar=True)
+        if box is None:
+            return False
+        with box:
+            st.caption(_("Predict first: the page's pictures hide until you reveal the answer."))
+            for check in checks:
+                st.markdown(_(check.prompt))
+                st.button(_("Try it"), key=f"lab.try.{check.id}", on_click=st.session_state.__setitem__,
+                          args=(SOLO, (check.id, False)), icon=":material/psychology_alt:")
+        return False
+    labels = _labels(check)
+    key = f"lab.solo_answer.{check.id}"
+    with st.container(border=True, key="lab-question"):
+        st.markdown(_("**Question** · {prompt}").format(prompt=_(check.prompt)))
+        if not state[1]:
+            st.radio(_("Your answer"), list(range(len(labels))), format_func=lambda i: labels[i], key=key, index=None)
+            left, right = st.columns(2)
+            left.button(_("Reveal the answer"), type="primary", key="lab.solo_reveal", on_click=_solo_reveal,
+                        args=(check,), disabled=st.session_state.get(key) is None)
+            right.button(_("Put the question away"), key="lab.solo_finish", on_click=st.session_state.pop,
+                         args=(SOLO, None))
+            st.caption(_("Choose an answer, then reveal it; the page's pictures come back then."))
+            return True
+        mine = st.session_state.get(f"{key}.given")
+        _verdict(mine, _questions().correct(check), labels)
+        st.markdown(_questions().solved(check.id).explanation)
+        st.button(_("Put the question away"), key="lab.solo_finish", on_click=st.session_state.pop, args=(SOLO, None))
+    return False
+
+
+def _solo_reveal(check: Check) -> None:
+    key = f"lab.solo_answer.{check.id}"
+    st.session_state[f"{key}.given"] = st.session_state.get(key)
+    st.session_state[SOLO] = (check.id, True)
+    _show_settings(check)
