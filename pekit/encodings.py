@@ -21,6 +21,7 @@ position accepted, ``|start|`` up to ``2**52``; in float32 within a few ulps.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from typing import Literal
@@ -137,16 +138,25 @@ def _sincos_direct(sin_out: Tensor, cos_out: Tensor, start: int, omega: Tensor,
     pairs = omega.numel()
     rows = sin_out.shape[0] * sin_out.shape[1]
     s_rows, c_rows = sin_out.view(rows, pairs), cos_out.view(rows, pairs)
-    if exact is not None and exact[3] is None:  # every pair of the table: made on its device
-        w = _frequencies(exact[0], exact[1], exact[2], device=sin_out.device)
+    if exact is not None and exact[3] is None:  # every pair of the table: made on its device, once
+        w = _device_frequencies(exact[0], exact[1], exact[2], sin_out.device)
     else:
         w = omega.to(device=sin_out.device, dtype=torch.float64)
     step = max(1, _DIRECT_CHUNK // max(pairs, 1))
     for r0 in range(0, rows, step):
         r1 = min(rows, r0 + step)
         theta = (start + torch.arange(r0, r1, dtype=torch.float64, device=sin_out.device))[:, None] * w
-        s_rows[r0:r1] = torch.sin(theta)
-        c_rows[r0:r1] = torch.cos(theta)
+        # each kernel rounds its float64 result straight into the table (no float64 copy of it)
+        torch.sin(theta, out=s_rows[r0:r1])
+        torch.cos(theta, out=c_rows[r0:r1])
+
+
+@functools.lru_cache(maxsize=64)
+def _device_frequencies(dim: int, base: float, layout: str, device: torch.device) -> Tensor:
+    """:func:`_frequencies` on ``device``, made once per table shape and device: a table on an
+    accelerator then starts its angles at once, without the frequencies' own small kernels.
+    Read only (the tables' code never writes to it)."""
+    return _frequencies(dim, base, layout, device=device)
 
 
 def _sincos_into(sin_out: Tensor, cos_out: Tensor, start: int, omega: Tensor, block: int,

@@ -353,3 +353,7 @@ def test_the_accelerator_path_gives_the_cpu_table(n, d, start, layout, monkeypat
     # the frequencies made on the table's device are frequencies() itself
     assert torch.equal(encodings._frequencies(d, 10000.0, layout, device=torch.device("cpu")),
                        frequencies(d, layout=layout))
+    # ... and made once per shape and device (the same tensor the next time)
+    cpu = torch.device("cpu")
+    assert encodings._device_frequencies(d, 10000.0, layout, cpu) is encodings._device_frequencies(
+        d, 10000.0, layout, cpu)
