@@ -556,18 +556,21 @@ def live_statement(live: dict[str, float], shipped: dict[str, float], tokens: in
                   n=number(live["ntk"], ".4f"), sp=number(shipped["plain"], ".4f"), sl=number(shipped["linear"], ".4f"),
                   sn=number(shipped["ntk"], ".4f"))
     if gap <= 1e-3:
-        return ngettext("Recomputed now on the first token: plain {p}, linear {l}, NTK {n} nats per token; the shipped "
-                        "run gives {sp}, {sl} and {sn} for the same position (largest difference {gap}: the same, "
-                        "to float rounding).",
-                        "Recomputed now on the first {tokens} tokens: plain {p}, linear {l}, NTK {n} nats per token; "
-                        "the shipped run gives {sp}, {sl} and {sn} for the same positions (largest difference {gap}: "
-                        "the same, to float rounding).", tokens).format(gap=number(gap, ".1e"), **fields)
-    return ngettext("Recomputed now on the first token: plain {p}, linear {l}, NTK {n} nats per token; the shipped "
-                    "run gives {sp}, {sl} and {sn} for the same position (largest difference {gap} nats: another "
-                    "machine's or version's arithmetic).",
-                    "Recomputed now on the first {tokens} tokens: plain {p}, linear {l}, NTK {n} nats per token; the "
-                    "shipped run gives {sp}, {sl} and {sn} for the same positions (largest difference {gap} nats: "
-                    "another machine's or version's arithmetic).", tokens).format(gap=number(gap, ".2g"), **fields)
+        message, shown = ngettext(
+            "Recomputed now on the first token: plain {p}, linear {l}, NTK {n} nats per token; the shipped run gives "
+            "{sp}, {sl} and {sn} for the same position (largest difference {gap}: the same, to float rounding).",
+            "Recomputed now on the first {tokens} tokens: plain {p}, linear {l}, NTK {n} nats per token; the shipped "
+            "run gives {sp}, {sl} and {sn} for the same positions (largest difference {gap}: the same, to float "
+            "rounding).", tokens), number(gap, ".1e")
+    else:
+        message, shown = ngettext(
+            "Recomputed now on the first token: plain {p}, linear {l}, NTK {n} nats per token; the shipped run gives "
+            "{sp}, {sl} and {sn} for the same position (largest difference {gap} nats: another machine's or "
+            "version's arithmetic).",
+            "Recomputed now on the first {tokens} tokens: plain {p}, linear {l}, NTK {n} nats per token; the shipped "
+            "run gives {sp}, {sl} and {sn} for the same positions (largest difference {gap} nats: another machine's "
+            "or version's arithmetic).", tokens), number(gap, ".2g")
+    return message.format(gap=shown, **fields)
 
 
 @shared()
