@@ -12,17 +12,21 @@ seeds its settings from the link (a note for every value that could not be used)
 ``ValueError`` raised anywhere in the page (pekit refusing a combination of settings) is
 shown as an error instead of a traceback, and whatever happens the link is written back, so
 the address bar always holds a link to the exact view.
+
+The skeleton knows no page and no class. What goes on around a page's run is registered in
+:data:`hooks` by whoever needs it (``lab.classroom`` registers itself when the entry point imports
+it); with nothing registered a page runs on its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, fields
 from typing import Any
 
 import streamlit as st
 
-from lab.classroom import announce, page_settings, question_card, relinking
 from lab.display import Shown, export_panel, show_error, shown_charts
 from lab.i18n import SHELL_PARAMS, _, option_label
 from lab.server import require_shell
@@ -38,6 +42,51 @@ from lab.settings import (
 
 PERSIST = "session"  # a widget keeps its value when the page is left through the sidebar and reopened
 BOX_WIDTH = 76  # pixels: a number box beside its slider, wide enough for four digits
+
+
+def _nothing(params: dict[str, str]) -> None:
+    return None
+
+
+def _no() -> bool:
+    return False
+
+
+@dataclass
+class PageHooks:
+    """What happens around a page's run besides the page, one function each (the classroom's).
+
+    - ``relinking() -> bool``: whether this run's page takes every setting from the link again
+      (it follows someone else's view);
+    - ``before_compute(params)``: the page's non-default settings, as its link will hold them,
+      once its widgets are seeded and before it computes;
+    - ``question_card() -> bool``: draws what goes under the introduction; True stops the page
+      before its pictures (an open question's answer is hidden);
+    - ``settings_published(params)``: the page's non-default settings each time its link is written.
+    """
+
+    relinking: Callable[[], bool] = _no
+    before_compute: Callable[[dict[str, str]], None] = _nothing
+    question_card: Callable[[], bool] = _no
+    settings_published: Callable[[dict[str, str]], None] = _nothing
+
+    def register(self, **functions: Callable) -> None:
+        """Set the named hooks (a name that is not a hook raises ``TypeError``); registering
+        again replaces them, so importing a module twice registers it once."""
+        names = {f.name for f in fields(self)}
+        unknown = sorted(set(functions) - names)
+        if unknown:
+            raise TypeError(f"not a page hook: {', '.join(unknown)} (hooks: {', '.join(sorted(names))})")
+        for name, function in functions.items():
+            setattr(self, name, function)
+
+    def clear(self) -> None:
+        """Every hook back to doing nothing: a page on its own."""
+        for f in fields(self):
+            setattr(self, f.name, f.default)
+
+
+hooks = PageHooks()
 
 
 class Page:
@@ -61,7 +110,7 @@ class Page:
         self.notes: list[str] = []
         self.stopped = False  # page.stop() has written the link and ended the run
         reset = st.session_state.pop(self._reset_key, False)
-        relink = relinking() and not reset  # following a presenter: every setting from the link
+        relink = hooks.relinking() and not reset  # following a presenter: every setting from the link
         missing = [s for s in settings if reset or relink or self.key(s) not in st.session_state]
         if missing:
             params = st.query_params
@@ -259,7 +308,7 @@ class Page:
     def write_url(self) -> None:
         """Put the non-default settings into the address bar (only when they changed)."""
         wanted = self._wanted_params()
-        page_settings(wanted)  # what a presenter's class sees
+        hooks.settings_published(wanted)  # (what a presenter's class sees)
         current = {k: st.query_params.get(k) for k in st.query_params.keys()}
         wanted.update({k: v for k, v in current.items() if k in SHELL_PARAMS})  # the shell's (language)
         if current != wanted:
@@ -275,14 +324,14 @@ def lab_page(name: str, title: str, intro: str, settings: Sequence[Setting]) -> 
     sidebar."""
     require_shell()
     page = Page(name, settings, show_notes=False)
-    announce(page._wanted_params())  # a presenter's class starts on the new view while this run computes
+    hooks.before_compute(page._wanted_params())  # (a presenter's class starts on the new view while this runs)
     with st.container(horizontal=True, vertical_alignment="bottom"):
         st.title(title)
         page.reset_button()
     page.show_notes()
     if intro:
         st.markdown(intro)
-    if question_card():  # an open question: the pictures wait for its answer
+    if hooks.question_card():  # (an open question: the pictures wait for its answer)
         page.stop()
     charts: list[Shown] = []
     token = shown_charts.set(charts)

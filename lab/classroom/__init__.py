@@ -22,6 +22,9 @@ keeps the attendee's heartbeat while its browser is there.
 Every lab page shows :func:`question_card` under its introduction: an open question hides the
 page's pictures until its answer is revealed (predict, then see).
 
+The page skeleton (``lab.page``) does not know the classroom: importing this package registers
+its functions as the skeleton's hooks (:data:`lab.page.hooks`).
+
 The modules: :mod:`~lab.classroom.storage` (the store, the recent reads), :mod:`~lab.classroom.seats`
 (the seat, this run's room, notes), :mod:`~lab.classroom.following` (the entry point's steps, the
 poll, heartbeats), :mod:`~lab.classroom.cards` (the questions' cards) and :mod:`~lab.classroom.desk`
@@ -38,9 +41,13 @@ from lab.classroom.following import (BEAT_SECONDS, POLL_SECONDS, _beat_if_due, _
                                      relinking, sidebar)
 from lab.classroom.seats import CLASSROOM_PAGE, NOTES, RELINK, SEAT, SOLO, Seat, leave, reason, room, seat
 from lab.classroom.storage import _RECENT, RECENT_SECONDS, recent_room, store
+from lab.page import hooks
 
 __all__ = ["BEAT_SECONDS", "CLASSROOM_PAGE", "NOTES", "POLL_SECONDS", "RECENT_SECONDS", "RELINK", "SEAT", "SOLO",
            "Seat", "announce", "base_url", "end_class", "follow", "join", "join_typed", "leave", "page_settings",
            "publish", "qr_svg", "question_card", "reason", "recent_room", "relinking", "room", "seat",
            "set_nickname", "sidebar", "start_class", "store"]
 # (the private names imported above are the poll's pieces and the recent reads, which tests read here)
+
+hooks.register(relinking=relinking, before_compute=announce, question_card=question_card,
+               settings_published=page_settings)
