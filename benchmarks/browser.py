@@ -56,8 +56,9 @@ class AppServer:
     """``streamlit run streamlit_app.py`` on a free local port, for the length of a ``with``."""
 
     def __init__(self, *, port: int | None = None, env: dict[str, str] | None = None, timeout: float = 90.0,
-                 script: str = "streamlit_app.py"):
+                 script: str = "streamlit_app.py", address: str = "127.0.0.1"):
         self.script = script
+        self.address = address  # "0.0.0.0": every interface, as `make run` serves (the url stays loopback)
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, **(env or {})}
@@ -66,7 +67,7 @@ class AppServer:
 
     def __enter__(self) -> AppServer:
         cmd = [sys.executable, "-m", "streamlit", "run", self.script, "--server.port", str(self.port),
-               "--server.address", "127.0.0.1", "--server.headless", "true"]
+               "--server.address", self.address, "--server.headless", "true"]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
         deadline = time.monotonic() + self.timeout

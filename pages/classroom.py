@@ -45,7 +45,8 @@ if seat is None or room is None:
         st.button(_("Join"), icon=":material/login:", on_click=classroom.join_typed, args=("classroom.code",))
     st.caption(kept_sentence(IDLE_SECONDS))
 elif seat.presenter:
-    attendee_link = f"{classroom.base_url(st.context.url, classroom.CLASSROOM_PAGE)}?room={seat.code}"
+    link = classroom.attendee_base(st.context.url, classroom.CLASSROOM_PAGE)
+    attendee_link = f"{link.base}?room={seat.code}"
     presenter_link = f"{attendee_link}&key={seat.key}"
     st.markdown(_("**Class {code}** is running. Attendees open the link below (or scan the code, or type the code "
                   "on this page); their pages then follow yours. Go to any page of the lab and teach: each page "
@@ -54,6 +55,16 @@ elif seat.presenter:
     with share:
         st.markdown(_("Attendee link"))
         st.code(attendee_link, language=None)
+        if link.source == "network":
+            st.caption(_("You opened the lab on this computer's own address, which other devices cannot open: the "
+                         "attendee link uses this machine's address on its network instead. Phones on the same "
+                         "network (the same Wi-Fi) can open it."))
+        elif link.source == "configured":
+            st.caption(_("The attendee link is the address set in PEKIT_PUBLIC_URL."))
+        elif link.source == "this computer":
+            st.warning(_("This link works on this computer only: no network address was found. Start the lab on "
+                         "a machine that attendees can reach, or set PEKIT_PUBLIC_URL to its address."),
+                       icon=":material/wifi_off:")
         st.markdown(_("Class code, to read aloud"))
         st.markdown(f"<div style='font-size:2.6rem;font-weight:700;letter-spacing:0.3em;font-family:monospace'>"
                     f"{seat.code}</div>", unsafe_allow_html=True)

@@ -35,7 +35,8 @@ defines it: a test replaces ``storage.store`` or ``following._heartbeat`` there.
 from __future__ import annotations
 
 from lab.classroom.cards import question_card
-from lab.classroom.desk import base_url, end_class, join_typed, qr_svg, set_nickname, start_class
+from lab.classroom.desk import (AttendeeLink, attendee_base, base_url, end_class, is_loopback, join_typed,
+                                network_address, qr_svg, set_nickname, start_class)
 from lab.classroom.following import (BEAT_SECONDS, POLL_SECONDS, _beat_if_due, _heartbeat, _moved, _poll,
                                      _question_state, _read, announce, follow, join, page_settings, publish,
                                      relinking, sidebar)
@@ -44,9 +45,9 @@ from lab.classroom.storage import _RECENT, RECENT_SECONDS, recent_room, store
 from lab.page import hooks
 
 __all__ = ["BEAT_SECONDS", "CLASSROOM_PAGE", "NOTES", "POLL_SECONDS", "RECENT_SECONDS", "RELINK", "SEAT", "SOLO",
-           "Seat", "announce", "base_url", "end_class", "follow", "join", "join_typed", "leave", "page_settings",
-           "publish", "qr_svg", "question_card", "reason", "recent_room", "relinking", "room", "seat",
-           "set_nickname", "sidebar", "start_class", "store"]
+           "announce", "attendee_base", "AttendeeLink", "base_url", "end_class", "follow", "is_loopback", "join",
+           "join_typed", "leave", "network_address", "page_settings", "publish", "qr_svg", "question_card", "reason",
+           "recent_room", "relinking", "room", "Seat", "seat", "set_nickname", "sidebar", "start_class", "store"]
 # (the private names imported above are the poll's pieces and the recent reads, which tests read here)
 
 hooks.register(relinking=relinking, before_compute=announce, question_card=question_card,

@@ -3,7 +3,11 @@ actions of the page's widgets (start, join by code, nickname, end)."""
 
 from __future__ import annotations
 
+import ipaddress
+import os
 import re
+import socket
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 import streamlit as st
@@ -21,6 +25,65 @@ def base_url(url: str | None, page: str) -> str:
     path = re.sub(rf"/?{re.escape(page)}/?$", "/", parts.path)
     path = path if path.endswith("/") else path + "/"
     return f"{parts.scheme}://{parts.netloc}{path}" if parts.netloc else path
+
+
+class AttendeeLink(NamedTuple):
+    """The app's address for attendees, and where it comes from: ``"configured"``
+    (``PEKIT_PUBLIC_URL``), ``"opened"`` (the address the presenter's browser shows, not this
+    computer's own), ``"network"`` (the presenter opened the app on this computer's own address,
+    and the link uses this machine's network address instead) or ``"this computer"`` (no network
+    address found: the link works on this computer only)."""
+
+    base: str
+    source: str
+
+
+def is_loopback(host: str | None) -> bool:
+    """Whether ``host`` names this computer only (``localhost``, ``127.x.x.x``, ``::1``; an empty
+    or unspecified ``0.0.0.0`` too: no other device can open it)."""
+    host = (host or "").strip("[]").lower()
+    if host in ("", "localhost") or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_unspecified
+
+
+def network_address() -> str | None:
+    """This machine's address on its network: the source address the system picks for a UDP
+    socket towards an outside address (connecting a UDP socket sends nothing); None where there
+    is no route, or only a loopback one."""
+    for target in ("192.0.2.1", "10.255.255.255"):  # a documentation address, a private one
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+                probe.connect((target, 9))
+                found = probe.getsockname()[0]
+        except OSError:
+            continue
+        if not is_loopback(found):
+            return found
+    return None
+
+
+def attendee_base(url: str | None, page: str, environ=os.environ, find_address=network_address) -> AttendeeLink:
+    """The base of the attendee link: ``PEKIT_PUBLIC_URL`` where set; else the address the
+    presenter's browser shows (:func:`base_url`), with this machine's network address in place of
+    a loopback host, keeping the port and the path."""
+    configured = environ.get("PEKIT_PUBLIC_URL", "").strip()
+    if configured:
+        return AttendeeLink(configured if configured.endswith("/") else configured + "/", "configured")
+    base = base_url(url, page)
+    parts = urlsplit(base)
+    if not parts.netloc or not is_loopback(parts.hostname):
+        return AttendeeLink(base, "opened")
+    address = find_address()
+    if address is None:
+        return AttendeeLink(base, "this computer")
+    host = f"[{address}]" if ":" in address else address
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return AttendeeLink(parts._replace(netloc=netloc).geturl(), "network")
 
 
 def qr_svg(text: str) -> str:
