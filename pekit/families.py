@@ -376,13 +376,13 @@ def rope_scaling(dim: int, *, base: float = 10000.0, scaling: str | None = "none
       :math:`\omega_j`, pairs turning fewer than ``beta_slow`` times get :math:`\omega_j / s`, a
       linear ramp in between; attention factor :math:`0.1 \ln s + 1`.
     """
-    dim = _check_rope_dim(dim, minimum=2 if scaling in (None, "none", "linear", "yarn") else 4)
-    freqs = frequencies(dim, base=base)  # checks base; (dim / 2,) float64
-    base = float(base)
     if scaling is None:
         scaling = "none"
-    if not isinstance(scaling, str) or scaling not in SCALINGS:
+    if not isinstance(scaling, str) or scaling not in SCALINGS:  # before dim, whose minimum it sets
         raise ValueError(f"scaling={str(scaling)[:40]!r} must be one of {', '.join(SCALINGS)} (or None)")
+    dim = _check_rope_dim(dim, minimum=2 if scaling in ("none", "linear", "yarn") else 4)
+    freqs = frequencies(dim, base=base)  # checks base; (dim / 2,) float64
+    base = float(base)
     factor = check_float("factor", factor, minimum=1.0, maximum=MAX_FACTOR)
     original_max_len = check_int("original_max_len", original_max_len, minimum=1, maximum=1 << 40)
     if seq_len is not None:

@@ -352,3 +352,13 @@ def test_bad_arguments_name_themselves(call, name):
 
 def test_rope_frequencies_is_public():
     assert pekit.rope_frequencies is F.rope_frequencies and "rope_frequencies" in pekit.__all__
+
+
+@pytest.mark.parametrize("dim", [2, 3, 4, 64])
+@pytest.mark.parametrize("scaling", ["bogus", "NTK", 3, ["linear"]])
+def test_an_unknown_scaling_is_named_whatever_the_dim(dim, scaling):
+    """The scaling sets the smallest dim it allows, so it is checked first: an unknown one at
+    dim 2 was blamed on dim ("dim=2 must be >= 4")."""
+    for call in (pekit.rope_frequencies, F.rope_scaling):
+        with pytest.raises(ValueError, match=r"^scaling="):
+            call(dim, scaling=scaling)
