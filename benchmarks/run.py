@@ -2,6 +2,7 @@
 
     python -m benchmarks.run                 # everything
     python -m benchmarks.run encoding rerun  # chosen sections: encoding, rerun, redraw
+    python -m benchmarks.run memory          # server memory of twenty heatmap sessions at once
 
 Timings warm up first, repeat, and report medians; on CUDA each timed call is wrapped in
 ``torch.cuda.synchronize()``. Nothing here is a test: it prints numbers for the notes.
@@ -420,6 +421,14 @@ def bench_classroom() -> None:
     classroom.main(["widgets"])
 
 
+def bench_memory() -> None:
+    """Server memory while twenty sessions open the encoding heatmap at its largest settings at once
+    (benchmarks/memory.py)."""
+    from benchmarks import memory
+
+    memory.main([])
+
+
 def bench_cold_start() -> None:
     from benchmarks import cold_start
 
@@ -429,7 +438,7 @@ def bench_cold_start() -> None:
 SECTIONS = {"sentence": bench_sentence, "encoding": bench_encoding, "rerun": bench_rerun, "redraw": bench_redraw,
             "sweep": bench_sweep, "train": bench_train, "pretrained": bench_pretrained,
             "families": bench_families, "smollm2": bench_smollm2, "languages": bench_languages,
-            "classroom": bench_classroom, "cold": bench_cold_start}
+            "classroom": bench_classroom, "cold": bench_cold_start, "memory": bench_memory}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SECTIONS)
