@@ -80,6 +80,36 @@ class TrainResult:
     model: TinyTransformer
     settings: dict = field(default_factory=dict)  # lr, batch_size, caps: everything else that shaped the run
 
+    def __post_init__(self) -> None:
+        """A record built by hand is held to what :func:`train_tiny` makes: each field of its kind
+        and range, or ``ValueError`` naming the field (nothing malformed reaches a page or
+        :func:`pekit.shipped.run_record`)."""
+        def bad(field_name: str, why: str) -> ValueError:
+            return ValueError(f"TrainResult.{field_name} {why} (train_tiny makes one)")
+
+        if not isinstance(self.config, TinyConfig):
+            raise bad("config", f"must be a TinyConfig; got a {type(self.config).__name__}")
+        if not isinstance(self.model, TinyTransformer):
+            raise bad("model", f"must be a TinyTransformer; got a {type(self.model).__name__}")
+        for name in ("seed", "steps"):
+            value = getattr(self, name)
+            if type(value) is not int or value < 0:
+                raise bad(name, f"must be a whole number >= 0; got {value!r}")
+        for name in ("token_accuracy", "seq_accuracy"):
+            value = getattr(self, name)
+            if type(value) not in (int, float) or not 0.0 <= value <= 1.0:
+                raise bad(name, f"must be a share from 0 to 1; got {value!r}")
+        if type(self.seconds) not in (int, float) or not 0.0 <= self.seconds < math.inf:
+            raise bad("seconds", f"must be a finite number >= 0; got {self.seconds!r}")
+        if self.stopped not in STOP_REASONS:
+            raise bad("stopped", f"must be one of {', '.join(STOP_REASONS)}; got {str(self.stopped)[:40]!r}")
+        if not isinstance(self.message, str):
+            raise bad("message", f"must be text; got a {type(self.message).__name__}")
+        if not isinstance(self.history, list) or not all(isinstance(row, HistoryRow) for row in self.history):
+            raise bad("history", "must be a list of HistoryRow")
+        if not isinstance(self.settings, dict):
+            raise bad("settings", f"must be a dict; got a {type(self.settings).__name__}")
+
     @property
     def parameters(self) -> int:
         return self.model.num_parameters()

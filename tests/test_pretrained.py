@@ -472,3 +472,37 @@ def test_limited_summary_refuses_what_it_did_not_measure():
     with pytest.raises(ValueError, match="k"):
         full.limited(max_offset=5, k=4)
     assert len(full.limited(max_offset=5, k=3).offsets.mean) == 6
+
+
+MALFORMED = {  # field: a change that makes a hand-built Encoded malformed
+    "ids": lambda e: e._replace(ids=tuple(float(i) for i in e.ids)),
+    "ids ": lambda e: e._replace(ids=(101, 10**6) + e.ids[2:]),
+    "ids  ": lambda e: e._replace(ids=None),
+    "ids   ": lambda e: e._replace(tokens=("[CLS]", "[SEP]"), ids=(101, 102), word_ids=(None, None),
+                                  offsets=((0, 0), (0, 0))),
+    "tokens": lambda e: e._replace(tokens=e.tokens[:-1]),
+    "tokens ": lambda e: e._replace(tokens=("the",) + e.tokens[1:]),
+    "word_ids": lambda e: e._replace(word_ids=(None, -1) + e.word_ids[2:]),
+    "offsets": lambda e: e._replace(offsets=((0, 0), (0,)) + e.offsets[2:]),
+    "cut": lambda e: e._replace(cut=-1),
+    "clipped": lambda e: e._replace(clipped="no"),
+}
+
+
+@pytest.mark.parametrize("field", sorted(MALFORMED))
+def test_an_encoded_text_built_by_hand_with_a_malformed_field_is_refused_by_name(field):
+    """``Encoded`` is public (``pretrained_attention`` and ``shuffle_words`` take one): a record built
+    by hand with a malformed field raises ValueError naming the field, never a bare error inside the
+    model or an answer for other pieces than the record shows."""
+    encoded = pt.encode_text("The animal didn't cross the street")
+    broken = MALFORMED[field](encoded)
+    for call in (lambda: pt.pretrained_attention(broken), lambda: pt.shuffle_words(broken, 1)):
+        with pytest.raises(ValueError, match=rf"^text\.{field.strip()} |^encoded\.{field.strip()} "):
+            call()
+
+
+def test_the_vocabulary_bound_is_the_models():
+    from pekit.pretrained import files, wordpieces
+    import json
+
+    assert json.loads(files.model_files()["config.json"].read_text())["vocab_size"] == wordpieces.VOCAB

@@ -332,3 +332,29 @@ def test_metrics_file_is_plain_json():
     text = shipped.CHECKPOINT_DIR.joinpath("metrics.json").read_text()
     assert set(json.loads(text)) == {f"{k}-{s}" for k, s in CHECKPOINTS}
 
+
+
+@pytest.fixture(scope="module")
+def a_run():
+    return pekit.train_tiny("reverse", "sinusoidal", max_steps=2, device="cpu")
+
+
+@pytest.mark.parametrize("field, value", [
+    ("seed", -1), ("seed", 1.5), ("steps", 2.0), ("token_accuracy", 1.5), ("seq_accuracy", "all"),
+    ("token_accuracy", float("nan")), ("seconds", float("inf")), ("seconds", -1.0), ("stopped", "bogus"),
+    ("message", 3), ("history", [(0, 1.0, 0.5, 0.5)]), ("history", None), ("model", None), ("config", {}),
+    ("settings", [])])
+def test_a_train_result_built_by_hand_with_a_malformed_field_is_refused_by_name(a_run, field, value):
+    """A TrainResult is public (pages and run_record read it): one built by hand with a field of the
+    wrong kind or range raises ValueError naming that field, instead of a bare error later or a
+    record with a wrong number in it."""
+    import dataclasses
+
+    with pytest.raises(ValueError, match=rf"^TrainResult\.{field} "):
+        dataclasses.replace(a_run, **{field: value})
+
+
+def test_a_train_result_as_train_tiny_makes_it_is_accepted(a_run):
+    import dataclasses
+
+    assert dataclasses.replace(a_run).summary() == a_run.summary()

@@ -14,7 +14,7 @@ import torch
 
 from ..devices import resolve_device
 from ..text import MAX_CHARS
-from .loading import _load
+from .loading import MAX_PIECES, _load
 
 __all__ = ["Encoded", "encode_text", "find_token"]
 
@@ -34,10 +34,44 @@ class Encoded(NamedTuple):
     clipped: bool
 
 
+VOCAB = 30522  # word pieces in all-MiniLM-L6-v2's vocabulary (its config's vocab_size)
+
+
 def _check_encoded(name: str, encoded: object) -> Encoded:
-    """``encoded`` as the :class:`Encoded` it must be, or ``ValueError`` naming ``name``."""
+    """``encoded`` as the :class:`Encoded` it must be, or ``ValueError`` naming ``name`` and the
+    field: a record built by hand is held to what :func:`encode_text` makes (one entry per word
+    piece in every field, ``[CLS]`` first and ``[SEP]`` last, ids in the vocabulary, at most
+    :data:`MAX_PIECES` pieces), so that no malformed one reaches the model."""
     if not isinstance(encoded, Encoded):
         raise ValueError(f"{name} must come from encode_text or shuffle_words; got a {type(encoded).__name__}")
+    tokens, ids, word_ids, offsets, cut, clipped = encoded
+
+    def bad(field: str, why: str) -> ValueError:
+        return ValueError(f"{name}.{field} {why} (use encode_text to make one)")
+
+    for field, value in (("tokens", tokens), ("ids", ids), ("word_ids", word_ids), ("offsets", offsets)):
+        if not isinstance(value, (tuple, list)):
+            raise bad(field, f"must be a tuple; got a {type(value).__name__}")
+    pieces = len(ids)
+    if not 3 <= pieces <= MAX_PIECES:
+        raise bad("ids", f"must hold 3 to {MAX_PIECES} word pieces ([CLS], at least one, [SEP]); got {pieces}")
+    for field, value in (("tokens", tokens), ("word_ids", word_ids), ("offsets", offsets)):
+        if len(value) != pieces:
+            raise bad(field, f"must have one entry per word piece ({pieces}); got {len(value)}")
+    if not all(isinstance(t, str) for t in tokens) or tokens[0] != "[CLS]" or tokens[-1] != "[SEP]":
+        raise bad("tokens", "must be strings, [CLS] first and [SEP] last")
+    if not all(type(i) is int and 0 <= i < VOCAB for i in ids):
+        raise bad("ids", f"must be whole numbers from 0 to {VOCAB - 1}, the vocabulary's")
+    if word_ids[0] is not None or word_ids[-1] is not None or not all(
+            type(w) is int and w >= 0 for w in word_ids[1:-1]):
+        raise bad("word_ids", "must be None for [CLS] and [SEP] and whole numbers >= 0 between")
+    if not all(isinstance(o, (tuple, list)) and len(o) == 2 and all(type(c) is int and c >= 0 for c in o)
+               for o in offsets):
+        raise bad("offsets", "must be pairs of whole numbers >= 0 (characters of the text)")
+    if type(cut) is not int or cut < 0:
+        raise bad("cut", f"must be a whole number >= 0; got {cut!r}")
+    if type(clipped) is not bool:
+        raise bad("clipped", f"must be True or False; got {clipped!r}")
     return encoded
 
 
