@@ -6,6 +6,7 @@ Part of the app's package (pekit never imports streamlit).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import gc
 import os
@@ -133,9 +134,24 @@ def require_shell() -> None:
     hosted app waking up for a workshop link) would then show a bare page with a wrong
     sidebar. Each page calls this first: in that mode it switches the legacy handling off
     and reruns, and the rerun goes through the entry point to the same page.
+
+    When a room opens a link on a freshly started server at once, the other sessions' first
+    runs may start in that mode before the first one switches it off: they find it off, yet
+    run outside the entry point, and outside :func:`admitted` (twenty such runs of the
+    encoding heatmap at its largest settings computed side by side: 4 GiB). A run outside
+    the shell reruns too, once per session (a page file run on its own, as in a test, then
+    goes on without the shell).
     """
     if switch_off_legacy_pages():
         st.rerun()
+    if not _IN_SHELL.get() and not st.session_state.get(_SHELL_RERUN, False):
+        st.session_state[_SHELL_RERUN] = True
+        st.rerun()
+
+
+_SHELL_RERUN = "_lab.shell_rerun"  # the session has rerun once to run its page inside the shell
+# whether this thread runs a page inside the entry point's admitted() (the shell)
+_IN_SHELL: contextvars.ContextVar[bool] = contextvars.ContextVar("lab_in_shell", default=False)
 
 
 def _positive_setting(name: str, default: int) -> int:
@@ -170,9 +186,11 @@ def admitted():
     else:
         while not _RUNS.acquire(timeout=_POLL):
             check()
+    token = _IN_SHELL.set(True)
     try:
         if check is not None:
             check()  # superseded just as its turn came
         yield
     finally:
+        _IN_SHELL.reset(token)
         _RUNS.release()

@@ -159,3 +159,32 @@ def test_a_served_app_runs_its_event_loop_on_uvloop():
         pass
     log = served.proc.stdout.read()
     assert "Starting new uvloop event loop for server" in log, log[-2000:]
+
+
+def _counting_page(in_shell: bool) -> None:
+    import streamlit as st
+
+    from lab.server import admitted, require_shell
+
+    st.session_state["runs"] = st.session_state.get("runs", 0) + 1
+    if in_shell:
+        with admitted():
+            require_shell()
+    else:
+        require_shell()
+    st.write("drawn")
+
+
+@pytest.mark.parametrize("in_shell, first_runs", [(True, 1), (False, 2)])
+def test_a_page_run_outside_the_shell_reruns_once_per_session(monkeypatch, in_shell, first_runs):
+    """A run that started in Streamlit's legacy pages/ mode while another session switched it off
+    (a room opening a link on a fresh server) runs outside the entry point and its admitted():
+    it reruns, once per session; inside the shell nothing reruns."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setattr(_server, "switch_off_legacy_pages", lambda: False)  # already switched off
+    at = AppTest.from_function(_counting_page, args=(in_shell,), default_timeout=30).run()
+    assert not at.exception and [m.value for m in at.markdown] == ["drawn"]
+    assert at.session_state["runs"] == first_runs
+    at.run()
+    assert not at.exception and at.session_state["runs"] == first_runs + 1
