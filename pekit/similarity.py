@@ -146,17 +146,51 @@ def encoding_properties(num_positions: int, dim: int, *, base: float = 10000.0, 
     CPU): the table twice as long has the same ``start``, and ``beyond`` covers the rows
     ``start + num_positions .. start + 2·num_positions - 1``. ``num_positions`` from 2 to 8192."""
     num_positions = check_int("num_positions", num_positions, minimum=2, maximum=1 << 13)
+    # one table at a time, and its comparisons in blocks of rows: at 4096 × 1024 the largest
+    # allocation is the longer table (64 MiB), not the 128 MiB matrix of every distance (the
+    # figures are the same to the last bit)
     P = _table64(num_positions, dim, base, start, layout)
-    longer = _table64(2 * num_positions, dim, base, start, layout)
-    again = _table64(num_positions, dim, base, start, layout)
-    D = torch.cdist(P, P)
-    D.fill_diagonal_(float("inf"))
     steps = neighbour_distances(P)
+    closest = _closest_rows(P)
+    largest = _largest_abs(P)
+    repeat_gap = _largest_gap(_table64(num_positions, dim, base, start, layout), P)
+    longer = _table64(2 * num_positions, dim, base, start, layout)
+    prefix_gap = _largest_gap(longer[:num_positions], P)
+    beyond = _largest_abs(longer[num_positions:])
     return EncodingProperties(
-        closest=float(D.min()), step_spread=float(steps.max() - steps.min()),
-        prefix_gap=float((longer[:num_positions] - P).abs().max()), largest=float(P.abs().max()),
-        beyond=float(longer[num_positions:].abs().max()), repeat_gap=float((again - P).abs().max()),
+        closest=closest, step_spread=float(steps.max() - steps.min()), prefix_gap=prefix_gap, largest=largest,
+        beyond=beyond, repeat_gap=repeat_gap,
     )
+
+
+_ROW_BLOCK = 256  # rows compared at a time (differences, absolute values)
+# rows whose distances to every row are measured at a time: a (1024, 4096) block of float64
+# distances is 32 MiB (torch.cdist pads the whole table again at each call: fewer, larger blocks
+# keep it as fast as one call)
+_DISTANCE_ROWS = 1024
+
+
+def _closest_rows(P: Tensor) -> float:
+    """The smallest Euclidean distance between two different rows of ``P`` (``torch.cdist``,
+    one block of rows against all rows at a time)."""
+    closest = math.inf
+    for r0 in range(0, P.shape[0], _DISTANCE_ROWS):
+        D = torch.cdist(P[r0:r0 + _DISTANCE_ROWS], P)  # (block, positions)
+        rows = torch.arange(D.shape[0])
+        D[rows, rows + r0] = math.inf  # a row's distance to itself
+        closest = min(closest, float(D.min()))
+    return closest
+
+
+def _largest_abs(T: Tensor) -> float:
+    """max |T|, one block of rows at a time."""
+    return max(float(T[r0:r0 + _ROW_BLOCK].abs().max()) for r0 in range(0, T.shape[0], _ROW_BLOCK))
+
+
+def _largest_gap(A: Tensor, B: Tensor) -> float:
+    """max |A − B| over tables of one shape, one block of rows at a time."""
+    return max(float((A[r0:r0 + _ROW_BLOCK] - B[r0:r0 + _ROW_BLOCK]).abs().max())
+               for r0 in range(0, A.shape[0], _ROW_BLOCK))
 
 
 def _table64(num_positions: int, dim: int, base: float, start: int, layout: str) -> Tensor:
