@@ -43,7 +43,11 @@ __all__ = ["HistoryRow", "TrainResult", "train_tiny", "evaluate_tiny", "predict"
 TEST_SEED = 2**40 + 7  # the held-out examples: a seed no training run in the lab uses
 TEST_EXAMPLES = 1000
 BATCH_SIZE = 64  # fresh examples per training step (train_tiny's default)
-EVAL_CHUNK = 1024  # examples evaluated at once
+EVAL_CHUNK = 1024  # examples evaluated at once, at most
+# attention weights a chunk may hold: every layer keeps its (batch, heads, T, T) weights after a
+# forward (the model's attention_weights), so the chunk shrinks as T grows (2 ** 24 float32
+# numbers: 64 MiB; the largest decoder, 4 layers x 8 heads at T = 256, evaluates 8 at a time)
+EVAL_WEIGHTS = 1 << 24
 MAX_STEPS = 100_000
 MAX_POINTS = 1000  # test lengths of one extrapolation table
 # largest learning rate and weight decay: a rate that large diverges at once (the "nan" stop), and
@@ -236,6 +240,15 @@ def predict(model: TinyTransformer, inputs: Tensor) -> Tensor:
         return model(inputs.to(next(model.parameters()).device)).argmax(-1)
 
 
+def eval_chunk(config: TinyConfig, seq_len: int) -> int:
+    """Examples :func:`evaluate_tiny` runs through ``config``'s model at once at ``seq_len``: at
+    most :data:`EVAL_CHUNK`, and few enough that the attention weights every layer keeps stay
+    within :data:`EVAL_WEIGHTS` numbers."""
+    tokens = seq_len * (2 if config.causal else 1)  # what one example reads (the decoder adds a slot per input)
+    per_example = config.layers * config.heads * tokens * tokens
+    return max(1, min(EVAL_CHUNK, EVAL_WEIGHTS // per_example))
+
+
 def evaluate_tiny(
     model: TinyTransformer,
     task: str,
@@ -249,7 +262,8 @@ def evaluate_tiny(
     ``task`` with ``seq_len`` tokens, drawn from ``seed`` (or on the given ``inputs``: a pair of
     inputs and answers). ``seq_len`` may differ from the training length, up to twice it: a
     scheme without positions that far (a learned table) raises ``ValueError`` saying so. The
-    examples go through the model :data:`EVAL_CHUNK` at a time."""
+    examples go through the model a chunk at a time (:func:`eval_chunk`), so memory stays bounded
+    whatever ``num_examples`` is."""
     _check_model(model)
     task = check_task(task)
     seq_len = check_int("seq_len", seq_len, minimum=2, maximum=2 * model.config.seq_len)
@@ -266,7 +280,8 @@ def evaluate_tiny(
         raise ValueError(f"inputs must be two tensors of shape (examples, seq_len={seq_len}), at least one example; "
                          f"got {tuple(x.shape)} and {tuple(y.shape)}")
     # in chunks: a model's activations for every example at once would grow with num_examples
-    predicted = torch.cat([predict(model, x[i:i + EVAL_CHUNK]) for i in range(0, x.shape[0], EVAL_CHUNK)])
+    chunk = eval_chunk(model.config, seq_len)
+    predicted = torch.cat([predict(model, x[i:i + chunk]) for i in range(0, x.shape[0], chunk)])
     right = predicted == y.to(predicted.device)  # (num_examples, seq_len)
     return float(right.float().mean()), float(right.all(-1).float().mean())
 

@@ -148,6 +148,26 @@ def test_evaluation_of_none_seed_is_refused():
     raises_naming(lambda: training.evaluate_tiny(small_model(), "reverse", seq_len=4, seed=None), "seed")
 
 
+@pytest.mark.parametrize("kind", ["encoder", "decoder"])
+def test_the_largest_models_evaluation_keeps_its_attention_weights_within_64_mib(monkeypatch, kind):
+    """Every layer keeps its (batch, heads, T, T) weights after a forward: the largest decoder
+    (4 layers, 8 heads, read at twice its 64 tokens, so T = 256) evaluated 1,024 examples at once
+    held 8 GiB of them (17.7 GiB at its peak, measured). Each chunk now holds at most 2**24 numbers
+    (64 MiB of float32); the weights are recorded, not computed (the model is not run)."""
+    from pekit.tiny import TinyConfig, build_model
+
+    config = TinyConfig(task="reverse", positions="rope", kind=kind, seq_len=64, vocab=64, dim=256, layers=4,
+                        heads=8)
+    model = build_model(config, seed=0)
+    seen = []
+    monkeypatch.setattr(training, "predict",
+                        lambda model, x: seen.append(x.shape[0]) or torch.zeros_like(x))
+    training.evaluate_tiny(model, "reverse", seq_len=128, num_examples=300)
+    tokens = 128 * (2 if kind == "decoder" else 1)
+    assert sum(seen) == 300
+    assert max(seen) * config.layers * config.heads * tokens ** 2 <= 1 << 24
+
+
 def test_evaluation_goes_through_the_model_in_chunks(monkeypatch):
     """The largest accepted evaluation never runs every example through the model at once."""
     seen = []
