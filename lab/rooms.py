@@ -23,6 +23,7 @@ import contextlib
 import hashlib
 import hmac
 import json
+import logging
 import os
 import queue
 import re
@@ -365,9 +366,10 @@ class SQLiteRooms(Rooms):
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._create()
-        except (OSError, sqlite3.Error):  # a read-only app folder (some hosts), a path through a file
-            raise RoomError(N_("classes cannot be kept here: the app's folder cannot be written; set PEKIT_DATA to "
-                               "a writable folder, or PEKIT_ROOMS to a Redis server")) from None
+        except (OSError, sqlite3.OperationalError) as err:  # a read-only folder (some hosts), a path through a file
+            logging.getLogger(__name__).warning("the class store %s cannot be opened: %s", self.path, err)
+            raise RoomError(N_("classes cannot be kept here: the class store's folder cannot be written; set "
+                               "PEKIT_DATA to a writable folder, or PEKIT_ROOMS to a Redis server")) from None
 
     def _create(self) -> None:
         with self._db() as db:

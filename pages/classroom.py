@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lab import classroom
+from lab.classroom import storage
 from lab.display import opened
 from lab.i18n import _
 from lab.rooms import IDLE_SECONDS, MAX_NICKNAME_CHARS
@@ -17,7 +18,7 @@ require_shell()
 
 @st.fragment(run_every=classroom.POLL_SECONDS)
 def who_is_here(code: str) -> None:
-    rooms = classroom.store()
+    rooms = storage.store()
     st.markdown(presence_sentence(*rooms.presence(code)))
     names = rooms.nicknames(code)
     if names:
@@ -45,7 +46,7 @@ if seat is None or room is None:
         st.button(_("Join"), icon=":material/login:", on_click=classroom.join_typed, args=("classroom.code",))
     st.caption(kept_sentence(IDLE_SECONDS))
 elif seat.presenter:
-    link = classroom.attendee_base(st.context.url, classroom.CLASSROOM_PAGE)
+    link = classroom.attendee_base(st.context.url, classroom.CLASSROOM_PAGE, listening=st.get_option("server.address"))
     attendee_link = f"{link.base}?room={seat.code}"
     presenter_link = f"{attendee_link}&key={seat.key}"
     st.markdown(_("**Class {code}** is running. Attendees open the link below (or scan the code, or type the code "

@@ -482,3 +482,50 @@ def test_a_class_started_where_the_app_folder_cannot_be_written_says_so(tmp_path
     next(b for b in portuguese.button if b.label == "Abrir uma turma").click().run()
     ok(portuguese)
     assert "PEKIT_DATA" in texts(portuguese) and "classes cannot" not in texts(portuguese)
+
+
+class Unreachable:
+    """The store out of reach for a moment (a Redis timeout, a busy SQLite file): every call raises
+    an error that is not the store's own RoomError."""
+
+    def __getattr__(self, name):
+        def fail(*args, **kwargs):
+            raise ConnectionError("the store did not answer")
+        return fail
+
+
+def test_a_store_out_of_reach_for_a_moment_keeps_the_class_and_the_poll(monkeypatch):
+    """A run that cannot read the room keeps the attendee's seat (no "ended" note, no traceback)
+    and marks it stale, so its poll reruns the page once the store answers; a heartbeat that fails
+    is dropped quietly; a link opened meanwhile says to try again and keeps the code."""
+    presenter, seat = start_class()
+    attendee = session({"room": seat.code}, page=HEATMAP)
+    ok(attendee)
+    real = storage.store
+    monkeypatch.setattr(storage, "store", lambda: Unreachable())
+    storage._RECENT.clear()
+    attendee.run()
+    ok(attendee)
+    mine = attendee.session_state[classroom.SEAT]
+    assert mine.stale and "has ended" not in texts(attendee)
+    following._heartbeat(mine)  # no exception
+    newcomer = session({"room": seat.code}, page=HEATMAP)
+    ok(newcomer)
+    assert f"The class {seat.code} could not be reached just now" in texts(newcomer)
+    assert newcomer.query_params["room"] == seat.code and classroom.SEAT not in newcomer.session_state
+    monkeypatch.setattr(storage, "store", real)
+    attendee.run()
+    ok(attendee)
+    assert not attendee.session_state[classroom.SEAT].stale and f"**Class {seat.code}**" in texts(attendee)
+
+
+def test_an_attendee_link_of_a_server_listening_on_loopback_stays_this_computers():
+    found = classroom.attendee_base("http://localhost:8080/classroom", "classroom", environ={},
+                                    find_address=lambda: "192.168.1.20", listening="127.0.0.1")
+    assert found == ("http://localhost:8080/", "this computer")
+    everywhere = classroom.attendee_base("http://localhost:8501/classroom", "classroom", environ={},
+                                         find_address=lambda: "192.168.1.20", listening="")
+    assert everywhere == ("http://192.168.1.20:8501/", "network")
+    for listening in (None, "0.0.0.0", "::", "192.168.1.20"):  # every interface, or the network's own
+        assert classroom.attendee_base("http://localhost:8501/classroom", "classroom", environ={},
+                                       find_address=lambda: "192.168.1.20", listening=listening).source == "network"

@@ -55,7 +55,7 @@ def network_address() -> str | None:
     """This machine's address on its network: the source address the system picks for a UDP
     socket towards an outside address (connecting a UDP socket sends nothing); None where there
     is no route, or only a loopback one."""
-    for target in ("192.0.2.1", "10.255.255.255"):  # a documentation address, a private one
+    for target in ("192.0.2.1", "10.254.254.254"):  # a documentation address, a private one (not a broadcast)
         try:
             with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
                 probe.connect((target, 9))
@@ -67,10 +67,13 @@ def network_address() -> str | None:
     return None
 
 
-def attendee_base(url: str | None, page: str, environ=os.environ, find_address=network_address) -> AttendeeLink:
+def attendee_base(url: str | None, page: str, environ=os.environ, find_address=network_address,
+                  listening: str | None = None) -> AttendeeLink:
     """The base of the attendee link: ``PEKIT_PUBLIC_URL`` where set; else the address the
     presenter's browser shows (:func:`base_url`), with this machine's network address in place of
-    a loopback host, keeping the port and the path."""
+    a loopback host, keeping the port and the path. ``listening``: the address the server listens
+    on (``server.address``; empty: every interface); a loopback one cannot be opened from the
+    network, so the link then stays this computer's (with the page's warning)."""
     configured = environ.get("PEKIT_PUBLIC_URL", "").strip()
     if configured:
         return AttendeeLink(configured if configured.endswith("/") else configured + "/", "configured")
@@ -78,7 +81,8 @@ def attendee_base(url: str | None, page: str, environ=os.environ, find_address=n
     parts = urlsplit(base)
     if not parts.netloc or not is_loopback(parts.hostname):
         return AttendeeLink(base, "opened")
-    address = find_address()
+    everywhere = listening is None or listening.strip("[]") in ("", "0.0.0.0", "::")  # every interface
+    address = find_address() if everywhere or not is_loopback(listening) else None
     if address is None:
         return AttendeeLink(base, "this computer")
     host = f"[{address}]" if ":" in address else address

@@ -15,8 +15,8 @@ import time
 import streamlit as st
 
 from lab.classroom import storage
-from lab.classroom.seats import (CLASSROOM_PAGE, RELINK, SEAT, Seat, _note, _page, _relink, _room, _seat, _settings,
-                                 _show_notes, leave, reason, seat)
+from lab.classroom.seats import (CLASSROOM_PAGE, NOTES, RELINK, SEAT, Seat, _note, _page, _relink, _room, _seat,
+                                 _settings, _show_notes, leave, reason, seat)
 from lab.i18n import SHELL_PARAMS, _
 from lab.rooms import Room, RoomError, new_attendee, normalize_code
 from lab.views import classroom as views
@@ -45,10 +45,17 @@ def _beat_if_due(current: Seat) -> None:
 
 
 def _heartbeat(current: Seat) -> None:
+    """Best effort: a beat that fails (the class ended, the store out of reach for a moment) is
+    sent again at the next one; the next read says what happened to the room."""
     try:
         storage.store().heartbeat(current.code, current.me, following=current.following, nickname=current.nickname)
     except RoomError:
-        pass  # the next read says what happened to the room
+        pass
+    except Exception:  # noqa: BLE001  (a store out of reach: a Redis timeout, a busy SQLite file)
+        logging.getLogger(__name__).warning("a heartbeat could not be sent; the next one tries again", exc_info=True)
+
+
+NO_NEWS = object()  # a read that failed for a moment (the store out of reach): the class goes on, the poll tries again
 
 
 def page_settings(params: dict[str, str]) -> None:
@@ -62,18 +69,23 @@ def relinking() -> bool:
     return _relink.get()
 
 
-def _read(code: str, *, polled: int | None = None) -> Room | None:
-    """The room, or None with a note when it has ended or its record is unreadable. A run the
-    poll asked for, having seen version ``polled``, takes the process's shared recent read when
-    it is that new (a class's hundred followers then rerun on one store read, not a hundred)."""
+def _read(code: str, *, polled: int | None = None):
+    """The room; None with a note when it has ended or cannot be used (the store says why); or
+    :data:`NO_NEWS` when the store could not be reached just now (the seat is kept, and the poll
+    reads again). A run the poll asked for, having seen version ``polled``, takes the process's
+    shared recent read when it is that new (a class's hundred followers then rerun on one store
+    read, not a hundred)."""
     try:
         found = storage.recent_room(code) if polled is not None else None
         if found is None or found.version < polled:
             found = storage.store().room(code)
-    except RoomError:
-        _note(_("The class {code} cannot be read: its record in the store is damaged. This page works on its own.")
-              .format(code=code))
+    except RoomError as err:
+        _note(_("The class {code} cannot be read ({reason}). This page works on its own.")
+              .format(code=code, reason=reason(err)))
         return None
+    except Exception:  # noqa: BLE001  (a Redis timeout, a busy SQLite file: for a moment)
+        logging.getLogger(__name__).warning("the class %s could not be read; the poll tries again", code, exc_info=True)
+        return NO_NEWS
     return found
 
 
@@ -94,11 +106,16 @@ def join() -> Seat | None:
     raw = params.get("room")
     if raw is not None and (current is None or raw != current.code):
         code = normalize_code(raw)
+        notes = len(st.session_state.get(NOTES, []))
         found = _read(code) if code else None
-        if found is None:
+        if found is NO_NEWS:  # the link stays: opened again, it joins
+            _note(_("The class {code} could not be reached just now; open the link again in a moment.")
+                  .format(code=code))
+        elif found is None:
             del params["room"]
-            _note(_("No class with the code “{code}” is running (it may have ended). This page works on its own.")
-                  .format(code=str(raw)[:12]))
+            if len(st.session_state.get(NOTES, [])) == notes:  # (the store's own reason, where it gave one)
+                _note(_("No class with the code “{code}” is running (it may have ended). This page works on its "
+                        "own.").format(code=str(raw)[:12]))
         else:
             current = Seat(code, new_attendee())
             if key is not None:
@@ -126,6 +143,9 @@ def follow(page_path: str, pages: dict) -> None:
         return
     found = _read(current.code, polled=current.polled)
     current.polled = None
+    current.stale = found is NO_NEWS
+    if current.stale:  # the page shows on its own this time; the poll goes on and reruns it once the store answers
+        return
     if found is None:
         leave(_("The class {code} has ended; this page works on its own.").format(code=current.code))
         _show_notes()
@@ -197,7 +217,10 @@ def _drive(current: Seat | None, page_path: str, params: dict[str, str]) -> None
 def sidebar() -> None:
     """The class's line in the sidebar, the follow switch for attendees, and everyone's poll."""
     current = seat()
-    if current is None or _room.get() is None:
+    if current is None:
+        return
+    if _room.get() is None:  # the store out of reach this run: the poll alone, to catch up
+        _poll()
         return
     if current.presenter:
         st.markdown(_("**Class {code}** · you present").format(code=current.code))
@@ -232,9 +255,16 @@ def _poll() -> None:
         found = storage.recent_room(current.code)
     except RoomError:
         found = None
-    if found is None or _moved(current, found):
+    except Exception:  # noqa: BLE001  (the store out of reach for a moment: no news, the next poll asks again)
+        logging.getLogger(__name__).warning("the poll could not read class %s", current.code, exc_info=True)
+        return
+    if found is None or current.stale or _moved(current, found):
         current.polled = None if found is None else found.version
         st.rerun(scope="app")
     _beat_if_due(current)
     if current.presenter:
-        st.caption(views.presence_sentence(*storage.store().presence(current.code)))
+        try:
+            present = storage.store().presence(current.code)
+        except Exception:  # noqa: BLE001  (shown again at the next poll)
+            return
+        st.caption(views.presence_sentence(*present))

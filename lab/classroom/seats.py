@@ -40,6 +40,7 @@ class Seat:
     beat: float = 0.0
     seen: int = -1  # the room version this session's last whole run read
     polled: int | None = None  # the room version whose change made the poll rerun the page
+    stale: bool = False  # this session's last whole run could not read the room (the store out of reach)
 
     @property
     def presenter(self) -> bool:
