@@ -25,6 +25,12 @@ class LabPage(NamedTuple):
         return self.path.removeprefix("pages/").removesuffix(".py")
 
 
+# The lab's front door: the chapter's story in steps, each leading to the page above that explores it
+LESSON_PAGE = LabPage("pages/lesson.py", N_("The lesson"), ":material/school:",
+                      N_("Why does attention need positions, and what do they cost?"),
+                      N_("The chapter's story in nine short steps, the problem first: what one word of self-attention "
+                         "computes, why it is blind to order, how the sine/cosine table fixes that, and the price."))
+
 LAB_PAGES = [
     LabPage("pages/encoding_heatmap.py", N_("Encoding heatmap"), ":material/grid_on:",
             N_("What does the sine/cosine table encode?"),

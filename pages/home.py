@@ -4,7 +4,7 @@ import streamlit as st
 
 from lab.display import show_chart
 from lab.i18n import _, chapter_link
-from lab.registry import SMOLLM_COMMAND, listed_pages, missing_pages
+from lab.registry import LESSON_PAGE, SMOLLM_COMMAND, listed_pages, missing_pages
 from lab.server import linked_page, require_shell
 from lab.views.home import home_caption, home_picture
 
@@ -22,6 +22,8 @@ st.markdown(_(
     "the table P below is the chapter's formula evaluated directly, so that it appears at once, and gives pekit's "
     "values."
 ).format(chapter=chapter_link(), discussion=DISCUSSION))
+st.page_link(linked_page(LESSON_PAGE.path), label=_("Start here: the lesson, nine short steps"),
+             icon=LESSON_PAGE.icon)
 picture = home_picture()
 show_chart(picture.chart, title=_("The positional encoding P"))
 st.caption(home_caption(picture))

@@ -27,7 +27,9 @@ class OrderCheck(NamedTuple):
     keys moved back to the original order ``(heads, n, n)`` (equal to ``weights`` exactly when
     the layer ignores order); ``output_gap``/``weights_gap``: the largest difference between the
     shuffled run and the original one moved into the shuffled order; ``output_scale``: the
-    largest ``|output|``, the scale the output gap is measured against."""
+    largest ``|output|``, the scale the output gap is measured against; ``shuffled_output``: the
+    shuffled run's output ``(n, num_hiddens)``, its rows in the shuffled order (row ``i`` is the
+    output of token ``perm[i]``)."""
 
     output: Tensor
     weights: Tensor
@@ -35,6 +37,14 @@ class OrderCheck(NamedTuple):
     output_gap: float
     weights_gap: float
     output_scale: float
+    shuffled_output: Tensor | None = None
+
+    @property
+    def shared_scale(self) -> float:
+        """The largest ``|output|`` of either run: one colour range for both runs' outputs."""
+        if self.shuffled_output is None or not self.shuffled_output.numel():
+            return self.output_scale
+        return max(self.output_scale, float(self.shuffled_output.abs().max()))
 
     @property
     def relative_output_gap(self) -> float:
@@ -84,7 +94,7 @@ def order_check(model: MultiHeadAttention, X: Tensor, perm: Tensor, *, positiona
     back = torch.argsort(perm)  # the shuffled run's slot of each original token
     shuffled_back = weights_s[:, back][:, :, back]  # (heads, n, n) in the original order
     scale = float(out.abs().max()) if n else 0.0
-    return OrderCheck(out, weights, shuffled_back, output_gap, weights_gap, scale)
+    return OrderCheck(out, weights, shuffled_back, output_gap, weights_gap, scale, out_s)
 
 
 def positional_effect(model: MultiHeadAttention, X: Tensor, *, base: float = 10000.0) -> Tensor:

@@ -17,12 +17,12 @@ if reason and os.environ.get("CI"):
     raise RuntimeError(f"browser tests must run in CI: {reason}")
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason=reason or "")]
 
-PAGES = {"": "pekit: a lab for positional encodings", "encoding_heatmap": "Encoding heatmap",
+PAGES = {"": "pekit: a lab for positional encodings", "lesson": "The lesson", "encoding_heatmap": "Encoding heatmap",
          "binary_analogy": "Binary analogy", "offset_rotation": "Offset rotation",
          "complexity_comparison": "Complexity comparison", "live_attention": "Live attention",
          "train": "Train it yourself", "encoding_families": "Encoding families",
          "fixed_or_learned": "Fixed or learned positions"}
-CHARTS = {"": 1, "encoding_heatmap": 5, "binary_analogy": 6, "offset_rotation": 7, "complexity_comparison": 2,
+CHARTS = {"": 1, "lesson": 2, "encoding_heatmap": 5, "binary_analogy": 6, "offset_rotation": 7, "complexity_comparison": 2,
           "live_attention": 9, "train": 12, "encoding_families": 8, "fixed_or_learned": 8}
 if pekit.smollm2_available():  # the optional extra's page is listed where it is installed
     PAGES["rope_in_a_real_model"] = "RoPE in a real model"

@@ -494,7 +494,7 @@ def query_step(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, posi
     table = torch.cat([V[:, :shown], output[None, :shown]])
     value_chart = charts.token_heatmap(table, names + [_("output")], [""] * shown, x_title=_("column of v"),
                                        y_title=_("value vector v_j; last row: the output"), value_title=_("value"),
-                                       palette="diverging", title=_("3. values and their weighted sum"), cell=20,
+                                       palette="diverging", title=_("3. values and the output"), cell=20,
                                        legend="right").spec()
     return QueryStep(head, query, tuple(tokens), hs, tuple(scores.tolist()), tuple(weights.tolist()),
                      tuple(map(tuple, V[:, :shown].tolist())), tuple(output[:shown].tolist()), score_chart,

@@ -1,0 +1,371 @@
+"""The lesson's views: the chapter's story in steps, the problem before its solution, each step one
+idea and one picture taken from the page that explores it.
+
+Each step's record carries what its sentences state; the sentence functions say at most one
+number each, in plain words. The lesson's own question (the first one) is defined here; the
+others are the full pages' questions (:mod:`lab.views.questions`), asked at the end of the step
+before the one that shows their answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from pekit import charts, order, seeded, shipped, text
+from pekit.charts.bars import accuracy_bars
+from lab.display import number, plain
+from lab.i18n import N_, _, localized_resource, ngettext
+from lab.views import binary_analogy as binary_view
+from lab.views import complexity_comparison as complexity_view
+from lab.views import encoding_heatmap as heatmap_view
+from lab.views import live_attention as live
+from lab.views import offset_rotation as rotation_view
+from lab.views import questions
+from lab.views import train as train_view
+from lab.views.questions import Check, Solved
+
+# The sentence every attention step reads: five words whose default shuffle (seed 1) swaps the second
+# and the last, "the man bit the dog". Localized: a reader gets one in their language.
+SENTENCE = N_("the dog bit the man")
+HIDDEN = 16  # numbers per word vector: small enough to draw a word's whole output
+HEADS = 1
+SEED = 0
+SHUFFLE = 1  # the default shuffle: the identity with the second and the last word swapped
+OUTPUT_COLUMNS = 8  # output columns drawn per word
+
+# The table steps: the heatmap's and the rotation question's settings
+TABLE_N = 60
+TABLE_WIDTHS = ("16", "32", "64", "128")
+TABLE_D = "32"
+BASE = 10000
+BINARY_N = 64
+BINARY_BITS = 6
+ROTATION_D = 16
+ROTATION_PAIR = 1
+ROTATION_POINTS = 8
+COST_D = 256
+COST_K = 3
+COST_LENGTHS = ("125", "250", "500", "1000", "2000", "4000", "8000")
+COST_N = "1000"
+TASK, TASK_LENGTH = "reverse", 8  # the shipped tiny models' task and length
+
+
+class Step(NamedTuple):
+    """One step of the lesson: its URL key, title (N_), and the full page that explores it."""
+
+    key: str
+    title: str
+    explores: str  # the page file ("pages/....py")
+
+
+STEPS: tuple[Step, ...] = (
+    Step("looking", N_("One word looks at the others"), "pages/live_attention.py"),
+    Step("shuffle", N_("Shuffle the words"), "pages/live_attention.py"),
+    Step("training", N_("Can training find the order?"), "pages/train.py"),
+    Step("table", N_("Give each position a vector"), "pages/encoding_heatmap.py"),
+    Step("counter", N_("Fast and slow columns, like a counter"), "pages/binary_analogy.py"),
+    Step("rotation", N_("A shift is a rotation"), "pages/offset_rotation.py"),
+    Step("order", N_("Now the order counts"), "pages/live_attention.py"),
+    Step("cost", N_("The price: n²"), "pages/complexity_comparison.py"),
+    Step("masking", N_("Masking: keys a word may not see"), "pages/live_attention.py"),
+)
+COUNT = len(STEPS)
+
+
+def step_at(index: int) -> Step:
+    """Step ``index``, counted from 1."""
+    return STEPS[index - 1]
+
+
+def before(index: int) -> int | None:
+    """The step before ``index`` (None for the first)."""
+    return index - 1 if index > 1 else None
+
+
+def after(index: int) -> int | None:
+    """The step after ``index`` (None for the last)."""
+    return index + 1 if index < COUNT else None
+
+
+def word_choices(tokens: tuple[str, ...]) -> range:
+    """The positions a reader may pick a word from."""
+    return range(len(tokens))
+
+
+def option_indices(check: Check) -> range:
+    return range(len(check.options))
+
+
+def step_heading(index: int) -> str:
+    """``index`` from 1: "Step k of K: title"."""
+    return _("Step {k} of {count}: {title}").format(k=index, count=COUNT, title=_(STEPS[index - 1].title))
+
+
+def tokens_of(sentence: str) -> tuple[str, ...]:
+    return tuple(text.tokenize(sentence, max_tokens=live.MAX_TOKENS).tokens)
+
+
+# -- step 1: one query -------------------------------------------------------------------------
+
+def looking(tokens: tuple[str, ...], query: int) -> live.QueryStep:
+    """One word's query through the three steps, in the lesson's small layer."""
+    return live.query_step(tokens, HIDDEN, HEADS, SEED, False, 0, query)
+
+
+def looking_sentence(step: live.QueryStep) -> str:
+    return _("Here “{token}” gives its largest weight, {weight}, to “{top}”.").format(
+        token=plain(step.tokens[step.query]), weight=number(step.weights[step.top], ".2f"),
+        top=plain(step.tokens[step.top]))
+
+
+# -- steps 2 and 7: the words shuffled, without and with P ------------------------------------
+
+ROUND_OFF = live.ROUND_OFF  # relative output differences below this are float rounding
+
+
+@dataclass(frozen=True)
+class Shuffle:
+    """The sentence and a shuffle of it through the lesson's layer: each run's outputs drawn
+    with its own words as row labels, on one colour range, and how far a word's output moved."""
+
+    tokens: tuple[str, ...]
+    shuffled: tuple[str, ...]
+    positional: bool
+    moved: int  # slots holding another word after the shuffle
+    gap: float  # the largest |difference| of a word's output between the runs, over the outputs' size
+    original: dict  # Vega-Lite specs
+    reordered: dict
+
+    @property
+    def identical(self) -> bool:
+        return self.gap < ROUND_OFF
+
+
+@localized_resource(max_entries=32)
+def shuffle_view(tokens: tuple[str, ...], shuffle: int, positional: bool) -> Shuffle:
+    model = seeded.seeded_attention(HIDDEN, HEADS, seed=SEED)
+    X = text.token_embeddings(list(tokens), HIDDEN, seed=SEED, device=model.W_q.weight.device)
+    perm = seeded.permutation(len(tokens), shuffle)
+    check = order.order_check(model, X, perm, positional=positional)
+    shuffled = tuple(tokens[i] for i in perm.tolist())
+    bound = check.shared_scale or 1.0
+    columns = [""] * OUTPUT_COLUMNS  # the axis numbers them
+
+    def drawn(outputs, words, title: str) -> dict:
+        return charts.token_heatmap(outputs[:, :OUTPUT_COLUMNS], list(words), columns, x_title=_("output number"),
+                                    y_title=_("word"), value_title=_("output"), palette="diverging",
+                                    domain=(-bound, bound), cell=22, title=title, legend="right").spec()
+
+    return Shuffle(tokens, shuffled, positional, sum(a != b for a, b in zip(tokens, shuffled)),
+                   check.relative_output_gap,
+                   drawn(check.output, tokens, " ".join(tokens)),
+                   drawn(check.shuffled_output, shuffled, " ".join(shuffled)))
+
+
+def shuffle_sentence(view: Shuffle) -> str:
+    if view.moved == 0:
+        return _("This shuffle leaves every word where it was: press Shuffle again.")
+    if view.identical:
+        return _("Each word's output is identical in both orders, to float rounding: the largest difference is {gap} "
+                 "of the outputs' size.").format(gap=number(view.gap, ".0e") if view.gap else "0")
+    return _("The same words now get different outputs: they move by up to {percent} of the outputs' size.").format(
+        percent=number(100 * view.gap, ".2g") + " %")
+
+
+def swap_prompt_fields(view: Shuffle) -> dict[str, str]:
+    """The words the first question names: the first word the shuffle moved and the word now in its place."""
+    moved = next((i for i, (a, b) in enumerate(zip(view.tokens, view.shuffled)) if a != b), 0)
+    return {"word": plain(view.tokens[moved]), "other": plain(view.shuffled[moved]),
+            "shuffled": plain(" ".join(view.shuffled))}
+
+
+def swap_answer(view: Shuffle) -> int:
+    """0: the same output, 1: slightly different (under 10 % of the outputs' size), 2: very different."""
+    if view.identical:
+        return 0
+    return 1 if view.gap < 0.1 else 2
+
+
+def _solve_swap() -> Solved:
+    view = shuffle_view(tokens_of(_(SENTENCE)), SHUFFLE, False)
+    return Solved(swap_answer(view), shuffle_sentence(view) + " " + _(
+        "Each word's query, key and value come from its own vector alone, and the weights' mix does not care in which "
+        "row a word stands."))
+
+
+SWAP = Check("lesson-swap", "lesson",
+             N_("Swap two words: “{shuffled}”. What happens to the output of “{word}”?"),
+             (N_("exactly the same numbers, in another row"), N_("slightly different numbers"),
+              N_("very different numbers")), _solve_swap)
+
+
+# -- step 3: the shipped tiny models ------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Training:
+    """The shipped tiny encoders on reversal: the share of held-out sequences each gets entirely
+    right without positions and with sinusoidal ones, and the best share of words an order-blind
+    model can get (the chart's reference line)."""
+
+    without: float
+    with_p: float
+    guess: float
+    chart: dict
+
+
+@localized_resource(max_entries=2)
+def training_view() -> Training:
+    metrics = shipped.recorded_metrics()
+    none, sin = metrics["encoder-none"], metrics["encoder-sinusoidal"]
+    guess = train_view.ceiling(TASK, TASK_LENGTH)
+    words, sequences = _("words right"), _("sequences right")
+    chart = accuracy_bars({_("no positions"): {words: none["token_accuracy"], sequences: none["seq_accuracy"]},
+                                  _("with positions"): {words: sin["token_accuracy"], sequences: sin["seq_accuracy"]}},
+                                 reference=guess, reference_label=_("best order-blind guess (words)"), height=120)
+    return Training(none["seq_accuracy"], sin["seq_accuracy"], guess, chart.spec())
+
+
+def training_sentences(view: Training) -> tuple[str, str]:
+    return (_("Without positions it gets {share} of new sequences entirely right.").format(
+                share=number(100 * view.without, ".3g") + " %"),
+            _("Given each word's position, it gets {share}.").format(share=number(100 * view.with_p, ".3g") + " %"))
+
+
+# -- step 4: the table P ------------------------------------------------------------------------
+
+class Table(NamedTuple):
+    chart: dict
+    fastest: float  # positions per turn of columns 0 and 1
+    slowest: float  # the same for the last pair
+
+
+def table_view(d: int) -> Table:
+    view = heatmap_view.table_view(TABLE_N, d, BASE, 0, "interleaved")
+    speeds = questions.pair_speeds(TABLE_N, d, float(BASE))
+    return Table(view.heatmap, speeds.periods[0], speeds.periods[-1])
+
+
+def table_sentences(view: Table) -> tuple[str, str]:
+    return (_("Columns 0 and 1 repeat every {period} positions.").format(period=number(view.fastest, ".3g")),
+            _("The last pair would need {period} positions to repeat once.").format(
+                period=number(view.slowest, ",.0f")))
+
+
+# -- step 5: the binary counter -----------------------------------------------------------------
+
+def counter_view(bits: int = BINARY_BITS) -> binary_view.AnalogyView:
+    return binary_view.analogy_view(BINARY_N, bits, int(TABLE_D), BASE)
+
+
+def counter_sentence(view: binary_view.AnalogyView) -> str:
+    return ngettext("Bit 0 flips at every position; bit {bit} flips once every {count} position.",
+                    "Bit 0 flips at every position; bit {bit} flips once every {count} positions.",
+                    2 ** view.last_bit).format(bit=view.last_bit, count=2 ** view.last_bit)
+
+
+# -- step 6: the rotation ------------------------------------------------------------------------
+
+def rotation_circle(delta: int) -> dict:
+    return rotation_view.circle(ROTATION_D, BASE, delta, ROTATION_PAIR, 0, ROTATION_POINTS)
+
+
+def rotation_sentence(delta: int) -> str:
+    turn = rotation_view.pair_turn(ROTATION_D, BASE, delta, ROTATION_PAIR).turn
+    return _("Every arrow turns by the same angle, {degrees}°, wherever it starts.").format(
+        degrees=number(turn.sign * (turn.turns * 360 + turn.degrees), ".3g"))
+
+
+# -- step 8: the cost ----------------------------------------------------------------------------
+
+def cost_view(n: int) -> complexity_view.TheoryView:
+    return complexity_view.theory_view(n, COST_D, COST_K)
+
+
+def cost_sentences(view: complexity_view.TheoryView) -> tuple[str, str]:
+    return (_("At n = {n}, self-attention compares {pairs} pairs of words in every layer.").format(
+                n=number(view.n, ","), pairs=number(view.n * view.n, ",")),
+            _("In return, the first word reaches the last in one step; an RNN needs {steps}.").format(
+                steps=number(view.rnn_steps, ",")))
+
+
+# -- step 9: masking -----------------------------------------------------------------------------
+
+MASK_LENGTHS = tuple(str(v) for v in range(live.LAB_STEPS + 1))
+
+
+def masking(tokens: tuple[str, ...], length: int) -> live.MaskingView:
+    """The sentence padded to the masking lab's steps, with ``length`` valid keys."""
+    return live.masking_view(tokens[:live.LAB_STEPS], HIDDEN, SEED, str(length), "own", "one per sequence", "A")
+
+
+def masking_sentence(view: live.MaskingView) -> str:
+    if view.zero_rows:
+        return _("With a valid length of 0 there is nothing to look at: every weight is 0, not NaN.")
+    if not view.hidden_pairs:
+        return _("No key is hidden: every word may look at every step, padding included.")
+    return ngettext("The mask hides {count} key from every query; its weight is exactly 0.",
+                    "The mask hides {count} keys from every query; their weight is exactly 0.",
+                    live.LAB_STEPS - view.length).format(count=live.LAB_STEPS - view.length)
+
+
+# -- the questions, by the step they end ----------------------------------------------------------
+
+def _asked(qid: str, page_check: str, prompt: str, options: tuple[str, ...] | None = None) -> Check:
+    """A full page's question asked in the lesson's words: its solution (the right option's index
+    and the explanation) is the page's own, so the options keep their meaning and order."""
+    source = questions.BY_ID[page_check]
+    return Check(qid, "lesson", prompt, options or source.options, source.solve, source.settings)
+
+
+QUESTIONS: dict[str, Check] = {
+    "looking": SWAP,
+    "shuffle": _asked("lesson-train", "train-none", N_(
+        "A tiny transformer without positions is trained to write 8 tokens in reverse order. What share of new "
+        "sequences does it then get entirely right?")),
+    "table": _asked("lesson-bits", "binary-flip", N_(
+        "Count positions in binary: 0, 1, 10, 11, 100, … How often does bit 2, the third from the right, change?")),
+    "counter": _asked("lesson-turn", "rotation-shift", N_(
+        "Move a position 3 places further (d = 16). What happens to the point that columns 2 and 3 of its row "
+        "draw, (sin, cos)?"),
+        (N_("it turns by an angle that depends on the shift alone"), N_("it moves away from the centre"),
+         N_("it slides along a straight line"), N_("it moves in a way that depends on the position"))),
+    "order": _asked("lesson-double", "complexity-double", N_(
+        "Double the number of tokens n from 1,000 to 2,000 (vectors of d = 256 numbers). How many times more work "
+        "does self-attention do?")),
+    "masking": _asked("lesson-empty", "attention-empty", N_(
+        "Set the valid length to 0: every key is masked. What weights does each query get?"),
+        (N_("all zeros"), N_("NaN (0/0)"), N_("1/n on every key"), N_("1 on the first key"))),
+}
+BY_ID = {check.id: check for check in QUESTIONS.values()}
+
+
+@localized_resource(max_entries=32)
+def solved(qid: str) -> Solved:
+    """A lesson question's right option and explanation, in the reader's language."""
+    return BY_ID[qid].solve()
+
+
+def prompt(check: Check) -> str:
+    """The question's text in the reader's language (the first question names the lesson's words)."""
+    if check is SWAP:
+        return _(check.prompt).format(**swap_prompt_fields(shuffle_view(tokens_of(_(SENTENCE)), SHUFFLE, False)))
+    return _(check.prompt)
+
+
+# -- the glossary: each term and the step (from 1) that explains it ------------------------------
+# A term is used in no step before that one, in either language (tests/test_lesson_page.py reads
+# every step as a reader sees it). Marked for the catalog: a term is matched in the reader's words.
+
+GLOSSARY: tuple[tuple[str, int], ...] = (
+    (N_("token"), 1), (N_("self-attention"), 1), (N_("query"), 1), (N_("key"), 1), (N_("value"), 1),
+    (N_("score"), 1), (N_("softmax"), 1), (N_("weight"), 1), (N_("output"), 1),
+    (N_("sine"), 4), (N_("cosine"), 4), (N_("frequenc"), 4), (N_("binary"), 4),
+    (N_("offset"), 6), (N_("rotation"), 6),
+    (N_("CNN"), 8), (N_("RNN"), 8),
+    (N_("padding"), 9), (N_("valid length"), 9), (N_("mask"), 9),
+)
+
+
+def glossary() -> tuple[tuple[str, int], ...]:
+    """The terms in the reader's language, with the step that explains each."""
+    return tuple((_(term), step) for term, step in GLOSSARY)

@@ -1,0 +1,186 @@
+"""The lesson's sentences, each made from the real view over the step's settings and checked against
+numbers computed here another way: self-attention as a float64 loop over the layer's own weights,
+the turn of a sine/cosine pair from its formula, the mask's hidden keys by counting."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import pytest
+import torch
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from lab.display import number
+from lab.i18n import use
+from lab.views import lesson
+from pekit import seeded, sinusoidal_encoding, text
+
+TOKENS = lesson.tokens_of(lesson.SENTENCE)
+
+
+def naive_outputs(tokens: tuple[str, ...], positional: bool) -> tuple[list[list[float]], list[list[float]]]:
+    """The lesson's one-head layer on ``tokens``, as a float64 loop: every query's weights over the
+    keys and its output (after W_o), from the layer's own projection matrices."""
+    model = seeded.seeded_attention(lesson.HIDDEN, lesson.HEADS, seed=lesson.SEED)
+    X = text.token_embeddings(list(tokens), lesson.HIDDEN, seed=lesson.SEED).double()
+    if positional:
+        X = X + sinusoidal_encoding(len(tokens), lesson.HIDDEN, dtype=torch.float64)
+    Wq, Wk, Wv, Wo = (m.weight.detach().double() for m in (model.W_q, model.W_k, model.W_v, model.W_o))
+    rows = X.tolist()
+
+    def project(W, x):
+        return [sum(W[i][j].item() * x[j] for j in range(len(x))) for i in range(W.shape[0])]
+
+    Q, K, V = ([project(W, x) for x in rows] for W in (Wq, Wk, Wv))
+    weights, outputs = [], []
+    for q in Q:
+        scores = [sum(a * b for a, b in zip(q, k)) / math.sqrt(lesson.HIDDEN) for k in K]
+        top = max(scores)
+        e = [math.exp(s - top) for s in scores]
+        w = [v / sum(e) for v in e]
+        mixed = [sum(w[j] * V[j][c] for j in range(len(V))) for c in range(lesson.HIDDEN)]
+        weights.append(w)
+        outputs.append(project(Wo, mixed))
+    return weights, outputs
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.integers(0, len(TOKENS) - 1))
+def test_the_looking_sentence_names_the_largest_weight(query):
+    step = lesson.looking(TOKENS, query)
+    weights, _ = naive_outputs(TOKENS, False)
+    row = weights[query]
+    top = max(range(len(row)), key=lambda j: (row[j], -j))
+    said = lesson.looking_sentence(step)
+    assert said == f"Here “{TOKENS[query]}” gives its largest weight, {number(row[top], '.2f')}, to “{TOKENS[top]}”."
+    assert step.top == top
+
+
+def independent_gap(tokens: tuple[str, ...], shuffle: int, positional: bool) -> tuple[float, int]:
+    """How far each word's output moves when the words are shuffled (over the outputs' size), and
+    how many slots change word, from two float64 loops."""
+    perm = seeded.permutation(len(tokens), shuffle).tolist()
+    shuffled = tuple(tokens[i] for i in perm)
+    _, before = naive_outputs(tokens, positional)
+    _, after = naive_outputs(shuffled, positional)
+    scale = max(abs(v) for row in before for v in row)
+    gap = max(abs(after[i][c] - before[perm[i]][c]) for i in range(len(perm)) for c in range(lesson.HIDDEN))
+    return gap / scale, sum(a != b for a, b in zip(tokens, shuffled))
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 40), st.booleans())
+@example(lesson.SHUFFLE, False)
+@example(lesson.SHUFFLE, True)
+@example(0, True)
+def test_the_shuffle_sentence_says_what_the_outputs_did(shuffle, positional):
+    view = lesson.shuffle_view(TOKENS, shuffle, positional)
+    gap, moved = independent_gap(TOKENS, shuffle, positional)
+    said = lesson.shuffle_sentence(view)
+    assert view.moved == moved
+    if moved == 0:
+        assert said.startswith("This shuffle leaves every word where it was")
+    elif gap < 1e-9:
+        assert "identical in both orders, to float rounding" in said and view.identical
+    else:
+        assert positional and not view.identical
+        assert view.gap == pytest.approx(gap, rel=1e-3)
+        assert f"by up to {number(100 * view.gap, '.2g')} %" in said
+
+
+def test_the_default_shuffle_swaps_dog_and_man_and_changes_nothing_without_positions():
+    view = lesson.shuffle_view(TOKENS, lesson.SHUFFLE, False)
+    assert view.shuffled == ("the", "man", "bit", "the", "dog")
+    assert view.identical and view.gap < 1e-6
+    assert lesson.swap_prompt_fields(view) == {"word": "dog", "other": "man", "shuffled": "the man bit the dog"}
+    assert lesson.swap_answer(view) == 0
+    with_p = lesson.shuffle_view(TOKENS, lesson.SHUFFLE, True)
+    assert lesson.swap_answer(with_p) != 0  # with P the same question has another answer
+    # each word's row of the drawn maps carries its word: the maps shuffle the same way
+    for spec, words in ((view.original, TOKENS), (view.reordered, view.shuffled)):
+        drawn = json.dumps(spec)
+        labels = list(dict.fromkeys(re.findall(r'"(\d+ (?:the|dog|bit|man))"', drawn)))
+        assert labels == [f"{i} {w}" for i, w in enumerate(words)]
+
+
+def test_the_training_sentences_state_the_shipped_shares():
+    from pekit import shipped
+
+    metrics = shipped.recorded_metrics()
+    view = lesson.training_view()
+    first, second = lesson.training_sentences(view)
+    assert f"gets {number(100 * metrics['encoder-none']['seq_accuracy'], '.3g')} %" in first
+    assert f"it gets {number(100 * metrics['encoder-sinusoidal']['seq_accuracy'], '.3g')} %" in second
+    # the reference line is the best an order-blind model can do, below what positions reach
+    assert view.guess < 1.0 and view.with_p > view.guess >= view.without
+
+
+@settings(max_examples=4, deadline=None)
+@given(st.sampled_from(lesson.TABLE_WIDTHS))
+def test_the_table_sentences_give_the_first_and_last_periods(width):
+    d = int(width)
+    view = lesson.table_view(d)
+    first, last = lesson.table_sentences(view)
+    assert f"every {number(2 * math.pi, '.3g')} positions" in first
+    slowest = 2 * math.pi * lesson.BASE ** ((d - 2) / d)
+    assert f"need {number(slowest, ',.0f')} positions" in last
+
+
+@settings(max_examples=4, deadline=None)
+@given(st.integers(1, 6))
+@example(lesson.BINARY_BITS)
+def test_the_counter_sentence_counts_the_flips(bits):
+    view = lesson.counter_view(bits)
+    said = lesson.counter_sentence(view)
+    bit = bits - 1
+    # bit b of the positions 0 .. n − 1 changes between i − 1 and i once every 2**b positions
+    flips = [i for i in range(1, lesson.BINARY_N) if (i >> bit) & 1 != ((i - 1) >> bit) & 1]
+    assert flips[0] == 2 ** bit and all(b - a == 2 ** bit for a, b in zip(flips, flips[1:]))
+    plural = "position" if bit == 0 else "positions"
+    assert said == f"Bit 0 flips at every position; bit {bit} flips once every {2 ** bit} {plural}."
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 20))
+@example(3)
+def test_the_rotation_sentence_gives_the_pair_s_angle(delta):
+    said = lesson.rotation_sentence(delta)
+    omega = lesson.BASE ** (-2 * lesson.ROTATION_PAIR / lesson.ROTATION_D)
+    degrees = math.degrees(delta * omega)
+    assert f"the same angle, {number(degrees, '.3g')}°," in said
+
+
+@settings(max_examples=9, deadline=None)
+@given(st.integers(0, 8))
+def test_the_masking_sentence_counts_the_hidden_keys(length):
+    view = lesson.masking(TOKENS, length)
+    said = lesson.masking_sentence(view)
+    hidden = 8 - length  # keys length .. 7 of the 8 steps
+    if length == 0:
+        assert "every weight is 0, not NaN" in said and view.zero_rows
+    elif hidden == 0:
+        assert said.startswith("No key is hidden")
+    else:
+        assert re.search(rf"hides {hidden} keys? from every query", said)
+        assert view.hidden_pairs == 8 * hidden and view.masked_total == 0
+
+
+@settings(max_examples=4, deadline=None)
+@given(st.sampled_from(sorted(lesson.BY_ID)), st.sampled_from(["en", "pt"]))
+def test_every_question_reads_whole_and_its_answer_is_an_option(qid, code):
+    check = lesson.BY_ID[qid]
+    with use(code):
+        prompt = lesson.prompt(check)
+        solved = lesson.solved.uncached(qid)
+    assert "{" not in prompt and prompt.endswith("?")
+    assert 0 <= solved.correct < len(check.options) and solved.explanation
+
+
+@settings(max_examples=9, deadline=None)
+@given(st.integers(1, lesson.COUNT))
+def test_step_headings_count_the_steps(k):
+    assert lesson.step_heading(k) == f"Step {k} of {lesson.COUNT}: {lesson.STEPS[k - 1].title}"
+    assert len(lesson.glossary()) == len(lesson.GLOSSARY)
