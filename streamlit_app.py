@@ -11,8 +11,8 @@ import streamlit as st
 from lab import classroom
 from lab.display import device_caption, device_parts
 from lab.i18n import _, choose_language, language_picker
-from lab.registry import LESSON_PAGE, listed_pages
-from lab.server import (admitted, nav_page, pekit_prepared, prepare_pekit, prepare_pekit_after_page,
+from lab.registry import LESSON_PAGE, listed_pages, onward
+from lab.server import (admitted, linked_page, nav_page, pekit_prepared, prepare_pekit, prepare_pekit_after_page,
                         prepare_server)
 
 FAVICON = "🧭"
@@ -56,6 +56,17 @@ with st.sidebar:
 with admitted():
     try:
         navigation.run()
+        way = onward(navigation.url_path)
+        if way is not None:  # every page ends with the next one in reading order, and the way back to the lesson
+            st.divider()
+            back, ahead = st.columns(2)
+            with back:
+                st.page_link(LESSON, label=_("Back to the lesson"), icon=":material/school:",
+                             query_params={"step": str(way.lesson_step)} if way.lesson_step else None)
+            if way.next_page is not None:
+                with ahead:
+                    st.page_link(linked_page(way.next_page.path), icon=":material/arrow_forward:",
+                                 label=_("Next: {page}").format(page=_(way.next_page.title)))
     finally:  # a presenter's page and settings become the class's view (also after a page's stop)
         classroom.publish(navigation.url_path)
         if device is not None:

@@ -74,6 +74,15 @@ LAB_PAGES = [
             "components along the sequence, and how far each step moves.")),
 ]
 
+# Reading order: the lesson's (the pages in the order its steps first explore them), then the pages
+# that go beyond the chapter. The menu, the home page and each page's "Next" follow it.
+READING_ORDER = ("live_attention", "train", "encoding_heatmap", "binary_analogy", "offset_rotation",
+                 "complexity_comparison", "encoding_families", "fixed_or_learned")
+LAB_PAGES.sort(key=lambda page: READING_ORDER.index(page.url_path))
+# the lesson's step that each page explores (lab.views.lesson.STEPS: tests/test_registry.py holds them equal)
+EXPLORED_AT = {"live_attention": 1, "train": 3, "encoding_heatmap": 4, "binary_analogy": 5, "offset_rotation": 6,
+               "complexity_comparison": 8}
+
 # A page of an optional extra: in the navigation only where the extra is installed (no placeholder
 # pages); elsewhere the home page says in one line how to add it.
 ROPE_MODEL_PAGE = LabPage(
@@ -124,6 +133,25 @@ def _smollm2_available() -> bool:
 def listed_pages() -> list[LabPage]:
     """The pages this installation can show, in reading order."""
     return LAB_PAGES + ([ROPE_MODEL_PAGE] if _smollm2_available() else [])
+
+
+class Onward(NamedTuple):
+    """Where a page's end leads: the next page in reading order (None after the last) and the
+    lesson's step that the page explores (None: the lesson's start)."""
+
+    next_page: LabPage | None
+    lesson_step: int | None
+
+
+def onward(url_path: str) -> Onward | None:
+    """The way on from the page at ``url_path``; None for a page outside the reading order (the
+    home page, the lesson, the classroom)."""
+    pages = listed_pages()
+    paths = [page.url_path for page in pages]
+    if url_path not in paths:
+        return None
+    at = paths.index(url_path)
+    return Onward(pages[at + 1] if at + 1 < len(pages) else None, EXPLORED_AT.get(url_path))
 
 
 def missing_pages() -> list[LabPage]:

@@ -95,12 +95,22 @@ class View:
     params: Mapping[str, str] = field(default_factory=dict)
 
 
+ROUNDS = (1, 2)  # peer instruction: a first vote, and a second one after the class has discussed
+
+
 @dataclass(frozen=True)
 class Question:
-    """The question of the room: its id and whether its answer is revealed."""
+    """The question of the room: its id, whether its answer is revealed, and its round of votes
+    (1: the first vote; 2: the vote again after discussing, the first vote's answers kept)."""
 
     id: str
     revealed: bool = False
+    round: int = 1
+
+
+def answers_bucket(qid: str, round: int = 1) -> str:
+    """Where a round's answers are kept: the question's id for the first vote, ``<id>.2`` for the second."""
+    return qid if round == 1 else f"{qid}.{round}"
 
 
 @dataclass(frozen=True)
@@ -154,6 +164,12 @@ def _check_nickname(nickname: object) -> str:
     return "".join(ch for ch in nickname if ch.isprintable())[:MAX_NICKNAME_CHARS]
 
 
+def _check_round(round: object) -> int:
+    if round not in ROUNDS or isinstance(round, bool):
+        raise RoomError(f"round {str(round)[:20]!r} must be one of {ROUNDS}")
+    return round
+
+
 def _record(raw: object) -> dict:
     """A room's stored record, checked: a corrupt one raises :class:`RoomError`."""
     try:
@@ -173,7 +189,8 @@ def _record(raw: object) -> dict:
         _check_name("page", view.get("page"), empty=True)
         _check_params(view.get("params"))
         if question is not None:
-            if not isinstance(question, dict) or not isinstance(question.get("revealed"), bool):
+            if not isinstance(question, dict) or not isinstance(question.get("revealed"), bool) \
+                    or question.get("round", 1) not in ROUNDS or isinstance(question.get("round", 1), bool):
                 raise RoomError("no valid question")
             _check_name("question", question.get("id"))
     except RoomError as err:
@@ -184,7 +201,7 @@ def _record(raw: object) -> dict:
 def _room(code: str, record: dict) -> Room:
     q = record["question"]
     return Room(code, record["version"], View(record["view"]["page"], dict(record["view"]["params"])),
-                None if q is None else Question(q["id"], q["revealed"]), float(record["touched"]))
+                None if q is None else Question(q["id"], q["revealed"], q.get("round", 1)), float(record["touched"]))
 
 
 # -- the stores ---------------------------------------------------------------------------------
@@ -258,7 +275,7 @@ class Rooms:
         """The presenter opens question ``qid`` for answers (answers given to it before are kept; each
         attendee's last one counts)."""
         record = self._presenter_record(code, key)
-        record["question"] = {"id": _check_name("question", qid), "revealed": False}
+        record["question"] = {"id": _check_name("question", qid), "revealed": False, "round": 1}
         record["version"] += 1
         record["touched"] = time.time() if now is None else now
         self._save(code, None, record)
@@ -270,6 +287,20 @@ class Rooms:
             raise RoomError(N_("that question is not the open one"))
         record["question"]["revealed"] = True
         record["version"] += 1
+        record["touched"] = time.time() if now is None else now
+        self._save(code, None, record)
+        return record["version"]
+
+    def revote(self, code: str, key: str, qid: str, *, now: float | None = None) -> int:
+        """The presenter opens the second vote on the open question, after the class has discussed
+        it: the first vote's answers are kept as they were, and every attendee answers again."""
+        record = self._presenter_record(code, key)
+        question = record["question"]
+        if question is None or question["id"] != qid or question["revealed"]:
+            raise RoomError(N_("that question is not open for answers"))
+        if question.get("round", 1) != 2:
+            question["round"] = 2
+            record["version"] += 1
         record["touched"] = time.time() if now is None else now
         self._save(code, None, record)
         return record["version"]
@@ -297,11 +328,12 @@ class Rooms:
             raise RoomError(N_("this class has ended or its code is unknown"))
         if room.question is None or room.question.id != qid or room.question.revealed:
             raise RoomError(N_("that question is not open for answers"))
-        self._put_answer(code, qid, _check_token("attendee", attendee), _check_choice(choice))
+        self._put_answer(code, answers_bucket(qid, room.question.round), _check_token("attendee", attendee),
+                         _check_choice(choice))
 
-    def tally(self, code: str, qid: str, *, key: str | None = None) -> dict[str, int]:
-        """How many attendees gave each answer: for the presenter at any time, for anyone once
-        the question is revealed."""
+    def tally(self, code: str, qid: str, *, key: str | None = None, round: int = 1) -> dict[str, int]:
+        """How many attendees gave each answer in a round of votes: for the presenter at any time,
+        for anyone once the question is revealed."""
         room = self.room(code)
         if room is None:
             raise RoomError(N_("this class has ended or its code is unknown"))
@@ -309,13 +341,14 @@ class Rooms:
         if not revealed and not self.is_presenter(code, key):
             raise RoomError(N_("the answers are shown once the presenter reveals them"))
         counts: dict[str, int] = {}
-        for choice in self._answers(code, _check_name("question", qid)).values():
+        for choice in self._answers(code, answers_bucket(_check_name("question", qid), _check_round(round))).values():
             if isinstance(choice, str) and 0 < len(choice) <= MAX_CHOICE_CHARS:  # as from a link
                 counts[choice] = counts.get(choice, 0) + 1
         return counts
 
-    def my_answer(self, code: str, qid: str, attendee: str) -> str | None:
-        choice = self._answers(code, _check_name("question", qid)).get(_check_token("attendee", attendee))
+    def my_answer(self, code: str, qid: str, attendee: str, *, round: int = 1) -> str | None:
+        bucket = answers_bucket(_check_name("question", qid), _check_round(round))
+        choice = self._answers(code, bucket).get(_check_token("attendee", attendee))
         return choice if isinstance(choice, str) and len(choice) <= MAX_CHOICE_CHARS else None
 
     def heartbeat(self, code: str, attendee: str, *, following: bool, nickname: str | None = None,

@@ -3,6 +3,7 @@ live picture, at most two controls, and a link to the page that explores it furt
 
 import streamlit as st
 
+from lab import classroom
 from lab.display import show_chart
 from lab.i18n import N_, _
 from lab.page import lab_page
@@ -27,7 +28,7 @@ ANSWER = "lesson.answer.{qid}"  # the option a learner chose; "lesson.shown.{qid
 def question(step_key: str) -> None:
     """The step's predict-then-reveal question, if it has one: choose, then check."""
     check = lesson.QUESTIONS.get(step_key)
-    if check is None:
+    if check is None or classroom.ask_here(check):  # (in a class the presenter asks it, and the class votes)
         return
     labels = [_(o) for o in check.options]
     shown = f"lesson.shown.{check.id}"

@@ -529,3 +529,52 @@ def test_an_attendee_link_of_a_server_listening_on_loopback_stays_this_computers
     for listening in (None, "0.0.0.0", "::", "192.168.1.20"):  # every interface, or the network's own
         assert classroom.attendee_base("http://localhost:8501/classroom", "classroom", environ={},
                                        find_address=lambda: "192.168.1.20", listening=listening).source == "network"
+
+
+def test_the_class_steps_through_the_lesson_votes_discusses_votes_again_and_reveals():
+    """The presenter's Next and Back move the class through the lesson; a step's question is asked
+    from the step, voted, discussed and voted again; the reveal shows both votes side by side and
+    opens the step whose picture shows the answer."""
+    presenter, seat = start_class()
+    presenter.switch_page("pages/lesson.py").run()
+    ok(presenter)
+    attendees = [session({"room": seat.code}) for _ in range(2)]
+    for attendee in attendees:
+        assert ok(attendee).subheader[0].value.startswith("Step 1 of 9")
+        # in a class an attendee answers in the class's card, not alone in the step
+        assert not [b for b in attendee.button if (b.key or "").startswith("lesson.check.")]
+    presenter.button(key="lesson.next").click().run()
+    for attendee in attendees:
+        assert ok(attendee.run()).subheader[0].value.startswith("Step 2 of 9")
+    presenter.button(key="lesson.back").click().run()
+    for attendee in attendees:
+        assert ok(attendee.run()).subheader[0].value.startswith("Step 1 of 9")
+
+    presenter.button(key="lab.ask_here.lesson-swap").click().run()
+    ok(presenter)
+    for attendee, choice in zip(attendees, (2, 0)):
+        ok(attendee.run())
+        assert "Swap two words: “the man bit the dog”. What happens to the output of “dog”?" in texts(attendee)
+        attendee.radio(key="lab.answer.lesson-swap").set_value(choice).run()
+    presenter.run()
+    presenter.button(key="lab.revote").click().run()
+    ok(presenter)
+    for attendee in attendees:
+        ok(attendee.run())
+        assert "Talk it over with your neighbour, then vote again." in [i.value for i in attendee.info]
+        attendee.radio(key="lab.answer.lesson-swap.2").set_value(0).run()
+    assert classroom.store().tally(seat.code, "lesson-swap", key=seat.key) == {"2": 1, "0": 1}
+    assert classroom.store().tally(seat.code, "lesson-swap", key=seat.key, round=2) == {"0": 2}
+    ok(presenter.run())
+    assert len(presenter.get("vega_lite_chart")) == 2  # the first vote beside the second, coming in
+    presenter.button(key="lab.reveal").click().run()
+    ok(presenter)
+    for attendee in attendees:
+        ok(attendee.run())
+        said = texts(attendee)
+        assert "**First vote**" in said and "**After discussing**" in said
+        assert "1 of 2 answers were right (50 %)." in said and "2 of 2 answers were right (100 %)." in said
+        assert [s.value for s in attendee.success] == ["You answered “exactly the same numbers, in another row”: right."]
+        # the reveal opens the step whose picture shows the answer: the words shuffled, each output unchanged
+        assert attendee.subheader[0].value.startswith("Step 2 of 9")
+        assert "identical in both orders" in said

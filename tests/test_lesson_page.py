@@ -135,3 +135,36 @@ def test_no_term_is_used_before_the_step_that_explains_it(lang):
         early = [k for k in range(1, explained) if pattern.search(texts[k])]
         assert not early, f"“{term}” is used in step(s) {early} before step {explained} explains it"
         assert pattern.search(texts[explained]), f"step {explained} should explain “{term}”"
+
+
+def test_the_registry_knows_the_step_that_explores_each_page():
+    from lab.registry import EXPLORED_AT, READING_ORDER, listed_pages
+
+    first = {}
+    for k, step in enumerate(lesson.STEPS, start=1):
+        first.setdefault(step.explores.removeprefix("pages/").removesuffix(".py"), k)
+    assert EXPLORED_AT == first
+    # the reading order starts with the lesson's pages, in the order the lesson first explores them
+    assert list(READING_ORDER[:len(first)]) == sorted(first, key=first.get)
+    assert [p.url_path for p in listed_pages()][:len(READING_ORDER)] == list(READING_ORDER)
+
+
+@pytest.mark.parametrize("index", range(9))
+def test_every_page_ends_with_the_next_one_and_the_way_back_to_the_lesson(index):
+    from lab.registry import EXPLORED_AT, listed_pages
+
+    pages = listed_pages()
+    if index >= len(pages):
+        pytest.skip("the optional page is not installed here")
+    page = pages[index]
+    at = open_app(page.path, fresh=False)
+    links = {link.proto.label: link.proto for link in at.main.get("page_link")}
+    back = links["Back to the lesson"]
+    assert back.page.endswith("lesson")
+    step = EXPLORED_AT.get(page.url_path)
+    assert back.query_string == (f"step={step}" if step else "")
+    following = pages[index + 1] if index + 1 < len(pages) else None
+    nexts = [label for label in links if label.startswith("Next: ")]
+    assert nexts == ([f"Next: {following.title}"] if following else [])
+    if following:
+        assert links[nexts[0]].page.endswith(following.url_path)

@@ -245,3 +245,45 @@ def test_sqlite_connections_are_shared_by_short_lived_threads(tmp_path):
             db.execute("SELECT * FROM no_such_table")
     assert store.presence(code) == (200, 100)  # the failed transaction was rolled back
     assert all(not db.in_transaction for db in list(store._pool.queue))
+
+
+def test_a_second_vote_after_discussing_keeps_the_first(replicas):
+    one, two = replicas
+    code, key = one.create()
+    one.ask(code, key, "lesson-swap")
+    two.answer(code, "attendee-one-0000", "lesson-swap", "2")
+    two.answer(code, "attendee-two-0000", "lesson-swap", "0")
+    with pytest.raises(RoomError, match="presenter"):
+        two.revote(code, key[:-1] + ("A" if key[-1] != "A" else "B"), "lesson-swap")
+    with pytest.raises(RoomError, match="not open"):
+        one.revote(code, key, "another-question")
+    version = one.revote(code, key, "lesson-swap")
+    assert two.room(code).question == rooms.Question("lesson-swap", False, 2) and two.room(code).version == version
+    assert one.revote(code, key, "lesson-swap") == version  # again: nothing moves
+    two.answer(code, "attendee-one-0000", "lesson-swap", "0")  # changed their mind after discussing
+    assert one.tally(code, "lesson-swap", key=key) == {"2": 1, "0": 1}  # the first vote, as it was
+    assert one.tally(code, "lesson-swap", key=key, round=2) == {"0": 1}
+    assert two.my_answer(code, "lesson-swap", "attendee-one-0000") == "2"
+    assert two.my_answer(code, "lesson-swap", "attendee-one-0000", round=2) == "0"
+    assert two.my_answer(code, "lesson-swap", "attendee-two-0000", round=2) is None
+    with pytest.raises(RoomError, match="round"):
+        one.tally(code, "lesson-swap", key=key, round=3)
+    one.reveal(code, key, "lesson-swap")
+    assert two.tally(code, "lesson-swap", round=2) == {"0": 1}  # anyone, once revealed
+    with pytest.raises(RoomError, match="not open"):
+        one.revote(code, key, "lesson-swap")  # revealed: no more votes
+    one.ask(code, key, "lesson-swap")  # asked again: a first vote again, the answers kept
+    assert two.room(code).question.round == 1
+
+
+def test_a_stored_round_that_is_not_one_or_two_is_refused(replicas):
+    one, _ = replicas
+    code, key = one.create()
+    one.ask(code, key, "q1")
+    digest, record = one._load(code)
+    data = json.loads(record)
+    for bad in (3, 0, True, "2"):
+        data["question"]["round"] = bad
+        one._save(code, None, data)
+        with pytest.raises(RoomError, match="invalid"):
+            one.room(code)

@@ -34,7 +34,7 @@ defines it: a test replaces ``storage.store`` or ``following._heartbeat`` there.
 
 from __future__ import annotations
 
-from lab.classroom.cards import question_card
+from lab.classroom.cards import ask_here, question_card
 from lab.classroom.desk import (AttendeeLink, attendee_base, base_url, end_class, is_loopback, join_typed,
                                 network_address, qr_svg, set_nickname, start_class)
 from lab.classroom.following import (BEAT_SECONDS, POLL_SECONDS, _beat_if_due, _heartbeat, _moved, _poll,
@@ -44,7 +44,7 @@ from lab.classroom.seats import CLASSROOM_PAGE, NOTES, RELINK, SEAT, SOLO, Seat,
 from lab.classroom.storage import _RECENT, RECENT_SECONDS, recent_room, store
 from lab.page import hooks
 
-__all__ = ["BEAT_SECONDS", "CLASSROOM_PAGE", "NOTES", "POLL_SECONDS", "RECENT_SECONDS", "RELINK", "SEAT", "SOLO",
+__all__ = ["ask_here", "BEAT_SECONDS", "CLASSROOM_PAGE", "NOTES", "POLL_SECONDS", "RECENT_SECONDS", "RELINK", "SEAT", "SOLO",
            "announce", "attendee_base", "AttendeeLink", "base_url", "end_class", "follow", "is_loopback", "join",
            "join_typed", "leave", "network_address", "page_settings", "publish", "qr_svg", "question_card", "reason",
            "recent_room", "relinking", "room", "Seat", "seat", "set_nickname", "sidebar", "start_class", "store"]

@@ -42,6 +42,7 @@ def question_card() -> bool:
     current, found = seat(), _room.get()
     if current is not None and found is not None:
         return _class_card(current, found, checks)
+    checks = tuple(check for check in checks if check.solo)  # (the lesson asks its own in its steps)
     if not checks:
         return False
     return _solo_card(checks)
@@ -49,7 +50,7 @@ def question_card() -> bool:
 
 def _class_card(current: Seat, found: Room, checks: tuple[Check, ...]) -> bool:
     question = found.question
-    check = _questions().BY_ID.get(question.id) if question is not None else None
+    check = _questions().find(question.id) if question is not None else None
     if check is None or check not in checks:
         if check is not None:
             st.info(_("A question is open on the page “{page}”.").format(page=_page_title(check.page)),
@@ -58,21 +59,36 @@ def _class_card(current: Seat, found: Room, checks: tuple[Check, ...]) -> bool:
             _ask_list(current, checks)
         return False
     with st.container(border=True, key="lab-question"):
-        st.markdown(_("**Question** · {prompt}").format(prompt=_(check.prompt)))
+        st.markdown(_("**Question** · {prompt}").format(prompt=check.text()))
         if not question.revealed:
             if current.presenter:
-                _presenter_open(current, check)
+                _presenter_open(current, check, question.round)
             else:
-                _attendee_open(current, check)
+                _attendee_open(current, check, question.round)
             return True
-        _revealed_class(current, check)
+        _revealed_class(current, check, question.round)
     return False
 
 
 def _page_title(path: str) -> str:
-    from lab.registry import LAB_PAGES, OPTIONAL_PAGES
+    from lab.registry import LAB_PAGES, LESSON_PAGE, OPTIONAL_PAGES
 
-    return next((_(p.title) for p in LAB_PAGES + OPTIONAL_PAGES if p.url_path == path), path)
+    return next((_(p.title) for p in LAB_PAGES + OPTIONAL_PAGES + [LESSON_PAGE] if p.url_path == path), path)
+
+
+def ask_here(check: Check) -> bool:
+    """In a class, the question's place inside a page: the presenter's button that asks it (its
+    votes then come in the card above), nothing for an attendee. False outside a class: the page
+    asks it itself."""
+    current = seat()
+    if current is None or _room.get() is None:
+        return False
+    if current.presenter:
+        with st.container(border=True):
+            st.markdown(check.text())
+            st.button(_("Ask the class"), key=f"lab.ask_here.{check.id}", on_click=_ask, args=(current, check.id),
+                      icon=":material/campaign:")
+    return True
 
 
 def _ask_list(current: Seat, checks: tuple[Check, ...]) -> None:
@@ -83,7 +99,7 @@ def _ask_list(current: Seat, checks: tuple[Check, ...]) -> None:
         return
     with box:
         for check in checks:
-            st.markdown(_(check.prompt))
+            st.markdown(check.text())
             st.button(_("Ask"), key=f"lab.ask.{check.id}", on_click=_ask, args=(current, check.id),
                       icon=":material/campaign:")
 
@@ -95,27 +111,55 @@ def _ask(current: Seat, qid: str) -> None:
         _note(reason(err))
 
 
-def _presenter_open(current: Seat, check: Check) -> None:
+def _presenter_open(current: Seat, check: Check, round: int) -> None:
     labels = _labels(check)
     st.markdown(views.options_markdown(labels))
-    _live_tally(current, check)
-    left, right = st.columns(2)
+    if round == 1:
+        _live_tally(current, check, 1)
+        left, middle, right = st.columns(3)
+        middle.button(_("Discuss, then vote again"), key="lab.revote", on_click=_revote, args=(current, check),
+                      icon=":material/forum:", help=_("The class talks it over with their neighbours, then everyone "
+                                                      "votes again; the first vote is kept for the comparison."))
+    else:
+        first, second = st.columns(2)
+        with first:
+            st.markdown(_("**First vote**"))
+            _tally_chart(current, check, 1, revealed=False)
+        with second:
+            st.markdown(_("**After discussing** (votes coming in)"))
+            _live_tally(current, check, 2)
+        left, right = st.columns(2)
     left.button(_("Reveal the answer"), type="primary", key="lab.reveal", on_click=_reveal, args=(current, check))
     right.button(_("Put the question away"), key="lab.finish", on_click=_finish, args=(current,))
     st.caption(_("The page's pictures come back when you reveal the answer."))
 
 
-@st.fragment(run_every=POLL_SECONDS)
-def _live_tally(current: Seat, check: Check) -> None:
+def _tally_chart(current: Seat, check: Check, round: int, *, revealed: bool) -> views.Tally | None:
+    """One round's answers, drawn (None when the store cannot be read: the note says why)."""
     try:
-        stored = storage.store().tally(current.code, check.id, key=current.key)
+        stored = storage.store().tally(current.code, check.id, key=current.key, round=round)
     except RoomError as err:
         st.warning(reason(err))
-        return
+        return None
     tally = views.tally_of(stored, len(check.options), _questions().correct(check))
+    show_chart(views.answers_chart(_labels(check), tally, revealed=revealed))
+    return tally
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def _live_tally(current: Seat, check: Check, round: int) -> None:
+    tally = _tally_chart(current, check, round, revealed=False)
+    if tally is None:
+        return
     connected, _following = storage.store().presence(current.code)
-    show_chart(views.answers_chart(_labels(check), tally, revealed=False))
     st.caption(views.answered_sentence(tally.answered, connected))
+
+
+def _revote(current: Seat, check: Check) -> None:
+    try:
+        storage.store().revote(current.code, current.key, check.id)
+    except RoomError as err:
+        _note(reason(err))
 
 
 def _reveal(current: Seat, check: Check) -> None:
@@ -144,21 +188,23 @@ def _finish(current: Seat) -> None:
         _note(reason(err))
 
 
-def _my_choice(current: Seat, check: Check) -> int | None:
-    """The option this attendee chose for ``check`` (None: none, or unreadable)."""
+def _my_choice(current: Seat, check: Check, round: int = 1) -> int | None:
+    """The option this attendee chose for ``check`` in a round (None: none, or unreadable)."""
     try:
-        return check.choice(storage.store().my_answer(current.code, check.id, current.me))
+        return check.choice(storage.store().my_answer(current.code, check.id, current.me, round=round))
     except RoomError:
         return None
 
 
-def _attendee_open(current: Seat, check: Check) -> None:
+def _attendee_open(current: Seat, check: Check, round: int) -> None:
     labels = _labels(check)
-    mine = _my_choice(current, check)
-    key = f"lab.answer.{check.id}"
+    mine = _my_choice(current, check, round)
+    key = f"lab.answer.{check.id}" if round == 1 else f"lab.answer.{check.id}.{round}"
     st.session_state[key] = mine
-    st.radio(_("Your answer"), list(range(len(labels))), format_func=lambda i: labels[i], key=key,
-             on_change=_answer, args=(current, check, key))
+    if round == 2:
+        st.info(_("Talk it over with your neighbour, then vote again."), icon=":material/forum:")
+    st.radio(_("Your answer") if round == 1 else _("Your answer after discussing"), list(range(len(labels))),
+             format_func=lambda i: labels[i], key=key, on_change=_answer, args=(current, check, key))
     if mine is None:
         st.caption(_("Choose before the answer is revealed; the page's pictures come back then."))
     else:
@@ -175,20 +221,23 @@ def _answer(current: Seat, check: Check, key: str) -> None:
         _note(reason(err))
 
 
-def _revealed_class(current: Seat, check: Check) -> None:
+def _revealed_class(current: Seat, check: Check, round: int) -> None:
     labels = _labels(check)
     right = _questions().correct(check)
-    try:
-        stored = storage.store().tally(current.code, check.id, key=current.key)
-    except RoomError as err:
-        st.warning(reason(err))
-        stored = {}
-    tally = views.tally_of(stored, len(labels), right)
     if not current.presenter:
-        _verdict(_my_choice(current, check), right, labels)
+        _verdict(_my_choice(current, check, round), right, labels)
     st.markdown(views.options_markdown(labels, right))
-    show_chart(views.answers_chart(labels, tally, revealed=True))
-    st.caption(views.result_sentence(tally))
+    if round == 1:
+        tally = _tally_chart(current, check, 1, revealed=True)
+        if tally is not None:
+            st.caption(views.result_sentence(tally))
+    else:  # the two votes side by side: what discussing changed
+        for column, vote, title in zip(st.columns(2), (1, 2), (_("**First vote**"), _("**After discussing**"))):
+            with column:
+                st.markdown(title)
+                tally = _tally_chart(current, check, vote, revealed=True)
+                if tally is not None:
+                    st.caption(views.result_sentence(tally))
     st.markdown(_questions().solved(check.id).explanation)
     if current.presenter:
         st.button(_("Put the question away"), key="lab.finish", on_click=_finish, args=(current,))
@@ -206,7 +255,7 @@ def _verdict(mine: int | None, right: int, labels: list[str]) -> None:
 
 def _solo_card(checks: tuple[Check, ...]) -> bool:
     state = st.session_state.get(SOLO)
-    check = _questions().BY_ID.get(state[0]) if state else None
+    check = _questions().find(state[0]) if state else None
     if check is None or check not in checks:
         box = opened(ngettext("Check your understanding ({count} question)",
                               "Check your understanding ({count} questions)",
@@ -217,14 +266,14 @@ def _solo_card(checks: tuple[Check, ...]) -> bool:
         with box:
             st.caption(_("Predict first: the page's pictures hide until you reveal the answer."))
             for check in checks:
-                st.markdown(_(check.prompt))
+                st.markdown(check.text())
                 st.button(_("Try it"), key=f"lab.try.{check.id}", on_click=st.session_state.__setitem__,
                           args=(SOLO, (check.id, False)), icon=":material/psychology_alt:")
         return False
     labels = _labels(check)
     key = f"lab.solo_answer.{check.id}"
     with st.container(border=True, key="lab-question"):
-        st.markdown(_("**Question** · {prompt}").format(prompt=_(check.prompt)))
+        st.markdown(_("**Question** · {prompt}").format(prompt=check.text()))
         if not state[1]:
             st.radio(_("Your answer"), list(range(len(labels))), format_func=lambda i: labels[i], key=key, index=None)
             left, right = st.columns(2)

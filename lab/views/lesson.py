@@ -193,10 +193,15 @@ def _solve_swap() -> Solved:
         "row a word stands."))
 
 
+def _swap_fields() -> dict[str, str]:
+    return swap_prompt_fields(shuffle_view(tokens_of(_(SENTENCE)), SHUFFLE, False))
+
+
+# Each question ends a step; in a class its reveal opens the step whose picture shows the answer.
 SWAP = Check("lesson-swap", "lesson",
              N_("Swap two words: “{shuffled}”. What happens to the output of “{word}”?"),
              (N_("exactly the same numbers, in another row"), N_("slightly different numbers"),
-              N_("very different numbers")), _solve_swap)
+              N_("very different numbers")), _solve_swap, {"step": "2"}, _swap_fields, solo=False)
 
 
 # -- step 3: the shipped tiny models ------------------------------------------------------------
@@ -310,31 +315,36 @@ def masking_sentence(view: live.MaskingView) -> str:
 
 # -- the questions, by the step they end ----------------------------------------------------------
 
-def _asked(qid: str, page_check: str, prompt: str, options: tuple[str, ...] | None = None) -> Check:
+def _asked(qid: str, page_check: str, prompt: str, options: tuple[str, ...] | None = None, *,
+           settings: dict[str, str]) -> Check:
     """A full page's question asked in the lesson's words: its solution (the right option's index
-    and the explanation) is the page's own, so the options keep their meaning and order."""
+    and the explanation) is the page's own, so the options keep their meaning and order;
+    ``settings``: the lesson's step (and its settings) whose picture shows the answer."""
     source = questions.BY_ID[page_check]
-    return Check(qid, "lesson", prompt, options or source.options, source.solve, source.settings)
+    return Check(qid, "lesson", prompt, options or source.options, source.solve, settings, solo=False)
 
 
 QUESTIONS: dict[str, Check] = {
     "looking": SWAP,
     "shuffle": _asked("lesson-train", "train-none", N_(
         "A tiny transformer without positions is trained to write 8 tokens in reverse order. What share of new "
-        "sequences does it then get entirely right?")),
+        "sequences does it then get entirely right?"), settings={"step": "3"}),
     "table": _asked("lesson-bits", "binary-flip", N_(
-        "Count positions in binary: 0, 1, 10, 11, 100, … How often does bit 2, the third from the right, change?")),
+        "Count positions in binary: 0, 1, 10, 11, 100, … How often does bit 2, the third from the right, change?"),
+        settings={"step": "5"}),
     "counter": _asked("lesson-turn", "rotation-shift", N_(
         "Move a position 3 places further (d = 16). What happens to the point that columns 2 and 3 of its row "
         "draw, (sin, cos)?"),
         (N_("it turns by an angle that depends on the shift alone"), N_("it moves away from the centre"),
-         N_("it slides along a straight line"), N_("it moves in a way that depends on the position"))),
+         N_("it slides along a straight line"), N_("it moves in a way that depends on the position")),
+        settings={"step": "6", "delta": "3"}),
     "order": _asked("lesson-double", "complexity-double", N_(
         "Double the number of tokens n from 1,000 to 2,000 (vectors of d = 256 numbers). How many times more work "
-        "does self-attention do?")),
+        "does self-attention do?"), settings={"step": "8", "n": "1000"}),
     "masking": _asked("lesson-empty", "attention-empty", N_(
         "Set the valid length to 0: every key is masked. What weights does each query get?"),
-        (N_("all zeros"), N_("NaN (0/0)"), N_("1/n on every key"), N_("1 on the first key"))),
+        (N_("all zeros"), N_("NaN (0/0)"), N_("1/n on every key"), N_("1 on the first key")),
+        settings={"step": "9", "valid": "0"}),
 }
 BY_ID = {check.id: check for check in QUESTIONS.values()}
 
@@ -347,9 +357,7 @@ def solved(qid: str) -> Solved:
 
 def prompt(check: Check) -> str:
     """The question's text in the reader's language (the first question names the lesson's words)."""
-    if check is SWAP:
-        return _(check.prompt).format(**swap_prompt_fields(shuffle_view(tokens_of(_(SENTENCE)), SHUFFLE, False)))
-    return _(check.prompt)
+    return check.text()
 
 
 # -- the glossary: each term and the step (from 1) that explains it ------------------------------

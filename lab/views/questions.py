@@ -41,6 +41,12 @@ class Check:
     options: tuple[str, ...]  # N_ messages
     solve: Callable[[], Solved]
     settings: Mapping[str, str] = field(default_factory=dict)  # where the page's picture shows the answer
+    fields: Callable[[], Mapping[str, str]] | None = None  # what the prompt's {placeholders} name
+    solo: bool = True  # listed on its page for a learner alone (the lesson asks its own in its steps)
+
+    def text(self) -> str:
+        """The prompt in the reader's language, its placeholders filled."""
+        return _(self.prompt).format(**self.fields()) if self.fields else _(self.prompt)
 
     def choice(self, answer: object) -> int | None:
         """An answer as stored (an option's index as text) back to the index; None if it names none."""
@@ -743,18 +749,37 @@ CHECKS: tuple[Check, ...] = (
           (N_("nothing, up to float rounding"), N_("they change noticeably")), _solve_real_shift, {"shift": "1000"}),
 )
 BY_ID = {check.id: check for check in CHECKS}
+LESSON = "lesson"  # the lesson's page: its questions live with its steps (lab.views.lesson)
+
+
+def _lesson_checks() -> tuple[Check, ...]:
+    from lab.views import lesson
+
+    return tuple(lesson.QUESTIONS.values())
 
 
 def checks_for(page: str) -> tuple[Check, ...]:
     """The page's questions, in order."""
+    if page == LESSON:
+        return _lesson_checks()
     return tuple(check for check in CHECKS if check.page == page)
+
+
+def find(qid: object) -> Check | None:
+    """The question with id ``qid`` on any page (None: no such question)."""
+    if not isinstance(qid, str):
+        return None
+    return BY_ID.get(qid) or next((check for check in _lesson_checks() if check.id == qid), None)
 
 
 @localized_resource(max_entries=64)
 def solved(qid: str) -> Solved:
     """Question ``qid``'s right option and explanation in the reader's language, computed once per
     language for the server (a revealed question is shown on every rerun of every attendee)."""
-    return BY_ID[qid].solve()
+    check = find(qid)
+    if check is None:
+        raise ValueError(f"qid={qid!r} names no question")
+    return check.solve()
 
 
 def correct(check: Check) -> int:
