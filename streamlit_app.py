@@ -11,7 +11,7 @@ import streamlit as st
 from lab import classroom
 from lab.display import device_caption, device_parts
 from lab.i18n import _, choose_language, language_picker
-from lab.registry import LESSON_PAGE, listed_pages, onward
+from lab.registry import CONCEPT_PAGE, LESSON_PAGE, listed_pages, onward
 from lab.server import (admitted, linked_page, nav_page, pekit_prepared, prepare_pekit, prepare_pekit_after_page,
                         prepare_server)
 
@@ -24,7 +24,9 @@ classroom.join()
 HOME = nav_page("pages/home.py", title=_("Home"), default=True, icon=":material/home:")
 LISTED = listed_pages()
 LESSON = nav_page(LESSON_PAGE.path, title=_(LESSON_PAGE.title), url_path=LESSON_PAGE.url_path, icon=LESSON_PAGE.icon)
-PAGES = [HOME, LESSON] + [nav_page(page.path, title=_(page.title), url_path=page.url_path, icon=page.icon) for page in LISTED]
+CONCEPT = nav_page(CONCEPT_PAGE.path, title=_(CONCEPT_PAGE.title), url_path=CONCEPT_PAGE.url_path,
+                   icon=CONCEPT_PAGE.icon)
+PAGES = [HOME, LESSON, CONCEPT] + [nav_page(page.path, title=_(page.title), url_path=page.url_path, icon=page.icon) for page in LISTED]
 CLASSROOM = nav_page("pages/classroom.py", title=_("Classroom"), url_path=classroom.CLASSROOM_PAGE,
                      icon=":material/groups:")
 

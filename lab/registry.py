@@ -31,6 +31,12 @@ LESSON_PAGE = LabPage("pages/lesson.py", N_("The lesson"), ":material/school:",
                       N_("The chapter's story in nine short steps, the problem first: what one word of self-attention "
                          "computes, why it is blind to order, how the sine/cosine table fixes that, and the price."))
 
+# Before and after the lesson: eight questions whose two scores give the lesson's gain
+CONCEPT_PAGE = LabPage("pages/concept_check.py", N_("Concept check"), ":material/fact_check:",
+                       N_("What did the lesson teach?"),
+                       N_("Eight questions on the chapter's ideas, taken before the lesson and after it, alone or in a "
+                          "class: the two scores, and the normalized gain."))
+
 LAB_PAGES = [
     LabPage("pages/encoding_heatmap.py", N_("Encoding heatmap"), ":material/grid_on:",
             N_("What does the sine/cosine table encode?"),

@@ -8,7 +8,7 @@ hold the same records:
 
 - :class:`SQLiteRooms`, the embedded default: one SQLite file in a data folder, shared by the
   replicas of one machine (WAL mode; each call is one short transaction);
-- :class:`RedisRooms`, for replicas on several machines: ``PEKIT_ROOMS=redis://host:port/N``.
+- :class:`lab.redis_rooms.RedisRooms`, for replicas on several machines: ``PEKIT_ROOMS=redis://host:port/N``.
 
 :func:`open_rooms` picks one from the environment. Nothing personal is stored: an attendee is a
 random token of their session, a nickname only where one is typed (short, and shown escaped by
@@ -29,7 +29,6 @@ import queue
 import re
 import secrets
 import sqlite3
-import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -95,6 +94,8 @@ class View:
     params: Mapping[str, str] = field(default_factory=dict)
 
 
+CHECK_PHASES = ("pre", "post")  # the concept check, before and after the lesson
+MAX_CHECK_QUESTIONS, MAX_ASKED = 40, 200
 ROUNDS = (1, 2)  # peer instruction: a first vote, and a second one after the class has discussed
 
 
@@ -122,6 +123,7 @@ class Room:
     view: View
     question: Question | None
     touched: float
+    asked: tuple[str, ...] = ()  # the questions asked in this class, in order
 
 
 # -- checks of what comes in (from a page) and what comes back (from a store) -------------------
@@ -164,6 +166,12 @@ def _check_nickname(nickname: object) -> str:
     return "".join(ch for ch in nickname if ch.isprintable())[:MAX_NICKNAME_CHARS]
 
 
+def _check_phase(phase: object) -> str:
+    if phase not in CHECK_PHASES:
+        raise RoomError(f"phase {str(phase)[:20]!r} must be one of {CHECK_PHASES}")
+    return phase
+
+
 def _check_round(round: object) -> int:
     if round not in ROUNDS or isinstance(round, bool):
         raise RoomError(f"round {str(round)[:20]!r} must be one of {ROUNDS}")
@@ -193,6 +201,11 @@ def _record(raw: object) -> dict:
                     or question.get("round", 1) not in ROUNDS or isinstance(question.get("round", 1), bool):
                 raise RoomError("no valid question")
             _check_name("question", question.get("id"))
+        asked = record.get("asked", [])
+        if not isinstance(asked, list) or len(asked) > MAX_ASKED:
+            raise RoomError("no valid list of questions asked")
+        for qid in asked:
+            _check_name("question asked", qid)
     except RoomError as err:
         raise RoomError(f"the room's record is invalid: {err}") from None
     return record
@@ -201,7 +214,8 @@ def _record(raw: object) -> dict:
 def _room(code: str, record: dict) -> Room:
     q = record["question"]
     return Room(code, record["version"], View(record["view"]["page"], dict(record["view"]["params"])),
-                None if q is None else Question(q["id"], q["revealed"], q.get("round", 1)), float(record["touched"]))
+                None if q is None else Question(q["id"], q["revealed"], q.get("round", 1)), float(record["touched"]),
+                tuple(record.get("asked", ())))
 
 
 # -- the stores ---------------------------------------------------------------------------------
@@ -276,6 +290,9 @@ class Rooms:
         attendee's last one counts)."""
         record = self._presenter_record(code, key)
         record["question"] = {"id": _check_name("question", qid), "revealed": False, "round": 1}
+        asked = record.setdefault("asked", [])
+        if qid not in asked and len(asked) < MAX_ASKED:
+            asked.append(qid)  # (the class report lists the questions asked, in order)
         record["version"] += 1
         record["touched"] = time.time() if now is None else now
         self._save(code, None, record)
@@ -290,6 +307,29 @@ class Rooms:
         record["touched"] = time.time() if now is None else now
         self._save(code, None, record)
         return record["version"]
+
+    def hand_in(self, code: str, attendee: str, phase: str, answers: Mapping[str, str]) -> None:
+        """An attendee's concept check, taken ``before`` or ``after`` the lesson (``phase`` ``pre`` or
+        ``post``): their answers, one per question (handed in again, the last counts)."""
+        if self.room(code) is None:
+            raise RoomError(N_("this class has ended or its code is unknown"))
+        phase = _check_phase(phase)
+        if not isinstance(answers, Mapping) or len(answers) > MAX_CHECK_QUESTIONS:
+            raise RoomError(f"a check holds at most {MAX_CHECK_QUESTIONS} answers")
+        attendee = _check_token("attendee", attendee)
+        for qid, choice in answers.items():
+            self._put_answer(code, f"{phase}.{_check_name('question', qid)}", attendee, _check_choice(choice))
+
+    def handed_in(self, code: str, key: str, phase: str, qids: list[str]) -> dict[str, dict[str, str]]:
+        """The presenter's view of a concept check: each taker's answers to ``qids`` (by anonymous token)."""
+        self._presenter_record(code, key)
+        phase = _check_phase(phase)
+        takers: dict[str, dict[str, str]] = {}
+        for qid in qids:
+            for attendee, choice in self._answers(code, f"{phase}.{_check_name('question', qid)}").items():
+                if isinstance(choice, str) and 0 < len(choice) <= MAX_CHOICE_CHARS:
+                    takers.setdefault(attendee, {})[qid] = choice
+        return takers
 
     def revote(self, code: str, key: str, qid: str, *, now: float | None = None) -> int:
         """The presenter opens the second vote on the open question, after the class has discussed
@@ -488,83 +528,14 @@ class SQLiteRooms(Rooms):
         return len(codes)
 
 
-class RedisRooms(Rooms):
-    """Rooms in Redis (``url``: ``redis://host:port/N``); every key of a room expires after
-    :data:`IDLE_SECONDS` without a change, so an abandoned class leaves nothing behind."""
-
-    def __init__(self, url: str) -> None:
-        import redis  # an optional dependency of a multi-machine deployment
-
-        self.client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
-
-    @staticmethod
-    def _keys(code: str) -> tuple[str, str]:
-        return f"pekit:room:{code}", f"pekit:presence:{code}"
-
-    def _touch(self, pipe, code: str, *extra: str) -> None:
-        for key in (*self._keys(code), *extra):
-            pipe.expire(key, IDLE_SECONDS)
-
-    def _load(self, code):
-        fields = self.client.hmget(self._keys(code)[0], "digest", "record")
-        if fields[0] is None or fields[1] is None:
-            return None
-        return fields[0].decode(), fields[1].decode()
-
-    def _save(self, code, digest, record, *, create=False):
-        key = self._keys(code)[0]
-        text = json.dumps(record, separators=(",", ":"))
-        if create:
-            if not self.client.hsetnx(key, "digest", digest):
-                return False
-        pipe = self.client.pipeline()
-        pipe.hset(key, "record", text)
-        self._touch(pipe, code)
-        pipe.execute()
-        return True
-
-    def _delete(self, code):
-        keys = list(self._keys(code)) + [k.decode() for k in self.client.scan_iter(f"pekit:answers:{code}:*")]
-        self.client.delete(*keys)
-
-    def _answers(self, code, qid):
-        raw = self.client.hgetall(f"pekit:answers:{code}:{qid}")
-        return {k.decode(errors="replace"): v.decode(errors="replace") for k, v in raw.items()}
-
-    def _put_answer(self, code, qid, attendee, choice):
-        pipe = self.client.pipeline()
-        pipe.hset(f"pekit:answers:{code}:{qid}", attendee, choice)
-        self._touch(pipe, code, f"pekit:answers:{code}:{qid}")
-        pipe.execute()
-
-    def _put_presence(self, code, attendee, following, nickname, at):
-        pipe = self.client.pipeline()
-        pipe.hset(self._keys(code)[1], attendee, json.dumps([at, following, nickname]))
-        pipe.expire(self._keys(code)[1], IDLE_SECONDS)
-        pipe.execute()
-
-    def _presences(self, code):
-        out = []
-        for raw in list(self.client.hvals(self._keys(code)[1]))[:MAX_ATTENDEES]:
-            try:
-                at, following, nickname = json.loads(raw)
-            except (ValueError, TypeError):
-                continue  # a corrupt heartbeat counts as no heartbeat
-            if isinstance(at, (int, float)) and isinstance(following, bool):
-                out.append((float(at), following, nickname if isinstance(nickname, str) else ""))
-        return out
-
-    def purge(self, *, now: float | None = None, idle: float = IDLE_SECONDS) -> int:
-        """Redis expires idle rooms by itself; nothing to do here."""
-        return 0
-
-
 def open_rooms(environ: Mapping[str, str] = os.environ) -> Rooms:
     """The deployment's store: Redis where ``PEKIT_ROOMS`` names one (``redis://...``), else the
     SQLite file ``PEKIT_ROOMS`` names, else ``rooms.sqlite3`` in ``PEKIT_DATA`` (default: a
     ``.data`` folder beside the app)."""
     where = environ.get("PEKIT_ROOMS", "").strip()
     if where.startswith(("redis://", "rediss://", "unix://")):
+        from lab.redis_rooms import RedisRooms  # (redis is imported only where a deployment names it)
+
         return RedisRooms(where)
     if where:
         return SQLiteRooms(where)

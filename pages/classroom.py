@@ -6,10 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from lab import classroom
-from lab.classroom import storage
+from lab.classroom import report, storage
 from lab.display import opened
 from lab.i18n import _
-from lab.rooms import IDLE_SECONDS, MAX_NICKNAME_CHARS
+from lab.rooms import IDLE_SECONDS, MAX_NICKNAME_CHARS, RoomError
 from lab.server import require_shell
 from lab.views.classroom import kept_sentence, nicknames_sentence, presence_sentence
 
@@ -75,6 +75,21 @@ elif seat.presenter:
                 st.caption(_("This link makes whoever opens it a presenter of the class: use it to present from "
                              "another device or after a reload. It is not shown in the address bar."))
                 st.code(presenter_link, language=None)
+        if box := opened(_("Class report"), key="lab.class_report", icon=":material/summarize:"):
+            with box:
+                try:
+                    made = report.class_report(seat, room)
+                except RoomError as err:
+                    st.warning(classroom.reason(err))
+                else:
+                    from lab.views import concept_check
+
+                    st.caption(_("Per question asked: answers and the share right, in the first vote and after "
+                                 "discussing (answers · right)."))
+                    st.dataframe(concept_check.report_frame(made.rows), hide_index=True)
+                    st.markdown(concept_check.gain_sentence(made.gain))
+                    st.download_button(_("Download the report (CSV)"), made.csv(), file_name=f"class-{seat.code}.csv",
+                                       mime="text/csv", icon=":material/download:")
         st.button(_("End the class"), icon=":material/logout:", on_click=classroom.end_class,
                   help=_("Removes the class and its answers; attendees' pages go on on their own."))
     with scan:

@@ -22,26 +22,24 @@ PE = BoolSetting("pe", N_("Add P"), default=True)
 LENGTH = ChoiceSetting("n", N_("Tokens n"), default=lesson.COST_N, options=lesson.COST_LENGTHS)
 VALID = IntSetting("valid", N_("Valid length"), default=5, minimum=0, maximum=8)
 SETTINGS = [STEP, QUERY, SHUFFLE, WIDTH, DELTA, PE, LENGTH, VALID]
-ANSWER = "lesson.answer.{qid}"  # the option a learner chose; "lesson.shown.{qid}": revealed
+ANSWER = "lesson.answer.{qid}"  # the option a learner chose (chosen: revealed)
 
 
 def question(step_key: str) -> None:
-    """The step's predict-then-reveal question, if it has one: choose, then check."""
+    """The step's predict-then-reveal question, if it has one: choosing an option commits the
+    prediction and reveals the answer with its explanation."""
     check = lesson.QUESTIONS.get(step_key)
     if check is None or classroom.ask_here(check):  # (in a class the presenter asks it, and the class votes)
         return
     labels = [_(o) for o in check.options]
-    shown = f"lesson.shown.{check.id}"
+    key = ANSWER.format(qid=check.id)
     with st.container(border=True):
-        choice = st.radio(lesson.prompt(check), lesson.option_indices(check), format_func=labels.__getitem__, index=None,
-                          key=ANSWER.format(qid=check.id), disabled=st.session_state.get(shown, False))
-        if not st.session_state.get(shown):
-            st.button(_("Check my answer"), key=f"lesson.check.{check.id}", disabled=choice is None,
-                      on_click=st.session_state.__setitem__, args=(shown, True))
+        choice = st.radio(lesson.prompt(check), lesson.option_indices(check), format_func=labels.__getitem__,
+                          index=None, key=key)
+        if choice is None:
             return
         solved = lesson.solved(check.id)
-        text = verdict_sentence(choice, solved.correct, labels)
-        (st.success if choice == solved.correct else st.info)(text)
+        (st.success if choice == solved.correct else st.info)(verdict_sentence(choice, solved.correct, labels))
         st.markdown(solved.explanation)
 
 

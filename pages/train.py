@@ -146,6 +146,8 @@ with lab_page("train", _("Train it yourself"), _(INTRO), SETTINGS) as page:
         st.markdown(f"- {sentence}")
     show_table(view.table, hide_index=True, width="stretch")
     st.caption(measured_caption(view))
+    for sentence in view.differs:
+        st.caption(sentence)
     if view.curves is not None:
         left, right = st.columns(2)
         with left:

@@ -17,12 +17,12 @@ if reason and os.environ.get("CI"):
     raise RuntimeError(f"browser tests must run in CI: {reason}")
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason=reason or "")]
 
-PAGES = {"": "pekit: a lab for positional encodings", "lesson": "The lesson", "encoding_heatmap": "Encoding heatmap",
+PAGES = {"": "pekit: a lab for positional encodings", "lesson": "The lesson", "concept_check": "Concept check", "encoding_heatmap": "Encoding heatmap",
          "binary_analogy": "Binary analogy", "offset_rotation": "Offset rotation",
          "complexity_comparison": "Complexity comparison", "live_attention": "Live attention",
          "train": "Train it yourself", "encoding_families": "Encoding families",
          "fixed_or_learned": "Fixed or learned positions"}
-CHARTS = {"": 1, "lesson": 2, "encoding_heatmap": 5, "binary_analogy": 6, "offset_rotation": 7, "complexity_comparison": 2,
+CHARTS = {"": 1, "lesson": 2, "concept_check": 0, "encoding_heatmap": 5, "binary_analogy": 6, "offset_rotation": 7, "complexity_comparison": 2,
           "live_attention": 9, "train": 12, "encoding_families": 8, "fixed_or_learned": 8}
 if pekit.smollm2_available():  # the optional extra's page is listed where it is installed
     PAGES["rope_in_a_real_model"] = "RoPE in a real model"
@@ -138,9 +138,9 @@ new MutationObserver(() => {
 def test_fresh_server_first_visit_runs_the_entry_point(browser, path, text):
     """The first request a freshly started server sees (a hosted app waking up for a workshop
     link): the app's own menu, never, not even for a moment, Streamlit's list of the page files."""
-    from lab.registry import listed_pages
+    from lab.registry import CONCEPT_PAGE, LESSON_PAGE, listed_pages
 
-    titles = {"Home", "Classroom"} | {page.title for page in listed_pages()}
+    titles = {"Home", "Classroom"} | {page.title for page in [LESSON_PAGE, CONCEPT_PAGE] + listed_pages()}
     with AppServer() as fresh_server:
         context = browser.new_context(viewport={"width": 1400, "height": 6000})
         context.add_init_script(WATCH_MENU)

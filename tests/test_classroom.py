@@ -542,7 +542,7 @@ def test_the_class_steps_through_the_lesson_votes_discusses_votes_again_and_reve
     for attendee in attendees:
         assert ok(attendee).subheader[0].value.startswith("Step 1 of 9")
         # in a class an attendee answers in the class's card, not alone in the step
-        assert not [b for b in attendee.button if (b.key or "").startswith("lesson.check.")]
+        assert not [r for r in attendee.main.radio if r.key == "lesson.answer.lesson-swap"]
     presenter.button(key="lesson.next").click().run()
     for attendee in attendees:
         assert ok(attendee.run()).subheader[0].value.startswith("Step 2 of 9")
@@ -578,3 +578,45 @@ def test_the_class_steps_through_the_lesson_votes_discusses_votes_again_and_reve
         # the reveal opens the step whose picture shows the answer: the words shuffled, each output unchanged
         assert attendee.subheader[0].value.startswith("Step 2 of 9")
         assert "identical in both orders" in said
+
+
+def test_a_class_takes_the_concept_check_before_and_after_and_the_report_gives_the_gain():
+    from lab.views import concept_check as concept
+
+    presenter, seat = start_class()
+    presenter.switch_page("pages/concept_check.py").run()
+    ok(presenter)
+    attendees = [session({"room": seat.code}) for _ in range(3)]
+    key = concept.answer_key()
+    right = [key[check.id] for check in concept.QUESTIONS]
+    wrong = [(r + 1) % len(check.options) for r, check in zip(right, concept.QUESTIONS)]
+    # before: 0, 4 and 8 of 8 right (the third attendee takes only this one)
+    for attendee, answers in zip(attendees, (wrong, right[:4] + wrong[4:], right)):
+        ok(attendee.run())
+        assert attendee.title[0].value == "Concept check"
+        for radio, choice in zip(attendee.main.radio[1:], answers):
+            radio.set_value(choice)
+        next(b for b in attendee.main.button if b.label == "Hand in").click().run()
+        ok(attendee)
+    presenter.run()
+    assert "Handed in: 3 before the lesson, 0 after it." in texts(presenter)
+    presenter.main.radio[0].set_value("post").run()
+    for attendee, answers in zip(attendees[:2], (right[:6] + wrong[6:], right)):
+        ok(attendee.run())
+        assert attendee.query_params["phase"] == "post"
+        for radio, choice in zip(attendee.main.radio[1:], answers):
+            radio.set_value(choice)
+        next(b for b in attendee.main.button if b.label == "Hand in").click().run()
+        ok(attendee)
+    # the two who took both: 0 % and 50 % before, 75 % and 100 % after: ⟨g⟩ = (87.5 − 25) / (100 − 25)
+    presenter.run()
+    said = texts(presenter)
+    assert "Handed in: 3 before the lesson, 2 after it." in said
+    assert "2 took both checks: 25 % right before, 88 % after; normalized gain ⟨g⟩ = 0.83" in said
+    presenter.switch_page(CLASSROOM).run()
+    presenter.session_state["lab.class_report"] = True
+    presenter.run()
+    ok(presenter)
+    download = presenter.get("download_button")
+    assert len(download) == 1
+    assert "normalized gain ⟨g⟩ = 0.83" in texts(presenter)

@@ -251,9 +251,9 @@ def test_the_app_package_never_imports_a_page(path):
 
 def test_pages_folder_holds_page_scripts_only():
     """Every file in pages/ is a page the navigation lists (its framework and views live in lab/)."""
-    from lab.registry import LAB_PAGES, LESSON_PAGE, OPTIONAL_PAGES
+    from lab.registry import CONCEPT_PAGE, LAB_PAGES, LESSON_PAGE, OPTIONAL_PAGES
 
-    listed = {Path(p.path).name for p in LAB_PAGES + OPTIONAL_PAGES + [LESSON_PAGE]} | {"home.py", "classroom.py"}  # + the shell's
+    listed = {Path(p.path).name for p in LAB_PAGES + OPTIONAL_PAGES + [LESSON_PAGE, CONCEPT_PAGE]} | {"home.py", "classroom.py"}  # + the shell's
     assert {p.name for p in PAGES} == listed
 
 

@@ -24,6 +24,7 @@ MINILM = "MiniLM (pretrained)"
 VARIANTS = {
     "pages/home.py": [{}],
     "pages/lesson.py": [{"step": str(k)} for k in range(1, 10)],
+    "pages/concept_check.py": [{}, {"phase": "post"}],
     "pages/encoding_heatmap.py": [{}, {"layout": "tensor2tensor", "d": "7", "n": "1"}],
     "pages/binary_analogy.py": [{}],
     "pages/offset_rotation.py": [{}],
@@ -39,7 +40,7 @@ VARIANTS = {
     "pages/classroom.py": [{}],  # outside a class (in a class: tests/test_classroom.py)
 }
 CASES = [(page, query) for page, queries in VARIANTS.items()
-         if page in ("pages/home.py", "pages/lesson.py", "pages/classroom.py") or page in {p.path for p in listed_pages()}
+         if page in ("pages/home.py", "pages/lesson.py", "pages/concept_check.py", "pages/classroom.py") or page in {p.path for p in listed_pages()}
          for query in queries]
 
 

@@ -287,3 +287,39 @@ def test_a_stored_round_that_is_not_one_or_two_is_refused(replicas):
         one._save(code, None, data)
         with pytest.raises(RoomError, match="invalid"):
             one.room(code)
+
+
+def test_a_concept_check_is_handed_in_anonymously_and_read_by_the_presenter_only(replicas):
+    one, two = replicas
+    code, key = one.create()
+    two.hand_in(code, "attendee-one-0000", "pre", {"concept-order": "1", "concept-cnn": "1"})
+    two.hand_in(code, "attendee-two-0000", "pre", {"concept-order": "0"})
+    two.hand_in(code, "attendee-one-0000", "post", {"concept-order": "0", "concept-cnn": "1"})
+    two.hand_in(code, "attendee-one-0000", "pre", {"concept-order": "2"})  # handed in again: the last counts
+    qids = ["concept-order", "concept-cnn"]
+    assert one.handed_in(code, key, "pre", qids) == {"attendee-one-0000": {"concept-order": "2", "concept-cnn": "1"},
+                                                     "attendee-two-0000": {"concept-order": "0"}}
+    assert one.handed_in(code, key, "post", qids) == {"attendee-one-0000": {"concept-order": "0", "concept-cnn": "1"}}
+    with pytest.raises(RoomError, match="presenter"):
+        two.handed_in(code, "not-the-key-at-all", "pre", qids)
+    with pytest.raises(RoomError, match="phase"):
+        two.hand_in(code, "attendee-one-0000", "during", {"concept-order": "0"})
+    with pytest.raises(RoomError, match="not a valid name"):
+        two.hand_in(code, "attendee-one-0000", "pre", {"concept order!": "0"})
+    one.close(code, key)
+    with pytest.raises(RoomError, match="ended"):
+        two.hand_in(code, "attendee-one-0000", "pre", {"concept-order": "0"})
+
+
+def test_the_room_lists_the_questions_asked_in_order_once_each(replicas):
+    one, two = replicas
+    code, key = one.create()
+    for qid in ("lesson-swap", "lesson-train", "lesson-swap"):
+        one.ask(code, key, qid)
+    assert two.room(code).asked == ("lesson-swap", "lesson-train")
+    digest, record = one._load(code)
+    data = json.loads(record)
+    data["asked"] = ["fine", "not fine!"]
+    one._save(code, None, data)
+    with pytest.raises(RoomError, match="invalid"):
+        two.room(code)

@@ -813,3 +813,32 @@ def test_progress_sentences_count_in_the_plural(count, ahead, waiting, current):
 @settings(max_examples=20, deadline=None)
 def test_the_attention_sentences_hold_for_every_shipped_model(kind, positions, layer):
     test_attention_sentences_state_the_shipped_maps_numbers(kind, positions, layer)
+
+
+# a click at the defaults: the informative contrast first, and a live run that stopped short says why ------
+
+
+@given(schemes=scheme_lists)
+def test_trainings_run_the_informative_contrast_first(schemes):
+    from lab.views.train import TRAIN_ORDER, training_order
+
+    ordered = training_order(schemes)
+    assert sorted(ordered) == sorted(schemes)
+    assert [TRAIN_ORDER.index(p) for p in ordered] == sorted(TRAIN_ORDER.index(p) for p in schemes)
+    if {"sinusoidal", "none"} <= set(schemes):
+        assert ordered[:2] == ["sinusoidal", "none"]
+
+
+@given(scheme=st.sampled_from(SCHEMES), steps=st.integers(1, 3000), shipped_steps=st.integers(1, 3000),
+       stopped=st.sampled_from(["target", "steps", "time"]), seq=st.floats(0, 1), shipped_seq=st.floats(0, 1))
+def test_a_live_run_that_stopped_short_of_the_shipped_one_says_why(scheme, steps, shipped_steps, stopped, seq,
+                                                                   shipped_seq):
+    from lab.views.train import MAX_SECONDS, STOPPED, differs_sentence, stopped_short
+
+    live = dataclasses.replace(result_of(0.5, seq), steps=steps, stopped=STOPPED[stopped])
+    recorded = dataclasses.replace(result_of(0.5, shipped_seq), steps=shipped_steps, stopped=STOPPED["steps"])
+    assert stopped_short(live, recorded) == (stopped == "time" and steps < shipped_steps)
+    said = differs_sentence(scheme, live, recorded)
+    assert f"stopped at the time cap of {MAX_SECONDS:g} s after {steps:,} of its {shipped.STEPS:,} steps" in said
+    assert f"its {pct(seq)} of sequences right can differ from the shipped run's {pct(shipped_seq)}" in said
+    assert said.endswith(f"which ran {shipped_steps:,} steps.")
