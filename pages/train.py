@@ -115,7 +115,7 @@ with lab_page("train", _("Train it yourself"), _(INTRO), SETTINGS) as page:
     if board.running:
         @st.fragment(run_every=0.5)
         def live() -> None:
-            now = progress(run, schemes)
+            now = progress(run, schemes, board.finished)
             if now is None:
                 st.rerun(scope="app")
             st.progress(now.fraction, text=progress_text(now))

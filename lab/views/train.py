@@ -247,6 +247,7 @@ class Trainings:
     shipped_only: bool  # the shipped settings and nothing trained here yet
     failures: tuple[Failure, ...]
     where: tuple[Source, ...]  # one per chosen scheme, in their order
+    finished: int = 0  # trainings of these settings over (done or failed) when the snapshot was taken
 
     def source(self, positions: str) -> Source:
         return next(s for s in self.where if s.positions == positions)
@@ -262,7 +263,8 @@ def trainings(run: Run, schemes: Sequence[str]) -> Trainings:
     failures = tuple(Failure(p, jobs[p].error or _("unknown error")) for p, s in states.items() if s == FAILED)
     where = tuple(Source(p, "trained", float(jobs[p].finished or 0.0)) if s == DONE
                   else Source(p, "shipped" if run.shipped else "missing", 0.0) for p, s in states.items())
-    return Trainings(running, over and not running, run.shipped and not over, failures, where)
+    return Trainings(running, over and not running, run.shipped and not over, failures, where,
+                     sum(s in (DONE, FAILED) for s in states.values()))
 
 
 def failure_sentence(failure: Failure) -> str:
@@ -942,11 +944,12 @@ class Progress:
     curves: Curves | None  # what they have streamed so far
 
 
-def progress(run: Run, schemes: Sequence[str]) -> Progress | None:
+def progress(run: Run, schemes: Sequence[str], shown: int = 0) -> Progress | None:
     """The progress of ``run``'s trainings of ``schemes``; ``None`` once every one is over (or
-    gone from the board): the page then runs again to show the results."""
+    gone from the board), or once more are over than the ``shown`` the page's run found: the page
+    then runs again to show the results (the first one as soon as it is there)."""
     jobs = {p: j for p, j in jobs_for(run, schemes).items() if j is not None}
-    if all(j.over for j in jobs.values()):
+    if all(j.over for j in jobs.values()) or sum(j.over for j in jobs.values()) > shown:
         return None
     board = job_board()
     done = sum(1.0 if j.over else j.fraction for j in jobs.values())

@@ -289,10 +289,15 @@ def test_progress_counts_the_trainings_and_the_jobs_ahead():
         assert results_view(run, snapshot.where) is None
         said = nothing_yet_sentence(run, ["none", "rope", "alibi"], snapshot.running)
         assert "is training on this server" in said and "Press" not in said
+        assert snapshot.finished == 0
     finally:
         release.set()
+    wait_until(lambda: board.get(run.key("none")).over)
+    # one training over: the page runs again to show it, while the others go on
+    assert progress(run, ["none", "rope", "alibi"], shown=0) is None
+    assert trainings(run, ["none", "rope", "alibi"]).finished >= 1
     wait_until(lambda: board.get(run.key("rope")).over)
-    assert progress(run, ["none", "rope", "alibi"]) is None
+    assert progress(run, ["none", "rope", "alibi"], shown=2) is None
 
 
 def test_waiting_counts_every_job_ahead_in_the_plural():
