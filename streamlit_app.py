@@ -35,7 +35,7 @@ CLASSROOM = nav_page("pages/classroom.py", title=_("Classroom"), url_path=classr
 # icon would otherwise become the favicon, fetched from Google's font server, which an offline
 # workshop cannot reach.
 st.set_page_config(page_icon=FAVICON, layout="wide")
-navigation = st.navigation({"pekit lab": PAGES + [CLASSROOM]}, position="sidebar")
+navigation = st.navigation({"pekit lab": PAGES + [CLASSROOM]}, position="sidebar", expanded=True)
 if navigation.url_path not in (HOME.url_path, CLASSROOM.url_path):
     prepare_pekit()
 st.set_page_config(page_title=f"{navigation.title} · pekit", page_icon=FAVICON, layout="wide")
