@@ -46,6 +46,7 @@ with lab_page("concept", _("Concept check"), _(INTRO), [PHASE]) as page:
     if presenter is not None and presenter.presenter and classroom.room() is not None:
         with st.container(border=True):
             class_results(presenter)
+    st.caption(concept.phase_sentence(phase))
     key = concept.answer_key()
     done = st.session_state.get(DONE.format(phase=phase))
     if note := st.session_state.pop("concept.note", None):
@@ -58,7 +59,6 @@ with lab_page("concept", _("Concept check"), _(INTRO), [PHASE]) as page:
     if done is not None:
         st.success(concept.own_sentence(phase, done, key), icon=":material/task_alt:")
         if phase == "pre":
-            st.markdown(_("The answers are shown after the lesson, so that the second check measures the lesson."))
             st.page_link(linked_page("pages/lesson.py"), label=_("Now the lesson"), icon=":material/school:")
         else:
             before = st.session_state.get(DONE.format(phase="pre"))

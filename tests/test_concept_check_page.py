@@ -31,7 +31,7 @@ def test_a_learner_takes_the_check_before_and_after_the_lesson():
     hand_in(at, before)
     assert [s.value for s in at.success] == [f"{right_of(before)} of 8 right before the lesson."]
     said = "\n".join(m.value for m in at.markdown)
-    assert "shown after the lesson" in said
+    assert "You see your score, not the answers" in "\n".join(c.value for c in at.caption)
     assert concept.solved("concept-cnn").explanation not in said  # the pre-check gives nothing away
     assert [radio.value for radio in at.main.radio[1:]] == before  # the answers stay as handed in
     assert next(b for b in at.main.button if b.label == "Hand in").disabled

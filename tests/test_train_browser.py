@@ -42,8 +42,11 @@ def test_press_train_see_progress_then_the_table(browser, server):
         while progress.count() and progress.first.inner_text() == first and time.monotonic() < deadline:
             time.sleep(0.2)
         assert progress.count() == 0 or progress.first.inner_text() != first
+        # the first training over (sinusoidal: the informative one trains first) shows its result at once,
+        # while the other goes on; the button comes back once both are over
         table = pg.locator('[data-testid="stDataFrame"]').first
         table.wait_for(state="visible", timeout=180_000)
+        pg.get_by_role("button", name="Train again").wait_for(timeout=180_000)
         wait_for_script(pg)
         assert progress.count() == 0
         text = main.inner_text()

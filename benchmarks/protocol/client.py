@@ -369,9 +369,11 @@ class Tab:
 
     def widgets(self) -> list[tuple[str, object]]:
         """(kind, element) of every widget in the page's main area, in page order (the sidebar's
-        menu and its chart export are not settings of the page)."""
+        menu and its chart export are not settings of the page). A widget inside a form is left out:
+        a browser sends its value only with the form's submit button, which is a widget of its own."""
         return [(kind, getattr(el, kind)) for path, (kind, el, _) in sorted(self.elements.items())
-                if kind in WIDGET_KINDS and getattr(getattr(el, kind), "id", "") and path[:1] == (MAIN,)]
+                if kind in WIDGET_KINDS and getattr(getattr(el, kind), "id", "") and path[:1] == (MAIN,)
+                and not getattr(getattr(el, kind), "form_id", "")]
 
     def tab_containers(self) -> list[tuple[object, list[str]]]:
         """(block, tab labels) of every tab container with a key (those report a value)."""

@@ -145,6 +145,14 @@ BY_ID = {check.id: check for check in QUESTIONS}
 COUNT = len(QUESTIONS)
 
 
+def phase_sentence(phase: str) -> str:
+    """What the check taken now is for."""
+    if phase == "pre":
+        return _("Before the lesson: answer from what you know now; a guess is fine. You see your score, not the "
+                 "answers, so that the second check measures the lesson.")
+    return _("After the lesson: the same eight questions. Handed in, each answer comes with its explanation.")
+
+
 def numbered() -> tuple[tuple[int, Check], ...]:
     """The questions with their numbers, from 1."""
     return tuple(enumerate(QUESTIONS, start=1))

@@ -104,6 +104,7 @@ def test_a_learner_is_told_how_many_were_right(answers, phase):
     right = sum(answers.get(q) == str(c) for q, c in key.items())
     when = "before the lesson" if phase == "pre" else "after the lesson"
     assert concept.own_sentence(phase, answers, key) == f"{right} of 8 right {when}."
+    assert concept.phase_sentence(phase).startswith("Before the lesson:" if phase == "pre" else "After the lesson:")
     assert concept.score(answers, key) == pytest.approx(100 * right / 8)
 
 
