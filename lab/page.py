@@ -52,6 +52,10 @@ def _no() -> bool:
     return False
 
 
+def _none() -> None:
+    return None
+
+
 @dataclass
 class PageHooks:
     """What happens around a page's run besides the page, one function each (the classroom's).
@@ -62,13 +66,15 @@ class PageHooks:
       once its widgets are seeded and before it computes;
     - ``question_card() -> bool``: draws what goes under the introduction; True stops the page
       before its pictures (an open question's answer is hidden);
-    - ``settings_published(params)``: the page's non-default settings each time its link is written.
+    - ``settings_published(params)``: the page's non-default settings each time its link is written;
+    - ``page_end()``: draws what goes after a page that ran to its end (a learner's questions to try).
     """
 
     relinking: Callable[[], bool] = _no
     before_compute: Callable[[dict[str, str]], None] = _nothing
     question_card: Callable[[], bool] = _no
     settings_published: Callable[[dict[str, str]], None] = _nothing
+    page_end: Callable[[], None] = _none
 
     def register(self, **functions: Callable) -> None:
         """Set the named hooks (a name that is not a hook raises ``TypeError``); registering
@@ -337,6 +343,7 @@ def lab_page(name: str, title: str, intro: str, settings: Sequence[Setting]) -> 
     token = shown_charts.set(charts)
     try:
         yield page
+        hooks.page_end()
     except ValueError as err:  # pekit refuses a combination of settings
         show_error(err)
     finally:

@@ -84,8 +84,8 @@ def test_heatmap_defaults_show_every_section():
     assert at.text_input(key="heatmap.cols").value == "6,7,8,9"
     assert at.main.get("download_button")[0].proto.label == "Download P as CSV"
     assert len(at.dataframe) == 1 and not at.warning
-    assert len(at.main.expander) == 6  # the readers' questions
-    assert "Check your understanding (2 questions)" in [e.label for e in at.sidebar.expander]
+    assert len(at.main.expander) == 6 + 1  # the readers' questions, and the questions to try at the end
+    assert "Check your understanding (2 questions)" in [e.label for e in at.main.expander]  # (phones hide the sidebar)
     assert dict(at.query_params) == {}  # defaults keep the link clean
 
 
@@ -105,7 +105,7 @@ def test_closed_expanders_draw_nothing_inside_and_open_ones_draw_everything():
     assert len(at.main.get("page_link")) == 2 + 2  # the Order tab and Train it yourself; the page's end
     assert at.sidebar.selectbox(key="heatmap._export_chart").options[0] == "The table P"
     assert len([b for b in at.button if b.key and b.key.startswith("lab.try.")]) == 2
-    assert len(at.main.expander) == 6 and all(e.label for e in at.expander)
+    assert len(at.main.expander) == 6 + 1 and all(e.label for e in at.expander)  # + the questions to try
 
 
 def test_heatmap_properties_are_stated_from_their_measurements():

@@ -62,3 +62,18 @@ def test_each_step_fits_its_first_screen(lesson_pages, k, lang):
     assert chart["y"] < prose["y"], (k, chart, prose)
     overflow = narrow.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 1, f"step {k} is wider than a phone by {overflow} px"
+
+
+def test_a_page_s_questions_are_reachable_on_a_phone(lesson_pages):
+    """A phone hides the sidebar: the questions to try are at the page's end, in the main area."""
+    server, _, narrow = lesson_pages
+    narrow.goto(f"{server.url}/encoding_heatmap")
+    wait_for_script(narrow)
+    questions = narrow.locator('[data-testid="stMain"] [data-testid="stExpander"]').filter(
+        has_text="Check your understanding")
+    assert questions.count() == 1
+    questions.first.locator("summary").click()
+    narrow.get_by_role("button", name="Try it").first.wait_for()
+    narrow.get_by_role("button", name="Try it").first.click()
+    narrow.get_by_text("Your answer").first.wait_for()
+    assert narrow.locator('[data-testid="stMain"] [data-testid="stVegaLiteChart"]').count() == 0  # predict first

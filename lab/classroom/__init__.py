@@ -34,7 +34,7 @@ defines it: a test replaces ``storage.store`` or ``following._heartbeat`` there.
 
 from __future__ import annotations
 
-from lab.classroom.cards import ask_here, question_card
+from lab.classroom.cards import ask_here, question_card, question_list
 from lab.classroom.desk import (AttendeeLink, attendee_base, base_url, end_class, is_loopback, join_typed,
                                 network_address, qr_svg, set_nickname, start_class)
 from lab.classroom.following import (BEAT_SECONDS, POLL_SECONDS, _beat_if_due, _heartbeat, _moved, _poll,
@@ -46,9 +46,10 @@ from lab.page import hooks
 
 __all__ = ["ask_here", "BEAT_SECONDS", "CLASSROOM_PAGE", "NOTES", "POLL_SECONDS", "RECENT_SECONDS", "RELINK", "SEAT", "SOLO",
            "announce", "attendee_base", "AttendeeLink", "base_url", "end_class", "follow", "is_loopback", "join",
-           "join_typed", "leave", "network_address", "page_settings", "publish", "qr_svg", "question_card", "reason",
+           "join_typed", "leave", "network_address", "page_settings", "publish", "qr_svg", "question_card",
+           "question_list", "reason",
            "recent_room", "relinking", "room", "Seat", "seat", "set_nickname", "sidebar", "start_class", "store"]
 # (the private names imported above are the poll's pieces and the recent reads, which tests read here)
 
 hooks.register(relinking=relinking, before_compute=announce, question_card=question_card,
-               settings_published=page_settings)
+               settings_published=page_settings, page_end=question_list)

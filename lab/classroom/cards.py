@@ -257,19 +257,7 @@ def _solo_card(checks: tuple[Check, ...]) -> bool:
     state = st.session_state.get(SOLO)
     check = _questions().find(state[0]) if state else None
     if check is None or check not in checks:
-        box = opened(ngettext("Check your understanding ({count} question)",
-                              "Check your understanding ({count} questions)",
-                              len(checks)).format(count=len(checks)), key="lab.try_list", icon=":material/quiz:",
-                     sidebar=True)
-        if box is None:
-            return False
-        with box:
-            st.caption(_("Predict first: the page's pictures hide until you reveal the answer."))
-            for check in checks:
-                st.markdown(check.text())
-                st.button(_("Try it"), key=f"lab.try.{check.id}", on_click=st.session_state.__setitem__,
-                          args=(SOLO, (check.id, False)), icon=":material/psychology_alt:")
-        return False
+        return False  # (the questions to try are listed at the page's end: question_list)
     labels = _labels(check)
     key = f"lab.solo_answer.{check.id}"
     with st.container(border=True, key="lab-question"):
@@ -288,6 +276,27 @@ def _solo_card(checks: tuple[Check, ...]) -> bool:
         st.markdown(_questions().solved(check.id).explanation)
         st.button(_("Put the question away"), key="lab.solo_finish", on_click=st.session_state.pop, args=(SOLO, None))
     return False
+
+
+def question_list() -> None:
+    """A learner alone: the page's questions to try, at its end, in the main area (a phone hides
+    the sidebar). Nothing in a class (the presenter asks), nor while one of them is open."""
+    if seat() is not None:
+        return
+    checks = tuple(check for check in _questions().checks_for(_page.get()) if check.solo)
+    state = st.session_state.get(SOLO)
+    if not checks or (state and _questions().find(state[0]) in checks):
+        return
+    box = opened(ngettext("Check your understanding ({count} question)", "Check your understanding ({count} questions)",
+                          len(checks)).format(count=len(checks)), key="lab.try_list", icon=":material/quiz:")
+    if box is None:
+        return
+    with box:
+        st.caption(_("Predict first: the page's pictures hide until you reveal the answer (at the top of the page)."))
+        for check in checks:
+            st.markdown(check.text())
+            st.button(_("Try it"), key=f"lab.try.{check.id}", on_click=st.session_state.__setitem__,
+                      args=(SOLO, (check.id, False)), icon=":material/psychology_alt:")
 
 
 def _solo_reveal(check: Check) -> None:

@@ -29,7 +29,7 @@ PHASE_NAMES = {"pre": N_("before the lesson"), "post": N_("after the lesson")}
 
 def _solve_order() -> Solved:
     view = lesson.shuffle_view(lesson.tokens_of(_(lesson.SENTENCE)), lesson.SHUFFLE, False)
-    return Solved(0 if view.identical else 1, _(
+    return Solved(1 if view.identical else 0, _(
         "The output rows do come out in the input's order, but no row depends on it: a word's output is the same "
         "wherever it stands (in the lesson's example it moved by {gap} of the outputs' size, float rounding). The "
         "order is lost before anything reads the rows.").format(gap=number(view.gap, ".0e") if view.gap else "0"))
@@ -41,7 +41,7 @@ def _solve_qkv() -> Solved:
     second = live.query_step(tokens, lesson.HIDDEN, lesson.HEADS, lesson.SEED, False, 0, 4)
     one_way, other_way = first.scores[4], second.scores[1]
     same = abs(one_way - other_way) <= 1e-9
-    return Solved(1 if same else 0, _(
+    return Solved(0 if same else 2, _(
         "Each token's query, key and value are made from its own vector by three different learned matrices. Were "
         "query and key the same vector, the score of “{a}” looking at “{b}” would equal the score the other way; "
         "in the lesson's layer they are {one} and {other}.").format(
@@ -53,8 +53,8 @@ def _solve_odd() -> Solved:
     last = table.iloc[-1]
     rows, width = pekit.sinusoidal_encoding(3, 7).shape
     if width != 7:
-        return Solved(2, _("The table could not be built with d = 7."))
-    answer = 0 if int(last["sin_column"]) == 6 and int(last["cos_column"]) == -1 else 3
+        return Solved(1, _("The table could not be built with d = 7."))
+    answer = 3 if int(last["sin_column"]) == 6 and int(last["cos_column"]) == -1 else 2
     return Solved(answer, _(
         "The formula simply stops at column d − 1 = 6: the last pair has its sine and no cosine. (The book's code "
         "fails at an odd d; tensor2tensor's layout makes the last column zeros instead.)"))
@@ -83,7 +83,7 @@ def _solve_cnn() -> Solved:
 def _solve_steps() -> Solved:
     table = pekit.complexity_table(100, 16, 3)
     rnn, attention = (int(table.loc[layer, "sequential_operations"]) for layer in ("RNN", "Self-attention"))
-    answer = 0 if (rnn, attention) == (100, 1) else 1 if (rnn, attention) == (1, 100) else 2
+    answer = 2 if (rnn, attention) == (100, 1) else 1 if (rnn, attention) == (1, 100) else 0
     return Solved(answer, _(
         "An RNN reads one token after another: {rnn} steps that cannot run at once. Self-attention compares every "
         "pair in one step of matrix products: {attention}.").format(rnn=rnn, attention=attention))
@@ -91,7 +91,7 @@ def _solve_steps() -> Solved:
 
 def _solve_shift() -> Solved:
     view = heatmap_view.table_view(64, 32, 10000, 0, "interleaved")
-    return Solved(0 if view.max_spread < 1e-4 else 1, _(
+    return Solved(1 if view.max_spread < 1e-4 else 0, _(
         "P[i]·P[j] depends on the offset i − j alone: over every start in a 64-position table of width 32, rows the "
         "same distance apart differ in their dot product by at most {spread}.").format(
         spread=number(view.max_spread, ".0e") if view.max_spread else "0"))
@@ -99,7 +99,7 @@ def _solve_shift() -> Solved:
 
 def _solve_learned() -> Solved:
     learned = sum(p.numel() for p in pekit.PositionalEncoding(32, 0.0).parameters())
-    return Solved(0 if learned == 0 else 1, ngettext(
+    return Solved(2 if learned == 0 else 0, ngettext(
         "None: the chapter's P is computed from the formula and holds {count} trainable number. A learned "
         "table (BERT's, MiniLM's) is the other kind: n × d numbers that training sets.",
         "None: the chapter's P is computed from the formula and holds {count} trainable numbers. A learned "
@@ -110,17 +110,17 @@ QUESTIONS: tuple[Check, ...] = (
     Check("concept-order", "concept_check",
           N_("Self-attention gives its outputs in the same row order as its inputs. Without positions, does a "
              "word's output depend on where the word stands?"),
-          (N_("no: the same word gets the same output wherever it stands"),
-           N_("yes: the order of the rows carries the position"), N_("only for the first and the last word")),
+          (N_("yes: the order of the rows carries the position"),
+           N_("no: the same word gets the same output wherever it stands"), N_("only for the first and the last word")),
           _solve_order, solo=False),
     Check("concept-qkv", "concept_check", N_("Where do a token's query, key and value come from?"),
-          (N_("from its own vector, through three different learned matrices"),
-           N_("they are one vector, used three times"), N_("the query from the token, the key and value from its position"),
+          (N_("they are one vector, used three times"), N_("the query from the token, the key and value from its position"),
+           N_("from its own vector, through three different learned matrices"),
            N_("the query from the token, the key and value from the other tokens")), _solve_qkv, solo=False),
     Check("concept-odd", "concept_check",
           N_("The chapter's table P with an odd width, d = 7: what is its last column?"),
-          (N_("a sine whose cosine partner is missing"), N_("all zeros"), N_("nothing: the width must be even"),
-           N_("a cosine")), _solve_odd, solo=False),
+          (N_("all zeros"), N_("nothing: the width must be even"), N_("a cosine"),
+           N_("a sine whose cosine partner is missing")), _solve_odd, solo=False),
     Check("concept-layouts", "concept_check",
           N_("tensor2tensor's table puts all the sines first, then all the cosines. At the same width, what else "
              "differs from the chapter's table?"),
@@ -131,14 +131,14 @@ QUESTIONS: tuple[Check, ...] = (
              "affect the last?"), tuple(str(v) for v in CNN_OPTIONS), _solve_cnn, solo=False),
     Check("concept-steps", "concept_check",
           N_("Reading 100 tokens: how many steps, one after another, does an RNN need, and self-attention?"),
-          (N_("RNN 100, self-attention 1"), N_("RNN 1, self-attention 100"), N_("100 each")), _solve_steps,
+          (N_("100 each"), N_("RNN 1, self-attention 100"), N_("RNN 100, self-attention 1")), _solve_steps,
           solo=False),
     Check("concept-shift", "concept_check",
           N_("Move two positions i and j by the same amount. What happens to the dot product P[i]·P[j]?"),
-          (N_("it stays the same"), N_("it changes with where they start")), _solve_shift, solo=False),
+          (N_("it changes with where they start"), N_("it stays the same")), _solve_shift, solo=False),
     Check("concept-learned", "concept_check",
           N_("How many numbers of the chapter's sinusoidal table P does training change?"),
-          (N_("none: P comes from a formula"), N_("all of them, n × d"), N_("one per position")), _solve_learned,
+          (N_("all of them, n × d"), N_("one per position"), N_("none: P comes from a formula")), _solve_learned,
           solo=False),
 )
 BY_ID = {check.id: check for check in QUESTIONS}
