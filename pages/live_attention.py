@@ -313,17 +313,18 @@ with lab_page("attention", _("Live attention"), _(INTRO), SETTINGS) as page:
             head = page.value(HEAD)
             view = live.order_view(tokens, hidden, heads, seed, shuffle, head)
             with c10:
-                st.caption(_("Shuffled sentence (plain text):"))
-                st.code(" | ".join(view.shuffled), language=None, wrap_lines=True)
+                st.caption(_("The shuffled sentence, each token with the slot it came from (←):"))
+                st.code(live.shuffled_line(view), language=None, wrap_lines=True)
             if tok.count == 1:
                 st.info(_("With a single token there is nothing to shuffle: type a longer sentence."))
                 return
             st.markdown(_("Head {head}'s weights for the sentence as typed, and for the shuffled sentence with its "
                           "rows and columns put back in the original order, without and with the positional table "
                           "P:").format(head=head))
-            for column, shown in zip(st.columns(4), view.maps):
-                with column:
-                    show_chart(shown.chart, title=shown.title)
+            for row in view.rows:
+                for column, shown in zip(st.columns(2), row):
+                    with column:
+                        show_chart(shown.chart, title=shown.title)
             m1, m2, m3, m4 = st.columns(4)
             outputs_help = _("max |shuffled output put back − output| / max |output|")
             m1.metric(_("Without P: outputs"), number(view.without.relative, ".1e"), help=outputs_help)

@@ -102,6 +102,12 @@ class OrderView(NamedTuple):
     without: OrderGap
     with_p: OrderGap
     permuted: int = 0  # slots the permutation fills from another slot (0: the identity)
+    origins: tuple[int, ...] = ()  # the slot each token of the shuffled sentence came from
+
+    @property
+    def rows(self) -> tuple[tuple[OrderMap, ...], ...]:
+        """The maps two to a row: without P (as typed, shuffled and put back), then with P."""
+        return self.maps[:2], self.maps[2:]
 
 
 class MaskingView(NamedTuple):
@@ -411,6 +417,11 @@ def order_statement(view: OrderView) -> str:
     return without + with_p
 
 
+def shuffled_line(view: OrderView) -> str:
+    """The shuffled sentence, each token with the slot it came from (shown as code: it quotes the sentence)."""
+    return " | ".join(f"{token} ←{origin}" for token, origin in zip(view.shuffled, view.origins))
+
+
 def next_shuffle(seed: int) -> int:
     """The seed after ``seed`` (a shuffle again): 1 .. MAX_SEED, never 0 (the original order)."""
     return seed % MAX_SEED + 1
@@ -525,11 +536,14 @@ def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuf
         for shuffled, weights in ((False, check.weights), (True, check.shuffled_back)):
             title, name = titles[positional, shuffled]
             maps.append(OrderMap(name, charts.token_heatmap(weights[head].cpu(), tokens, tokens, scale="max",
-                                                            compact=True, title=title, max_marks=0).spec()))
+                                                            x_title=_("key token"), y_title=_("query token"),
+                                                            value_title=_("weight"), title=title,
+                                                            cell=first_screen_cell(len(tokens)), legend="right",
+                                                            max_marks=0).spec()))
     gaps = {positional: OrderGap(c.output_gap, c.relative_output_gap, c.weights_gap) for positional, c in checks.items()}
     shuffled = tuple(tokens[i] for i in perm.tolist())
     return OrderView(shuffled, sum(a != b for a, b in zip(shuffled, tokens)), tuple(maps), gaps[False], gaps[True],
-                     sum(i != p for i, p in enumerate(perm.tolist())))
+                     sum(i != p for i, p in enumerate(perm.tolist())), tuple(perm.tolist()))
 
 
 def _query_key(batch, hidden: int, seed: int):

@@ -280,6 +280,9 @@ def test_order_sentence_states_the_gaps(sentence, hidden, heads, shuffle, data):
     perm = seeded.permutation(len(tokens), shuffle)
     shuffled = [tokens[i] for i in perm.tolist()]
     assert list(view.shuffled) == shuffled and len(view.maps) == 4
+    assert [len(row) for row in view.rows] == [2, 2] and view.origins == tuple(perm.tolist())
+    # the permutation shown: each shuffled token with the slot it came from
+    assert live.shuffled_line(view) == " | ".join(f"{tokens[i]} ←{i}" for i in perm.tolist())
     moved = sum(a != b for a, b in zip(shuffled, tokens))
     permuted = sum(1 for i, p in enumerate(perm.tolist()) if i != p)
     text = live.order_statement(view)
