@@ -54,6 +54,14 @@ class Reader:
     def text(self) -> str:
         return self.page.locator('[data-testid="stApp"]').inner_text()
 
+    def wait_for_text(self, text: str) -> str:
+        """The app's text once it holds ``text`` (a run draws its widgets before the captions under
+        its pictures), or what it holds after WAIT_MS."""
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while text not in self.text() and time.monotonic() < deadline:
+            self.page.wait_for_timeout(100)
+        return self.text()
+
     def wait_for_url(self, fragment: str) -> None:
         self.page.wait_for_function("f => location.href.includes(f)", arg=fragment, timeout=WAIT_MS)
         settle(self.page)
@@ -99,7 +107,8 @@ def test_a_class_across_two_replicas(browser, deployment):
         for attendee in (phone, laptop, through_nginx):
             attendee.wait_for_url("n=61")
             assert "/encoding_heatmap?" in attendee.page.url and f"room={code}" in attendee.page.url
-            assert attendee.wait_for_slider("Positions n", "61") == "61" and "All 61 × 32 entries drawn" in attendee.text()
+            assert attendee.wait_for_slider("Positions n", "61") == "61"
+            assert "All 61 × 32 entries drawn" in attendee.wait_for_text("All 61 × 32 entries drawn")
         assert "3 attendees connected, 3 following you." in presenter.text() or \
             presenter.page.wait_for_selector("text=3 attendees connected", timeout=WAIT_MS)
 

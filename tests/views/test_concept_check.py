@@ -31,7 +31,7 @@ def test_every_answer_matches_an_independent_reference():
 
     model = seeded.seeded_attention(lesson.HIDDEN, lesson.HEADS, seed=lesson.SEED)
     X = text.token_embeddings(list(TOKENS), lesson.HIDDEN, seed=lesson.SEED).double()
-    Q, K = X @ model.W_q.weight.double().T, X @ model.W_k.weight.double().T
+    Q, K = X @ model.W_q.weight.detach().double().T, X @ model.W_k.weight.detach().double().T
     assert abs(float(Q[1] @ K[4] - Q[4] @ K[1])) > 1e-6 and key["concept-qkv"] == 2
     # an odd width: the last column is the sine of the last pair, sin(i / 10000^(6/7))
     from pekit import sinusoidal_encoding
