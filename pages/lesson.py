@@ -79,7 +79,7 @@ with lab_page("lesson", _("The lesson"), "", SETTINGS) as page:
                 "three: a **query** (what it looks for), a **key** (what it can be found by) and a **value** (what it "
                 "passes on). A query is compared with every key, one **score** each; a **softmax** turns the scores "
                 "into **weights**, positive and adding up to 1; the token's **output** is the values' sum, each "
-                "times its weight (the last row of the right-hand map)."))
+                "times its weight (the last row of the values map)."))
             st.markdown(lesson.looking_sentence(shown))
         params = {"text": sentence, "hidden": str(lesson.HIDDEN), "heads": str(lesson.HEADS), "query": str(query)}
 
