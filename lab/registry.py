@@ -160,6 +160,12 @@ def onward(url_path: str) -> Onward | None:
     return Onward(pages[at + 1] if at + 1 < len(pages) else None, EXPLORED_AT.get(url_path))
 
 
+def find_page(path: str) -> LabPage | None:
+    """The page whose file (``pages/x.py``) or URL path (``x``) is ``path``, listed or not."""
+    every = LAB_PAGES + OPTIONAL_PAGES + [LESSON_PAGE, CONCEPT_PAGE]
+    return next((page for page in every if path in (page.path, page.url_path)), None)
+
+
 def missing_pages() -> list[LabPage]:
     """The optional pages this installation cannot show."""
     return [] if _smollm2_available() else [ROPE_MODEL_PAGE]

@@ -53,7 +53,7 @@ with lab_page("concept", _("Concept check"), _(INTRO), [PHASE]) as page:
         st.warning(note, icon=":material/cloud_off:")
     with st.form(f"concept.form.{phase}", border=False):
         for number, check in concept.numbered():
-            st.radio(f"{number}. {check.text()}", concept.option_indices(check), index=None,
+            st.radio(f"{number}. {check.text()}", check.indices(), index=None,
                      format_func=lambda i, check=check: _(check.options[i]), key=concept.widget_key(phase, check))
         st.form_submit_button(_("Hand in"), type="primary", on_click=hand_in, args=(phase,), disabled=done is not None)
     if done is not None:

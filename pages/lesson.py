@@ -7,9 +7,10 @@ from lab import classroom
 from lab.display import show_chart
 from lab.i18n import N_, _
 from lab.page import lab_page
+from lab.registry import find_page
 from lab.server import linked_page
 from lab.settings import MAX_SEED, BoolSetting, ChoiceSetting, IntSetting
-from lab.views import lesson
+from lab.views import lesson, questions
 from lab.views.classroom import verdict_sentence
 from lab.views.live_attention import next_shuffle
 
@@ -34,24 +35,27 @@ def question(step_key: str) -> None:
     labels = [_(o) for o in check.options]
     key = ANSWER.format(qid=check.id)
     with st.container(border=True):
-        choice = st.radio(lesson.prompt(check), lesson.option_indices(check), format_func=labels.__getitem__,
+        choice = st.radio(check.text(), check.indices(), format_func=labels.__getitem__,
                           index=None, key=key)
         if choice is None:
             return
-        solved = lesson.solved(check.id)
+        solved = questions.solved(check.id)
         (st.success if choice == solved.correct else st.info)(verdict_sentence(choice, solved.correct, labels))
         st.markdown(solved.explanation)
 
 
 def explore(step: lesson.Step, params: dict[str, str]) -> None:
-    st.page_link(linked_page(step.explores), label=_("Explore further: {page}").format(page=_(PAGE_TITLES[step.explores])),
-                 icon=":material/open_in_new:", query_params=params)
+    st.page_link(linked_page(step.explores), icon=":material/open_in_new:", query_params=params,
+                 label=_("Explore further: {page}").format(page=_(find_page(step.explores).title)))
 
 
-PAGE_TITLES = {"pages/live_attention.py": N_("Live attention"), "pages/train.py": N_("Train it yourself"),
-               "pages/encoding_heatmap.py": N_("Encoding heatmap"), "pages/binary_analogy.py": N_("Binary analogy"),
-               "pages/offset_rotation.py": N_("Offset rotation"),
-               "pages/complexity_comparison.py": N_("Complexity comparison")}
+def side_by_side(first: dict, second: dict) -> None:
+    """Two charts in two columns (one above the other on a phone)."""
+    left, right = st.columns(2)
+    with left:
+        show_chart(first)
+    with right:
+        show_chart(second)
 
 
 with lab_page("lesson", _("The lesson"), "", SETTINGS) as page:
@@ -67,11 +71,7 @@ with lab_page("lesson", _("The lesson"), "", SETTINGS) as page:
         with picture:
             query = page.select(QUERY, options=lesson.word_choices(tokens), format_func=tokens.__getitem__)
             shown = lesson.looking(tokens, query)
-            left, right = st.columns(2)
-            with left:
-                show_chart(shown.weight_chart)
-            with right:
-                show_chart(shown.value_chart)
+            side_by_side(shown.weight_chart, shown.value_chart)
         with words:
             st.markdown(_(
                 "A transformer reads a sentence as **tokens** (here, words), each a vector of numbers. In "
@@ -93,16 +93,13 @@ with lab_page("lesson", _("The lesson"), "", SETTINGS) as page:
             else:
                 positional = page.toggle(PE)
             view = lesson.shuffle_view(tokens, seed, positional)
-            left, right = st.columns(2)
-            with left:
-                show_chart(view.original)
-            with right:
-                show_chart(view.reordered)
+            side_by_side(view.original, view.reordered)
         with words:
             if step.key == "shuffle":
                 st.markdown(_(
                     "Now shuffle the words. The same words in another order can mean something else. The maps show "
-                    "each word's output (its first 8 numbers, a row per word) for both orders, on one colour scale."))
+                    "each word's output (its first {count} numbers, a row per word) for both orders, on one colour "
+                    "scale.").format(count=lesson.OUTPUT_COLUMNS))
                 st.markdown(lesson.shuffle_sentence(view))
                 st.markdown(_(
                     "Self-attention is blind to order: it sees a bag of words, not a sequence. (This is "
@@ -122,8 +119,9 @@ with lab_page("lesson", _("The lesson"), "", SETTINGS) as page:
             show_chart(trained.chart)
         with words:
             st.markdown(_(
-                "Could training find the order anyway? A tiny transformer was trained to write 8 tokens in reverse "
-                "order, once without positions and once with them, and then tested on sequences it never saw."))
+                "Could training find the order anyway? A tiny transformer was trained to write {count} tokens in "
+                "reverse order, once without positions and once with them, and then tested on sequences it never "
+                "saw.").format(count=lesson.TASK_LENGTH))
             for line in lesson.training_sentences(trained):
                 st.markdown(line)
             st.markdown(_(
@@ -151,11 +149,7 @@ with lab_page("lesson", _("The lesson"), "", SETTINGS) as page:
     elif step.key == "counter":
         counter = lesson.counter_view()
         with picture:
-            left, right = st.columns(2)
-            with left:
-                show_chart(counter.bits_chart)
-            with right:
-                show_chart(counter.p_chart)
+            side_by_side(counter.bits_chart, counter.p_chart)
         with words:
             st.markdown(_(
                 "Count in binary and the same pattern appears (left): the lowest bit flips at every step, the next "

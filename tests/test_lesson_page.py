@@ -11,7 +11,7 @@ from functools import lru_cache
 import pytest
 
 from lab.i18n import use
-from lab.views import lesson
+from lab.views import lesson, questions
 from tests.page_text import _chart_texts, visible_texts
 from tests.test_app import open_app
 
@@ -84,7 +84,7 @@ def test_a_question_is_answered_then_revealed_with_its_explanation():
     assert radio.label == "Swap two words: “the man bit the dog”. What happens to the output of “dog”?"
     assert radio.value is None and not at.info  # nothing chosen yet: nothing revealed
     radio.set_value(2).run()  # choosing commits the prediction
-    solved = lesson.solved(check.id)
+    solved = questions.solved(check.id)
     assert solved.correct == 0  # the same numbers, in another row (tests/views/test_lesson.py checks why)
     assert at.info[0].value == "You answered “very different numbers”; the answer is “exactly the same numbers, in another row”."
     assert solved.explanation in [m.value for m in at.markdown]
@@ -166,3 +166,18 @@ def test_every_page_ends_with_the_next_one_and_the_way_back_to_the_lesson(index)
     assert nexts == ([f"Next: {following.title}"] if following else [])
     if following:
         assert links[nexts[0]].page.endswith(following.url_path)
+
+
+def test_the_numbers_in_the_steps_prose_are_those_of_their_pictures():
+    from pekit import shipped
+
+    # step 2: "its first N numbers" is the number of output columns each map draws
+    at = step_page(2)
+    said = "\n".join(m.value for m in at.main.markdown)
+    shown = lesson.shuffle_view(lesson.tokens_of(lesson.SENTENCE), lesson.SHUFFLE, False).original
+    drawn = {row["key"] for row in shown["data"]["values"]}  # the map's columns (keys, numbered)
+    assert f"its first {lesson.OUTPUT_COLUMNS} numbers" in said and len(drawn) == lesson.OUTPUT_COLUMNS
+    # step 3: the length the shipped models were trained on, as their own record says it
+    config = shipped.recorded_metrics()["encoder-none"]["config"]
+    said = "\n".join(m.value for m in step_page(3).main.markdown)
+    assert f"trained to write {config['seq_len']} tokens in reverse order" in said and config["task"] == "reverse"

@@ -71,9 +71,10 @@ def _class_card(current: Seat, found: Room, checks: tuple[Check, ...]) -> bool:
 
 
 def _page_title(path: str) -> str:
-    from lab.registry import LAB_PAGES, LESSON_PAGE, OPTIONAL_PAGES
+    from lab.registry import find_page
 
-    return next((_(p.title) for p in LAB_PAGES + OPTIONAL_PAGES + [LESSON_PAGE] if p.url_path == path), path)
+    found = find_page(path)
+    return _(found.title) if found is not None else path
 
 
 def ask_here(check: Check) -> bool:

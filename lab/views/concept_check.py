@@ -158,10 +158,6 @@ def numbered() -> tuple[tuple[int, Check], ...]:
     return tuple(enumerate(QUESTIONS, start=1))
 
 
-def option_indices(check: Check) -> range:
-    return range(len(check.options))
-
-
 def widget_key(phase: str, check: Check) -> str:
     return f"concept.{phase}.{check.id}"
 
@@ -186,8 +182,7 @@ def answer_key() -> dict[str, int]:
 def score(answers: Mapping[str, object], key: Mapping[str, int]) -> float:
     """The percent of the questions answered right (an answer given as the option's index or its
     text; a missing or unreadable one is wrong)."""
-    right = sum(1 for qid, correct in key.items() if str(answers.get(qid)) == str(correct))
-    return 100 * right / len(key)
+    return 100 * right_count(answers, key) / len(key)
 
 
 def right_count(answers: Mapping[str, object], key: Mapping[str, int]) -> int:

@@ -47,7 +47,7 @@ COST_D = 256
 COST_K = 3
 COST_LENGTHS = ("125", "250", "500", "1000", "2000", "4000", "8000")
 COST_N = "1000"
-TASK, TASK_LENGTH = "reverse", 8  # the shipped tiny models' task and length
+TASK, TASK_LENGTH = shipped.DEFAULTS["task"], shipped.DEFAULTS["seq_len"]  # the shipped tiny models' task
 
 
 class Step(NamedTuple):
@@ -90,10 +90,6 @@ def after(index: int) -> int | None:
 def word_choices(tokens: tuple[str, ...]) -> range:
     """The positions a reader may pick a word from."""
     return range(len(tokens))
-
-
-def option_indices(check: Check) -> range:
-    return range(len(check.options))
 
 
 def step_heading(index: int) -> str:
@@ -245,9 +241,10 @@ class Table(NamedTuple):
 
 
 def table_view(d: int) -> Table:
+    """The heatmap page's view of P (remembered there) and its first and last pair's wavelength."""
     view = heatmap_view.table_view(TABLE_N, d, BASE, 0, "interleaved")
-    speeds = questions.pair_speeds(TABLE_N, d, float(BASE))
-    return Table(view.heatmap, speeds.periods[0], speeds.periods[-1])
+    wavelengths = view.frequencies["wavelength"]
+    return Table(view.heatmap, float(wavelengths.iloc[0]), float(wavelengths.iloc[-1]))
 
 
 def table_sentences(view: Table) -> tuple[str, str]:
@@ -347,17 +344,8 @@ QUESTIONS: dict[str, Check] = {
         settings={"step": "9", "valid": "0"}),
 }
 BY_ID = {check.id: check for check in QUESTIONS.values()}
-
-
-@localized_resource(max_entries=32)
-def solved(qid: str) -> Solved:
-    """A lesson question's right option and explanation, in the reader's language."""
-    return BY_ID[qid].solve()
-
-
-def prompt(check: Check) -> str:
-    """The question's text in the reader's language (the first question names the lesson's words)."""
-    return check.text()
+# (a question's solution, in the reader's language and computed once: lab.views.questions.solved, which
+# finds the lesson's questions too)
 
 
 # -- the glossary: each term and the step (from 1) that explains it ------------------------------

@@ -44,6 +44,10 @@ class Check:
     fields: Callable[[], Mapping[str, str]] | None = None  # what the prompt's {placeholders} name
     solo: bool = True  # listed on its page for a learner alone (the lesson asks its own in its steps)
 
+    def indices(self) -> range:
+        """The options' indices, as a choice widget lists them."""
+        return range(len(self.options))
+
     def text(self) -> str:
         """The prompt in the reader's language, its placeholders filled."""
         return _(self.prompt).format(**self.fields()) if self.fields else _(self.prompt)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from lab.display import number
 from lab.i18n import use
-from lab.views import lesson
+from lab.views import lesson, questions
 from pekit import seeded, sinusoidal_encoding, text
 
 TOKENS = lesson.tokens_of(lesson.SENTENCE)
@@ -173,8 +173,8 @@ def test_the_masking_sentence_counts_the_hidden_keys(length):
 def test_every_question_reads_whole_and_its_answer_is_an_option(qid, code):
     check = lesson.BY_ID[qid]
     with use(code):
-        prompt = lesson.prompt(check)
-        solved = lesson.solved.uncached(qid)
+        prompt = check.text()
+        solved = questions.solved.uncached(qid)
     assert "{" not in prompt and prompt.endswith("?")
     assert 0 <= solved.correct < len(check.options) and solved.explanation
 
