@@ -20,6 +20,7 @@ import pekit
 from lab.i18n import _, use
 from lab.views.home import BASE, D, HEIGHT, N, HomePicture, _columns, home_caption, home_picture
 from pekit import charts
+from tests.test_registry import loaded_after
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -119,7 +120,7 @@ def test_the_picture_is_pekits_table_drawn_by_pekits_heatmap(code):
 def test_the_home_page_draws_its_picture_without_torch_pandas_or_altair():
     """What the shell and the home page import before the picture is drawn: none of the three
     (about 1.5 s of imports on a 2-core CPU, which a waking server loads once it is drawn)."""
-    code = ("import ast, sys\n"
+    code = ("import ast\n"
             "for path in ('streamlit_app.py', 'pages/home.py'):\n"
             "    for node in ast.parse(open(path).read()).body:\n"
             "        if isinstance(node, (ast.Import, ast.ImportFrom)):\n"
@@ -128,11 +129,8 @@ def test_the_home_page_draws_its_picture_without_torch_pandas_or_altair():
             "from lab.views.home import home_caption, home_picture\n"
             "for code in ('en', 'pt'):\n"
             "    with use(code):\n"
-            "        home_caption(home_picture.uncached())\n"
-            "print(sorted(m for m in ('torch', 'pekit', 'pandas', 'altair', 'numpy') if m in sys.modules))\n")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+            "        home_caption(home_picture.uncached())\n")
+    assert loaded_after(code, ("torch", "pekit", "pandas", "altair", "numpy")) == []
 
 
 def test_the_menu_finds_the_optional_extra_as_pekit_does_without_loading_it():
