@@ -287,6 +287,15 @@ def opened(label: str, *, key: str, icon: str | None = None, sidebar: bool = Fal
     return box if box.open else None
 
 
+def explore_further(what: str) -> None:
+    """The heading under which a page keeps what goes beyond the chapter, after the chapter's own
+    idea and picture: ``what`` says in a few words what lies below. Everything under it sits in
+    closed expanders (:func:`opened`), so that a reader who stops here has read the chapter's part."""
+    st.divider()
+    st.subheader(_("Explore further"), anchor="explore-further")
+    st.caption(_("Beyond the chapter: {what}").format(what=what))
+
+
 def readers_question(question: str, answer: str, *, key: str, link: dict | None = None) -> None:
     """One of a page's readers' questions: an expander (:func:`opened`) holding its answer, and a
     link to the page that shows it where ``link`` gives ``st.page_link``'s arguments."""

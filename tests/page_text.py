@@ -65,7 +65,8 @@ def _chart_texts(spec: dict) -> list[str]:
     return out
 
 
-def visible_texts(at: AppTest) -> list[str]:
+def visible_texts(at: AppTest, *, charts: bool = True) -> list[str]:
+    """The texts listed above; a chart's own words only with ``charts``."""
     parts: list[str] = []
     for kind in PROSE:
         for element in at.get(kind):
@@ -105,7 +106,7 @@ def visible_texts(at: AppTest) -> list[str]:
             parts.extend(v for column in frame.columns for v in frame[column].tolist() if isinstance(v, str))
         except Exception:  # noqa: BLE001
             pass
-    for element in at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart"):
+    for element in (at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart")) if charts else []:
         proto = element.proto
         raw = getattr(proto, "spec", "") or ""
         try:
