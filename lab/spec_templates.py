@@ -122,7 +122,7 @@ def build_home_picture() -> dict:
 def build_answers_chart() -> dict:
     """The classroom's bars of a question's answers, ``pekit.charts.answer_bars``: while asked and
     once revealed, with slots for the rows (``option``, ``text``, ``count``, ``right``, ``order``
-    per option), the count axis' end and the titles."""
+    per option), the count axis' end, the height of an option's band and the titles."""
     from pekit import charts
 
     specs = {}
@@ -132,6 +132,7 @@ def build_answers_chart() -> dict:
                                            label_title="{{label_title}}").spec())
         rows = spec["data"]["values"]
         spec = _slot(_slot(spec, rows, "rows"), TOP, "top")
+        spec["height"] = {"step": "{{step}}"}  # room for the longest label's lines (charts.bars.bar_step)
         specs[state] = spec
     return {"locales": _locales(), "specs": specs}
 

@@ -54,7 +54,8 @@ def test_localized_adds_the_languages_number_locale():
        code=st.sampled_from(["en", "pt"]), data=st.data())
 def test_the_classrooms_bars_are_pekits_answer_bars(counts, revealed, code, data):
     correct = data.draw(st.integers(0, len(counts) - 1))
-    labels = data.draw(st.lists(st.text(max_size=12), min_size=len(counts), max_size=len(counts)))
+    # long enough to wrap: the label beside each bar, and the band's height, follow pekit's
+    labels = data.draw(st.lists(st.text(max_size=120), min_size=len(counts), max_size=len(counts)))
     with use(code):
         ours = classroom.answers_chart(labels, classroom.Tally(tuple(counts), correct), revealed=revealed)
         theirs = charts.answer_bars(labels, counts, correct=correct if revealed else None).spec()

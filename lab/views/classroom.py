@@ -3,6 +3,7 @@ and what an attendee is told after the reveal. Each sentence states the counts i
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -101,16 +102,26 @@ def options_markdown(options: Sequence[str], correct: int | None = None) -> str:
                      for i, label in enumerate(options))
 
 
+LABEL_WIDTH, BAND, LINE = 36, 12, 18  # pekit.charts.bars: characters per label line, a band's height and a line's
+
+
+def bar_label(index: int, text: str) -> str:
+    """What ``pekit.charts.bars.option_label`` writes beside a bar (this page draws without pekit):
+    the option's number and text in lines of at most ``LABEL_WIDTH`` characters."""
+    return "\n".join(textwrap.wrap(f"{index + 1}. {text}", LABEL_WIDTH, break_long_words=False) or [f"{index + 1}."])
+
+
 def answers_chart(options: Sequence[str], tally: Tally, *, revealed: bool) -> dict:
-    """A bar per option, numbered as :func:`options_markdown` lists them (``options`` in the
-    reader's language, in the tooltip), zeros included; once revealed the right option's bar is
+    """A bar per option, numbered as :func:`options_markdown` lists them, with its text beside it
+    (``options`` in the reader's language), zeros included; once revealed the right option's bar is
     green and the others grey. The spec is ``pekit.charts.answer_bars``', made ahead of time
     (``answers_chart.json``, :mod:`lab.spec_templates`: this page draws without pekit), filled
     here with the tally: one row per option, as the builder writes them."""
     made = template("answers_chart")
-    rows = [{"option": str(i + 1), "text": label, "count": count, "right": revealed and i == tally.correct,
+    rows = [{"option": bar_label(i, label), "text": label, "count": count, "right": revealed and i == tally.correct,
              "order": i} for i, (label, count) in enumerate(zip(options, tally.counts))]
+    lines = max(row["option"].count("\n") + 1 for row in rows)
     spec = fill(made["specs"]["revealed" if revealed else "asked"],
                 {"rows": rows, "top": max(tally.counts + (1,)), "count_title": _("attendees"),
-                 "label_title": _("answer")})
+                 "label_title": _("answer"), "step": BAND + LINE * lines})
     return localized(spec, made["locales"], language())

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import altair as alt
@@ -19,6 +20,8 @@ __all__ = ["accuracy_bars", "answer_bars", "token_bars"]
 MAX_BARS = 256  # tokens one chart of token bars draws
 MAX_RUNS = 64  # runs one chart of accuracy bars draws
 MAX_OPTIONS = 26  # options one chart of answer bars draws
+LABEL_WIDTH = 36  # characters per line of an option's label beside its bar
+BAND, LINE = 12, 18  # pixels: an option's band around its label, and each line of the label
 RIGHT_GREEN = "#2e7d32"  # the right option's bar once revealed
 OTHER_GREY = "#9e9e9e"  # the other options' bars once revealed
 ASKED_INDIGO = "#5c6bc0"  # every bar while the answer is not revealed
@@ -141,8 +144,10 @@ def answer_bars(labels: Sequence[str], counts: Sequence[int], *, correct: int | 
     included), numbered from 1 downwards in their order. ``correct``: the index of the right
     option once the answer is revealed (its bar green, the others grey), or None while it is not
     (every bar the same colour). The count axis runs from 0 to the largest count (at least 1),
-    in whole numbers. ``count_title`` names the counts (default "attendees"), ``label_title`` the
-    options in the tooltip (default "answer")."""
+    in whole numbers. Each bar carries its option's number and text beside it, wrapped into lines
+    of at most :data:`LABEL_WIDTH` characters (:func:`option_label`), so that a projected chart
+    reads without the list. ``count_title`` names the counts (default "attendees"),
+    ``label_title`` the options in the tooltip (default "answer")."""
     if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
         raise ValueError(f"labels must be a list of option labels; got a {type(labels).__name__}")
     if isinstance(counts, (str, bytes)) or not isinstance(counts, Sequence):
@@ -156,17 +161,31 @@ def answer_bars(labels: Sequence[str], counts: Sequence[int], *, correct: int | 
         correct = check_int("correct", correct, minimum=0, maximum=len(labels) - 1)
     count_title = _("attendees") if count_title is None else check_str("count_title", count_title)
     label_title = _("answer") if label_title is None else check_str("label_title", label_title)
-    rows = [{"option": str(i + 1), "text": label, "count": count, "right": correct is not None and i == correct,
-             "order": i} for i, (label, count) in enumerate(zip(labels, counts))]
+    rows = [{"option": option_label(i, label), "text": label, "count": count,
+             "right": correct is not None and i == correct, "order": i}
+            for i, (label, count) in enumerate(zip(labels, counts))]
     top = max(counts + [1])
     others = ASKED_INDIGO if correct is None else OTHER_GREY
     chart = alt.Chart(alt.InlineData(values=rows)).mark_bar().encode(
         y=alt.Y(field="option", type="nominal", sort=alt.EncodingSortField(field="order"), title=None,
-                axis=alt.Axis(labelFontSize=14, labelAngle=0)),
+                axis=alt.Axis(labelFontSize=14, labelAngle=0, labelExpr="split(datum.label, '\\n')",
+                              labelLimit=LABEL_WIDTH * 9, labelAlign="right")),
         x=alt.X(field="count", type="quantitative", title=count_title, scale=alt.Scale(domain=[0, top]),
                 axis=alt.Axis(tickMinStep=1, format="d")),
         color=alt.Color(field="right", type="nominal", legend=None,
                         scale=alt.Scale(domain=[True, False], range=[RIGHT_GREEN, others])),
         tooltip=[tip("text", label_title), alt.Tooltip(field="count", type="quantitative", title=count_title)],
-    ).properties(height=alt.Step(30), usermeta={"embedOptions": {"actions": False}})
+    ).properties(height=alt.Step(bar_step(rows)), usermeta={"embedOptions": {"actions": False}})
     return Drawn(chart, Drawing("marks", (len(rows), 1), (len(rows), 1), (1, 1), hover=True))
+
+
+def option_label(index: int, text: str) -> str:
+    """The words beside an option's bar: its number and its text, in lines of at most
+    :data:`LABEL_WIDTH` characters (a longer word keeps its own line), joined by newlines."""
+    return "\n".join(textwrap.wrap(f"{index + 1}. {text}", LABEL_WIDTH, break_long_words=False) or [f"{index + 1}."])
+
+
+def bar_step(rows: Sequence[Mapping]) -> int:
+    """The height of one option's band: room for its label's lines (the longest label's)."""
+    lines = max(row["option"].count("\n") + 1 for row in rows)
+    return BAND + LINE * lines

@@ -12,7 +12,8 @@ from lab.views import classroom as v
 
 EXAMPLES = settings(max_examples=40, deadline=None)
 COUNT = st.integers(0, 5000)
-OPTIONS = ["columns 0 and 1", "columns 14 and 15", "the same", "8"]
+OPTIONS = ["columns 0 and 1", "columns 14 and 15", "the same", "8",
+           "the attention weights are the same, but each output moves with its own token"]
 
 
 @st.composite
@@ -81,13 +82,20 @@ def test_verdict_sentence(mine, correct):
 
 
 @EXAMPLES
-@given(st.lists(st.integers(0, 500), min_size=2, max_size=4), st.booleans(), st.data())
+@given(st.lists(st.integers(0, 500), min_size=2, max_size=5), st.booleans(), st.data())
 def test_answers_chart_draws_every_option(counts, revealed, data):
     correct = data.draw(st.integers(0, len(counts) - 1))
     spec = v.answers_chart(OPTIONS[:len(counts)], v.Tally(tuple(counts), correct), revealed=revealed)
     rows = spec["data"]["values"]
     assert [r["count"] for r in rows] == counts  # zeros included: no option dropped
-    assert [r["option"] for r in rows] == [str(i + 1) for i in range(len(counts))]
+    # each bar carries its number and its option's whole text, in lines no wider than LABEL_WIDTH
+    # where the words allow, and its band has room for the longest label's lines
+    for i, r in enumerate(rows):
+        lines = r["option"].split("\n")
+        assert " ".join(lines) == f"{i + 1}. {OPTIONS[i]}"
+        assert all(len(line) <= v.LABEL_WIDTH or " " not in line for line in lines)
+    assert spec["height"]["step"] >= 18 * max(r["option"].count("\n") + 1 for r in rows)
+    assert spec["encoding"]["y"]["axis"]["labelExpr"] == "split(datum.label, '\\n')"
     assert [r["text"] for r in rows] == OPTIONS[:len(counts)]
     assert [r["right"] for r in rows] == [revealed and i == correct for i in range(len(counts))]
     assert spec["encoding"]["x"]["scale"]["domain"] == [0, max(counts + [1])]
