@@ -21,7 +21,7 @@ from lab.i18n import N_, _, localized_resource, ngettext
 from lab.views import encoding_heatmap as heatmap_view
 from lab.views import lesson
 from lab.views import live_attention as live
-from lab.views.questions import Check, Solved
+from lab.views.questions import Check, Solved, with_why_not
 
 PHASES = ("pre", "post")
 PHASE_NAMES = {"pre": N_("before the lesson"), "post": N_("after the lesson")}
@@ -171,7 +171,7 @@ def given(state: Mapping[str, object], phase: str) -> dict[str, str]:
 
 @localized_resource(max_entries=64)
 def solved(qid: str) -> Solved:
-    return BY_ID[qid].solve()
+    return with_why_not(BY_ID[qid], BY_ID[qid].solve())
 
 
 def answer_key() -> dict[str, int]:

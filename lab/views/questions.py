@@ -22,6 +22,7 @@ import torch
 import pekit
 from lab.display import number
 from lab.i18n import N_, _, localized_resource, ngettext
+from lab.views import misconceptions
 
 
 class Solved(NamedTuple):
@@ -680,6 +681,12 @@ def _solve_real_shift() -> Solved:
     return Solved(real_shift_answer(relative, effect.changed_predictions), shift_statement(effect))
 
 
+def with_why_not(check: Check, solved: Solved) -> Solved:
+    """``solved`` with its explanation followed by why the question's tempting wrong option is wrong."""
+    why = misconceptions.why_not(check.id, check.options)
+    return Solved(solved.correct, f"{solved.explanation}\n\n{why}" if why else solved.explanation)
+
+
 # -- every page's questions --------------------------------------------------------------------
 
 CHECKS: tuple[Check, ...] = (
@@ -783,7 +790,7 @@ def solved(qid: str) -> Solved:
     check = find(qid)
     if check is None:
         raise ValueError(f"qid={qid!r} names no question")
-    return check.solve()
+    return with_why_not(check, check.solve())
 
 
 def correct(check: Check) -> int:

@@ -134,3 +134,14 @@ def test_kept_sentence_states_the_stores_idle_limit(idle_seconds):
     hours = idle_seconds / 3600
     assert f"after {hours:g} idle hour{'' if hours == 1 else 's'}." in text
     assert "after 4 idle hours." in v.kept_sentence(IDLE_SECONDS) and IDLE_SECONDS == 4 * 3600
+
+
+@EXAMPLES
+@given(st.integers(0, 25), st.text(max_size=120))
+def test_a_bars_label_is_pekits_its_number_and_its_whole_text(index, text):
+    from pekit.charts.bars import option_label
+
+    label = v.bar_label(index, text)
+    assert label == option_label(index, text)  # the page draws without pekit, as pekit would
+    assert label.startswith(f"{index + 1}.")
+    assert "".join(label.split()) == "".join(f"{index + 1}. {text}".split())  # every word kept
