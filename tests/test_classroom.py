@@ -578,6 +578,25 @@ def test_the_class_steps_through_the_lesson_votes_discusses_votes_again_and_reve
         # the reveal opens the step whose picture shows the answer: the words shuffled, each output unchanged
         assert attendee.subheader[0].value.startswith("Step 2 of 9")
         assert "identical in both orders" in said
+        # why the tempting option is wrong, after the explanation
+        assert "\n\nWhy not “very different numbers”? " in said
+
+    # then a new question on the same idea, answered alone: no discussion round is offered
+    ok(presenter.run())
+    presenter.button(key="lab.follow_up").click().run()
+    ok(presenter)
+    assert not [b for b in presenter.button if b.key == "lab.revote"]
+    for attendee, choice in zip(attendees, (0, 2)):
+        ok(attendee.run())
+        assert "On your own this time: answer without talking it over." in [i.value for i in attendee.info]
+        attendee.radio(key="lab.answer.lesson-weights").set_value(choice).run()
+    assert classroom.store().tally(seat.code, "lesson-weights", key=seat.key) == {"0": 1, "2": 1}
+    presenter.run().button(key="lab.reveal").click().run()
+    ok(presenter)
+    assert "1 of 2 answers were right (50 %)." in texts(presenter)
+    assert not [b for b in presenter.button if b.key == "lab.follow_up"]  # it has no follow-up of its own
+    for attendee in attendees:
+        assert ok(attendee.run()).subheader[0].value.startswith("Step 2 of 9")
 
 
 def test_a_class_takes_the_concept_check_before_and_after_and_the_report_gives_the_gain():

@@ -117,10 +117,15 @@ def _presenter_open(current: Seat, check: Check, round: int) -> None:
     st.markdown(views.options_markdown(labels))
     if round == 1:
         _live_tally(current, check, 1)
-        left, middle, right = st.columns(3)
-        middle.button(_("Discuss, then vote again"), key="lab.revote", on_click=_revote, args=(current, check),
-                      icon=":material/forum:", help=_("The class talks it over with their neighbours, then everyone "
-                                                      "votes again; the first vote is kept for the comparison."))
+        if check.alone:
+            st.caption(_("A new question on the idea just discussed: each attendee answers alone, with no discussion."))
+            left, right = st.columns(2)
+        else:
+            left, middle, right = st.columns(3)
+            middle.button(_("Discuss, then vote again"), key="lab.revote", on_click=_revote, args=(current, check),
+                          icon=":material/forum:", help=_("The class talks it over with their neighbours, then "
+                                                          "everyone votes again; the first vote is kept for the "
+                                                          "comparison."))
     else:
         first, second = st.columns(2)
         with first:
@@ -204,6 +209,8 @@ def _attendee_open(current: Seat, check: Check, round: int) -> None:
     st.session_state[key] = mine
     if round == 2:
         st.info(_("Talk it over with your neighbour, then vote again."), icon=":material/forum:")
+    elif check.alone:
+        st.info(_("On your own this time: answer without talking it over."), icon=":material/person:")
     st.radio(_("Your answer") if round == 1 else _("Your answer after discussing"), list(range(len(labels))),
              format_func=lambda i: labels[i], key=key, on_change=_answer, args=(current, check, key))
     if mine is None:
@@ -241,6 +248,10 @@ def _revealed_class(current: Seat, check: Check, round: int) -> None:
                     st.caption(views.result_sentence(tally))
     st.markdown(_questions().solved(check.id).explanation)
     if current.presenter:
+        after = _questions().follow_up(check.id)
+        if after is not None:
+            st.button(_("Ask a new question on the same idea, answered alone"), key="lab.follow_up", on_click=_ask,
+                      args=(current, after.id), icon=":material/person:", type="primary")
         st.button(_("Put the question away"), key="lab.finish", on_click=_finish, args=(current,))
 
 

@@ -313,12 +313,12 @@ def masking_sentence(view: live.MaskingView) -> str:
 # -- the questions, by the step they end ----------------------------------------------------------
 
 def _asked(qid: str, page_check: str, prompt: str, options: tuple[str, ...] | None = None, *,
-           settings: dict[str, str]) -> Check:
+           settings: dict[str, str], alone: bool = False) -> Check:
     """A full page's question asked in the lesson's words: its solution (the right option's index
     and the explanation) is the page's own, so the options keep their meaning and order;
     ``settings``: the lesson's step (and its settings) whose picture shows the answer."""
     source = questions.BY_ID[page_check]
-    return Check(qid, "lesson", prompt, options or source.options, source.solve, settings, solo=False)
+    return Check(qid, "lesson", prompt, options or source.options, source.solve, settings, solo=False, alone=alone)
 
 
 QUESTIONS: dict[str, Check] = {
@@ -343,7 +343,28 @@ QUESTIONS: dict[str, Check] = {
         (N_("all zeros"), N_("NaN (0/0)"), N_("1/n on every key"), N_("1 on the first key")),
         settings={"step": "9", "valid": "0"}),
 }
-BY_ID = {check.id: check for check in QUESTIONS.values()}
+
+
+def _solve_rnn_growth() -> Solved:
+    return Solved(questions.growth_answer(questions.growth(1000, 256, "RNN")), questions.growth_sentence(1000, 256))
+
+
+# After a question that a class voted on, discussed and voted on again: a new question on the same
+# idea, which each attendee answers alone (peer instruction's check that the idea carries over).
+# Keyed by the discussed question's id; each is asked on the step its discussed question's reveal
+# opens, and its own reveal keeps that step.
+FOLLOW_UPS: dict[str, Check] = {
+    "lesson-swap": _asked("lesson-weights", "attention-permute", N_(
+        "Without positions, shuffle the words of a sentence. What happens to the attention weights?"),
+        settings={"step": "2"}, alone=True),
+    "lesson-bits": _asked("lesson-bits-count", "binary-bits", N_(
+        "How many bits does it take to count positions 0 to 63?"), settings={"step": "5"}, alone=True),
+    "lesson-double": Check("lesson-double-rnn", "lesson", N_(
+        "Double n from 1,000 to 2,000 tokens (d = 256) for an RNN, which reads one token after another. How many "
+        "times more work does it do?"), questions.BY_ID["complexity-double"].options, _solve_rnn_growth, {"step": "8"},
+        solo=False, alone=True),
+}
+BY_ID = {check.id: check for check in (*QUESTIONS.values(), *FOLLOW_UPS.values())}
 # (a question's solution, in the reader's language and computed once: lab.views.questions.solved, which
 # finds the lesson's questions too)
 

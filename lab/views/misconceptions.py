@@ -64,6 +64,13 @@ REASONS: dict[str, tuple[int, str]] = {
     "lesson-turn": _TURN,
     "lesson-double": _DOUBLE,
     "lesson-empty": _EMPTY,
+    # the lesson's new questions on the same idea, answered alone after a discussed one
+    "lesson-weights": (2, N_("Each weight belongs to a pair of tokens, not to a place: when the tokens move, their "
+                             "row and column of the map move with them, so the map does not stay as it was.")),
+    "lesson-bits-count": (2, N_("b bits count 2^b numbers, from 0 to 2^b − 1: 6 bits give exactly 64, the numbers 0 "
+                                "to 63; a 7th bit is needed only from 64 on.")),
+    "lesson-double-rnn": (1, N_("4 times is self-attention's growth, where each token meets every other one; an RNN "
+                                "does the same work for each token it reads, so twice the tokens is twice the work.")),
     # the concept check's
     "concept-order": (0, N_("The rows do come out in the input's order, but each row is computed in the same way from "
                             "the same set of words: nothing in a row says where its word stood.")),

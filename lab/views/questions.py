@@ -44,6 +44,7 @@ class Check:
     settings: Mapping[str, str] = field(default_factory=dict)  # where the page's picture shows the answer
     fields: Callable[[], Mapping[str, str]] | None = None  # what the prompt's {placeholders} name
     solo: bool = True  # listed on its page for a learner alone (the lesson asks its own in its steps)
+    alone: bool = False  # a class answers it alone, without discussing (a new question after a discussed one)
 
     def indices(self) -> range:
         """The options' indices, as a choice widget lists them."""
@@ -766,7 +767,7 @@ LESSON = "lesson"  # the lesson's page: its questions live with its steps (lab.v
 def _lesson_checks() -> tuple[Check, ...]:
     from lab.views import lesson
 
-    return tuple(lesson.QUESTIONS.values())
+    return (*lesson.QUESTIONS.values(), *lesson.FOLLOW_UPS.values())
 
 
 def checks_for(page: str) -> tuple[Check, ...]:
@@ -774,6 +775,14 @@ def checks_for(page: str) -> tuple[Check, ...]:
     if page == LESSON:
         return _lesson_checks()
     return tuple(check for check in CHECKS if check.page == page)
+
+
+def follow_up(qid: str) -> Check | None:
+    """The new question on the same idea that a class answers alone once ``qid`` is revealed
+    (None: it has none)."""
+    from lab.views import lesson
+
+    return lesson.FOLLOW_UPS.get(qid)
 
 
 def find(qid: object) -> Check | None:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from lab.i18n import use
 from lab.views import concept_check, lesson, misconceptions, questions
 
-EVERY = [*questions.CHECKS, *lesson.QUESTIONS.values(), *concept_check.QUESTIONS]
+EVERY = [*questions.CHECKS, *lesson.QUESTIONS.values(), *lesson.FOLLOW_UPS.values(), *concept_check.QUESTIONS]
 
 
 def solve(check):
