@@ -101,7 +101,13 @@ def show_chart(spec: dict, *, title: str | None = None, caption: str | None = No
     else:
         width = int(spec.get("usermeta", {}).get("width") or 0) or "stretch"
     fingerprint = getattr(spec, "fingerprint", None)
-    if isinstance(fingerprint, str):
+    if st.session_state.get(PROJECTOR):
+        shown = enlarged(spec, PROJECTOR_SCALE)
+        if isinstance(fingerprint, str):
+            _draw_known(f"{fingerprint}.projector", width, shown)
+        else:
+            st.vega_lite_chart(spec=shown, width=width)
+    elif isinstance(fingerprint, str):
         _draw_known(fingerprint, width, spec)
     else:
         st.vega_lite_chart(spec=spec, width=width)
@@ -110,6 +116,36 @@ def show_chart(spec: dict, *, title: str | None = None, caption: str | None = No
     charts = shown_charts.get()
     if charts is not None:
         charts.append(Shown(title or _title_of(spec) or _("Chart {number}").format(number=len(charts) + 1), spec, csv))
+
+
+PROJECTOR = "lab.projector"  # the session's switch (a presenter's, in the sidebar): larger chart text
+PROJECTOR_SCALE = 1.5
+# Vega-Lite's own sizes, for the texts a spec leaves at their defaults
+_DEFAULT_SIZES = {"axis": {"labelFontSize": 10, "titleFontSize": 11}, "legend": {"labelFontSize": 10, "titleFontSize": 11},
+                  "header": {"labelFontSize": 10, "titleFontSize": 11}, "title": {"fontSize": 13},
+                  "text": {"fontSize": 11}}
+_DATA_KEYS = ("data", "datasets", "values")
+
+
+def enlarged(spec: dict, scale: float) -> dict:
+    """``spec`` with every text ``scale`` times larger, for a projector: each font size it sets
+    (in its config, encodings or marks) and Vega-Lite's defaults for those it leaves; its data
+    is shared, not copied."""
+    def grown(node):
+        if isinstance(node, dict):
+            return {key: (value * scale if key.lower().endswith("fontsize") and isinstance(value, (int, float))
+                          else value if key in _DATA_KEYS else grown(value)) for key, value in node.items()}
+        if isinstance(node, list):
+            return [grown(item) for item in node]
+        return node
+
+    out = grown(spec)
+    config = out.setdefault("config", {})
+    for part, sizes in _DEFAULT_SIZES.items():
+        section = config.setdefault(part, {})
+        for key, size in sizes.items():
+            section.setdefault(key, size * scale)
+    return out
 
 
 # A chart drawn before, in any session, is sent again as the message Streamlit built the first

@@ -639,3 +639,22 @@ def test_a_class_takes_the_concept_check_before_and_after_and_the_report_gives_t
     download = presenter.get("download_button")
     assert len(download) == 1
     assert "normalized gain ⟨g⟩ = 0.83" in texts(presenter)
+
+
+def test_the_presenter_can_enlarge_chart_text_for_a_projector_on_their_screen_only(rooms_file):
+    presenter, seat = start_class()
+    attendee = session({"room": seat.code})
+    presenter.switch_page(HEATMAP).run()
+    ok(presenter)
+
+    def label_size(at: AppTest) -> float:
+        spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+        return spec["config"]["axis"]["labelFontSize"]
+
+    before = label_size(presenter)
+    presenter.toggle(key="lab.projector").set_value(True).run()
+    ok(presenter)
+    assert label_size(presenter) == 1.5 * before
+    assert not [t for t in ok(attendee.run()).toggle if t.key == "lab.projector"]  # the presenter's switch
+    assert label_size(attendee) == before
+

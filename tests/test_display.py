@@ -177,3 +177,22 @@ def test_plain_escapes_every_markup_character(typed):
     shown = plain(typed)
     assert re.sub(r"\\(.)", r"\1", shown) == typed
     assert len(shown) == len(typed) + sum(c in MARKDOWN for c in typed)  # one escape per markup character
+
+
+def test_a_projected_chart_has_every_text_half_as_large_again_and_shares_its_data():
+    from lab.display import enlarged
+
+    rows = [{"x": 1, "y": 2}]
+    spec = {"data": {"values": rows}, "mark": {"type": "text", "fontSize": 12},
+            "config": {"axis": {"labelFontSize": 12}},
+            "encoding": {"y": {"field": "y", "axis": {"labelFontSize": 14, "values": [1, 2]}}},
+            "layer": [{"mark": {"type": "rule"}, "encoding": {"x": {"axis": {"titleFontSize": 10}}}}]}
+    big = enlarged(spec, 1.5)
+    assert big["data"]["values"] is rows  # the data is not copied
+    assert big["mark"]["fontSize"] == 18 and big["config"]["axis"]["labelFontSize"] == 18
+    assert big["encoding"]["y"]["axis"] == {"labelFontSize": 21, "values": [1, 2]}
+    assert big["layer"][0]["encoding"]["x"]["axis"]["titleFontSize"] == 15
+    # the sizes the spec leaves to Vega-Lite's defaults grow too
+    assert big["config"]["axis"]["titleFontSize"] == 16.5 and big["config"]["title"]["fontSize"] == 19.5
+    assert big["config"]["legend"] == {"labelFontSize": 15, "titleFontSize": 16.5}
+    assert spec["mark"]["fontSize"] == 12 and "title" not in spec["config"]  # the spec itself unchanged

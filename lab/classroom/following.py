@@ -17,6 +17,7 @@ import streamlit as st
 from lab.classroom import storage
 from lab.classroom.seats import (CLASSROOM_PAGE, NOTES, RELINK, SEAT, Seat, _note, _page, _relink, _room, _seat,
                                  _settings, _show_notes, leave, reason, seat)
+from lab.display import PROJECTOR
 from lab.i18n import SHELL_PARAMS, _
 from lab.rooms import Room, RoomError, new_attendee, normalize_code
 from lab.views import classroom as views
@@ -224,6 +225,8 @@ def sidebar() -> None:
         return
     if current.presenter:
         st.markdown(_("**Class {code}** · you present").format(code=current.code))
+        st.toggle(_("Larger chart text, for a projector"), key=PROJECTOR,
+                  help=_("Every chart's labels and titles half as large again, on your screen only."))
     else:
         st.markdown(_("**Class {code}**").format(code=current.code))
         st.toggle(_("Follow the presenter"), value=current.following, key="lab.class_follow", on_change=_switch_follow,
