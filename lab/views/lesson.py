@@ -103,9 +103,21 @@ def tokens_of(sentence: str) -> tuple[str, ...]:
 
 # -- step 1: one query -------------------------------------------------------------------------
 
+@localized_resource(max_entries=16)
 def looking(tokens: tuple[str, ...], query: int) -> live.QueryStep:
-    """One word's query through the three steps, in the lesson's small layer."""
-    return live.query_step(tokens, HIDDEN, HEADS, SEED, False, 0, query)
+    """One word's query through the three steps, in the lesson's small layer. The step shows two
+    of Live attention's three pictures (the weights, and the values with the output): they are
+    numbered 1 and 2 here."""
+    step = live.query_step(tokens, HIDDEN, HEADS, SEED, False, 0, query)
+    return step._replace(weight_chart=_titled(step.weight_chart, _("1. weights")),
+                         value_chart=_titled(step.value_chart, _("2. values and the output")))
+
+
+def _titled(spec: dict, title: str) -> dict:
+    """``spec`` with another title (kept in the same form: a text, or a title object's text)."""
+    old = spec.get("title")
+    retitled = {**spec, "title": {**old, "text": title} if isinstance(old, dict) else title}
+    return charts.Spec(retitled, f"{getattr(spec, 'fingerprint', '')}:{title}")
 
 
 def looking_sentence(step: live.QueryStep) -> str:

@@ -9,7 +9,7 @@ bounded by the builder, never by the raw tensor. This subpackage needs altair an
 (``pip install pekit[charts]``); the rest of pekit does not.
 """
 
-from ._common import Drawing, Drawn, to_spec
+from ._common import Drawing, Drawn, Spec, to_spec
 from ._png import PALETTES
 from ._wording import ENGLISH, Wording, set_wording, worded, wording
 from .bars import answer_bars, token_bars
@@ -28,7 +28,8 @@ from .lines import (
 from .matrices import MAX_RECT_MARKS, drawing_blocks, heatmap, token_heatmap
 from .pretrained import head_gallery, neighbour_distance_chart, offset_similarity_comparison, position_components_chart
 
-# MAX_CSV_CELLS, MAX_RECT_MARKS, drawing_blocks and legend_room are imported for the app, which
+# Spec (a spec with its digest, for a chart the app retitles), MAX_CSV_CELLS, MAX_RECT_MARKS, drawing_blocks
+# and legend_room are imported for the app, which
 # states the limits, sizes the blocks of its own tables and the room for legends by them; a
 # notebook needs none, so they stay out of __all__
 
