@@ -43,13 +43,21 @@ def charts(at: AppTest) -> list:
 
 
 def test_home_describes_and_links_every_page():
+    from lab.registry import listed_pages
+
     at = open_app()
     assert "lab for positional encodings" in at.title[0].value
     links = [el.proto.page for el in at.get("page_link")]
     assert any("encoding_heatmap" in link for link in links)
     body = texts(at)
     assert "d2l.ai/chapter_attention-mechanisms-and-transformers" in body and "discuss.d2l.ai/t/1652" in body
-    assert "Where to start" in [s.value for s in at.subheader] and "exercises" in at.subheader[1].value
+    assert [s.value for s in at.subheader] == ["The chapter, page by page", "Beyond the chapter"]
+    # a line per page (its question), the chapter's pages first, in the lesson's order
+    questions = [m.value for m in at.markdown if m.value.startswith("*") and m.value.endswith("?*")]
+    assert len(questions) == len(listed_pages()) and questions[0] == "*Why does attention lose the order, and what does valid_lens do?*"
+    assert at.main.expander[0].label == "The chapter's exercises, and where to explore them"
+    exercises = texts(open_expanders(at))
+    assert "Stacking self-attention layers with positional encoding" in exercises and "A learnable positional" in exercises
     # the device this machine computes on (the thread count depends on what ran before)
     assert at.sidebar.caption[0].value.startswith(f"Computing on **{pekit.describe_device().split(' (')[0]}")
 

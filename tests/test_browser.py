@@ -135,7 +135,7 @@ new MutationObserver(() => {
 
 
 @pytest.mark.parametrize("path, text", [("encoding_heatmap?n=100", "All 100 × 32 = 3,200 entries drawn"),
-                                        ("", "Where to start")])
+                                        ("", "The chapter, page by page")])
 def test_fresh_server_first_visit_runs_the_entry_point(browser, path, text):
     """The first request a freshly started server sees (a hosted app waking up for a workshop
     link): the app's own menu, never, not even for a moment, Streamlit's list of the page files."""
