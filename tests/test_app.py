@@ -315,13 +315,19 @@ ROTATION = "pages/offset_rotation.py"
 def test_rotation_defaults():
     at = open_app(ROTATION)
     assert at.title[0].value == "Offset rotation"
-    assert len(charts(at)) == 7  # circle, T, residuals, angles, sine-only maps, two score maps
+    assert len(charts(at)) == 3  # the chapter's part: circle, T, residuals
     assert read_number(at.metric[0].value) < 1e-6  # T(δ)·P[i] = P[i+δ] up to float32 round-off
+    assert [e.label for e in at.main.expander][:3] == [
+        "How far each pair turns", "Why sine and cosine, not sine alone?",
+        "RoPE: rotate queries and keys instead of adding positions"]  # beyond the chapter, closed
+    assert "depend on m − n only" not in texts(at)
+    open_expanders(at)
+    assert len(charts(at)) == 7  # + angles, sine-only maps, two score maps
     assert "depend on m − n only" in texts(at)
 
 
 def test_rotation_every_control_and_link():
-    at = open_app(ROTATION)
+    at = open_expanders(open_app(ROTATION))
     at.slider(key="rotation.d").set_value(512).run()
     at.slider(key="rotation.delta").set_value(-256).run()
     at.number_input(key="rotation.base").set_value(100).run()
@@ -340,13 +346,15 @@ def test_rotation_every_control_and_link():
 def test_rotation_odd_dimension_from_link_is_explained():
     at = open_app(ROTATION, {"d": "7"})
     assert any("cannot be rotated" in w.value for w in at.warning)
-    assert at.slider(key="rotation.d").value == 8 and len(charts(at)) == 7
+    assert at.slider(key="rotation.d").value == 8 and len(charts(at)) == 3
+    assert len(charts(open_expanders(at))) == 7
 
 
 @pytest.mark.parametrize("query", [{"delta": "1e9", "pair": "x", "count": "0"}, {"first": "-1", "seed": "nan", "d": "513"}])
 def test_rotation_bad_links(query):
     at = open_app(ROTATION, query)
-    assert at.warning and len(charts(at)) == 7
+    assert at.warning and len(charts(at)) == 3
+    assert not open_expanders(at).exception and len(charts(at)) == 7
 
 
 COMPLEXITY = "pages/complexity_comparison.py"
