@@ -272,14 +272,20 @@ BINARY = "pages/binary_analogy.py"
 def test_binary_defaults():
     at = open_app(BINARY)
     assert at.title[0].value == "Binary analogy"
-    assert len(charts(at)) == 6
+    assert len(charts(at)) == 2  # the chapter's part: the bits beside the table P
     assert at.dataframe[0].value["lsb_first"].tolist()[:3] == ["000000", "100000", "010000"]
+    assert [e.label for e in at.main.expander][:4] == [
+        "One bit against its closest column", "All bits and their closest pairs",
+        "Distance between neighbouring positions", "Dials that close on themselves"]  # beyond the chapter, closed
+    assert not at.metric and not at.latex and not at.warning
+    open_expanders(at)
+    assert len(charts(at)) == 6  # + one bit against its column, the two ladders, the steps, the dials
     assert [m.value for m in at.metric] == ["64 of 64", "64 of 64", "1", "1.17"]
     assert len(at.latex) == 2 and not at.warning
 
 
 def test_binary_every_control_and_link():
-    at = open_app(BINARY)
+    at = open_expanders(open_app(BINARY))
     at.slider(key="binary.n").set_value(1024).run()
     at.slider(key="binary.bits").set_value(4).run()
     at.slider(key="binary.d").set_value(1023).run()
@@ -293,7 +299,7 @@ def test_binary_every_control_and_link():
 
 
 def test_binary_bit_follows_the_number_of_bits():
-    at = open_app(BINARY, {"bits": "8", "bit": "7"})
+    at = open_expanders(open_app(BINARY, {"bits": "8", "bit": "7"}))
     assert at.selectbox(key="binary.bit").value == 7
     at.slider(key="binary.bits").set_value(3).run()
     assert not at.exception and at.selectbox(key="binary.bit").value == 2
@@ -306,7 +312,8 @@ def test_binary_bit_follows_the_number_of_bits():
 def test_binary_bad_links(query):
     at = open_app(BINARY, query)
     assert at.warning or at.info
-    assert len(charts(at)) == 6
+    assert len(charts(at)) == 2
+    assert not open_expanders(at).exception and len(charts(at)) == 6
 
 
 ROTATION = "pages/offset_rotation.py"
@@ -538,7 +545,7 @@ def test_binary_sentences_are_true_for_their_numbers(query):
     import math
     import re
 
-    at = open_app(BINARY, query)
+    at = open_expanders(open_app(BINARY, query))
     bits, d = int(query.get("bits", 6)), int(query.get("d", 32))
     base = float(query.get("base", 10000))
     waves = [2 * math.pi * base ** (2 * j / d) for j in range((d + 1) // 2)]

@@ -7,7 +7,7 @@ from tests.test_app import charts, open_app
 
 PAGE_PARAMS = {
     "pages/encoding_heatmap.py": (["n", "d", "base", "start", "layout", "cols"], 5),
-    "pages/binary_analogy.py": (["n", "bits", "d", "base", "bit", "width"], 6),
+    "pages/binary_analogy.py": (["n", "bits", "d", "base", "bit", "width"], 2),
     "pages/offset_rotation.py": (["d", "base", "delta", "pair", "first", "count", "seed"], 3),
     "pages/complexity_comparison.py": (["n", "d", "k", "path_n", "from", "to"], 2),
     # garbage in "view" opens the first tab (the weights); the other tabs are swept below
@@ -34,7 +34,7 @@ def test_garbage_in_every_setting(page, value):
 
 
 # what a page draws in its closed expanders ("Explore further") takes the link's settings too
-OPENED_CHARTS = {"pages/offset_rotation.py": 7}
+OPENED_CHARTS = {"pages/binary_analogy.py": 6, "pages/offset_rotation.py": 7}
 
 
 @pytest.mark.parametrize("page", list(OPENED_CHARTS))
