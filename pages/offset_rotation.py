@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from lab.display import number, show_chart
+from lab.display import explore_further, number, opened, show_chart
 from lab.i18n import N_, _
 from lab.page import lab_page
 from lab.settings import BASE, MAX_SEED, IntSetting
@@ -34,9 +34,9 @@ SEED = IntSetting("seed", N_("Seed for q and k"), default=0, minimum=0, maximum=
 
 
 INTRO = N_(
-    "Move every position by the same offset δ, and the encoding of position i + δ is a fixed linear "
-    "function of that of position i: each sine/cosine pair turns by an angle that depends on δ and the "
-    "pair, never on i. Drawn, checked with numbers, then used as rotary embeddings (RoPE) use it."
+    "Draw one sine/cosine pair of P's columns and every position lands on a circle. Shift every position by the "
+    "same offset δ: where do the points go? The chapter says that one matrix T(δ) takes the row of every position i "
+    "to the row of i + δ; here it is drawn and checked with numbers."
 )
 
 with lab_page("rotation", _("Offset rotation"), _(INTRO), [D, BASE, DELTA, PAIR, FIRST, COUNT, SEED]) as page:
@@ -88,45 +88,49 @@ with lab_page("rotation", _("Offset rotation"), _(INTRO), [D, BASE, DELTA, PAIR,
                   help=_("max over i and columns of |T(δ)·P[i] − P[i+δ]|, in float32"))
         st.caption(residuals_caption(view))
 
-    st.subheader(_("How far each pair turns"))
-    show_chart(view.angles, title=_("Rotation angle per pair"))
-    st.markdown(angles_text(view))
+    explore_further(_("how far each pair turns, why a sine needs its cosine, and rotary embeddings (RoPE)"))
+    if box := opened(_("How far each pair turns"), key="rotation.angles"):
+        with box:
+            show_chart(view.angles, title=_("Rotation angle per pair"))
+            st.markdown(angles_text(view))
 
-    st.subheader(_("Why sine and cosine, not sine alone?"))
-    sines = sine_only(d, base, delta)
-    st.markdown(sine_only_text(sines))
-    show_chart(sines.chart, title=_("Moving every position by δ with one linear map"))
-    st.caption(_("This is also why an odd d has no rotation for its last, unpaired sine column."))
-    st.markdown(_(
-        "**Sign convention.** The book writes the rotation as acting on the column (sin, cos) of "
-        "a pair, so its top row is (cos δω, sin δω). Read as an ordinary rotation of the point "
-        "(x, y) = (sin, cos), it turns clockwise by δω: the same turn as the counter-clockwise "
-        "rotation of (cos, sin) that RoPE uses below."
-    ))
+    if box := opened(_("Why sine and cosine, not sine alone?"), key="rotation.sines"):
+        with box:
+            sines = sine_only(d, base, delta)
+            st.markdown(sine_only_text(sines))
+            show_chart(sines.chart, title=_("Moving every position by δ with one linear map"))
+            st.caption(_("This is also why an odd d has no rotation for its last, unpaired sine column."))
 
-    st.subheader(_("RoPE: rotate queries and keys instead of adding positions"))
-    c7, _rest = st.columns([1, 2])
-    with c7:
-        seed = page.number(SEED, help=_("q and k are random vectors drawn from this seed."))
-    rope = rope_view(d, base, count, seed)
-    st.latex(
-        r"\mathrm{RoPE}(x, m)_{2j,\,2j+1} = \begin{bmatrix}\cos m\omega_j & -\sin m\omega_j\\ "
-        r"\sin m\omega_j & \cos m\omega_j\end{bmatrix}\begin{bmatrix}x_{2j}\\ x_{2j+1}\end{bmatrix}"
-    )
-    st.latex(r"\mathrm{RoPE}(q,m)\cdot\mathrm{RoPE}(k,n) = \sum_j \big[(q_{2j}k_{2j} + q_{2j+1}k_{2j+1})\cos(m-n)\omega_j"
-             r" + (q_{2j}k_{2j+1} - q_{2j+1}k_{2j})\sin(m-n)\omega_j\big]")
-    left, right = st.columns(2)
-    with left:
-        show_chart(rope.rope, title=_("RoPE scores"))
-        st.caption(rope_caption(rope))
-    with right:
-        show_chart(rope.additive, title=_("Scores with the table added"))
-        st.caption(additive_caption(rope))
-    st.markdown(_(
-        "Rotating both vectors by their own position makes the dot product see only the difference "
-        "of the angles, (m − n)·ω_j, pair by pair. pekit pairs adjacent columns (2j, 2j+1), as this "
-        "page and the chapter do; some large-language-model code pairs column j with column "
-        "j + d/2 instead (\"rotate half\"). Both give scores that depend on m − n only, but the "
-        "weights of one do not work with the other."
-    ))
-
+    if box := opened(_("RoPE: rotate queries and keys instead of adding positions"), key="rotation.rope"):
+        with box:
+            c7, _rest = st.columns([1, 2])
+            with c7:
+                seed = page.number(SEED, help=_("q and k are random vectors drawn from this seed."))
+            rope = rope_view(d, base, count, seed)
+            st.markdown(_(
+                "**Sign convention.** The book writes the rotation as acting on the column (sin, cos) of "
+                "a pair, so its top row is (cos δω, sin δω). Read as an ordinary rotation of the point "
+                "(x, y) = (sin, cos), it turns clockwise by δω: the same turn as the counter-clockwise "
+                "rotation of (cos, sin) that RoPE uses below."
+            ))
+            st.latex(
+                r"\mathrm{RoPE}(x, m)_{2j,\,2j+1} = \begin{bmatrix}\cos m\omega_j & -\sin m\omega_j\\ "
+                r"\sin m\omega_j & \cos m\omega_j\end{bmatrix}\begin{bmatrix}x_{2j}\\ x_{2j+1}\end{bmatrix}"
+            )
+            st.latex(r"\begin{aligned}\mathrm{RoPE}(q,m)\cdot\mathrm{RoPE}(k,n) = \sum_j \big[&(q_{2j}k_{2j} + "
+                     r"q_{2j+1}k_{2j+1})\cos(m-n)\omega_j\\ &+ (q_{2j}k_{2j+1} - q_{2j+1}k_{2j})\sin(m-n)\omega_j"
+                     r"\big]\end{aligned}")
+            left, right = st.columns(2)
+            with left:
+                show_chart(rope.rope, title=_("RoPE scores"))
+                st.caption(rope_caption(rope))
+            with right:
+                show_chart(rope.additive, title=_("Scores with the table added"))
+                st.caption(additive_caption(rope))
+            st.markdown(_(
+                "Rotating both vectors by their own position makes the dot product see only the difference "
+                "of the angles, (m − n)·ω_j, pair by pair. pekit pairs adjacent columns (2j, 2j+1), as this "
+                "page and the chapter do; some large-language-model code pairs column j with column "
+                "j + d/2 instead (\"rotate half\"). Both give scores that depend on m − n only, but the "
+                "weights of one do not work with the other."
+            ))

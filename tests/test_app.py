@@ -43,13 +43,21 @@ def charts(at: AppTest) -> list:
 
 
 def test_home_describes_and_links_every_page():
+    from lab.registry import listed_pages
+
     at = open_app()
     assert "lab for positional encodings" in at.title[0].value
     links = [el.proto.page for el in at.get("page_link")]
     assert any("encoding_heatmap" in link for link in links)
     body = texts(at)
     assert "d2l.ai/chapter_attention-mechanisms-and-transformers" in body and "discuss.d2l.ai/t/1652" in body
-    assert "Where to start" in [s.value for s in at.subheader] and "exercises" in at.subheader[1].value
+    assert [s.value for s in at.subheader] == ["The chapter, page by page", "Beyond the chapter"]
+    # a line per page (its question), the chapter's pages first, in the lesson's order
+    questions = [m.value for m in at.markdown if m.value.startswith("*") and m.value.endswith("?*")]
+    assert len(questions) == len(listed_pages()) and questions[0] == "*Why does attention lose the order, and what does valid_lens do?*"
+    assert at.main.expander[0].label == "The chapter's exercises, and where to explore them"
+    exercises = texts(open_expanders(at))
+    assert "Stacking self-attention layers with positional encoding" in exercises and "A learnable positional" in exercises
     # the device this machine computes on (the thread count depends on what ran before)
     assert at.sidebar.caption[0].value.startswith(f"Computing on **{pekit.describe_device().split(' (')[0]}")
 
@@ -264,14 +272,20 @@ BINARY = "pages/binary_analogy.py"
 def test_binary_defaults():
     at = open_app(BINARY)
     assert at.title[0].value == "Binary analogy"
-    assert len(charts(at)) == 6
+    assert len(charts(at)) == 2  # the chapter's part: the bits beside the table P
     assert at.dataframe[0].value["lsb_first"].tolist()[:3] == ["000000", "100000", "010000"]
+    assert [e.label for e in at.main.expander][:4] == [
+        "One bit against its closest column", "All bits and their closest pairs",
+        "Distance between neighbouring positions", "Dials that close on themselves"]  # beyond the chapter, closed
+    assert not at.metric and not at.latex and not at.warning
+    open_expanders(at)
+    assert len(charts(at)) == 6  # + one bit against its column, the two ladders, the steps, the dials
     assert [m.value for m in at.metric] == ["64 of 64", "64 of 64", "1", "1.17"]
     assert len(at.latex) == 2 and not at.warning
 
 
 def test_binary_every_control_and_link():
-    at = open_app(BINARY)
+    at = open_expanders(open_app(BINARY))
     at.slider(key="binary.n").set_value(1024).run()
     at.slider(key="binary.bits").set_value(4).run()
     at.slider(key="binary.d").set_value(1023).run()
@@ -285,7 +299,7 @@ def test_binary_every_control_and_link():
 
 
 def test_binary_bit_follows_the_number_of_bits():
-    at = open_app(BINARY, {"bits": "8", "bit": "7"})
+    at = open_expanders(open_app(BINARY, {"bits": "8", "bit": "7"}))
     assert at.selectbox(key="binary.bit").value == 7
     at.slider(key="binary.bits").set_value(3).run()
     assert not at.exception and at.selectbox(key="binary.bit").value == 2
@@ -298,7 +312,8 @@ def test_binary_bit_follows_the_number_of_bits():
 def test_binary_bad_links(query):
     at = open_app(BINARY, query)
     assert at.warning or at.info
-    assert len(charts(at)) == 6
+    assert len(charts(at)) == 2
+    assert not open_expanders(at).exception and len(charts(at)) == 6
 
 
 ROTATION = "pages/offset_rotation.py"
@@ -307,13 +322,19 @@ ROTATION = "pages/offset_rotation.py"
 def test_rotation_defaults():
     at = open_app(ROTATION)
     assert at.title[0].value == "Offset rotation"
-    assert len(charts(at)) == 7  # circle, T, residuals, angles, sine-only maps, two score maps
+    assert len(charts(at)) == 3  # the chapter's part: circle, T, residuals
     assert read_number(at.metric[0].value) < 1e-6  # T(δ)·P[i] = P[i+δ] up to float32 round-off
+    assert [e.label for e in at.main.expander][:3] == [
+        "How far each pair turns", "Why sine and cosine, not sine alone?",
+        "RoPE: rotate queries and keys instead of adding positions"]  # beyond the chapter, closed
+    assert "depend on m − n only" not in texts(at)
+    open_expanders(at)
+    assert len(charts(at)) == 7  # + angles, sine-only maps, two score maps
     assert "depend on m − n only" in texts(at)
 
 
 def test_rotation_every_control_and_link():
-    at = open_app(ROTATION)
+    at = open_expanders(open_app(ROTATION))
     at.slider(key="rotation.d").set_value(512).run()
     at.slider(key="rotation.delta").set_value(-256).run()
     at.number_input(key="rotation.base").set_value(100).run()
@@ -332,13 +353,15 @@ def test_rotation_every_control_and_link():
 def test_rotation_odd_dimension_from_link_is_explained():
     at = open_app(ROTATION, {"d": "7"})
     assert any("cannot be rotated" in w.value for w in at.warning)
-    assert at.slider(key="rotation.d").value == 8 and len(charts(at)) == 7
+    assert at.slider(key="rotation.d").value == 8 and len(charts(at)) == 3
+    assert len(charts(open_expanders(at))) == 7
 
 
 @pytest.mark.parametrize("query", [{"delta": "1e9", "pair": "x", "count": "0"}, {"first": "-1", "seed": "nan", "d": "513"}])
 def test_rotation_bad_links(query):
     at = open_app(ROTATION, query)
-    assert at.warning and len(charts(at)) == 7
+    assert at.warning and len(charts(at)) == 3
+    assert not open_expanders(at).exception and len(charts(at)) == 7
 
 
 COMPLEXITY = "pages/complexity_comparison.py"
@@ -522,7 +545,7 @@ def test_binary_sentences_are_true_for_their_numbers(query):
     import math
     import re
 
-    at = open_app(BINARY, query)
+    at = open_expanders(open_app(BINARY, query))
     bits, d = int(query.get("bits", 6)), int(query.get("d", 32))
     base = float(query.get("base", 10000))
     waves = [2 * math.pi * base ** (2 * j / d) for j in range((d + 1) // 2)]

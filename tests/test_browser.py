@@ -22,7 +22,7 @@ PAGES = {"": "pekit: a lab for positional encodings", "lesson": "The lesson", "c
          "complexity_comparison": "Complexity comparison", "live_attention": "Live attention",
          "train": "Train it yourself", "encoding_families": "Encoding families",
          "fixed_or_learned": "Fixed or learned positions"}
-CHARTS = {"": 1, "lesson": 2, "concept_check": 0, "encoding_heatmap": 5, "binary_analogy": 6, "offset_rotation": 7, "complexity_comparison": 2,
+CHARTS = {"": 1, "lesson": 2, "concept_check": 0, "encoding_heatmap": 5, "binary_analogy": 2, "offset_rotation": 3, "complexity_comparison": 2,
           "live_attention": 9, "train": 12, "encoding_families": 8, "fixed_or_learned": 8}
 if pekit.smollm2_available():  # the optional extra's page is listed where it is installed
     PAGES["rope_in_a_real_model"] = "RoPE in a real model"
@@ -148,7 +148,7 @@ new MutationObserver(() => {
 
 
 @pytest.mark.parametrize("path, text", [("encoding_heatmap?n=100", "All 100 × 32 = 3,200 entries drawn"),
-                                        ("", "Where to start")])
+                                        ("", "The chapter, page by page")])
 def test_fresh_server_first_visit_runs_the_entry_point(browser, path, text):
     """The first request a freshly started server sees (a hosted app waking up for a workshop
     link): the app's own menu, never, not even for a moment, Streamlit's list of the page files."""

@@ -322,9 +322,9 @@ def test_a_nickname_is_optional_bounded_and_shown_as_typed():
 
 
 def test_a_learner_alone_predicts_then_reveals():
-    at = session(page="pages/binary_analogy.py")
+    at = open_expanders(session(page="pages/binary_analogy.py"))
     charts = len(at.get("vega_lite_chart"))
-    open_expanders(at).button(key="lab.try.binary-flip").click().run()
+    at.button(key="lab.try.binary-flip").click().run()
     ok(at)
     assert at.get("vega_lite_chart") == [] and at.button(key="lab.solo_reveal").disabled
     at.radio(key="lab.solo_answer.binary-flip").set_value(1).run()

@@ -2,12 +2,13 @@
 
 import pytest
 
+from tests.page_text import open_expanders
 from tests.test_app import charts, open_app
 
 PAGE_PARAMS = {
     "pages/encoding_heatmap.py": (["n", "d", "base", "start", "layout", "cols"], 5),
-    "pages/binary_analogy.py": (["n", "bits", "d", "base", "bit", "width"], 6),
-    "pages/offset_rotation.py": (["d", "base", "delta", "pair", "first", "count", "seed"], 7),
+    "pages/binary_analogy.py": (["n", "bits", "d", "base", "bit", "width"], 2),
+    "pages/offset_rotation.py": (["d", "base", "delta", "pair", "first", "count", "seed"], 3),
     "pages/complexity_comparison.py": (["n", "d", "k", "path_n", "from", "to"], 2),
     # garbage in "view" opens the first tab (the weights); the other tabs are swept below
     "pages/live_attention.py": (["hidden", "heads", "pe", "seed", "head", "scale", "form", "len_a", "len_b", "show",
@@ -28,6 +29,21 @@ def test_garbage_in_every_setting(page, value):
     assert len(charts(at)) == chart_count, "a valid view is still drawn"
     notes = " ".join(w.value for w in at.warning) + " ".join(i.value for i in at.info)
     assert "unknown link setting" in notes
+    for m in at.markdown:
+        assert "<script>" not in m.value and "javascript:" not in m.value
+
+
+# what a page draws in its closed expanders ("Explore further") takes the link's settings too
+OPENED_CHARTS = {"pages/binary_analogy.py": 6, "pages/offset_rotation.py": 7}
+
+
+@pytest.mark.parametrize("page", list(OPENED_CHARTS))
+@pytest.mark.parametrize("value", GARBAGE)
+def test_garbage_in_every_setting_with_every_expander_open(page, value):
+    names, _ = PAGE_PARAMS[page]
+    at = open_expanders(open_app(page, {name: value for name in names}))
+    assert not at.exception
+    assert len(charts(at)) == OPENED_CHARTS[page], "a valid view is still drawn"
     for m in at.markdown:
         assert "<script>" not in m.value and "javascript:" not in m.value
 

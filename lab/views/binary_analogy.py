@@ -471,9 +471,8 @@ def same_width(n: int, width: int, base: int) -> binary.EqualWidth:
     return binary.equal_width(n, width, base=base)
 
 
-def equal_width_sentence(eq: binary.EqualWidth, view: AnalogyView) -> str:
-    """How many of the n positions each code of the same width tells apart, and that the metrics
-    below measure the full widths chosen above."""
+def equal_width_sentence(eq: binary.EqualWidth) -> str:
+    """How many of the n positions each code of the same width tells apart."""
     width, n, b, s = eq.width, eq.n, eq.binary, eq.sinusoidal
     text = ngettext(
         "**The same width for both.** Count the distinct codes: {rule}. With {count} number per position, a binary "
@@ -505,7 +504,4 @@ def equal_width_sentence(eq: binary.EqualWidth, view: AnalogyView) -> str:
                  else _("At this width both tell as many positions apart. "))
     else:
         text += _("At this width binary tells more positions apart. ")
-    return text + ngettext("The metrics below compare the full widths chosen above instead: {count} bit and d = {d} "
-                           "columns.",
-                           "The metrics below compare the full widths chosen above instead: {count} bits and d = {d} "
-                           "columns.", view.bits).format(count=view.bits, d=view.d)
+    return text.rstrip()

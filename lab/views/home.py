@@ -15,9 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from lab.display import number
 from lab.i18n import DEFAULT, _, language, local_number, localized_resource, ngettext
+from lab.registry import EXPLORED_AT, LabPage, listed_pages
 from lab.spec_templates import fill, localized, template
 
 # the encoding heatmap page's defaults (pages/encoding_heatmap.py): the picture's table
@@ -99,3 +101,18 @@ def home_caption(view: HomePicture) -> str:
                         if len(view.pairs) > 1 else
                         _("No two rows are alike: each position has a code of its own, a point on one wave."))
     return head + waves
+
+
+class PageLine(NamedTuple):
+    """A page as the home page lists it: its number in reading order, and the page."""
+
+    number: int
+    page: LabPage
+
+
+def page_lines() -> tuple[list[PageLine], list[PageLine]]:
+    """The pages this installation lists, numbered in reading order: first those that explore a
+    step of the lesson (the chapter's), then those that go beyond the chapter."""
+    numbered = [PageLine(number, page) for number, page in enumerate(listed_pages(), start=1)]
+    return ([line for line in numbered if line.page.url_path in EXPLORED_AT],
+            [line for line in numbered if line.page.url_path not in EXPLORED_AT])

@@ -140,3 +140,14 @@ def test_the_menu_finds_the_optional_extra_as_pekit_does_without_loading_it():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [str(pekit.smollm2_available()), "False"]
+
+
+def test_the_home_page_lists_the_lessons_pages_first_then_those_beyond_the_chapter():
+    from lab.registry import EXPLORED_AT, listed_pages
+    from lab.views.home import page_lines
+
+    chapter, beyond = page_lines()
+    lines = chapter + beyond
+    assert [line.page for line in lines] == listed_pages() and [line.number for line in lines] == list(range(1, len(lines) + 1))
+    assert [line.page.url_path for line in chapter] == sorted(EXPLORED_AT, key=EXPLORED_AT.get)
+    assert beyond and not any(line.page.url_path in EXPLORED_AT for line in beyond)
