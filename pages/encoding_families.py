@@ -1,36 +1,49 @@
-"""Encoding families: the position schemes used in practice side by side, their conventions, what
-they do past the training length, RoPE context extension, and published results."""
+"""Encoding families: where the position schemes used in practice put position (the page's first
+picture), then, beyond the chapter, every scheme side by side, their conventions, what they do
+past the training length, RoPE context extension, and published results."""
 
 import streamlit as st
 
 from lab.views import encoding_families as fam
-from lab.display import number, show_chart, show_table
+from lab.display import explore_further, number, opened, show_chart, show_table
 from lab.i18n import N_, _, latex_words
 from lab.page import lab_page
 from lab.published import published_table
+from lab.server import linked_page
 
 INTRO = N_(
-    "The chapter adds one fixed table to the input; models in use put position into attention in half a "
-    "dozen ways. Here they are at the same n and number of heads, computed by pekit: where position enters, "
-    "what each learns, the conventions that differ between libraries, and what happens past the training length."
+    "The chapter adds position to each token's vector, from a fixed table of sines and cosines or a learned one. "
+    "Many models put it inside attention instead: RoPE turns every head's queries and keys, ALiBi subtracts from "
+    "the attention scores a penalty that grows with distance. Apart from the added tables, this page goes beyond "
+    "the chapter."
 )
 
 
-def side_by_side(page) -> None:
-    c1, c2, c3, c4, c5, c6 = st.columns([3, 1.3, 1.3, 1.6, 2, 1.4])
+def key_idea(page, n: int) -> None:
+    """One scheme of each place position enters, at the settings of the side-by-side section."""
+    heads = int(page.value(fam.HEADS))
+    page.clamp(fam.HEAD, heads)
+    view = fam.side_by_side(n, int(page.value(fam.WIDTH)), heads, page.value(fam.KIND) == "decoder",
+                            page.value(fam.SHAW_K), page.value(fam.HEAD), schemes=fam.KEY_IDEA)
+    for column, panel in zip(st.columns(3), view.panels):  # fam.KEY_IDEA: three schemes
+        with column:
+            st.markdown(f"**{panel.title}**: {panel.where}.")
+            show_chart(panel.view.spec, title=panel.title)
+            st.caption(fam.caption(panel.view))
+
+
+def side_by_side(page, n: int) -> None:
+    c1, c2, c3, c4, c5 = st.columns([1.3, 1.3, 1.6, 2, 1.4])
     with c1:
-        n = page.slider(fam.N, help=_("Positions (queries and keys) drawn in every matrix."))
-    with c2:
         d = int(page.select(fam.WIDTH))
-    with c3:
+    with c2:
         heads = int(page.select(fam.HEADS))
+    with c3:
+        kind = page.radio(fam.KIND)
     with c4:
-        kind = page.radio(fam.KIND, help=_("A decoder masks the keys after each query (ALiBi's bias becomes one-sided, "
-                                         "T5 uses its causal buckets, Shaw's pairs use the offsets −k to 0 only)."))
-    with c5:
         k = page.slider(fam.SHAW_K)
     page.clamp(fam.HEAD, heads)
-    with c6:
+    with c5:
         head = page.number(fam.HEAD, maximum=heads)
     view = fam.side_by_side(n, d, heads, kind == "decoder", k, head)
     for panel in view.panels:
@@ -42,23 +55,19 @@ def side_by_side(page) -> None:
             st.caption(fam.learns_sentence(view.params, panel.scheme))
         with right:
             if panel.view is None:
-                st.info(_("Nothing to draw: without positions an encoder cannot tell any reordering of its input "
-                          "from the original (the chapter's point), while a decoder's causal mask still lets it count "
-                          "how many tokens come before each one."), icon=":material/block:")
+                st.info(_("Nothing to draw: an encoder cannot tell a reordered input from the original; a "
+                          "decoder's mask still lets it count the tokens before each one."),
+                        icon=":material/block:")
                 continue
             show_chart(panel.view.spec, title=panel.title)
             st.caption(fam.caption(panel.view))
-    show_table(view.params.summary, static=True, hide_index=True)
-    st.caption(fam.summary_caption(view.params))
 
 
-def conventions(page) -> None:
-    c1, c2, c3 = st.columns([3, 1, 1])
+def conventions(page, n: int) -> None:
+    c1, c2 = st.columns(2)
     with c1:
-        n = page.slider(fam.N, help=_("Positions of the RoPE check."))
-    with c2:
         d = int(page.select(fam.WIDTH))
-    with c3:
+    with c2:
         heads = int(page.select(fam.HEADS))
     if not fam.head_width_is_even(d, heads):
         st.warning(_("d / heads = {d} / {heads} is not an even head width; RoPE needs pairs of columns. Choose "
@@ -67,28 +76,21 @@ def conventions(page) -> None:
     view = fam.conventions(n, d, heads)
     st.subheader(_("RoPE: adjacent pairs or split halves"))
     st.markdown(_(
-        "RoFormer, lucidrains' rotary-embedding-torch (`rotary_embedding_torch/rotary_embedding_torch.py`) and "
-        "this lab turn **adjacent** columns (x₂ⱼ, x₂ⱼ₊₁); GPT-NeoX and Hugging Face's Llama "
-        "(`models/llama/modeling_llama.py`, `rotate_half`; also `models/gpt_neox/modeling_gpt_neox.py`) turn "
-        "**halves** (xⱼ, xⱼ₊d/2). The same frequencies, other columns. Moving the columns with the permutation "
-        "below makes one into the other."))
+        "RoFormer and lucidrains' `rotary_embedding_torch.py` turn **adjacent** columns (x₂ⱼ, x₂ⱼ₊₁); GPT-NeoX and "
+        "Hugging Face's Llama (`modeling_llama.py`, `rotate_half`) turn **halves** (xⱼ, xⱼ₊d/2). A permutation "
+        "of the columns makes one into the other:"))
     st.markdown(fam.permutation_sentence(view))
     vectors, permuted, unpermuted = fam.metric_values(view)
     m1, m2, m3 = st.columns(3)
-    m1.metric(_("Vectors differ by up to"), vectors,
-              help=_("max |RoPE_adjacent(q) − RoPE_halves(q)|: the same q turned by the two conventions"))
-    m2.metric(_("Scores differ by (permuted)"), permuted,
-              help=_("max |S_adjacent − S_halves| with q and k permuted the same way, float64"))
-    m3.metric(_("Scores differ by (not permuted)"), unpermuted,
-              help=_("the same without the permutation: weights trained in one convention, run in the other"))
+    m1.metric(_("Vectors differ by up to"), vectors)
+    m2.metric(_("Scores differ by (permuted)"), permuted)
+    m3.metric(_("Scores differ by (not permuted)"), unpermuted)
     st.caption(fam.pairing_sentence(view))
 
     st.subheader(_("ALiBi slopes: 8 heads and 6 heads"))
     st.markdown(_(
-        "The authors' `get_slopes` (repository ofirpress/attention_with_linear_biases, "
-        "`fairseq/models/transformer.py`): for a power of two H, the geometric sequence 2^(−8/H), 2^(−16/H), …, "
-        "2^(−8); otherwise the slopes of the largest power of two below H, then every other slope of twice that "
-        "many heads."))
+        "The authors' `get_slopes` (`fairseq/models/transformer.py`): for H a power of two, 2^(−8/H), 2^(−16/H), …, "
+        "2^(−8); otherwise the slopes of the power of two below H, then every other slope of twice that many."))
     left, right = st.columns(2)
     with left:
         show_table(fam.slope_table(view.slopes8), hide_index=True, width="stretch")
@@ -96,20 +98,12 @@ def conventions(page) -> None:
     with right:
         show_table(fam.slope_table(view.slopes6), hide_index=True, width="stretch")
         st.caption(fam.slopes6_sentence(view))
-    st.markdown(fam.bias_sentence(view))
-    left, right = st.columns(2)
-    with left:
-        show_chart(view.symmetric_spec, title=_("ALiBi, symmetric (encoder)"))
-        st.caption(_("Symmetric (encoder): the same penalty for a key before or after the query."))
-    with right:
-        show_chart(view.causal_spec, title=_("ALiBi, causal (decoder)"))
-        st.caption(_("Causal (decoder): grey cells are masked (−∞); the rest equals the symmetric bias."))
 
     st.subheader(_("T5 buckets: exact, then logarithmic"))
     show_chart(view.t5_spec, title=_("T5 bucket against offset"))
     st.caption(fam.t5_sentence(view))
 
-    st.subheader(_("tensor2tensor's denominator: d/2 − 1 against d/2"))
+    st.subheader(_("tensor2tensor's sinusoidal layout"))
     show_chart(view.omega_spec, title=_("Frequencies of the two layouts"))
     st.caption(fam.layouts_sentence(view))
 
@@ -117,13 +111,12 @@ def conventions(page) -> None:
 def past_training(page) -> None:
     c1, c2, c3, c4, c5 = st.columns([1.5, 4, 1.2, 1.2, 1.6])
     with c1:
-        train = page.number(fam.TRAIN, help=_("Positions (and offsets up to L − 1) seen in training."))
+        train = page.number(fam.TRAIN)
     top = fam.offset_limit(train)
     page.clamp(fam.POSITION, top)
     with c2:
         p = page.slider(fam.POSITION, maximum=top,
-                        help=_("A position or offset, up to 16 × L (at most {largest}).").format(
-                            largest=number(fam.POSITION.maximum, ",")))
+                        help=_("Up to 16 × L (at most {largest}).").format(largest=number(fam.POSITION.maximum, ",")))
     with c3:
         d = int(page.select(fam.WIDTH))
     with c4:
@@ -146,23 +139,12 @@ def past_training(page) -> None:
     left, right = st.columns(2)
     with left:
         show_chart(view.rope_spec, title=_("RoPE angles per pair"))
-        st.caption(_("Pairs whose largest training angle is below 2π never completed a turn: in training they met "
-                     "only the angles from 0 to that largest one."))
     with right:
         show_chart(view.alibi_spec, title=_("ALiBi bias against offset"))
-        st.caption(_("One line per head: a straight line, defined at any offset."))
     show_chart(view.t5_spec, title=_("T5 bucket against distance"))
-    st.caption(_("The encoder's buckets for keys before the query (the other direction mirrors them)."))
 
-    st.subheader(_("Your trained models, past their training length"))
-    kind = page.radio(fam.KIND)
-    shipped = fam.shipped_extrapolation(kind)
-    show_chart(shipped.spec, title=_("Shipped runs: accuracy past the training length"))
-    st.caption(fam.shipped_sentence(shipped))
-    yours = fam.server_runs()
-    if yours.spec is not None:
-        show_chart(yours.spec, title=_("Trained on this server"))
-    st.caption(fam.server_runs_sentence(yours))
+    st.page_link(linked_page("pages/train.py"), icon=":material/model_training:",
+                 label=_("Train it yourself: tiny models past their training length"))
 
 
 def context_extension(page) -> None:
@@ -196,12 +178,19 @@ def context_extension(page) -> None:
 
 
 def published() -> None:
-    show_table(published_table(), static=True, hide_index=True)
-    st.caption(_("Perplexity: lower is better. Each figure is quoted from the source beside it, at the scale of those "
-                 "papers (language models of hundreds of millions to billions of parameters); the tiny models of the "
-                 "**Train it yourself** page test the same question in seconds."))
+    show_table(published_table("context extension"), static=True, hide_index=True)
+    st.caption(_("Quoted from each source, for language models of billions of parameters. The published figures on "
+                 "longer inputs and on models without positions are on **Train it yourself**."))
 
 
 with lab_page("families", _("Encoding families"), _(INTRO), fam.SETTINGS) as page:
-    page.tabs(fam.SECTION, [lambda: side_by_side(page), lambda: conventions(page), lambda: past_training(page),
-                          lambda: context_extension(page), published])
+    n = page.slider(fam.N)
+    key_idea(page, n)
+    explore_further(_("every scheme side by side, library conventions, inputs longer than in training, context "
+                      "extension, published results"))
+    # a link that names a section opens the views at it (the reader's own clicks decide afterwards)
+    st.session_state.setdefault("families.explore", page.value(fam.SECTION) != fam.SECTION.default)
+    if box := opened(_("Nine schemes in five views"), key="families.explore"):
+        with box:
+            page.tabs(fam.SECTION, [lambda: side_by_side(page, n), lambda: conventions(page, n),
+                                  lambda: past_training(page), lambda: context_extension(page), published])

@@ -60,7 +60,7 @@ def test_minilm_gallery_click_enlarges_that_head(page, server):  # noqa: F811
 
 
 @pytest.mark.parametrize("path, charts", [(MINILM, 2), (MINILM + "&mview=Order+and+positions", 3),
-                                          ("fixed_or_learned", 8)])
+                                          ("fixed_or_learned", 3)])
 @pytest.mark.parametrize("width, height", [(1280, 720), (390, 844)])
 def test_pretrained_views_draw_at_every_width(browser, server, path, charts, width, height):  # noqa: F811
     context = browser.new_context(viewport={"width": width, "height": height})

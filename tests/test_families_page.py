@@ -1,35 +1,62 @@
-"""The encoding families page through Streamlit's AppTest: every section renders from pekit's
-numbers, links with bad values fall back with a note, no exception."""
+"""The encoding families page through Streamlit's AppTest: its first picture (one scheme of each
+place position enters) is open, its five sections wait under "Explore further" and each renders
+from pekit's numbers, links with bad values fall back with a note, no exception."""
 
 import pytest
 
-from pekit import families, shipped
+from pekit import families
+from tests.page_text import open_expanders
 from tests.test_app import charts, open_app, texts
 
 PAGE = "pages/encoding_families.py"
-SECTIONS = {"Side by side": 8, "Conventions": 4, "Past the training length": 4, "Context extension": 2,
+KEY_IDEA = 3  # the first picture's charts: sinusoidal, RoPE, ALiBi
+SECTIONS = {"Side by side": 8, "Conventions": 2, "Past the training length": 3, "Context extension": 2,
             "Published results": 0}
+
+
+def open_views(query: dict | None = None):
+    """The page with its five views opened (the expander under "Explore further")."""
+    return open_expanders(open_app(PAGE, query))
+
+
+def test_the_page_opens_on_its_key_idea_with_the_views_closed():
+    at = open_app(PAGE)
+    assert not at.exception and not at.error and not at.warning
+    assert len(charts(at)) == KEY_IDEA and not at.tabs
+    assert [e.label for e in at.expander][0] == "Nine schemes in five views" and not at.expander[0].proto.expanded
+    body = texts(at)
+    assert "The added table, 32 × 64" in body and "Head 1 of 8: slope m = 0.5" in body
+    assert "Beyond the chapter: " in body
 
 
 @pytest.mark.parametrize("section, count", list(SECTIONS.items()))
 def test_every_section_renders(section, count):
-    at = open_app(PAGE, {"section": section} if section != "Side by side" else {})
+    named = {"section": section} if section != "Side by side" else {}
+    # a link naming a section opens the views at it; the default one is opened by hand
+    at = open_app(PAGE, named) if named else open_views()
     assert at.title[0].value == "Encoding families"
     assert not at.exception and not at.error and not at.warning
-    assert len(charts(at)) == count
-    assert dict(at.query_params) == ({"section": section} if section != "Side by side" else {})
+    assert len(charts(at)) == KEY_IDEA + count
+    assert dict(at.query_params) == named
 
 
 def test_side_by_side_states_the_parameter_counts_pekit_computes():
-    at = open_app(PAGE, {"n": "20", "heads": "4", "k": "3"})
+    at = open_views({"n": "20", "heads": "4", "k": "3"})
     body = texts(at)
     for scheme in families.FAMILIES:
         count = families.scheme_parameters(scheme, num_hiddens=64, num_heads=4, max_len=512, max_distance=3)
-        assert f"Learns {count:,} numbers" in body
-    frame = at.table[0].value
-    assert list(frame["learned numbers"]) == [families.scheme_parameters(s, num_hiddens=64, num_heads=4,
-                                                                         max_distance=3) for s in families.FAMILIES]
+        assert f"Learns {count:,} number{'' if count == 1 else 's'}" in body
     assert "2k + 1 = 7 learned vectors" in body
+    assert "The added table, 20 × 64" in body and "Head 1 of 4: slope m = 0.25" in body  # the first picture follows
+
+
+def test_the_first_picture_follows_the_settings_of_the_side_by_side_section():
+    at = open_views({"n": "12", "d": "32", "heads": "2", "head": "2", "kind": "decoder"})
+    first = [c.value for c in at.caption][:3]
+    assert first[0].startswith("The added table, 12 × 32") and "of a head of width 16" in first[1]
+    assert first[2].startswith("Head 2 of 2: slope m = 0.00390625") and "masked (grey)" in first[2]
+    at.selectbox(key="families.heads").set_value("8").run()  # head 2 of 8 now
+    assert not at.exception and [c.value for c in at.caption][2].startswith("Head 2 of 8: slope m = 0.25")
 
 
 @pytest.mark.parametrize("n", ["12", "32"])
@@ -101,10 +128,8 @@ def test_past_the_training_length_follows_the_numbers():
     assert f"falls in bucket {b.t5_bucket}" in body and "never trained" in body
     unseen = [r.pair for r in b.rope if r.unseen]
     assert f"pairs {unseen[0]} to {unseen[-1]}" in body
-    record = shipped.recorded_metrics()["encoder-learned"]
-    assert record["extrapolation"][0]["token_accuracy"] is not None  # the shipped runs are drawn
-    assert "Shipped runs" not in body  # titles are the charts' own, captions name the page
-    assert "Train it yourself" in body
+    # the tiny models' accuracy past their training length is the training page's
+    assert [link.proto.page for link in at.get("page_link")][0].endswith("train")
 
 
 def test_context_extension_quotes_each_rule():
@@ -118,13 +143,15 @@ def test_context_extension_quotes_each_rule():
 
 
 def test_published_results_have_a_source_each():
+    """The context extension figures, each with its source; the figures on longer inputs and on
+    models without positions are the training page's (tests/test_published.py)."""
     at = open_app(PAGE, {"section": "Published results"})
     frame = at.table[0].value
     assert frame["source"].str.len().min() > 20
     text = frame.to_string()
-    for figure in ("406.01", "79.25", "18.31", "12,512", "4.3k against 28.3k", "0.05–0.55", "147.18 against 4.06",
-                   "32,768", "10× fewer tokens"):
+    for figure in ("32,768", "~600× smaller", "10× fewer tokens"):
         assert figure in text
+    assert "406.01" not in text and "**Train it yourself**" in texts(at)
 
 
 @pytest.mark.parametrize("query, shown", [

@@ -15,6 +15,7 @@ from lab.display import number
 from lab.views import fixed_or_learned as lp
 from lab.views import minilm as mini
 from pekit import pretrained as pt
+from tests.page_text import open_expanders
 from tests.test_app import charts, link, open_app, texts
 from tests.test_pretrained import missing
 
@@ -270,11 +271,18 @@ def test_position_charts_validate_and_keep_every_point():
 def test_learned_positions_page():
     at = open_app(LEARNED)
     assert at.title[0].value == "Fixed or learned positions"
-    assert len(charts(at)) == 8  # two tables, two P·Pᵀ, offsets, two component charts, neighbour steps
+    assert len(charts(at)) == 3  # the two tables and the similarity against offset; the rest under "Explore further"
     whole = lp.whole_table_view()
-    statements = [lp.values_statement(whole), lp.offset_statement(lp.offsets_view(64)), lp.steps_statement(whole)]
-    statements += [lp.components_statement(c) for c in lp.components_view(4)]
-    statements += [lp.picture_caption(p) for t in lp.tables() for p in (t.table, t.gram)]
+    first = [lp.values_statement(whole), lp.offset_statement(lp.offsets_view(64))]
+    first += [lp.colours_caption(t.table) for t in lp.tables()] + [lp.blocks_caption(lp.tables()[0].table)]
+    body = texts(at)
+    assert all(statement in body for statement in first)
+    assert [e.label for e in at.expander][:3] == ["Every pair of positions: P·Pᵀ", "Principal components against position",
+                                                  "Distance between neighbours along the sequence"]
+    open_expanders(at)
+    assert len(charts(at)) == 8  # two tables, two P·Pᵀ, offsets, two component charts, neighbour steps
+    statements = first + [lp.steps_statement(whole)] + [lp.components_statement(c) for c in lp.components_view(4)]
+    statements += [lp.picture_caption(t.gram) for t in lp.tables()]
     body = texts(at)
     for statement in statements:
         assert statement in body
@@ -291,7 +299,9 @@ def test_learned_positions_page():
 @pytest.mark.parametrize("query", [{"k": "0", "offset": "9999"}, {"k": "<b>", "offset": "nan"}])
 def test_learned_positions_bad_links(query):
     at = open_app(LEARNED, query)
-    assert at.warning and len(charts(at)) == 8 and not at.exception
+    assert at.warning and len(charts(at)) == 3 and not at.exception
+    open_expanders(at)  # the components' slider, read from the link, under "Explore further"
+    assert len(charts(at)) == 8 and not at.exception and at.slider(key="learned.k").value == lp.K.default
 
 
 def test_the_model_loads_once_per_server():

@@ -17,10 +17,8 @@ import pekit
 from pekit import binary, charts, families, pretrained, shipped
 from lab.memo import shared
 from lab.display import number
-from lab.i18n import N_, _, language, latex_words, localized_resource, ngettext, option_label, pgettext
-from lab.jobs import job_board
+from lab.i18n import N_, _, language, latex_words, localized_resource, ngettext
 from lab.settings import ChoiceSetting, FloatSetting, IntSetting
-from lab.views.train import TrainKey
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,21 +49,21 @@ MAX_MARKS = 400  # cells drawn as hoverable rectangles; larger matrices are draw
 # where each scheme puts position, its formula (LaTeX) and the matrix drawn for it (in English,
 # translated where shown)
 WHERE = {
-    "sinusoidal": N_("added to the token vectors, once, before the first layer"),
-    "tensor2tensor": N_("added to the token vectors, once, before the first layer"),
-    "learned": N_("added to the token vectors, once, before the first layer"),
-    "binary": N_("added to the token vectors (the chapter's analogy; not used by models)"),
-    "rope": N_("rotating the queries and keys of every head, in every layer"),
-    "alibi": N_("a fixed bias on the scores of every head, in every layer"),
-    "t5": N_("a learned bias on the scores of every head (one table for all layers)"),
-    "shaw": N_("learned vectors added to the keys and the values, in every layer"),
-    "none": N_("nowhere (a decoder's causal mask is the only source of order)"),
+    "sinusoidal": N_("added to the token vectors before the first layer"),
+    "tensor2tensor": N_("added to the token vectors before the first layer"),
+    "learned": N_("added to the token vectors before the first layer"),
+    "binary": N_("added to the token vectors (the chapter's analogy; no model uses it)"),
+    "rope": N_("turns the queries and keys of every head, in every layer"),
+    "alibi": N_("a fixed penalty on the scores of every head, in every layer"),
+    "t5": N_("a learned bias on the scores of every head, shared by the layers"),
+    "shaw": N_("learned vectors added to the keys and values, in every layer"),
+    "none": N_("nowhere (in a decoder the causal mask is the only source of order)"),
 }
-TITLE = {"sinusoidal": N_("Sinusoidal, interleaved (the book, Vaswani et al.)"),
-         "tensor2tensor": N_("Sinusoidal, tensor2tensor layout"),
+TITLE = {"sinusoidal": N_("Sinusoidal (the chapter)"), "tensor2tensor": N_("Sinusoidal, tensor2tensor layout"),
          "learned": N_("Learned absolute (BERT, GPT-2)"), "binary": N_("Binary"), "rope": N_("RoPE (rotary)"),
          "alibi": N_("ALiBi"), "t5": N_("T5 relative buckets"), "shaw": N_("Shaw et al. clipped relative"),
          "none": N_("None")}
+KEY_IDEA = ("sinusoidal", "rope", "alibi")  # one scheme of each place position enters: the page's first picture
 FORMULA = {  # one or more lines of LaTeX each, narrow enough for half a projector's width
     "sinusoidal": [r"x_i + P_i", r"P_{i,2j} = \sin\frac{i}{b^{2j/d}},\ P_{i,2j+1} = \cos\frac{i}{b^{2j/d}}"],
     "tensor2tensor": [r"x_i + P_i,\quad \omega_j = b^{-j/(d/2-1)}", r"P_{i,j} = \sin i\omega_j,\ P_{i,d/2+j} = \cos i\omega_j"],
@@ -276,13 +274,12 @@ def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: b
 @dataclass(frozen=True)
 class ParametersView:
     """How many numbers each scheme learns for one layer of width ``d`` with ``heads`` heads and
-    Shaw's ``k``: ``counts`` in the order of ``families.FAMILIES``, and as the summary table."""
+    Shaw's ``k``: ``counts`` in the order of ``families.FAMILIES``."""
 
     d: int
     heads: int
     k: int
     counts: tuple[int, ...]
-    summary: pd.DataFrame
 
     def count(self, scheme: str) -> int:
         return self.counts[families.FAMILIES.index(scheme)]
@@ -290,21 +287,15 @@ class ParametersView:
 
 @localized_resource(max_entries=32)
 def parameters_view(d: int, heads: int, k: int) -> ParametersView:
-    """How many numbers each scheme learns, one by one and as the summary table (its headers and
-    words in the reader's language)."""
-    import pandas as pd
-
+    """How many numbers each scheme learns for one layer."""
     counts = tuple(families.scheme_parameters(s, num_hiddens=d, num_heads=heads, max_len=LEARNED_ROWS,
                                               num_buckets=T5_BUCKETS, max_distance=k) for s in families.FAMILIES)
-    summary = pd.DataFrame({_("scheme"): [_(TITLE[s]) for s in families.FAMILIES],
-                            _("where position enters"): [_(WHERE[s]) for s in families.FAMILIES],
-                            _("learned numbers"): list(counts)})
-    return ParametersView(d, heads, k, counts, summary)
+    return ParametersView(d, heads, k, counts)
 
 
 class Panel(NamedTuple):
-    """One scheme as the side-by-side section shows it: its title, where position enters, its
-    formula (lines of LaTeX) and its matrix (None for no positions: nothing to draw)."""
+    """One scheme as the page shows it: its title, where position enters, its formula (lines of
+    LaTeX) and its matrix (None for no positions: nothing to draw)."""
 
     scheme: str
     title: str
@@ -314,23 +305,26 @@ class Panel(NamedTuple):
 
 
 class SideBySide(NamedTuple):
-    """Every scheme's panel, in the order of ``families.FAMILIES``, and their parameter counts."""
+    """The panels of ``schemes`` (in the order of ``families.FAMILIES`` for the whole side-by-side
+    section, :data:`KEY_IDEA` for the page's first picture) and every scheme's parameter count."""
 
     panels: tuple[Panel, ...]
     params: ParametersView
 
     def panel(self, scheme: str) -> Panel:
-        return self.panels[families.FAMILIES.index(scheme)]
+        return next(p for p in self.panels if p.scheme == scheme)
 
 
-def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int) -> SideBySide:
-    """Each scheme's matrix at ``n`` positions and its parameter count, gathered from the cached
-    views (each cached on the settings it depends on)."""
+def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int,
+                 schemes: tuple[str, ...] = families.FAMILIES) -> SideBySide:
+    """The matrix of each of ``schemes`` at ``n`` positions and every scheme's parameter count,
+    gathered from the cached views (each cached on the settings it depends on)."""
     settings = {"d": d, "heads": heads, "causal": causal, "k": k, "head": head}
-    views = {scheme: scheme_view(scheme, n, **{key: value if key in needs else None for key, value in settings.items()})
-             for scheme, needs in DEPENDS.items()}
+    views = {scheme: scheme_view(scheme, n, **{key: value if key in DEPENDS[scheme] else None
+                                               for key, value in settings.items()})
+             for scheme in schemes if scheme in DEPENDS}
     panels = tuple(Panel(s, _(TITLE[s]), _(WHERE[s]), tuple(latex_words(f) for f in FORMULA[s]), views.get(s))
-                   for s in families.FAMILIES)
+                   for s in schemes)
     return SideBySide(panels, parameters_view(d, heads, k))
 
 
@@ -359,16 +353,6 @@ def learns_sentence(params: ParametersView, scheme: str) -> str:
                         "Learns {count} numbers (there is nothing to learn).", count).format(count=said)
     return ngettext("Learns {count} number (a fixed formula).", "Learns {count} numbers (a fixed formula).",
                     count).format(count=said)
-
-
-def summary_caption(params: ParametersView) -> str:
-    """What the parameter counts of the summary table are counted for."""
-    return ngettext(
-        "Learned numbers for one layer of width d = {d} with {heads} head: a learned table of {rows} rows (BERT's "
-        "and MiniLM's length), T5's {buckets} buckets, Shaw's k = {k} on keys and values.",
-        "Learned numbers for one layer of width d = {d} with {heads} heads: a learned table of {rows} rows (BERT's "
-        "and MiniLM's length), T5's {buckets} buckets, Shaw's k = {k} on keys and values.", params.heads).format(
-        d=params.d, heads=params.heads, rows=LEARNED_ROWS, buckets=T5_BUCKETS, k=params.k)
 
 
 def _blocks(view: SchemeView) -> str:
@@ -440,10 +424,8 @@ def alibi_caption(view: AlibiView) -> str:
 def t5_caption(view: T5View) -> str:
     """How many of T5's buckets occur at n."""
     return ngettext(
-        "The bucket of every query-key pair ({used} of the {buckets} buckets occurs at n = {n}); each head learns "
-        "one scalar per bucket.",
-        "The bucket of every query-key pair ({used} of the {buckets} buckets occur at n = {n}); each head learns "
-        "one scalar per bucket.", view.buckets_used).format(used=view.buckets_used, buckets=T5_BUCKETS,
+        "The bucket of every query-key pair ({used} of the {buckets} buckets occurs at n = {n}).",
+        "The bucket of every query-key pair ({used} of the {buckets} buckets occur at n = {n}).", view.buckets_used).format(used=view.buckets_used, buckets=T5_BUCKETS,
                                                              n=view.n) + _blocks(view)
 
 
@@ -487,9 +469,9 @@ def head_width_is_even(d: int, heads: int) -> bool:
 class ConventionsView:
     """The conventions section at ``n`` positions and width ``d``: RoPE's pairing check on one
     head of ``head_dim`` columns (and the permutation from adjacent pairs to halves), ALiBi's
-    slope tables for 8, 6 and 4 heads and head 1 of 8's symmetric and causal biases at ``small``
-    positions, T5's bucket curve, and the two sinusoidal layouts' frequencies: the slowest pair's
-    in each (``last_inter``, ``last_t2t``) and the largest gap between their reordered tables."""
+    slope tables for 8, 6 and 4 heads, T5's bucket curve, and the two sinusoidal layouts'
+    frequencies: the slowest pair's in each (``last_inter``, ``last_t2t``) and the largest gap
+    between their reordered tables."""
 
     n: int
     d: int
@@ -499,10 +481,6 @@ class ConventionsView:
     slopes8: pd.DataFrame
     slopes6: pd.DataFrame
     slopes4: pd.DataFrame
-    small: int
-    slope0: float
-    symmetric_spec: dict
-    causal_spec: dict
     t5: families.T5Curve
     t5_spec: dict
     omega_spec: dict
@@ -513,19 +491,12 @@ class ConventionsView:
 
 @localized_resource(max_entries=32)
 def conventions(n: int, d: int, heads: int) -> ConventionsView:
-    """The RoPE pairing check on one head's width, ALiBi's slopes for 8 and 6 heads and its
-    symmetric and causal biases, T5's buckets both ways, tensor2tensor's denominator."""
+    """The RoPE pairing check on one head's width, ALiBi's slopes for 8 and 6 heads, T5's buckets
+    both ways, tensor2tensor's denominator."""
     import pandas as pd
 
     head_dim = d // heads
     check = families.rope_pairing_check(head_dim, n, seed=0)
-    small = min(n, 12)
-    sym = families.scheme_matrix("alibi", small, 8)[0]  # (small, small)
-    causal = families.scheme_matrix("alibi", small, 8, causal=True)[0]
-    symmetric_spec, causal_spec = [charts.heatmap(m.nan_to_num(neginf=float("nan")), x_title=_("key j"),
-                                                  y_title=_("query i"), value_title=_("bias"), domain="symmetric",
-                                                  height=CHART_HEIGHT).spec()
-                                   for m in (sym, causal)]
     curve = families.t5_bucket_curve(160, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
     frame = pd.concat([pd.DataFrame({"offset": curve.offsets.numpy(), "bucket": curve.bidirectional.numpy(),
                                      "model": _("bidirectional (encoder)")}),
@@ -545,8 +516,7 @@ def conventions(n: int, d: int, heads: int) -> ConventionsView:
     return ConventionsView(
         n=n, d=d, head_dim=head_dim, check=check, permutation=tuple(check.permutation.tolist()),
         slopes8=families.alibi_slope_table(8), slopes6=families.alibi_slope_table(6),
-        slopes4=families.alibi_slope_table(4), small=small, slope0=float(pekit.alibi_slopes(8)[0]),
-        symmetric_spec=symmetric_spec, causal_spec=causal_spec, t5=curve, t5_spec=t5_spec, omega_spec=omega_spec,
+        slopes4=families.alibi_slope_table(4), t5=curve, t5_spec=t5_spec, omega_spec=omega_spec,
         last_inter=float(layouts["omega_interleaved"].iloc[-1]), last_t2t=float(layouts["omega_tensor2tensor"].iloc[-1]),
         largest_gap=float(layouts["max_abs_difference"].max()))
 
@@ -575,9 +545,8 @@ def pairing_sentence(view: ConventionsView) -> str:
     """How far apart the two RoPE conventions' scores are, permuted and not."""
     c = view.check
     rounding = 1e-9 * max(1.0, c.largest_score)  # float64 scores: anything below is rounding
-    seeded = ngettext("Seeded q and k at {n} position, scores S_mn = RoPE(q_m, m)·RoPE(k_n, n) up to {largest} in size.",
-                      "Seeded q and k at {n} positions, scores S_mn = RoPE(q_m, m)·RoPE(k_n, n) up to {largest} in "
-                      "size.", view.n).format(n=view.n, largest=number(c.largest_score, ".3g"))
+    seeded = ngettext("Seeded random q and k at {n} position, scores up to {largest} in size.",
+                      "Seeded random q and k at {n} positions, scores up to {largest} in size.", view.n).format(n=view.n, largest=number(c.largest_score, ".3g"))
     if c.score_difference == 0:
         agree = _("Permuted, the two conventions agree exactly.")
     else:
@@ -625,32 +594,24 @@ def slope_table(frame: pd.DataFrame) -> pd.DataFrame:
                                  "taken from": _("taken from")})
 
 
-def bias_sentence(view: ConventionsView) -> str:
-    """What the two ALiBi maps below show: head 1 of 8's slope, at ``small`` positions."""
-    return _("An encoder uses the symmetric bias −m·|i − j|; a decoder the same below the diagonal and masks the keys "
-             "after each query. Head 1 of 8 (m = {slope}), {small} positions:").format(
-        slope=number(view.slope0, "g"), small=view.small)
-
-
 def t5_sentence(view: ConventionsView) -> str:
     """T5's buckets: how many distances are exact each way, and where they stop growing."""
     t5 = view.t5
-    return _("Hugging Face `models/t5/modeling_t5.py`, `_relative_position_bucket`, {buckets} buckets up to "
-             "max_distance = {max_distance}. Bidirectional: half the buckets for keys after the query; distances 0 to "
-             "{last_exact} get a bucket each, longer ones share log-spaced buckets. Causal: all {buckets} buckets for "
-             "keys at or before the query, {exact_causal} exact distances, and every key after the query falls in "
-             "bucket 0. From ±{max_distance} on, every distance shares the last bucket.").format(
+    return _("`_relative_position_bucket` (`modeling_t5.py`): {buckets} buckets, max_distance = {max_distance}. "
+             "Encoder: half of them for keys after the query; distances 0 to {last_exact} get a bucket each, longer "
+             "ones share log-spaced buckets. Decoder: all {buckets} buckets for keys at or before the query "
+             "({exact_causal} exact distances); a later key falls in bucket 0. From ±{max_distance} on, every distance "
+             "shares the last bucket.").format(
         buckets=T5_BUCKETS, max_distance=t5.max_distance, last_exact=t5.exact_bidirectional - 1,
         exact_causal=t5.exact_causal)
 
 
 def layouts_sentence(view: ConventionsView) -> str:
     """The slowest pair's frequency in the two layouts, and how far apart their tables are."""
-    return _("The book (and Vaswani et al.) use ω_j = b^(−2j/d); tensor2tensor's `get_timing_signal_1d` "
-             "(`tensor2tensor/layers/common_attention.py`) spaces its timescales from 1 to b inclusive, "
-             "ω_j = b^(−j/(d/2 − 1)), and puts all sines before all cosines. At d = {d} the slowest pair has "
-             "ω = {t2t} in tensor2tensor against {book} in the book; after reordering the columns, the two tables at "
-             "{n} positions differ by up to {gap}.").format(
+    return _("The book uses ω_j = b^(−2j/d); tensor2tensor's `get_timing_signal_1d` (`common_attention.py`) "
+             "spaces its timescales from 1 to b inclusive, ω_j = b^(−j/(d/2 − 1)), sines before cosines. At d = {d} "
+             "the slowest pair has ω = {t2t} in tensor2tensor against {book} in the book; with the columns reordered, "
+             "the two tables at {n} positions differ by up to {gap}.").format(
         d=view.d, t2t=number(view.last_t2t, ".4g"), book=number(view.last_inter, ".4g"), n=view.n,
         gap=number(view.largest_gap, ".3g"))
 
@@ -873,119 +834,6 @@ def shaw_line(view: BeyondView) -> str:
                        high=view.k + reach)
 
 
-def _scheme_name(scheme: str) -> str:
-    """A position scheme's identifier (``none``, ``sinusoidal``, ``learned``, ``rope``, ...) as a
-    legend or sentence names it in the reader's language."""
-    names = {"none": pgettext("position scheme", "none"), "sinusoidal": pgettext("position scheme", "sinusoidal"),
-             "learned": pgettext("position scheme", "learned")}
-    return names.get(scheme, scheme)
-
-
-class ExtrapolationRun(NamedTuple):
-    """One tiny model's accuracy past its training length: a label, its position scheme, and its
-    rows of test length (``seq_len``) and share of tokens right (``token_accuracy``)."""
-
-    label: str
-    scheme: str
-    rows: tuple[dict, ...]
-
-
-def finished_trainings() -> list[ExtrapolationRun]:
-    """Every training finished on this server (the training page's job board)."""
-    runs = []
-    for job in job_board().finished():
-        key = job.key
-        if isinstance(key, TrainKey) and job.result.get("extrapolation"):
-            label = _("{task}, {kind}, L = {length}, d = {width}, {scheme}").format(
-                task=option_label(key.task), kind=option_label(key.kind), length=key.seq_len, width=key.dim,
-                scheme=_scheme_name(key.positions))
-            runs.append(ExtrapolationRun(label, key.positions, tuple(job.result["extrapolation"])))
-    return runs
-
-
-def learner_runs_shipped(kind: str) -> list[ExtrapolationRun]:
-    """The shipped tiny ``kind`` models' recorded runs, one per position scheme shipped."""
-    records = shipped.recorded_metrics()
-    return [ExtrapolationRun(_("shipped {kind}, {scheme}").format(kind=option_label(kind), scheme=_scheme_name(s)), s,
-                             tuple(records[f"{kind}-{s}"]["extrapolation"]))
-            for s in ("none", "sinusoidal", "learned", "rope", "alibi", "t5") if f"{kind}-{s}" in records]
-
-
-def extrapolation_chart(runs: list[ExtrapolationRun], trained_on: int | None = None) -> dict:
-    """The runs' share of tokens right against the test length, the training length marked. Runs
-    that share a label (trainings that differ in layers, heads, steps or seed) are numbered."""
-    named: dict[str, tuple[dict, ...]] = {}
-    for run in runs:
-        label, copy = run.label, 1
-        while label in named:
-            copy += 1
-            label = f"{run.label} ({copy})"
-        named[label] = run.rows
-    return charts.extrapolation_chart(named, series_title=_("Run"), trained_on=trained_on).spec()
-
-
-class ServerRuns(NamedTuple):
-    """The trainings finished on this server: how many, and their chart (None when there are none)."""
-
-    count: int
-    spec: dict | None
-
-
-def server_runs() -> ServerRuns:
-    """The trainings finished on this server so far (read at every rerun: the board changes)."""
-    runs = finished_trainings()
-    return ServerRuns(len(runs), extrapolation_chart(runs) if runs else None)
-
-
-def server_runs_sentence(view: ServerRuns) -> str:
-    """How many trainings finished on this server, or that none has."""
-    if view.count:
-        return ngettext("{count} training finished on this server's **Train it yourself** page.",
-                        "{count} trainings finished on this server's **Train it yourself** page.",
-                        view.count).format(count=view.count)
-    return _("No training has finished on this server yet; runs from the **Train it yourself** page appear here.")
-
-
-class ShippedRuns(NamedTuple):
-    """The shipped tiny ``kind`` models' accuracy past their training length ``train``, tested up
-    to ``longest`` tokens, as a chart; ``stops``: the schemes whose line ends early (no position
-    to give past some length), each with the last length it was measured at."""
-
-    kind: str
-    spec: dict
-    train: int
-    longest: int
-    stops: tuple[tuple[str, int], ...] = ()
-
-
-@localized_resource(max_entries=8)
-def shipped_extrapolation(kind: str) -> ShippedRuns:
-    """The shipped runs' accuracy at test lengths from the training length to twice it."""
-    runs = learner_runs_shipped(kind)
-    train = shipped.DEFAULTS["seq_len"]
-    stops = tuple((run.scheme, max(e["seq_len"] for e in run.rows if e["token_accuracy"] is not None))
-                  for run in runs if any(e["token_accuracy"] is None for e in run.rows))
-    return ShippedRuns(kind, extrapolation_chart(runs, train), train,
-                       max(e["seq_len"] for run in runs for e in run.rows), stops)
-
-
-def shipped_sentence(view: ShippedRuns) -> str:
-    """What the shipped runs are: the length they were trained on and the longest tested."""
-    stops = "; ".join(
-        (_("the {scheme} line stops at {last}: past it the scheme has no position to give (its table has no more "
-           "rows)") if scheme == "learned" else
-         _("the {scheme} line stops at {last}: past it the scheme has no position to give")).format(
-            scheme=_scheme_name(scheme), last=last) for scheme, last in view.stops)
-    if view.kind == "decoder":
-        said = _("The tiny decoders shipped with pekit (reversal, trained on {train} tokens), tested on lengths up to "
-                 "{longest}: the numbers of the **Train it yourself** page.")
-    else:
-        said = _("The tiny encoders shipped with pekit (reversal, trained on {train} tokens), tested on lengths up to "
-                 "{longest}: the numbers of the **Train it yourself** page.")
-    said = said.format(train=view.train, longest=view.longest)
-    return said + (f" {stops[0].upper()}{stops[1:]}." if stops else "")
-
-
 # context extension -------------------------------------------------------------------------------
 
 
@@ -1046,11 +894,9 @@ def extension(head_dim: int, base: float, factor: float, original: int) -> Exten
 
 
 def extension_caption(view: ExtensionView) -> str:
-    """The settings the charts are drawn at: head width and pairs, base, trained and target length."""
-    return _("Head width {width} ({pairs} pairs), base {base}, trained on L₀ = {original}, scale s = {factor} (target "
-             "length s·L₀ = {target}), computed as Hugging Face's `modeling_rope_utils.py` does.").format(
-        width=view.head_dim, pairs=view.head_dim // 2, base=number(view.base, "g"), original=number(view.original, ","),
-        factor=number(view.factor, "g"), target=number(view.seq_len, ","))
+    """What the charts add to their settings: the pairs of a head and the target length."""
+    return _("{pairs} pairs per head, target length s·L₀ = {target}; computed as Hugging Face's "
+             "`modeling_rope_utils.py` does.").format(pairs=view.head_dim // 2, target=number(view.seq_len, ","))
 
 
 def linear_line(view: ExtensionView) -> str:

@@ -115,22 +115,32 @@ def colour_statement(colours: pretrained.ColourRange, unit: str = "entries") -> 
                            colours.total))
         return within.format(**span)
     beyond = (ngettext("Colours from {low} to {high}: {beyond} of the {total} entries lie beyond and take the end "
-                       "colours, so that they do not wash out the rest.",
+                       "colours.",
                        "Colours from {low} to {high}: {beyond} of the {total} entries lie beyond and take the end "
-                       "colours, so that they do not wash out the rest.", colours.beyond)
+                       "colours.", colours.beyond)
               if entries else
               ngettext("Colours from {low} to {high}: {beyond} of the {total} blocks drawn lie beyond and take the "
-                       "end colours, so that they do not wash out the rest.",
+                       "end colours.",
                        "Colours from {low} to {high}: {beyond} of the {total} blocks drawn lie beyond and take the "
-                       "end colours, so that they do not wash out the rest.", colours.beyond))
+                       "end colours.", colours.beyond))
     return beyond.format(**span)
+
+
+def blocks_caption(picture: Picture) -> str:
+    """What a heatmap shows of its matrix: every entry, or the means of blocks of them (the two
+    tables share their shape, so one sentence serves both)."""
+    rows, columns = (tuple(_(noun) for noun in nouns) for nouns in (picture.rows, picture.columns))
+    return picture.drawing.describe(rows, columns)
+
+
+def colours_caption(picture: Picture) -> str:
+    """What a heatmap's colour scale leaves out, counted in what was coloured."""
+    return colour_statement(picture.colours, "entries" if picture.drawing.exact else "blocks drawn")
 
 
 def picture_caption(picture: Picture) -> str:
     """What a heatmap shows of its matrix, and what its colour scale leaves out."""
-    unit = "entries" if picture.drawing.exact else "blocks drawn"
-    rows, columns = (tuple(_(noun) for noun in nouns) for nouns in (picture.rows, picture.columns))
-    return picture.drawing.describe(rows, columns) + " " + colour_statement(picture.colours, unit)
+    return blocks_caption(picture) + " " + colours_caption(picture)
 
 
 def values_statement(view: WholeTables) -> str:

@@ -7,7 +7,6 @@ independently: float64 formulas, naive loops over the matrices drawn, the author
 import json
 import math
 import re
-import time
 
 import numpy as np
 import pytest
@@ -16,10 +15,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pekit
-from lab.jobs import job_board
 from lab.display import number
 from lab.views import encoding_families as fam
-from pekit import families, shipped
+from pekit import families
 from pekit.charts.matrices import MAX_PIXELS
 
 WIDTHS = [(int(d), int(h)) for d in fam.WIDTH.options for h in fam.HEADS.options]
@@ -259,7 +257,7 @@ def test_side_by_side_sentences_state_each_matrix_drawn(setting):
     assert [p.scheme for p in view.panels if p.view is None] == ["none"]
 
     counts = [parameters_of(s, d, heads, k) for s in families.FAMILIES]
-    assert list(view.params.summary["learned numbers"]) == counts  # the table on screen
+    assert [view.params.count(s) for s in families.FAMILIES] == counts
     for scheme, count in zip(families.FAMILIES, counts):
         said = fam.learns_sentence(view.params, scheme)
         assert said.startswith(f"Learns {count:,} number{'' if count == 1 else 's'} (")
@@ -268,9 +266,10 @@ def test_side_by_side_sentences_state_each_matrix_drawn(setting):
     assert (f"(2 × (2·{k} + 1) vectors of the head width {d // heads}, per layer)"
             in fam.learns_sentence(view.params, "shaw"))
     assert fam.learns_sentence(view.params, "none") == "Learns 0 numbers (there is nothing to learn)."
-    assert fam.summary_caption(view.params).startswith(
-        f"Learned numbers for one layer of width d = {d} with {heads} head{'' if heads == 1 else 's'}: ")
-    assert f"Shaw's k = {k} on keys and values" in fam.summary_caption(view.params)
+    # the page's first picture: the same panels, one scheme of each place position enters
+    first = fam.side_by_side(*setting, schemes=fam.KEY_IDEA)
+    assert [p.scheme for p in first.panels] == list(fam.KEY_IDEA) and first.params == view.params
+    assert all(p == view.panel(p.scheme) for p in first.panels)
 
     for scheme in ("sinusoidal", "tensor2tensor"):
         table = view.panel(scheme).view
@@ -447,16 +446,6 @@ def test_conventions_sentences_state_the_measured_check(setting):
     assert fam.slopes6_sentence(view) == (f"6 heads: the 4 slopes of 4 heads ({', '.join(f'{x:g}' for x in four)}), "
                                           "then heads 1 and 3 of the 8-head sequence.")
 
-    small = min(n, 12)
-    sym = families.scheme_matrix("alibi", small, 8)[0].double()
-    causal = families.scheme_matrix("alibi", small, 8, causal=True)[0].double()
-    i, j = torch.arange(small)[:, None], torch.arange(small)[None, :]
-    assert torch.allclose(sym, -0.5 * (i - j).abs().double())
-    assert torch.equal(causal[j <= i], sym[j <= i]) and bool((causal[j > i] == -math.inf).all())
-    assert fam.bias_sentence(view).endswith(f"Head 1 of 8 (m = {eight[0]:g}), {small} positions:")
-    for spec in (view.symmetric_spec, view.causal_spec):  # both maps: zero at the palette's neutral middle
-        assert colour_domain(spec) == pytest.approx([-0.5 * (small - 1), 0.5 * (small - 1)])
-
     said = fam.t5_sentence(view)
     before = {dist: t5_bucket(-dist, True) for dist in range(161)}  # keys before the query
     exact = [dist for dist in before if list(before.values()).count(before[dist]) == 1]
@@ -630,60 +619,6 @@ def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
         no_hyphen_minus(line(view))
 
 
-@settings(max_examples=10, deadline=None)
-@given(st.sampled_from(fam.KIND.options))
-@example("encoder")
-@example("decoder")
-def test_shipped_sentence_states_the_training_length_the_longest_test_and_the_lines_that_stop(kind):
-    view = fam.shipped_extrapolation(kind)
-    records = {name: r["extrapolation"] for name, r in shipped.recorded_metrics().items() if name.startswith(f"{kind}-")}
-    lengths = [e["seq_len"] for rows in records.values() for e in rows]
-    said = fam.shipped_sentence(view)
-    assert said.startswith(f"The tiny {kind}s shipped with pekit (reversal, trained on {shipped.DEFAULTS['seq_len']} "
-                           f"tokens), tested on lengths up to {max(lengths)}:")
-    assert shipped.DEFAULTS["task"] == "reverse"
-    for name, rows in records.items():
-        scheme = name.split("-", 1)[1]
-        measured = [e["seq_len"] for e in rows if e["token_accuracy"] is not None]
-        stops = len(measured) < len(rows)
-        assert (f"the {scheme} line stops at {max(measured)}" in said.lower()) == stops
-        if stops:  # nothing measured past the stop
-            assert all(e["token_accuracy"] is None for e in rows if e["seq_len"] > max(measured))
-
-
-@settings(max_examples=10, deadline=None)
-@given(st.integers(0, 50))
-@example(0)
-@example(1)
-@example(2)
-def test_server_runs_sentence_counts_the_trainings(count):
-    said = fam.server_runs_sentence(fam.ServerRuns(count, None))
-    if count == 0:
-        assert said.startswith("No training has finished on this server yet")
-    else:
-        assert said == f"{count} training{'' if count == 1 else 's'} finished on this server's **Train it yourself** page."
-
-
-def test_server_runs_sentence_counts_the_trainings_finished_here():
-    from lab.views.train import Run
-
-    job_board.clear()
-    assert fam.server_runs() == (0, None)
-    assert fam.server_runs_sentence(fam.server_runs()).startswith("No training has finished on this server yet")
-    rows = [{"seq_len": 8, "token_accuracy": 1.0}, {"seq_len": 16, "token_accuracy": 0.5}]
-    board = job_board()
-    for positions in ("rope", "alibi"):
-        job = board.submit(Run("reverse", "encoder", 8, 64, 2, 4, 10, 0).key(positions), positions,
-                           lambda job: {"extrapolation": rows})
-        while not job.over:
-            time.sleep(0.01)
-    board.submit(("another page's job",), "other", lambda job: {"extrapolation": rows})
-    view = fam.server_runs()
-    assert view.count == 2 and view.spec is not None
-    assert fam.server_runs_sentence(view) == "2 trainings finished on this server's **Train it yourself** page."
-    job_board.clear()
-
-
 # context extension -------------------------------------------------------------------------------
 
 
@@ -707,8 +642,8 @@ def test_context_extension_sentences_state_each_rules_numbers(setting):
     pairs = hd // 2
     omega = np.array([base ** (-2 * j / hd) for j in range(pairs)])
     assert fam.extension_caption(view) == (
-        f"Head width {hd} ({pairs} pairs), base {base:g}, trained on L₀ = {original:,}, scale s = {s:g} (target "
-        f"length s·L₀ = {target:,}), computed as Hugging Face's `modeling_rope_utils.py` does.")
+        f"{pairs} pairs per head, target length s·L₀ = {target:,}; computed as Hugging Face's "
+        "`modeling_rope_utils.py` does.")
 
     linear = pekit.rope_frequencies(hd, base=base, scaling="linear", factor=s).double().numpy() / omega
     assert linear == pytest.approx([1 / s] * pairs) and view.linear_ratio == pytest.approx(1 / s)
@@ -761,13 +696,3 @@ def test_context_extension_sentences_state_each_rules_numbers(setting):
     assert said.endswith(f"0.1·ln s + 1 = {number(factor, '.4g')}.")
     for line in (fam.extension_caption, fam.linear_line, fam.ntk_line, fam.dynamic_line, fam.yarn_line):
         no_hyphen_minus(line(view))
-
-
-def test_runs_that_share_a_label_are_each_drawn_under_a_number():
-    rows = ({"seq_len": 8, "token_accuracy": 1.0}, {"seq_len": 16, "token_accuracy": 0.5})
-    runs = [fam.ExtrapolationRun("reverse, encoder, L = 8, d = 64, rope", "rope", rows) for _ in range(3)]
-    spec = fam.extrapolation_chart(runs)
-    tables = [*spec.get("datasets", {}).values(), spec.get("data", {}).get("values", [])]
-    drawn = {row["run"] for data in tables for row in data if "run" in row}
-    assert drawn == {"reverse, encoder, L = 8, d = 64, rope", "reverse, encoder, L = 8, d = 64, rope (2)",
-                     "reverse, encoder, L = 8, d = 64, rope (3)"}

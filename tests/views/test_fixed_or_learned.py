@@ -68,6 +68,8 @@ def test_picture_captions_count_what_was_coloured(table, which):
     br, bc = picture.drawing.block
     blocks = matrix.reshape(matrix.shape[0] // br, br, matrix.shape[1] // bc, bc).mean(axis=(1, 3))
     caption = lp.picture_caption(picture)
+    assert caption == f"{lp.blocks_caption(picture)} {lp.colours_caption(picture)}"  # the page shows them apart too
+    assert lp.colours_caption(picture).startswith("Colours from ")
     c = picture.colours
     margin = 1e-5 * float(np.abs(blocks).max())  # pekit sums in float32: entries at the very ends may tip
     surely = int(((blocks < c.low - margin) | (blocks > c.high + margin)).sum())
