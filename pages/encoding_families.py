@@ -188,9 +188,8 @@ with lab_page("families", _("Encoding families"), _(INTRO), fam.SETTINGS) as pag
     key_idea(page, n)
     explore_further(_("every scheme side by side, library conventions, inputs longer than in training, context "
                       "extension, published results"))
-    # a link that names a section opens the views at it (the reader's own clicks decide afterwards)
-    st.session_state.setdefault("families.explore", page.value(fam.SECTION) != fam.SECTION.default)
-    if box := opened(_("Nine schemes in five views"), key="families.explore"):
+    fam.open_views_for(st.session_state, page.value(fam.SECTION))
+    if box := opened(_("Nine schemes in five views"), key=fam.VIEWS_OPEN):
         with box:
             page.tabs(fam.SECTION, [lambda: side_by_side(page, n), lambda: conventions(page, n),
                                   lambda: past_training(page), lambda: context_extension(page), published])

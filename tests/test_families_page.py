@@ -29,6 +29,22 @@ def test_the_page_opens_on_its_key_idea_with_the_views_closed():
     assert "Beyond the chapter: " in body
 
 
+def test_a_link_that_names_another_section_opens_the_views_and_the_readers_click_closes_them():
+    at = open_app(PAGE)
+    assert not at.expander[0].proto.expanded
+    # the link changes while the session goes on (a presenter's move, a revealed question's settings)
+    from lab.classroom.seats import RELINK
+
+    at.query_params["section"] = "Context extension"
+    at.session_state[RELINK] = True  # (as a reveal asks: the page's settings read from the link again)
+    at.run()
+    assert at.expander[0].proto.expanded and [t.label for t in at.tabs][3] == "Context extension"
+    assert len(charts(at)) == KEY_IDEA + SECTIONS["Context extension"]
+    at.session_state["families.explore"] = False  # the reader closes them: they stay closed
+    at.run()
+    assert not at.expander[0].proto.expanded and len(charts(at)) == KEY_IDEA
+
+
 @pytest.mark.parametrize("section, count", list(SECTIONS.items()))
 def test_every_section_renders(section, count):
     named = {"section": section} if section != "Side by side" else {}

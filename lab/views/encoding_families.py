@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, NamedTuple
 
 
@@ -26,6 +27,18 @@ if TYPE_CHECKING:
 SECTIONS = (N_("Side by side"), N_("Conventions"), N_("Past the training length"), N_("Context extension"),
             N_("Published results"))
 SECTION = ChoiceSetting("section", N_("Section"), default=SECTIONS[0], options=SECTIONS)
+VIEWS_OPEN, SECTION_SEEN = "families.explore", "families.section_seen"  # session keys: the views' expander
+
+
+def open_views_for(state: MutableMapping[str, object], section: str) -> None:
+    """Open the expander of the five views where the link names a section other than the first:
+    on a session's first run, and whenever the link's section changes (a link followed, a
+    presenter's move, a revealed question's settings); the reader's own clicks decide otherwise."""
+    if state.get(SECTION_SEEN) == section:
+        return
+    state[SECTION_SEEN] = section
+    if section != SECTION.default:
+        state[VIEWS_OPEN] = True
 N = IntSetting("n", N_("Positions n"), default=32, minimum=2, maximum=256)
 WIDTH = ChoiceSetting("d", N_("Width d"), default="64", options=("32", "64", "128", "256", "512"))
 HEADS = ChoiceSetting("heads", N_("Heads"), default="8", options=("1", "2", "4", "8", "16"))
