@@ -276,13 +276,12 @@ def tables() -> tuple[TablePictures, TablePictures]:
                                      domain=(colours.low, colours.high), height=300)
         n = P.shape[0]
         gram = gram_block_means(P, charts.drawing_blocks(n, n, max_marks=charts.MAX_RECT_MARKS)[0])
-        # a table's own products: all positive for the sinusoidal one, of both signs for a learned
-        # one, which then takes the diverging palette, centred on 0
-        signed = bool((gram.mean < 0).any())
-        gram_colours = pretrained.colour_range(gram.mean, symmetric=signed)
+        # a table's own products, in the lab's one palette for dot products of positions (the
+        # diverging one, centred on 0): all positive for the sinusoidal table, of both signs for
+        # the learned one, side by side in the same colours
+        gram_colours = pretrained.colour_range(gram.mean, symmetric=True)
         gram_chart = charts.heatmap(gram, x_title=_("Position"), y_title=_("Position"), value_title="P[i]·P[k]",
-                                    palette="diverging" if signed else "sequential",
-                                    domain=(gram_colours.low, gram_colours.high), height=300)
+                                    palette="diverging", domain=(gram_colours.low, gram_colours.high), height=300)
         positions, columns = (N_("position"), N_("positions")), (N_("column"), N_("columns"))
         out.append(TablePictures(
             name, Picture(table_chart.spec(), table_chart.drawing, colours, positions, columns),
