@@ -344,17 +344,36 @@ def test_rotation_bad_links(query):
 COMPLEXITY = "pages/complexity_comparison.py"
 
 
-def test_complexity_defaults_do_not_measure():
+def open_measurement(at: AppTest) -> AppTest:
+    """Open the complexity page's timings (beyond the chapter: a closed expander)."""
+    at.session_state["complexity.measured"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_complexity_shows_the_chapters_count_then_the_fuller_count_and_does_not_measure():
     at = open_app(COMPLEXITY)
     assert at.title[0].value == "Complexity comparison"
-    assert len(charts(at)) == 2  # theory and path picture; no sweep on a plain rerun
-    # every term counted: 3·100·256², 2·100·256², 2·100²·256 + 4·100·256²
-    assert at.dataframe[0].value["multiply_adds"].tolist() == ["19,660,800", "13,107,200", "31,334,400"]
+    assert len(charts(at)) == 3  # the chapter's count, the path picture, the fuller count; no sweep
+    # the chapter's count: 3·100·256², 2·100·256², and attention's n² terms alone, 2·100²·256
+    assert at.dataframe[0].value["multiply_adds"].tolist() == ["19,660,800", "13,107,200", "5,120,000"]
+    headings = [s.value for s in at.subheader]
+    assert headings == ["How many steps from the first token to the last?", "The fuller count, with the projections",
+                        "Explore further"]
+    # counted whole, with the projections: 2·100²·256 + 4·100·256²
+    assert "self-attention 31,334,400 multiply-adds" in texts(at)
+    assert [e.label for e in at.main.expander][:2] == ["Every term of the count", "Measured on this machine"]
+    assert len(at.dataframe) == 1 and "Press **Measure**" not in texts(at)  # beyond the chapter: closed
+    open_expanders(at)
     assert any("Press **Measure**" in i.value for i in at.info)
+    terms = at.dataframe[1].value
+    assert terms["multiply_adds"].tolist() == ["19,660,800", "6,553,600", "6,553,600", "2,560,000", "2,560,000",
+                                               "26,214,400"]
 
 
 def test_complexity_every_control_and_a_tiny_measurement():
-    at = open_app(COMPLEXITY)
+    at = open_measurement(open_app(COMPLEXITY))
     at.number_input(key="complexity.n").set_value(1_000_000).run()
     at.number_input(key="complexity.d").set_value(64).run()
     at.slider(key="complexity.k").set_value(15).run()
@@ -363,13 +382,14 @@ def test_complexity_every_control_and_a_tiny_measurement():
     at.selectbox(key="complexity.to").set_value("64").run()
     assert not at.exception
     assert link(at) == {"n": "1000000", "d": "64", "k": "15", "path_n": "16", "from": "16", "to": "64"}
-    # at n = 10⁶ the counts are written short: self-attention's 2·n²·d + 4·n·d² multiply-adds
+    # at n = 10⁶ the counts are written short: self-attention's 2·n²·d, and 2·n²·d + 4·n·d² counted whole
     table = at.dataframe[0].value
+    assert table["multiply_adds"].tolist()[-1] == f"{2 * 10**12 * 64 / 10**14:.2f} × 10¹⁴"
     attention = 2 * 10**12 * 64 + 4 * 10**6 * 64**2
-    assert table["multiply_adds"].tolist()[-1] == f"{attention / 10**14:.2f} × 10¹⁴"
+    assert f"self-attention {attention / 10**14:.2f} × 10¹⁴ multiply-adds" in texts(at)
     at.button(key="complexity.measure").click().run()
     assert not at.exception
-    wait_for(at, lambda: len(charts(at)) == 3)
+    wait_for(at, lambda: len(charts(at)) == 4)
     slopes = at.dataframe[-1].value
     assert slopes["layer"].tolist() == ["CNN", "RNN", "Self-attention", "Self-attention (fused)"]
     prose = texts(at)
@@ -381,20 +401,20 @@ def test_complexity_every_control_and_a_tiny_measurement():
         shown = "0" if slope == 0 else f"{slope:.2f}".replace("-", "\u2212")  # a true minus sign
         assert f"**{row['layer']}**: slope {shown} against {theory}: {verdict}" in prose
     at.slider(key="complexity.path_n").set_value(5).run()  # a plain rerun keeps the result, no new sweep
-    assert len(charts(at)) == 3
+    assert len(charts(at)) == 4
 
 
 def test_complexity_one_length_sweep_says_it_fits_no_slope():
-    at = open_app(COMPLEXITY, {"from": "64", "to": "64", "d": "8", "k": "2"})
+    at = open_measurement(open_app(COMPLEXITY, {"from": "64", "to": "64", "d": "8", "k": "2"}))
     at.button(key="complexity.measure").click().run()
-    wait_for(at, lambda: len(charts(at)) == 3)
+    wait_for(at, lambda: len(charts(at)) == 4)
     prose = texts(at)
     assert "The sweep holds one length, n = 64, and a slope needs at least two" in prose and "nan" not in prose
     assert at.dataframe[-1].value.iloc[:, 1].isna().all()
 
 
 def test_complexity_refuses_sweeps_that_do_not_fit():
-    at = open_app(COMPLEXITY, {"to": "8192"})
+    at = open_measurement(open_app(COMPLEXITY, {"to": "8192"}))
     assert any("refused before anything is allocated" in w.value for w in at.warning)
     assert "complexity.measure" not in [b.key for b in at.button]
 
@@ -402,7 +422,7 @@ def test_complexity_refuses_sweeps_that_do_not_fit():
 @pytest.mark.parametrize("query", [{"n": "0", "d": "1e6", "k": "1"}, {"from": "3", "to": "x", "path_n": "999"}])
 def test_complexity_bad_links(query):
     at = open_app(COMPLEXITY, query)
-    assert at.warning and len(charts(at)) == 2
+    assert at.warning and len(charts(at)) == 3
 
 
 ATTENTION = "pages/live_attention.py"
