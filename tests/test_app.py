@@ -77,14 +77,21 @@ def test_links_inside_pages_are_the_menus_pages(monkeypatch, menu):
 def test_heatmap_defaults_show_every_section():
     at = open_app(HEATMAP)
     assert at.title[0].value == "Encoding heatmap"
-    assert len(charts(at)) == 5  # P, columns, similarity matrix, similarity vs offset, overlap against width
+    assert len(charts(at)) == 4  # P, columns, similarity matrix, similarity vs offset
     assert len(at.latex) == 1
     body = texts(at)
     assert "All 60 × 32 entries drawn" in body
     assert at.text_input(key="heatmap.cols").value == "6,7,8,9"
     assert at.main.get("download_button")[0].proto.label == "Download P as CSV"
-    assert len(at.dataframe) == 1 and not at.warning
-    assert len(at.main.expander) == 6 + 1  # the readers' questions, and the questions to try at the end
+    assert not at.dataframe and not at.warning  # the wavelengths' table is beyond the chapter, closed
+    # the chapter's part first, then what goes beyond it, each part in a closed expander
+    headings = [s.value for s in at.subheader]
+    assert headings == ["The table P", "Columns over positions", "How alike are two positions?", "Explore further"]
+    assert "Beyond the chapter: the wavelengths, four properties checked" in body
+    assert [e.label for e in at.main.expander][:3] == ["Wavelengths of the column pairs",
+                                                      "What a positional encoding should do, checked",
+                                                      "Why add P to the word embeddings instead of concatenating it?"]
+    assert len(at.main.expander) == 3 + 6 + 1  # beyond the chapter, the readers' questions, the questions to try
     assert "Check your understanding (2 questions)" in [e.label for e in at.main.expander]  # (phones hide the sidebar)
     assert dict(at.query_params) == {}  # defaults keep the link clean
 
@@ -105,7 +112,8 @@ def test_closed_expanders_draw_nothing_inside_and_open_ones_draw_everything():
     assert len(at.main.get("page_link")) == 2 + 2  # the Order tab and Train it yourself; the page's end
     assert at.sidebar.selectbox(key="heatmap._export_chart").options[0] == "The table P"
     assert len([b for b in at.button if b.key and b.key.startswith("lab.try.")]) == 2
-    assert len(at.main.expander) == 6 + 1 and all(e.label for e in at.expander)  # + the questions to try
+    assert len(at.main.expander) == 3 + 6 + 1 and all(e.label for e in at.expander)  # + the questions to try
+    assert len(charts(at)) == 5 and len(at.dataframe) == 1  # + the overlap against the width, the wavelengths
 
 
 def test_heatmap_properties_are_stated_from_their_measurements():
@@ -113,6 +121,9 @@ def test_heatmap_properties_are_stated_from_their_measurements():
 
     at = open_app(HEATMAP, {"n": "40", "d": "7"})
     props = encoding_properties(40, 7)
+    assert "The two closest positions" not in texts(at)  # beyond the chapter: in a closed expander
+    at.session_state["heatmap.properties"] = True
+    at.run()
     body = texts(at)
     assert f"The two closest positions are {number(props.closest, '.3g')} apart (never 0)" in body
     assert f"the steps spread over {number(props.step_spread, '.1e')}, from the unpaired last sine column" in body
@@ -161,8 +172,10 @@ def test_every_control_changes_the_view_and_the_link():
     assert "mean of a block of" in body  # the reduced picture says what it draws
     assert "consecutive positions" in body  # the bucketed curves say so too
     assert not at.main.get("download_button") and "CSV download up to 1,048,576 entries" in body
-    assert any("tensor2tensor versus the paper" in s.value for s in at.subheader)
-    assert len(charts(at)) == 6
+    assert "tensor2tensor versus the paper's layout" in [e.label for e in at.main.expander]
+    assert len(charts(at)) == 4
+    open_expanders(at)
+    assert len(charts(at)) == 6 and "Same ingredients, in another order" in texts(at)
 
 
 def test_link_restores_the_view():
@@ -195,7 +208,7 @@ def test_bad_link_values_fall_back_with_a_note(query):
         assert "unknown" in notes
     assert at.slider(key="heatmap.n").value == 60 and at.slider(key="heatmap.d").value == 32
     assert "<script>" not in "".join(m.value for m in at.markdown)
-    assert len(charts(at)) == 5  # a valid view is still drawn
+    assert len(charts(at)) == 4  # a valid view is still drawn
 
 
 def test_heatmap_sizes_can_be_typed_as_well_as_slid():
@@ -233,6 +246,8 @@ def test_odd_width_and_single_position():
     assert not at.exception and not at.error
     at.slider(key="heatmap.d").set_value(7).run()
     assert not at.exception
+    assert "a sine without its cosine" in texts(at)
+    open_expanders(at)
     assert "sine and no cosine" in texts(at)
 
 
@@ -246,7 +261,7 @@ def test_empty_column_selection_is_explained():
     at = open_app(HEATMAP)
     at.text_input(key="heatmap.cols").input("").run()
     assert any("at least one column" in i.value for i in at.info)
-    assert len(charts(at)) == 4
+    assert len(charts(at)) == 3
 
 
 @pytest.mark.parametrize("text", ["abc", "0-50", "<b>x</b>", "1" * 10_000, "🙂"])
@@ -255,7 +270,7 @@ def test_bad_column_text_is_reported(text):
     at.text_input(key="heatmap.cols").input(text).run()
     assert not at.exception
     assert any("cols=" in w.value for w in at.warning)
-    assert len(charts(at)) == 5  # the default columns are drawn
+    assert len(charts(at)) == 4  # the default columns are drawn
 
 
 BINARY = "pages/binary_analogy.py"

@@ -5,7 +5,7 @@ import pytest
 from tests.test_app import charts, open_app
 
 PAGE_PARAMS = {
-    "pages/encoding_heatmap.py": (["n", "d", "base", "start", "layout", "cols"], 5),
+    "pages/encoding_heatmap.py": (["n", "d", "base", "start", "layout", "cols"], 4),
     "pages/binary_analogy.py": (["n", "bits", "d", "base", "bit", "width"], 6),
     "pages/offset_rotation.py": (["d", "base", "delta", "pair", "first", "count", "seed"], 7),
     "pages/complexity_comparison.py": (["n", "d", "k", "path_n", "from", "to"], 3),
