@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from lab.display import readers_question, show_chart, show_table
-from lab.i18n import N_, _, local_number
+from lab.display import explore_further, opened, readers_question, show_chart, show_table
+from lab.i18n import N_, _
 from lab.page import lab_page
 from lab.server import linked_page
 from lab.settings import BASE, ChoiceSetting, IntListSetting, IntSetting
@@ -28,7 +28,6 @@ from lab.views.encoding_heatmap import (
     properties,
     properties_text,
     reading_text,
-    steps_caption,
     table_caption,
     table_view,
     wavelengths_caption,
@@ -59,9 +58,9 @@ INTRO = N_(
 with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LAYOUT, COLS]) as page:
     c1, c2, c3, c4, c5 = st.columns([3.5, 3.5, 1.9, 1.6, 2.6])
     with c1:
-        n = page.slider_and_box(N, help=_("Rows of P: how many positions to encode. Type a value in the box."))
+        n = page.slider_and_box(N, help=_("Rows of P: how many positions to encode."))
     with c2:
-        d = page.slider_and_box(D, help=_("Columns of P: the width of each position's vector. Odd widths work."))
+        d = page.slider_and_box(D, help=_("Columns of P: the width of each position's vector."))
     with c3:
         base = page.number(BASE, step=1000, help=_("Sets the slowest wavelength: 2π·base. The paper uses 10000."))
     with c4:
@@ -103,83 +102,77 @@ with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LA
         show_chart(view.offsets, title=_("P[i]·P[i+δ] against the offset"))
         st.caption(offsets_caption(view))
     st.markdown(offsets_text(view))
-    if view.steps is not None:
-        st.metric(_("Distance between neighbouring positions ‖P[i+1] − P[i]‖"),
-                  local_number(f"{view.steps.smallest:.6f}"),  # a distance, never negative; 0 as 0.000000
-                  help=_("Smallest over all i; the largest is shown below."))
-        st.caption(steps_caption(view))
 
-    st.subheader(_("Wavelengths of the column pairs"))
-    show_table(view.frequencies, hide_index=True, height=240, column_config={
-        **{name: _(header) for name, header in FREQUENCY_HEADERS.items()},
-        "omega": st.column_config.NumberColumn(OMEGA_HEADER, format="%.6g"),
-        "wavelength": st.column_config.NumberColumn(_(WAVELENGTH_HEADER), format="%.6g")})
-    st.caption(wavelengths_caption(view))
+    explore_further(_("the wavelengths, four properties checked, adding versus concatenating, and readers' "
+                      "questions"))
+    if box := opened(_("Wavelengths of the column pairs"), key="heatmap.wavelengths"):
+        with box:
+            show_table(view.frequencies, hide_index=True, height=240, column_config={
+                **{name: _(header) for name, header in FREQUENCY_HEADERS.items()},
+                "omega": st.column_config.NumberColumn(OMEGA_HEADER, format="%.6g"),
+                "wavelength": st.column_config.NumberColumn(_(WAVELENGTH_HEADER), format="%.6g")})
+            st.caption(wavelengths_caption(view))
 
-    if view.compares_layouts:
-        st.subheader(_("tensor2tensor versus the paper's layout"))
-        table, chart = layout_comparison(n, d, base, start), layout_comparison_chart(d, base)
-        st.markdown(layout_text(d, table))
-        show_chart(chart, title=_("Wavelengths of both layouts"))
-        show_table(table, hide_index=True, height=240,
-                   column_config={name: _(header) for name, header in COMPARISON_HEADERS.items()})
+    if view.compares_layouts and (box := opened(_("tensor2tensor versus the paper's layout"), key="heatmap.layouts")):
+        with box:
+            table, chart = layout_comparison(n, d, base, start), layout_comparison_chart(d, base)
+            st.markdown(layout_text(d, table))
+            show_chart(chart, title=_("Wavelengths of both layouts"))
+            show_table(table, hide_index=True, height=240,
+                       column_config={name: _(header) for name, header in COMPARISON_HEADERS.items()})
 
-    st.subheader(_("What a positional encoding should do, checked"))
-    st.markdown(properties_text(properties(n, d, base, start, layout)))
+    if box := opened(_("What a positional encoding should do, checked"), key="heatmap.properties"):
+        with box:
+            st.markdown(properties_text(properties(n, d, base, start, layout)))
 
-    st.subheader(_("Why add P to the word embeddings instead of concatenating it?"))
-    added = add_or_concat(n, d, base, start, layout)
-    st.markdown(add_or_concat_text(added))
-    show_chart(added.chart, title=_("Overlap of P with random embeddings against the width"))
+    if box := opened(_("Why add P to the word embeddings instead of concatenating it?"), key="heatmap.add"):
+        with box:
+            added = add_or_concat(n, d, base, start, layout)
+            st.markdown(add_or_concat_text(added))
+            show_chart(added.chart, title=_("Overlap of P with random embeddings against the width"))
 
-    st.subheader(_("Questions readers asked"))
     readers_question(
         _("Why do nearby positions look so alike in the later columns?"),
         _(
-            "Because those columns are slow on purpose. Column pair j turns by ω_j radians per step; "
-            "with the paper's base 10000 the last pairs' ω_j is tiny (close to 1/base), so the first rows "
-            "all sit near sin 0 = 0 and cos 0 = 1 there (a small base makes every column faster). "
-            "That is not a loss of information: the fast columns tell neighbours apart, and "
-            "the slow columns are what still differ between positions hundreds or thousands of steps "
-            "apart, where the fast columns have wrapped around many times."
+            "Because those columns are slow on purpose. Column pair j turns by ω_j radians per position, and the "
+            "last pairs' ω_j is close to 1/base, so over the first rows they stay near sin 0 = 0 and cos 0 = 1 (a "
+            "smaller base makes every column faster). They are the clock's hour hand: they tell apart positions "
+            "thousands of steps apart, where the fast columns have wrapped around many times."
         ),
         key="heatmap.faq.slow")
     readers_question(
         _("Does an odd dimension d break the encoding?"),
         _(
-            "Not here. In the paper's interleaved layout the formula defines column c for every c: "
-            "even columns are sines, odd columns cosines, so with an odd d the table ends on a sine "
-            "column whose cosine partner would be column d. Code that fills the sine and cosine halves "
-            "with slices of equal length fails for odd d (the book's MXNet version did); pekit evaluates "
-            "the formula per column instead. The one thing an odd d loses is the rotation trick for "
-            "that last column: a sine alone cannot be shifted by a fixed linear map (the Offset "
-            "rotation page measures it). tensor2tensor's layout fills the extra column with zeros "
-            "instead."
+            "Not here. In the paper's layout the formula defines every column: even columns are sines, odd ones "
+            "cosines, so an odd d ends on a sine whose cosine partner would be column d. Code that fills the sine "
+            "and cosine halves with slices of equal length fails for odd d (the book's MXNet version did); pekit "
+            "evaluates the formula column by column. The last column only loses the rotation trick: a sine alone "
+            "cannot be shifted by a fixed linear map (the Offset rotation page measures it). tensor2tensor's "
+            "layout fills the extra column with zeros instead."
         ),
         key="heatmap.faq.odd")
     readers_question(
         _("Do close-by positions bias the attention weights?"),
         _(
             "Somewhat, and only through what the layer does with P. For an even width the dot product of two rows "
-            "of P depends on their offset alone (the offset chart above), so with P added, the "
-            "scores (x_i + P_i)W_q · (x_j + P_j)W_k contain a term P_i W_q W_kᵀ P_jᵀ that depends on where the "
-            "two tokens are. With the projections an untrained layer starts from, that term is small against the "
-            "words' own terms; training decides whether it grows into 'look at your neighbours', into 'look two "
-            "tokens back', or is ignored. The **Offset rotation** page shows the other way to build the bias in: "
-            "rotate queries and keys (RoPE), so scores depend on the offset by construction."
+            "of P depends on their offset alone (the offset chart above), so with P added the scores "
+            "(x_i + P_i)W_q · (x_j + P_j)W_k hold a term P_i W_q W_kᵀ P_jᵀ that depends on where the two tokens "
+            "are. In an untrained layer that term is small against the words' own; training decides whether it "
+            "grows into 'look at your neighbours', 'look two tokens back', or nothing. The **Offset rotation** "
+            "page shows the other way to build the bias in: rotate queries and keys (RoPE), so that scores depend "
+            "on the offset by construction."
         ),
         key="heatmap.faq.bias")
     readers_question(
         _("Learned or fixed: which is better?"),
         _(
             "The chapter says encodings 'can either be learned or fixed', and its second exercise asks for a "
-            "learnable one. A learned table is simply one more parameter matrix, (max_len × d), trained with the "
-            "rest of the model (BERT and GPT-2 do this). It can fit whatever the data wants, but it has no row "
-            "for a position it never saw, so it cannot go past its training length; the sinusoidal table is "
-            "defined for every position (property 3 above) and costs no parameters. In the original Transformer "
-            "both gave nearly the same results, and the authors kept the fixed one for its hope of reaching "
-            "longer sequences. Later schemes (relative biases, RoPE, ALiBi) moved position from the input to the "
-            "scores, which is what extends best."
+            "learnable one. A learned table is one more parameter matrix (max_len × d), trained with the rest of "
+            "the model (BERT and GPT-2 do this). It fits whatever the data wants but has no row for a position it "
+            "never saw; the sinusoidal table is defined for every position (property 3 above) and costs no "
+            "parameters. In the original Transformer both gave nearly the same results, and the authors kept the "
+            "fixed one in the hope of reaching longer sequences. Later schemes (relative biases, RoPE, ALiBi) "
+            "moved position from the input to the scores."
         ),
         key="heatmap.faq.learned")
     readers_question(
@@ -196,7 +189,7 @@ with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LA
         link=dict(page=linked_page("pages/live_attention.py"), label=_("Live attention: the Order tab"),
                   icon=":material/shuffle:", query_params={"view": "Order"}))
     readers_question(
-        _("Does a model really need P to learn something that depends on order?"),
+        _("Does a model really need P to learn order?"),
         _(
             "Yes, and you can watch it: small transformers trained to write their input backwards get every "
             "sequence right within a few dozen steps with this table added, and almost no whole sequence "

@@ -85,14 +85,21 @@ def test_links_inside_pages_are_the_menus_pages(monkeypatch, menu):
 def test_heatmap_defaults_show_every_section():
     at = open_app(HEATMAP)
     assert at.title[0].value == "Encoding heatmap"
-    assert len(charts(at)) == 5  # P, columns, similarity matrix, similarity vs offset, overlap against width
+    assert len(charts(at)) == 4  # P, columns, similarity matrix, similarity vs offset
     assert len(at.latex) == 1
     body = texts(at)
     assert "All 60 × 32 entries drawn" in body
     assert at.text_input(key="heatmap.cols").value == "6,7,8,9"
     assert at.main.get("download_button")[0].proto.label == "Download P as CSV"
-    assert len(at.dataframe) == 1 and not at.warning
-    assert len(at.main.expander) == 6 + 1  # the readers' questions, and the questions to try at the end
+    assert not at.dataframe and not at.warning  # the wavelengths' table is beyond the chapter, closed
+    # the chapter's part first, then what goes beyond it, each part in a closed expander
+    headings = [s.value for s in at.subheader]
+    assert headings == ["The table P", "Columns over positions", "How alike are two positions?", "Explore further"]
+    assert "Beyond the chapter: the wavelengths, four properties checked" in body
+    assert [e.label for e in at.main.expander][:3] == ["Wavelengths of the column pairs",
+                                                      "What a positional encoding should do, checked",
+                                                      "Why add P to the word embeddings instead of concatenating it?"]
+    assert len(at.main.expander) == 3 + 6 + 1  # beyond the chapter, the readers' questions, the questions to try
     assert "Check your understanding (2 questions)" in [e.label for e in at.main.expander]  # (phones hide the sidebar)
     assert dict(at.query_params) == {}  # defaults keep the link clean
 
@@ -113,7 +120,8 @@ def test_closed_expanders_draw_nothing_inside_and_open_ones_draw_everything():
     assert len(at.main.get("page_link")) == 2 + 2  # the Order tab and Train it yourself; the page's end
     assert at.sidebar.selectbox(key="heatmap._export_chart").options[0] == "The table P"
     assert len([b for b in at.button if b.key and b.key.startswith("lab.try.")]) == 2
-    assert len(at.main.expander) == 6 + 1 and all(e.label for e in at.expander)  # + the questions to try
+    assert len(at.main.expander) == 3 + 6 + 1 and all(e.label for e in at.expander)  # + the questions to try
+    assert len(charts(at)) == 5 and len(at.dataframe) == 1  # + the overlap against the width, the wavelengths
 
 
 def test_heatmap_properties_are_stated_from_their_measurements():
@@ -121,6 +129,9 @@ def test_heatmap_properties_are_stated_from_their_measurements():
 
     at = open_app(HEATMAP, {"n": "40", "d": "7"})
     props = encoding_properties(40, 7)
+    assert "The two closest positions" not in texts(at)  # beyond the chapter: in a closed expander
+    at.session_state["heatmap.properties"] = True
+    at.run()
     body = texts(at)
     assert f"The two closest positions are {number(props.closest, '.3g')} apart (never 0)" in body
     assert f"the steps spread over {number(props.step_spread, '.1e')}, from the unpaired last sine column" in body
@@ -169,8 +180,10 @@ def test_every_control_changes_the_view_and_the_link():
     assert "mean of a block of" in body  # the reduced picture says what it draws
     assert "consecutive positions" in body  # the bucketed curves say so too
     assert not at.main.get("download_button") and "CSV download up to 1,048,576 entries" in body
-    assert any("tensor2tensor versus the paper" in s.value for s in at.subheader)
-    assert len(charts(at)) == 6
+    assert "tensor2tensor versus the paper's layout" in [e.label for e in at.main.expander]
+    assert len(charts(at)) == 4
+    open_expanders(at)
+    assert len(charts(at)) == 6 and "Same ingredients, in another order" in texts(at)
 
 
 def test_link_restores_the_view():
@@ -203,7 +216,7 @@ def test_bad_link_values_fall_back_with_a_note(query):
         assert "unknown" in notes
     assert at.slider(key="heatmap.n").value == 60 and at.slider(key="heatmap.d").value == 32
     assert "<script>" not in "".join(m.value for m in at.markdown)
-    assert len(charts(at)) == 5  # a valid view is still drawn
+    assert len(charts(at)) == 4  # a valid view is still drawn
 
 
 def test_heatmap_sizes_can_be_typed_as_well_as_slid():
@@ -241,6 +254,8 @@ def test_odd_width_and_single_position():
     assert not at.exception and not at.error
     at.slider(key="heatmap.d").set_value(7).run()
     assert not at.exception
+    assert "a sine without its cosine" in texts(at)
+    open_expanders(at)
     assert "sine and no cosine" in texts(at)
 
 
@@ -254,7 +269,7 @@ def test_empty_column_selection_is_explained():
     at = open_app(HEATMAP)
     at.text_input(key="heatmap.cols").input("").run()
     assert any("at least one column" in i.value for i in at.info)
-    assert len(charts(at)) == 4
+    assert len(charts(at)) == 3
 
 
 @pytest.mark.parametrize("text", ["abc", "0-50", "<b>x</b>", "1" * 10_000, "🙂"])
@@ -263,7 +278,7 @@ def test_bad_column_text_is_reported(text):
     at.text_input(key="heatmap.cols").input(text).run()
     assert not at.exception
     assert any("cols=" in w.value for w in at.warning)
-    assert len(charts(at)) == 5  # the default columns are drawn
+    assert len(charts(at)) == 4  # the default columns are drawn
 
 
 BINARY = "pages/binary_analogy.py"
@@ -367,17 +382,36 @@ def test_rotation_bad_links(query):
 COMPLEXITY = "pages/complexity_comparison.py"
 
 
-def test_complexity_defaults_do_not_measure():
+def open_measurement(at: AppTest) -> AppTest:
+    """Open the complexity page's timings (beyond the chapter: a closed expander)."""
+    at.session_state["complexity.measured"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_complexity_shows_the_chapters_count_then_the_fuller_count_and_does_not_measure():
     at = open_app(COMPLEXITY)
     assert at.title[0].value == "Complexity comparison"
-    assert len(charts(at)) == 2  # theory and path picture; no sweep on a plain rerun
-    # every term counted: 3·100·256², 2·100·256², 2·100²·256 + 4·100·256²
-    assert at.dataframe[0].value["multiply_adds"].tolist() == ["19,660,800", "13,107,200", "31,334,400"]
+    assert len(charts(at)) == 3  # the chapter's count, the path picture, the fuller count; no sweep
+    # the chapter's count: 3·100·256², 2·100·256², and attention's n² terms alone, 2·100²·256
+    assert at.dataframe[0].value["multiply_adds"].tolist() == ["19,660,800", "13,107,200", "5,120,000"]
+    headings = [s.value for s in at.subheader]
+    assert headings == ["How many steps from the first token to the last?", "The fuller count, with the projections",
+                        "Explore further"]
+    # counted whole, with the projections: 2·100²·256 + 4·100·256²
+    assert "self-attention 31,334,400 multiply-adds" in texts(at)
+    assert [e.label for e in at.main.expander][:2] == ["Every term of the count", "Measured on this machine"]
+    assert len(at.dataframe) == 1 and "Press **Measure**" not in texts(at)  # beyond the chapter: closed
+    open_expanders(at)
     assert any("Press **Measure**" in i.value for i in at.info)
+    terms = at.dataframe[1].value
+    assert terms["multiply_adds"].tolist() == ["19,660,800", "6,553,600", "6,553,600", "2,560,000", "2,560,000",
+                                               "26,214,400"]
 
 
 def test_complexity_every_control_and_a_tiny_measurement():
-    at = open_app(COMPLEXITY)
+    at = open_measurement(open_app(COMPLEXITY))
     at.number_input(key="complexity.n").set_value(1_000_000).run()
     at.number_input(key="complexity.d").set_value(64).run()
     at.slider(key="complexity.k").set_value(15).run()
@@ -386,13 +420,14 @@ def test_complexity_every_control_and_a_tiny_measurement():
     at.selectbox(key="complexity.to").set_value("64").run()
     assert not at.exception
     assert link(at) == {"n": "1000000", "d": "64", "k": "15", "path_n": "16", "from": "16", "to": "64"}
-    # at n = 10⁶ the counts are written short: self-attention's 2·n²·d + 4·n·d² multiply-adds
+    # at n = 10⁶ the counts are written short: self-attention's 2·n²·d, and 2·n²·d + 4·n·d² counted whole
     table = at.dataframe[0].value
+    assert table["multiply_adds"].tolist()[-1] == f"{2 * 10**12 * 64 / 10**14:.2f} × 10¹⁴"
     attention = 2 * 10**12 * 64 + 4 * 10**6 * 64**2
-    assert table["multiply_adds"].tolist()[-1] == f"{attention / 10**14:.2f} × 10¹⁴"
+    assert f"self-attention {attention / 10**14:.2f} × 10¹⁴ multiply-adds" in texts(at)
     at.button(key="complexity.measure").click().run()
     assert not at.exception
-    wait_for(at, lambda: len(charts(at)) == 3)
+    wait_for(at, lambda: len(charts(at)) == 4)
     slopes = at.dataframe[-1].value
     assert slopes["layer"].tolist() == ["CNN", "RNN", "Self-attention", "Self-attention (fused)"]
     prose = texts(at)
@@ -404,20 +439,20 @@ def test_complexity_every_control_and_a_tiny_measurement():
         shown = "0" if slope == 0 else f"{slope:.2f}".replace("-", "\u2212")  # a true minus sign
         assert f"**{row['layer']}**: slope {shown} against {theory}: {verdict}" in prose
     at.slider(key="complexity.path_n").set_value(5).run()  # a plain rerun keeps the result, no new sweep
-    assert len(charts(at)) == 3
+    assert len(charts(at)) == 4
 
 
 def test_complexity_one_length_sweep_says_it_fits_no_slope():
-    at = open_app(COMPLEXITY, {"from": "64", "to": "64", "d": "8", "k": "2"})
+    at = open_measurement(open_app(COMPLEXITY, {"from": "64", "to": "64", "d": "8", "k": "2"}))
     at.button(key="complexity.measure").click().run()
-    wait_for(at, lambda: len(charts(at)) == 3)
+    wait_for(at, lambda: len(charts(at)) == 4)
     prose = texts(at)
     assert "The sweep holds one length, n = 64, and a slope needs at least two" in prose and "nan" not in prose
     assert at.dataframe[-1].value.iloc[:, 1].isna().all()
 
 
 def test_complexity_refuses_sweeps_that_do_not_fit():
-    at = open_app(COMPLEXITY, {"to": "8192"})
+    at = open_measurement(open_app(COMPLEXITY, {"to": "8192"}))
     assert any("refused before anything is allocated" in w.value for w in at.warning)
     assert "complexity.measure" not in [b.key for b in at.button]
 
@@ -425,7 +460,7 @@ def test_complexity_refuses_sweeps_that_do_not_fit():
 @pytest.mark.parametrize("query", [{"n": "0", "d": "1e6", "k": "1"}, {"from": "3", "to": "x", "path_n": "999"}])
 def test_complexity_bad_links(query):
     at = open_app(COMPLEXITY, query)
-    assert at.warning and len(charts(at)) == 2
+    assert at.warning and len(charts(at)) == 3
 
 
 ATTENTION = "pages/live_attention.py"

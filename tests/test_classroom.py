@@ -164,7 +164,7 @@ def test_a_store_failure_as_the_presenters_page_starts_leaves_the_page_and_the_c
     presenter.slider(key="heatmap.n").set_value(70).run()
     ok(presenter)
     assert calls == [{"n": "70"}, {"n": "70"}] and real.room(seat.code).view.params == {"n": "70"}
-    assert title(presenter) == "Encoding heatmap" and len(presenter.get("vega_lite_chart")) == 5
+    assert title(presenter) == "Encoding heatmap" and len(presenter.get("vega_lite_chart")) == 4
     assert not presenter.warning
 
 
@@ -194,7 +194,7 @@ def test_a_question_is_answered_tallied_live_and_revealed():
     presenter.switch_page(HEATMAP).run()
     attendees = [session({"room": seat.code}) for _ in range(3)]
     charts_before = len(attendees[0].get("vega_lite_chart"))
-    assert charts_before >= 5
+    assert charts_before >= 4
     open_expanders(presenter).button(key="lab.ask.heatmap-fastest").click().run()
     ok(presenter)
     check = questions.BY_ID["heatmap-fastest"]
@@ -295,7 +295,7 @@ def test_a_corrupt_room_gives_a_message_not_a_traceback(rooms_file):
     attendee.run()
     ok(attendee)
     assert "cannot be read" in texts(attendee) and title(attendee) == "Encoding heatmap"
-    assert classroom.SEAT not in attendee.session_state and len(attendee.get("vega_lite_chart")) >= 5
+    assert classroom.SEAT not in attendee.session_state and len(attendee.get("vega_lite_chart")) >= 4
 
 
 def test_an_ended_class_leaves_every_page_working():

@@ -6,10 +6,10 @@ from tests.page_text import open_expanders
 from tests.test_app import charts, open_app
 
 PAGE_PARAMS = {
-    "pages/encoding_heatmap.py": (["n", "d", "base", "start", "layout", "cols"], 5),
+    "pages/encoding_heatmap.py": (["n", "d", "base", "start", "layout", "cols"], 4),
     "pages/binary_analogy.py": (["n", "bits", "d", "base", "bit", "width"], 2),
     "pages/offset_rotation.py": (["d", "base", "delta", "pair", "first", "count", "seed"], 3),
-    "pages/complexity_comparison.py": (["n", "d", "k", "path_n", "from", "to"], 2),
+    "pages/complexity_comparison.py": (["n", "d", "k", "path_n", "from", "to"], 3),
     # garbage in "view" opens the first tab (the weights); the other tabs are swept below
     "pages/live_attention.py": (["hidden", "heads", "pe", "seed", "head", "scale", "form", "len_a", "len_b", "show",
                                  "shuffle", "view"], 9),

@@ -32,6 +32,11 @@ REPEATS = 3  # timed runs per layer and length, after one warm-up (pekit's defau
 
 # the layers as pekit names them, and the words of pekit's cost terms: shown in the reader's language
 LAYER_NAMES = ("CNN", "RNN", N_("Self-attention"), N_("Self-attention (fused)"), N_("Self-attention (n² terms only)"))
+# the fuller count's chart names the whole layer apart from its n² terms (the chapter's count)
+WHOLE_ATTENTION = N_("Self-attention (with projections)")
+# what the chapter counts of each layer: all of a convolution and of a recurrent layer, and
+# self-attention's two n × n products (pekit's "mixing" terms) without its four projections
+CHAPTER_COUNT = {"CNN": "multiply_adds", "RNN": "multiply_adds", "Self-attention": "mixing_multiply_adds"}
 TERMS = (
     N_("kernel: k positions × d channels into d channels, per output"),
     N_("input product W_xh·x_t, per step"),
@@ -41,9 +46,8 @@ TERMS = (
     N_("projections W_q, W_k, W_v, W_o: four d × d products per token"),
 )
 # the tables' column labels (the page's column_config; lab.display.show_table translates them)
-COLUMN_LABELS = (N_("layer"), N_("term"), N_("formula"), N_("multiply-adds"), N_("multiply-adds (all terms)"),
-                 N_("order (chapter)"), N_("sequential operations"), N_("order"), N_("maximum path length"),
-                 N_("order "))
+COLUMN_LABELS = (N_("layer"), N_("term"), N_("formula"), N_("multiply-adds"), N_("complexity"),
+                 N_("sequential operations"), N_("order"), N_("maximum path length"), N_("order "))
 
 
 def heads_for(d: int) -> int:
@@ -53,14 +57,15 @@ def heads_for(d: int) -> int:
 @dataclass(frozen=True)
 class TheoryView:
     """The chapter's table for n tokens of width d and kernel k, every multiply-add term, and
-    the cost curves around n."""
+    the cost curves around n: as the chapter counts them, and counted whole."""
 
     n: int
     d: int
     k: int
-    table: pd.DataFrame  # per layer: multiply-adds (as shown), the chapter's orders, steps, path lengths
+    table: pd.DataFrame  # per layer: the chapter's multiply-adds (as shown), its orders, steps, path lengths
     terms: pd.DataFrame  # layer, term, formula, multiply_adds (as shown)
-    chart: dict  # multiply-adds per layer against n, log-log
+    chart: dict  # the chapter's multiply-adds per layer against n, log-log (self-attention: its n² terms)
+    full_chart: dict  # the same counted whole, self-attention's projections included
     cnn_layers: int  # ⌈(n−1)/(k−1)⌉: stacked convolutions before the first token reaches the last
     rnn_steps: int  # n − 1: recurrent steps from the first token to the last
     costs: tuple[tuple[str, int], ...] = ()  # (layer, multiply-adds counted whole), the table's order
@@ -77,7 +82,7 @@ def theory_view(n: int, d: int, k: int) -> TheoryView:
     costs = complexity.layer_costs(n, d, k)
     shown = pd.DataFrame({
         "layer": [_(layer) for layer in table.index],
-        "multiply_adds": [big_number(v) for v in costs["multiply_adds"]],
+        "multiply_adds": [big_number(costs.loc[layer, CHAPTER_COUNT[layer]]) for layer in table.index],
         "order": [complexity.BIG_O[layer][0] for layer in table.index],
         "sequential_operations": table["sequential_operations"].tolist(),
         "sequential_order": [complexity.BIG_O[layer][1] for layer in table.index],
@@ -87,16 +92,27 @@ def theory_view(n: int, d: int, k: int) -> TheoryView:
     terms = complexity.cost_terms(n, d, k)
     curves = complexity.cost_curves(complexity.cost_curve_lengths(n, d, k), d, k)
     cross = complexity.crossovers(d, k)
-    curves = curves.assign(layer=[_(layer) for layer in curves["layer"]])
-    chart = charts.line_chart(curves, x="n", y="multiply_adds", series="layer", x_title=_("Sequence length n"),
-                              y_title=_("multiply-adds per layer"), series_title=_("Layer"), log_x=True, log_y=True,
-                              height=250, legend="top", marks={f"n = d = {d}": cross["RNN"],
-                                                               f"n = k·d/2 = {number(cross['CNN'], 'g')}": cross["CNN"],
-                                                               _("your n = {n}").format(n=n): n})
+    marks = {f"n = d = {d}": cross["RNN"], f"n = k·d/2 = {number(cross['CNN'], 'g')}": cross["CNN"],
+             _("your n = {n}").format(n=n): n}
+    # the chapter's lines, then the whole layer's: each line keeps its colour from one chart to the other
+    chapter = curves[curves["layer"] != "Self-attention"].replace({"layer": {"Self-attention (n² terms only)":
+                                                                             "Self-attention"}})
+    whole = curves[curves["layer"] == "Self-attention"].assign(layer=WHOLE_ATTENTION)
+    full = pd.concat([curves[curves["layer"] != "Self-attention"], whole], ignore_index=True)
+
+    def drawn(frame: pd.DataFrame, legend: str) -> dict:
+        return charts.line_chart(frame.assign(layer=[_(layer) for layer in frame["layer"]]), x="n",
+                                 y="multiply_adds", series="layer", x_title=_("Sequence length n"),
+                                 y_title=_("multiply-adds per layer"), series_title=_("Layer"), log_x=True,
+                                 log_y=True, height=250, legend=legend, marks=marks).spec()
+
     return TheoryView(
         n=n, d=d, k=k, table=shown,
         terms=terms.assign(layer=[_(layer) for layer in terms["layer"]], term=[_(term) for term in terms["term"]],
-                           multiply_adds=[big_number(v) for v in terms["multiply_adds"]]), chart=chart.spec(),
+                           multiply_adds=[big_number(v) for v in terms["multiply_adds"]]),
+        # the chapter's picture keeps its legend above the plot (whole on a projector's first screen);
+        # the fuller one's long names take a row each below it (whole on a phone)
+        chart=drawn(chapter, "top"), full_chart=drawn(full, "bottom"),
         cnn_layers=int(table.loc["CNN", "max_path_length"]), rnn_steps=int(table.loc["RNN", "max_path_length"]),
         costs=tuple((str(layer), int(v)) for layer, v in costs["multiply_adds"].items()),
         attention_mixing=int(costs.loc["Self-attention", "mixing_multiply_adds"]),
@@ -104,12 +120,15 @@ def theory_view(n: int, d: int, k: int) -> TheoryView:
 
 
 def theory_caption(view: TheoryView) -> str:
-    """What the cost chart draws."""
-    return _(
-        "Multiply-adds per layer for d = {d}, k = {k} on log-log axes: lines of slope 1 (CNN, RNN) and 2 "
-        "(self-attention's n² terms); self-attention counted whole (with its 4·n·d² of projections) bends from "
-        "slope 1 to slope 2 around n = 2·d = {bend}, where its n² terms overtake its projections."
-    ).format(d=view.d, k=view.k, bend=2 * view.d)
+    """What the chapter's cost chart draws."""
+    return _("The chapter's count for d = {d}, k = {k}, on log-log axes: slope 1 grows like n, slope 2 like "
+             "n².").format(d=view.d, k=view.k)
+
+
+def fuller_caption(view: TheoryView) -> str:
+    """What the chart of the whole count adds: where self-attention counted whole bends."""
+    return _("Counted whole, self-attention bends from slope 1 to slope 2 around n = 2·d = {bend}, where its n² terms "
+             "overtake its projections.").format(bend=2 * view.d)
 
 
 NAMES = {"CNN": N_("the CNN"), "RNN": N_("the RNN"), "Self-attention": N_("self-attention")}
@@ -120,8 +139,8 @@ def _against(cost: int, other: int) -> str:
 
 
 def cost_sentence(view: TheoryView) -> str:
-    """Which layer is the cheapest at the reader's n, d, k, counted whole and counting only
-    attention's n² terms, and where self-attention would become the cheaper one."""
+    """The fuller count: which layer is the cheapest at the reader's n, d, k counted whole, and
+    whether self-attention, projections included, can cost less than the other two."""
     n, d, k = view.n, view.d, view.k
     costs = dict(view.costs)
     ranked = sorted(view.costs, key=lambda item: item[1])
@@ -135,70 +154,25 @@ def cost_sentence(view: TheoryView) -> str:
     order = _(", then ").join(
         _("{layers} (equal)").format(layers=_(" and ").join(_(NAMES[layer]) for layer in group)) if len(group) > 1
         else _(NAMES[group[0]]) for group in groups)
-    attention, mixing = costs["Self-attention"], view.attention_mixing
+    attention = costs["Self-attention"]
     listed = ", ".join(_("{layer} {count}").format(layer=_(NAMES[layer]), count=big_number(v)) for layer, v in view.costs)
-    whole = [_("At n = {n}, counted whole: {costs} multiply-adds; from the cheapest: {order}.").format(
-        n=number(n, ","), costs=listed, order=order)]
+    whole = _("At n = {n}, counted whole: {costs} multiply-adds; from the cheapest: {order}.").format(
+        n=number(n, ","), costs=listed, order=order)
     # counted whole: 2n²d + 4nd² against 2nd² (never less) and against knd² (less while 2n < (k − 4)d)
-    rnn_note = _("Counted whole, self-attention never costs less than an RNN of the same width: its projections alone, "
-                 "4·n·d², are twice the RNN's 2·n·d².")
+    rnn_note = _("It never costs less than an RNN of the same width: its projections alone are twice the RNN's "
+                 "2·n·d².")
     if k > 4:
         limit = (k - 4) * d / 2
         if limit > 1:
-            cnn_note = _("Against the CNN it costs less exactly while 2·n²·d + 4·n·d² < k·n·d², that is while "
-                         "n < (k − 4)·d/2 = {limit}; at n = {n} it costs {against} the CNN.")
+            cnn_note = _("It costs less than the CNN exactly while n < (k − 4)·d/2 = {limit}; at n = {n} it costs "
+                         "{against} the CNN.")
         else:
-            cnn_note = _("Against the CNN it costs less exactly while 2·n²·d + 4·n·d² < k·n·d², that is while "
-                         "n < (k − 4)·d/2 = {limit}, which no length n ≥ 1 is; at n = {n} it costs {against} the CNN.")
+            cnn_note = _("It would cost less than the CNN only while n < (k − 4)·d/2 = {limit}, which no length n ≥ 1 "
+                         "is; at n = {n} it costs {against} the CNN.")
         cnn_note = cnn_note.format(limit=number(limit, "g"), n=number(n, ","), against=_against(attention, costs["CNN"]))
     else:
-        cnn_note = _("With k = {k} the CNN's k·n·d² is at most attention's projections, 4·n·d², so self-attention "
-                     "never costs less than the CNN either.").format(k=k)
-    terms = _("Its n² terms alone, {mixing}, cost {against_rnn} the RNN (they cost less exactly while n < d = {d}) and "
-              "{against_cnn} the CNN (exactly while n < k·d/2 = {half}): that is the chapter's comparison, in how costs "
-              "grow with n.").format(mixing=big_number(mixing), against_rnn=_against(mixing, costs["RNN"]), d=d,
-                                     against_cnn=_against(mixing, costs["CNN"]), half=number(k * d / 2, "g"))
-    return " ".join(whole + [rnn_note, cnn_note, terms])
-
-
-def layers_sentence(view: TheoryView) -> str:
-    """Where each layer's terms come from, with the path lengths of the reader's n and k."""
-    layers, steps = view.cnn_layers, view.rnn_steps
-    if view.n == 1:
-        cnn = _("- **CNN.** Each of the n outputs mixes k neighbouring inputs of d channels into d channels: k·d² "
-                "multiply-adds per output, k·n·d² in all. All outputs are computed at once (O(1) sequential steps), but "
-                "one layer only sees k − 1 neighbours: with a single token the first is the last, so no layer is needed "
-                "to join them (0 in the table).")
-        rnn = _("- **RNN.** Each step multiplies the input and the hidden state (d numbers each) by a d × d matrix: 2·d² "
-                "per step, 2·n·d² in all (the chapter writes O(n·d²)). Step t needs step t − 1, so the n steps are "
-                "sequential, and with a single token there is no step to pass through (0 in the table).")
-        attention = _("- **Self-attention.** The scores QKᵀ are n × n dot products of length d (n²·d), and the weighted "
-                      "sum of the values is the same again (2·n²·d in all). Around them, four d × d projections per token "
-                      "(W_q, W_k, W_v, W_o: 4·n·d²) are the part that does not grow with n². With a single token there "
-                      "is no other token to reach (0 in the table), and no sequential dependence.")
-    else:
-        cnn = ngettext(
-            "- **CNN.** Each of the n outputs mixes k neighbouring inputs of d channels into d channels: k·d² "
-            "multiply-adds per output, k·n·d² in all. All outputs are computed at once (O(1) sequential steps), but "
-            "one layer only sees k − 1 neighbours: it takes ⌈(n−1)/(k−1)⌉ = {count} stacked layer before the first "
-            "token reaches the last.",
-            "- **CNN.** Each of the n outputs mixes k neighbouring inputs of d channels into d channels: k·d² "
-            "multiply-adds per output, k·n·d² in all. All outputs are computed at once (O(1) sequential steps), but "
-            "one layer only sees k − 1 neighbours: it takes ⌈(n−1)/(k−1)⌉ = {count} stacked layers before the first "
-            "token reaches the last.", layers).format(count=layers)
-        rnn = ngettext(
-            "- **RNN.** Each step multiplies the input and the hidden state (d numbers each) by a d × d matrix: 2·d² "
-            "per step, 2·n·d² in all (the chapter writes O(n·d²)). Step t needs step t − 1, so the n steps are "
-            "sequential, and information from the first token passes through n − 1 = {count} step to reach the last.",
-            "- **RNN.** Each step multiplies the input and the hidden state (d numbers each) by a d × d matrix: 2·d² "
-            "per step, 2·n·d² in all (the chapter writes O(n·d²)). Step t needs step t − 1, so the n steps are "
-            "sequential, and information from the first token passes through n − 1 = {count} steps to reach the last.",
-            steps).format(count=steps)
-        attention = _("- **Self-attention.** The scores QKᵀ are n × n dot products of length d (n²·d), and the weighted "
-                      "sum of the values is the same again (2·n²·d in all). Around them, four d × d projections per token "
-                      "(W_q, W_k, W_v, W_o: 4·n·d²) are the part that does not grow with n². Every token sees every "
-                      "other token in one step: path length 1 in the table, no sequential dependence.")
-    return "\n".join((cnn, rnn, attention))
+        cnn_note = _("With k = {k} it never costs less than the CNN either (k·n·d² ≤ 4·n·d²).").format(k=k)
+    return " ".join([whole, rnn_note, cnn_note])
 
 
 @dataclass(frozen=True)
@@ -236,24 +210,22 @@ def path_sentence(view: PathView) -> str:
     left = (k - 1) // 2
     right = k - 1 - left
     if left == right:
-        window = _("centred on its own position ({side} on each side), as `Conv1d(padding={padding})` does").format(
+        window = _("centred on its own ({side} on each side, as `Conv1d(padding={padding})` does)").format(
             side=left, padding=view.padding)
     else:
-        window = _("{left} to the left of its own position and {right} to the right, as `Conv1d(padding=\"same\")` "
-                   "places an even kernel").format(left=left, right=right)
+        window = _("{left} to the left of its own and {right} to the right (as `Conv1d(padding=\"same\")` places an "
+                   "even kernel)").format(left=left, right=right)
     convolution = ngettext(
         "Each node reads the nodes its lines lead down to. A convolution of kernel {k} reads up to {k} neighbouring "
-        "positions (those that exist), {window}, so each layer widens what a node sees by k − 1 = {widening}: only "
-        "after **⌈(n−1)/(k−1)⌉ = {count} layer** does one node see both the first and the last of the {tokens} tokens "
-        "(the red path).",
+        "positions, {window}, so each layer reaches k − 1 = {widening} further: only after **⌈(n−1)/(k−1)⌉ = {count} "
+        "layer** does a node see both the first and the last of the {tokens} tokens (the red path).",
         "Each node reads the nodes its lines lead down to. A convolution of kernel {k} reads up to {k} neighbouring "
-        "positions (those that exist), {window}, so each layer widens what a node sees by k − 1 = {widening}: only "
-        "after **⌈(n−1)/(k−1)⌉ = {count} layers** does one node see both the first and the last of the {tokens} tokens "
-        "(the red path).", cnn).format(k=k, window=window, widening=view.widening, count=cnn, tokens=view.path_n)
-    recurrent = ngettext("An RNN passes the first token along its chain of states, **{count} step** to the last.",
-                         "An RNN passes the first token along its chain of states, **{count} steps** to the last.",
-                         rnn).format(count=rnn)
-    attention = _("Self-attention joins every pair of tokens directly: **one step**. Shorter paths make long-range "
+        "positions, {window}, so each layer reaches k − 1 = {widening} further: only after **⌈(n−1)/(k−1)⌉ = {count} "
+        "layers** does a node see both the first and the last of the {tokens} tokens (the red path).",
+        cnn).format(k=k, window=window, widening=view.widening, count=cnn, tokens=view.path_n)
+    recurrent = ngettext("An RNN needs **{count} step** along its chain of states;",
+                         "An RNN needs **{count} steps** along its chain of states;", rnn).format(count=rnn)
+    attention = _("self-attention joins every pair directly, in **one step**. Shorter paths make long-range "
                   "dependencies easier to learn.")
     return " ".join((convolution, recurrent, attention))
 

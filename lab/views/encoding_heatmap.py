@@ -15,7 +15,7 @@ from pekit import charts
 from pekit.charts import Drawing
 from lab.memo import shared
 from lab.display import number
-from lab.i18n import _, local_number, localized_resource, ngettext, per_view
+from lab.i18n import _, localized_resource, ngettext, per_view
 from pekit.complexity import encoder_layer_multiply_adds, encoder_layer_parameters
 from pekit.similarity import (
     EncodingProperties,
@@ -24,7 +24,6 @@ from pekit.similarity import (
     gram_block_means,
     similarity_by_offset,
     sinusoidal_column_changes,
-    step_range,
 )
 
 # Results are shared by every session as they are (lab.memo): a rerun that finds one
@@ -37,26 +36,11 @@ DISTINCT = 1e-9  # two positions whose codes are closer than this share a code
 
 
 @dataclass(frozen=True)
-class Steps:
-    """The distance between neighbouring positions, ‖P[i+1] − P[i]‖, over every i, measured on the
-    table in float64 (the same measurement as the properties' step spread)."""
-
-    smallest: float
-    largest: float
-
-    @property
-    def spread(self) -> float:
-        """How far the steps differ: largest − smallest."""
-        return self.largest - self.smallest
-
-
-@dataclass(frozen=True)
 class TableView:
     """Everything on the page that depends on the table P (``(n, d)``) but not on the chosen
     columns: the settings it was made with, the heatmap of P and what it drew, the similarity
     matrix P·Pᵀ (block means when large), P[i]·P[i+δ] against δ measured at ``starts`` rows
-    (``max_spread``: the widest band over δ), the neighbour steps (``None`` for one position)
-    and the wavelength of each column pair."""
+    (``max_spread``: the widest band over δ) and the wavelength of each column pair."""
 
     n: int
     d: int
@@ -71,7 +55,6 @@ class TableView:
     max_spread: float
     starts: int
     offset_means: tuple[float, ...]  # the chart's line: mean of P[i]·P[i+δ] over the starts, δ = 0, 1, ...
-    steps: Steps | None
     frequencies: pd.DataFrame
 
     @property
@@ -123,7 +106,6 @@ def table_view(n: int, d: int, base: int, start: int, layout: str) -> TableView:
     gram_chart = charts.heatmap(gram, x_title=_("Position"), y_title=_("Position"), value_title="P[i]·P[k]",
                                 palette="sequential", domain=None, row_offset=start, col_offset=start)
     offsets = similarity_by_offset(P, max_offset=min(n - 1, 512))
-    steps = step_range(n, d, base=base, start=start, layout=layout) if n > 1 else None  # float64
     return TableView(
         n=n, d=d, base=base, start=start, layout=layout,
         heatmap=table.spec(), drawing=table.drawing,
@@ -131,7 +113,6 @@ def table_view(n: int, d: int, base: int, start: int, layout: str) -> TableView:
         offsets=charts.offset_similarity_chart(offsets).spec(),
         max_spread=offsets.max_spread, starts=len(offsets.starts),
         offset_means=tuple(float(v) for v in offsets.mean),
-        steps=None if steps is None else Steps(steps.smallest, steps.largest),
         frequencies=pekit.frequency_table(d, base=base, layout=layout),
     )
 
@@ -347,10 +328,8 @@ def reading_text(view: ColumnFlips) -> str:
     else:
         f = view.flips[fast]
         parts = [_("Read the picture column by column: no column changes sign at every step. The fastest, column "
-                   "{column}, changes sign between {count} of the {steps} pairs of neighbouring rows ({share}), "
-                   "about once every {every} rows.").format(
-            column=fast, count=f, steps=view.steps, share=percent(f, view.steps),
-            every=number(view.steps / f, ".3g"))]
+                   "{column}, changes sign between {count} of the {steps} pairs of neighbouring rows ({share}).").format(
+            column=fast, count=f, steps=view.steps, share=percent(f, view.steps))]
     if last != fast:
         if view.layout == "tensor2tensor" and view.d % 2 == 1:
             parts.append(_("The last column, {column}, is all zeros: tensor2tensor fills the extra column of an odd d "
@@ -458,9 +437,8 @@ def offsets_caption(view: TableView) -> str:
     else:
         reach = _("δ from 0 to {largest} (the table reaches {last}; larger offsets are not drawn)").format(
             largest=view.max_offset, last=view.n - 1)
-    return _("P[i]·P[i+δ] measured {rows}, {offsets}: the line is the mean, the band runs from the smallest to the "
-             "largest value. Largest band width: {width}.").format(
-        rows=rows, offsets=reach, width=number(view.max_spread, ".2g"))
+    return _("P[i]·P[i+δ] measured {rows}, {offsets}: the line is the mean, the band spans the smallest to the "
+             "largest value.").format(rows=rows, offsets=reach)
 
 
 @per_view
@@ -498,15 +476,9 @@ def offsets_text(view: TableView) -> str:
 
 
 def same_steps(spread: float) -> bool:
-    """Whether neighbour steps (float64) that spread by ``spread`` are the same distance, up to rounding:
-    the one rule for the caption under the metric and for the properties."""
+    """Whether neighbour steps (float64) that spread by ``spread`` are the same distance, up to rounding
+    (the properties' rule)."""
     return spread <= FLOAT64_ROUNDING
-
-
-def _six_places(value: float) -> str:
-    """A distance (≥ 0) with six decimals, as the metric and its caption show it: zero too
-    (``0.000000``), in the reader's decimal symbol."""
-    return local_number(f"{value:.6f}")
 
 
 def _spread_words(spread: float) -> str:
@@ -514,25 +486,6 @@ def _spread_words(spread: float) -> str:
     if spread == 0:
         return _("the steps agree exactly")
     return _("the steps spread over {spread}, float64 rounding").format(spread=number(spread, ".1e"))
-
-
-@per_view
-def steps_caption(view: TableView) -> str:
-    """The largest neighbour step, below the metric that shows the smallest, and whether they agree
-    (float64, the measurement the properties below state too)."""
-    steps = view.steps
-    largest = _six_places(steps.largest)
-    if view.n == 2:
-        head = _("Largest over all i: {value} (n = 2: there is one step).").format(value=largest)
-    else:
-        head = _("Largest over all i: {value}.").format(value=largest)
-    if steps.largest == 0:
-        return head + " " + _("Every row is zero here: no step moves the encoding.")
-    if same_steps(steps.spread):
-        return head + " " + _("Every step along the sequence moves the encoding by the same distance ({spread}).").format(
-            spread=_spread_words(steps.spread))
-    return head + " " + _("The steps differ, spreading over {spread}: the unpaired last sine column moves by "
-                          "|sin((i+1)ω) − sin(iω)|, which depends on i.").format(spread=number(steps.spread, ".1e"))
 
 
 @per_view

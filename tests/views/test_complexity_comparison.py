@@ -18,7 +18,7 @@ from lab.display import big_number
 from lab.jobs import DONE, Job, JobBoard
 from lab.views.complexity_comparison import (BUDGET_BYTES, _against, memory_cell, memory_column, memory_sentence,
                                              memory_size, MAX_MULTIPLY_ADDS, SWEEP_ENDS, SweepKey, SweepResult,
-                                             cost_sentence, layers_sentence, measure, measured_caption, path_sentence, path_view,
+                                             cost_sentence, fuller_caption, measure, measured_caption, path_sentence, path_view,
                                              slope_line, slope_prose, sweep_caption, sweep_plan, sweep_result, theory_caption,
                                              theory_view)
 
@@ -57,12 +57,46 @@ def words(a: int, b: int) -> str:
     return "less than" if a < b else "as much as" if a == b else "more than"
 
 
+def chart_lines(spec: dict) -> dict[str, list[tuple[float, float]]]:
+    """Each line of a cost chart: its (n, multiply-adds) points, by the legend's name."""
+    rows = [row for values in spec["datasets"].values() for row in values if "multiply_adds" in row]
+    lines: dict[str, list[tuple[float, float]]] = {}
+    for row in rows:
+        lines.setdefault(row["layer"], []).append((row["n"], row["multiply_adds"]))
+    return lines
+
+
 @EXAMPLES
 @given(n=N, d=D, k=K)
 @with_corners
-def test_theory_caption_names_the_sizes_and_where_attention_bends(n, d, k):
-    caption = theory_caption(theory_view(n, d, k))
-    assert caption.startswith(f"Multiply-adds per layer for d = {d}, k = {k} on log-log axes")
+def test_the_chapters_chart_and_table_count_attentions_n2_terms_and_the_fuller_chart_adds_the_projections(n, d, k):
+    view = theory_view(n, d, k)
+    assert theory_caption(view) == (f"The chapter's count for d = {d}, k = {k}, on log-log axes: slope 1 grows like n, "
+                                    "slope 2 like n².")
+    chapter, full = chart_lines(view.chart), chart_lines(view.full_chart)
+    assert list(chapter) == ["CNN", "RNN", "Self-attention"]  # the legend's order: each line keeps its colour
+    assert list(full) == ["CNN", "RNN", "Self-attention (n² terms only)", "Self-attention (with projections)"]
+    for m, y in chapter["Self-attention"]:
+        assert y == 2 * m * m * d  # the chapter's two n × n products, without the projections
+    for m, y in full["Self-attention (with projections)"]:
+        assert y == 2 * m * m * d + 4 * m * d * d
+    assert chapter["Self-attention"] == full["Self-attention (n² terms only)"]
+    for layer in ("CNN", "RNN"):
+        assert chapter[layer] == full[layer] == [(m, costs_of(m, d, k)[layer]) for m, _ in chapter[layer]]
+    assert n in [m for m, _ in chapter["CNN"]]  # the reader's n is a point of every line
+    costs = costs_of(n, d, k)
+    shown = {"CNN": costs["CNN"], "RNN": costs["RNN"], "Self-attention": 2 * n * n * d}
+    assert view.table["multiply_adds"].tolist() == [big_number(shown[layer]) for layer in ("CNN", "RNN", "Self-attention")]
+    assert view.table["order"].tolist() == ["O(k·n·d²)", "O(n·d²)", "O(n²·d)"]
+    assert view.table["sequential_operations"].tolist() == [1, n, 1]
+    assert view.table["max_path_length"].tolist() == [ceil_div(n - 1, k - 1), n - 1, 1 if n > 1 else 0]
+
+
+@EXAMPLES
+@given(n=N, d=D, k=K)
+@with_corners
+def test_fuller_caption_says_where_attention_counted_whole_bends(n, d, k):
+    caption = fuller_caption(theory_view(n, d, k))
     # 2n²d = 4nd² exactly at n = 2d: below, the projections weigh more; above, the n² terms
     assert f"around n = 2·d = {2 * d}," in caption
     assert 2 * (2 * d) ** 2 * d == 4 * (2 * d) * d * d
@@ -77,8 +111,7 @@ def test_cost_sentence_ranks_the_layers_as_the_table_counts_them(n, d, k):
     view = theory_view(n, d, k)
     sentence = cost_sentence(view)
     costs = costs_of(n, d, k)
-    assert dict(view.costs) == costs  # the record holds the table's numbers
-    assert [big_number(costs[layer]) for layer in ("CNN", "RNN", "Self-attention")] == view.table["multiply_adds"].tolist()
+    assert dict(view.costs) == costs  # the record holds the whole count's numbers
     names = {"CNN": "the CNN", "RNN": "the RNN", "Self-attention": "self-attention"}
     assert sentence.startswith(f"At n = {n:,}, counted whole: the CNN {big_number(costs['CNN'])}, the RNN "
                                f"{big_number(costs['RNN'])}, self-attention {big_number(costs['Self-attention'])} "
@@ -92,45 +125,24 @@ def test_cost_sentence_ranks_the_layers_as_the_table_counts_them(n, d, k):
     assert sorted(layer for group in said for layer in group) == sorted(costs)
     assert all((" (equal)" in part) == (" and " in part) for part in order.split(", then "))
     assert costs["Self-attention"] > costs["RNN"]  # "never costs less than an RNN"
-    assert "self-attention never costs less than an RNN of the same width" in sentence
+    assert "It never costs less than an RNN of the same width" in sentence
     brute_less_than_cnn = [m for m in (1, 2, 3, n, max(1, (k - 4) * d // 2), max(1, (k - 4) * d // 2 + 1))
                            if 2 * m * m * d + 4 * m * d * d < k * m * d * d]
     if k <= 4:
-        assert "never costs less than the CNN either" in sentence and not brute_less_than_cnn
+        assert f"With k = {k} it never costs less than the CNN either" in sentence and not brute_less_than_cnn
         assert costs["Self-attention"] > costs["CNN"]
     else:
         limit = (k - 4) * d / 2
-        assert f"that is while n < (k − 4)·d/2 = {limit:g}" in sentence
+        assert f"while n < (k − 4)·d/2 = {limit:g}" in sentence
         assert ("which no length n ≥ 1 is" in sentence) == (not brute_less_than_cnn)
         for m in (1, max(1, math.ceil(limit) - 1), math.ceil(limit), n):
             assert (2 * m * m * d + 4 * m * d * d < k * m * d * d) == (m < limit)
         assert f"at n = {n:,} it costs {words(costs['Self-attention'], costs['CNN'])} the CNN." in sentence
     mixing = 2 * n * n * d
-    assert (f"Its n² terms alone, {big_number(mixing)}, cost {words(mixing, costs['RNN'])} the RNN (they cost less "
-            f"exactly while n < d = {d}) and {words(mixing, costs['CNN'])} the CNN (exactly while n < k·d/2 = "
-            f"{k * d / 2:g})") in sentence
-    assert (mixing < costs["RNN"]) == (n < d) and (mixing < costs["CNN"]) == (n < k * d / 2)
+    assert "n² terms" not in sentence  # the chapter's count is the table's, above
+    assert (mixing < costs["RNN"]) == (n < d) and (mixing < costs["CNN"]) == (n < k * d / 2)  # the formulas shown
     for a, b in ((mixing, costs["RNN"]), (mixing, costs["CNN"]), (costs["Self-attention"], costs["CNN"])):
         assert _against(a, b) == words(a, b)
-
-
-@EXAMPLES
-@given(n=N, d=D, k=K)
-@with_corners
-def test_layers_sentence_states_the_path_lengths(n, d, k):
-    view = theory_view(n, d, k)
-    sentence = layers_sentence(view)
-    layers, steps = ceil_div(n - 1, k - 1), n - 1
-    assert view.table["max_path_length"].tolist() == [layers, steps, 1 if n > 1 else 0]
-    if n == 1:
-        assert "with a single token the first is the last" in sentence and layers == 0 and steps == 0
-        assert "path length 1" not in sentence and "no other token to reach (0 in the table)" in sentence
-    else:
-        assert "path length 1 in the table" in sentence
-        assert f"⌈(n−1)/(k−1)⌉ = {layers} stacked layer{'s' if layers != 1 else ''} before" in sentence
-        assert f"passes through n − 1 = {steps} step{'s' if steps != 1 else ''} to reach" in sentence
-    assert not re.search(r"\b1 (layers|steps)\b", sentence)
-    assert sentence.count("\n- **") == 2  # three bullets
 
 
 @EXAMPLES
@@ -158,17 +170,18 @@ def test_path_sentence_counts_layers_and_steps(path_n, k):
         torch_left = int(x[0, 0, k] - conv(x)[0, 0, k])
     assert torch_left == (k - 1) // 2
     if k % 2:
-        assert f"centred on its own position ({(k - 1) // 2} on each side), as `Conv1d(padding={k // 2})` does" in sentence
+        assert f"centred on its own ({(k - 1) // 2} on each side, as `Conv1d(padding={k // 2})` does)" in sentence
     else:
-        assert (f"{(k - 1) // 2} to the left of its own position and {k - 1 - (k - 1) // 2} to the right, as "
+        assert (f"{(k - 1) // 2} to the left of its own and {k - 1 - (k - 1) // 2} to the right (as "
                 "`Conv1d(padding=\"same\")`") in sentence
     if i - (k - 1) // 2 >= 0 and i + k - 1 - (k - 1) // 2 < path_n:  # the whole window exists
         assert (left, right) == ((k - 1) // 2, k - 1 - (k - 1) // 2)
-    assert f"reads up to {k} neighbouring positions" in sentence and f"k − 1 = {k - 1}:" in sentence
+    assert f"reads up to {k} neighbouring positions" in sentence and f"k − 1 = {k - 1} further:" in sentence
     assert f"**⌈(n−1)/(k−1)⌉ = {layers} layer{'s' if layers != 1 else ''}**" in sentence
     assert view.cnn_layers == layers == graph.rows["CNN"] - 1
     assert f"the last of the {path_n} tokens" in sentence
-    assert f"**{steps} step{'s' if steps != 1 else ''}** to the last" in sentence
+    assert f"An RNN needs **{steps} step{'s' if steps != 1 else ''}** along its chain" in sentence
+    assert "in **one step**" in sentence
 
 
 @settings(max_examples=40, deadline=None)
