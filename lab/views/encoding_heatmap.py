@@ -104,7 +104,7 @@ def table_view(n: int, d: int, base: int, start: int, layout: str) -> TableView:
     table = charts.heatmap(P, x_title=_("Column (encoding dimension)"), y_title=_("Row (position)"), row_offset=start)
     gram = gram_block_means(P, charts.drawing_blocks(n, n, max_marks=charts.MAX_RECT_MARKS)[0])
     gram_chart = charts.heatmap(gram, x_title=_("Position"), y_title=_("Position"), value_title="P[i]·P[k]",
-                                palette="sequential", domain=None, row_offset=start, col_offset=start)
+                                palette="diverging", domain=None, row_offset=start, col_offset=start)
     offsets = similarity_by_offset(P, max_offset=min(n - 1, 512))
     return TableView(
         n=n, d=d, base=base, start=start, layout=layout,
