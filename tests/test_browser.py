@@ -23,7 +23,7 @@ PAGES = {"": "pekit: a lab for positional encodings", "lesson": "The lesson", "c
          "train": "Train it yourself", "encoding_families": "Encoding families",
          "fixed_or_learned": "Fixed or learned positions"}
 CHARTS = {"": 1, "lesson": 2, "concept_check": 0, "encoding_heatmap": 4, "binary_analogy": 2, "offset_rotation": 3, "complexity_comparison": 3,
-          "live_attention": 9, "train": 12, "encoding_families": 3, "fixed_or_learned": 3}
+          "live_attention": 9, "train": 3, "encoding_families": 3, "fixed_or_learned": 3}
 if pekit.smollm2_available():  # the optional extra's page is listed where it is installed
     PAGES["rope_in_a_real_model"] = "RoPE in a real model"
     CHARTS["rope_in_a_real_model"] = 1  # the shift's; ten more under "Explore further"

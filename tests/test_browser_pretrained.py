@@ -16,7 +16,14 @@ from tests.test_pretrained import missing
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None or missing is not None,
                                                       reason=reason or missing or "")]
 
-MINILM = "live_attention?model=MiniLM+%28pretrained%29"
+MINILM = "live_attention?model=MiniLM+%28pretrained%29"  # the link opens MiniLM's expander, under "Explore further"
+UNTRAINED_CHARTS = 9  # the untrained layer's Weights tab, above it
+
+
+def minilm_charts(pg):
+    """The charts in MiniLM's expander."""
+    box = pg.locator('[data-testid="stExpander"]').filter(has_text="MiniLM: where a pretrained model looks")
+    return box.locator('[data-testid="stVegaLiteChart"]')
 
 
 def test_minilm_reads_out_the_weight_under_the_pointer(page, server):  # noqa: F811
@@ -32,7 +39,8 @@ def test_minilm_reads_out_the_weight_under_the_pointer(page, server):  # noqa: F
     result = pekit.pretrained_attention(sentence, device="cpu")
     T = len(result.tokens)
     assert T > 32  # drawn as an image with a read-out
-    chart = pg.locator('[data-testid="stVegaLiteChart"]').first
+    chart = minilm_charts(pg).first
+    chart.scroll_into_view_if_needed()
     picture = chart.locator("svg image").first.bounding_box()
     for q, k in ((0, 0), (11, 5), (T - 1, T - 2)):
         x = picture["x"] + (k + 0.5) * picture["width"] / T
@@ -43,23 +51,25 @@ def test_minilm_reads_out_the_weight_under_the_pointer(page, server):  # noqa: F
         expected = f"query {q} {result.tokens[q]}  →  key {k} {result.tokens[k]}:  weight {weight:.6f}"
         pg.wait_for_function("(t) => [...document.querySelectorAll('svg text')].some(e => e.textContent === t)",
                              arg=expected, timeout=10_000)
-    assert_clean(pg, "live_attention", 2)
+    assert_clean(pg, "live_attention", UNTRAINED_CHARTS + 2)
 
 
 def test_minilm_gallery_click_enlarges_that_head(page, server):  # noqa: F811
     pg, _ = page
     open_page(pg, server, MINILM)
-    gallery = pg.locator('[data-testid="stVegaLiteChart"]').nth(1)
+    gallery = minilm_charts(pg).nth(1)
+    gallery.scroll_into_view_if_needed()
     tiles = gallery.locator("svg image")
     assert tiles.count() == 72
     timed_interaction(pg, lambda: tiles.nth(4 * 12 + 7).click())  # layer 4, head 7
     pg.wait_for_function("() => location.href.includes('layer=4') && location.href.includes('mhead=7')")
     main = pg.locator('[data-testid="stMain"]').inner_text()
     assert "Layer 4, head 7: the word pieces put on average" in main
-    assert_clean(pg, "live_attention", 2)
+    assert_clean(pg, "live_attention", UNTRAINED_CHARTS + 2)
 
 
-@pytest.mark.parametrize("path, charts", [(MINILM, 2), (MINILM + "&mview=Order+and+positions", 3),
+@pytest.mark.parametrize("path, charts", [(MINILM, UNTRAINED_CHARTS + 2),
+                                          (MINILM + "&mview=Order+and+positions", UNTRAINED_CHARTS + 3),
                                           ("fixed_or_learned", 3)])
 @pytest.mark.parametrize("width, height", [(1280, 720), (390, 844)])
 def test_pretrained_views_draw_at_every_width(browser, server, path, charts, width, height):  # noqa: F811

@@ -312,6 +312,32 @@ def test_line_chart_exact_then_banded():
     assert comb[0]["first"] == 0 and comb[-1]["last"] == n - 1
 
 
+
+def test_banded_lines_on_a_log_axis_keep_early_points_apart():
+    """On a log x axis the runs are equal spans of log x: the first steps (far apart on the axis)
+    stay one point each, later ones (crowded) share a band, and every row is in exactly one run."""
+    import pandas as pd
+
+    n = 3000
+    frame = pd.DataFrame({"step": list(range(1, n + 1)) + list(range(1, 31)),
+                          "y": [float(i % 5) for i in range(n)] + [1.0] * 30,
+                          "s": ["long"] * n + ["short"] * 30})
+    drawn = charts.line_chart(frame, x="step", y="y", series="s", series_title="Series", log_x=True, max_points=600)
+    assert drawn.drawing.kind == "bands"
+    (rows,) = drawn.chart.to_dict()["datasets"].values()
+    long = [r for r in rows if r["s"] == "long"]
+    short = [r for r in rows if r["s"] == "short"]
+    assert [(r["first"], r["last"]) for r in long[:5]] == [(i, i) for i in range(1, 6)]  # a point each
+    assert long[0]["first"] == 1 and long[-1]["last"] == n
+    assert all(a["last"] + 1 == b["first"] for a, b in zip(long, long[1:]))  # consecutive runs, none skipped
+    assert sum(r["last"] - r["first"] + 1 for r in long) == n
+    widest = max(r["last"] - r["first"] + 1 for r in long)
+    assert drawn.drawing.block == (widest, 1) and widest > 1
+    ratio = n ** (1 / 300)  # 300 runs per series over log(1) .. log(n): each spans at most this factor of x
+    assert all(r["last"] <= r["first"] * ratio + 1 for r in long)
+    assert [(r["first"], r["last"], r["low"], r["high"]) for r in short] == [(i, i, 1.0, 1.0) for i in range(1, 31)]
+    assert drawn.chart.to_dict()["encoding"]["x"]["scale"]["type"] == "log"
+
 def test_small_multiples_of_a_long_sentence_are_small_pictures():
     """A compact map past max_marks is one image of a pixel per cell (no hover), in a fixed square."""
     from pekit.charts._png import colorize

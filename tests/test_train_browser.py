@@ -49,8 +49,10 @@ def test_press_train_see_progress_then_the_table(browser, server):
         pg.get_by_role("button", name="Train again").wait_for(timeout=180_000)
         wait_for_script(pg)
         assert progress.count() == 0
-        text = main.inner_text()
-        assert "sequences right" in text and "Trained" in text
+        assert "sequences right" in main.inner_text()
+        pg.get_by_text("What the trained model attends to").click()  # under "Explore further"
+        pg.get_by_text("Trained", exact=True).first.wait_for(timeout=60_000)
+        wait_for_script(pg)
         assert pg.locator('[data-testid="stException"]').count() == 0
         assert pg.locator('[data-testid="stVegaLiteChart"]').count() >= 3
         assert pg.get_by_role("button", name="Train again").count() == 1
@@ -66,7 +68,13 @@ def test_shipped_results_at_every_width(browser, server, viewport):
         assert pg.locator('[data-testid="stException"]').count() == 0
         assert "causal mask leaks" in pg.locator('[data-testid="stMain"]').inner_text()
         assert pg.locator('[data-testid="stDataFrame"]').count() == 1  # the results
-        assert pg.locator('[data-testid="stTable"]').count() == 1  # the published figures, their text wrapped
+        assert pg.locator('[data-testid="stTable"]').count() == 0  # beyond the chapter: under "Explore further"
+        pg.get_by_text("Longer inputs than it was trained on").click()
+        table = pg.locator('[data-testid="stTable"]')
+        table.first.wait_for(state="visible", timeout=60_000)
+        wait_for_script(pg)
+        assert table.count() == 1  # the published figures, their text wrapped
+        assert pg.locator('[data-testid="stException"]').count() == 0
         width = pg.evaluate("document.documentElement.scrollWidth")
         assert width <= viewport["width"] + 1, "the page scrolls sideways"
         assert not watch.problems(), watch.problems()
@@ -87,7 +95,7 @@ def test_the_accuracy_with_and_without_positions_is_on_the_first_screen(browser,
         assert pg.evaluate("window.scrollY") == 0
         main = pg.locator('[data-testid="stMain"]').inner_text()
         # the first chart is the accuracy chart: its caption follows it
-        assert main.index("Held-out accuracy of each scheme") < main.index("training step")
+        assert main.index("examples of 8 tokens that no run saw in training") < main.index("training step")
         assert not watch.problems(), watch.problems()
     finally:
         context.close()

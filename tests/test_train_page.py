@@ -8,11 +8,14 @@ from pekit.positions import SCHEMES
 from lab.views.train import lesson, shipped_result
 from streamlit.testing.v1 import AppTest
 
+from tests.page_text import open_expanders
 from tests.test_app import ROOT, charts, link, open_app, texts, wait_for
 
 PAGE = "pages/train.py"
 MAPS = 2 * shipped.DEFAULTS["heads"]  # every head of one layer, trained and untrained
-DEFAULT_CHARTS = 1 + 2 + MAPS + 1  # accuracy bars, curves, maps, extrapolation
+DEFAULT_CHARTS = 1 + 2  # accuracy bars and the training curves; the rest waits under "Explore further"
+OPENED_CHARTS = DEFAULT_CHARTS + MAPS + 1  # with the maps and the longer inputs opened
+EXPLORE = ("train.open_maps", "train.open_alibi", "train.open_longer")  # the expanders under "Explore further"
 
 
 def table_rows(at):
@@ -37,6 +40,14 @@ def test_defaults_open_with_the_shipped_results():
         assert sentence in body
     assert "no better than" in body
     assert len(charts(at)) == DEFAULT_CHARTS
+    # beyond the chapter, in closed expanders under "Explore further": drawn once opened
+    assert "Explore further" in [h.value for h in at.subheader]
+    assert [e.label for e in at.expander][:3] == ["What the trained model attends to", "ALiBi and the direction of a key",
+                                                  "Longer inputs than it was trained on"]
+    assert "learned cannot be asked at all" not in body and not at.table
+    open_expanders(at)
+    body = texts(at)
+    assert len(charts(at)) == OPENED_CHARTS
     assert "learned cannot be asked at all: its table has no vector past position 7." in body
     assert "of the answers' attention on exactly that token" in body
     published = at.table[0].value.to_string()  # a table that wraps its text: every source readable
@@ -95,6 +106,7 @@ def test_garbage_in_every_setting_falls_back_with_a_note(value):
         assert any("Press **Train**" in i.value for i in at.info)
     else:
         assert len(charts(at)) == DEFAULT_CHARTS, "the shipped view is still drawn"
+        assert len(charts(open_expanders(at))) == OPENED_CHARTS
     for m in at.markdown:
         assert "<script>" not in m.value
 
@@ -114,7 +126,8 @@ def test_the_page_shows_the_ranking_and_what_alibi_s_numbers_say(kind):
     from lab.views.train import Run, results_view, trainings
 
     at = open_app(PAGE, {"kind": kind})
-    body = texts(at)
+    assert "cannot tell left from right" not in texts(at)  # ALiBi's story goes beyond the chapter: opened on demand
+    body = texts(open_expanders(at))
     d = shipped.DEFAULTS
     run = Run(d["task"], kind, d["seq_len"], d["dim"], d["layers"], d["heads"], shipped.STEPS, d["seed"])
     view = results_view(run, trainings(run, list(SCHEMES)).where)
@@ -124,3 +137,40 @@ def test_the_page_shows_the_ranking_and_what_alibi_s_numbers_say(kind):
     assert ("cannot tell left from right" in body) == (kind == "encoder")
     assert ("2i+1 places back" in body) == (kind == "decoder")
     assert "Press **Train**" not in body and not at.exception
+
+
+@pytest.fixture
+def rooms(tmp_path, monkeypatch):
+    """A room store of its own (as the classroom's tests have)."""
+    import streamlit as st
+
+    monkeypatch.setenv("PEKIT_ROOMS", str(tmp_path / "rooms.sqlite3"))
+    st.cache_resource.clear()
+    yield
+    st.cache_resource.clear()
+
+
+def test_in_a_class_the_presenter_trains_and_an_attendee_sees_the_shipped_results(rooms):
+    """Thirty attendees pressing Train would queue behind each other for minutes: an attendee has
+    no Train button, sees the shipped results at once, and is told that the presenter trains."""
+    from lab import classroom
+
+    presenter = open_app("pages/classroom.py")
+    next(b for b in presenter.button if b.label == "Start a class").click().run()
+    seat = presenter.session_state[classroom.SEAT]
+    presenter.switch_page(PAGE).run()
+    assert train_button(presenter).label == "Train"  # the presenter trains for the class
+    attendee = open_app(None, {"room": seat.code}, fresh=False)
+    assert not attendee.exception and attendee.title[0].value == "Train it yourself"
+    assert not [b for b in attendee.button if b.label in ("Train", "Train again")]
+    assert "In a class the presenter runs the trainings" in texts(attendee)
+    assert set(table_rows(attendee)["result"]) == {"shipped checkpoint"}
+    assert len(charts(attendee)) >= 3  # the bars and the training curves, at once
+    # exploring on their own, at settings nobody trained: still no button, and why
+    attendee.sidebar.toggle(key="lab.class_follow").set_value(False).run()
+    attendee.number_input(key="train.steps").set_value(100).run()
+    assert not attendee.exception
+    assert not [b for b in attendee.button if b.label in ("Train", "Train again")]
+    said = texts(attendee)
+    assert "In a class the presenter runs the trainings, so that the class does not wait in line" in said
+    assert "Press **Train**" not in said

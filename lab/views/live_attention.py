@@ -200,34 +200,28 @@ def tokens_line(sentence: Sentence) -> str:
 def shapes_statement(shape: LayerShape) -> str:
     n, hidden, heads = shape
     return ngettext(
-        "Input: (1, {n}, {hidden}): one sentence of {n} token, {hidden} numbers each. Output: the same shape "
-        "(1, {n}, {hidden}). Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per head; each row (a query token) "
-        "sums to 1 over the keys it looks at.",
-        "Input: (1, {n}, {hidden}): one sentence of {n} tokens, {hidden} numbers each. Output: the same shape "
-        "(1, {n}, {hidden}). Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per head; each row (a query token) "
-        "sums to 1 over the keys it looks at.", n).format(n=n, hidden=hidden, heads=heads)
+        "Input: (1, {n}, {hidden}): one sentence of {n} token, {hidden} numbers each; the output has the same "
+        "shape. Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per head, a row per query token.",
+        "Input: (1, {n}, {hidden}): one sentence of {n} tokens, {hidden} numbers each; the output has the same "
+        "shape. Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per head, a row per query token.",
+        n).format(n=n, hidden=hidden, heads=heads)
 
 
 def qkv_statement(shape: LayerShape) -> str:
     n, hidden, heads = shape
     hs = shape.head_size
-    start = _("In **self**-attention all three come from the same input X ({n} × {hidden}, one row per token): "
-              "Q = XW_q, K = XW_k and V = XW_v, three different learned {hidden} × {hidden} matrices applied to "
-              "the same rows. ").format(n=n, hidden=hidden)
+    start = _("In **self**-attention all three come from the same input X ({n} × {hidden}, a row per token), through "
+              "three different learned {hidden} × {hidden} matrices: Q = XW_q, K = XW_k, V = XW_v. ").format(
+        n=n, hidden=hidden)
     if heads > 1:
-        heads_part = _("Each is then cut into {heads} heads of {hs} columns: head i compares its queries with its "
-                       "keys (a {n} × {n} map of scores, scaled by √{hs}), turns each row into weights with a softmax, "
-                       "and mixes its values with them ({n} × {hs}). The heads are put side by side again "
-                       "({n} × {hidden}) and projected by W_o. ")
+        heads_part = _("Each is cut into {heads} heads of {hs} columns; each head attends on its own (its steps "
+                       "below), and the heads' outputs, side by side ({n} × {hidden}), are projected by W_o. ")
     else:
-        heads_part = _("Each is kept whole, one head of {hs} columns: the head compares its queries with its keys "
-                       "(a {n} × {n} map of scores, scaled by √{hs}), turns each row into weights with a softmax, "
-                       "and mixes its values with them ({n} × {hs}). Its output ({n} × {hidden}) is projected by W_o. ")
+        heads_part = _("Each is kept whole, one head of {hs} columns (its steps below); its output ({n} × {hidden}) "
+                       "is projected by W_o. ")
     return (start + heads_part.format(n=n, hidden=hidden, heads=heads, hs=hs)
-            + _("So Q, K and V are not the same *vectors*, but they are computed from the same tokens: every token "
-                "asks (query), advertises (key) and offers (value). In **encoder–decoder** attention they are not "
-                "from the same input: the queries come from the decoder's tokens, the keys and values from the "
-                "encoder's output, so each output word looks up the source sentence."))
+            + _("So every token asks (query), advertises (key) and offers (value). (In **encoder–decoder** attention "
+                "the queries come from the decoder, the keys and values from the encoder.)"))
 
 
 def query_step_statement(step: QueryStep) -> str:
@@ -239,57 +233,44 @@ def query_step_statement(step: QueryStep) -> str:
                   high=number(hi, ".3f"), weight=number(step.weights[top], ".3f"), top=top,
                   top_token=_plain(step.tokens[top]), shown=step.shown_dims)
     if n > 1:
-        compare = _("**Query {query} ({token}), head {head}.** 1. Its query vector q = x W_q is compared with the key "
-                    "vector k_j = x_j W_k of every token j: score_j = q·k_j / √{hs}, here from {low} to {high}. ")
-        weigh = _("2. A softmax turns the {n} scores into {n} weights that sum to 1: the larger the score, the larger "
-                  "the weight (the orange bar: the query itself as a key); the most, {weight}, goes to key {top} "
-                  "({top_token}). ")
+        compare = _("**Query {query} ({token}), head {head}.** 1. Its query q = x W_q meets the key k_j = x_j W_k of "
+                    "every token j: score_j = q·k_j / √{hs}, here from {low} to {high}. ")
+        weigh = _("2. A softmax turns the {n} scores into {n} weights that sum to 1, a larger score a larger weight "
+                  "(orange: the query itself); the most, {weight}, goes to key {top} ({top_token}). ")
     else:
-        compare = _("**Query {query} ({token}), head {head}.** 1. Its query vector q = x W_q is compared with the key "
-                    "vector k_j = x_j W_k of every token j: score_j = q·k_j / √{hs}, here {low}, its only key. ")
-        weigh = _("2. A softmax turns the only score into a weight of exactly {weight}, whatever the score (the "
-                  "orange bar: the query itself, key {top} ({top_token}), is the only key there is). ")
+        compare = _("**Query {query} ({token}), head {head}.** 1. Its query q = x W_q meets the key k_j = x_j W_k of "
+                    "every token j: score_j = q·k_j / √{hs}, here {low}, its only key. ")
+        weigh = _("2. A softmax turns the only score into a weight of exactly {weight}, whatever the score (orange: "
+                  "the query itself, key {top} ({top_token}), the only key there is). ")
     if step.shown_dims == hs:
-        output = ngettext("3. The output is the weighted sum of the value vectors v_j = x_j W_v: Σ_j weight_j · v_j, "
-                          "{hs} number (all {hs} of them shown: the last row of the third picture, below the value "
-                          "vectors). Every token does the same as query, and the heads' outputs, side by side, go "
-                          "through W_o.",
-                          "3. The output is the weighted sum of the value vectors v_j = x_j W_v: Σ_j weight_j · v_j, "
-                          "{hs} numbers (all {hs} of them shown: the last row of the third picture, below the value "
-                          "vectors). Every token does the same as query, and the heads' outputs, side by side, go "
-                          "through W_o.", hs)
+        output = ngettext("3. The output is the weighted sum of the values v_j = x_j W_v, Σ_j weight_j · v_j: {hs} "
+                          "number, all {hs} of them shown (the third picture's last row).",
+                          "3. The output is the weighted sum of the values v_j = x_j W_v, Σ_j weight_j · v_j: {hs} "
+                          "numbers, all {hs} of them shown (the third picture's last row).", hs)
     else:
-        output = ngettext("3. The output is the weighted sum of the value vectors v_j = x_j W_v: Σ_j weight_j · v_j, "
-                          "{hs} number (the first {shown} of {hs} shown: the last row of the third picture, below the "
-                          "value vectors). Every token does the same as query, and the heads' outputs, side by side, "
-                          "go through W_o.",
-                          "3. The output is the weighted sum of the value vectors v_j = x_j W_v: Σ_j weight_j · v_j, "
-                          "{hs} numbers (the first {shown} of {hs} shown: the last row of the third picture, below the "
-                          "value vectors). Every token does the same as query, and the heads' outputs, side by side, "
-                          "go through W_o.", hs)
+        output = ngettext("3. The output is the weighted sum of the values v_j = x_j W_v, Σ_j weight_j · v_j: {hs} "
+                          "number, the first {shown} of {hs} shown (the third picture's last row).",
+                          "3. The output is the weighted sum of the values v_j = x_j W_v, Σ_j weight_j · v_j: {hs} "
+                          "numbers, the first {shown} of {hs} shown (the third picture's last row).", hs)
     return compare.format(**fields) + weigh.format(**fields) + output.format(**fields)
 
 
 def effect_caption(effect: Effect) -> str:
-    return _("Head {head}: weights with P added minus weights without it. The largest change here is {change}; the "
-             "toggle above switches the maps between the two.").format(head=effect.head,
-                                                                       change=number(effect.biggest, ".3f"))
+    return _("The largest change here is {change}.").format(change=number(effect.biggest, ".3f"))
 
 
 def batch_statement(sentence: Sentence) -> str:
     """How the masking lab's two sequences are made from the sentence."""
     a = len(sentence.first)
     return ngettext(
-        "Batches hold sequences of different lengths, padded to a common length. `valid_lens` says how many keys of "
-        "each sequence are real; the rest get weight exactly 0. Here: sequence A is the first {count} token of your "
-        "sentence, B the first {half}, both padded to {steps} steps with zero vectors. The scores compare queries "
-        "Q = XW_q with keys K = XW_k, made by the untrained layer's own two projections (the seed above), so queries "
-        "and keys differ and the weights change with each mask.",
-        "Batches hold sequences of different lengths, padded to a common length. `valid_lens` says how many keys of "
-        "each sequence are real; the rest get weight exactly 0. Here: sequence A is the first {count} tokens of your "
-        "sentence, B the first {half}, both padded to {steps} steps with zero vectors. The scores compare queries "
-        "Q = XW_q with keys K = XW_k, made by the untrained layer's own two projections (the seed above), so queries "
-        "and keys differ and the weights change with each mask.", a).format(count=a, half=_half(a), steps=LAB_STEPS)
+        "`valid_lens` says how many keys of each padded sequence are real; the rest get weight exactly 0. Here "
+        "sequence A is the first {count} token of your sentence, B the first {half}, both padded to {steps} steps "
+        "with zero vectors. Queries and keys come from two different projections of the layer, so the weights "
+        "change with each mask.",
+        "`valid_lens` says how many keys of each padded sequence are real; the rest get weight exactly 0. Here "
+        "sequence A is the first {count} tokens of your sentence, B the first {half}, both padded to {steps} steps "
+        "with zero vectors. Queries and keys come from two different projections of the layer, so the weights "
+        "change with each mask.", a).format(count=a, half=_half(a), steps=LAB_STEPS)
 
 
 def valid_code(view: MaskingView) -> str:
@@ -333,8 +314,7 @@ def masked_statement(view: MaskingView) -> str:
                        "nothing would divide 0 by 0).",
                        "Rows {rows} have a valid length of 0: pekit gives all zeros, never NaN (a plain softmax over "
                        "nothing would divide 0 by 0).", len(rows)).format(rows=", ".join(map(str, rows)))
-    return (_("Total weight on masked keys in sequence {show}: **{total}** (exactly zero). Scores 1 and 2 share one "
-              "colour scale. ").format(show=view.show, total=number(view.masked_total)) + moved + end)
+    return (_("Total weight on masked keys in sequence {show}: **{total}** (exactly zero). ").format(show=view.show, total=number(view.masked_total)) + moved + end)
 
 
 def book_statement(view: MaskingView) -> str:
@@ -401,10 +381,10 @@ def order_statement(view: OrderView) -> str:
         return start + without + with_p
     if view.without.relative < ROUND_OFF:
         without = _("Without positions, the two maps are the same: the largest difference of an output is {gap}. "
-                    "Every token gets exactly the same output wherever it stands; its weights move with it. The "
-                    "output rows do stay in the order of the input rows, as readers of the chapter point out, but "
-                    "nothing a token computes depends on that order, so 'dog bites man' and 'man bites dog' give each "
-                    "word the same vector.").format(gap=_round_off(view.without.relative))
+                    "Each token gets the same output wherever it stands; its weights move with it. The output rows "
+                    "do keep the input's order, but nothing a token computes depends on "
+                    "it: 'dog bites man' and 'man bites dog' give each word the same vector.").format(
+            gap=_round_off(view.without.relative))
     else:
         without = _("Without positions the outputs still differ by {gap} of their size, more than float "
                     "round-off.").format(gap=number(view.without.relative, ".2g"))

@@ -252,13 +252,12 @@ def pieces_statement(pieces: Pieces) -> str:
         became = ngettext("{count} written word became several pieces, e.g. {example}.",
                           "{count} written words became several pieces, e.g. {example}.", n)
     said = (start + became.format(count=n, example=pieces.example or _split_example(pieces.split)) + " "
-            + _("The tokenizer cuts at punctuation, and splits a word it does not know into known pieces: a piece that "
-                "continues a word starts with ##"))
+            + _("The tokenizer cuts at punctuation and splits unknown words into known pieces; a piece continuing a "
+                "word starts with ##"))
     if pieces.continued:
         return said + " " + ngettext("({count} piece here).", "({count} pieces here).", pieces.continued).format(
             count=pieces.continued)
-    return said + " " + _("(none here, so the share 'same word' in the table of heads is empty: only the ## pieces of "
-                          "one word count as the same word).")
+    return said + " " + _("(none here, so the share 'same word' in the table of heads is empty).")
 
 
 _plain = plain  # typed text (or the model's word pieces) shown as itself in Markdown
@@ -368,17 +367,16 @@ def order_statement(numbers: OrderNumbers) -> str:
                      _("With the positions zeroed, the largest difference is still {gap}, more than round-off.").format(
                          gap=number(zero_max, ".2g")))
         return f"{start} {learned_text} {zero_text} " + _("Press Shuffle again for an order that moves the words.")
-    zero_text = (_("With the positions zeroed, the largest change is {gap}. Without positions the model cannot tell "
-                   "the two orders apart; each word gets the same weights and the same output vector (largest "
-                   "difference {hidden}) wherever it stands.").format(
+    zero_text = (_("With the positions zeroed, the largest change is {gap}: each word gets the same weights and "
+                   "output vector (largest difference {hidden}) wherever it stands.").format(
                      gap=_round_off(zero_max), hidden=number(numbers.hidden_zero, ".1e"))
                  if zero_max < ROUND_OFF else
                  _("With the positions zeroed, the largest change is still {gap}, more than round-off.").format(
                      gap=number(zero_max, ".2g")))
     learned_text = (_("With the learned positions, following each word to its new place, the weights change by up to "
-                      "{gap} (layer by layer: {layers}), and the last layer's output vectors by up to {hidden}: the "
-                      "model reads the order.").format(
-                        gap=number(learned_max, ".2f"), layers=layers, hidden=number(numbers.hidden_learned, ".2f"))
+                      "{gap}, the last layer's outputs by up to {hidden}: the model reads "
+                      "the order.").format(
+                        gap=number(learned_max, ".2f"), hidden=number(numbers.hidden_learned, ".2f"))
                     if learned_max >= ROUND_OFF else
                     _("With the learned positions the weights change by at most {gap}: this text gives the model "
                       "nothing to reorder.").format(gap=number(learned_max, ".1e")))
@@ -389,18 +387,16 @@ def positions_statement(numbers: PositionNumbers) -> str:
     """What zeroing the position embeddings does to the maps."""
     change = numbers.layer_change
     values = {"low": _n(min(change), ".2f"), "high": _n(max(change), ".2f"),
-              "per_layer": _numbers([_n(c, ".2f") for c in change]), "layer": numbers.layer, "head": numbers.head,
+              "layer": numbers.layer, "head": numbers.head,
               "before": _n(numbers.before, ".2f"), "after": _n(numbers.after, ".2f")}
     if numbers.after < numbers.before / 2:
-        return _("Zeroing the position embeddings moves, on average over queries and heads, between {low} and {high} "
-                 "of each query's weight to other keys (per layer: {per_layer}; 0 means unchanged, 1 means no "
-                 "overlap). The head most devoted to the previous token with positions (layer {layer}, head {head}, "
-                 "{before}) puts {after} there without them: it needs the positions to find its neighbour.").format(
-            **values)
-    return _("Zeroing the position embeddings moves, on average over queries and heads, between {low} and {high} of "
-             "each query's weight to other keys (per layer: {per_layer}; 0 means unchanged, 1 means no overlap). The "
-             "head most devoted to the previous token with positions (layer {layer}, head {head}, {before}) puts "
-             "{after} there without them.").format(**values)
+        return _("Zeroing the position embeddings moves between {low} and {high} of each query's weight to other "
+                 "keys, depending on the layer (0: unchanged, 1: no overlap). The head most devoted to the "
+                 "previous token (layer {layer}, head {head}, {before}) puts {after} there without them: it needs the "
+                 "positions to find its neighbour.").format(**values)
+    return _("Zeroing the position embeddings moves between {low} and {high} of each query's weight to other keys, "
+             "depending on the layer (0: unchanged, 1: no overlap). The head most devoted to the previous token "
+             "(layer {layer}, head {head}, {before}) puts {after} there without them.").format(**values)
 
 
 # small lookups ---------------------------------------------------------------------------------
@@ -542,3 +538,17 @@ def order_view(text: str, seed: int, layer: int, head: int) -> OrderView:
             for r in (learned, order.shuffled, zero)]
     return OrderView(order.shuffled.tokens, *maps, OrderNumbers.of(order), PositionNumbers.of(effect),
                      pretrained.layer_effects_frame(order, effect))
+
+
+def expander_open(shown: bool | None, linked: bool, last: bool | None) -> bool:
+    """Whether MiniLM's expander is open this run. ``shown``: its state as the reader left it
+    (None before it was ever drawn); ``linked``: the link names MiniLM (``model=``); ``last``:
+    whether it was open when the last run ended (None on the page's first run in the session).
+    On the first run it opens when the link names MiniLM (or it was opened already); later it
+    follows the link only when the link's setting changed since the last run (a link opened, a
+    presenter followed, the page reset), and otherwise stays as the reader left it."""
+    if last is None:
+        return bool(shown) or linked
+    if linked != last:
+        return linked
+    return bool(shown)

@@ -290,15 +290,26 @@ SHIPPED_TASK = {"reverse": N_("reversal of {count} tokens"), "sort": N_("sorting
                 "shift": N_("shifting {count} tokens"), "histogram": N_("counting in {count} tokens")}
 
 
-def nothing_yet_sentence(run: Run, schemes: Sequence[str], running: bool) -> str:
+def nothing_yet_sentence(run: Run, schemes: Sequence[str], running: bool, *, attendee: bool = False) -> str:
     """What the page says while it has no result for these settings: that they are training
     (``running``: started here or by anyone on this server with the same settings), or what
-    **Train** would train."""
+    **Train** would train; to an ``attendee`` of a class (who has no Train button), that the
+    presenter trains."""
     if running:
         return _("The {kind} on {task} with {schemes} is training on this server with these settings (started here "
                  "or by someone else asking for the same ones): the results show here when it finishes.").format(
             kind=_kind(run.kind), task=_task(run.task), schemes=_schemes(schemes))
+    if attendee:
+        return _("Nothing is trained yet with these settings. In a class the presenter runs the trainings, so that "
+                 "the class does not wait in line: these results show here once the presenter trains them, and "
+                 "**Reset** brings back the settings shipped with pekit, whose results show at once.")
     return press_train_sentence(run, schemes)
+
+
+def is_attendee(seat: object) -> bool:
+    """Whether a session's place in a class (``lab.classroom.seat()``: None outside a class) is an
+    attendee's: in a class only the presenter starts trainings."""
+    return seat is not None and not getattr(seat, "presenter", False)
 
 
 # results ------------------------------------------------------------------------------------------
@@ -572,21 +583,20 @@ def direction_lesson(task: str, kind: str, results: dict[str, Result], bound: fl
     if kind == "encoder":
         if alibi.mirror is not None:
             said.append(_(
-                "ALiBi adds −m·|i−j| to the scores: the same penalty for a key two places to the left as for one two "
-                "places to the right, so an encoder with ALiBi and nothing else cannot tell left from right. "
-                "Measured: its answers to each held-out input read backwards are its answers to the input, read "
-                "backwards, at {share} of the tokens.").format(share=_pct(alibi.mirror)))
+                "ALiBi adds −m·|i−j| to the scores, the same penalty for a key two places to the left as for one two "
+                "places to the right: an encoder with only ALiBi cannot tell left from right. Measured: its answers "
+                "to held-out inputs read backwards are its answers, read backwards, at {share} of the tokens.").format(
+                share=_pct(alibi.mirror)))
         else:
             said.append(_(
-                "ALiBi adds −m·|i−j| to the scores: the same penalty for a key two places to the left as for one two "
-                "places to the right, so an encoder with ALiBi and nothing else cannot tell left from right."))
+                "ALiBi adds −m·|i−j| to the scores, the same penalty for a key two places to the left as for one two "
+                "places to the right: an encoder with only ALiBi cannot tell left from right."))
         if bound >= 1.0:
-            text = _("That alone does not stand in the way of {task}: the right answer to a mirrored input is the "
-                     "mirrored right answer, so a model blind to direction could still get every token right.").format(
-                task=_task(task))
+            text = _("That alone does not stand in the way of {task}: a mirrored input's right answer is the "
+                     "mirrored right answer.").format(task=_task(task))
             if task == "reverse":
                 text += _(" Reversal needs more: answer i reads the token |L−1−2i| places away, so each answer must "
-                          "know where it stands, and ALiBi's penalties look the same from every position except near "
+                          "know where it stands, and ALiBi's penalties look alike from every position but those near "
                           "the ends.")
             if alibi.by_position:
                 text += _(" ALiBi gets {tokens} of the tokens right; by position (0 to {last}): {shares}.").format(
@@ -595,7 +605,7 @@ def direction_lesson(task: str, kind: str, results: dict[str, Result], bound: fl
             if demo is not None:
                 said.append(_(
                     "Where direction matters, it shows: trained on {task} ({length} tokens, d = {dim}, {layers}, "
-                    "{heads}), where the answer is the right neighbour and in the mirror image the left one, the "
+                    "{heads}; the answer is the right neighbour, in the mirror image the left one), the "
                     "ALiBi encoder gets {tokens} of the tokens and {sequences} of the sequences right, against at most "
                     "{bound} for a model blind to direction ({against}); its answers to mirrored inputs mirror its "
                     "answers at {mirror} of the tokens.").format(
@@ -750,14 +760,13 @@ def results_view(run: Run, where: tuple[Source, ...]) -> Results | None:
                          reference=guess if guess < 1.0 else None,
                          reference_label=_("the best order-blind guess (tokens)"),
                          height=40 + 26 * len(results)).spec()
-    differs = []  # a run trained here with the shipped settings that stopped short of the shipped run
-    for s in where:
-        if run.shipped and s.origin == "trained" and stopped_short(results[s.positions],
-                                                                   shipped_result(run.kind, s.positions)):
-            differs.append(differs_sentence(s.positions, results[s.positions], shipped_result(run.kind, s.positions)))
+    # runs trained here with the shipped settings that stopped short of the shipped runs: one sentence for them all
+    short = [(s.positions, results[s.positions], shipped_result(run.kind, s.positions)) for s in where
+             if run.shipped and s.origin == "trained"
+             and stopped_short(results[s.positions], shipped_result(run.kind, s.positions))]
     return Results(table, tuple(said), curves_specs({p: r.history for p, r in results.items()}), extra, tuple(longer),
                    tuple(s.positions for s in where if s.missing), any(s.origin == "shipped" for s in where), bars,
-                   tuple(direction), tuple(differs))
+                   tuple(direction), (differs_sentence(short),) if short else ())
 
 
 def stopped_short(live: Result, recorded: Result) -> bool:
@@ -765,40 +774,43 @@ def stopped_short(live: Result, recorded: Result) -> bool:
     return live.stopped == STOPPED["time"] and live.steps < recorded.steps
 
 
-def differs_sentence(positions: str, live: Result, recorded: Result) -> str:
-    """Why a live run's numbers can differ from the shipped run of the same settings."""
-    return _("{scheme} trained here stopped at the time cap of {seconds} s after {steps} of its {cap} steps, so its "
-             "{share} of sequences right can differ from the shipped run's {shipped}, which ran {shipped_steps} "
-             "steps.").format(scheme=_scheme(positions), seconds=_n(MAX_SECONDS, "g"), steps=_n(live.steps, ","),
-                              cap=_n(shipped.STEPS, ","), share=_pct(live.seq_accuracy),
-                              shipped=_pct(recorded.seq_accuracy), shipped_steps=_n(recorded.steps, ","))
+def differs_sentence(runs: Sequence[tuple[str, Result, Result]]) -> str:
+    """Why runs trained here can differ from the shipped runs of the same settings: ``runs`` holds
+    each scheme, its live result and the shipped one, for the runs that stopped at the time cap
+    before the shipped run's steps."""
+    each = "; ".join(_("{scheme} after {steps} steps, {share} of sequences right (shipped: {shipped} after "
+                       "{shipped_steps})").format(scheme=_scheme(positions), steps=_n(live.steps, ","),
+                                                  share=_pct(live.seq_accuracy), shipped=_pct(recorded.seq_accuracy),
+                                                  shipped_steps=_n(recorded.steps, ","))
+                     for positions, live, recorded in runs)
+    return ngettext("Trained here, {count} run stopped at the time cap of {seconds} s, before the shipped run's "
+                    "steps, so its numbers can differ: {runs}.",
+                    "Trained here, {count} runs stopped at the time cap of {seconds} s, before the shipped runs' "
+                    "steps, so their numbers can differ: {runs}.", len(runs)).format(
+        count=len(runs), seconds=_n(MAX_SECONDS, "g"), runs=each)
 
 
 def bars_caption(view: Results, run: Run) -> str:
-    """What the bar chart draws."""
+    """What the bar chart draws, and how it was measured."""
     guess = ceiling(run.task, run.seq_len)
+    measured = _("Accuracy on {count} examples of {length} tokens that no run saw in training; a sequence counts "
+                 "as right when all its answers are.").format(count=_n(TEST_EXAMPLES, ","), length=run.seq_len)
     if guess < 1.0:
-        return _("Held-out accuracy of each scheme ({count} examples of {length} tokens). The dashed line: {share}, "
-                 "the share of tokens the best order-blind guess gets right on these examples.").format(
-            count=_n(TEST_EXAMPLES, ","), length=run.seq_len, share=_pct(guess))
-    return _("Held-out accuracy of each scheme ({count} examples of {length} tokens).").format(
-        count=_n(TEST_EXAMPLES, ","), length=run.seq_len)
+        return measured + " " + _("The dashed line: {share} of the tokens, the most a guess blind to order gets "
+                                  "right here.").format(share=_pct(guess))
+    return measured
 
 
 def missing_sentence(view: Results) -> str:
     return _("Not trained yet with these settings: {names}.").format(names=_schemes(view.missing))
 
 
-def measured_caption(view: Results) -> str:
-    """How the table's accuracies were measured (and, with a shipped checkpoint among them, how
-    those were trained)."""
+def measured_caption(view: Results) -> str | None:
+    """How the shipped checkpoints among the table's results were trained (None without one)."""
     if view.shipped:
-        return _("Measured on {count} held-out examples of the task (the same for every run); a sequence counts as "
-                 "right when every one of its answers is. Shipped checkpoints were trained with these settings on one "
-                 "CPU thread when pekit was built; the tests measure their accuracies again on the same "
-                 "examples.").format(count=_n(TEST_EXAMPLES, ","))
-    return _("Measured on {count} held-out examples of the task (the same for every run); a sequence counts as right "
-             "when every one of its answers is.").format(count=_n(TEST_EXAMPLES, ","))
+        return _("Shipped checkpoints were trained with these settings on one CPU thread when pekit was built, and "
+                 "the tests measure them again.")
+    return None
 
 
 # attention maps -----------------------------------------------------------------------------------
@@ -880,8 +892,8 @@ def example_sentence(view: AttentionView) -> str:
         return " ".join(map(str, ids))
 
     return _("One held-out example: input **{inputs}**, right answer **{answers}**, the trained model answers "
-             "**{predicted}**. Each map: a row is a query token, a column a key, the colour how much the query takes "
-             "from that key.").format(inputs=tokens(view.inputs), answers=tokens(view.answers),
+             "**{predicted}**. In each map a row is a query token, a column a key, the colour what the query takes "
+             "from it.").format(inputs=tokens(view.inputs), answers=tokens(view.answers),
                                       predicted=tokens(view.predicted))
 
 
@@ -921,13 +933,17 @@ def curves_specs(histories: dict[str, Sequence[HistoryRow]]) -> Curves | None:
     height = charts.legend_room(len(histories), 220)
     lengths = [len(h) for h in histories.values() if h]
     points = min(lengths) < 2 or max(lengths) <= 60  # a history of one step is a point, not a line
+    # steps on a log axis: a run that succeeds in 30 steps gets as much room as the next 300 steps of one that
+    # goes on to the step cap (on a linear axis it would be squashed against the left edge)
+    log = max(lengths) > 1
+    step_title = _("training step (log scale)") if log else _("training step")
     loss = charts.line_chart(history_frame(histories, "loss", "loss"), x="step", y="loss", series="scheme",
-                             x_title=_("training step"), y_title=_("loss (cross-entropy)"), series_title=_("Scheme"),
-                             log_y=True, height=height, points=points)
+                             x_title=step_title, y_title=_("loss (cross-entropy)"), series_title=_("Scheme"),
+                             log_x=log, log_y=True, height=height, points=points)
     acc = charts.line_chart(history_frame(histories, "seq_accuracy", "sequence accuracy"), x="step",
-                            y="sequence accuracy", series="scheme", x_title=_("training step"),
+                            y="sequence accuracy", series="scheme", x_title=step_title,
                             y_title=_("sequences right (fresh batch)"), series_title=_("Scheme"), y_domain=(0, 1),
-                            height=height, points=points)
+                            log_x=log, height=height, points=points)
     banded = acc.drawing.kind == "bands"
     return Curves(loss.spec(), acc.spec(), banded, acc.drawing.block[0], max(lengths))
 
@@ -968,13 +984,12 @@ def progress_text(view: Progress) -> str:
 def curves_caption(curves: Curves) -> str:
     """How the training curves were measured, and what the accuracy chart draws."""
     if curves.banded:
-        return _("Each step's accuracy is measured on that step's batch before the model learns from it: {count} "
-                 "examples it has never seen. The longest run has {steps} steps, more than the chart has room for: "
-                 "each line is drawn as the band between its smallest and largest value over runs of up to {block} "
-                 "consecutive steps (a fast line fills its band, a slow one stays a line).").format(
-            count=BATCH_SIZE, steps=_n(curves.longest, ","), block=_n(curves.block, ","))
-    return _("Each step's accuracy is measured on that step's batch before the model learns from it: {count} examples "
-             "it has never seen. Every step is a point on its line; hover for values.").format(count=BATCH_SIZE)
+        return _("Each step's accuracy is measured on that step's {count} fresh examples, before the model learns "
+                 "from them. With more steps than the chart has room for, a line is the band of its lowest and "
+                 "highest value over up to {block} consecutive steps.").format(
+            count=BATCH_SIZE, block=_n(curves.block, ","))
+    return _("Each step's accuracy is measured on that step's {count} fresh examples, before the model learns from "
+             "them. Every step is a point on its line; hover for values.").format(count=BATCH_SIZE)
 
 
 def waiting_sentence(view: Progress) -> str:

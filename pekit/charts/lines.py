@@ -262,16 +262,23 @@ def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scal
         chosen = which == i
         order = np.argsort(xs[chosen], kind="stable")
         values = torch.from_numpy(np.stack([xs[chosen][order], ys[chosen][order]], axis=1))  # (rows, 2)
-        summary = block_summary(values, per_series, 2)
-        run = max(run, summary.block_shape[0])
-        parts.append(pd.DataFrame({
-            x: summary.mean[:, 0].numpy(),
-            "first": values[summary.row_edges[:-1], 0].numpy(),
-            "last": values[summary.row_edges[1:] - 1, 0].numpy(),
-            "low": summary.minimum[:, 1].numpy(),
-            "high": summary.maximum[:, 1].numpy(),
-            **({series: name} if series else {}),
-        }))
+        if x_scale.type == "log":
+            runs = _log_runs(values, per_series, lo=float(xs.min()), hi=float(xs.max()))
+        else:
+            summary = block_summary(values, per_series, 2)
+            runs = pd.DataFrame({
+                x: summary.mean[:, 0].numpy(),
+                "first": values[summary.row_edges[:-1], 0].numpy(),
+                "last": values[summary.row_edges[1:] - 1, 0].numpy(),
+                "low": summary.minimum[:, 1].numpy(),
+                "high": summary.maximum[:, 1].numpy(),
+                "rows": summary.row_edges.diff().numpy(),
+            })
+        run = max(run, int(runs["rows"].max()))
+        runs = runs.drop(columns="rows").rename(columns={"x": x} if x != "x" else {})
+        if series:
+            runs[series] = name
+        parts.append(runs)
     bands = pd.concat(parts, ignore_index=True)
     bands["range"] = _ranges(bands["low"], bands["high"], ".6g")
     bands["span"] = _ranges(bands["first"], bands["last"], "g")
@@ -289,6 +296,23 @@ def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scal
     )
     rows = len(frame) // len(names)
     return chart, Drawing("bands", (rows, len(names)), (len(bands) // len(names), len(names)), (run, 1), hover=True)
+
+
+def _log_runs(values: Tensor, runs: int, *, lo: float, hi: float) -> pd.DataFrame:
+    """Bands of ``values`` (``(rows, 2)``: x > 0 ascending, y) for a log x axis: the axis from
+    ``lo`` to ``hi`` cut into ``runs`` equal spans of log x, each span's consecutive rows one
+    band (its mean x, first and last x, smallest and largest y, row count). Early rows, sparse
+    on a log axis, stay one band each; late ones, dense, share a band: every band about as wide."""
+    xs, ys = values[:, 0].numpy(), values[:, 1].numpy()
+    width = math.log(hi) - math.log(lo)
+    bins = (np.floor((np.log(xs) - math.log(lo)) / width * runs).clip(0, runs - 1) if width > 0
+            else np.zeros(len(xs)))
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(bins)) + 1])
+    ends = np.concatenate([starts[1:], [len(xs)]])
+    counts = ends - starts
+    return pd.DataFrame({"x": np.add.reduceat(xs, starts) / counts, "first": xs[starts], "last": xs[ends - 1],
+                         "low": np.minimum.reduceat(ys, starts), "high": np.maximum.reduceat(ys, starts),
+                         "rows": counts})
 
 
 @unchecked

@@ -33,7 +33,9 @@ def test_shape_sentences_state_the_shapes(n, hidden, heads):
     assert f"Input: (1, {n}, {hidden})" in text and f"Weights: (1, {heads}, {n}, {n}), one {n} × {n} map" in text
     assert (f"{n} tokens," in text) == (n != 1)
     qkv = live.qkv_statement(shape)
-    assert (f"{heads} heads of {hidden // heads} columns" in qkv) == (heads > 1) and f"scaled by √{hidden // heads}" in qkv
+    assert (f"{heads} heads of {hidden // heads} columns" in qkv) == (heads > 1)
+    assert f"the same input X ({n} × {hidden}, a row per token)" in qkv and f"learned {hidden} × {hidden} matrices" in qkv
+    assert f"({n} × {hidden})" in qkv.split("W_v.", 1)[1]  # the heads' outputs (or the one head's), side by side
     assert ("one head of" in qkv) == (heads == 1) and "1 heads" not in qkv
     assert shape.last_head == heads - 1 and shape.several_heads == (heads > 1)
     assert [h for row in shape.gallery_rows for h in row] == list(range(heads))
@@ -47,7 +49,7 @@ def test_effect_caption_states_the_largest_change(sentence, hidden, heads, seed,
     tokens = live.sentence_view(sentence).tokens
     effect = live.effect_chart(tokens, hidden, heads, seed, head)
     caption = live.effect_caption(effect)
-    assert caption.startswith(f"Head {head}:") and f"The largest change here is {number(effect.biggest, '.3f')};" in caption
+    assert caption == f"The largest change here is {number(effect.biggest, '.3f')}."  # (the chart's title names the head)
     without = live.attention_view(tokens, hidden, heads, seed, False)[head]
     with_p = live.attention_view(tokens, hidden, heads, seed, True)[head]
     assert effect.biggest == pytest.approx(float((with_p - without).abs().max()), abs=1e-6)
@@ -203,7 +205,8 @@ def test_queries_and_keys_differ_so_each_mask_changes_the_weights(hidden, seed):
     assert float((per_seq - causal).abs().max()) > 0.3  # visibly different maps
     assert float(per_seq.diagonal().mean()) < 0.5  # not the near-identity of Q = K = X
     assert by_form["one per sequence"].hidden_pairs == 0 and by_form["one per query (causal)"].hidden_pairs == 28
-    assert "queries and keys differ and the weights change with each mask" in live.batch_statement(s)
+    assert "Queries and keys come from two different projections of the layer, so the weights change with each " \
+           "mask." in live.batch_statement(s)
 
 
 @settings(max_examples=10, deadline=None)

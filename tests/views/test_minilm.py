@@ -323,7 +323,8 @@ def test_order_and_positions_statements_state_the_gaps(text, seed):
             assert f"the copies' weights differ by up to {max(order.gap_learned):.2f} (layer by layer: {layers})" in said
         assert (" 0: exactly the same." in said) == (zero == 0)
     elif learned >= mini.ROUND_OFF:
-        assert f"up to {max(order.gap_learned):.2f} (layer by layer: {layers})" in said
+        assert f"the weights change by up to {max(order.gap_learned):.2f}, the last layer's outputs by up to " \
+               f"{order.hidden_learned:.2f}: the model reads the order" in said  # each layer's: in the table
         assert "the model reads the order" in said and not said.startswith("This shuffle only swaps")
     else:
         assert "nothing to reorder" in said
@@ -382,3 +383,20 @@ def test_shown_tables_name_their_columns_as_column_label_does(text):
                 assert all((p == "") == (q == "") for p, q in zip(frame[english], shown[portuguese]))
             else:
                 assert shown[portuguese].equals(frame[english])
+
+
+@given(st.one_of(st.none(), st.booleans()), st.booleans(), st.one_of(st.none(), st.booleans()))
+def test_minilm_s_expander_follows_the_reader_unless_the_link_changed(shown, linked, last):
+    """MiniLM's expander (under "Explore further"): on the page's first run a link naming MiniLM
+    opens it; later the link decides only when its setting changed since the last run (a link,
+    a presenter followed, a reset); otherwise it stays as the reader left it."""
+    is_open = mini.expander_open(shown, linked, last)
+    if last is None:
+        assert is_open == (bool(shown) or linked)
+    elif linked != last:
+        assert is_open == linked
+    else:
+        assert is_open == bool(shown)
+    assert mini.expander_open(None, True, None) and not mini.expander_open(None, False, None)
+    assert not mini.expander_open(False, True, True)  # the reader closed it: the link (still naming it) follows
+    assert mini.expander_open(False, True, False)  # a presenter opened it: the follower's opens too

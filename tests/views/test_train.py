@@ -56,6 +56,7 @@ from lab.views.train import (
     layer_heading,
     layer_options,
     lesson,
+    is_attendee,
     measured_caption,
     missing_sentence,
     press_train_sentence,
@@ -156,8 +157,7 @@ def test_shipped_results_say_they_are_shipped_and_miss_nothing(kind, schemes):
     view = results_view(run, board.where)
     assert list(view.table["scheme"]) == schemes and set(view.table["result"]) == {"shipped checkpoint"}
     assert view.missing == () and view.shipped
-    caption = measured_caption(view)
-    assert caption.startswith("Measured on 1,000 held-out examples") and SHIPPED_NOTE in caption
+    assert measured_caption(view).startswith(SHIPPED_NOTE)
     metrics = shipped.recorded_metrics()
     assert list(view.table["steps"]) == [metrics[f"{kind}-{p}"]["steps"] for p in schemes]
 
@@ -216,8 +216,7 @@ def test_a_finished_training_is_shown_and_the_others_are_missing(trained):
     assert missing_sentence(view) == "Not trained yet with these settings: learned, rope."
     assert list(view.table["result"]) == ["trained on this server"]
     assert 0 < view.table["steps"][0] <= TRAINED.steps
-    caption = measured_caption(view)
-    assert caption.startswith("Measured on 1,000 held-out examples") and SHIPPED_NOTE not in caption
+    assert measured_caption(view) is None  # nothing shipped among the results
     assert view.curves is not None
 
 
@@ -665,7 +664,7 @@ def check_direction(said: list[str], task: str, kind: str, results: dict, bound:
                         f"model blind to direction ({word}") in text
                 assert f"mirror its answers at {pct(demo.mirror)} of the tokens." in text
                 assert (f"trained on {demo.task} ({demo.seq_len} tokens, d = {demo.dim}, {demo.layers} "
-                        f"layer{'s' if demo.layers != 1 else ''}, {demo.heads} head{'s' if demo.heads != 1 else ''})"
+                        f"layer{'s' if demo.layers != 1 else ''}, {demo.heads} head{'s' if demo.heads != 1 else ''};"
                         ) in text
         else:
             word = "at or below that bound" if alibi.token_accuracy <= bound else "a little above it"
@@ -743,17 +742,29 @@ def test_the_shipped_alibi_lesson_states_what_was_measured(kind):
 # the other sentences ---------------------------------------------------------------------------------
 
 
-@given(run=runs, schemes=scheme_lists, running=st.booleans())
+@given(run=runs, schemes=scheme_lists, running=st.booleans(), attendee=st.booleans())
 @settings(max_examples=30, deadline=None)
-def test_with_nothing_to_show_the_page_says_why(run, schemes, running):
-    said = nothing_yet_sentence(run, schemes, running)
-    if running:
+def test_with_nothing_to_show_the_page_says_why(run, schemes, running, attendee):
+    said = nothing_yet_sentence(run, schemes, running, attendee=attendee)
+    if running:  # a training an attendee follows (the presenter's) shows as it does to anyone
         assert said.startswith(f"The {run.kind} on {run.task} with {', '.join(schemes)} is training on this server")
         assert "Press" not in said
+    elif attendee:  # an attendee has no Train button: the presenter trains
+        assert said.startswith("Nothing is trained yet with these settings. In a class the presenter runs the trainings")
+        assert "Press" not in said and "**Reset**" in said
     else:
         assert said == press_train_sentence(run, schemes)
         assert (f"({ {'reverse': 'reversal of'}[D['task']]} {D['seq_len']} tokens, d = {D['dim']}, {D['layers']} "
                 f"layers, {D['heads']} heads, {shipped.STEPS:,} steps, seed {D['seed']})") in said
+
+
+
+def test_only_an_attendee_of_a_class_is_an_attendee():
+    from lab.classroom import Seat
+
+    assert not is_attendee(None)  # alone
+    assert is_attendee(Seat("K7QM3P", "x" * 22))
+    assert not is_attendee(Seat("K7QM3P", "x" * 22, key="secret"))  # the presenter
 
 
 histories = st.lists(st.tuples(st.floats(1e-4, 10.0), shares, shares), min_size=1, max_size=1600)
@@ -766,12 +777,16 @@ def test_the_curves_caption_says_how_the_curves_were_drawn(tables):
     hist = {p: tuple(HistoryRow(i + 1, *row) for i, row in enumerate(rows)) for p, rows in tables.items()}
     curves = curves_specs(hist)
     said = curves_caption(curves)
-    assert f": {training.BATCH_SIZE} examples it has never seen." in said
+    assert said.startswith(f"Each step's accuracy is measured on that step's {training.BATCH_SIZE} fresh examples, "
+                           "before the model learns from them.")
     longest = max(len(h) for h in hist.values())
     assert curves.longest == longest
     if curves.banded:
-        assert f"The longest run has {longest:,} steps" in said
+        assert f"over up to {curves.block:,} consecutive steps." in said
         assert 1 < curves.block <= longest
+        # the bands' run lengths as drawn: the longest is the one the caption states
+        rows = [row for rows in curves.accuracy["datasets"].values() for row in rows if "first" in row]
+        assert max(row["last"] - row["first"] + 1 for row in rows) == curves.block
     else:
         assert said.endswith("Every step is a point on its line; hover for values.")
     if min(len(h) for h in hist.values()) < 2:  # a single step is drawn as a point, not lost
@@ -785,9 +800,9 @@ def test_the_results_captions_state_their_numbers(kind, schemes):
     view = results_view(run, trainings(run, schemes).where)
     guess = training.held_out_ceiling(run.task, run.seq_len, D["vocab"])
     said = bars_caption(view, run)
-    assert said.startswith(f"Held-out accuracy of each scheme ({training.TEST_EXAMPLES:,} examples of 8 tokens).")
-    assert f"The dashed line: {pct(guess)}, the share of tokens the best order-blind guess gets right" in said
-    assert measured_caption(view).startswith(f"Measured on {training.TEST_EXAMPLES:,} held-out examples")
+    assert said.startswith(f"Accuracy on {training.TEST_EXAMPLES:,} examples of 8 tokens that no run saw in training")
+    assert f"The dashed line: {pct(guess)} of the tokens, the most a guess blind to order gets right here." in said
+    assert measured_caption(view).startswith(SHIPPED_NOTE)
     assert missing_sentence(view._replace(missing=tuple(schemes)) if hasattr(view, "_replace") else
                             dataclasses.replace(view, missing=tuple(schemes))) == \
         f"Not trained yet with these settings: {', '.join(schemes)}."
@@ -834,16 +849,23 @@ def test_trainings_run_the_informative_contrast_first(schemes):
         assert ordered[:2] == ["sinusoidal", "none"]
 
 
-@given(scheme=st.sampled_from(SCHEMES), steps=st.integers(1, 3000), shipped_steps=st.integers(1, 3000),
-       stopped=st.sampled_from(["target", "steps", "time"]), seq=st.floats(0, 1), shipped_seq=st.floats(0, 1))
-def test_a_live_run_that_stopped_short_of_the_shipped_one_says_why(scheme, steps, shipped_steps, stopped, seq,
-                                                                   shipped_seq):
+@given(runs=st.lists(st.tuples(st.sampled_from(SCHEMES), st.integers(1, 3000), st.integers(1, 3000),
+                                st.sampled_from(["target", "steps", "time"]), st.floats(0, 1), st.floats(0, 1)),
+                      min_size=1, max_size=6, unique_by=lambda r: r[0]))
+def test_live_runs_that_stopped_short_of_the_shipped_ones_say_why(runs):
     from lab.views.train import MAX_SECONDS, STOPPED, differs_sentence, stopped_short
 
-    live = dataclasses.replace(result_of(0.5, seq), steps=steps, stopped=STOPPED[stopped])
-    recorded = dataclasses.replace(result_of(0.5, shipped_seq), steps=shipped_steps, stopped=STOPPED["steps"])
-    assert stopped_short(live, recorded) == (stopped == "time" and steps < shipped_steps)
-    said = differs_sentence(scheme, live, recorded)
-    assert f"stopped at the time cap of {MAX_SECONDS:g} s after {steps:,} of its {shipped.STEPS:,} steps" in said
-    assert f"its {pct(seq)} of sequences right can differ from the shipped run's {pct(shipped_seq)}" in said
-    assert said.endswith(f"which ran {shipped_steps:,} steps.")
+    compared = []
+    for scheme, steps, shipped_steps, stopped, seq, shipped_seq in runs:
+        live = dataclasses.replace(result_of(0.5, seq), steps=steps, stopped=STOPPED[stopped])
+        recorded = dataclasses.replace(result_of(0.5, shipped_seq), steps=shipped_steps, stopped=STOPPED["steps"])
+        assert stopped_short(live, recorded) == (stopped == "time" and steps < shipped_steps)
+        compared.append((scheme, live, recorded))
+    said = differs_sentence(compared)
+    count = len(runs)
+    runs_, owner = ("run", "run's") if count == 1 else ("runs", "runs'")
+    assert said.startswith(f"Trained here, {count} {runs_} stopped at the time cap of {MAX_SECONDS:g} s, before the "
+                           f"shipped {owner} steps")
+    each = "; ".join(f"{scheme} after {steps:,} steps, {pct(seq)} of sequences right (shipped: {pct(shipped_seq)} after "
+                     f"{shipped_steps:,})" for scheme, steps, shipped_steps, _stopped, seq, shipped_seq in runs)
+    assert said.endswith(f"can differ: {each}.")
