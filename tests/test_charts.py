@@ -512,3 +512,16 @@ def test_a_chart_speaks_the_callers_language_and_number_symbols():
     assert "1234.500000" in text_en and "1234,500000" in text_pt
     assert '"title": "consulta"' in text_pt or '"title":"consulta"' in text_pt.replace(" ", "")
     assert described == "Todas as 3 × 2 entradas desenhadas; passe o mouse sobre uma célula para ver o valor exato."
+
+
+def test_an_axis_of_tiny_values_is_labelled_in_powers_of_ten_not_ten_decimals():
+    import pandas as pd
+
+    tiny = pd.DataFrame({"i": range(4), "r": [0.0, 6e-8, 1.2e-7, 6e-8]})
+    spec = charts.line_chart(tiny, x="i", y="r").spec()
+    assert spec["encoding"]["y"]["axis"]["format"] == "~e"
+    usual = pd.DataFrame({"i": range(4), "r": [0.0, 0.5, 1.0, 0.25]})
+    assert "format" not in charts.line_chart(usual, x="i", y="r").spec()["encoding"]["y"].get("axis", {})
+    banded = pd.DataFrame({"i": range(5000), "r": [1e-9 * (k % 7) for k in range(5000)]})
+    spec = charts.line_chart(banded, x="i", y="r").spec()
+    assert spec["encoding"]["y"]["axis"]["format"] == "~e"  # the bands' axis too

@@ -221,6 +221,15 @@ def _whole(values: pd.Series) -> bool:
     return bool(numbers.notna().all() and (numbers == numbers.round()).all())
 
 
+def _y_axis(values: pd.Series, log: bool) -> alt.Axis:
+    """Powers of ten for an axis of tiny values (all below 10⁻³ in size, not all 0), whose labels
+    would otherwise run to ten digits after the point (0.00000010)."""
+    top = float(pd.to_numeric(values, errors="coerce").abs().max())
+    if not log and 0 < top < 1e-3:
+        return alt.Axis(format="~e")
+    return alt.Axis()
+
+
 def _x_axis(values: pd.Series, log: bool) -> alt.Axis:
     if _whole(values) and not log:
         return alt.Axis(format="d", tickMinStep=1)
@@ -250,7 +259,8 @@ def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scal
         tooltip = ([tip(series, series_title or series)] if series else []) + [
             alt.Tooltip(x, type="quantitative", title=x_title or x), tip("y text", y_title or y)]
         mark = alt.Chart(frame).mark_line(point=points, interpolate="step-after" if step else "linear")
-        chart = mark.encode(x=x_enc, y=alt.Y(y, type="quantitative", title=y_title or y, scale=scale),
+        chart = mark.encode(x=x_enc, y=alt.Y(y, type="quantitative", title=y_title or y, scale=scale,
+                                             axis=_y_axis(frame[y], log_y)),
                             tooltip=tooltip, **color).properties(height=height)
         rows = len(frame) // len(names)
         return chart, Drawing("lines", (rows, len(names)), (rows, len(names)), (1, 1), hover=True)
@@ -290,7 +300,7 @@ def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scal
         alt.Chart(bands)
         .mark_area(opacity=0.5, strokeWidth=1)
         .encode(x=x_enc, y=alt.Y("low", type="quantitative", title=_("{title} (range per run)").format(title=y_title or y),
-                                   scale=scale),
+                                   scale=scale, axis=_y_axis(bands["high"], log_y)),
                 y2=alt.Y2("high"), tooltip=tooltip, **color, **stroke)
         .properties(height=height)
     )
