@@ -468,15 +468,18 @@ def pieces_view(text: str) -> Pieces:
     encoded = pretrained.encode_text(text)
     read = text[:MAX_CHARS]
     words: list[list[int]] = []  # piece indices, grouped by written word
-    last_end = None
+    last_end, last_word = None, None
     for i, (start, end) in enumerate(encoded.offsets):
         if encoded.word_ids[i] is None:
             continue
-        if last_end is not None and not any(c.isspace() for c in read[last_end:start]):
+        # one written word: no white space in between, or one word to the tokenizer (which drops a
+        # control character that Python counts as white space, such as \x1f, and reads on)
+        if last_end is not None and (encoded.word_ids[i] == last_word
+                                     or not any(c.isspace() for c in read[last_end:start])):
             words[-1].append(i)
         else:
             words.append([i])
-        last_end = end
+        last_end, last_word = end, encoded.word_ids[i]
     partial = 0
     if encoded.cut and words:  # the last word read may have lost its other pieces to the cut
         begin, end = encoded.offsets[words[-1][0]][0], encoded.offsets[words[-1][-1]][1]
