@@ -17,6 +17,10 @@ from streamlit.testing.v1 import AppTest
 
 from lab import classroom
 from lab.classroom import following, storage
+from lab.registry import find_page
+from lab.views import questions
+from streamlit.runtime.state.common import user_key_from_element_id
+import pekit
 from lab.rooms import RoomError, SQLiteRooms
 from lab.views import questions
 from tests.page_text import open_expanders
@@ -336,6 +340,33 @@ def test_a_learner_alone_predicts_then_reveals():
     assert len(at.get("vega_lite_chart")) == charts and at.selectbox(key="binary.bit").value == 2
     at.button(key="lab.solo_finish").click().run()
     assert "Bit 2 changes at positions" not in texts(at)
+
+
+def test_a_revealed_answer_opens_the_closed_section_that_holds_its_picture():
+    """Alone: a question whose picture is under Explore further opens that section on its reveal
+    (the bit's square wave against its closest column, on the binary analogy page)."""
+    at = session(page="pages/binary_analogy.py")
+    ok(at)
+    assert not at.session_state["binary.bit_match"]  # closed at first
+    closed = len(at.get("vega_lite_chart"))
+    at.session_state[classroom.SOLO] = ("binary-flip", False)
+    at.run()
+    at.radio(key="lab.solo_answer.binary-flip").set_value(2).run()
+    at.button(key="lab.solo_reveal").click().run()
+    ok(at)
+    assert at.session_state["binary.bit_match"] is True
+    assert len(at.get("vega_lite_chart")) > closed and at.selectbox(key="binary.bit").value == 2
+
+
+@pytest.mark.parametrize("qid", [c.id for c in questions.CHECKS if c.opens])
+def test_each_section_a_question_opens_is_a_closed_section_of_its_page(qid):
+    check = questions.BY_ID[qid]
+    page = find_page(check.page)
+    at = session(page=page.path) if page.url_path != "rope_in_a_real_model" or pekit.smollm2_available() else None
+    if at is None:
+        pytest.skip("the optional SmolLM2 extra is not installed")
+    keys = {user_key_from_element_id(e.proto.id) for e in ok(at).get("expander")}
+    assert set(check.opens) <= keys, (check.opens, keys)
 
 
 def test_a_portuguese_attendee_gets_the_question_in_portuguese():

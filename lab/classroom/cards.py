@@ -169,6 +169,7 @@ def _revote(current: Seat, check: Check) -> None:
 
 
 def _reveal(current: Seat, check: Check) -> None:
+    st.session_state.pop(f"lab.opened_for.{check.id}", None)
     try:
         storage.store().reveal(current.code, current.key, check.id)
     except RoomError as err:
@@ -203,6 +204,7 @@ def _my_choice(current: Seat, check: Check, round: int = 1) -> int | None:
 
 
 def _attendee_open(current: Seat, check: Check, round: int) -> None:
+    st.session_state.pop(f"lab.opened_for.{check.id}", None)  # (asked again: its reveal opens them again)
     labels = _labels(check)
     mine = _my_choice(current, check, round)
     key = f"lab.answer.{check.id}" if round == 1 else f"lab.answer.{check.id}.{round}"
@@ -229,7 +231,18 @@ def _answer(current: Seat, check: Check, key: str) -> None:
         _note(reason(err))
 
 
+def _open_sections(check: Check) -> None:
+    """Open the closed sections that hold the picture of ``check``'s answer, once per reveal in a
+    session (the reader's own clicks decide afterwards): a revealed answer's picture is in view."""
+    done = f"lab.opened_for.{check.id}"
+    if check.opens and not st.session_state.get(done):
+        for key in check.opens:
+            st.session_state[key] = True
+        st.session_state[done] = True
+
+
 def _revealed_class(current: Seat, check: Check, round: int) -> None:
+    _open_sections(check)
     labels = _labels(check)
     right = _questions().correct(check)
     if not current.presenter:
@@ -315,4 +328,6 @@ def _solo_reveal(check: Check) -> None:
     key = f"lab.solo_answer.{check.id}"
     st.session_state[f"{key}.given"] = st.session_state.get(key)
     st.session_state[SOLO] = (check.id, True)
+    st.session_state.pop(f"lab.opened_for.{check.id}", None)
+    _open_sections(check)
     _show_settings(check)

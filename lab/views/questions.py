@@ -45,6 +45,7 @@ class Check:
     fields: Callable[[], Mapping[str, str]] | None = None  # what the prompt's {placeholders} name
     solo: bool = True  # listed on its page for a learner alone (the lesson asks its own in its steps)
     alone: bool = False  # a class answers it alone, without discussing (a new question after a discussed one)
+    opens: tuple[str, ...] = ()  # the keys of the closed sections that hold the picture of its answer
 
     def indices(self) -> range:
         """The options' indices, as a choice widget lists them."""
@@ -702,7 +703,7 @@ CHECKS: tuple[Check, ...] = (
     Check("binary-flip", "binary_analogy",
           N_("Counting positions in binary, how often does bit 2 change?"),
           (N_("at every position"), N_("every 2 positions"), N_("every 4 positions"), N_("every 8 positions")),
-          _solve_flip, {"bit": "2"}),
+          _solve_flip, {"bit": "2"}, opens=("binary.bit_match",)),
     Check("binary-bits", "binary_analogy",
           N_("How many bits does it take to count positions 0 to 63?"), ("5", "6", "7", "64"), _solve_bits),
     Check("rotation-shift", "offset_rotation",
@@ -713,7 +714,7 @@ CHECKS: tuple[Check, ...] = (
     Check("rotation-rope", "offset_rotation",
           N_("With RoPE, a query at position 2 and a key at position 5 have the score s. Move both by 100, to 102 "
              "and 105: what is their score now?"),
-          (N_("s again"), N_("larger than s"), N_("smaller than s")), _solve_rope),
+          (N_("s again"), N_("larger than s"), N_("smaller than s")), _solve_rope, opens=("rotation.rope",)),
     Check("complexity-path", "complexity_comparison",
           N_("What is the longest path between two tokens in a CNN with kernel size k = 3 and n = 16 tokens?"),
           ("1", "8", "15", "16"), _solve_path, {"k": "3", "path_n": "16"}),
@@ -737,15 +738,16 @@ CHECKS: tuple[Check, ...] = (
     Check("train-map", "train",
           N_("A model trained to reverse its input: which pattern does its clearest attention map show?"),
           (N_("an anti-diagonal: output i reads input n − 1 − i"), N_("the diagonal: each token reads itself"),
-           N_("a column: every token reads the first"), N_("weights spread evenly")), _solve_pattern),
+           N_("a column: every token reads the first"), N_("weights spread evenly")), _solve_pattern,
+          opens=("train.open_maps",)),
     Check("families-alibi", "encoding_families",
           N_("ALiBi with 8 heads: what is the slope of head 1, the steepest?"),
-          ("1/2", "1/8", "1/256", "1"), _solve_slope, {"heads": "8"}),
+          ("1/2", "1/8", "1/256", "1"), _solve_slope, {"heads": "8"}, opens=("families.explore",)),
     Check("families-linear", "encoding_families",
           N_("Linear position interpolation with a factor s = 4: what happens to each RoPE pair's angle per "
              "position?"),
           (N_("4 times larger"), N_("4 times smaller"), N_("16 times smaller"), N_("unchanged")), _solve_linear,
-          {"section": "Context extension", "s": "4.0"}),
+          {"section": "Context extension", "s": "4.0"}, opens=("families.explore",)),
     Check("learned-params", "fixed_or_learned",
           N_("How many numbers does MiniLM learn for its positions (512 positions, width 384)?"),
           ("0", "384", "512", N_("196,608")), _solve_parameters),
@@ -755,7 +757,7 @@ CHECKS: tuple[Check, ...] = (
            N_("no: nearby rows are the least alike")), _solve_near),
     Check("rope-kv", "rope_in_a_real_model",
           N_("SmolLM2 has 9 query heads in each layer. How many key/value heads do they share?"),
-          ("1", "3", "9"), _solve_kv),
+          ("1", "3", "9"), _solve_kv, opens=("ropelm.model",)),
     Check("rope-shift", "rope_in_a_real_model",
           N_("Shift every position id of the text by 1,000. What happens to SmolLM2's next-token predictions?"),
           (N_("nothing, up to float rounding"), N_("they change noticeably")), _solve_real_shift, {"shift": "1000"}),
