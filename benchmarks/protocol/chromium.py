@@ -5,7 +5,7 @@ protocol client, and what each sent to the server, compared message by message.
 
 Chromium's side is recorded with Playwright (``page.on("websocket")``, ``framesent``) and
 the DevTools protocol (the websocket handshake's headers). Both sides open the home page,
-visit every page in the sidebar's order and make the same changes (a slider and a select slider one
+visit the pages below and make the same changes (a slider and a select slider one
 step with the arrow keys, a radio option, a selectbox option, a toggle, a new sentence, another
 tab, a button), against the same server, each in a fresh
 session. Compared for every ``rerun_script``: the query string, page hash and name, every
@@ -28,12 +28,15 @@ from benchmarks.protocol.client import Tab
 from benchmarks.protocol.widgets import Change, Value
 
 # (page title, [(kind, label, key or text)]): clicks in the sidebar's order and changes on each
+# (controls a reader sees without opening a section: those under "Explore further" are drawn only once opened)
 CLICKS = [
+    ("The lesson", [("selectbox", "The word that looks", "bit"), ("button", "Next", None)]),
     ("Encoding heatmap", [("slider", "Positions n", "ArrowLeft"), ("slider", "Dimension d", "ArrowRight"),
                           ("radio", "Layout", "tensor2tensor (sin | cos)")]),
-    ("Binary analogy", [("slider", "Bits", "ArrowLeft"), ("selectbox", "Bit to compare", "4")]),
+    ("Binary analogy", [("slider", "Bits", "ArrowLeft"), ("slider", "Numbers per position", "ArrowRight")]),
     ("Offset rotation", [("slider", "Offset δ", "ArrowRight")]),
-    ("Complexity comparison", [("slider", "Kernel size k", "ArrowRight"), ("button", "Measure", None)]),
+    ("Complexity comparison", [("slider", "Kernel size k", "ArrowRight"),
+                               ("slider", "Tokens in the picture", "ArrowLeft")]),
     ("Live attention", [("text", "Your sentence", "the cat sat on the mat because it was warm"),
                         ("slider", "Heads", "ArrowRight"), ("toggle", "Add P", None),
                         ("tab", "Masking", None)]),
@@ -138,6 +141,9 @@ def _rerun_view(data: bytes) -> dict:
     widgets = {}
     for w in rs.widget_states.widgets:
         field = w.WhichOneof("value")
+        if field is None:  # a widget with no value (a radio that starts with none chosen)
+            widgets[w.id] = (None, None)
+            continue
         v = getattr(w, field)
         widgets[w.id] = (field, tuple(v.data) if hasattr(v, "data") else v)
     ctx = text_format.MessageToString(rs.context_info, as_one_line=True)

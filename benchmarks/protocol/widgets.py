@@ -48,10 +48,15 @@ class Value:
     value: object
 
     def fill(self, state: WidgetState) -> None:
+        if not self.field:  # reported with no value (a radio with none chosen)
+            return
         if self.field in ("double_array_value", "string_array_value", "int_array_value"):
             getattr(state, self.field).data.extend(self.value)
         else:
             setattr(state, self.field, self.value)
+
+
+NO_VALUE = Value("", None)
 
 
 def element_value(kind: str, w) -> Value | None:
@@ -74,7 +79,8 @@ def element_value(kind: str, w) -> Value | None:
             return Value("string_value", w.raw_value)
         if w.HasField("default") and 0 <= w.default < len(w.options):
             return Value("string_value", w.options[w.default])
-        return None
+        # the browser reports a radio with none chosen, with no value; a selectbox not at all
+        return NO_VALUE if kind == "radio" else None
     if kind == "text_input":
         return Value("string_value", w.value if w.set_value else w.default)
     if kind == "checkbox":
