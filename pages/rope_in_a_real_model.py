@@ -116,7 +116,7 @@ with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS) as page:
             st.markdown(offset_statement(offsets_view(text, layer, max_offset), layer))
             show_chart(bound, title=_("RoFormer's bound on the size of a score"))
             st.caption(_("The mean query and the mean key of the text (before rotation) are put m − n apart and "
-                         "scored as the layer scores them, q·k/√64."))
+                         "scored as the layer scores them, q·k/√{dim}.").format(dim=model.config.head_dim))
 
     if box := opened(_("Frequencies per head: which pairs carry the norm"), key="ropelm.pairs"):
         with box:
