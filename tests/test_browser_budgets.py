@@ -6,12 +6,12 @@ key idea comes first: its first picture starts on the first screen at 1280 × 72
 from __future__ import annotations
 
 import os
-import re
 
 import pytest
 
 from benchmarks.browser import chromium_missing_reason, wait_for_script
 from lab import registry
+from tests.test_browser_lesson import MAIN_WORDS_JS, words  # counted as the lesson's steps are
 
 reason = chromium_missing_reason()
 if reason and os.environ.get("CI"):
@@ -19,17 +19,7 @@ if reason and os.environ.get("CI"):
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason=reason or "")]
 
 DEFAULT_WORDS = 500
-MAIN_WORDS_JS = """() => {
-  const main = document.querySelector('[data-testid="stMain"]').cloneNode(true);
-  main.querySelectorAll('.katex, [data-testid="stCode"], [data-testid="stVegaLiteChart"], h1, '
-    + '[data-testid="stIconMaterial"], script, style').forEach(e => e.remove());
-  return main.innerText;
-}"""
 PATHS = [""] + [page.url_path for page in registry.listed_pages()]
-
-
-def words(text: str) -> int:
-    return len(re.findall(r"[\w’'%-]+", text))
 
 
 @pytest.fixture(scope="module")

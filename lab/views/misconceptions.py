@@ -23,6 +23,10 @@ _DOUBLE = (0, N_("2 times would hold if each token did a fixed amount of work; b
                  "token, so doubling n doubles both the tokens and what each one meets: 2 × 2 = 4."))
 _EMPTY = (1, N_("A softmax over nothing but −∞ scores would be 0/0; `masked_softmax` gives a row with no key to look at "
                 "zero weights instead, so padding adds nothing to the output."))
+_PERMUTE = (2, N_("Each weight belongs to a pair of tokens, not to a place: when the tokens move, their row and "
+                   "column of the map move with them, so the map does not stay as it was."))
+_BITS = (2, N_("b bits count 2^b numbers, from 0 to 2^b − 1: 6 bits give exactly 64, the numbers 0 to 63; a 7th bit "
+               "is needed only from 64 on."))
 
 REASONS: dict[str, tuple[int, str]] = {
     "heatmap-fastest": (2, N_("Later columns are slower, not faster: their frequency falls with the column's index, so "
@@ -30,16 +34,14 @@ REASONS: dict[str, tuple[int, str]] = {
     "heatmap-offset": (0, N_("Each pair of columns adds the cosine of the difference of the two angles, which depends "
                              "on how far apart the positions are, not on where they start.")),
     "binary-flip": _BINARY_FLIP,
-    "binary-bits": (2, N_("b bits count 2^b numbers, from 0 to 2^b − 1: 6 bits give exactly 64, the numbers 0 to 63; "
-                          "a 7th bit is needed only from 64 on.")),
+    "binary-bits": _BITS,
     "rotation-shift": _TURN,
     "rotation-rope": (2, N_("Moving both tokens by 100 turns the query and the key by the same extra angles, so the "
                             "angles between them, which the score sees, stay as they were.")),
     "complexity-path": (2, N_("15 is an RNN's path, one token per step; a convolution layer with k = 3 reaches one "
                               "token further on each side, 2 in all, so it needs about half as many layers.")),
     "complexity-double": _DOUBLE,
-    "attention-permute": (2, N_("Each weight belongs to a pair of tokens, not to a place: when the tokens move, their "
-                                "row and column of the map move with them, so the map does not stay as it was.")),
+    "attention-permute": _PERMUTE,
     "attention-empty": _EMPTY,
     "train-none": _TRAIN_NONE,
     "train-map": (1, N_("Reading itself would copy the input in the same order; to write it reversed, output i must "
@@ -65,10 +67,8 @@ REASONS: dict[str, tuple[int, str]] = {
     "lesson-double": _DOUBLE,
     "lesson-empty": _EMPTY,
     # the lesson's new questions on the same idea, answered alone after a discussed one
-    "lesson-weights": (2, N_("Each weight belongs to a pair of tokens, not to a place: when the tokens move, their "
-                             "row and column of the map move with them, so the map does not stay as it was.")),
-    "lesson-bits-count": (2, N_("b bits count 2^b numbers, from 0 to 2^b − 1: 6 bits give exactly 64, the numbers 0 "
-                                "to 63; a 7th bit is needed only from 64 on.")),
+    "lesson-weights": _PERMUTE,
+    "lesson-bits-count": _BITS,
     "lesson-double-rnn": (1, N_("4 times is self-attention's growth, where each token meets every other one; an RNN "
                                 "does the same work for each token it reads, so twice the tokens is twice the work.")),
     # the concept check's

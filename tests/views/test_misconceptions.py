@@ -47,3 +47,34 @@ def test_why_not_names_the_option_and_gives_its_reason(qid, code):
     with use(code):
         option, why = misconceptions._(check.options[index]), misconceptions._(reason)
     assert said.index("“" + option + "”") < said.index(why) and said.endswith(why)
+
+
+def test_the_numbers_the_reasons_state_are_pekits():
+    """Each number a reason states, against pekit (the reasons are fixed text for fixed questions)."""
+    import pekit
+
+    from lab.views.fixed_or_learned import position_tables
+
+    # "all 8 of a sequence": the shipped reversal task's length
+    assert lesson.TASK == "reverse" and lesson.TASK_LENGTH == 8
+    # "bit 0 changes at every position and bit 1 every 2, so bit 2 ... every 4"
+    bits = pekit.binary_encoding(32)
+    for b, every in enumerate((1, 2, 4)):
+        changes = [i for i in range(1, 32) if bits[i, b] != bits[i - 1, b]]
+        assert changes == list(range(every, 32, every)), b
+    # "6 bits give exactly 64, the numbers 0 to 63; a 7th bit is needed only from 64 on"
+    assert pekit.binary_encoding(64).shape[1] == 6 and pekit.binary_encoding(65).shape[1] == 7
+    # "the last pair takes tens of thousands of positions for one wave" (d = 32)
+    assert 10_000 <= float(pekit.wavelengths(32)[-1]) < 100_000
+    # "15 is an RNN's path ... about half as many layers" (k = 3, 16 tokens)
+    table = pekit.complexity_table(16, 1, 3)
+    assert table.loc["RNN", "max_path_length"] == 15 and table.loc["CNN", "max_path_length"] == 8
+    # "2 × 2 = 4" for self-attention, "twice the tokens is twice the work" for an RNN
+    assert questions.growth(1000, 256, "Self-attention") == 4 and questions.growth(1000, 256, "RNN") == 2
+    # "1/2, 1/4, … down to 1/256" with 8 heads
+    assert pekit.alibi_slopes(8).tolist() == [2.0 ** -h for h in range(1, 9)]
+    # "8 layers would hold if each layer reached one token further" (9 tokens, kernel 3: 4 layers)
+    assert "kernel size 3 over 9 tokens" in concept_check.BY_ID["concept-cnn"].prompt
+    assert pekit.complexity_table(9, 1, 3).loc["CNN", "max_path_length"] == 4
+    # "512 × 384 of them": MiniLM's learned table
+    assert tuple(position_tables()[0].shape) == (512, 384)
