@@ -24,7 +24,7 @@ MODULES[ROOT / "lab" / "display.py"] = ROOT / "tests" / "test_display.py"
 
 
 def returns_text(node: ast.FunctionDef) -> bool:
-    """A function annotated to return ``str`` or ``str | None``: text for people (an option
+    """A function annotated to return ``str`` or ``str | None`` (or ``lab.claims.Said``, text with its claims): text for people (an option
     label list, a ``dict[str, ...]`` or an exported ``bytes | str`` file is not)."""
     annotation = node.returns
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
@@ -32,7 +32,7 @@ def returns_text(node: ast.FunctionDef) -> bool:
         if not any(isinstance(p, ast.Constant) and p.value is None for p in parts):
             return False
         annotation = next(p for p in parts if not (isinstance(p, ast.Constant) and p.value is None))
-    return isinstance(annotation, ast.Name) and annotation.id == "str"
+    return isinstance(annotation, ast.Name) and annotation.id in ("str", "Said")
 
 
 def text_functions(module: Path) -> list[str]:

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from pekit import charts, order, seeded, shipped, text
 from pekit.charts.bars import accuracy_bars
+from lab.claims import Claim, Reference, Said
 from lab.display import number, plain
 from lab.i18n import N_, _, localized_resource, ngettext
 from lab.views import binary_analogy as binary_view
@@ -170,14 +171,20 @@ def shuffle_view(tokens: tuple[str, ...], shuffle: int, positional: bool) -> Shu
                    drawn(check.shuffled_output, shuffled, " ".join(shuffled)))
 
 
-def shuffle_sentence(view: Shuffle) -> str:
+def shuffle_sentence(view: Shuffle) -> Said:
+    """What the shuffle did to each word's output; "identical" is measured against float
+    rounding (:data:`ROUND_OFF` of the outputs' size), the claim ``gap`` carries it."""
     if view.moved == 0:
-        return _("This shuffle leaves every word where it was: press Shuffle again.")
+        return Said(_("This shuffle leaves every word where it was: press Shuffle again."),
+                    [Claim("moved", view.moved)])
+    rounding = Reference(ROUND_OFF, "float32 rounding of the layer's outputs, relative to their size")
     if view.identical:
-        return _("Each word's output is identical in both orders, to float rounding: the largest difference is {gap} "
-                 "of the outputs' size.").format(gap=number(view.gap, ".0e") if view.gap else "0")
-    return _("The same words now get different outputs: they move by up to {percent} of the outputs' size.").format(
-        percent=number(100 * view.gap, ".2g") + " %")
+        return Said(_("Each word's output is identical in both orders, to float rounding: the largest difference is "
+                      "{gap} of the outputs' size.").format(gap=number(view.gap, ".0e") if view.gap else "0"),
+                    [Claim("gap", view.gap, "below", rounding)])
+    return Said(_("The same words now get different outputs: they move by up to {percent} of the outputs' size."
+                  ).format(percent=number(100 * view.gap, ".2g") + " %"),
+                [Claim("gap", view.gap, "at least", rounding)])
 
 
 def swap_prompt_fields(view: Shuffle) -> dict[str, str]:

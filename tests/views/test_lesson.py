@@ -81,6 +81,11 @@ def test_the_shuffle_sentence_says_what_the_outputs_did(shuffle, positional):
     gap, moved = independent_gap(TOKENS, shuffle, positional)
     said = lesson.shuffle_sentence(view)
     assert view.moved == moved
+    assert said.holds()  # every comparison it makes is true of its own numbers
+    if moved:  # "identical" and "different" are measured against float rounding, from the independent gap
+        gap_claim = said.claim("gap")
+        assert gap_claim.reference.value == lesson.ROUND_OFF
+        assert (gap < gap_claim.reference.value) == (gap_claim.relation == "below")
     if moved == 0:
         assert said.startswith("This shuffle leaves every word where it was")
     elif gap < 1e-9:
