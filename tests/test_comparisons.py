@@ -38,19 +38,56 @@ CAUSAL = re.compile(r"\b(because|due to|caused by|caches?|overhead|fixed costs?|
                     re.IGNORECASE)
 
 # (module stem, function): why its words of comparison compare nothing on screen
-NOT_COMPARING: dict[tuple[str, str], str] = {}
+NOT_COMPARING: dict[tuple[str, str], str] = {
+    # -- binary_analogy
+    # -- classroom
+    # -- complexity_comparison
+    # -- concept_check
+    # -- encoding_families
+    # -- encoding_heatmap
+    # -- fixed_or_learned
+    # -- home
+    # -- lesson
+    # -- live_attention
+    # -- minilm
+    # -- misconceptions
+    # -- offset_rotation
+    # -- questions
+    # -- rope_in_a_real_model
+    # -- train
+}
 
 # (module stem, function): what the page measured that the cause it names rests on
-MEASURED_CAUSES: dict[tuple[str, str], str] = {}
+MEASURED_CAUSES: dict[tuple[str, str], str] = {
+    # -- binary_analogy
+    # -- classroom
+    # -- complexity_comparison
+    # -- concept_check
+    # -- encoding_families
+    # -- encoding_heatmap
+    # -- fixed_or_learned
+    # -- home
+    # -- lesson
+    # -- live_attention
+    # -- minilm
+    # -- misconceptions
+    # -- offset_rotation
+    # -- questions
+    # -- rope_in_a_real_model
+    # -- train
+}
 
 # Sentences not converted yet: each fails the test below when it is (strict), so the entry goes
-NOT_YET = {
+NOT_YET: set[tuple[str, str]] = {
+    # -- binary_analogy
     ("binary_analogy", "distinct_help"),
     ("binary_analogy", "table_caption"),
     ("binary_analogy", "steps_sentence"),
     ("binary_analogy", "dial_sentence"),
     ("binary_analogy", "ladders_sentence"),
     ("binary_analogy", "equal_width_sentence"),
+    # -- classroom
+    # -- complexity_comparison
     ("complexity_comparison", "theory_caption"),
     ("complexity_comparison", "cost_sentence"),
     ("complexity_comparison", "path_sentence"),
@@ -58,7 +95,9 @@ NOT_YET = {
     ("complexity_comparison", "slope_line"),
     ("complexity_comparison", "memory_sentence"),
     ("complexity_comparison", "slope_prose"),
+    # -- concept_check
     ("concept_check", "phase_sentence"),
+    # -- encoding_families
     ("encoding_families", "learned_caption"),
     ("encoding_families", "rope_caption"),
     ("encoding_families", "alibi_caption"),
@@ -67,6 +106,7 @@ NOT_YET = {
     ("encoding_families", "t5_sentence"),
     ("encoding_families", "alibi_line"),
     ("encoding_families", "t5_line"),
+    # -- encoding_heatmap
     ("encoding_heatmap", "reading_text"),
     ("encoding_heatmap", "table_caption"),
     ("encoding_heatmap", "csv_limit_caption"),
@@ -75,24 +115,32 @@ NOT_YET = {
     ("encoding_heatmap", "layout_text"),
     ("encoding_heatmap", "add_or_concat_text"),
     ("encoding_heatmap", "properties_text"),
+    # -- fixed_or_learned
     ("fixed_or_learned", "values_statement"),
     ("fixed_or_learned", "offset_statement"),
     ("fixed_or_learned", "components_statement"),
     ("fixed_or_learned", "steps_statement"),
+    # -- home
     ("home", "home_caption"),
+    # -- lesson
     ("lesson", "rotation_sentence"),
+    # -- live_attention
     ("live_attention", "shapes_statement"),
     ("live_attention", "qkv_statement"),
     ("live_attention", "query_step_statement"),
     ("live_attention", "book_example_code"),
     ("live_attention", "order_statement"),
+    # -- minilm
     ("minilm", "pieces_statement"),
     ("minilm", "order_statement"),
+    # -- misconceptions
+    # -- offset_rotation
     ("offset_rotation", "circle_text"),
     ("offset_rotation", "residuals_caption"),
     ("offset_rotation", "angles_text"),
     ("offset_rotation", "sine_only_text"),
     ("offset_rotation", "rope_caption"),
+    # -- questions
     ("questions", "fastest_sentence"),
     ("questions", "flip_sentence"),
     ("questions", "bits_sentence"),
@@ -102,6 +150,7 @@ NOT_YET = {
     ("questions", "share_sentence"),
     ("questions", "parameters_sentence"),
     ("questions", "kv_sentence"),
+    # -- rope_in_a_real_model
     ("rope_in_a_real_model", "layout_statement"),
     ("rope_in_a_real_model", "shift_statement"),
     ("rope_in_a_real_model", "minilm_shift_statement"),
@@ -112,16 +161,33 @@ NOT_YET = {
     ("rope_in_a_real_model", "context_statement"),
     ("rope_in_a_real_model", "papers_statement"),
     ("rope_in_a_real_model", "live_statement"),
+    # -- train
     ("train", "nothing_yet_sentence"),
     ("train", "bars_caption"),
     ("train", "clearest_sentence"),
     ("train", "curves_caption"),
 }
-CAUSES_NOT_YET = {
+CAUSES_NOT_YET: set[tuple[str, str]] = {
+    # -- binary_analogy
+    # -- classroom
+    # -- complexity_comparison
     ("complexity_comparison", "slope_prose"),
+    # -- concept_check
+    # -- encoding_families
+    # -- encoding_heatmap
+    # -- fixed_or_learned
+    # -- home
+    # -- lesson
+    # -- live_attention
+    # -- minilm
+    # -- misconceptions
+    # -- offset_rotation
+    # -- questions
     ("questions", "flip_sentence"),
     ("questions", "growth_sentence"),
     ("questions", "kv_sentence"),
+    # -- rope_in_a_real_model
+    # -- train
 }
 
 GETTEXT = {"_", "ngettext", "gettext", "pgettext", "npgettext"}
