@@ -42,6 +42,11 @@ NOT_COMPARING: dict[tuple[str, str], str] = {
     # -- binary_analogy
     # -- classroom
     # -- complexity_comparison
+    ("complexity_comparison", "theory_caption"): "'slope 1 grows like n, slope 2 like n²' says how to read log-log "
+                                                 "axes; it compares no number on the chart",
+    ("complexity_comparison", "path_sentence"): "'same' is Conv1d's padding argument (padding=\"same\"), quoted",
+    ("complexity_comparison", "memory_column"): "'above the input' names what the column holds (the peak allocated "
+                                                "beyond the input's own memory), not a comparison",
     # -- concept_check
     # -- encoding_families
     # -- encoding_heatmap
@@ -88,13 +93,6 @@ NOT_YET: set[tuple[str, str]] = {
     ("binary_analogy", "equal_width_sentence"),
     # -- classroom
     # -- complexity_comparison
-    ("complexity_comparison", "theory_caption"),
-    ("complexity_comparison", "cost_sentence"),
-    ("complexity_comparison", "path_sentence"),
-    ("complexity_comparison", "memory_column"),
-    ("complexity_comparison", "slope_line"),
-    ("complexity_comparison", "memory_sentence"),
-    ("complexity_comparison", "slope_prose"),
     # -- concept_check
     ("concept_check", "phase_sentence"),
     # -- encoding_families
@@ -171,7 +169,6 @@ CAUSES_NOT_YET: set[tuple[str, str]] = {
     # -- binary_analogy
     # -- classroom
     # -- complexity_comparison
-    ("complexity_comparison", "slope_prose"),
     # -- concept_check
     # -- encoding_families
     # -- encoding_heatmap
