@@ -11,6 +11,7 @@ import math
 import torch
 
 from pekit import charts, order, seeded, sinusoidal_encoding, text
+from lab.claims import Claim, Reference, Said
 from lab.memo import shared
 from lab.display import number, plain
 from lab.i18n import _, localized_resource, ngettext
@@ -90,6 +91,7 @@ class OrderGap(NamedTuple):
     output: float  # the largest |difference| of an output
     relative: float  # the same over the largest |output|
     weights: float  # the largest |difference| of a weight
+    rounding: float = 0.0  # the largest relative gap float rounding alone can make here (pekit.order.OrderCheck)
 
 
 class OrderView(NamedTuple):
@@ -161,6 +163,13 @@ class QueryStep(NamedTuple):
         return max(range(len(self.weights)), key=lambda j: (self.weights[j], -j))
 
     @property
+    def tops(self) -> tuple[int, ...]:
+        """Every key whose weight ties the largest (identical tokens without P have identical keys,
+        so identical scores): within 1e-12 of it, far below any difference of two distinct keys'."""
+        most = self.weights[self.top]
+        return tuple(j for j, w in enumerate(self.weights) if most - w <= 1e-12 * most)
+
+    @property
     def shown_dims(self) -> int:
         return len(self.output)
 
@@ -211,32 +220,59 @@ def qkv_statement(shape: LayerShape) -> str:
     n, hidden, heads = shape
     hs = shape.head_size
     start = _("In **self**-attention all three come from the same input X ({n} × {hidden}, a row per token), through "
-              "three different learned {hidden} × {hidden} matrices: Q = XW_q, K = XW_k, V = XW_v. ").format(
-        n=n, hidden=hidden)
+              "three different {hidden} × {hidden} matrices (learned in training; random in this untrained layer): "
+              "Q = XW_q, K = XW_k, V = XW_v. ").format(n=n, hidden=hidden)
     if heads > 1:
-        heads_part = _("Each is cut into {heads} heads of {hs} columns; each head attends on its own (its steps "
-                       "below), and the heads' outputs, side by side ({n} × {hidden}), are projected by W_o. ")
+        heads_part = _("Each is cut into {heads} heads of {hs} columns; each head attends on its own (below: one "
+                       "head's steps for one query), and the heads' outputs, side by side ({n} × {hidden}), are "
+                       "projected by W_o. ")
     else:
-        heads_part = _("Each is kept whole, one head of {hs} columns (its steps below); its output ({n} × {hidden}) "
-                       "is projected by W_o. ")
+        heads_part = _("Each is kept whole, one head of {hs} columns (below: its steps for one query); its output "
+                       "({n} × {hidden}) is projected by W_o. ")
     return (start + heads_part.format(n=n, hidden=hidden, heads=heads, hs=hs)
             + _("So every token asks (query), advertises (key) and offers (value). (In **encoder–decoder** attention "
                 "the queries come from the decoder, the keys and values from the encoder.)"))
 
 
-def query_step_statement(step: QueryStep) -> str:
-    """The three steps for one query, with its numbers."""
+def query_step_statement(step: QueryStep) -> Said:
+    """The three steps for one query, with its numbers; keys that tie for the most weight are
+    named together, and a query whose scores are all equal is said to weigh every key alike."""
     q, hs, n = step.query, step.head_size, len(step.tokens)
-    top = step.top
+    top, tops = step.top, step.tops
     lo, hi = min(step.scores), max(step.scores)
     fields = dict(query=q, token=_plain(step.tokens[q]), head=step.head, hs=hs, n=n, low=number(lo, ".3f"),
                   high=number(hi, ".3f"), weight=number(step.weights[top], ".3f"), top=top,
-                  top_token=_plain(step.tokens[top]), shown=step.shown_dims)
-    if n > 1:
+                  top_token=_plain(step.tokens[top]), shown=step.shown_dims, count=len(tops),
+                  keys=", ".join(f"{j} ({_plain(step.tokens[j])})" for j in tops))
+    by_score = sorted(range(n), key=lambda j: (step.scores[j], step.weights[j]))
+    scores_sorted = tuple(step.scores[j] for j in by_score)
+    order_claim = Claim("weights in the order of the scores", tuple(step.weights[j] for j in by_score), "rises",
+                        Reference(scores_sorted, "the query's scores, sorted: softmax keeps their order"))
+    claims = [Claim("largest weight", step.weights[top], "equal",
+                    Reference(max(step.weights), "the largest of the query's weights")),
+              Claim("keys tied for the most", len(tops))]
+    if len(tops) > 1:  # "the same token, the same key": the tied keys are copies of one token
+        claims.append(Claim("tokens among the tied keys", len({step.tokens[j] for j in tops}), "equal",
+                            Reference(1, "one token: identical tokens have identical keys without P")))
+    if n > 1 and len(tops) == n:  # every score equal: nothing is larger
+        compare = _("**Query {query} ({token}), head {head}.** 1. Its query q = x W_q meets the key k_j = x_j W_k of "
+                    "every token j: score_j = q·k_j / √{hs}, here {low} for every key (the same token's key each "
+                    "time). ")
+        weigh = _("2. A softmax turns the {n} equal scores into {n} equal weights of {weight} = 1/{n}, which sum to 1 "
+                  "(orange: the query itself): no key gets more than another. ")
+        claims.append(Claim("weight spread", max(step.weights) - min(step.weights), "equal",
+                            Reference(0.0, "equal scores: equal weights, to float64 rounding", tolerance=1e-12)))
+    elif n > 1:
         compare = _("**Query {query} ({token}), head {head}.** 1. Its query q = x W_q meets the key k_j = x_j W_k of "
                     "every token j: score_j = q·k_j / √{hs}, here from {low} to {high}. ")
-        weigh = _("2. A softmax turns the {n} scores into {n} weights that sum to 1, a larger score a larger weight "
-                  "(orange: the query itself); the most, {weight}, goes to key {top} ({top_token}). ")
+        if len(tops) > 1:
+            weigh = _("2. A softmax turns the {n} scores into {n} weights that sum to 1, a larger score a larger "
+                      "weight (orange: the query itself); the most, {weight} each, goes to {count} keys tied (the same "
+                      "token, the same key): {keys}. ")
+        else:
+            weigh = _("2. A softmax turns the {n} scores into {n} weights that sum to 1, a larger score a larger "
+                      "weight (orange: the query itself); the most, {weight}, goes to key {top} ({top_token}). ")
+        claims.append(order_claim)
     else:
         compare = _("**Query {query} ({token}), head {head}.** 1. Its query q = x W_q meets the key k_j = x_j W_k of "
                     "every token j: score_j = q·k_j / √{hs}, here {low}, its only key. ")
@@ -252,7 +288,7 @@ def query_step_statement(step: QueryStep) -> str:
                           "number, the first {shown} of {hs} shown (the third picture's last row).",
                           "3. The output is the weighted sum of the values v_j = x_j W_v, Σ_j weight_j · v_j: {hs} "
                           "numbers, the first {shown} of {hs} shown (the third picture's last row).", hs)
-    return compare.format(**fields) + weigh.format(**fields) + output.format(**fields)
+    return Said(compare.format(**fields) + weigh.format(**fields) + output.format(**fields), claims)
 
 
 def effect_caption(effect: Effect) -> str:
@@ -341,36 +377,50 @@ def book_example_code(example: BookExample) -> str:
         queries=queries, keys=keys, rows0=rows0, rows1=rows1)
 
 
-ROUND_OFF = 1e-5  # relative output differences below this are float round-off
+ROUNDING = ("the largest relative output gap float rounding alone can make at this setting: each run's largest "
+            "difference from the same run in float64, added (pekit.order.OrderCheck.rounding)")
 
 
-def _round_off(relative: float) -> str:
-    """A relative difference below ROUND_OFF, as the order statement says it."""
-    if relative == 0:
+def _within(gap: OrderGap) -> bool:
+    """Whether a gap is one float rounding alone can make (at most the measured bound)."""
+    return gap.relative <= gap.rounding
+
+
+def _gap_claim(what: str, gap: OrderGap) -> Claim:
+    return Claim(what, gap.relative, "at most" if _within(gap) else "above", Reference(gap.rounding, ROUNDING))
+
+
+def _round_off(gap: OrderGap) -> str:
+    """A gap within float rounding, as the order statement says it, with the bound measured here."""
+    if gap.relative == 0:
         return _("0: exactly the same")
-    return _("{gap} of the outputs' size, float round-off").format(gap=number(relative, ".1e"))
+    return _("{gap} of the outputs' size, within float rounding (at most {bound} here, measured against the same "
+             "runs in float64)").format(gap=number(gap.relative, ".1e"), bound=number(gap.rounding, ".1e"))
 
 
-def order_statement(view: OrderView) -> str:
-    """What the shuffle changed, without and with P, from the measured gaps."""
+def order_statement(view: OrderView) -> Said:
+    """What the shuffle changed, without and with P, from the measured gaps, each read against the
+    float rounding measured for the same runs (pekit's float64 twin of the layer)."""
     without_gap, with_gap = number(view.without.relative, ".1e"), number(view.with_p.relative, ".1e")
+    claims = [_gap_claim("gap without P", view.without), _gap_claim("gap with P", view.with_p)]
     if view.moved == 0 and view.permuted == 0:
-        return _("This shuffle keeps every token in its slot (the identity permutation): the shuffled run is the "
-                 "same run, and its outputs differ from the original's by {without} of their size without P and by "
-                 "{with_p} with P. Press Shuffle again for another order.").format(without=without_gap,
-                                                                                    with_p=with_gap)
+        return Said(_("This shuffle keeps every token in its slot (the identity permutation): the shuffled run is the "
+                      "same run, and its outputs differ from the original's by {without} of their size without P and "
+                      "by {with_p} with P. Press Shuffle again for another order.").format(without=without_gap,
+                                                                                          with_p=with_gap), claims)
     if view.moved == 0:
         start = _("This shuffle only swaps identical tokens ({count} slots take a copy of their own token from "
                   "another slot): the shuffled sentence is the sentence as typed, and the layer gives it the same "
                   "outputs. Putting its rows back in the original order therefore compares each copy of a token with "
                   "the copy whose slot it took. ").format(count=view.permuted)
-        if view.without.relative < ROUND_OFF:
+        if _within(view.without):
             without = _("Without P the copies are the same input and get the same output: the largest difference is "
-                        "{gap}.").format(gap=_round_off(view.without.relative))
+                        "{gap}.").format(gap=_round_off(view.without))
         else:
-            without = _("Without P the copies' outputs still differ by {gap} of their size, more than float "
-                        "round-off.").format(gap=number(view.without.relative, ".2g"))
-        if view.with_p.relative >= ROUND_OFF:
+            without = _("Without P the copies' outputs still differ by {gap} of their size, more than float rounding "
+                        "can make here ({bound}).").format(gap=number(view.without.relative, ".2g"),
+                                                           bound=number(view.without.rounding, ".1e"))
+        if not _within(view.with_p):
             with_p = " " + _("With P each copy carries its own position, and the copies' outputs differ by {percent} "
                              "of the outputs' size: the layer tells identical tokens apart by their slots alone. "
                              "Press Shuffle again for an order that moves the words.").format(
@@ -378,23 +428,24 @@ def order_statement(view: OrderView) -> str:
         else:
             with_p = " " + _("With P too the copies' outputs stay within {gap} of the outputs' size.").format(
                 gap=with_gap)
-        return start + without + with_p
-    if view.without.relative < ROUND_OFF:
+        return Said(start + without + with_p, claims)
+    if _within(view.without):
         without = _("Without positions, the two maps are the same: the largest difference of an output is {gap}. "
                     "Each token gets the same output wherever it stands; its weights move with it. The output rows "
                     "do keep the input's order, but nothing a token computes depends on "
                     "it: 'dog bites man' and 'man bites dog' give each word the same vector.").format(
-            gap=_round_off(view.without.relative))
+            gap=_round_off(view.without))
     else:
-        without = _("Without positions the outputs still differ by {gap} of their size, more than float "
-                    "round-off.").format(gap=number(view.without.relative, ".2g"))
-    if view.with_p.relative >= ROUND_OFF:
+        without = _("Without positions the outputs still differ by {gap} of their size, more than float rounding can "
+                    "make here ({bound}).").format(gap=number(view.without.relative, ".2g"),
+                                                   bound=number(view.without.rounding, ".1e"))
+    if not _within(view.with_p):
         with_p = " " + _("With P the maps differ and the outputs move by {percent} of their size: a token's vector "
                          "now depends on its slot, and order matters.").format(
             percent=number(100 * view.with_p.relative, ".3g") + "%")
     else:
         with_p = " " + _("With P too the outputs stay within {gap} of their size.").format(gap=with_gap)
-    return without + with_p
+    return Said(without + with_p, claims)
 
 
 def shuffled_line(view: OrderView) -> str:
@@ -520,7 +571,8 @@ def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuf
                                                             value_title=_("weight"), title=title,
                                                             cell=first_screen_cell(len(tokens)), legend="right",
                                                             max_marks=0).spec()))
-    gaps = {positional: OrderGap(c.output_gap, c.relative_output_gap, c.weights_gap) for positional, c in checks.items()}
+    gaps = {positional: OrderGap(c.output_gap, c.relative_output_gap, c.weights_gap, c.relative_rounding)
+            for positional, c in checks.items()}
     shuffled = tuple(tokens[i] for i in perm.tolist())
     return OrderView(shuffled, sum(a != b for a, b in zip(shuffled, tokens)), tuple(maps), gaps[False], gaps[True],
                      sum(i != p for i, p in enumerate(perm.tolist())), tuple(perm.tolist()))

@@ -34,7 +34,9 @@ def test_shape_sentences_state_the_shapes(n, hidden, heads):
     assert (f"{n} tokens," in text) == (n != 1)
     qkv = live.qkv_statement(shape)
     assert (f"{heads} heads of {hidden // heads} columns" in qkv) == (heads > 1)
-    assert f"the same input X ({n} × {hidden}, a row per token)" in qkv and f"learned {hidden} × {hidden} matrices" in qkv
+    assert f"the same input X ({n} × {hidden}, a row per token)" in qkv and f"different {hidden} × {hidden} matrices" in qkv
+    # the page's layer is untrained: its matrices are not called learned without saying they are random here
+    assert "learned in training; random in this untrained layer" in qkv and f"learned {hidden}" not in qkv
     assert f"({n} × {hidden})" in qkv.split("W_v.", 1)[1]  # the heads' outputs (or the one head's), side by side
     assert ("one head of" in qkv) == (heads == 1) and "1 heads" not in qkv
     assert shape.last_head == heads - 1 and shape.several_heads == (heads > 1)
@@ -257,14 +259,44 @@ def _order_gaps(tokens, hidden, heads, seed, perm, positional):
             copies / float(size))
 
 
-def _round_off(relative: float) -> str:
-    """A difference below round-off: "0: exactly the same" only when it is exactly zero."""
-    assert relative < live.ROUND_OFF
-    if relative == 0:
-        return "0: exactly the same"
-    mantissa, exponent = f"{relative:.1e}".split("e")
+def _sci(value: float) -> str:
+    mantissa, exponent = f"{value:.1e}".split("e")
     sup = str(int(exponent)).translate(str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻"))
-    return f"{mantissa} × 10{sup} of the outputs' size, float round-off"
+    return f"{mantissa} × 10{sup}"
+
+
+def _round_off(gap) -> str:
+    """A difference within the measured float rounding: "0: exactly the same" only when it is exactly zero."""
+    assert gap.relative <= gap.rounding
+    if gap.relative == 0:
+        return "0: exactly the same"
+    return (f"{_sci(gap.relative)} of the outputs' size, within float rounding (at most {_sci(gap.rounding)} here, "
+            "measured against the same runs in float64)")
+
+
+def _float32_rounding(tokens, hidden, heads, seed, positional) -> float:
+    """The original run's largest |float32 output − float64 output| over the largest |output|, by a
+    float64 copy of the layer made here: a lower bound of the rounding the page measures (its two
+    runs' added)."""
+    import copy
+
+    import torch
+
+    from pekit import seeded, sinusoidal_encoding, text
+
+    model = seeded.seeded_attention(hidden, heads, seed=seed, device="cpu")
+    wide = copy.deepcopy(model).double()
+    X = text.token_embeddings(list(tokens), hidden, seed=seed, device="cpu")
+    if positional:
+        X = X + sinusoidal_encoding(len(tokens), hidden, device="cpu")
+    with torch.no_grad():
+        narrow = model(X[None], X[None], X[None])[0].double()
+        X64 = X.double()
+        if positional:  # P added in float64, as the float64 twin adds it
+            X64 = text.token_embeddings(list(tokens), hidden, seed=seed, device="cpu").double() + sinusoidal_encoding(
+                len(tokens), hidden, device="cpu", dtype=torch.float64)
+        exact = wide(X64[None], X64[None], X64[None])[0]
+    return float((narrow - exact).abs().max() / exact.abs().max())
 
 
 @settings(max_examples=15, deadline=None)
@@ -291,9 +323,17 @@ def test_order_sentence_states_the_gaps(sentence, hidden, heads, shuffle, data):
     text = live.order_statement(view)
     without, without_raw, without_copies = _order_gaps(tokens, hidden, heads, 0, perm, False)
     with_p, with_raw, with_copies = _order_gaps(tokens, hidden, heads, 0, perm, True)
-    assert without < live.ROUND_OFF  # the layer ignores order without P (float64 here: exactly so)
+    assert without < 1e-12  # the layer ignores order without P (float64 here: exactly so)
     assert view.with_p.relative == pytest.approx(with_p, rel=1e-3, abs=2e-6)
-    assert view.without.relative < live.ROUND_OFF
+    # "the same" and "differ" are read against the float rounding measured for these runs
+    said = text
+    assert said.holds()
+    for name, gap, positional in (("gap without P", view.without, False), ("gap with P", view.with_p, True)):
+        claim = said.claim(name)
+        assert claim.reference.value == gap.rounding and claim.value == gap.relative
+        lower = _float32_rounding(tokens, hidden, heads, 0, positional)
+        assert lower * 0.999 <= gap.rounding < 1e-4  # at least one run's own rounding, and small
+    assert view.without.relative <= view.without.rounding  # order-blind: within rounding (triangle inequality)
     assert "press Shuffle again for another order" not in text  # the old sentence
     if permuted == 0:  # the identity: nothing moves at all
         assert moved == 0 and with_p == 0 and without == 0
@@ -307,19 +347,19 @@ def test_order_sentence_states_the_gaps(sentence, hidden, heads, shuffle, data):
         assert "order matters" not in text and "the outputs move by" not in text
         # put back, the shuffled run's rows are the copies' outputs at each other's slots
         assert with_p <= with_copies + 1e-12 and without_copies == 0
-        assert f"the largest difference is {_round_off(view.without.relative)}." in text
-        if view.with_p.relative >= live.ROUND_OFF:
-            assert with_copies > live.ROUND_OFF / 2
+        assert f"the largest difference is {_round_off(view.without)}." in text
+        if view.with_p.relative > view.with_p.rounding:
+            assert with_copies > view.with_p.rounding / 2
             assert f"the copies' outputs differ by {number(100 * view.with_p.relative, '.3g')}% of the outputs' " \
                    "size" in text
         else:
             assert f"With P too the copies' outputs stay within {number(view.with_p.relative, '.1e')}" in text
     else:
         assert text.startswith("Without positions, the two maps are the same: the largest difference of an output "
-                               f"is {_round_off(view.without.relative)}.")
-        if view.with_p.relative >= live.ROUND_OFF:
+                               f"is {_round_off(view.without)}.")
+        if view.with_p.relative > view.with_p.rounding:
             assert f"the outputs move by {number(100 * view.with_p.relative, '.3g')}% of their size" in text
-            assert with_p > live.ROUND_OFF / 2 and view.with_p.weights > 0  # "the maps differ"
+            assert with_p > view.with_p.rounding / 2 and view.with_p.weights > 0  # "the maps differ"
         else:
             assert f"With P too the outputs stay within {number(view.with_p.relative, '.1e')} of their size." in text
     assert "e-" not in text and "-0" not in text
@@ -339,6 +379,8 @@ def _signed(value) -> str:
 @given(st.sampled_from(SENTENCES + ["it's a well-known café, 2024!"]), HIDDEN, HEADS, st.sampled_from([0, 5, live.MAX_SEED]),
        st.booleans(), st.data())
 @example("x", 16, 8, 0, False, None)
+@example("the cat the cat", 64, 4, 0, False, None)  # query 3 (cat): keys 1 and 3 tie, once said "goes to key 1"
+@example("la la la", 64, 4, 0, False, None)  # every score equal: no key gets more
 def test_query_step_statement_states_the_three_steps(sentence, hidden, heads, seed, positional, data):
     """One query's scores, weights and output, recomputed here in float64 from the layer's own
     W_q, W_k, W_v (and P when added), against the layer's weights and the sentence."""
@@ -371,16 +413,29 @@ def test_query_step_statement_states_the_three_steps(sentence, hidden, heads, se
     said = live.query_step_statement(step)
     assert said.startswith(f"**Query {query} ({live.plain(tokens[query])}), head {head}.**")
     assert f"score_j = q·k_j / √{hs}" in said
-    if n > 1:
+    top = int(torch.argmax(weights))
+    tied = [j for j in range(n) if float(weights[top] - weights[j]) <= 1e-9]  # ties found here, in float64
+    assert said.holds()  # every comparison it makes is true of its numbers
+    assert step.tops == tuple(tied) and said.claim("keys tied for the most").value == len(tied)
+    assert said.claim("largest weight").reference.value == pytest.approx(float(weights.max()), abs=1e-6)
+    if n > 1 and len(tied) == n:  # all scores equal: "from x to x" and "the most goes to key 0" were wrong
+        assert f"here {_signed(scores[0])} for every key" in said and "the most" not in said
+        assert f"{n} equal weights of {1 / n:.3f} = 1/{n}" in said
+    elif n > 1:
         assert f"here from {_signed(scores.min())} to {_signed(scores.max())}." in said
+        order = said.claim("weights in the order of the scores")
+        assert order.reference.value == tuple(sorted(step.scores))
     else:
         assert f"here {_signed(scores[0])}, its only key." in said
     assert "-" not in said.split("here ", 1)[1].split(", ", 1)[0]  # minus signs, not hyphens
-    top = int(torch.argmax(weights))
-    if n > 1:
+    if n > 1 and len(tied) == 1:
         assert f"the most, {float(weights[top]):.3f}, goes to key {top} ({live.plain(tokens[top])})" in said
         assert f"turns the {n} scores into {n} weights that sum to 1" in said
-    else:  # one key: no plural, no comparison
+    elif 1 < len(tied) < n:  # ties named together, never one of them alone
+        assert len({tokens[j] for j in tied}) == 1
+        assert (f"the most, {float(weights[top]):.3f} each, goes to {len(tied)} keys tied (the same token, the same "
+                f"key): " + ", ".join(f"{j} ({live.plain(tokens[j])})" for j in tied)) in said
+    elif n == 1:  # one key: no plural, no comparison
         assert f"turns the only score into a weight of exactly {float(weights[top]):.3f}" in said
         assert "1 score" not in said and "1 weight" not in said
     assert abs(float(weights.sum()) - 1) < 1e-12  # "weights that sum to 1"
