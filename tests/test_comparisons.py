@@ -48,6 +48,9 @@ NOT_COMPARING: dict[tuple[str, str], str] = {
     ("complexity_comparison", "memory_column"): "'above the input' names what the column holds (the peak allocated "
                                                 "beyond the input's own memory), not a comparison",
     # -- concept_check
+    ("concept_check", "phase_sentence"): "'a guess is fine' invites an answer; 'the same questions' says the check "
+                                          "after the lesson asks the one tuple QUESTIONS again (the page draws both "
+                                          "phases from it)",
     # -- encoding_families
     # -- encoding_heatmap
     # -- fixed_or_learned
@@ -100,7 +103,6 @@ NOT_YET: set[tuple[str, str]] = {
     # -- classroom
     # -- complexity_comparison
     # -- concept_check
-    ("concept_check", "phase_sentence"),
     # -- encoding_families
     ("encoding_families", "learned_caption"),
     ("encoding_families", "rope_caption"),
@@ -125,7 +127,6 @@ NOT_YET: set[tuple[str, str]] = {
     ("fixed_or_learned", "components_statement"),
     ("fixed_or_learned", "steps_statement"),
     # -- home
-    ("home", "home_caption"),
     # -- lesson
     ("lesson", "rotation_sentence"),
     # -- live_attention

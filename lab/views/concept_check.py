@@ -150,7 +150,9 @@ def phase_sentence(phase: str) -> str:
     if phase == "pre":
         return _("Before the lesson: answer from what you know now; a guess is fine. You see your score, not the "
                  "answers, so that the second check measures the lesson.")
-    return _("After the lesson: the same eight questions. Handed in, each answer comes with its explanation.")
+    return ngettext("After the lesson: the same {count} question. Handed in, each answer comes with its explanation.",
+                    "After the lesson: the same {count} questions. Handed in, each answer comes with its explanation.",
+                    COUNT).format(count=COUNT)
 
 
 def numbered() -> tuple[tuple[int, Check], ...]:

@@ -377,6 +377,7 @@ def book_example_code(example: BookExample) -> str:
         queries=queries, keys=keys, rows0=rows0, rows1=rows1)
 
 
+ROUND_OFF = 1e-5  # the lesson's fixed bound (lab.views.lesson); this page measures its own, below
 ROUNDING = ("the largest relative output gap float rounding alone can make at this setting: each run's largest "
             "difference from the same run in float64, added (pekit.order.OrderCheck.rounding)")
 

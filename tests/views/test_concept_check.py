@@ -106,6 +106,8 @@ def test_a_learner_is_told_how_many_were_right(answers, phase):
     when = "before the lesson" if phase == "pre" else "after the lesson"
     assert concept.own_sentence(phase, answers, key) == f"{right} of 8 right {when}."
     assert concept.phase_sentence(phase).startswith("Before the lesson:" if phase == "pre" else "After the lesson:")
+    if phase == "post":  # the count it states is the questions asked
+        assert f"the same {len(concept.QUESTIONS)} questions" in concept.phase_sentence(phase)
     assert concept.score(answers, key) == pytest.approx(100 * right / 8)
 
 
