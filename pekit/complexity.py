@@ -51,6 +51,7 @@ __all__ = [
     "measure_layers",
     "fitted_slopes",
     "count_slopes",
+    "whole_attention_slope",
     "slope_verdicts",
 ]
 
@@ -455,6 +456,17 @@ def count_slopes(ns: Sequence[int], d: int, k: int = 3) -> dict[str, float]:
     slopes = {layer: fit_slope(ns, values) for layer, values in totals.items()}
     slopes["Self-attention (fused)"] = slopes["Self-attention"]  # the same arithmetic, another kernel
     return slopes
+
+
+def whole_attention_slope(n: float, d: int) -> float:
+    """The slope, on log-log axes, of self-attention counted whole (``2·n²·d + 4·n·d²``) at length
+    ``n``: ``d log(count) / d log(n) = 2·(n + d) / (n + 2·d)``, which rises with n from 1 toward
+    2, and is 1.5 at ``n = 2·d``, where the n² terms and the projections are equal."""
+    n = check_float("n", n, minimum=0.0)
+    d = check_int("d", d, minimum=1, maximum=MAX_D)
+    if not math.isfinite(n):
+        raise ValueError(f"n must be finite, got {n!r}")
+    return 2 * (n + d) / (n + 2 * d)
 
 
 def slope_verdicts(fitted: pd.DataFrame, *, tolerance: float = 0.25, decimals: int | None = None,

@@ -302,3 +302,18 @@ def test_count_slopes_are_the_slopes_of_everything_timed(low, span, d, k):
         assert slopes["Self-attention"] > 1.9
     with pytest.raises(ValueError, match="ns"):
         count_slopes(ns[:1], d, k)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.floats(0.5, 1e7), d=st.integers(1, 4096))
+def test_whole_attention_slope_is_the_local_slope_of_the_whole_count(n, d):
+    from pekit.complexity import whole_attention_slope
+
+    def log_count(m: float) -> float:
+        return math.log(2 * m * m * d + 4 * m * d * d)
+
+    h = 1e-5  # a central difference in log(n)
+    numeric = (log_count(n * math.exp(h)) - log_count(n * math.exp(-h))) / (2 * h)
+    assert whole_attention_slope(n, d) == pytest.approx(numeric, abs=1e-6)
+    assert 1 <= whole_attention_slope(n, d) < 2
+    assert whole_attention_slope(2 * d, d) == 1.5

@@ -73,6 +73,9 @@ class TheoryView:
     costs: tuple[tuple[str, int], ...] = ()  # (layer, multiply-adds counted whole), the table's order
     attention_mixing: int = 0  # self-attention's two n²·d products alone
     attention_projections: int = 0  # its four d × d products per token (4·n·d²)
+    # the fuller chart's self-attention line: its log-log slope at each length drawn, and at n = 2·d
+    whole_slopes: tuple[tuple[int, float], ...] = ()
+    bend_slope: float = 1.5
 
     def cost(self, layer: str) -> int:
         """A layer's multiply-adds counted whole, as the table shows them."""
@@ -93,7 +96,8 @@ def theory_view(n: int, d: int, k: int) -> TheoryView:
         "path_order": [complexity.BIG_O[layer][2] for layer in table.index],
     })
     terms = complexity.cost_terms(n, d, k)
-    curves = complexity.cost_curves(complexity.cost_curve_lengths(n, d, k), d, k)
+    lengths = complexity.cost_curve_lengths(n, d, k)
+    curves = complexity.cost_curves(lengths, d, k)
     cross = complexity.crossovers(d, k)
     marks = {f"n = d = {d}": cross["RNN"], f"n = k·d/2 = {number(cross['CNN'], 'g')}": cross["CNN"],
              _("your n = {n}").format(n=n): n}
@@ -120,6 +124,8 @@ def theory_view(n: int, d: int, k: int) -> TheoryView:
         costs=tuple((str(layer), int(v)) for layer, v in costs["multiply_adds"].items()),
         attention_mixing=int(costs.loc["Self-attention", "mixing_multiply_adds"]),
         attention_projections=int(terms.loc[terms["term"].str.startswith("projections"), "multiply_adds"].iloc[0]),
+        whole_slopes=tuple((int(m), complexity.whole_attention_slope(m, d)) for m in lengths),
+        bend_slope=complexity.whole_attention_slope(2 * d, d),
     )
 
 
@@ -129,10 +135,22 @@ def theory_caption(view: TheoryView) -> str:
              "n².").format(d=view.d, k=view.k)
 
 
-def fuller_caption(view: TheoryView) -> str:
-    """What the chart of the whole count adds: where self-attention counted whole bends."""
-    return _("Counted whole, self-attention bends from slope 1 to slope 2 around n = 2·d = {bend}, where its n² terms "
-             "overtake its projections.").format(bend=2 * view.d)
+def fuller_caption(view: TheoryView) -> Said:
+    """What the chart of the whole count adds: how self-attention's slope, counted whole, rises
+    along the lengths drawn (from the slope at the first to the slope at the last), and its 1.5 at
+    n = 2·d, where its n² terms and its projections are equal."""
+    (first, low), (last, high) = view.whole_slopes[0], view.whole_slopes[-1]
+    slopes = tuple(slope for _n, slope in view.whole_slopes)
+    return Said(_("Counted whole, self-attention's slope rises along this chart from {low} at n = {first} to {high} at "
+                  "n = {last}, passing 1.5 at n = 2·d = {bend}, where its n² terms and its projections are equal; it "
+                  "approaches 2 as n grows far beyond d.").format(
+        low=number(low, ".2f"), first=number(first, ","), high=number(high, ".2f"), last=number(last, ","),
+        bend=number(2 * view.d, ",")),
+        [Claim("self-attention's slope along the chart", slopes, "rises",
+               Reference(tuple(float(n) for n, _slope in view.whole_slopes),
+                         "the chart's lengths; slope 2(n + d)/(n + 2d) of 2n²d + 4nd² (whole_attention_slope)")),
+         Claim("slope at n = 2·d", view.bend_slope, "equal", Reference(1.5, "2(2d + d)/(2d + 2d)", tolerance=1e-12)),
+         Claim("slope at the chart's end", high, "below", Reference(2.0, "the n² terms' slope, approached as n → ∞"))])
 
 
 NAMES = {"CNN": N_("the CNN"), "RNN": N_("the RNN"), "Self-attention": N_("self-attention")}
@@ -184,7 +202,7 @@ def cost_sentence(view: TheoryView) -> Said:
         else:
             cnn_note = _("It would cost less than the CNN only while n < (k − 4)·d/2 = {limit}, which no length n ≥ 1 "
                          "is; at n = {n} it costs {against} the CNN.")
-        cnn_note = cnn_note.format(limit=number(limit, "g"), n=number(n, ","), against=_against(attention, costs["CNN"]))
+        cnn_note = cnn_note.format(limit=number(limit, ",g"), n=number(n, ","), against=_against(attention, costs["CNN"]))
         claims += [Claim("self-attention against the CNN", attention, _relation(attention, costs["CNN"]),
                          Reference(costs["CNN"], "the CNN's " + counted)),
                    Claim("n", n, "below" if attention < costs["CNN"] else "at least",
@@ -246,8 +264,8 @@ def path_sentence(view: PathView) -> str:
         cnn).format(k=k, window=window, widening=view.widening, count=cnn, tokens=view.path_n)
     recurrent = ngettext("An RNN needs **{count} step** along its chain of states;",
                          "An RNN needs **{count} steps** along its chain of states;", rnn).format(count=rnn)
-    attention = _("self-attention joins every pair directly, in **one step**. Shorter paths make long-range "
-                  "dependencies easier to learn.")
+    attention = _("self-attention joins every pair directly, in **one step**. The chapter argues that shorter paths "
+                  "make long-range dependencies easier to learn.")
     return " ".join((convolution, recurrent, attention))
 
 
@@ -496,7 +514,7 @@ def slope_line(v: SlopeVerdict) -> Said:
         verdict = "flat"
     expected = number(v.expected, ".2f")
     return Said(_("- **{layer}**: slope {slope} against {expected}, the slope of its count over these lengths (the "
-                  "chapter's n^{theory} alone: {theory}): {verdict}.").format(
+                  "chapter's leading term alone: n^{theory}): {verdict}.").format(
         layer=_(v.layer), slope=number(v.slope, ".2f"), expected=expected, theory=v.theory,
         verdict=_(EXPECTED[verdict]).format(expected=expected)), _slope_claims(v, verdict))
 

@@ -95,13 +95,28 @@ def test_the_chapters_chart_and_table_count_attentions_n2_terms_and_the_fuller_c
 @EXAMPLES
 @given(n=N, d=D, k=K)
 @with_corners
-def test_fuller_caption_says_where_attention_counted_whole_bends(n, d, k):
-    caption = fuller_caption(theory_view(n, d, k))
+def test_fuller_caption_says_how_attentions_slope_rises_along_the_chart(n, d, k):
+    view = theory_view(n, d, k)
+    caption = fuller_caption(view)
     # 2n²d = 4nd² exactly at n = 2d: below, the projections weigh more; above, the n² terms
-    assert f"around n = 2·d = {2 * d}," in caption
+    assert f"passing 1.5 at n = 2·d = {2 * d:,}, where its n² terms and its projections are equal" in caption
     assert 2 * (2 * d) ** 2 * d == 4 * (2 * d) * d * d
-    curves = pekit.complexity.cost_curves(pekit.complexity.cost_curve_lengths(n, d, k), d, k)
-    assert curves["n"].max() >= 2 * d  # the bend is on the chart
+    # the slope of the drawn line, by numpy's finite differences of log(count) on the chart's own points
+    line = chart_lines(view.full_chart)["Self-attention (with projections)"]
+    ns = np.array([m for m, _ in line], dtype=float)
+    counts = np.array([y for _, y in line], dtype=float)
+    assert ns.max() >= 2 * d  # the bend is on the chart
+    local = np.diff(np.log(counts)) / np.diff(np.log(ns))  # slope between neighbouring points
+    assert np.all(np.diff(local) > -1e-9)  # "rises along this chart", over the whole line drawn
+    assert caption.holds()
+    slopes = caption.claim("self-attention's slope along the chart").value
+    assert len(slopes) == len(ns) and all(a <= b for a, b in zip(slopes, slopes[1:]))
+    # each point's slope lies between those of the segments on either side of it
+    for i in range(1, len(ns) - 1):
+        assert local[i - 1] - 1e-9 <= slopes[i] <= local[i] + 1e-9
+    first, last = slopes[0], slopes[-1]
+    assert f"from {first:.2f} at n = {int(ns[0]):,} to {last:.2f} at n = {int(ns[-1]):,}" in caption
+    assert last < 2 and caption.claim("slope at n = 2·d").value == pytest.approx(1.5, abs=1e-12)
 
 
 @EXAMPLES
@@ -133,7 +148,7 @@ def test_cost_sentence_ranks_the_layers_as_the_table_counts_them(n, d, k):
         assert costs["Self-attention"] > costs["CNN"]
     else:
         limit = (k - 4) * d / 2
-        assert f"while n < (k − 4)·d/2 = {limit:g}" in sentence
+        assert f"while n < (k − 4)·d/2 = {limit:,g}" in sentence
         assert ("which no length n ≥ 1 is" in sentence) == (not brute_less_than_cnn)
         for m in (1, max(1, math.ceil(limit) - 1), math.ceil(limit), n):
             assert (2 * m * m * d + 4 * m * d * d < k * m * d * d) == (m < limit)
@@ -194,6 +209,7 @@ def test_path_sentence_counts_layers_and_steps(path_n, k):
     assert f"the last of the {path_n} tokens" in sentence
     assert f"An RNN needs **{steps} step{'s' if steps != 1 else ''}** along its chain" in sentence
     assert "in **one step**" in sentence
+    assert "The chapter argues that shorter paths" in sentence  # the chapter's claim, not measured here
 
 
 @settings(max_examples=40, deadline=None)
@@ -316,7 +332,7 @@ def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, devi
         assert abs(shown - slope) <= 0.005 + 1e-9
         assert row["slope of the count timed (same lengths)"] == round(expected, 2)
         assert line.startswith(f"- **{layer}**: slope {slope_text(shown)} against {expected:.2f}, the slope of its "
-                               f"count over these lengths (the chapter's n^{THEORY[layer]} alone: {THEORY[layer]}): "
+                               f"count over these lengths (the chapter's leading term alone: n^{THEORY[layer]}): "
                                f"{shown_verdict(shown, expected)}")
         assert ("grows" in line) == (round(shown, 2) > 0)  # time that fell or stayed flat did not grow
         verdict = next(v for v in result.verdicts if v.layer == layer)
