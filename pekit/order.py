@@ -32,7 +32,8 @@ class OrderCheck(NamedTuple):
     output of token ``perm[i]``); ``rounding``: the largest output gap float rounding alone can
     make at this setting, measured: each run's largest difference from the same run in float64
     (a float64 copy of the layer), the two added, plus a float64 margin (the triangle
-    inequality: an order-blind layer's gap is at most this)."""
+    inequality: an order-blind layer's gap is at most this); ``weights_rounding``: the same for
+    the weights' gap."""
 
     output: Tensor
     weights: Tensor
@@ -42,6 +43,7 @@ class OrderCheck(NamedTuple):
     output_scale: float
     shuffled_output: Tensor | None = None
     rounding: float = 0.0
+    weights_rounding: float = 0.0
 
     @property
     def shared_scale(self) -> float:
@@ -103,22 +105,29 @@ def order_check(model: MultiHeadAttention, X: Tensor, perm: Tensor, *, positiona
     back = torch.argsort(perm)  # the shuffled run's slot of each original token
     shuffled_back = weights_s[:, back][:, :, back]  # (heads, n, n) in the original order
     scale = float(out.abs().max()) if n else 0.0
-    rounding = _rounding(model, X, perm, positional, base, out, out_s, scale) if n else 0.0
-    return OrderCheck(out, weights, shuffled_back, output_gap, weights_gap, scale, out_s, rounding)
+    rounding, weights_rounding = _rounding(model, X, perm, positional, base, (out, weights), (out_s, weights_s),
+                                           scale) if n else (0.0, 0.0)
+    return OrderCheck(out, weights, shuffled_back, output_gap, weights_gap, scale, out_s, rounding, weights_rounding)
 
 
-def _rounding(model: MultiHeadAttention, X: Tensor, perm: Tensor, positional: bool, base: float, out: Tensor,
-              out_s: Tensor, scale: float) -> float:
-    """:attr:`OrderCheck.rounding`: both runs again in float64, each run's largest difference
-    from its float64 twin added, and 1e-12 of the output's size for the float64 runs' own."""
+def _rounding(model: MultiHeadAttention, X: Tensor, perm: Tensor, positional: bool, base: float,
+              run: tuple[Tensor, Tensor], shuffled: tuple[Tensor, Tensor], scale: float) -> tuple[float, float]:
+    """:attr:`OrderCheck.rounding` and ``weights_rounding``: both runs again in float64, each
+    run's largest difference from its float64 twin added, and 1e-12 of the size (the output's;
+    1 for weights) for the float64 runs' own."""
     import copy
 
     wide = copy.deepcopy(model).double()
     X64 = X.double()
-    out64 = self_attention(wide, X64, positional=positional, base=base)[0]
-    out_s64 = self_attention(wide, X64[perm], positional=positional, base=base)[0]
-    return (float((out.double() - out64).abs().max()) + float((out_s.double() - out_s64).abs().max())
-            + 1e-12 * scale)
+    twins = (self_attention(wide, X64, positional=positional, base=base),
+             self_attention(wide, X64[perm], positional=positional, base=base))
+
+    def apart(a: Tensor, b: Tensor) -> float:
+        return float((a.double() - b).abs().max())
+
+    outputs = apart(run[0], twins[0][0]) + apart(shuffled[0], twins[1][0]) + 1e-12 * scale
+    weights = apart(run[1], twins[0][1]) + apart(shuffled[1], twins[1][1]) + 1e-12
+    return outputs, weights
 
 
 def positional_effect(model: MultiHeadAttention, X: Tensor, *, base: float = 10000.0) -> Tensor:

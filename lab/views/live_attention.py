@@ -92,6 +92,7 @@ class OrderGap(NamedTuple):
     relative: float  # the same over the largest |output|
     weights: float  # the largest |difference| of a weight
     rounding: float = 0.0  # the largest relative gap float rounding alone can make here (pekit.order.OrderCheck)
+    weights_rounding: float = 0.0  # the same for the weights' gap (absolute: weights lie in [0, 1])
 
 
 class OrderView(NamedTuple):
@@ -391,6 +392,12 @@ def _gap_claim(what: str, gap: OrderGap) -> Claim:
     return Claim(what, gap.relative, "at most" if _within(gap) else "above", Reference(gap.rounding, ROUNDING))
 
 
+def _maps_claim(what: str, gap: OrderGap) -> Claim:
+    """"The two maps are the same" / "the maps differ": the weights' gap against their rounding."""
+    return Claim(what, gap.weights, "at most" if gap.weights <= gap.weights_rounding else "above",
+                 Reference(gap.weights_rounding, ROUNDING.replace("relative output gap", "weights' gap")))
+
+
 def _round_off(gap: OrderGap) -> str:
     """A gap within float rounding, as the order statement says it, with the bound measured here."""
     if gap.relative == 0:
@@ -430,7 +437,8 @@ def order_statement(view: OrderView) -> Said:
             with_p = " " + _("With P too the copies' outputs stay within {gap} of the outputs' size.").format(
                 gap=with_gap)
         return Said(start + without + with_p, claims)
-    if _within(view.without):
+    if _within(view.without):  # order-blind: the weights' gap is within their rounding too (the claim checks it)
+        claims.append(_maps_claim("weights' gap without P", view.without))
         without = _("Without positions, the two maps are the same: the largest difference of an output is {gap}. "
                     "Each token gets the same output wherever it stands; its weights move with it. The output rows "
                     "do keep the input's order, but nothing a token computes depends on "
@@ -441,6 +449,7 @@ def order_statement(view: OrderView) -> Said:
                     "make here ({bound}).").format(gap=number(view.without.relative, ".2g"),
                                                    bound=number(view.without.rounding, ".1e"))
     if not _within(view.with_p):
+        claims.append(_maps_claim("weights' gap with P", view.with_p))
         with_p = " " + _("With P the maps differ and the outputs move by {percent} of their size: a token's vector "
                          "now depends on its slot, and order matters.").format(
             percent=number(100 * view.with_p.relative, ".3g") + "%")
@@ -572,7 +581,8 @@ def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuf
                                                             value_title=_("weight"), title=title,
                                                             cell=first_screen_cell(len(tokens)), legend="right",
                                                             max_marks=0).spec()))
-    gaps = {positional: OrderGap(c.output_gap, c.relative_output_gap, c.weights_gap, c.relative_rounding)
+    gaps = {positional: OrderGap(c.output_gap, c.relative_output_gap, c.weights_gap, c.relative_rounding,
+                                 c.weights_rounding)
             for positional, c in checks.items()}
     shuffled = tuple(tokens[i] for i in perm.tolist())
     return OrderView(shuffled, sum(a != b for a, b in zip(shuffled, tokens)), tuple(maps), gaps[False], gaps[True],

@@ -334,6 +334,9 @@ def test_order_sentence_states_the_gaps(sentence, hidden, heads, shuffle, data):
         lower = _float32_rounding(tokens, hidden, heads, 0, positional)
         assert lower * 0.999 <= gap.rounding < 1e-4  # at least one run's own rounding, and small
     assert view.without.relative <= view.without.rounding  # order-blind: within rounding (triangle inequality)
+    assert view.without.weights <= view.without.weights_rounding < 1e-5  # "the two maps are the same", measured
+    if permuted and moved:
+        assert said.claim("weights' gap without P").reference.value == view.without.weights_rounding
     assert "press Shuffle again for another order" not in text  # the old sentence
     if permuted == 0:  # the identity: nothing moves at all
         assert moved == 0 and with_p == 0 and without == 0
