@@ -149,7 +149,7 @@ def phase_sentence(phase: str) -> str:
     """What the check taken now is for."""
     if phase == "pre":
         return _("Before the lesson: answer from what you know now; a guess is fine. You see your score, not the "
-                 "answers, so that the second check measures the lesson.")
+                 "answers, so the second check cannot be answered from them.")
     return ngettext("After the lesson: the same {count} question. Handed in, each answer comes with its explanation.",
                     "After the lesson: the same {count} questions. Handed in, each answer comes with its explanation.",
                     COUNT).format(count=COUNT)

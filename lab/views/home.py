@@ -81,7 +81,8 @@ def _columns(sin: int, cos: int) -> str:
 
 
 def home_caption(view: HomePicture) -> Said:
-    """What the picture is, and how fast its first and last column pairs repeat: the last pair's
+    """What the picture is, and how fast its first and last column pairs cycle (a wave of 2π
+    positions never repeats exactly at whole positions, so no row is said to repeat): the last pair's
     wavelength against the rows drawn, and "no two rows alike" against the two closest rows."""
     first, last = view.pairs[0], view.pairs[-1]
     positions = ngettext("{count} position", "{count} positions", view.n).format(count=number(view.n, ","))
@@ -90,10 +91,11 @@ def home_caption(view: HomePicture) -> Said:
              "to the token at position i. ").format(positions=positions, columns=columns)
     wavelength = number(first[2], ".1f")
     if first[1] >= 0:
-        waves = _("Columns {first} and {second} repeat every {wavelength} positions").format(
+        waves = _("Columns {first} and {second} complete a cycle every {wavelength} positions").format(
             first=first[0], second=first[1], wavelength=wavelength)
     else:
-        waves = _("Column {first} repeats every {wavelength} positions").format(first=first[0], wavelength=wavelength)
+        waves = _("Column {first} completes a cycle every {wavelength} positions").format(first=first[0],
+                                                                                           wavelength=wavelength)
     claims = []
     if len(view.pairs) > 1:
         last_wave = number(last[2], ",.0f")

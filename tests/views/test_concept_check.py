@@ -141,3 +141,16 @@ def test_the_answers_handed_in_are_the_options_chosen(choices, phase):
     state[concept.widget_key("post" if phase == "pre" else "pre", concept.QUESTIONS[0])] = 2  # the other check's
     assert concept.given(state, phase) == {check.id: str(choice) for check, choice in zip(concept.QUESTIONS, choices)
                                           if choice is not None}
+
+
+def test_the_pages_words_count_the_questions_asked():
+    """The page and the menu say "Eight questions"; the check asks as many (one tuple for both phases)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    assert len(concept.QUESTIONS) == concept.COUNT == 8
+    assert "Eight questions" in (root / "pages" / "concept_check.py").read_text(encoding="utf-8")
+    assert "Eight questions" in (root / "lab" / "registry.py").read_text(encoding="utf-8")
+    # the check shows no answers before the lesson: "the difference" is a change of answers, not a cause
+    assert "what the lesson taught" not in (root / "pages" / "concept_check.py").read_text(encoding="utf-8")
+    assert "measures the lesson" not in concept.phase_sentence("pre")

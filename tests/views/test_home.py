@@ -60,9 +60,11 @@ def test_home_caption_states_the_picture_and_its_wavelengths(n, d):
     pairs = (d + 1) // 2
     first = 2 * math.pi  # pair 0 has frequency 1
     if d >= 2:
-        assert f"Columns 0 and 1 repeat every {first:.1f} positions" in caption
+        assert f"Columns 0 and 1 complete a cycle every {first:.1f} positions" in caption
     else:
-        assert f"Column 0 repeats every {first:.1f} positions" in caption
+        assert f"Column 0 completes a cycle every {first:.1f} positions" in caption
+    # 2π is no whole number of positions: no row of columns 0 and 1 comes back exactly, so none "repeats"
+    assert "repeat" not in caption
     if pairs > 1:
         j = pairs - 1
         last = 2 * math.pi * BASE ** (2 * j / d)
