@@ -33,7 +33,8 @@ class OrderCheck(NamedTuple):
     make at this setting, measured: each run's largest difference from the same run in float64
     (a float64 copy of the layer), the two added, plus a float64 margin (the triangle
     inequality: an order-blind layer's gap is at most this); ``weights_rounding``: the same for
-    the weights' gap."""
+    the weights' gap; ``unmoved_weights_gap``: the largest difference between the shuffled run's
+    weights and the original ones as they stand, neither moved (how much the map as drawn changed)."""
 
     output: Tensor
     weights: Tensor
@@ -44,6 +45,7 @@ class OrderCheck(NamedTuple):
     shuffled_output: Tensor | None = None
     rounding: float = 0.0
     weights_rounding: float = 0.0
+    unmoved_weights_gap: float = 0.0
 
     @property
     def shared_scale(self) -> float:
@@ -107,7 +109,9 @@ def order_check(model: MultiHeadAttention, X: Tensor, perm: Tensor, *, positiona
     scale = float(out.abs().max()) if n else 0.0
     rounding, weights_rounding = _rounding(model, X, perm, positional, base, (out, weights), (out_s, weights_s),
                                            scale) if n else (0.0, 0.0)
-    return OrderCheck(out, weights, shuffled_back, output_gap, weights_gap, scale, out_s, rounding, weights_rounding)
+    unmoved = float((weights_s - weights).abs().max()) if n else 0.0
+    return OrderCheck(out, weights, shuffled_back, output_gap, weights_gap, scale, out_s, rounding, weights_rounding,
+                      unmoved)
 
 
 def _rounding(model: MultiHeadAttention, X: Tensor, perm: Tensor, positional: bool, base: float,

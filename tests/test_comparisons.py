@@ -166,14 +166,12 @@ NOT_YET: set[tuple[str, str]] = {
     ("questions.binary_analogy", "flip_sentence"),
     ("questions.binary_analogy", "bits_sentence"),
     # -- questions.complexity_comparison
-    ("questions.complexity_comparison", "growth_sentence"),
     # -- questions.encoding_families
     # -- questions.encoding_heatmap
     ("questions.encoding_heatmap", "fastest_sentence"),
     # -- questions.fixed_or_learned
     ("questions.fixed_or_learned", "parameters_sentence"),
     # -- questions.live_attention
-    ("questions.live_attention", "shuffle_sentence"),
     # -- questions.offset_rotation
     ("questions.offset_rotation", "turn_sentence"),
     # -- questions.rope_in_a_real_model
@@ -214,7 +212,6 @@ CAUSES_NOT_YET: set[tuple[str, str]] = {
     # -- questions.binary_analogy
     ("questions.binary_analogy", "flip_sentence"),
     # -- questions.complexity_comparison
-    ("questions.complexity_comparison", "growth_sentence"),
     # -- questions.encoding_families
     # -- questions.encoding_heatmap
     # -- questions.fixed_or_learned
