@@ -526,19 +526,23 @@ def memory_sentence(result: SweepResult) -> Said:
     n = int(result.measured["n"].max())
     if not measured_memory(result.device):
         return Said(_("Explicit attention forms its (heads, n, n) weights, {size} at n = {n}; the fused path (torch's "
-                      "scaled_dot_product_attention) returns none, and its fused kernels compute the output in tiles "
-                      "without them (memory is measured on CUDA only).").format(size=memory_size(explicit), n=n),
+                      "scaled_dot_product_attention) returns none, and its kernels can compute the output in tiles "
+                      "without forming them (memory is measured on CUDA only: this sweep cannot tell whether they "
+                      "did).").format(size=memory_size(explicit), n=n),
                     [Claim("explicit weights' bytes", explicit)])
     fused = int(top["Self-attention (fused)"])
     if fused < explicit:
-        text = _("Measured at n = {n}, explicit attention peaked at {explicit} above its input and the fused kernel, "
-                 "which never forms the (heads, n, n) weights whole, at {fused}: less than the explicit one.")
+        text = _("Measured at n = {n}, explicit attention peaked at {explicit} above what was allocated before the "
+                 "pass, and the fused path (torch's scaled_dot_product_attention, whose kernels can work in tiles "
+                 "without forming the (heads, n, n) weights) at {fused}: less than the explicit one.")
     elif fused == explicit:
-        text = _("Measured at n = {n}, explicit attention peaked at {explicit} above its input and the fused kernel, "
-                 "which never forms the (heads, n, n) weights whole, at {fused}: as much as the explicit one.")
+        text = _("Measured at n = {n}, explicit attention peaked at {explicit} above what was allocated before the "
+                 "pass, and the fused path (torch's scaled_dot_product_attention, whose kernels can work in tiles "
+                 "without forming the (heads, n, n) weights) at {fused}: as much as the explicit one.")
     else:
-        text = _("Measured at n = {n}, explicit attention peaked at {explicit} above its input and the fused kernel, "
-                 "which never forms the (heads, n, n) weights whole, at {fused}: more than the explicit one.")
+        text = _("Measured at n = {n}, explicit attention peaked at {explicit} above what was allocated before the "
+                 "pass, and the fused path (torch's scaled_dot_product_attention, whose kernels can work in tiles "
+                 "without forming the (heads, n, n) weights) at {fused}: more than the explicit one.")
     return Said(text.format(n=n, explicit=memory_size(explicit), fused=memory_size(fused)),
                 [Claim("fused peak", fused, "below" if fused < explicit else "equal" if fused == explicit else "above",
                        Reference(explicit, "explicit attention's peak above its input, measured at the same n"))])
