@@ -45,6 +45,7 @@ NOT_COMPARING: dict[tuple[str, str], str] = {
     # -- concept_check
     # -- encoding_families
     # -- encoding_heatmap
+    # -- encoding_heatmap_further
     # -- fixed_or_learned
     # -- home
     # -- lesson
@@ -65,6 +66,7 @@ MEASURED_CAUSES: dict[tuple[str, str], str] = {
     # -- concept_check
     # -- encoding_families
     # -- encoding_heatmap
+    # -- encoding_heatmap_further
     # -- fixed_or_learned
     # -- home
     # -- lesson
@@ -107,14 +109,7 @@ NOT_YET: set[tuple[str, str]] = {
     ("encoding_families", "alibi_line"),
     ("encoding_families", "t5_line"),
     # -- encoding_heatmap
-    ("encoding_heatmap", "reading_text"),
-    ("encoding_heatmap", "table_caption"),
-    ("encoding_heatmap", "csv_limit_caption"),
-    ("encoding_heatmap", "offsets_caption"),
-    ("encoding_heatmap", "wavelengths_caption"),
-    ("encoding_heatmap", "layout_text"),
-    ("encoding_heatmap", "add_or_concat_text"),
-    ("encoding_heatmap", "properties_text"),
+    # -- encoding_heatmap_further
     # -- fixed_or_learned
     ("fixed_or_learned", "values_statement"),
     ("fixed_or_learned", "offset_statement"),
@@ -175,6 +170,7 @@ CAUSES_NOT_YET: set[tuple[str, str]] = {
     # -- concept_check
     # -- encoding_families
     # -- encoding_heatmap
+    # -- encoding_heatmap_further
     # -- fixed_or_learned
     # -- home
     # -- lesson
