@@ -68,6 +68,7 @@ class AnalogyView:
     dial_min_from_first: float = math.nan  # the dials' smallest distance from position 0 (positions > 0)
     dial_closest_to_first: int = 0  # the first position (> 0) at that distance
     wavelengths: tuple[float, ...] = ()  # the interleaved table's column pairs, 2π·base^(2j/d), left to right
+    p_block_rows: int = 1  # positions per pixel of the sinusoidal table's picture
 
     @property
     def last_position(self) -> int:
@@ -91,7 +92,7 @@ class AnalogyView:
 def _heatmap(X, *, x_title: str, domain: tuple[float, float]):
     """Drawn as images (one pixel per cell or block): two side-by-side tables redraw fast."""
     drawn = charts.heatmap(X, x_title=x_title, y_title=_("Row (position)"), domain=domain, height=320, max_marks=0)
-    return drawn.spec(), drawn.drawing.exact
+    return drawn.spec(), drawn.drawing
 
 
 @localized_resource(max_entries=24)
@@ -101,8 +102,8 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
     msb_first = binary.binary_strings(n, bits, lsb_first=False)
     codes = pd.DataFrame({"position": range(n), "lsb_first": binary.binary_strings(n, bits),
                           "msb_first": msb_first})
-    bits_chart, bits_exact = _heatmap(B, x_title=_("Bit (0 = least significant)"), domain=(0.0, 1.0))
-    p_chart, p_exact = _heatmap(P, x_title=_("Column (encoding dimension)"), domain=(-1.0, 1.0))
+    bits_chart, bits_drawing = _heatmap(B, x_title=_("Bit (0 = least significant)"), domain=(0.0, 1.0))
+    p_chart, p_drawing = _heatmap(P, x_title=_("Column (encoding dimension)"), domain=(-1.0, 1.0))
     stats = binary.compare_codes(n, bits, d, base=base)
     binary_name = ngettext("binary, {count} bit", "binary, {count} bits", bits).format(count=bits)
     sin_name = _("sinusoidal, d = {d}").format(d=d)
@@ -122,7 +123,8 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
     sin_lo, sin_hi = map(float, (P64[1:] - P64[:-1]).norm(dim=1).aminmax())  # float64: the sentence's steps
     return AnalogyView(
         n=n, bits=bits, d=d, base=base, codes=codes,
-        bits_chart=bits_chart, bits_exact=bits_exact, p_chart=p_chart, p_exact=p_exact,
+        bits_chart=bits_chart, bits_exact=bits_drawing.exact, p_chart=p_chart, p_exact=p_drawing.exact,
+        p_block_rows=p_drawing.block[0],
         steps_chart=charts.line_chart(steps, x="position", y="distance", series="code", x_title=_("Position i"),
                                       y_title=_("‖code(i) − code(i−1)‖"), series_title=_("Code"), step=True).spec(),
         dial_chart=charts.line_chart(dial, x="position", y="distance", series="code", x_title=_("Position i"),
@@ -172,8 +174,21 @@ def table_caption(view: AnalogyView) -> Said:
     else:
         text = _("Sinusoidal encoding P: {pairs} column pairs, slower from left to right. Blue = −1, red = +1.").format(
             pairs=pairs)
-    return Said(text + ("" if view.p_exact else " " + _("Each pixel is the mean of a block of positions × columns.")),
-                claims)
+    if view.p_exact:
+        return Said(text, claims)
+    text += " " + _("Each pixel is the mean of a block of positions × columns.")
+    two_blocks = 2 * view.p_block_rows
+    fast = [w for w in view.wavelengths if w < two_blocks]
+    if view.p_block_rows > 1 and fast:
+        # a block mean sampled once per block cannot follow what repeats within two blocks
+        claims.append(Claim("slowest wavelength drawn with false stripes", max(fast), "below",
+                            Reference(two_blocks, "two blocks of positions (the blocks sample once per block)")))
+        text += " " + ngettext(
+            "{count} pair repeats within two blocks ({twice} positions): its block means draw slower stripes that are "
+            "not in the table, or average out.",
+            "{count} pairs repeat within two blocks ({twice} positions): their block means draw slower stripes that are "
+            "not in the table, or average out.", len(fast)).format(count=len(fast), twice=two_blocks)
+    return Said(text, claims)
 
 
 def metric_labels(view: AnalogyView) -> tuple[str, str, str, str]:

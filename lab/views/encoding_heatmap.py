@@ -295,15 +295,16 @@ def table_caption(view: TableView) -> Said:
         return Said(drawing.describe((_("position"), _("positions")), (_("column"), _("columns"))))
     (rows, cols), (grid_rows, grid_cols) = drawing.block, drawing.grid
     sizes = dict(rows=number(view.n, ","), columns=number(view.d, ","), count=number(view.cells, ","),
-                 block_rows=number(rows, ","), block_columns=number(cols, ","), grid_rows=number(grid_rows, ","),
-                 grid_columns=number(grid_cols, ","))
+                 grid_rows=number(grid_rows, ","), grid_columns=number(grid_cols, ","),
+                 block_rows=ngettext("{count} position", "{count} positions", rows).format(count=number(rows, ",")),
+                 block_columns=ngettext("{count} column", "{count} columns", cols).format(count=number(cols, ",")))
     even = grid_rows * rows == view.n and grid_cols * cols == view.d
     text = (_("{rows} × {columns} = {count} entries are more than a chart can show one by one: each pixel is the mean "
-              "of a block of {block_rows} positions × {block_columns} columns ({grid_rows} × {grid_columns} pixels).")
+              "of a block of {block_rows} × {block_columns} ({grid_rows} × {grid_columns} pixels).")
             if even else
             _("{rows} × {columns} = {count} entries are more than a chart can show one by one: each pixel is the mean "
-              "of a block of up to {block_rows} positions × {block_columns} columns ({grid_rows} × {grid_columns} "
-              "pixels; the last blocks are smaller).")).format(**sizes)
+              "of a block of up to {block_rows} × {block_columns} ({grid_rows} × {grid_columns} pixels; the last "
+              "blocks are smaller).")).format(**sizes)
     claims = [Claim("pixels drawn", grid_rows * grid_cols),
               Claim("entries covered", grid_rows * rows * grid_cols * cols, "at least",
                     Reference(view.cells, "the table's n × d entries"))]

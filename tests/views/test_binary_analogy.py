@@ -331,6 +331,13 @@ def test_captions_and_labels_name_what_they_show(n, bits, d, base):
     text = table_caption(view)
     waves = wavelengths(d, base)
     assert text.holds()  # "slower from left to right": the whole row of wavelengths rises
+    # a picture of block means aliases the pairs that repeat within two blocks: the caption counts them
+    fast = [w for w in waves if w < 2 * view.p_block_rows]
+    if view.p_exact or view.p_block_rows == 1 or not fast:
+        assert "within two blocks" not in text
+    else:
+        said = int(re.search(r"(\d+) pairs? repeats? within two blocks", text)[1])
+        assert said == len(fast) and f"({2 * view.p_block_rows} positions)" in text
     if len(waves) > 1:
         assert [round(w, 3) for w in text.claims[0].reference.value] == [round(w, 3) for w in waves]
     if d == 2:

@@ -93,8 +93,8 @@ def check_table_caption(view: views.TableView) -> None:
         grid = drawing.grid
         assert f"{view.n:,} × {view.d:,} = {view.cells:,} entries" in caption
         even = grid[0] * rows == view.n and grid[1] * cols == view.d
-        assert (f"a block of {'' if even else 'up to '}{rows:,} positions × {cols:,} columns ({grid[0]:,} × "
-                f"{grid[1]:,} pixels" in caption)
+        assert (f"a block of {'' if even else 'up to '}{rows:,} position{'s' if rows != 1 else ''} × {cols:,} "
+                f"column{'s' if cols != 1 else ''} ({grid[0]:,} × {grid[1]:,} pixels" in caption)
         assert ("the last blocks are smaller" in caption) == (not even)
         assert caption.endswith(" Lower n or d to see every entry.")
         # the blocks named cover the whole table, and the picture has the pixels the caption counts
