@@ -154,13 +154,10 @@ NOT_YET: set[tuple[str, str]] = {
     ("offset_rotation", "sine_only_text"),
     ("offset_rotation", "rope_caption"),
     # -- questions.binary_analogy
-    ("questions.binary_analogy", "flip_sentence"),
-    ("questions.binary_analogy", "bits_sentence"),
     # -- questions.complexity_comparison
     ("questions.complexity_comparison", "growth_sentence"),
     # -- questions.encoding_families
     # -- questions.encoding_heatmap
-    ("questions.encoding_heatmap", "fastest_sentence"),
     # -- questions.fixed_or_learned
     ("questions.fixed_or_learned", "parameters_sentence"),
     # -- questions.live_attention
@@ -205,7 +202,6 @@ CAUSES_NOT_YET: set[tuple[str, str]] = {
     # -- misconceptions
     # -- offset_rotation
     # -- questions.binary_analogy
-    ("questions.binary_analogy", "flip_sentence"),
     # -- questions.complexity_comparison
     ("questions.complexity_comparison", "growth_sentence"),
     # -- questions.encoding_families

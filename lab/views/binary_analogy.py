@@ -9,7 +9,7 @@ import pandas as pd
 import torch
 
 import pekit
-from lab.claims import Claim, Reference, Said
+from lab.claims import Claim, Reference, Said, joined
 from lab.memo import shared
 from lab.display import number
 from lab.i18n import _, localized_resource, ngettext, use
@@ -299,10 +299,10 @@ def dial_sentence(view: AnalogyView) -> Said:
                              len(hits)).format(shown=shown)
         else:
             text += _("within this range none collide yet.")
-    return Said(text + " " + _against_the_dials(view), _dial_claims(view))
+    return joined([text, _against_the_dials(view)])
 
 
-def _against_the_dials(view: AnalogyView) -> str:
+def _against_the_dials(view: AnalogyView) -> Said:
     """The sinusoidal table's smallest distance from position 0, against the dials' over the same
     positions: which stays further from its start, or whether the table comes back within the
     distance this page counts as one code."""
@@ -321,25 +321,20 @@ def _against_the_dials(view: AnalogyView) -> str:
         text = _("The sinusoidal table lowers its frequencies with the base and pairs each sine with a cosine: its "
                  "smallest distance to position 0 here is {distance} (position {position}), the dials' {dials} "
                  "(position {dial_position}).").format(**numbers)
-    closest, dials = view.stats.sinusoidal_min_from_first, view.dial_min_from_first
-    if closest <= DISTINCT:
-        return text + " " + _("That is within the {tolerance} this page counts as one code: at this width, over these "
-                              "positions, the table comes back to its start too.").format(**numbers)
-    if closest > dials:
-        return text + " " + _("So it stays further from its starting point than the dials do.")
-    return text + " " + _("Over these positions the dials stay further from their start than the table does, though "
-                          "neither comes back to it.")
-
-
-def _dial_claims(view: AnalogyView) -> list[Claim]:
-    closest, dials = view.stats.sinusoidal_min_from_first, view.dial_min_from_first
+    closest, dials, what = view.stats.sinusoidal_min_from_first, view.dial_min_from_first, \
+        "the table's smallest distance from position 0"
     one_code = Reference(DISTINCT, "the distance under which this page counts two codes as one")
     the_dials = Reference(dials, "the dials' smallest distance from position 0, over the same positions")
     if closest <= DISTINCT:
-        return [Claim("the table's smallest distance from position 0", closest, "at most", one_code)]
-    return [Claim("the table's smallest distance from position 0", closest, "above", one_code),
-            Claim("the table's smallest distance from position 0", closest,
-                  "above" if closest > dials else "at most", the_dials)]
+        return Said(text + " " + _("That is within the {tolerance} this page counts as one code: at this width, over "
+                                   "these positions, the table comes back to its start too.").format(**numbers),
+                    [Claim(what, closest, "at most", one_code)])
+    claims = [Claim(what, closest, "above", one_code), Claim(what, closest, "above" if closest > dials else "at most",
+                                                             the_dials)]
+    if closest > dials:
+        return Said(text + " " + _("So it stays further from its starting point than the dials do."), claims)
+    return Said(text + " " + _("Over these positions the dials stay further from their start than the table does, "
+                               "though neither comes back to it."), claims)
 
 
 @dataclass(frozen=True)

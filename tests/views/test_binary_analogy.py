@@ -366,3 +366,45 @@ def test_the_legends_name_one_bit_and_one_column_in_the_singular(bits):
     assert f"binary, {bits} bit{'s' if bits > 1 else ''}\"" in legends
     assert f"sin(2πi/2^j), {bits} column{'s' if bits > 1 else ''}\"" in legends
     assert "1 bits" not in legends and "1 columns" not in legends
+
+
+# -- the page's questions: the revealed page's own numbers are the explanation's -------------------
+
+def page_setting(check) -> dict:
+    """The page's settings where a question's answer is shown: its link settings over the page's defaults."""
+    params = {"n": "64", "bits": "6", "d": "32", "base": "10000", "bit": "2", "width": "4", **check.settings}
+    return {k: int(v) for k, v in params.items()}
+
+
+def question(check_id: str):
+    from lab.views.questions import binary_analogy as page_questions
+
+    return next(c for c in page_questions.QUESTIONS if c.id == check_id)
+
+
+def test_the_flip_explanation_states_the_pages_own_numbers():
+    check = question("binary-flip")
+    s = page_setting(check)
+    explanation = check.solve().explanation
+    view = analogy_view(s["n"], s["bits"], s["d"], s["base"])
+    # the codes table the page shows (least significant bit first): where bit `bit` changes
+    column = [code[s["bit"]] for code in view.codes["lsb_first"]]
+    changes = [i for i in range(1, s["n"]) if column[i] != column[i - 1]]
+    shown = re.search(r"changes at positions ([\d, ]+)", explanation)[1]
+    assert listed(shown.strip(", ")) == changes[: len(listed(shown.strip(", ")))]
+    spacing = changes[1] - changes[0]
+    assert f"every {spacing} positions" in explanation
+    # the section the question opens: the bit against its column, whose period is two changes
+    match = bit_match(s["n"], s["bit"], ladders(s["bits"], s["d"], s["base"]))
+    assert match.period == 2 * spacing and f"Bit {s['bit']} repeats every {match.period} positions" in overlay_caption(match)
+
+
+def test_the_bits_explanation_states_the_pages_own_numbers():
+    check = question("binary-bits")
+    s = page_setting(check)
+    explanation = check.solve().explanation
+    view = analogy_view(s["n"], s["bits"], s["d"], s["base"])
+    assert view.bits_needed == s["bits"] == 6  # the page's own count at its defaults: no codes start over
+    assert f"`binary_encoding({s['n']})` has {view.bits_needed} columns" in explanation
+    assert f"count from 0 to {2 ** view.bits_needed - 1}, which covers positions 0 to {view.last_position}" in explanation
+    assert "start over" not in counting_caption(view)

@@ -435,3 +435,53 @@ def test_a_record_carries_its_sentences_said_once_per_language():
         portuguese = views.table_view(*setting)
         assert portuguese is not view and views.table_view(*setting) is portuguese
         assert portuguese.said.offsets_caption == views.offsets_caption(portuguese) != view.said.offsets_caption
+
+
+# -- the page's questions: the revealed page's own numbers are the explanation's -------------------
+
+def page_setting(check) -> tuple:
+    """The page's settings where a question's answer is shown: its link settings over the page's defaults."""
+    params = {"n": "60", "d": "32", "base": "10000", "start": "0", "layout": "interleaved", **check.settings}
+    return int(params["n"]), int(params["d"]), int(params["base"]), int(params["start"]), params["layout"]
+
+
+def question(check_id: str):
+    from lab.views.questions import encoding_heatmap as page_questions
+
+    return next(c for c in page_questions.QUESTIONS if c.id == check_id)
+
+
+def test_the_fastest_columns_explanation_states_the_pages_own_numbers():
+    import csv
+    import io
+
+    check = question("heatmap-fastest")
+    n, d, base, start, layout = setting = page_setting(check)
+    explanation = check.solve().explanation
+    view = views.table_view(*setting)
+    table = view.frequencies  # the wavelengths table the page shows
+    last = len(table) - 1
+    for j in (0, last):
+        assert f"turn by {number(table['omega'].iloc[j], '.3g')} radian per position (one wave every " \
+               f"{number(table['wavelength'].iloc[j], '.3g')} positions)" in explanation
+    # the mean change per step, from the CSV the page offers of the table it draws
+    rows = [[float(v) for v in row[1:]] for row in list(csv.reader(io.StringIO(views.csv_of_table(*setting)())))[1:]]
+    P = np.array(rows)
+    assert P.shape == (n, d)
+    for j in (0, last):
+        change = np.abs(np.diff(P[:, 2 * j : 2 * j + 2], axis=0)).mean()
+        assert f"change by {number(change, '.3g')} per step" in explanation
+    assert f"over the {n} positions" in explanation
+
+
+def test_the_offset_explanation_states_the_pages_own_numbers():
+    check = question("heatmap-offset")
+    view = views.table_view(*page_setting(check))
+    explanation = check.solve().explanation
+    found = re.findall(rf"P(\d+)·P(\d+) = {NUMBER}", explanation)
+    assert len(found) == 2
+    for i, j, value in found:
+        delta = int(j) - int(i)
+        # the page's offset line: the mean of P[i]·P[i+δ] over every start, one value per δ (float32)
+        assert math.isclose(view.offset_means[delta], read(value.rstrip(".")), rel_tol=1e-5, abs_tol=1e-5)
+        assert view.starts == view.n  # measured at every row: the mean is the value at each start
