@@ -131,6 +131,10 @@ def test_pair_speeds_and_sentence(n, d):
     text = heatmap_q.fastest_sentence(speeds)
     assert shown(speeds.steps[0], ".3g") in text and shown(2 * math.pi / speeds.angles[-1], ".3g") in text
     assert f"columns {d - 2} and {d - 1}" in text and f"the {n} positions" in text
+    assert text.holds()  # "falls" read from every pair's frequency, the fastest against the other options
+    if d > 2:
+        assert text.claim("frequency of each pair, first to last").reference.value == pytest.approx(
+            [10000 ** (-2 * j / d) for j in range(d // 2)], rel=1e-12)
     answer = heatmap_q.fastest_answer(speeds)
     pairs = heatmap_q._heatmap_pairs(d)
     if len({speeds.steps[p] for p in pairs}) > 1:
@@ -163,9 +167,15 @@ def test_bit_flips(bit, n):
     naive = [i for i in range(1, n) if (i >> bit) & 1 != ((i - 1) >> bit) & 1]
     assert list(flips.flips) == naive
     text = binary_q.flip_sentence(flips)
+    assert text.holds()
     if naive:
         assert flips.spacing == 2 ** bit
         assert f"every {2 ** bit} positions" in text and str(naive[0]) in text
+        assert "because" not in text  # the spacing is stated, not explained by a cause
+        if bit:  # half as often: the previous bit's changes, counted by a loop, are twice as close
+            previous = [i for i in range(1, n) if (i >> (bit - 1)) & 1 != ((i - 1) >> (bit - 1)) & 1]
+            assert text.claim("spacing of the changes").reference.value == 2 * (previous[1] - previous[0]
+                                                                                if len(previous) > 1 else previous[0])
     else:
         assert f"position {2 ** bit}" in text and 2 ** bit >= n
     assert binary_q.flip_answer(flips) == (binary_q.FLIP_OPTIONS.index(flips.spacing) if flips.spacing in binary_q.FLIP_OPTIONS else -1)
@@ -184,6 +194,7 @@ def test_bits_sentence(n):
     assert 2 ** bits >= n and (bits == 1 or 2 ** (bits - 1) < n)
     if bits > 1:
         assert f"stop at {2 ** (bits - 1) - 1}" in text
+    assert text.holds() and text.claim("largest count").reference.value == n - 1
 
 
 @EXAMPLES
