@@ -156,13 +156,32 @@ def fuller_caption(view: TheoryView) -> Said:
 NAMES = {"CNN": N_("the CNN"), "RNN": N_("the RNN"), "Self-attention": N_("self-attention")}
 
 
-def _against(cost: int, other: int) -> str:
-    return _("less than") if cost < other else _("as much as") if cost == other else _("more than")
-
-
 def _relation(cost: int, other: int) -> str:
-    """The claim's relation that :func:`_against`'s words state."""
+    """How ``cost`` stands to ``other``, as a claim's relation."""
     return "below" if cost < other else "equal" if cost == other else "above"
+
+
+def _ranking_message(groups: list[list[str]]) -> str:
+    """The whole sentence of the fuller count for this ranking (groups of equal layers, cheapest
+    first): one message per shape of ranking, so that a translator sees each sentence whole."""
+    sizes = tuple(len(group) for group in groups)
+    return {
+        (1, 1, 1): _("At n = {n}, counted whole: the CNN {cnn}, the RNN {rnn}, self-attention {attention} "
+                     "multiply-adds; from the cheapest: {first}, then {second}, then {third}."),
+        (2, 1): _("At n = {n}, counted whole: the CNN {cnn}, the RNN {rnn}, self-attention {attention} "
+                  "multiply-adds; from the cheapest: {first} and {second} (equal), then {third}."),
+        (1, 2): _("At n = {n}, counted whole: the CNN {cnn}, the RNN {rnn}, self-attention {attention} "
+                  "multiply-adds; from the cheapest: {first}, then {second} and {third} (equal)."),
+        (3,): _("At n = {n}, counted whole: the CNN {cnn}, the RNN {rnn}, self-attention {attention} "
+                "multiply-adds; from the cheapest: {first} and {second} and {third} (equal)."),
+    }[sizes]
+
+
+def _cnn_sentence(relation: str) -> str:
+    """Where self-attention stands to the CNN at the reader's n, one message per relation."""
+    return {"below": _("At n = {n} it costs less than the CNN."),
+            "equal": _("At n = {n} it costs as much as the CNN."),
+            "above": _("At n = {n} it costs more than the CNN.")}[relation]
 
 
 def cost_sentence(view: TheoryView) -> Said:
@@ -178,13 +197,11 @@ def cost_sentence(view: TheoryView) -> Said:
         else:
             groups.append([layer])
     # a ranking, from the cheapest: groups of equal layers, one after another
-    order = _(", then ").join(
-        _("{layers} (equal)").format(layers=_(" and ").join(_(NAMES[layer]) for layer in group)) if len(group) > 1
-        else _(NAMES[group[0]]) for group in groups)
     attention = costs["Self-attention"]
-    listed = ", ".join(_("{layer} {count}").format(layer=_(NAMES[layer]), count=big_number(v)) for layer, v in view.costs)
-    whole = _("At n = {n}, counted whole: {costs} multiply-adds; from the cheapest: {order}.").format(
-        n=number(n, ","), costs=listed, order=order)
+    first, second, third = (_(NAMES[layer]) for group in groups for layer in group)
+    whole = _ranking_message(groups).format(
+        n=number(n, ","), cnn=big_number(costs["CNN"]), rnn=big_number(costs["RNN"]), attention=big_number(attention),
+        first=first, second=second, third=third)
     # counted whole: 2n²d + 4nd² against 2nd² (never less) and against knd² (less while 2n < (k − 4)d)
     rnn_note = _("It never costs less than an RNN of the same width: its projections alone are twice the RNN's "
                  "2·n·d².")
@@ -197,12 +214,12 @@ def cost_sentence(view: TheoryView) -> Said:
     if k > 4:
         limit = (k - 4) * d / 2
         if limit > 1:
-            cnn_note = _("It costs less than the CNN exactly while n < (k − 4)·d/2 = {limit}; at n = {n} it costs "
-                         "{against} the CNN.")
+            cnn_note = _("It costs less than the CNN exactly while n < (k − 4)·d/2 = {limit}.")
         else:
             cnn_note = _("It would cost less than the CNN only while n < (k − 4)·d/2 = {limit}, which no length n ≥ 1 "
-                         "is; at n = {n} it costs {against} the CNN.")
-        cnn_note = cnn_note.format(limit=number(limit, ",g"), n=number(n, ","), against=_against(attention, costs["CNN"]))
+                         "is.")
+        cnn_note = " ".join([cnn_note.format(limit=number(limit, ",g")),
+                             _cnn_sentence(_relation(attention, costs["CNN"])).format(n=number(n, ","))])
         claims += [Claim("self-attention against the CNN", attention, _relation(attention, costs["CNN"]),
                          Reference(costs["CNN"], "the CNN's " + counted)),
                    Claim("n", n, "below" if attention < costs["CNN"] else "at least",
