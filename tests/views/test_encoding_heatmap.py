@@ -375,6 +375,24 @@ def test_setting_sentences_state_the_table(check, setting):
 
 
 @settings(max_examples=25, deadline=None)
+@given(SMALL)
+@example((1, 1, 2, 0, "interleaved"))
+@example((2, 1, 10000, 1, "tensor2tensor"))
+@example((2, 2, 10000, 0, "interleaved"))
+@example((3, 3, 10000, 0, "tensor2tensor"))
+@example((60, 32, 10000, 0, "interleaved"))
+@example((4096, 1, 2, 1, "interleaved"))
+@example((4096, 3, 10000, 0, "interleaved"))  # steps spread over 2.4e-6: not the same distance
+def test_every_sentence_at_small_and_edge_sizes(setting):
+    view = table(setting)
+    for check in TABLE_CHECKS:
+        check(view)
+    for check in SETTING_CHECKS:
+        check(setting)
+
+
+@pytest.mark.slow  # the largest tables (4096 × 1024) take most of a minute: the slow tier's sweep
+@settings(max_examples=25, deadline=None)
 @given(WHOLE)
 @example((1, 1, 2, 0, "interleaved"))
 @example((2, 1, 10000, 1, "tensor2tensor"))
