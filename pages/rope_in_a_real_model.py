@@ -6,29 +6,33 @@ from lab.display import explore_further, opened, show_chart, show_table
 from lab.i18n import _
 from lab.page import lab_page
 from lab.views.minilm import model_missing
+from lab.views.rope_context import (
+    LIVE_TOKENS,
+    RECOMPUTING,
+    RULE_NAMES,
+    context_caption,
+    context_chart,
+    context_live,
+    context_statement,
+    context_table,
+    live_statement,
+    papers_statement,
+    shipped_context,
+)
 from lab.views.rope_in_a_real_model import (
     HEAD,
     LAYER,
-    LIVE_TOKENS,
     LOADING,
     MAX_OFFSET,
-    RECOMPUTING,
-    RULE_NAMES,
     RUNNING,
     RUNNING_MINILM,
     SETTINGS,
     SHIFT,
     SHIFTING,
     TEXT,
-    context_caption,
-    context_chart,
-    context_live,
-    context_statement,
-    context_table,
     conventions_statement,
     habits_charts,
     habits_statement,
-    live_statement,
     layout_statement,
     map_chart,
     minilm_rollout,
@@ -42,7 +46,6 @@ from lab.views.rope_in_a_real_model import (
     pairs_caption,
     pairs_charts,
     pairs_statement,
-    papers_statement,
     rollout_chart,
     rollout_statement,
     run_view,
@@ -50,7 +53,6 @@ from lab.views.rope_in_a_real_model import (
     shift_chart,
     shift_statement,
     shift_view,
-    shipped_context,
 )
 
 INTRO = _(

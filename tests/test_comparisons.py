@@ -53,6 +53,7 @@ NOT_COMPARING: dict[tuple[str, str], str] = {
     # -- misconceptions
     # -- offset_rotation
     # -- questions
+    # -- rope_context
     # -- rope_in_a_real_model
     # -- train
 }
@@ -73,6 +74,7 @@ MEASURED_CAUSES: dict[tuple[str, str], str] = {
     # -- misconceptions
     # -- offset_rotation
     # -- questions
+    # -- rope_context
     # -- rope_in_a_real_model
     # -- train
 }
@@ -135,11 +137,6 @@ NOT_YET: set[tuple[str, str]] = {
     ("minilm", "order_statement"),
     # -- misconceptions
     # -- offset_rotation
-    ("offset_rotation", "circle_text"),
-    ("offset_rotation", "residuals_caption"),
-    ("offset_rotation", "angles_text"),
-    ("offset_rotation", "sine_only_text"),
-    ("offset_rotation", "rope_caption"),
     # -- questions
     ("questions", "fastest_sentence"),
     ("questions", "flip_sentence"),
@@ -150,6 +147,10 @@ NOT_YET: set[tuple[str, str]] = {
     ("questions", "share_sentence"),
     ("questions", "parameters_sentence"),
     ("questions", "kv_sentence"),
+    # -- rope_context
+    ("rope_context", "context_statement"),
+    ("rope_context", "papers_statement"),
+    ("rope_context", "live_statement"),
     # -- rope_in_a_real_model
     ("rope_in_a_real_model", "layout_statement"),
     ("rope_in_a_real_model", "shift_statement"),
@@ -158,9 +159,6 @@ NOT_YET: set[tuple[str, str]] = {
     ("rope_in_a_real_model", "offset_statement"),
     ("rope_in_a_real_model", "pairs_statement"),
     ("rope_in_a_real_model", "conventions_statement"),
-    ("rope_in_a_real_model", "context_statement"),
-    ("rope_in_a_real_model", "papers_statement"),
-    ("rope_in_a_real_model", "live_statement"),
     # -- train
     ("train", "nothing_yet_sentence"),
     ("train", "bars_caption"),
@@ -186,6 +184,7 @@ CAUSES_NOT_YET: set[tuple[str, str]] = {
     ("questions", "flip_sentence"),
     ("questions", "growth_sentence"),
     ("questions", "kv_sentence"),
+    # -- rope_context
     # -- rope_in_a_real_model
     # -- train
 }

@@ -25,7 +25,6 @@ KNOWN_LARGE = {
     "lab/views/train.py",  # the training page's views
     "lab/views/questions.py",  # every page's questions with their computed answers
     "lab/views/encoding_heatmap.py",  # the heatmap's views and its readers' questions
-    "lab/views/rope_in_a_real_model.py",  # the real model page's views
 }
 
 
