@@ -430,3 +430,26 @@ def test_rope_captions_state_the_spreads_along_the_diagonals(d, base, count, see
                             f"(largest spread {m(number(view.additive_spread, '.3g'))}); absolute positions leak in.")
     else:
         assert "constant to float32 rounding too" in additive
+
+
+def test_an_error_above_the_rounding_of_its_setting_is_not_called_round_off():
+    """An error of 5 × 10⁻⁶ is twelve times what float32 rounding can give at these positions: it is
+    not "within float32 round-off" (the old rule compared every setting with 10⁻⁵, a bound for no
+    setting in particular)."""
+    from dataclasses import replace
+
+    view = views.rotation_view(16, 10000, 3, 0, 12)
+    worse = replace(view, max_residual=5e-6, excess=5e-6 / view.rounding)
+    text = views.residuals_caption(worse)
+    assert "more than float32 round-off" in text and "within" not in text and text.holds()
+
+
+def test_a_map_that_is_not_constant_in_exact_arithmetic_is_not_called_rope():
+    """A spread of 10⁻⁵ that float64 keeps (not rounding: this map's float32 round-off is 2 × 10⁻⁶)
+    is not "constant up to float32 rounding", though it is under 10⁻⁵ of the scores' size."""
+    from dataclasses import replace
+
+    view = views.rope_view(16, 10000, 12, 0)
+    leaky = replace(view, rope_spread=1.1e-5, exact=view.exact._replace(rope_spread=1e-5))
+    text = views.rope_caption(leaky)
+    assert "more than this map's float32 round-off" in text and "depend on m − n only" not in text and text.holds()

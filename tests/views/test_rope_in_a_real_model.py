@@ -134,7 +134,7 @@ def test_habits_statement(data, layers, heads, tokens):
     if sinks.any():
         said = re.search(r"(\d+) of the (\d+) heads puts? more than half of (its|their) weight on the first token .*? "
                          r"in (\d+) of the (\d+) layers?, the first of them layer (\d+)", text)
-        assert "nowhere better" not in text  # a purpose the page did not measure
+        assert "nowhere better" not in text and "need positions" not in text  # causes the page did not measure
         assert said, text
         sink_layers = sinks.any(dim=1).nonzero().flatten().tolist()
         n = int(sinks.sum())
@@ -266,3 +266,33 @@ def test_model_facts_are_the_configs(config):
     assert abs(read(found[1]) - 2 * math.pi) <= 0.01 and int(found[2]) == pairs - 1 == int(found[4]) - 1
     assert abs(int(found[3].replace(",", "")) - slowest) <= 0.5 + 1e-9 * slowest
     assert f"row j + {c.head_dim // 2}" in rv.layout_statement(c)
+
+
+def test_a_change_fifty_times_the_rounding_control_is_not_called_rounding():
+    """A logit change of 2 × 10⁻³ is under 10⁻⁴ of the largest logit (31.8), the old fixed rule, but
+    fifty times what rounding alone changes on the same text: more than rounding."""
+    effect = rv.ShiftView(1000, 22, 2e-3, 31.8, 2.7e-6, 0, torch.zeros(30), 3.8e-5, 2.4e-6)
+    text = rv.shift_statement(effect)
+    assert "more than rounding" in text and "computes the same thing" not in text and text.holds()
+
+
+def test_minilm_is_counted_as_minilm_reads_the_text():
+    """MiniLM's sentence counts MiniLM's word pieces ([CLS] and [SEP] included: 24 for the default
+    text), not SmolLM2's 22 tokens; the similarity is its rows' own, by a loop."""
+    import pytest
+
+    from lab.views.minilm import model_missing
+
+    if model_missing() is not None:
+        pytest.skip("MiniLM is not installed")
+    import pekit
+    from pekit import pretrained
+
+    pieces = len(pretrained.encode_text(rv.DEFAULT_TEXT).tokens)
+    far = rv.minilm_shift_view(rv.DEFAULT_TEXT, 1000)
+    assert far == rv.MiniLMShift(pieces, None) and pieces == 24
+    assert f"would end in slot {1000 + pieces - 1:,}" in rv.minilm_shift_statement(far, 1000)
+    near = rv.minilm_shift_view(rv.DEFAULT_TEXT, 300)
+    table = pekit.pretrained_position_table(device="cpu").double()
+    cosines = [float(table[i] @ table[i + 300] / (table[i].norm() * table[i + 300].norm())) for i in range(pieces)]
+    assert near.pieces == pieces and math.isclose(near.similarity, sum(cosines) / pieces, rel_tol=1e-9)
