@@ -76,8 +76,8 @@ def test_defaults_draw_every_section_once_opened():
     assert "LLaMA models of 7 to 65 billion parameters trained on 2,048 positions" in text
     assert "it rises and falls, lowest" in text and "falls to" not in text
     assert "word pieces for MiniLM with [CLS] and [SEP]" in text
-    assert any("rotary pair (fastest 0 \\u2192 slowest 31)" in str(c.proto) or "rotary pair (fastest 0 → slowest 31)"
-               in str(c.proto) for c in at.get("vega_lite_chart"))  # the last pair from the config
+    assert any("slowest 31)" in str(c.proto)
+               for c in at.get("vega_lite_chart"))  # the last pair from the config
     assert len(at.get("vega_lite_chart")) == 11
     assert at.get("vega_lite_chart") and not at.error
 

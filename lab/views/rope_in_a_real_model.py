@@ -151,14 +151,15 @@ def shift_statement(effect: ShiftView) -> Said:
     if c == 0:
         return Said(_("With c = 0 both runs are the same run: move the slider to shift every position."),
                     [Claim("shift", 0)])
+    moved = ngettext("{shift} position", "{shift} positions", c).format(shift=number(c, ","))
     gaps = ngettext(
-        "Every one of the {count} token moved {shift} positions on: the largest change of a logit is {logit_gap} (the "
+        "Every one of the {count} token moved {moved} on: the largest change of a logit is {logit_gap} (the "
         "largest logit in size is {logit_scale}), of an attention weight {weight_gap}, and {changed} of the {count} "
         "next-token predictions changed.",
-        "Every one of the {count} tokens moved {shift} positions on: the largest change of a logit is {logit_gap} (the "
+        "Every one of the {count} tokens moved {moved} on: the largest change of a logit is {logit_gap} (the "
         "largest logit in size is {logit_scale}), of an attention weight {weight_gap}, and {changed} of the {count} "
         "next-token predictions changed.", T).format(
-        count=T, shift=number(c, ","), logit_gap=number(effect.logit_gap, ".2g"),
+        count=T, moved=moved, logit_gap=number(effect.logit_gap, ".2g"),
         logit_scale=number(effect.logit_scale, ".3g"), weight_gap=number(effect.attention_gap, ".2g"),
         changed=effect.changed_predictions)
     logit_room, weight_room = ROUNDING_ROOM * effect.control_logit, ROUNDING_ROOM * effect.control_weight

@@ -81,11 +81,18 @@ def offset_statement(scores: llama.OffsetScores, layer: int) -> Said:
     else:
         low = min(range(len(bound)), key=bound.__getitem__)
         fields.update(low=number(bound[low], ".2f"), where=number(offsets[low], ","))
-        claims.append(Claim("the bound's lowest value", bound[low], "at most",
-                            Reference(bound[-1], f"the bound at offset {far}")))
-        reading = _("RoFormer's bound on how large a score can be is {bound} of its offset-0 value at offset {far}, "
-                    "but it does not fall all the way: it rises and falls, lowest ({low}) at offset {where}. It is a "
-                    "bound over every content, not a prediction of one head's score.")
+        if bound[-1] <= bound[low]:  # lowest at the last offset drawn, but not reached steadily
+            claims.append(Claim(f"the bound at offset {far}", bound[-1], "at most",
+                                Reference(bound[low], "the bound's lowest value over the offsets drawn")))
+            reading = _("RoFormer's bound on how large a score can be ends at its lowest, {bound} of its offset-0 "
+                        "value, at offset {far}, but not steadily: it rises and falls on the way. It is a bound over "
+                        "every content, not a prediction of one head's score.")
+        else:
+            claims.append(Claim("the bound's lowest value", bound[low], "below",
+                                Reference(bound[-1], f"the bound at offset {far}")))
+            reading = _("RoFormer's bound on how large a score can be is {bound} of its offset-0 value at offset "
+                        "{far}, but it does not fall all the way: it rises and falls, lowest ({low}) at offset "
+                        "{where}. It is a bound over every content, not a prediction of one head's score.")
     return Said(" ".join([text, between, reading.format(**fields)]), claims)
 
 

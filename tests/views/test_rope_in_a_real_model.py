@@ -53,7 +53,7 @@ def test_shift_statement(shift, tokens, data, gap, scale, agap, control, wcontro
     if shift == 0:
         assert "same run" in text
         return
-    assert f"{tokens} token{'s' if tokens != 1 else ''} moved {shift:,} positions" in text
+    assert f"{tokens} token{'s' if tokens != 1 else ''} moved {shift:,} position{'s' if shift != 1 else ''} on" in text
     said = re.search(rf"logit is ({NUMBER}) \(the largest logit in size is ({NUMBER})\), of an attention weight "
                      rf"({NUMBER}), and (\d+) of the (\d+)", text)
     assert said, text

@@ -56,7 +56,7 @@ def real_bound(top: int) -> llama.OffsetScores:
 
 @settings(max_examples=100, deadline=None)
 @given(offset_scores(), st.integers(LAYER.minimum, LAYER.maximum))
-@example(real_bound(16), 0)
+@example(real_bound(16), 0)  # lowest at 16, but not reached steadily
 @example(real_bound(512), 6)  # the default: the bound is lowest near offset 400, not at 512
 @example(llama.OffsetScores(torch.tensor([0, 16]), torch.tensor([[1.0, 1.0]], dtype=torch.float64),
                             torch.tensor([1.0, 1.0], dtype=torch.float64)), 29)  # one head, a flat bound: ties
@@ -90,7 +90,9 @@ def test_offset_statement(scores, layer):
     shape = trend(bound)
     assert ("falls all the way" in text) == (shape == "falls")
     assert ("stays at its offset-0 value" in text) == (shape is None)
-    if shape not in ("falls", None):
+    if shape not in ("falls", None) and bound[-1] <= min(bound):
+        assert "ends at its lowest" in text and "rises and falls on the way" in text
+    elif shape not in ("falls", None):
         low = min(bound)
         found = re.search(rf"lowest \(({NUMBER})\) at offset ([\d,]+)\.", text)
         assert abs(read(found[1]) - low) <= 0.0051
