@@ -51,6 +51,7 @@ from lab.views.rope_in_a_real_model import (
     shift_statement,
     shift_view,
 )
+from lab.views.questions import rope_in_a_real_model as page_questions
 
 INTRO = _(
     "Nearly every language model today puts positions in with RoPE (rotary position embedding): it turns each query "
@@ -60,7 +61,7 @@ INTRO = _(
 KEY_IDEA = _("**Shift every position by the same c and the scores do not change: RoPE's scores depend only on the "
              "offset m − n between a query at position m and a key at position n.**")
 
-with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS) as page:
+with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS, questions=page_questions.QUESTIONS) as page:
     st.markdown(KEY_IDEA)
     # the runs are cached without spinners of their own: theirs are shown here, in the reader's language
     with st.spinner(_(LOADING)):
