@@ -162,9 +162,7 @@ NOT_YET: set[tuple[str, str]] = {
     ("questions.fixed_or_learned", "parameters_sentence"),
     # -- questions.live_attention
     # -- questions.offset_rotation
-    ("questions.offset_rotation", "turn_sentence"),
     # -- questions.rope_in_a_real_model
-    ("questions.rope_in_a_real_model", "kv_sentence"),
     # -- questions.train
     ("questions.train", "share_sentence"),
     # -- rope_context
@@ -199,7 +197,6 @@ CAUSES_NOT_YET: set[tuple[str, str]] = {
     # -- questions.live_attention
     # -- questions.offset_rotation
     # -- questions.rope_in_a_real_model
-    ("questions.rope_in_a_real_model", "kv_sentence"),
     # -- questions.train
     # -- rope_context
     # -- rope_in_a_real_model
