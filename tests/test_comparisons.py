@@ -44,6 +44,9 @@ NOT_COMPARING: dict[tuple[str, str], str] = {
     # -- complexity_comparison
     # -- concept_check
     # -- encoding_families
+    # -- families_beyond
+    # -- families_conventions
+    # -- families_extension
     # -- encoding_heatmap
     # -- fixed_or_learned
     # -- home
@@ -64,6 +67,9 @@ MEASURED_CAUSES: dict[tuple[str, str], str] = {
     # -- complexity_comparison
     # -- concept_check
     # -- encoding_families
+    # -- families_beyond
+    # -- families_conventions
+    # -- families_extension
     # -- encoding_heatmap
     # -- fixed_or_learned
     # -- home
@@ -101,11 +107,14 @@ NOT_YET: set[tuple[str, str]] = {
     ("encoding_families", "learned_caption"),
     ("encoding_families", "rope_caption"),
     ("encoding_families", "alibi_caption"),
-    ("encoding_families", "permutation_sentence"),
-    ("encoding_families", "pairing_sentence"),
-    ("encoding_families", "t5_sentence"),
-    ("encoding_families", "alibi_line"),
-    ("encoding_families", "t5_line"),
+    # -- families_beyond
+    ("families_beyond", "alibi_line"),
+    ("families_beyond", "t5_line"),
+    # -- families_conventions
+    ("families_conventions", "permutation_sentence"),
+    ("families_conventions", "pairing_sentence"),
+    ("families_conventions", "t5_sentence"),
+    # -- families_extension
     # -- encoding_heatmap
     ("encoding_heatmap", "reading_text"),
     ("encoding_heatmap", "table_caption"),
@@ -174,6 +183,9 @@ CAUSES_NOT_YET: set[tuple[str, str]] = {
     ("complexity_comparison", "slope_prose"),
     # -- concept_check
     # -- encoding_families
+    # -- families_beyond
+    # -- families_conventions
+    # -- families_extension
     # -- encoding_heatmap
     # -- fixed_or_learned
     # -- home
