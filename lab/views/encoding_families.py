@@ -17,7 +17,9 @@ from typing import NamedTuple
 
 import pekit
 from pekit import charts, families, pretrained, shipped
+from pekit.reduce import block_summary
 from lab.memo import shared
+from lab.claims import Claim, Reference, Said
 from lab.display import number
 from lab.i18n import N_, _, latex_words, localized_resource, ngettext
 from lab.settings import ChoiceSetting, FloatSetting, IntSetting
@@ -173,7 +175,13 @@ class LearnedView(SchemeView):
     model: str
     table_rows: int
     table_width: int
-    scale: pretrained.ColourRange
+    scale: pretrained.ColourRange  # over the cells drawn: the entries, or the block means when blocks are drawn
+    # the cells drawn (the drawing's grid), counted again beside the colour range: how many lie
+    # beyond ±scale.high, the smallest |value| among them and the largest |value| within
+    cells: int = 0
+    beyond_counted: int = 0
+    smallest_beyond: float = float("inf")
+    largest_within: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -199,6 +207,10 @@ class AlibiView(SchemeView):
     heads: int
     causal: bool
     slope: float
+    # the drawn matrix's last row (every key at or before the last query), by distance 0 .. n − 1,
+    # and the smallest and largest fall of the bias from one distance to the next
+    by_distance: tuple[float, ...] = ()
+    steps: tuple[float, float] = (0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -242,14 +254,20 @@ def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: b
     if scheme == "learned":
         table, table_name = learned_table()
         learned = families.scheme_matrix("learned", n, 1, table=table)  # (min(n, rows), width)
-        # a few entries of a trained table are far larger than the rest: they take the end colours
-        scale = pretrained.colour_range(learned, share=0.99, symmetric=True)
-        return LearnedView(**heat(learned, _("column (dimension)"), _("position i"), "E[i, c]",
+        # the cells drawn: every entry, or block means (the colours are set over what is drawn); a few
+        # entries of a trained table are far larger than the rest: they take the end colours
+        drawn = block_summary(learned, *charts.drawing_blocks(*learned.shape, max_marks=MAX_MARKS), extremes=False)
+        scale = pretrained.colour_range(drawn.mean, share=0.99, symmetric=True)
+        sizes = [abs(x) for row in drawn.mean.tolist() for x in row]
+        outside = [x for x in sizes if x > scale.high]
+        return LearnedView(**heat(drawn, _("column (dimension)"), _("position i"), "E[i, c]",
                                   domain=(scale.low, scale.high)),
                            rows=int(learned.shape[0]), table_name=table_name,
                            model=MINILM if table_name == MINILM_TABLE.format(model=MINILM) else "",
                            table_rows=int(table.shape[0]),
-                           table_width=int(table.shape[1]), scale=scale)
+                           table_width=int(table.shape[1]), scale=scale, cells=len(sizes),
+                           beyond_counted=len(outside), smallest_beyond=min(outside, default=float("inf")),
+                           largest_within=max((x for x in sizes if x <= scale.high), default=0.0))
     if scheme == "binary":
         bits = families.scheme_matrix("binary", n, 1)  # (n, bits)
         return BinaryView(**heat(bits, _("bit c"), _("position i"), _("bit"), palette="sequential", domain=(0.0, 1.0)),
@@ -261,11 +279,14 @@ def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: b
                         head_width=d // heads, pairs=int(angles.shape[1]))
     if scheme == "alibi":
         alibi = families.scheme_matrix("alibi", n, heads, causal=causal)[head - 1]  # (n, n)
+        row = alibi[n - 1].tolist()[::-1]  # the last query's row: keys at distance 0 .. n − 1
+        falls = [a - b for a, b in zip(row, row[1:])]
         # masked entries (-inf) are left out (grey in an image); the colours span ± the largest finite |bias|,
         # so a bias of 0 takes the diverging palette's neutral middle
         return AlibiView(**heat(alibi.nan_to_num(neginf=float("nan")), _("key j"), _("query i"), _("bias"),
                                  domain="symmetric"),
-                         head=head, heads=heads, causal=causal, slope=float(pekit.alibi_slopes(heads)[head - 1]))
+                         head=head, heads=heads, causal=causal, slope=float(pekit.alibi_slopes(heads)[head - 1]),
+                         by_distance=tuple(row), steps=(min(falls), max(falls)))
     if scheme == "t5":
         buckets = families.scheme_matrix("t5", n, 1, causal=causal, num_buckets=T5_BUCKETS,
                                          t5_max_distance=T5_MAX_DISTANCE)  # (n, n)
@@ -385,8 +406,10 @@ def table_caption(view: TableView) -> str:
     return said + _blocks(view)
 
 
-def learned_caption(view: LearnedView) -> str:
-    """The rows drawn of which table, the positions it has no row for, and the colour range."""
+def learned_caption(view: LearnedView) -> Said:
+    """The rows drawn of which table, the positions it has no row for, and the colour range,
+    counted over the cells drawn: the entries, or the block means when blocks are drawn (the
+    claims: the cells drawn and those beyond the range, counted again, each larger than its end)."""
     said = ngettext("The first {count} row of {table} ({rows} × {width}).",
                     "The first {count} rows of {table} ({rows} × {width}).", view.rows).format(
         count=view.rows, table=_table_name(view), rows=view.table_rows, width=view.table_width)
@@ -394,15 +417,24 @@ def learned_caption(view: LearnedView) -> str:
         said += " " + _("It has no rows for positions {first} to {last}.").format(first=view.rows, last=view.n - 1)
     scale = view.scale
     high, total = number(scale.high, ".3g"), number(scale.total, ",")
-    if scale.beyond == 0:
-        ends = _("Colours span ±{high}; none of the {total} entries lies beyond them.").format(high=high, total=total)
-    elif scale.beyond == 1:
-        ends = _("Colours span ±{high}; the one larger entry of the {total} takes the end colour.").format(
-            high=high, total=total)
+    if view.exact:
+        ends = (_("Colours span ±{high}; none of the {total} entries lies beyond them.") if scale.beyond == 0 else
+                _("Colours span ±{high}; the one larger entry of the {total} takes the end colour.") if scale.beyond == 1
+                else _("Colours span ±{high}; the {count} larger of the {total} entries take the end colours."))
     else:
-        ends = _("Colours span ±{high}; the {count} larger of the {total} entries take the end colours.").format(
-            high=high, count=number(scale.beyond, ","), total=total)
-    return said + _blocks(view) + " " + ends
+        ends = (_("Colours span ±{high}; none of the {total} block means drawn lies beyond them.") if scale.beyond == 0
+                else _("Colours span ±{high}; the one larger block mean of the {total} drawn takes the end colour.")
+                if scale.beyond == 1 else
+                _("Colours span ±{high}; the {count} larger of the {total} block means drawn take the end colours."))
+    ends = ends.format(high=high, count=number(scale.beyond, ","), total=total)
+    range_end = Reference(scale.high, "the colour range's end, ±high, set over the cells drawn")
+    claims = [Claim("cells counted", scale.total, "equal", Reference(view.cells, "the cells drawn (the drawing's grid)")),
+              Claim("cells beyond the colours", scale.beyond, "equal",
+                    Reference(view.beyond_counted, "|value| > high counted again over the cells drawn")),
+              Claim("largest |value| within the colours", view.largest_within, "at most", range_end)]
+    if scale.beyond:
+        claims.append(Claim("smallest |value| beyond the colours", view.smallest_beyond, "above", range_end))
+    return Said(said + _blocks(view) + " " + ends, claims)
 
 
 def binary_caption(view: BinaryView) -> str:
@@ -423,13 +455,22 @@ def rope_caption(view: RopeView) -> str:
     return said + _blocks(view)
 
 
-def alibi_caption(view: AlibiView) -> str:
-    """The head drawn, its slope, and how a decoder's masked keys are drawn."""
+def alibi_caption(view: AlibiView) -> Said:
+    """The head drawn, its slope, and how a decoder's masked keys are drawn; the bias falls by the
+    slope at every step of distance of the matrix drawn (the claims: its last row, read by distance)."""
     said = _("Head {head} of {heads}: slope m = {slope}, the bias falls by that much per step of distance.").format(
         head=view.head, heads=view.heads, slope=number(view.slope, ".6g"))
     if view.causal:
         said += " " + _("Keys after the query are masked (grey).")
-    return said + _blocks(view)
+    drawn = "the matrix drawn, its last row read by distance 0 .. n − 1"
+    tolerance = 2.0 ** -23 * view.slope  # the slope is pekit's float32 one, the matrix float64
+    return Said(said + _blocks(view), [
+        Claim("bias by distance", view.by_distance, "falls", Reference(view.by_distance, drawn)),
+        Claim("smallest fall per step of distance", view.steps[0], "equal",
+              Reference(view.slope, "the head's slope, pekit.alibi_slopes (float32)", tolerance)),
+        Claim("largest fall per step of distance", view.steps[1], "equal",
+              Reference(view.slope, "the head's slope, pekit.alibi_slopes (float32)", tolerance)),
+    ])
 
 
 def t5_caption(view: T5View) -> str:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import pekit
 from pekit import binary, charts, families
+from lab.claims import Claim, Reference, Said
 from lab.display import number
 from lab.i18n import _, localized_resource, ngettext
 from lab.views.encoding_families import POSITION, T5_BUCKETS, T5_MAX_DISTANCE, _and, runs_of
@@ -46,6 +47,21 @@ class BeyondView:
     round_pairs: tuple[int, ...]
     bits_train: int
     bits_p: int
+    # ALiBi's bias drawn at the chart's offsets, per head (−m_h·offset), and from pekit's bias rows
+    # (pekit.alibi_bias, float32: one query after keys 0 .. max(p, L)) the bias at p and at L − 1
+    # and the rows' largest departure from the straight line −m_h·offset at the offsets drawn
+    alibi_offsets: tuple[int, ...] = ()
+    alibi_drawn: tuple[tuple[float, ...], ...] = ()
+    alibi_at_p: tuple[float, ...] = ()
+    alibi_at_last: tuple[float, ...] = ()
+    alibi_departure: float = 0.0
+    # T5 (encoder, keys before the query), from the row drawn: how many buckets the distances
+    # 0 .. L − 1 reach, how many of them share p's bucket, and how many buckets the distances from
+    # max_distance to max(p, L, 4·max_distance) take
+    t5_drawn_bucket: int = 0
+    t5_reached: int = 0
+    t5_sharing_p: int = 0
+    t5_tail_buckets: int = 0
 
 
 @localized_resource(max_entries=32)
@@ -69,15 +85,24 @@ def beyond(p: int, train: int, d: int, heads: int, k: int) -> BeyondView:
     if offsets[-1] != top:
         offsets.append(top)
     slopes = b.alibi_slopes
-    alibi = pd.DataFrame([(o, 0.0 - m * o, _("head {number}").format(number=h + 1)) for h, m in enumerate(slopes) for o in offsets],
-                         columns=["offset", "bias", "head"])
+    # drawn: −m_h·offset from the slopes (float64); beside it, pekit's bias rows (float32) for one
+    # query after keys 0 .. top (key j is top − j places away; reversed: distance 0 .. top), the
+    # reference of the line's numbers and of its straightness (0.0 + turns −0.0 into 0)
+    drawn = tuple(tuple(0.0 - m * o for o in offsets) for m in slopes)
+    rows = [row[0][::-1] for row in pekit.alibi_bias(1, top + 1, heads, device="cpu").tolist()]
+    departure = max(abs(row[o] + m * o) for m, row in zip(slopes, rows) for o in offsets)
+    alibi = pd.DataFrame([(o, bias, _("head {number}").format(number=h + 1)) for h, row in enumerate(drawn)
+                          for o, bias in zip(offsets, row)], columns=["offset", "bias", "head"])
     alibi_spec = charts.line_chart(alibi, x="offset", y="bias", series="head", x_title=_("offset |i − j|"),
                                    y_title=_("ALiBi bias −m_h·|i − j|"), series_title=_("Head"), height=300, max_points=1200,
                                    marks={f"L − 1 = {train - 1}": train - 1, f"p = {p}": p}).spec()
     # one query at the end of top + 1 keys: key j is top − j places before it; flipped, distance 0 .. top
     # (one row, where a curve of both directions would compute a (top + 1) × (2·top + 1) table)
-    before = pekit.t5_relative_buckets(1, top + 1, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE,
-                                       device="cpu")[0].tolist()[::-1]  # (top + 1,)
+    # (the row runs on to 4·max_distance, where every distance shares one bucket, when the chart stops short)
+    far = max(top, 4 * T5_MAX_DISTANCE)
+    row = pekit.t5_relative_buckets(1, far + 1, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE,
+                                    device="cpu")[0].tolist()[::-1]  # (far + 1,): distance 0 .. far
+    before = row[:top + 1]
     back = pd.DataFrame({"offset": list(range(top + 1)), "bucket": before})
     t5_spec = charts.line_chart(back, x="offset", y="bucket", x_title=_("distance i − j (key before the query)"),
                                 y_title=_("T5 bucket (encoder)"), step=True, height=300, max_points=1200,
@@ -91,7 +116,10 @@ def beyond(p: int, train: int, d: int, heads: int, k: int) -> BeyondView:
                       new_pairs=tuple(r.pair for r in outside if r.turned > r.largest_seen),
                       round_pairs=tuple(r.pair for r in outside if r.turned <= r.largest_seen),
                       bits_train=binary.bits_needed(train),
-                      bits_p=binary.bits_needed(p + 1))
+                      bits_p=binary.bits_needed(p + 1), alibi_offsets=tuple(offsets), alibi_drawn=drawn,
+                      alibi_at_p=tuple(r[p] for r in rows), alibi_at_last=tuple(r[train - 1] for r in rows),
+                      alibi_departure=departure, t5_drawn_bucket=row[p], t5_reached=len(set(row[:train])),
+                      t5_sharing_p=row[:train].count(row[p]), t5_tail_buckets=len(set(row[T5_MAX_DISTANCE:])))
 
 
 def offset_heading(view: BeyondView) -> str:
@@ -174,22 +202,52 @@ def bias_text(bias: float) -> str:
     return number(bias, ",.0f") if abs(bias) >= 999.5 else number(bias, ",.4g")
 
 
-def alibi_line(view: BeyondView) -> str:
-    """ALiBi's bias at p for the first and last head, against the largest distance of training."""
+FLOAT32 = 2.0 ** -23  # float32's relative rounding (two units of its last place)
+
+
+def _alibi_claims(view: BeyondView) -> list[Claim]:
+    """What the ALiBi line claims: each quoted head's bias falls over every offset the chart draws,
+    in a straight line (the largest departure from −m·offset), and the biases quoted at p and at
+    L − 1 are those of pekit's bias rows."""
+    b, claims = view.b, []
+    drawn = "the chart's own line, −m·offset at every offset it draws (offsets 0 .. max(p, L))"
+    for h in sorted({0, view.heads - 1}):
+        claims.append(Claim(f"head {h + 1}: bias over the offsets drawn", view.alibi_drawn[h], "falls",
+                            Reference(view.alibi_drawn[h], drawn)))
+        claims.append(Claim(f"head {h + 1}: bias at p", b.alibi_bias[h], "equal",
+                            Reference(view.alibi_at_p[h], "pekit.alibi_bias (float32) at distance p",
+                                      FLOAT32 * abs(b.alibi_bias[h]))))
+        claims.append(Claim(f"head {h + 1}: bias at L − 1", b.alibi_bias_seen[h], "equal",
+                            Reference(view.alibi_at_last[h], "pekit.alibi_bias (float32) at distance L − 1",
+                                      FLOAT32 * abs(b.alibi_bias_seen[h]))))
+    largest = max(abs(x) for row in view.alibi_drawn for x in row)
+    claims.append(Claim("largest departure of pekit's bias from −m·offset (linear)", view.alibi_departure, "at most",
+                        Reference(FLOAT32 * largest, "float32 rounding of the largest bias drawn")))
+    return claims
+
+
+def alibi_line(view: BeyondView) -> Said:
+    """ALiBi's bias at p for the first and last head, against the largest distance of training;
+    the bias falls (the penalty grows) in a straight line over every offset drawn (the claims)."""
     b = view.b
     if view.heads == 1:
-        return _("**ALiBi**: the penalty grows linearly with the distance: {now} at p (the one head); at the longest "
-                 "distance seen in training, L − 1 = {last}, it was {seen}.").format(
+        said = _("**ALiBi**: the bias falls linearly with the distance (the penalty grows): {now} at p (the one head); "
+                 "at the longest distance seen in training, L − 1 = {last}, it was {seen}.").format(
             now=bias_text(b.alibi_bias[0]), last=number(view.train - 1, ","), seen=bias_text(b.alibi_bias_seen[0]))
-    return _("**ALiBi**: the penalty grows linearly with the distance: {first} (head 1) to {final} (head {heads}) at "
-             "p; at the longest distance seen in training, L − 1 = {last}, it was {first_seen} to {final_seen}.").format(
-        first=bias_text(b.alibi_bias[0]), final=bias_text(b.alibi_bias[-1]), heads=view.heads,
-        last=number(view.train - 1, ","), first_seen=bias_text(b.alibi_bias_seen[0]),
-        final_seen=bias_text(b.alibi_bias_seen[-1]))
+    else:
+        said = _("**ALiBi**: the bias falls linearly with the distance (the penalty grows): {first} (head 1) to "
+                 "{final} (head {heads}) at p; at the longest distance seen in training, L − 1 = {last}, it was "
+                 "{first_seen} to {final_seen}.").format(
+            first=bias_text(b.alibi_bias[0]), final=bias_text(b.alibi_bias[-1]), heads=view.heads,
+            last=number(view.train - 1, ","), first_seen=bias_text(b.alibi_bias_seen[0]),
+            final_seen=bias_text(b.alibi_bias_seen[-1]))
+    return Said(said, _alibi_claims(view))
 
 
-def t5_line(view: BeyondView) -> str:
-    """T5's bucket of distance p and whether training reached it."""
+def t5_line(view: BeyondView) -> Said:
+    """T5's bucket of distance p and whether training reached it, each read against the row the
+    chart draws (the claims): p's bucket, the buckets distances 0 .. L − 1 reach and how many of
+    them share p's, and the one bucket of every distance from max_distance on."""
     b = view.b
     if b.t5_bucket_seen:
         said = ngettext("**T5**: distance {p} falls in bucket {bucket}, one trained on distances below L (they reach "
@@ -204,8 +262,18 @@ def t5_line(view: BeyondView) -> str:
                         "**T5**: distance {p} falls in bucket {bucket}, **never trained**: it holds no learned value "
                         "from distances below L (they reach {seen} buckets); every distance from {max_distance} on "
                         "shares one bucket.", b.t5_buckets_seen)
-    return said.format(p=number(view.p, ","), bucket=b.t5_bucket, seen=b.t5_buckets_seen,
-                       max_distance=b.t5_max_distance)
+    row = "pekit.t5_relative_buckets, the encoder's row of keys before one query, as the chart draws it"
+    none = Reference(0, row + ": distances 0 .. L − 1 in the bucket of p")
+    return Said(said.format(p=number(view.p, ","), bucket=b.t5_bucket, seen=b.t5_buckets_seen,
+                            max_distance=b.t5_max_distance), [
+        Claim("bucket of p", b.t5_bucket, "equal", Reference(view.t5_drawn_bucket, row + ", at distance p")),
+        Claim("buckets distances 0 .. L − 1 reach", b.t5_buckets_seen, "equal",
+              Reference(view.t5_reached, row + ", distinct buckets of distances 0 .. L − 1")),
+        Claim("distances below L in the bucket of p", view.t5_sharing_p, "above" if b.t5_bucket_seen else "equal",
+              none),
+        Claim("buckets of the distances from max_distance on", view.t5_tail_buckets, "equal",
+              Reference(1, row + ", distances max_distance .. max(p, L, 4·max_distance)")),
+    ])
 
 
 def shaw_line(view: BeyondView) -> str:

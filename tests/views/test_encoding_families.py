@@ -6,8 +6,11 @@ independently: float64 formulas, naive loops over the matrices drawn, the author
 
 import math
 
+import re
+
 import numpy as np
 import pytest
+import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -86,6 +89,40 @@ def parameters_of(scheme: str, d: int, heads: int, k: int) -> int:
     return {"learned": 512 * d, "t5": 32 * heads, "shaw": 2 * (2 * k + 1) * (d // heads)}.get(scheme, 0)
 
 
+def drawn_means(matrix: np.ndarray) -> np.ndarray:
+    """The cells a heatmap draws of ``matrix``: its entries, or the means of the blocks pekit cuts
+    it into (the edges from pekit, the means taken here)."""
+    from pekit import charts
+    from pekit.reduce import block_summary
+
+    blocks = block_summary(torch.from_numpy(matrix), *charts.drawing_blocks(*matrix.shape, max_marks=fam.MAX_MARKS),
+                           extremes=False)
+    rows, cols = blocks.row_edges.tolist(), blocks.col_edges.tolist()
+    return np.array([[matrix[r0:r1, c0:c1].mean() for c0, c1 in zip(cols, cols[1:])] for r0, r1 in zip(rows, rows[1:])])
+
+
+def check_learned_colours(view, table: np.ndarray, said) -> None:
+    """The learned caption counts what is drawn: the cells of the picture (entries, or block
+    means), how many lie beyond the colour range, each of them larger than its end."""
+    cells = drawn_means(table)
+    high = view.scale.high
+    assert view.scale.low == -high and f"Colours span ±{number(high, '.3g')};" in said
+    beyond = int((np.abs(cells) > high).sum())
+    assert beyond <= 0.01 * cells.size + 1  # 99 % of the cells drawn inside the colour range
+    assert said.holds()
+    assert said.claim("cells counted").value == cells.size and said.claim("cells beyond the colours").value == beyond
+    unit = "entries" if view.exact else "block means drawn"
+    assert view.exact == (cells.shape == table.shape)
+    quoted = [int(x.replace(",", "")) for x in re.findall(r"(\d[\d,]*) (?:entries|block means drawn|drawn)", said)]
+    assert quoted[-1] == cells.size, f"the caption counts {quoted[-1]} {unit}, the picture draws {cells.size} cells"
+    if beyond == 0:
+        assert f"none of the {cells.size:,} {unit} lies beyond them." in said
+    elif beyond == 1:
+        assert "the one larger" in said and "takes the end colour." in said
+    else:
+        assert f"the {beyond:,} larger of the {cells.size:,}" in said and "take the end colours." in said
+
+
 @settings(max_examples=25, deadline=None)
 @given(side_settings())
 @with_examples(SIDE_CORNERS)
@@ -127,17 +164,7 @@ def test_side_by_side_sentences_state_each_matrix_drawn(setting):
     assert said.startswith(f"The first {rows} row{'' if rows == 1 else 's'} of {name} ({table.shape[0]} × "
                            f"{table.shape[1]}).")
     assert (f"It has no rows for positions {rows} to {n - 1}." in said) == (rows < n)
-    drawn = table[:rows].double()
-    high = learned.scale.high
-    assert learned.scale.low == -high and f"Colours span ±{number(high, '.3g')};" in said
-    beyond = int((drawn.abs() > high).sum())
-    assert beyond <= 0.01 * drawn.numel() + 1  # 99 % of the entries inside the colour range
-    if beyond == 0:
-        assert f"none of the {drawn.numel():,} entries lies beyond them." in said
-    elif beyond == 1:
-        assert f"the one larger entry of the {drawn.numel():,} takes the end colour." in said
-    else:
-        assert f"the {beyond:,} larger of the {drawn.numel():,} entries take the end colours." in said
+    check_learned_colours(learned, table[:rows].double().numpy(), said)
     check_blocks(learned, rows, table.shape[1])
 
     binary = view.panel("binary").view
@@ -171,6 +198,9 @@ def test_side_by_side_sentences_state_each_matrix_drawn(setting):
             else:
                 assert bias[i, j] == pytest.approx(-slope * abs(i - j), rel=1e-6)
     assert colour_domain(alibi.spec) == pytest.approx([-slope * (n - 1), slope * (n - 1)])  # 0 in the middle
+    assert said.holds()  # the bias falls by the slope at every step: the drawn row against the authors' slope
+    assert said.claim("bias by distance").value == pytest.approx([-slope * k for k in range(n)], rel=1e-6, abs=0)
+    assert said.claim("largest fall per step of distance").reference.value == pytest.approx(slope, rel=1e-6)
     if causal:
         assert "Keys after the query are masked (grey)." in said
         # and grey they are: the map carries the grey's legend entry, and drawn as cells, every cell is there

@@ -20,6 +20,31 @@ from tests.views.families_helpers import (
 # past the training length ------------------------------------------------------------------------
 
 
+def check_alibi_claims(said, view, p, train, heads, slopes):
+    """The ALiBi line's claims hold, and their references are the bias recomputed here: the
+    quoted heads' bias at p and at L − 1 (float64 from the authors' slopes), a line that falls
+    over every offset drawn, and the trend word the sentence uses is the direction of the
+    numbers it quotes (bias at the shorter distance first)."""
+    assert said.holds()
+    for h in sorted({0, heads - 1}):
+        at_p, at_last = said.claim(f"head {h + 1}: bias at p"), said.claim(f"head {h + 1}: bias at L − 1")
+        assert at_p.reference.value == pytest.approx(-slopes[h] * p, rel=2 ** -22)
+        assert at_last.reference.value == pytest.approx(-slopes[h] * (train - 1), rel=2 ** -22, abs=1e-300)
+        series = said.claim(f"head {h + 1}: bias over the offsets drawn")
+        assert series.relation == "falls" and series.value == pytest.approx(
+            [-slopes[h] * o for o in view.alibi_offsets], rel=1e-12)
+        assert view.alibi_offsets[0] == 0 and view.alibi_offsets[-1] == max(p, train)
+    trend = re.search(r"the (bias|penalty) (falls|grows) linearly", said)
+    quoted = [float(x.replace("−", "-").replace(",", "")) for x in re.findall(r"−[\d,]+(?:\.\d+)?", said)]
+    at_p, at_last = quoted[0], quoted[1 if heads == 1 else 2]  # head 1's: at p, then at L − 1
+    near, far = (at_last, at_p) if p > train - 1 else (at_p, at_last)  # by distance
+    if p != train - 1 and near != far:
+        falls = far < near  # the quoted numbers are biases (negative): do they fall with the distance?
+        assert trend and (trend[2] == "falls") == falls and trend[1] == "bias", (
+            f"the sentence says the {trend[1] if trend else '?'} {trend[2] if trend else '?'} with the distance while "
+            f"the numbers it quotes go from {near} to {far}")
+
+
 @st.composite
 def beyond_settings(draw):
     """(p, train, d, heads, k) over the page's whole range, p up to the slider's top for that L."""
@@ -127,6 +152,7 @@ def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
     assert [past.bias_text(x) for x in expected] == re.findall(r"−[\d,]+(?:\.\d+)?", said)
     if not inside:  # past L − 1 the penalty is larger than any met in training, in every head
         assert all(a < b_ for a, b_ in zip(now, seen))
+    check_alibi_claims(said, view, p, train, heads, slopes)
 
     # the chart under it: "one line per head: a straight line", drawn from offset 0 to max(p, L)
     rows = rows_drawn(view.alibi_spec, "bias")
@@ -149,6 +175,14 @@ def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
     assert f"(they reach {len(reached)} bucket{'' if len(reached) == 1 else 's'})" in said
     assert ("one trained on" in said) == (bucket in reached) and ("**never trained**" in said) == (bucket not in reached)
     assert {t5_bucket(-x, True) for x in range(128, 400)} == {15} and "every distance from 128 on shares one bucket" in said
+    assert said.holds()  # each claim against the row drawn; the references against HF's bucket written out
+    assert said.claim("bucket of p").reference.value == bucket
+    assert said.claim("buckets distances 0 .. L − 1 reach").reference.value == len(reached)
+    sharing = sum(t5_bucket(-x, True) == bucket for x in range(train))
+    assert said.claim("distances below L in the bucket of p").value == sharing
+    assert said.claim("distances below L in the bucket of p").relation == ("above" if sharing else "equal")
+    tail = {t5_bucket(-x, True) for x in range(128, max(top, 512) + 1)}
+    assert said.claim("buckets of the distances from max_distance on").value == len(tail) == 1
 
     said = past.shaw_line(view)
     assert said.startswith(f"**Shaw**: offset {p:,} uses vector {min(p, k) + k} of 0 to {2 * k}")

@@ -44,6 +44,9 @@ def test_conventions_sentences_state_the_measured_check(setting):
     assert shown == (", ".join(map(str, perm)) if hw <= 32
                      else ", ".join(map(str, perm[:16])) + ", …, " + ", ".join(map(str, perm[-4:])))
     assert ("the identity" in said) == (perm == list(range(hw))) == (hw == 2)
+    moved = sum(i != j for i, j in enumerate(perm))
+    assert said.holds() and said.claim("columns moved").value == moved
+    assert said.claim("columns moved").relation == ("equal" if moved == 0 else "above")
 
     g = torch.Generator().manual_seed(0)
     q = torch.randn(n, hw, generator=g, dtype=torch.float64)
@@ -77,6 +80,11 @@ def test_conventions_sentences_state_the_measured_check(setting):
     else:
         assert disagree > 1e3 * max(agree, 1e-12)
         assert f"Unpermuted, they disagree by {number(c.mismatched_score_difference, '.3g')}:" in said
+    assert said.holds()  # against float64 rounding of the largest score, recomputed here
+    bound = said.claim("permuted: largest score difference").reference.value
+    assert bound == pytest.approx(1e-9 * max(1.0, largest), rel=1e-9)
+    assert agree <= bound and (disagree > bound) == (hw > 2)
+    assert said.claim("unpermuted: largest score difference").relation == ("above" if hw > 2 else "at most")
 
     eight, six, four = get_slopes(8), get_slopes(6), get_slopes(4)
     assert list(view.slopes8["slope"]) == eight and list(view.slopes6["slope"]) == six
@@ -101,6 +109,17 @@ def test_conventions_sentences_state_the_measured_check(setting):
     assert {t5_bucket(-x, False) for x in range(128, 161)} == {31}
     assert view.t5.bidirectional.tolist() == [t5_bucket(o, True) for o in range(-160, 161)]  # the curve drawn
     assert view.t5.causal.tolist() == [t5_bucket(o, False) for o in range(-160, 161)]
+    said = conv.t5_sentence(view)
+    assert said.holds()  # each number against the curve drawn; the references against HF's bucket written out
+    assert said.claim("encoder: distances with a bucket each").reference.value == len(exact)
+    assert said.claim("decoder: exact distances").reference.value == len(causal_exact)
+    assert said.claim("decoder: buckets of keys at or before the query").value == len(set(causal_before.values()))
+    assert said.claim("decoder: largest bucket of a later key").value == max(t5_bucket(r, False) for r in range(1, 161))
+    assert said.claim("encoder: lowest bucket of a later key").value == min(t5_bucket(r, True) for r in range(1, 161))
+    assert [said.claim(f"{w}: buckets from max_distance on").value
+            for w in ("encoder, keys before", "encoder, keys after", "decoder")] == [
+        len({t5_bucket(-x, True) for x in range(128, 161)}), len({t5_bucket(x, True) for x in range(128, 161)}),
+        len({t5_bucket(-x, False) for x in range(128, 161)})]
 
     said = conv.layouts_sentence(view)
     t2t_last, inter_last = 10000.0 ** -1, 10000.0 ** (-2 * (d // 2 - 1) / d)
