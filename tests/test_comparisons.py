@@ -120,10 +120,6 @@ NOT_YET: set[tuple[str, str]] = {
     ("encoding_heatmap", "add_or_concat_text"),
     ("encoding_heatmap", "properties_text"),
     # -- fixed_or_learned
-    ("fixed_or_learned", "values_statement"),
-    ("fixed_or_learned", "offset_statement"),
-    ("fixed_or_learned", "components_statement"),
-    ("fixed_or_learned", "steps_statement"),
     # -- home
     ("home", "home_caption"),
     # -- lesson
