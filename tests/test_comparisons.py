@@ -56,6 +56,8 @@ NOT_COMPARING: dict[tuple[str, str], str] = {
     # -- lesson
     # -- live_attention
     # -- minilm
+    ("minilm", "pieces_statement"): "'same word' names a head pattern (the table's column) and 'one more word' counts "
+                                    "the word whose pieces are cut; nothing is compared",
     # -- misconceptions
     # -- offset_rotation
     # -- questions
@@ -131,8 +133,6 @@ NOT_YET: set[tuple[str, str]] = {
     ("live_attention", "book_example_code"),
     ("live_attention", "order_statement"),
     # -- minilm
-    ("minilm", "pieces_statement"),
-    ("minilm", "order_statement"),
     # -- misconceptions
     # -- offset_rotation
     ("offset_rotation", "circle_text"),

@@ -315,8 +315,11 @@ def test_order_and_positions_statements_state_the_gaps(text, seed):
     layers = ", ".join(f"{g:.2f}" for g in order.gap_learned)
     if identity:
         assert len({w for w in encoded.word_ids if w is not None}) == 1 and learned == 0 and zero == 0
-        assert said == ("The shuffle leaves every word in its slot (the text has one word to move): with the learned "
-                        "positions the weights differ by at most 0, with them zeroed by at most 0.")
+        assert said.startswith("The shuffle leaves every word in its slot") and said.endswith(
+            "with the learned positions the weights differ by at most 0, with them zeroed by at most 0.")
+        # one word: the count of words the sentence says can move is the count that moved, none
+        moves = re.search(r"the text has (one|\w+) word(?:s)?(?: to move|: nothing to move)", said)
+        assert moves and moves[0].endswith("nothing to move"), f"the sentence says {moves[0]!r}, and 0 words moved"
     elif same:
         # the shuffled text is the text as typed: its weights are those typed, compared at other slots
         assert pt.pretrained_attention(moved.encoded).attentions.equal(learned_run.attentions)
@@ -333,6 +336,14 @@ def test_order_and_positions_statements_state_the_gaps(text, seed):
     else:
         assert "nothing to reorder" in said
     assert ("float round-off" in said) == (0 < zero < mini.ROUND_OFF)
+    # the claims: each change against round-off, the learned model's against its control (the same
+    # shuffle with the positions zeroed), with the gaps recomputed here
+    assert said.holds()
+    assert said.claim("positions zeroed: largest weight change").value == pytest.approx(zero, abs=1e-6)
+    if learned >= mini.ROUND_OFF:
+        control = said.claim("learned positions: largest weight change, against the control")
+        assert control.reference.value == pytest.approx(zero, abs=1e-6) and control.value > control.reference.value
+    assert all(c.reference.value == mini.ROUND_OFF for c in said.comparisons if "round-off" in c.reference.how)
     assert "e-" not in said and "-0" not in said
     assert list(view.frame["shuffle, learned positions: largest change"]) == pytest.approx(order.gap_learned)
     said = mini.positions_statement(positions)
