@@ -53,7 +53,7 @@ def side_by_side(page, n: int) -> None:
             st.markdown(f"**{panel.title}**: {panel.where}.")
             for line in panel.formula:
                 st.latex(line)
-            st.caption(fam.learns_sentence(view.params, panel.scheme))
+            st.caption(fam.learns_sentence(view.params, panel.scheme, panel.view))
         with right:
             if panel.view is None:
                 st.info(_("Nothing to draw: an encoder cannot tell a reordered input from the original; a "

@@ -179,6 +179,7 @@ class LearnedView(SchemeView):
     # the cells drawn (the drawing's grid), counted again beside the colour range: how many lie
     # beyond ±scale.high, the smallest |value| among them and the largest |value| within
     cells: int = 0
+    table_entries: int = 0  # the numbers the trained table holds
     beyond_counted: int = 0
     smallest_beyond: float = float("inf")
     largest_within: float = 0.0
@@ -266,6 +267,7 @@ def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: b
                            model=MINILM if table_name == MINILM_TABLE.format(model=MINILM) else "",
                            table_rows=int(table.shape[0]),
                            table_width=int(table.shape[1]), scale=scale, cells=len(sizes),
+                           table_entries=int(table.numel()),
                            beyond_counted=len(outside), smallest_beyond=min(outside, default=float("inf")),
                            largest_within=max((x for x in sizes if x <= scale.high), default=0.0))
     if scheme == "binary":
@@ -360,14 +362,21 @@ def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int,
     return SideBySide(panels, parameters_view(d, heads, k))
 
 
-def learns_sentence(params: ParametersView, scheme: str) -> str:
-    """How many numbers ``scheme`` learns, and what they are."""
+def learns_sentence(params: ParametersView, scheme: str, drawn: SchemeView | None = None) -> str:
+    """How many numbers ``scheme`` learns at the width set, and what they are; for the learned
+    table, when the trained table ``drawn`` beside it has another size, that table's size and
+    count too (the picture is not the table counted)."""
     count = params.count(scheme)
     said = number(count, ",")
     if scheme == "learned":
-        return ngettext("Learns {count} number (a table of {rows} rows of width {d}).",
-                        "Learns {count} numbers (a table of {rows} rows of width {d}).", count).format(
+        learns = ngettext("Learns {count} number (a table of {rows} rows of width {d}).",
+                          "Learns {count} numbers (a table of {rows} rows of width {d}).", count).format(
             count=said, rows=LEARNED_ROWS, d=params.d)
+        if isinstance(drawn, LearnedView) and (drawn.table_rows, drawn.table_width) != (LEARNED_ROWS, params.d):
+            learns += " " + _("The trained table drawn beside it is {table}, {rows} × {width}: {count} numbers.").format(
+                table=_table_name(drawn), rows=drawn.table_rows, width=drawn.table_width,
+                count=number(drawn.table_entries, ","))
+        return learns
     if scheme == "t5" and params.heads == 1:
         return ngettext("Learns {count} number ({buckets} buckets × {heads} head).",
                         "Learns {count} numbers ({buckets} buckets × {heads} head).", count).format(

@@ -138,6 +138,15 @@ def test_side_by_side_sentences_state_each_matrix_drawn(setting):
         said = fam.learns_sentence(view.params, scheme)
         assert said.startswith(f"Learns {count:,} number{'' if count == 1 else 's'} (")
     assert f"(a table of 512 rows of width {d})" in fam.learns_sentence(view.params, "learned")
+    # beside the trained table drawn, the count is of a table at the width set: the drawn one is named
+    # with its own size and count when they differ (one quantity, two tables)
+    table, _name = fam.learned_table()
+    beside = fam.learns_sentence(view.params, "learned", view.panel("learned").view)
+    if tuple(table.shape) != (fam.LEARNED_ROWS, d):
+        assert (f"is {fam._table_name(view.panel('learned').view)}, {table.shape[0]} × {table.shape[1]}: "
+                f"{table.numel():,} numbers." in beside), beside
+    else:
+        assert beside == fam.learns_sentence(view.params, "learned")
     assert f"(32 buckets × {heads} head{'' if heads == 1 else 's'})" in fam.learns_sentence(view.params, "t5")
     assert (f"(2 × (2·{k} + 1) vectors of the head width {d // heads}, per layer)"
             in fam.learns_sentence(view.params, "shaw"))
