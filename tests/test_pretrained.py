@@ -306,8 +306,9 @@ def slow_patterns(result):
             sums = [[] for _ in range(6)]
             for i in range(1, T - 1):
                 row = A[layer, head, i]
-                sums[0].append(row[i - 1])
-                sums[1].append(row[i + 1])
+                if T > 3:  # one word piece: its neighbours would be [CLS] and [SEP] themselves (NaN)
+                    sums[0].append(row[i - 1])
+                    sums[1].append(row[i + 1])
                 sums[2].append(row[0])
                 sums[3].append(row[T - 1])
                 mates = [j for j in range(T) if j != i and result.word_ids[j] is not None
