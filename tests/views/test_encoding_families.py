@@ -109,12 +109,12 @@ def check_learned_colours(view, table: np.ndarray, said) -> None:
     assert view.scale.low == -high and f"Colours span ±{number(high, '.3g')};" in said
     beyond = int((np.abs(cells) > high).sum())
     assert beyond <= 0.01 * cells.size + 1  # 99 % of the cells drawn inside the colour range
-    assert said.holds()
-    assert said.claim("cells counted").value == cells.size and said.claim("cells beyond the colours").value == beyond
     unit = "entries" if view.exact else "block means drawn"
     assert view.exact == (cells.shape == table.shape)
     quoted = [int(x.replace(",", "")) for x in re.findall(r"(\d[\d,]*) (?:entries|block means drawn|drawn)", said)]
     assert quoted[-1] == cells.size, f"the caption counts {quoted[-1]} {unit}, the picture draws {cells.size} cells"
+    assert said.holds()
+    assert said.claim("cells counted").value == cells.size and said.claim("cells beyond the colours").value == beyond
     if beyond == 0:
         assert f"none of the {cells.size:,} {unit} lies beyond them." in said
     elif beyond == 1:
