@@ -32,6 +32,7 @@ from lab.views.encoding_heatmap import (
     table_view,
     wavelengths_caption,
 )
+from lab.views.questions import encoding_heatmap as page_questions
 
 N = IntSetting("n", N_("Positions n"), default=60, minimum=1, maximum=4096)
 D = IntSetting("d", N_("Dimension d"), default=32, minimum=1, maximum=1024)
@@ -55,7 +56,8 @@ INTRO = N_(
     "embeddings: row i, added to the token at position i, carries that position."
 )
 
-with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LAYOUT, COLS]) as page:
+with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LAYOUT, COLS],
+              questions=page_questions.QUESTIONS) as page:
     c1, c2, c3, c4, c5 = st.columns([3.5, 3.5, 1.9, 1.6, 2.6])
     with c1:
         n = page.slider_and_box(N, help=_("Rows of P: how many positions to encode."))

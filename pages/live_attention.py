@@ -9,6 +9,7 @@ from lab.settings import MAX_SEED, BoolSetting, ChoiceSetting, IntSetting, TextS
 from lab.views import live_attention as live
 from lab.views import minilm
 from lab.views.minilm import LAYER, M_HEAD, M_SHUFFLE, M_VIEW, MODEL, PRETRAINED, UNTRAINED, WORD
+from lab.views.questions import live_attention as page_questions
 
 # the untrained layer's default sentence: it has no language, so the reader gets one in theirs (12 tokens in
 # both, the pronoun at position 7); MiniLM, trained on English text, reads the English one (see below)
@@ -169,7 +170,7 @@ def minilm_section(page, sentence: str) -> None:
     page.tabs(M_VIEW, (heads_section, follow_section, positions_section))
 
 
-with lab_page("attention", _("Live attention"), _(INTRO), SETTINGS) as page:
+with lab_page("attention", _("Live attention"), _(INTRO), SETTINGS, questions=page_questions.QUESTIONS) as page:
     # one row of controls keeps the first map on a projector's screen
     c0, c1, c2, c3, c4 = st.columns([4.2, 1.9, 1.9, 1.9, 1.4], vertical_alignment="bottom")
     with c0:

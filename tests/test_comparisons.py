@@ -26,7 +26,13 @@ from typing import NamedTuple
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-VIEWS = sorted(p for p in (ROOT / "lab" / "views").glob("*.py") if p.stem != "__init__")
+VIEWS = (sorted(p for p in (ROOT / "lab" / "views").glob("*.py") if p.stem != "__init__")
+         + sorted((ROOT / "lab" / "views" / "questions").glob("*.py")))
+
+
+def module_name(path: Path) -> str:
+    """A view module's name under lab.views (``questions.train`` for a page's questions)."""
+    return ".".join(path.relative_to(ROOT / "lab" / "views").with_suffix("").parts)
 
 COMPARING = re.compile(
     r"\b(than|above|below|faster|slower|fewer|less|grows?|growing|falls?|falling|rises?|rising|drops?|"
@@ -60,7 +66,15 @@ NOT_COMPARING: dict[tuple[str, str], str] = {
                                     "the word whose pieces are cut; nothing is compared",
     # -- misconceptions
     # -- offset_rotation
-    # -- questions
+    # -- questions.binary_analogy
+    # -- questions.complexity_comparison
+    # -- questions.encoding_families
+    # -- questions.encoding_heatmap
+    # -- questions.fixed_or_learned
+    # -- questions.live_attention
+    # -- questions.offset_rotation
+    # -- questions.rope_in_a_real_model
+    # -- questions.train
     # -- rope_in_a_real_model
     # -- train
 }
@@ -83,7 +97,15 @@ MEASURED_CAUSES: dict[tuple[str, str], str] = {
     # -- minilm
     # -- misconceptions
     # -- offset_rotation
-    # -- questions
+    # -- questions.binary_analogy
+    # -- questions.complexity_comparison
+    # -- questions.encoding_families
+    # -- questions.encoding_heatmap
+    # -- questions.fixed_or_learned
+    # -- questions.live_attention
+    # -- questions.offset_rotation
+    # -- questions.rope_in_a_real_model
+    # -- questions.train
     # -- rope_in_a_real_model
     # -- train
 }
@@ -140,16 +162,24 @@ NOT_YET: set[tuple[str, str]] = {
     ("offset_rotation", "angles_text"),
     ("offset_rotation", "sine_only_text"),
     ("offset_rotation", "rope_caption"),
-    # -- questions
-    ("questions", "fastest_sentence"),
-    ("questions", "flip_sentence"),
-    ("questions", "bits_sentence"),
-    ("questions", "turn_sentence"),
-    ("questions", "growth_sentence"),
-    ("questions", "shuffle_sentence"),
-    ("questions", "share_sentence"),
-    ("questions", "parameters_sentence"),
-    ("questions", "kv_sentence"),
+    # -- questions.binary_analogy
+    ("questions.binary_analogy", "flip_sentence"),
+    ("questions.binary_analogy", "bits_sentence"),
+    # -- questions.complexity_comparison
+    ("questions.complexity_comparison", "growth_sentence"),
+    # -- questions.encoding_families
+    # -- questions.encoding_heatmap
+    ("questions.encoding_heatmap", "fastest_sentence"),
+    # -- questions.fixed_or_learned
+    ("questions.fixed_or_learned", "parameters_sentence"),
+    # -- questions.live_attention
+    ("questions.live_attention", "shuffle_sentence"),
+    # -- questions.offset_rotation
+    ("questions.offset_rotation", "turn_sentence"),
+    # -- questions.rope_in_a_real_model
+    ("questions.rope_in_a_real_model", "kv_sentence"),
+    # -- questions.train
+    ("questions.train", "share_sentence"),
     # -- rope_in_a_real_model
     ("rope_in_a_real_model", "layout_statement"),
     ("rope_in_a_real_model", "shift_statement"),
@@ -185,10 +215,18 @@ CAUSES_NOT_YET: set[tuple[str, str]] = {
     # -- minilm
     # -- misconceptions
     # -- offset_rotation
-    # -- questions
-    ("questions", "flip_sentence"),
-    ("questions", "growth_sentence"),
-    ("questions", "kv_sentence"),
+    # -- questions.binary_analogy
+    ("questions.binary_analogy", "flip_sentence"),
+    # -- questions.complexity_comparison
+    ("questions.complexity_comparison", "growth_sentence"),
+    # -- questions.encoding_families
+    # -- questions.encoding_heatmap
+    # -- questions.fixed_or_learned
+    # -- questions.live_attention
+    # -- questions.offset_rotation
+    # -- questions.rope_in_a_real_model
+    ("questions.rope_in_a_real_model", "kv_sentence"),
+    # -- questions.train
     # -- rope_in_a_real_model
     # -- train
 }
@@ -270,7 +308,7 @@ def sentences(module: Path) -> list[Sentence]:
             messages += _messages(functions[current])
             references += _builds_reference(functions[current])
             todo += sorted(_called(functions[current]) - seen)
-        found.append(Sentence(module.stem, name, tuple(messages), "Said" in _annotation_names(node), references))
+        found.append(Sentence(module_name(module), name, tuple(messages), "Said" in _annotation_names(node), references))
     return found
 
 

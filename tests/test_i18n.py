@@ -157,7 +157,7 @@ def test_with_no_choice_the_browsers_language_decides():
 def test_every_module_that_writes_sentences_writes_them_in_both_languages():
     """Each module whose sentences tests/test_sentence_coverage.py counts speaks through lab.i18n, so
     tests/conftest.py repeats every sentence test of it in Portuguese."""
-    from tests.conftest import bilingual_modules
+    from tests.bilingual_plugin import bilingual_modules
     from tests.test_sentence_coverage import MODULES
 
     modules = {".".join(path.relative_to(ROOT).with_suffix("").parts) for path in MODULES}
@@ -167,8 +167,8 @@ def test_every_module_that_writes_sentences_writes_them_in_both_languages():
 @pytest.mark.slow
 def test_every_sentence_test_passes_again_in_portuguese():
     """The sentence tests of every module that writes sentences (tests/test_sentence_coverage.py's
-    list), run with each text function said a second time in Portuguese (PEKIT_BILINGUAL=1,
-    tests/conftest.py): the same numbers, no English prose. Most of those functions are called."""
+    list), run with each text function said a second time in Portuguese (the plugin
+    tests/bilingual_plugin.py): the same numbers, no English prose. Most of those functions are called."""
     import os
     import re
     import subprocess
@@ -177,9 +177,9 @@ def test_every_sentence_test_passes_again_in_portuguese():
     from tests.test_sentence_coverage import MODULES, text_functions
 
     files = sorted({str(test.relative_to(ROOT)) for test in MODULES.values()})
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *files],
-                          cwd=ROOT, env={**os.environ, "PEKIT_BILINGUAL": "1"}, capture_output=True, text=True,
-                          timeout=1800)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                           "-p", "tests.bilingual_plugin", *files],
+                          cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     calls, functions = map(int, re.search(r"bilingual: (\d+) calls of (\d+) functions", done.stdout).groups())
     written = sum(len(text_functions(module)) for module in MODULES)
