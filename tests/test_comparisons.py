@@ -171,7 +171,6 @@ NOT_YET: set[tuple[str, str]] = {
     # -- questions.encoding_heatmap
     ("questions.encoding_heatmap", "fastest_sentence"),
     # -- questions.fixed_or_learned
-    ("questions.fixed_or_learned", "parameters_sentence"),
     # -- questions.live_attention
     ("questions.live_attention", "shuffle_sentence"),
     # -- questions.offset_rotation
