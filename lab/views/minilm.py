@@ -416,6 +416,10 @@ def positions_statement(numbers: PositionNumbers) -> str:
     values = {"low": _n(min(change), ".2f"), "high": _n(max(change), ".2f"),
               "layer": numbers.layer, "head": numbers.head,
               "before": _n(numbers.before, ".2f"), "after": _n(numbers.after, ".2f")}
+    if math.isnan(numbers.before):  # one word piece: its previous token would be [CLS] (see head_patterns)
+        return _("Zeroing the position embeddings moves between {low} and {high} of each query's weight to other "
+                 "keys, depending on the layer (0: unchanged, 1: no overlap). The text has one word piece: there is "
+                 "no previous piece for a head to find.").format(**values)
     if numbers.after < numbers.before / 2:
         return _("Zeroing the position embeddings moves between {low} and {high} of each query's weight to other "
                  "keys, depending on the layer (0: unchanged, 1: no overlap). The head most devoted to the "

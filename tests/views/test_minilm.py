@@ -360,6 +360,10 @@ def test_order_and_positions_statements_state_the_gaps(text, seed):
     assert f"between {min(positions.layer_change):.2f} and {max(positions.layer_change):.2f} of each query's weight" \
         in said
     T = len(learned_run.tokens)
+    if T == 3:  # one word piece: no piece before it (its previous token would be [CLS]); no head is named
+        assert math.isnan(positions.before) and said.endswith("there is no previous piece for a head to find.")
+        assert "nan" not in said
+        return
 
     def previous(run, lay, h):  # the mean weight a word piece puts on the piece before it
         A = run.attentions[lay, h].double()
