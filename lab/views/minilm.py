@@ -329,7 +329,14 @@ def follow_statement(view: FollowView) -> str:
     favourite: dict[int, int] = {}
     for j, _w in view.top:
         favourite[j] = favourite.get(j, 0) + 1
-    j, n = max(favourite.items(), key=lambda kv: (kv[1], -kv[0]))
+    n = max(favourite.values())
+    leaders = sorted(j for j, count in favourite.items() if count == n)
+    if len(leaders) > 1:  # a tie: no piece is favoured, the leaders are named together
+        return _("Averaged over the {heads} heads, {token} puts the most weight (besides [CLS], [SEP] and itself) on "
+                 "{per_layer}. No one piece is favoured: {pieces} lead in {count} of the {layers} layers each.").format(
+            heads=HEADS, token=repr(view.token), per_layer=per_layer, count=n, layers=len(view.top),
+            pieces=_numbers([_("{token} (piece {index})").format(token=repr(tokens[j]), index=j) for j in leaders]))
+    j = leaders[0]
     return _("Averaged over the {heads} heads, {token} puts the most weight (besides [CLS], [SEP] and itself) on "
              "{per_layer}. It favours {favourite} (piece {index}) in {count} of the {layers} layers.").format(
         heads=HEADS, token=repr(view.token), per_layer=per_layer, favourite=repr(tokens[j]), index=j, count=n,
