@@ -281,8 +281,9 @@ def cut_statement(run: MiniLMRun) -> str:
                     "{count} are cut.", run.cut).format(total=total, read=pretrained.MAX_PIECES, count=run.cut)
 
 
-def head_statement(patterns: pretrained.HeadPatterns, layer: int, head: int) -> str:
-    """What one head's word pieces attend to, on average."""
+def head_statement(patterns: pretrained.HeadPatterns, layer: int, head: int) -> Said:
+    """What one head's word pieces attend to, on average; its largest share against half of the
+    weight (the claim: :data:`THRESHOLD`)."""
     shares, names = patterns.shares[layer, head].tolist(), patterns.names
     parts = [_("{pattern} {share}").format(pattern=_pattern_label(name), share=_n(share, ".2f"))
              for name, share in zip(names, shares) if not math.isnan(share)]
@@ -293,8 +294,10 @@ def head_statement(patterns: pretrained.HeadPatterns, layer: int, head: int) -> 
                _("No single kind of token takes half of its weight (the most, {share}, goes to {pattern}).").format(
                    share=_n(best[0], ".2f"), pattern=_pattern_label(best[1])))
     shares = pgettext("between shares in a list", ", ").join(parts)
-    return _("Layer {layer}, head {head}: the word pieces put on average {shares} of their weight on each kind of "
-             "token. {verdict}").format(layer=layer, head=head, shares=shares, verdict=verdict)
+    return Said(_("Layer {layer}, head {head}: the word pieces put on average {shares} of their weight on each kind of "
+                  "token. {verdict}").format(layer=layer, head=head, shares=shares, verdict=verdict),
+                [Claim("largest share", best[0], "at least" if best[0] >= THRESHOLD else "below",
+                       Reference(THRESHOLD, "THRESHOLD: half of a word piece's weight"))])
 
 
 def named_statement(named: Sequence[pretrained.NamedHead], total: int = LAYERS * HEADS) -> str:

@@ -196,6 +196,9 @@ def test_head_statement_states_the_shares_and_the_verdict(text, layer, head):
     run = mini.minilm_run(text)
     said = mini.head_statement(run.patterns, layer, head)
     shares = _shares(run, layer, head)
+    assert said.holds() and said.claim("largest share").reference.value == 0.5
+    largest = max(v for v in shares.values() if not math.isnan(v))
+    assert said.claim("largest share").value == pytest.approx(largest, abs=1e-6)
     assert said.startswith(f"Layer {layer}, head {head}:")
     for name, share in shares.items():
         if math.isnan(share):
