@@ -203,45 +203,6 @@ def test_a_formulas_words_follow_the_language_and_its_names_stay():
                                              r"(\text{o T5 omite } 1/\sqrt{d/h})")
 
 
-def test_a_sentence_per_view_is_said_once_per_record_and_language():
-    from lab.i18n import _, per_view, use
-
-    calls = []
-
-    class Record:  # a view record: compared by value, remembered by identity
-        def __init__(self, n: int) -> None:
-            self.n = n
-
-        def __eq__(self, other) -> bool:
-            return isinstance(other, Record) and other.n == self.n
-
-        __hash__ = None
-
-    @per_view
-    def sentence(view: Record) -> str:
-        calls.append(view.n)
-        return _("Positions n") + f" = {view.n}"
-
-    first, equal = Record(3), Record(3)
-    assert sentence(first) == sentence(first) == "Positions n = 3" and calls == [3]
-    with use("pt"):
-        assert sentence(first) == "Posições n = 3" and calls == [3, 3]
-    assert sentence(equal) == "Positions n = 3" and calls == [3, 3, 3]  # another record: said anew
-    records = [Record(i) for i in range(600)]  # more than are remembered: the oldest are dropped
-    assert [sentence(r) for r in records] == [f"Positions n = {i}" for i in range(600)]
-    calls.clear()
-    assert sentence(records[-1]) == "Positions n = 599" and sentence(first) == "Positions n = 3" and calls == [3]
-    import gc
-    import weakref
-
-    gone = Record(7)
-    sentence(gone)
-    watch = weakref.ref(gone)
-    del gone
-    gc.collect()
-    assert watch() is None  # a remembered sentence does not keep its record alive
-
-
 def _texts(tab) -> list[str]:
     return sorted(el.markdown.body for kind, el, _ in tab.elements.values() if kind == "markdown")
 

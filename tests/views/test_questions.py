@@ -25,6 +25,8 @@ from lab.views.questions import live_attention as live_q
 from lab.views.questions import offset_rotation as rotation_q
 from lab.views.questions import rope_in_a_real_model as rope_q
 from lab.views.questions import train as train_q
+from lab.views import live_attention as live
+from lab.views import live_order
 
 EXAMPLES = settings(max_examples=25, deadline=None)
 MISSING = pekit.smollm2_missing()
@@ -129,6 +131,10 @@ def test_pair_speeds_and_sentence(n, d):
     text = heatmap_q.fastest_sentence(speeds)
     assert shown(speeds.steps[0], ".3g") in text and shown(2 * math.pi / speeds.angles[-1], ".3g") in text
     assert f"columns {d - 2} and {d - 1}" in text and f"the {n} positions" in text
+    assert text.holds()  # "falls" read from every pair's frequency, the fastest against the other options
+    if d > 2:
+        assert text.claim("frequency of each pair, first to last").reference.value == pytest.approx(
+            [10000 ** (-2 * j / d) for j in range(d // 2)], rel=1e-12)
     answer = heatmap_q.fastest_answer(speeds)
     pairs = heatmap_q._heatmap_pairs(d)
     if len({speeds.steps[p] for p in pairs}) > 1:
@@ -161,9 +167,15 @@ def test_bit_flips(bit, n):
     naive = [i for i in range(1, n) if (i >> bit) & 1 != ((i - 1) >> bit) & 1]
     assert list(flips.flips) == naive
     text = binary_q.flip_sentence(flips)
+    assert text.holds()
     if naive:
         assert flips.spacing == 2 ** bit
         assert f"every {2 ** bit} positions" in text and str(naive[0]) in text
+        assert "because" not in text  # the spacing is stated, not explained by a cause
+        if bit:  # half as often: the previous bit's changes, counted by a loop, are twice as close
+            previous = [i for i in range(1, n) if (i >> (bit - 1)) & 1 != ((i - 1) >> (bit - 1)) & 1]
+            assert text.claim("spacing of the changes").reference.value == 2 * (previous[1] - previous[0]
+                                                                                if len(previous) > 1 else previous[0])
     else:
         assert f"position {2 ** bit}" in text and 2 ** bit >= n
     assert binary_q.flip_answer(flips) == (binary_q.FLIP_OPTIONS.index(flips.spacing) if flips.spacing in binary_q.FLIP_OPTIONS else -1)
@@ -182,6 +194,7 @@ def test_bits_sentence(n):
     assert 2 ** bits >= n and (bits == 1 or 2 ** (bits - 1) < n)
     if bits > 1:
         assert f"stop at {2 ** (bits - 1) - 1}" in text
+    assert text.holds() and text.claim("largest count").reference.value == n - 1
 
 
 @EXAMPLES
@@ -221,40 +234,119 @@ def test_rope_scores(d, i, j, shift):
 
 @EXAMPLES
 @given(st.integers(2, 1_000_000), st.integers(2, 15))
+@example(16, 3)  # the question's: the page's path picture at k = 3, path_n = 16
 def test_cnn_path(n, k):
     path = complexity_q.cnn_path(n, k)
     assert path == -(-(n - 1) // (k - 1))
     text = complexity_q.cnn_path_sentence(n, k)
     assert f"= {path} layers" in text and f"needs {n - 1} steps" in text
+    assert f"reaches {k - 1} tokens further" in text
+
+
+def test_the_path_questions_numbers_are_those_of_the_picture_it_opens():
+    from lab.views.complexity_comparison import path_sentence, path_view
+
+    check = q.find("complexity-path")
+    view = path_view(int(check.settings["path_n"]), int(check.settings["k"]))  # what the revealed page draws
+    text = check.solve().explanation
+    assert f"= {view.cnn_layers} layers" in text and f"needs {view.rnn_steps} steps" in text
+    assert f"of {view.path_n} tokens" in text and f"reaches {view.widening} tokens further" in text
+    assert f"**⌈(n−1)/(k−1)⌉ = {view.cnn_layers} layers**" in path_sentence(view)
 
 
 @EXAMPLES
 @given(st.integers(1, 500_000), st.integers(1, 4096))
+@example(1000, 256)  # the question's
+@example(1, 1)
 def test_growth(n, d):
     assert complexity_q.growth(n, d, "Self-attention") == pytest.approx(4)
     assert complexity_q.growth(n, d, "RNN") == pytest.approx(2)
     text = complexity_q.growth_sentence(n, d)
-    assert f"{n * n * d:,}" in text and f"{4 * n * n * d:,}" in text and f"{n * d * d:,}" in text
+    assert text.holds()  # 4 times the n² terms, less counted whole, 2 times an RNN
+    # the counts recomputed here: the chapter's two n²·d products, the whole layer, the RNN's 2·n·d²
+    from lab.display import big_number
+
+    whole = {m: 2 * m * m * d + 4 * m * d * d for m in (n, 2 * n)}
+    assert big_number(2 * n * n * d) in text and big_number(2 * (2 * n) ** 2 * d) in text
+    assert big_number(whole[n]) in text and big_number(whole[2 * n]) in text
+    assert big_number(2 * n * d * d) in text and big_number(4 * n * d * d) in text
+    claim = text.claim("growth counted whole")
+    assert claim.value == pytest.approx(whole[2 * n] / whole[n], rel=1e-12) and claim.value < 4
     assert "4 times" in text and "2 times" in text
 
 
+def test_the_growth_questions_numbers_are_those_of_the_page_it_opens():
+    """The reveal opens the complexity page at n = 2,000, d = 256: its table's self-attention
+    count and its cost sentence's counted-whole numbers are the explanation's (once, it stated
+    n²·d, half the table's 2·n²·d, and 4 times for the whole layer, which grows 3.32 times)."""
+    from lab.views.complexity_comparison import cost_sentence, theory_view
+
+    check = q.find("complexity-double")
+    n, d = int(check.settings["n"]), int(check.settings["d"])
+    page = theory_view(n, d, 3)  # the page's default k
+    text = check.solve().explanation
+    chapter = page.table.set_index("layer").loc["Self-attention", "multiply_adds"]
+    assert chapter in text  # the table's count at the revealed n
+    sentence = cost_sentence(page)
+    for layer in ("Self-attention", "RNN"):
+        from lab.display import big_number
+
+        assert big_number(page.cost(layer)) in sentence and big_number(page.cost(layer)) in text
+    assert f"{page.cost('Self-attention') / theory_view(n // 2, d, 3).cost('Self-attention'):.3g} times" in text
+
+
 @EXAMPLES
-@given(st.integers(2, 16), st.integers(0, 20))
-def test_shuffled(tokens, seed):
-    result = live_q.shuffled(tokens, seed)
-    assert result.reordered_gap < 1e-5 and live_q.shuffle_answer(result) in (0,)
+@given(st.sampled_from(["The animal didn't cross the street because it was too tired.", "man bites dog",
+                        "a a", "the cat the cat", ". . ."]), st.integers(0, 20))
+@example("The animal didn't cross the street because it was too tired.", 1)  # the question's
+@example("a a", 1)  # only identical tokens swap: the map as it stands does not change either
+def test_shuffled(sentence, shuffle):
+    from pekit import seeded
+
+    result = live_q.shuffled(sentence, shuffle)
+    gap = result.gap
+    assert gap.weights <= gap.weights_rounding < 1e-6  # without P the weights move with their tokens
     text = live_q.shuffle_sentence(result)
-    assert f"{tokens} random tokens" in text and shown(result.plain_gap, ".2g") in text
+    assert text.holds()
+    assert text.claim("weights put back against the original").reference.value == gap.weights_rounding
+    tokens = live.sentence_view(sentence).tokens
+    perm = seeded.permutation(len(tokens), shuffle).tolist()
+    unmoved = all(tokens[p] == tokens[i] for i, p in enumerate(perm))  # the sentence shuffled is the sentence
+    assert live_q.shuffle_answer(result) == (2 if unmoved else 0)
+    assert f"({len(tokens)} tokens)" in text
+    assert (shown(gap.unmoved, ".2g") in text) or (unmoved and "stays as it was" in text)
+
+
+def test_the_shuffle_questions_numbers_are_those_of_the_tab_it_opens():
+    check = q.find("attention-permute")
+    assert check.settings == {"view": "Order"}  # the page's defaults otherwise
+    tokens = live.sentence_view(live.DEFAULT_SENTENCE).tokens
+    view = live_order.order_view(tokens, live.DEFAULT_HIDDEN, live.DEFAULT_HEADS, 0, live.DEFAULT_SHUFFLE, 0)
+    text = check.solve().explanation
+    assert shown(view.without.weights, ".1e") in text and shown(view.without.unmoved, ".2g") in text
+    assert f"({len(tokens)} tokens)" in text and check.solve().correct == 0
 
 
 @EXAMPLES
-@given(st.integers(1, 64))
-def test_empty_rows(keys):
-    row = live_q.empty_rows(keys)
-    assert row == (0.0,) * keys and live_q.empty_answer(row) == 0
-    text = live_q.empty_sentence(row)
-    assert "(" + "; ".join(["0"] * keys) + ")" in text and "summing to 0" in text
+@given(st.sampled_from(["The animal didn't cross the street because it was too tired.", "x", "a b c d e f g h i"]))
+def test_empty_rows(sentence):
+    view = live_q.empty_view(sentence)
+    row = view.zero_row
+    assert row == (0.0,) * live.LAB_STEPS and live_q.empty_answer(row) == 0
+    text = live_q.empty_sentence(view)
+    assert text.holds() and "(" + "; ".join(["0"] * live.LAB_STEPS) + ")" in text and "summing to 0" in text
     assert live_q.empty_answer((float("nan"),)) == 1 and live_q.empty_answer((0.5, 0.5)) == 2 and live_q.empty_answer((1.0, 0.0)) == 3
+
+
+def test_the_empty_questions_numbers_are_those_of_the_tab_it_opens():
+    check = q.find("attention-empty")
+    s = check.settings
+    tokens = live.sentence_view(live.DEFAULT_SENTENCE).first
+    view = live.masking_view(tokens, live.DEFAULT_HIDDEN, 0, s.get("len_a", "own"), s["len_b"],
+                             s.get("form", "one per sequence"), s.get("show", "B"))
+    assert view.zero_rows and view.zero_row == (0.0,) * live.LAB_STEPS  # the tab shows the row it explains
+    text = check.solve().explanation
+    assert f"gives query {view.zero_rows[0]} the row (" in text and f"{view.book_row[0]:.4f} on every key" in text
 
 
 @EXAMPLES

@@ -7,6 +7,7 @@ from typing import NamedTuple
 import torch
 
 import pekit
+from lab.claims import Claim, Reference, Said
 from lab.i18n import N_, _, ngettext
 from lab.views.questions import Check, Solved
 
@@ -18,6 +19,7 @@ class BitFlips(NamedTuple):
     n: int
     flips: tuple[int, ...]
     spacing: int | None  # None when it never changes within n positions, or unevenly
+    previous_spacing: int | None = None  # the same for the bit before it (None for bit 0)
 
 
 def bit_flips(bit: int, n: int = 64) -> BitFlips:
@@ -26,7 +28,8 @@ def bit_flips(bit: int, n: int = 64) -> BitFlips:
     column = pekit.binary_encoding(n, bits=max(bit + 1, (n - 1).bit_length()))[:, bit]
     flips = tuple(int(i) + 1 for i in torch.nonzero(column[1:] != column[:-1]).flatten())
     gaps = {b - a for a, b in zip((0,) + flips, flips)}
-    return BitFlips(bit, n, flips, gaps.pop() if len(gaps) == 1 else None)
+    previous = bit_flips(bit - 1, n).spacing if bit else None
+    return BitFlips(bit, n, flips, gaps.pop() if len(gaps) == 1 else None, previous)
 
 
 FLIP_OPTIONS = (1, 2, 4, 8)
@@ -37,14 +40,20 @@ def flip_answer(flips: BitFlips) -> int:
     return FLIP_OPTIONS.index(flips.spacing) if flips.spacing in FLIP_OPTIONS else -1
 
 
-def flip_sentence(flips: BitFlips) -> str:
+def flip_sentence(flips: BitFlips) -> Said:
     if not flips.flips:
-        return _("Bit {bit} never changes between positions 0 and {last}: it first turns on at position {first}.").format(
-            bit=flips.bit, last=flips.n - 1, first=2 ** flips.bit)
+        return Said(_("Bit {bit} never changes between positions 0 and {last}: it first turns on at position "
+                      "{first}.").format(bit=flips.bit, last=flips.n - 1, first=2 ** flips.bit))
     shown = ", ".join(str(p) for p in flips.flips[:6]) + (" …" if len(flips.flips) > 6 else "")
-    return _("Bit {bit} changes at positions {shown}: every {spacing} positions, because it counts in units of "
-             "2^{bit} = {spacing}. Each bit flips half as often as the one before it, as the encoding's columns turn "
-             "ever more slowly.").format(bit=flips.bit, shown=shown, spacing=2 ** flips.bit)
+    text = _("Bit {bit} changes at positions {shown}: every {spacing} positions, the place value 2^{bit} = {spacing} "
+             "of that bit.").format(bit=flips.bit, shown=shown, spacing=2 ** flips.bit)
+    if flips.previous_spacing is None or flips.spacing is None:
+        return Said(text, [Claim("spacing of the changes", flips.spacing or 0)])
+    return Said(text + " " + _("Each bit flips half as often as the one before it: bit {previous} every {gap} "
+                               "positions.").format(previous=flips.bit - 1, gap=flips.previous_spacing),
+                [Claim("spacing of the changes", flips.spacing, "equal",
+                       Reference(2 * flips.previous_spacing, "twice the spacing of the previous bit's changes, counted "
+                                 "over the same positions"))])
 
 
 def _solve_flip() -> Solved:
@@ -64,16 +73,19 @@ def bits_answer(bits: int) -> int:
     return BITS_OPTIONS.index(bits) if bits in BITS_OPTIONS else -1
 
 
-def bits_sentence(n: int, bits: int) -> str:
+def bits_sentence(n: int, bits: int) -> Said:
     text = ngettext("`binary_encoding({n})` has {bits} column: {bits} bit counts from 0 to {top}, which covers positions "
                     "0 to {last}.",
                     "`binary_encoding({n})` has {bits} columns: {bits} bits count from 0 to {top}, which covers positions "
                     "0 to {last}.", bits).format(n=n, bits=bits, top=2 ** bits - 1, last=n - 1)
+    last = Reference(n - 1, "the last position to count")
+    claims = [Claim("largest count", 2 ** bits - 1, "at least", last)]
     if bits > 1:
+        claims.append(Claim("largest count with one bit fewer", 2 ** (bits - 1) - 1, "below", last))
         text += " " + ngettext("With {fewer} bit the count would stop at {short}.",
                                "With {fewer} bits the count would stop at {short}.", bits - 1).format(
             fewer=bits - 1, short=2 ** (bits - 1) - 1)
-    return text
+    return Said(text, claims)
 
 
 def _solve_bits() -> Solved:

@@ -7,6 +7,7 @@ from typing import NamedTuple
 import torch
 
 import pekit
+from lab.claims import Claim, Reference, Said
 from lab.display import number
 from lab.i18n import N_, _
 from lab.views.questions import Check, Solved, compare
@@ -47,16 +48,21 @@ def fastest_answer(speeds: PairSpeeds) -> int:
     return max(range(3), key=shown.__getitem__)
 
 
-def fastest_sentence(speeds: PairSpeeds) -> str:
+def fastest_sentence(speeds: PairSpeeds) -> Said:
     last = len(speeds.angles) - 1
-    return _("Columns 0 and 1 turn by {fast} radian per position (one wave every {fast_period} positions) and change "
+    others = [speeds.steps[p] for p in set(_heatmap_pairs(speeds.d)) - {0}]  # (d = 4: the middle pair is pair 0)
+    claims = [Claim("the first pair's mean change per step", speeds.steps[0], "above",
+                    Reference(max(others), "the largest mean change per step of the other pairs the options name")),
+              Claim("frequency of each pair, first to last", speeds.angles, "falls",
+                    Reference(speeds.angles, "ω_j of every pair of the table"))] if last else []
+    return Said(_("Columns 0 and 1 turn by {fast} radian per position (one wave every {fast_period} positions) and change "
              "by {fast_step} per step on average over the {n} positions; columns {a} and {b} turn by {slow} radian per "
              "position (one wave every {slow_period} positions) and change by {slow_step} per step. Each pair's "
              "frequency falls geometrically from the first to the last.").format(
         fast=number(speeds.angles[0], ".3g"), fast_period=number(speeds.periods[0], ".3g"),
         fast_step=number(speeds.steps[0], ".3g"), n=speeds.n, a=2 * last, b=2 * last + 1,
         slow=number(speeds.angles[last], ".3g"), slow_period=number(speeds.periods[last], ".3g"),
-        slow_step=number(speeds.steps[last], ".3g"))
+        slow_step=number(speeds.steps[last], ".3g")), claims)
 
 
 def _solve_fastest() -> Solved:
