@@ -5,6 +5,7 @@ past the training length, RoPE context extension, and published results."""
 import streamlit as st
 
 from lab.views import encoding_families as fam
+from lab.views import families_beyond as past, families_conventions as conv, families_extension as ext
 from lab.display import explore_further, number, opened, show_chart, show_table
 from lab.i18n import N_, _, latex_words
 from lab.page import lab_page
@@ -53,7 +54,7 @@ def side_by_side(page, n: int) -> None:
             st.markdown(f"**{panel.title}**: {panel.where}.")
             for line in panel.formula:
                 st.latex(line)
-            st.caption(fam.learns_sentence(view.params, panel.scheme))
+            st.caption(fam.learns_sentence(view.params, panel.scheme, panel.view))
         with right:
             if panel.view is None:
                 st.info(_("Nothing to draw: an encoder cannot tell a reordered input from the original; a "
@@ -70,23 +71,23 @@ def conventions(page, n: int) -> None:
         d = int(page.select(fam.WIDTH))
     with c2:
         heads = int(page.select(fam.HEADS))
-    if not fam.head_width_is_even(d, heads):
+    if not conv.head_width_is_even(d, heads):
         st.warning(_("d / heads = {d} / {heads} is not an even head width; RoPE needs pairs of columns. Choose "
                      "another width or head count.").format(d=d, heads=heads), icon=":material/warning:")
         return
-    view = fam.conventions(n, d, heads)
+    view = conv.conventions(n, d, heads)
     st.subheader(_("RoPE: adjacent pairs or split halves"))
     st.markdown(_(
         "RoFormer and lucidrains' `rotary_embedding_torch.py` turn **adjacent** columns (x₂ⱼ, x₂ⱼ₊₁); GPT-NeoX and "
         "Hugging Face's Llama (`modeling_llama.py`, `rotate_half`) turn **halves** (xⱼ, xⱼ₊d/2). A permutation "
         "of the columns makes one into the other:"))
-    st.markdown(fam.permutation_sentence(view))
-    vectors, permuted, unpermuted = fam.metric_values(view)
+    st.markdown(conv.permutation_sentence(view))
+    vectors, permuted, unpermuted = conv.metric_values(view)
     m1, m2, m3 = st.columns(3)
     m1.metric(_("Vectors differ by up to"), vectors)
     m2.metric(_("Scores differ by (permuted)"), permuted)
     m3.metric(_("Scores differ by (not permuted)"), unpermuted)
-    st.caption(fam.pairing_sentence(view))
+    st.caption(conv.pairing_sentence(view))
 
     st.subheader(_("ALiBi slopes: 8 heads and 6 heads"))
     st.markdown(_(
@@ -94,26 +95,26 @@ def conventions(page, n: int) -> None:
         "2^(−8); otherwise the slopes of the power of two below H, then every other slope of twice that many."))
     left, right = st.columns(2)
     with left:
-        show_table(fam.slope_table(view.slopes8), hide_index=True, width="stretch")
-        st.caption(fam.slopes8_sentence(view))
+        show_table(conv.slope_table(view.slopes8), hide_index=True, width="stretch")
+        st.caption(conv.slopes8_sentence(view))
     with right:
-        show_table(fam.slope_table(view.slopes6), hide_index=True, width="stretch")
-        st.caption(fam.slopes6_sentence(view))
+        show_table(conv.slope_table(view.slopes6), hide_index=True, width="stretch")
+        st.caption(conv.slopes6_sentence(view))
 
     st.subheader(_("T5 buckets: exact, then logarithmic"))
     show_chart(view.t5_spec, title=_("T5 bucket against offset"))
-    st.caption(fam.t5_sentence(view))
+    st.caption(conv.t5_sentence(view))
 
     st.subheader(_("tensor2tensor's sinusoidal layout"))
     show_chart(view.omega_spec, title=_("Frequencies of the two layouts"))
-    st.caption(fam.layouts_sentence(view))
+    st.caption(conv.layouts_sentence(view))
 
 
 def past_training(page) -> None:
     c1, c2, c3, c4, c5 = st.columns([1.5, 4, 1.2, 1.2, 1.6])
     with c1:
         train = page.number(fam.TRAIN)
-    top = fam.offset_limit(train)
+    top = past.offset_limit(train)
     page.clamp(fam.POSITION, top)
     with c2:
         p = page.slider(fam.POSITION, maximum=top,
@@ -124,19 +125,19 @@ def past_training(page) -> None:
         heads = int(page.select(fam.HEADS))
     with c5:
         k = page.number(fam.SHAW_K)
-    if not fam.head_width_is_even(d, heads):
+    if not conv.head_width_is_even(d, heads):
         st.warning(_("d / heads = {d} / {heads} is not an even head width; RoPE needs pairs of columns.").format(
             d=d, heads=heads), icon=":material/warning:")
         return
-    view = fam.beyond(p, train, d, heads, k)
-    st.markdown(fam.offset_heading(view))
-    st.markdown(f"- {fam.learned_line(view)}")
-    st.markdown(f"- {fam.sinusoidal_line(view)}")
-    st.markdown(f"- {fam.binary_line(view)}")
-    st.markdown(f"- {fam.rope_line(view)}")
-    st.markdown(f"- {fam.alibi_line(view)}")
-    st.markdown(f"- {fam.t5_line(view)}")
-    st.markdown(f"- {fam.shaw_line(view)}")
+    view = past.beyond(p, train, d, heads, k)
+    st.markdown(past.offset_heading(view))
+    st.markdown(f"- {past.learned_line(view)}")
+    st.markdown(f"- {past.sinusoidal_line(view)}")
+    st.markdown(f"- {past.binary_line(view)}")
+    st.markdown(f"- {past.rope_line(view)}")
+    st.markdown(f"- {past.alibi_line(view)}")
+    st.markdown(f"- {past.t5_line(view)}")
+    st.markdown(f"- {past.shaw_line(view)}")
     left, right = st.columns(2)
     with left:
         show_chart(view.rope_spec, title=_("RoPE angles per pair"))
@@ -158,23 +159,23 @@ def context_extension(page) -> None:
         base = float(page.select(fam.THETA, help=_("10000 in RoPE and Llama 2; 500000 in Llama 3.")))
     with c4:
         original = int(page.select(fam.ORIGINAL))
-    view = fam.extension(hd, base, s, original)
+    view = ext.extension(hd, base, s, original)
     left, right = st.columns(2)
     with left:
         show_chart(view.freq_spec, title=_("RoPE frequency per pair, before and after"))
     with right:
         show_chart(view.ratio_spec, title=_("Change of each pair's frequency"))
-    st.caption(fam.extension_caption(view))
+    st.caption(ext.extension_caption(view))
     st.latex(r"\textbf{linear (PI)}:\ \omega_j' = \omega_j / s \qquad \textbf{NTK-aware}:\ "
              r"b' = b\, s^{d/(d-2)},\ \omega_j' = b'^{-2j/d}")
     st.latex(latex_words(r"\textbf{dynamic NTK}:\ s' = s\,L/L_0 - (s-1) \text{ in place of } s"))
     st.latex(r"\textbf{YaRN}:\ \omega_j' = (1-\gamma_j)\,\omega_j + \gamma_j\,\omega_j/s,\ "
              r"\gamma_j = \mathrm{clip}\Big(\tfrac{j - \text{low}}{\text{high} - \text{low}}, 0, 1\Big)")
     st.markdown("\n".join([
-        f"- {fam.linear_line(view)}",
-        f"- {fam.ntk_line(view)}",
-        f"- {fam.dynamic_line(view)}",
-        f"- {fam.yarn_line(view)}",
+        f"- {ext.linear_line(view)}",
+        f"- {ext.ntk_line(view)}",
+        f"- {ext.dynamic_line(view)}",
+        f"- {ext.yarn_line(view)}",
     ]))
 
 

@@ -60,8 +60,9 @@ with lab_page("learned", _("Fixed or learned positions"), _(INTRO), SETTINGS,
         offsets = offsets_view(max_offset)
         show_chart(offsets.chart)
         st.markdown(offset_statement(offsets))
-        st.caption(_("Cosine similarity (rows scaled to length 1), so that both tables share one axis; the band "
-                     "spans the smallest to the largest value over every pair of rows δ apart."))
+        st.caption(_("Cosine similarity (rows scaled to length 1), so that the tables share one axis; the band "
+                     "spans the smallest to the largest value over every pair of rows δ apart. The control is the "
+                     "learned table's own entries shuffled at random: rows alike only by chance."))
 
         explore_further(_("every pair of positions, each table's main directions, and the step between neighbours"))
         if box := opened(_("Every pair of positions: P·Pᵀ"), key="learned.gram"):
@@ -86,4 +87,5 @@ with lab_page("learned", _("Fixed or learned positions"), _(INTRO), SETTINGS,
             with box:
                 show_chart(whole.steps)
                 st.markdown(steps_statement(whole))
-                st.caption(_("‖P[i+1] − P[i]‖ on a log axis (the two tables' scales differ)."))
+                st.caption(_("‖P[i+1] − P[i]‖ on a log axis (the tables' scales differ; the control, the learned "
+                             "table's entries shuffled at random, has the learned table's values)."))

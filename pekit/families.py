@@ -439,7 +439,8 @@ class RopePair(NamedTuple):
     angle (offset) seen in training ``(L-1)·ω``, whether that is a full turn or more (then every
     direction of the pair was met), the angle at the offset asked about, and whether that angle
     was never met in training (no full turn and a larger angle). Angles are raw float64
-    products ``offset · ω`` (not reduced; offsets up to ``MAX_STEPS``, so within 1e-11)."""
+    products ``offset · ω`` (not reduced; offsets up to ``MAX_STEPS``, so within 1e-11);
+    ``turned`` is the angle reduced mod 2π, the direction the pair points in at the offset."""
 
     pair: int
     omega: float
@@ -447,6 +448,7 @@ class RopePair(NamedTuple):
     full_turn: bool
     angle: float
     unseen: bool
+    turned: float = 0.0
 
 
 class Beyond(NamedTuple):
@@ -511,7 +513,8 @@ def beyond_training(position: int, train_len: int, *, num_hiddens: int = 64, num
     for j, w in enumerate(omega.tolist()):
         seen = (train_len - 1) * w
         full = seen >= 2 * math.pi
-        pairs.append(RopePair(j, w, seen, full, position * w, (not full) and position > train_len - 1))
+        pairs.append(RopePair(j, w, seen, full, position * w, (not full) and position > train_len - 1,
+                              math.fmod(position * w, 2 * math.pi)))
     # ALiBi
     slopes = alibi_slopes(num_heads, device="cpu", dtype=torch.float64).tolist()
     # T5: keys 0 .. p places before the query (offsets 0, -1, .., -p), the backward half of the buckets

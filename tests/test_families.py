@@ -301,6 +301,10 @@ def test_beyond_training_by_hand():
         assert pair.full_turn == (19 * omega[pair.pair].item() >= 2 * math.pi)
         assert pair.unseen == (not pair.full_turn)
         assert pair.angle == pytest.approx(100 * omega[pair.pair].item())
+        # the direction it points in: the angle less its whole turns, 0 .. 2π
+        turns = math.floor(100 * omega[pair.pair].item() / (2 * math.pi))
+        assert pair.turned == pytest.approx(100 * omega[pair.pair].item() - 2 * math.pi * turns, abs=1e-9)
+        assert 0 <= pair.turned < 2 * math.pi
     assert b.alibi_bias == [-100 * m for m in ref_get_slopes(8)]
     assert b.alibi_bias_seen == [-19 * m for m in ref_get_slopes(8)]
     seen = set(ref_relative_position_bucket(-torch.arange(20)).tolist())

@@ -166,7 +166,6 @@ VIEWS_STILL_COMPUTING = {"binary_analogy.py", "encoding_families.py", "live_atte
                          "minilm.py", "offset_rotation.py", "rope_in_a_real_model.py",
                          # every page's questions were one module; their share of it, by page
                          "questions/binary_analogy.py", "questions/encoding_heatmap.py",
-                         "questions/fixed_or_learned.py",
                          "questions/train.py"}
 
 

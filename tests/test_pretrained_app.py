@@ -309,13 +309,15 @@ def test_learned_positions_page():
     for statement in statements:
         assert statement in body
     direct = pt.position_table_summary(pekit.pretrained_position_table(device="cpu"), max_offset=64)
-    assert lp.offset_statement(lp.Offsets(direct, lp.offsets_view(64).sinusoidal, {})) in body
+    shown = lp.offsets_view(64)
+    assert lp.offset_statement(lp.Offsets(direct, shown.sinusoidal, {}, shown.control)) in body
     assert link(at) == {}
     at.slider(key="learned.k").set_value(2).run()
     at.slider(key="learned.offset").set_value(200).run()
     assert link(at) == {"k": "2", "offset": "200"} and not at.exception
     learned2 = pt.position_table_summary(pekit.pretrained_position_table(device="cpu"), max_offset=200, k=2)
-    assert lp.components_statement(lp.Components(lp.NAMES[0], "Learned", learned2, {})) in texts(at)
+    control = lp.components_view(2)[0].control  # the learned table's entries shuffled, beside it
+    assert lp.components_statement(lp.Components(lp.NAMES[0], "Learned", learned2, {}, control)) in texts(at)
 
 
 @pytest.mark.parametrize("query", [{"k": "0", "offset": "9999"}, {"k": "<b>", "offset": "nan"}])

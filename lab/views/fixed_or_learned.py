@@ -17,6 +17,7 @@ from pekit.charts import Drawing
 from pekit.reduce import block_summary
 from pekit.similarity import gram_block_means
 from lab.memo import shared
+from lab.claims import Claim, Reference, Said
 from lab.display import number
 from lab.i18n import N_, _, local_number, localized_resource, ngettext, pgettext
 from lab.settings import IntSetting
@@ -25,6 +26,10 @@ K = IntSetting("k", N_("Principal components"), default=4, minimum=1, maximum=8)
 MAX_OFFSET = IntSetting("offset", N_("Largest offset δ"), default=64, minimum=1, maximum=511)
 SETTINGS = [K, MAX_OFFSET]
 NAMES = (N_("learned (MiniLM)"), N_("sinusoidal"))  # the records keep them English; people read _(name)
+# the control beside each measurement of the learned table: its own entries shuffled at random
+CONTROL = N_("learned, shuffled (control)")
+CONTROL_SEED = 0
+CONTROL_HOW = "the same measurement of the learned table's own entries shuffled at random (pekit.pretrained.shuffled_table, seed 0)"
 TITLES = (N_("Learned"), N_("Sinusoidal"))  # how each table's components sentence names it
 SAME = 1e-4  # relative spread below which a quantity counts as the same everywhere
 # two components draw one wave (a sine and its cosine) when their strongest periods agree within
@@ -61,6 +66,7 @@ class WholeTables(NamedTuple):
     learned: pretrained.PositionTableSummary
     sinusoidal: pretrained.PositionTableSummary
     steps: dict  # Vega-Lite spec
+    control: pretrained.PositionTableSummary  # the learned table's entries shuffled at random
 
 
 class Offsets(NamedTuple):
@@ -69,6 +75,7 @@ class Offsets(NamedTuple):
     learned: pretrained.PositionTableSummary
     sinusoidal: pretrained.PositionTableSummary
     chart: dict  # Vega-Lite spec
+    control: pretrained.PositionTableSummary  # the learned table's entries shuffled at random
 
 
 class Components(NamedTuple):
@@ -78,6 +85,7 @@ class Components(NamedTuple):
     title: str  # how its sentence names the table
     summary: pretrained.PositionTableSummary
     chart: dict  # Vega-Lite spec
+    control: pretrained.PositionTableSummary | None = None  # beside the learned table: its entries shuffled
 
 
 # sentences from numbers ------------------------------------------------------------------------
@@ -143,8 +151,16 @@ def picture_caption(picture: Picture) -> str:
     return blocks_caption(picture) + " " + colours_caption(picture)
 
 
-def values_statement(view: WholeTables) -> str:
-    learned, sinusoidal = view.learned, view.sinusoidal
+def _against(value: float, reference: float) -> str:
+    """The relation a measured number stands in to its control's (a claim says which it is)."""
+    return "above" if value > reference else "below" if value < reference else "equal"
+
+
+def values_statement(view: WholeTables) -> Said:
+    """Both tables' value ranges and row lengths, the learned rows more than twice the median, and
+    the same count on the control (the learned entries shuffled at random): a long row made by a
+    few large entries, wherever they stand, is no sign of position."""
+    learned, sinusoidal, control = view.learned, view.sinusoidal, view.control
     lo, hi = learned.value_range
     long_rows = learned.long_rows
     if long_rows:
@@ -156,22 +172,47 @@ def values_statement(view: WholeTables) -> str:
             median=_n(learned.norm_median, ".2f"))
     else:
         rows = " " + _("No row is more than twice as long as the median row.")
-    return _("The learned values run from {low} to {high}, the sinusoidal ones from {sin_low} to {sin_high}. Every "
+    count = len(control.long_rows)
+    rows += " " + ngettext("A control, the same entries shuffled at random over the table: {count} row is more than "
+                           "twice its median ({median}).",
+                           "A control, the same entries shuffled at random over the table: {count} rows are more "
+                           "than twice its median ({median}).", count).format(
+        count=count, median=_n(control.norm_median, ".2f"))
+    short, long = sinusoidal.norm_range
+    said = _("The learned values run from {low} to {high}, the sinusoidal ones from {sin_low} to {sin_high}. Every "
              "sinusoidal row has the same length, {sin_length} (√(d/2)); the learned rows have a median length of "
              "{median}.{rows}").format(
         low=number(lo, ".3f"), high=number(hi, ".3f"), sin_low=number(sinusoidal.value_range[0], ".3f"),
         sin_high=number(sinusoidal.value_range[1], ".3f"), sin_length=_n(sinusoidal.norm_median, ".2f"),
         median=_n(learned.norm_median, ".2f"), rows=rows)
+    claims = [Claim("sinusoidal rows: longest − shortest", long - short, "at most",
+                    Reference(SAME * long, "SAME (1e-4) of the longest sinusoidal row")),
+              Claim("learned rows more than twice the median", len(long_rows), _against(len(long_rows), count),
+                    Reference(count, CONTROL_HOW))]
+    if long_rows:
+        claims.append(Claim("shortest of the rows named long", min(float(learned.norms[i]) for i in long_rows),
+                            "above", Reference(2 * learned.norm_median, "twice the median row")))
+    else:
+        claims.append(Claim("longest learned row", learned.norm_range[1], "at most",
+                            Reference(2 * learned.norm_median, "twice the median row")))
+    return Said(said, claims)
 
 
-def offset_statement(view: Offsets) -> str:
-    learned, sinusoidal = view.learned, view.sinusoidal
+def offset_statement(view: Offsets) -> Said:
+    """Mean similarity of rows δ apart in both tables and in the control (the learned entries
+    shuffled at random: how alike neighbours are when their order means nothing), and whether the
+    band over every start stays a line (its width against SAME)."""
+    learned, sinusoidal, control = view.learned, view.sinusoidal, view.control
+    claims = []
 
     def band(s: pretrained.PositionTableSummary, name: str) -> str:
         width = s.offsets.max_spread
+        line = Reference(SAME, "SAME (1e-4): a band narrower is a line")
         if width < SAME:
+            claims.append(Claim(f"{name}: widest band", width, "below", line))
             return _("for the {name} table the band stays a line (largest width {width}): how alike two rows are "
                      "depends on their offset alone").format(name=_table(name), width=number(width, ".1e"))
+        claims.append(Claim(f"{name}: widest band", width, "at least", line))
         return _("for the {name} table the band is up to {width} wide: how alike two rows are depends on where they "
                  "are, not only on how far apart").format(name=_table(name), width=_n(width, ".2f"))
 
@@ -180,29 +221,50 @@ def offset_statement(view: Offsets) -> str:
         offset=d, learned=number(learned.similarity_at(d), ".2f"),
         sinusoidal=number(sinusoidal.similarity_at(d), ".2f"))
         for d in shown)
-    return _("Mean cosine similarity of rows δ apart: {values}. Over every start, {sinusoidal}; {learned}.").format(
+    said = _("Mean cosine similarity of rows δ apart: {values}. Over every start, {sinusoidal}; {learned}.").format(
         values=values, sinusoidal=band(sinusoidal, "sinusoidal"), learned=band(learned, "learned"))
+    controls = _numbers([_("{value} at δ = {offset}").format(value=number(control.similarity_at(d), ".2f"), offset=d)
+                         for d in shown])
+    said += " " + _("A control, the learned entries shuffled at random over the table: {values}.").format(
+        values=controls)
+    for d in shown:
+        value, reference = learned.similarity_at(d), control.similarity_at(d)
+        claims.append(Claim(f"learned: mean similarity at δ = {d}", value, _against(value, reference),
+                            Reference(reference, CONTROL_HOW)))
+    return Said(said, claims)
 
 
-def components_statement(view: Components) -> str:
+def components_statement(view: Components) -> Said:
+    """Each component's share, sign changes and strongest period, and which pair up as a sine and
+    its cosine (one period, 90° apart within PHASE_TOLERANCE); for the learned table, the same
+    count of pairs on its control (its entries shuffled at random). The claims: each wave word
+    against one slow wave's 2 sign changes, each phase against the tolerance, the pairs against
+    the control's."""
     c = view.summary.components
     n = c.scores.shape[0]
-    parts = []
+    parts, claims = [], []
+    slow_wave = Reference(2, "the sign changes of one slow wave over the table")
     for i in range(len(c.explained)):
         period = float(c.periods[i])
-        slow = (_("one slow wave over the whole table") if int(c.crossings[i]) <= 2 else
+        crossings = int(c.crossings[i])
+        slow = (_("one slow wave over the whole table") if crossings <= 2 else
                 _("a strongest period as long as the whole table, with faster wiggles over it"))
         wave = _("a trend with no repeat") if period == float("inf") else (
             slow if period >= n else _("a strongest period of {period} positions").format(period=_n(period, ".1f")))
-        crossings = int(c.crossings[i])
+        if period != float("inf") and period >= n:
+            claims.append(Claim(f"PC{i + 1}: sign changes", crossings, "at most" if crossings <= 2 else "above",
+                                slow_wave))
         parts.append(ngettext("PC{index} {share} of the variance, {count} sign change, {wave}",
                               "PC{index} {share} of the variance, {count} sign changes, {wave}", crossings).format(
             index=i + 1, share=_n(float(c.explained[i]), ".1%"), count=crossings, wave=wave))
     pairs = c.pairs(tolerance=PERIOD_TOLERANCE, phase_tolerance=PHASE_TOLERANCE)
     partner = {a: b for pair in pairs for a, b in (pair, pair[::-1])}
+    tolerance = Reference(PHASE_TOLERANCE, "PHASE_TOLERANCE: how far from 90° a sine and its cosine may be")
     said = [_("PC{a} and PC{b} share a period of {period} positions and are {gap}° apart in phase, like the sine and "
               "cosine of one frequency").format(a=a + 1, b=b + 1, period=_n(float(c.periods[a]), ".1f"),
                                                 gap=_n(c.phase_gap(a, b), ".0f")) for a, b in pairs]
+    claims += [Claim(f"PC{a + 1}, PC{b + 1}: phase gap's distance from 90°", abs(c.phase_gap(a, b) - 90.0), "at most",
+                     tolerance) for a, b in pairs]
     k = len(c.explained)
     for a in range(k):
         for b in range(a + 1, k):
@@ -210,20 +272,38 @@ def components_statement(view: Components) -> str:
                 continue
             values = {"a": a + 1, "b": b + 1, "period": _n(float(c.periods[a]), ".1f"),
                       "gap": _n(c.phase_gap(a, b), ".0f"), "tolerance": _n(PHASE_TOLERANCE, ".0f")}
-            if abs(c.phase_gap(a, b) - 90.0) > PHASE_TOLERANCE:
+            off = abs(c.phase_gap(a, b) - 90.0)
+            if off > PHASE_TOLERANCE:
                 said.append(_("PC{a} and PC{b} share a period of {period} positions but are {gap}° apart, more than "
                               "{tolerance}° from the 90° of a sine and its cosine").format(**values))
+                claims.append(Claim(f"PC{a + 1}, PC{b + 1}: phase gap's distance from 90°", off, "above", tolerance))
             else:
                 taken = a if a in partner else b
                 said.append(_("PC{a} and PC{b} share a period of {period} positions but are {gap}° apart while "
                               "PC{taken} already pairs with PC{partner}, closer to 90° (each component pairs "
                               "once)").format(taken=taken + 1, partner=partner[taken] + 1, **values))
+                first, second = sorted((taken, partner[taken]))
+                claims.append(Claim(f"PC{first + 1}, PC{second + 1}: phase gap's distance from 90°",
+                                    abs(c.phase_gap(first, second) - 90.0), "at most",
+                                    Reference(off, f"PC{a + 1} and PC{b + 1}'s distance from 90°")))
     if k == 1:
         said.insert(0, _("With one component shown there is no pair to look for"))
     elif not pairs:
         said.insert(0, _("No two components pair up as a sine and its cosine would (one period, 90° apart in phase, "
                          "within {tolerance}°)").format(tolerance=_n(PHASE_TOLERANCE, ".0f")))
-    return f"{_(view.title)}: " + "; ".join(parts) + ". " + "; ".join(said) + "."
+    text = f"{_(view.title)}: " + "; ".join(parts) + ". " + "; ".join(said) + "."
+    if view.control is not None and k > 1:
+        control = view.control.components
+        found = len(control.pairs(tolerance=PERIOD_TOLERANCE, phase_tolerance=PHASE_TOLERANCE))
+        low, high = int(min(control.crossings)), int(max(control.crossings))
+        text += " " + ngettext("A control, the same entries shuffled at random over the table: {count} pair among its "
+                               "first {k} components, which change sign {low} to {high} times.",
+                               "A control, the same entries shuffled at random over the table: {count} pairs among "
+                               "its first {k} components, which change sign {low} to {high} times.", found).format(
+            count=found, k=k, low=low, high=high)
+        claims.append(Claim("pairs like a sine and its cosine", len(pairs), _against(len(pairs), found),
+                            Reference(found, CONTROL_HOW)))
+    return Said(text, claims)
 
 
 def same_period(c: pretrained.PositionComponents, i: int, j: int) -> bool:
@@ -233,26 +313,53 @@ def same_period(c: pretrained.PositionComponents, i: int, j: int) -> bool:
     return a != float("inf") and abs(a - b) <= PERIOD_TOLERANCE * a
 
 
-def steps_statement(view: WholeTables) -> str:
+def steps_statement(view: WholeTables) -> Said:
+    """The distances between neighbouring rows of both tables: equal everywhere (within SAME) or
+    their range, median and the steps more than twice the median; and the learned table's median
+    step against its control's (the same entries shuffled at random: neighbours that owe nothing
+    to order)."""
+    claims = []
+
     def describe(s: pretrained.PositionTableSummary, name: str) -> str:
-        lo, hi = float(s.steps.min()), float(s.steps.max())
+        lo, hi = s.step_range
+        median = s.step_median
         if hi - lo <= SAME * hi:
+            claims.append(Claim(f"{name}: longest − shortest step", hi - lo, "at most",
+                                Reference(SAME * hi, "SAME (1e-4) of the longest step")))
             return _("every step of the {name} table has the same length, {length}").format(
                 name=_table(name), length=_n(lo, ".4f"))
+        claims.append(Claim(f"{name}: longest − shortest step", hi - lo, "above",
+                            Reference(SAME * hi, "SAME (1e-4) of the longest step")))
         i, long_steps = s.largest_step, s.long_steps
+        twice = Reference(2 * median, "twice the median step")
         if long_steps:
             jumps = _(", and more than twice the median at {steps}").format(
                 steps=", ".join(_("{start} → {end} ({length})").format(
                     start=j, end=j + 1, length=_n(float(s.steps[j]), ".3f")) for j in long_steps))
+            claims.append(Claim(f"{name}: shortest of the steps named long", min(float(s.steps[j]) for j in long_steps),
+                                "above", twice))
         else:
             jumps = _(", and no step is more than twice the median")
+            claims.append(Claim(f"{name}: longest step", hi, "at most", twice))
         return _("the {name} table's steps run from {low} to {high} (median {median}), the longest between positions "
                  "{start} and {end}{jumps}").format(
-            name=_table(name), low=_n(lo, ".4f"), high=_n(hi, ".4f"), median=_n(float(s.steps.median()), ".4f"),
+            name=_table(name), low=_n(lo, ".4f"), high=_n(hi, ".4f"), median=_n(median, ".4f"),
             start=i, end=i + 1, jumps=jumps)
 
     first = describe(view.sinusoidal, "sinusoidal")
-    return f"{first[:1].upper()}{first[1:]}; {describe(view.learned, 'learned')}."
+    said = f"{first[:1].upper()}{first[1:]}; {describe(view.learned, 'learned')}."
+    control, learned = view.control, view.learned
+    said += " " + ngettext("A control, the learned entries shuffled at random over the table: median step {median}, "
+                           "{count} step more than twice it.",
+                           "A control, the learned entries shuffled at random over the table: median step {median}, "
+                           "{count} steps more than twice it.", len(control.long_steps)).format(
+        median=_n(control.step_median, ".4f"), count=len(control.long_steps))
+    claims += [Claim("learned: median step", learned.step_median, _against(learned.step_median, control.step_median),
+                     Reference(control.step_median, CONTROL_HOW)),
+               Claim("learned: steps more than twice the median", len(learned.long_steps),
+                     _against(len(learned.long_steps), len(control.long_steps)),
+                     Reference(len(control.long_steps), CONTROL_HOW))]
+    return Said(said, claims)
 
 
 # cached work -----------------------------------------------------------------------------------
@@ -290,11 +397,14 @@ def tables() -> tuple[TablePictures, TablePictures]:
 
 
 @shared()
-def full_summaries() -> tuple[pretrained.PositionTableSummary, pretrained.PositionTableSummary]:
-    """Both tables summarised once, at the largest offset and number of components the sliders
-    offer; each setting's summary is cut from these (``PositionTableSummary.limited``)."""
+def full_summaries() -> tuple[pretrained.PositionTableSummary, ...]:
+    """Both tables and the control (the learned entries shuffled at random) summarised once, at
+    the largest offset and number of components the sliders offer; each setting's summary is cut
+    from these (``PositionTableSummary.limited``)."""
+    learned, sinusoidal = position_tables()
+    control = pretrained.shuffled_table(learned, seed=CONTROL_SEED)
     return tuple(pretrained.position_table_summary(P, max_offset=MAX_OFFSET.maximum, k=K.maximum)
-                 for P in position_tables())
+                 for P in (learned, sinusoidal, control))
 
 
 def cut(*, max_offset: int = MAX_OFFSET.maximum, k: int = K.maximum) -> tuple[pretrained.PositionTableSummary, ...]:
@@ -304,22 +414,26 @@ def cut(*, max_offset: int = MAX_OFFSET.maximum, k: int = K.maximum) -> tuple[pr
 
 @localized_resource(max_entries=64)
 def offsets_view(max_offset: int) -> Offsets:
-    s_learned, s_sin = cut(max_offset=max_offset)
-    chart = charts.offset_similarity_comparison({_(NAMES[0]): s_learned.offsets, _(NAMES[1]): s_sin.offsets}).spec()
-    return Offsets(s_learned, s_sin, chart)
+    s_learned, s_sin, s_control = cut(max_offset=max_offset)
+    chart = charts.offset_similarity_comparison({_(NAMES[0]): s_learned.offsets, _(NAMES[1]): s_sin.offsets,
+                                                 _(CONTROL): s_control.offsets}).spec()
+    return Offsets(s_learned, s_sin, chart, s_control)
 
 
 @localized_resource(max_entries=8)
 def components_view(k: int) -> tuple[Components, Components]:
     """Each table's first ``k`` components, learned first."""
+    s_learned, s_sin, s_control = cut(k=k)
     return tuple(Components(name, title, s, charts.position_components_chart(s.components.scores,
-                                                                              explained=s.components.explained).spec())
-                 for name, title, s in zip(NAMES, TITLES, cut(k=k)))
+                                                                              explained=s.components.explained).spec(),
+                            control)
+                 for name, title, s, control in zip(NAMES, TITLES, (s_learned, s_sin), (s_control, None)))
 
 
 @localized_resource()
 def whole_table_view() -> WholeTables:
     """What depends on neither slider: value ranges and the distances between neighbours."""
-    s_learned, s_sin = full_summaries()
+    s_learned, s_sin, s_control = full_summaries()
     return WholeTables(s_learned, s_sin,
-                       charts.neighbour_distance_chart({_(NAMES[0]): s_learned.steps, _(NAMES[1]): s_sin.steps}).spec())
+                       charts.neighbour_distance_chart({_(NAMES[0]): s_learned.steps, _(NAMES[1]): s_sin.steps,
+                                                        _(CONTROL): s_control.steps}).spec(), s_control)

@@ -20,6 +20,7 @@ import streamlit as st
 from pekit import charts, pretrained
 from pekit.text import MAX_CHARS
 from lab.memo import shared
+from lab.claims import Claim, Reference, Said
 from lab.display import number, plain
 from lab.i18n import N_, _, language, local_number, localized_resource, ngettext, pgettext
 from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, TextSetting
@@ -280,8 +281,9 @@ def cut_statement(run: MiniLMRun) -> str:
                     "{count} are cut.", run.cut).format(total=total, read=pretrained.MAX_PIECES, count=run.cut)
 
 
-def head_statement(patterns: pretrained.HeadPatterns, layer: int, head: int) -> str:
-    """What one head's word pieces attend to, on average."""
+def head_statement(patterns: pretrained.HeadPatterns, layer: int, head: int) -> Said:
+    """What one head's word pieces attend to, on average; its largest share against half of the
+    weight (the claim: :data:`THRESHOLD`)."""
     shares, names = patterns.shares[layer, head].tolist(), patterns.names
     parts = [_("{pattern} {share}").format(pattern=_pattern_label(name), share=_n(share, ".2f"))
              for name, share in zip(names, shares) if not math.isnan(share)]
@@ -292,8 +294,10 @@ def head_statement(patterns: pretrained.HeadPatterns, layer: int, head: int) -> 
                _("No single kind of token takes half of its weight (the most, {share}, goes to {pattern}).").format(
                    share=_n(best[0], ".2f"), pattern=_pattern_label(best[1])))
     shares = pgettext("between shares in a list", ", ").join(parts)
-    return _("Layer {layer}, head {head}: the word pieces put on average {shares} of their weight on each kind of "
-             "token. {verdict}").format(layer=layer, head=head, shares=shares, verdict=verdict)
+    return Said(_("Layer {layer}, head {head}: the word pieces put on average {shares} of their weight on each kind of "
+                  "token. {verdict}").format(layer=layer, head=head, shares=shares, verdict=verdict),
+                [Claim("largest share", best[0], "at least" if best[0] >= THRESHOLD else "below",
+                       Reference(THRESHOLD, "THRESHOLD: half of a word piece's weight"))])
 
 
 def named_statement(named: Sequence[pretrained.NamedHead], total: int = LAYERS * HEADS) -> str:
@@ -328,7 +332,14 @@ def follow_statement(view: FollowView) -> str:
     favourite: dict[int, int] = {}
     for j, _w in view.top:
         favourite[j] = favourite.get(j, 0) + 1
-    j, n = max(favourite.items(), key=lambda kv: (kv[1], -kv[0]))
+    n = max(favourite.values())
+    leaders = sorted(j for j, count in favourite.items() if count == n)
+    if len(leaders) > 1:  # a tie: no piece is favoured, the leaders are named together
+        return _("Averaged over the {heads} heads, {token} puts the most weight (besides [CLS], [SEP] and itself) on "
+                 "{per_layer}. No one piece is favoured: {pieces} lead in {count} of the {layers} layers each.").format(
+            heads=HEADS, token=repr(view.token), per_layer=per_layer, count=n, layers=len(view.top),
+            pieces=_numbers([_("{token} (piece {index})").format(token=repr(tokens[j]), index=j) for j in leaders]))
+    j = leaders[0]
     return _("Averaged over the {heads} heads, {token} puts the most weight (besides [CLS], [SEP] and itself) on "
              "{per_layer}. It favours {favourite} (piece {index}) in {count} of the {layers} layers.").format(
         heads=HEADS, token=repr(view.token), per_layer=per_layer, favourite=repr(tokens[j]), index=j, count=n,
@@ -340,15 +351,40 @@ def _round_off(gap: float) -> str:
     return _("0: exactly the same") if gap == 0 else _("{gap}: float round-off").format(gap=number(gap, ".1e"))
 
 
-def order_statement(numbers: OrderNumbers) -> str:
+ROUND_OFF_HOW = ("ROUND_OFF, 1e-4 of a weight: the page's bound for float32 round-off (a shuffle with the positions "
+                 "zeroed, exactly equivariant, measures about 1e-6)")
+
+
+def _order_claims(numbers: OrderNumbers) -> list[Claim]:
+    """What the order statement compares: the learned model's largest change against the same
+    shuffle with the positions zeroed (the control: a model that cannot see order) and both
+    against round-off, the output vectors' too."""
+    learned_max, zero_max = max(numbers.gap_learned), max(numbers.gap_zero)
+    round_off = Reference(ROUND_OFF, ROUND_OFF_HOW)
+    control = Reference(zero_max, "the same shuffle with the position embeddings zeroed (pekit.pretrained.order_effect)")
+    below = lambda value: "below" if value < ROUND_OFF else "at least"  # noqa: E731
+    claims = [Claim("learned positions: largest weight change", learned_max, below(learned_max), round_off),
+              Claim("positions zeroed: largest weight change", zero_max, below(zero_max), round_off)]
+    if learned_max >= ROUND_OFF:
+        claims.append(Claim("learned positions: largest weight change, against the control", learned_max, "above",
+                            control))
+    if zero_max < ROUND_OFF:
+        claims.append(Claim("positions zeroed: largest change of an output vector", numbers.hidden_zero, "below",
+                            round_off))  # "the same output vector"
+    return claims
+
+
+def order_statement(numbers: OrderNumbers) -> Said:
     """What shuffling the words does, with and without positions; a shuffle that only swaps
-    identical words compares the copies of a word with each other."""
+    identical words compares the copies of a word with each other. The claims: each change
+    against round-off, and the learned model's against the same shuffle with the positions zeroed."""
     learned_max, zero_max = max(numbers.gap_learned), max(numbers.gap_zero)
     layers = _numbers([number(g, ".2f") for g in numbers.gap_learned])
     if numbers.identity:
-        return _("The shuffle leaves every word in its slot (the text has one word to move): with the learned "
-                 "positions the weights differ by at most {learned}, with them zeroed by at most {zero}.").format(
-            learned=number(learned_max, ".1e"), zero=number(zero_max, ".1e"))
+        return Said(_("The shuffle leaves every word in its slot (the text has one word: nothing to move): with the "
+                      "learned positions the weights differ by at most {learned}, with them zeroed by at most "
+                      "{zero}.").format(learned=number(learned_max, ".1e"), zero=number(zero_max, ".1e")),
+                    _order_claims(numbers))
     if numbers.same_pieces:
         start = _("This shuffle only swaps identical words: the shuffled pieces are the pieces as typed, so the model "
                   "gives them the same weights. Following each word to its new slot therefore compares each copy of "
@@ -366,7 +402,8 @@ def order_statement(numbers: OrderNumbers) -> str:
                      if zero_max < ROUND_OFF else
                      _("With the positions zeroed, the largest difference is still {gap}, more than round-off.").format(
                          gap=number(zero_max, ".2g")))
-        return f"{start} {learned_text} {zero_text} " + _("Press Shuffle again for an order that moves the words.")
+        return Said(f"{start} {learned_text} {zero_text} " + _("Press Shuffle again for an order that moves the words."),
+                    _order_claims(numbers))
     zero_text = (_("With the positions zeroed, the largest change is {gap}: each word gets the same weights and "
                    "output vector (largest difference {hidden}) wherever it stands.").format(
                      gap=_round_off(zero_max), hidden=number(numbers.hidden_zero, ".1e"))
@@ -380,7 +417,7 @@ def order_statement(numbers: OrderNumbers) -> str:
                     if learned_max >= ROUND_OFF else
                     _("With the learned positions the weights change by at most {gap}: this text gives the model "
                       "nothing to reorder.").format(gap=number(learned_max, ".1e")))
-    return f"{learned_text} {zero_text}"
+    return Said(f"{learned_text} {zero_text}", _order_claims(numbers))
 
 
 def positions_statement(numbers: PositionNumbers) -> str:
@@ -389,6 +426,10 @@ def positions_statement(numbers: PositionNumbers) -> str:
     values = {"low": _n(min(change), ".2f"), "high": _n(max(change), ".2f"),
               "layer": numbers.layer, "head": numbers.head,
               "before": _n(numbers.before, ".2f"), "after": _n(numbers.after, ".2f")}
+    if math.isnan(numbers.before):  # one word piece: its previous token would be [CLS] (see head_patterns)
+        return _("Zeroing the position embeddings moves between {low} and {high} of each query's weight to other "
+                 "keys, depending on the layer (0: unchanged, 1: no overlap). The text has one word piece: there is "
+                 "no previous piece for a head to find.").format(**values)
     if numbers.after < numbers.before / 2:
         return _("Zeroing the position embeddings moves between {low} and {high} of each query's weight to other "
                  "keys, depending on the layer (0: unchanged, 1: no overlap). The head most devoted to the "

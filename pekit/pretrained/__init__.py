@@ -28,7 +28,8 @@ from .heads import PATTERNS, HeadPatterns, NamedHead, head_patterns, named_heads
 from .loading import MAX_PIECES, load_minilm, pretrained_position_table
 from .minilm import MiniLM, MiniLMConfig
 from .one_token import TokenAttention, token_attention, token_attention_frame
-from .position_table import PositionComponents, PositionTableSummary, position_components, position_table_summary
+from .position_table import (PositionComponents, PositionTableSummary, position_components, position_table_summary,
+                             shuffled_table)
 from .word_order import (
     OrderEffect,
     PositionsEffect,
@@ -76,6 +77,7 @@ __all__ = [
     "position_components",
     "PositionTableSummary",
     "position_table_summary",
+    "shuffled_table",
     "ColourRange",
     "colour_range",
 ]

@@ -27,7 +27,9 @@ class HeadPatterns(NamedTuple):
     the previous piece, the next piece, ``[CLS]``, ``[SEP]``, the other pieces of its own word
     and itself (NaN for "same word" when no word has two pieces). ``names``: :data:`PATTERNS`.
     Averaged over the word pieces as queries (not ``[CLS]``/``[SEP]``); the kinds can overlap
-    (the first piece's previous token is ``[CLS]``)."""
+    (the first piece's previous token is ``[CLS]``). A text of one word piece has no other piece
+    before or after it: its previous and next token would be ``[CLS]`` and ``[SEP]`` themselves,
+    so those two shares are NaN there (a head is not named after them by a tie)."""
 
     shares: Tensor
     names: tuple[str, ...]
@@ -52,7 +54,10 @@ def head_patterns(result: PretrainedAttention) -> HeadPatterns:
               (rows * same).sum(-1)[..., in_long_word].mean(-1) if bool(in_long_word.any())
               else torch.full(A.shape[:2], float("nan"), dtype=A.dtype, device=A.device),
               rows[..., torch.arange(len(q)), q].mean(-1)]
-    return HeadPatterns(torch.stack(shares, dim=-1).float().cpu(), PATTERNS)
+    stacked = torch.stack(shares, dim=-1)
+    if T == 3:  # one word piece: its neighbours are [CLS] and [SEP], counted under their own names
+        stacked[..., :2] = float("nan")
+    return HeadPatterns(stacked.float().cpu(), PATTERNS)
 
 
 def _check_patterns(name: str, patterns: object) -> HeadPatterns:

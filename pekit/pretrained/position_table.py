@@ -128,6 +128,20 @@ class PositionTableSummary(NamedTuple):
         return float(self.norms.median())
 
     @property
+    def norm_range(self) -> tuple[float, float]:
+        """The shortest and the longest row."""
+        return float(self.norms.min()), float(self.norms.max())
+
+    @property
+    def step_range(self) -> tuple[float, float]:
+        """The shortest and the longest step ``‖P[i+1] − P[i]‖``, and (``step_median``) the median one."""
+        return float(self.steps.min()), float(self.steps.max())
+
+    @property
+    def step_median(self) -> float:
+        return float(self.steps.median())
+
+    @property
     def long_rows(self) -> list[int]:
         """Rows more than twice as long as the median row."""
         return torch.nonzero(self.norms > 2 * self.norms.median()).flatten().tolist()
@@ -179,3 +193,14 @@ def position_table_summary(P: Tensor, *, max_offset: int = 128, k: int = 4) -> P
     return PositionTableSummary(
         (float(X.min()), float(X.max())), norms, neighbour_distances(X),
         similarity_by_offset(unit, max_offset=max_offset, num_starts=X.shape[0]), position_components(X, k))
+
+
+def shuffled_table(P: Tensor, *, seed: int = 0) -> Tensor:
+    """A control for a measurement of ``P``: its own entries, shuffled at random over the whole
+    table (seeded), in its shape. The values stay (their range, their sizes); what a position owes
+    to its place in the table is gone, so a measurement it passes too says nothing of position."""
+    _check_table(P, columns=1)
+    seed = check_int("seed", seed, minimum=0, maximum=(1 << 63) - 1)
+    X = P.detach().cpu()
+    order = torch.randperm(X.numel(), generator=torch.Generator().manual_seed(seed))
+    return X.flatten()[order].reshape(X.shape)

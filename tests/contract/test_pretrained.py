@@ -181,6 +181,7 @@ register(pretrained.position_components, {"P": tensors((12, 6)), "k": SIZES}, la
 register(pretrained.position_table_summary, {"P": tensors((12, 6)), "max_offset": SIZES, "k": SIZES},
          lambda: {"P": T(12, 6), "max_offset": 5, "k": 2},
          finite=lambda r: (r.value_range, r.norms, r.steps, r.offsets, r.components.scores, r.components.explained))
+register(pretrained.shuffled_table, {"P": tensors((12, 6)), "seed": SIZES}, lambda: {"P": T(12, 6), "seed": 3})
 register(pretrained.colour_range, {"X": tensors((4, 5)), "share": THRESHOLDS, "symmetric": BOOL}, lambda: {"X": T(4, 5)})
 
 test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)

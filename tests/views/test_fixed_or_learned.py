@@ -109,7 +109,30 @@ def learned_tables(draw):
 def whole_view_with(learned: torch.Tensor) -> lp.WholeTables:
     real = lp.whole_table_view()
     summary = pt.position_table_summary(learned, max_offset=1, k=1)
-    return real._replace(learned=summary)
+    control = pt.position_table_summary(pt.shuffled_table(learned, seed=lp.CONTROL_SEED), max_offset=1, k=1)
+    return real._replace(learned=summary, control=control)
+
+
+def lower_median(values: np.ndarray) -> float:
+    return float(np.sort(values)[(len(values) - 1) // 2])  # torch's median: the lower middle
+
+
+def control_of(table: torch.Tensor) -> np.ndarray:
+    """The control beside the learned table: its own entries shuffled (the page's seed), float64."""
+    shuffled = pt.shuffled_table(table, seed=lp.CONTROL_SEED).double().numpy()
+    assert sorted(shuffled.ravel()) == sorted(table.double().numpy().ravel())  # the same values, moved
+    return shuffled
+
+
+def check_against_control(said, claim: str, learned: float, control: float, tol: float = 1e-5) -> None:
+    """A measurement offered about the learned table is shown beside the same measurement of its
+    control, and the claim's relation is the one the two numbers (recomputed here) stand in."""
+    c = said.claim(claim)
+    assert c.reference.how == lp.CONTROL_HOW and abs(c.reference.value - control) <= tol * max(1.0, abs(control))
+    assert abs(c.value - learned) <= tol * max(1.0, abs(learned))
+    assert c.relation == ("above" if c.value > c.reference.value else "below" if c.value < c.reference.value
+                          else "equal")
+    assert "A control, " in said and said.holds()
 
 
 @settings(max_examples=20, deadline=None)
@@ -138,21 +161,31 @@ def test_values_statement_states_both_ranges_and_the_long_rows(table):
         assert all(f"{norms[i]:.2f}" in text for i in long_rows)
     else:
         assert "No row is more than twice as long" in text
+    # beside the long rows, the same count on the control: long rows made by a few large entries
+    # wherever they stand are no sign of position
+    shuffled = control_of(table).astype(np.float32)
+    c_norms = np.linalg.norm(shuffled, axis=1)
+    c_long = int((c_norms > 2 * lower_median(c_norms)).sum())
+    check_against_control(text, "learned rows more than twice the median", len(long_rows), c_long)
+    assert f"{c_long} row{'' if c_long == 1 else 's'} {'is' if c_long == 1 else 'are'} more than twice its median" in text
 
 
 @settings(max_examples=20, deadline=None)
 @given(learned_tables())
 def test_steps_statement_states_the_range_median_and_jumps(table):
     view = whole_view_with(table)
-    text = lp.steps_statement(view)
+    said = lp.steps_statement(view)
+    text = said.split(" A control, ")[0]  # the two tables' steps, then the control's
     S = lp.position_tables()[1].double().numpy()
     sin = np.linalg.norm(np.diff(S, axis=0), axis=1)
     assert np.ptp(sin) <= lp.SAME * sin.max()
     assert text.startswith(f"Every step of the sinusoidal table has the same length, {sin.min():.4f}")
     steps = np.linalg.norm(np.diff(table.double().numpy(), axis=0), axis=1)
+    c_steps = np.linalg.norm(np.diff(control_of(table), axis=0), axis=1)
+    check_against_control(said, "learned: median step", lower_median(steps), lower_median(c_steps), tol=1e-4)
     if "every step of the learned table has the same length" in text:
-        said = text.split("every step of the learned table has the same length, ")[1].rstrip(".")
-        assert np.ptp(steps) <= 1.01 * lp.SAME * steps.max() and near(said, steps.min(), 4)
+        length = text.split("every step of the learned table has the same length, ")[1].rstrip(".")
+        assert np.ptp(steps) <= 1.01 * lp.SAME * steps.max() and near(length, steps.min(), 4)
         return
     assert np.ptp(steps) > 0.99 * lp.SAME * steps.max()
     low, high, median = text.split("the learned table's steps run from ")[1].split(", the longest")[0] \
@@ -206,6 +239,11 @@ def test_offset_statement_states_the_similarities_shown(max_offset):
         else:
             said = read(text.split(f"for the {name} table the band is up to ")[1].split()[0])
             assert abs(said - width) <= 0.0051 + 1e-4
+    # beside the learned similarities, the control's at the same offsets: neighbours alike by chance
+    control = control_of(lp.position_tables()[0])
+    for d in shown:
+        check_against_control(text, f"learned: mean similarity at δ = {d}", float(cosine_by_offset(tables[0], d).mean()),
+                              float(cosine_by_offset(control, d).mean()), tol=1e-4)
 
 
 def numpy_gap(scores: np.ndarray, a: int, b: int) -> float:
@@ -223,6 +261,7 @@ def numpy_periods(scores: np.ndarray) -> list[float]:
 
 def check_components_statement(view, k):
     text = lp.components_statement(view)
+    assert text.holds()  # each wave word against 2 sign changes, each phase against the tolerance
     c = view.summary.components
     scores = c.scores.numpy()
     n = scores.shape[0]
@@ -272,6 +311,12 @@ def test_components_statement_states_each_component_and_pairs_by_period_and_phas
     found = check_components_statement(learned, k)
     if k >= 2:
         assert (0, 1) in found  # MiniLM's fastest wave, period ~5.8, 90° apart
+        # beside the pairs found, the control's: a random table's components do not pair up
+        control = pt.position_components(torch.from_numpy(control_of(lp.position_tables()[0])).float(), k)
+        said = lp.components_statement(learned)
+        check_against_control(said, "pairs like a sine and its cosine", len(found), len(control.pairs(
+            tolerance=lp.PERIOD_TOLERANCE, phase_tolerance=lp.PHASE_TOLERANCE)))
+    assert lp.components_statement(sinusoidal).holds() and "control" not in lp.components_statement(sinusoidal)
     assert (3, 4) not in found and (4, 5) not in found  # one period, but 131° and 33° apart
 
 

@@ -95,7 +95,7 @@ REFERENCE = {  # each question's right option, from a closed form written out he
     "families-alibi": "1/2",  # 2^(−8/8)
     "families-linear": "4 times smaller",
     "learned-params": f"{512 * 384:,}",
-    "learned-near": "yes: similarity falls with the distance",
+    "learned-near": "yes: overall, similarity falls with the distance",
     "rope-kv": "3",
     "rope-shift": "nothing, up to float rounding",
 }
@@ -432,24 +432,90 @@ def test_linear_sentence(dim, factor):
 def test_parameters_sentence(rows, width):
     text = learned_q.parameters_sentence(rows, width)
     assert f"{rows} rows of {width} numbers: {rows * width:,} numbers" in text
+    assert text.holds() and text.claim("numbers learned").reference.value == rows * width
+    assert not learned_q.parameters_sentence(rows, width, (rows + 1, width)).holds()  # "the same shape": measured
     assert learned_q.parameters_answer(rows * width) == (learned_q.PARAMETER_OPTIONS.index(rows * width)
                                                  if rows * width in learned_q.PARAMETER_OPTIONS else -1)
 
 
 @EXAMPLES
-@given(st.integers(4, 64), st.integers(1, 16), st.integers(0, 100))
-def test_near_sentence(rows, width, seed):
-    table = torch.randn(rows, width, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
-    offsets = (1, rows // 2, rows - 1)
-    similarities = learned_q.mean_similarity(table, offsets)
-    for o, s in zip(offsets, similarities):
-        naive = sum(float(table[i] @ table[i + o] / (table[i].norm() * table[i + o].norm())) for i in range(rows - o))
-        assert s == pytest.approx(naive / (rows - o), abs=1e-9)
-    text = learned_q.near_sentence(offsets, similarities)
+@given(st.lists(st.floats(-1, 1), min_size=2, max_size=40), st.data())
+@example([0.9, 0.5, 0.6, 0.1], None).via("falls overall, with a rise")
+@example([0.9, 0.5, 0.3, 0.1], None).via("falls at every step")
+@example([0.5, 0.5], None).via("flat: a tie")
+def test_near_sentence(series, data):
+    """The trend words of the explanation are the whole series' (the chart's every δ), not the
+    three offsets' it quotes: a series with rises on the way is said to fall only overall."""
+    series = tuple(series)
+    n = len(series)
+    offsets = (1, max(1, n // 2), n) if data is None else tuple(sorted(set(data.draw(
+        st.lists(st.integers(1, n), min_size=2, max_size=3)))))
+    similarities = tuple(series[o - 1] for o in offsets)
+    text = learned_q.near_sentence(offsets, similarities, series)
+    assert text.holds()
     for o, s in zip(offsets, similarities):
         assert f"{shown(s, '.2f')} at δ = {o}" in text
+    steps = [b - a for a, b in zip(series, series[1:])]
+    rises = sum(step > 0 for step in steps)
+    if steps and all(step <= 0 for step in steps) and series[-1] < series[0]:
+        assert "It falls at every step in between." in text and "does not fall steadily" not in text
+    elif rises and any(step < 0 for step in steps):
+        assert f"it rises again at {rises} step{'' if rises == 1 else 's'}" in text
+        assert text.claim("mean similarity by δ").relation == "not monotone"
+    else:
+        assert "falls at every step" not in text and "does not fall steadily" not in text
     falls = similarities[0] - similarities[-1] > 0.1
     assert (learned_q.near_answer(similarities) == 0) == falls
+
+
+def test_the_learned_pages_questions_state_the_revealed_pages_numbers():
+    """Each explanation's numbers are those of the page at the question's settings: the table it
+    draws (its shape, and the sinusoidal beside it) and the similarities its chart draws."""
+    from lab.views import fixed_or_learned as page
+
+    checks = {c.id: c for c in learned_q.QUESTIONS}
+    learned, sinusoidal = page.position_tables()
+    rows, width = learned.shape
+    said = checks["learned-params"].solve().explanation
+    assert said.holds() and f"{rows} rows of {width} numbers: {rows * width:,} numbers" in said
+    assert tuple(sinusoidal.shape) == (rows, width)
+    near = checks["learned-near"]
+    offset = int(near.settings["offset"])
+    assert offset >= max(learned_q.NEAR_OFFSETS)  # the revealed chart reaches every δ the explanation quotes
+    view = page.offsets_view(offset)  # what the page draws at the question's settings
+    said = near.solve().explanation
+    assert said.holds()
+    for d in learned_q.NEAR_OFFSETS:
+        assert f"{shown(view.learned.similarity_at(d), '.2f')} at δ = {d}" in said
+    drawn = tuple(view.learned.similarity_at(d) for d in range(1, offset + 1))
+    assert said.claim("mean similarity by δ").value == drawn
+    assert said.claim("mean similarity by δ").relation == "not monotone"  # MiniLM's: falls overall, with rises
+
+
+def test_the_families_pages_questions_state_the_revealed_pages_numbers():
+    """ALiBi's slopes as the page's side-by-side panel and conventions table show them at 8 heads;
+    linear interpolation's ratio and frequencies as the context extension section draws them at s = 4."""
+    from lab.views import encoding_families as fam
+    from lab.views import families_conventions as conv
+    from lab.views import families_extension as ext
+
+    checks = {c.id: c for c in families_q.QUESTIONS}
+    alibi = checks["families-alibi"]
+    heads = int(alibi.settings["heads"])
+    said = alibi.solve().explanation
+    panel = fam.side_by_side(fam.N.default, int(fam.WIDTH.default), heads, False, fam.SHAW_K.default, 1).panel("alibi")
+    table = conv.conventions(fam.N.default, int(fam.WIDTH.default), heads).slopes8["slope"].tolist()
+    assert panel.view.slope == pytest.approx(table[0]) and f"head 1 takes {shown(table[0], '.4g')} off" in said
+    assert f"head {heads} only {shown(table[-1], '.4g')}" in said
+    linear = checks["families-linear"]
+    factor = float(linear.settings["s"])
+    view = ext.extension(int(fam.HEAD_DIM.default), float(fam.THETA.default), factor, int(fam.ORIGINAL.default))
+    said = linear.solve().explanation
+    assert f"by {shown(factor, 'g')}" in said and view.linear_ratio == pytest.approx(1 / factor, rel=1e-6)
+    plain = pekit.rope_frequencies(view.head_dim)
+    assert f"turns {shown(float(plain[0]) * view.linear_ratio, '.4g')} radian per position instead of " \
+           f"{shown(float(plain[0]), '.4g')}" in said
+    assert int(fam.HEAD_DIM.default) == 128  # the explanation's rope_frequencies(128, ...)
 
 
 @EXAMPLES

@@ -1,0 +1,173 @@
+"""What the encoding families page's view tests share: independent references (T5's bucket,
+ALiBi's ``get_slopes``, the sinusoid, RoPE both ways written out again) and readers of the drawn
+specs."""
+
+import math
+import re
+
+import numpy as np
+import torch
+from hypothesis import example
+
+from lab.views import encoding_families as fam
+from pekit.charts.matrices import MAX_PIXELS
+
+WIDTHS = [(int(d), int(h)) for d in fam.WIDTH.options for h in fam.HEADS.options]
+
+
+# independent references ---------------------------------------------------------------------------
+
+
+def t5_bucket(rel: int, bidirectional: bool, num_buckets: int = 32, max_distance: int = 128) -> int:
+    """Hugging Face's ``_relative_position_bucket`` for one ``key − query`` offset, written out
+    (its logarithm in float32, as the reference computes it)."""
+    ret, n = 0, -rel
+    if bidirectional:
+        num_buckets //= 2
+        ret += num_buckets if n < 0 else 0
+        n = abs(n)
+    else:
+        n = max(n, 0)
+    max_exact = num_buckets // 2
+    if n < max_exact:
+        return ret + n
+    large = np.log(np.float32(n) / np.float32(max_exact)) / np.float32(math.log(max_distance / max_exact))
+    return ret + min(max_exact + int(np.float32(large) * np.float32(num_buckets - max_exact)), num_buckets - 1)
+
+
+def get_slopes(n: int) -> list[float]:
+    """ALiBi's ``get_slopes`` (ofirpress/attention_with_linear_biases), written out."""
+    def power_of_2(n):
+        start = 2 ** (-2 ** -(math.log2(n) - 3))
+        return [start * start ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + get_slopes(2 * closest)[0::2][: n - closest]
+
+
+def sinusoid(positions, d: int, layout: str = "interleaved") -> np.ndarray:
+    """The sinusoidal table in float64 from its formula, ``(len(positions), d)``."""
+    i = np.asarray(positions, dtype=np.float64)[:, None]
+    if layout == "interleaved":
+        omega = 10000.0 ** (-2 * np.arange(d // 2) / d)
+        out = np.empty((len(i), d))
+        out[:, 0::2], out[:, 1::2] = np.sin(i * omega), np.cos(i * omega)
+        return out
+    omega = 10000.0 ** (-np.arange(d // 2) / (d // 2 - 1))
+    return np.concatenate([np.sin(i * omega), np.cos(i * omega)], axis=1)
+
+
+def rope(x: torch.Tensor, pairing: str) -> torch.Tensor:
+    """RoPE from its formula, float64: pair j is columns (2j, 2j + 1) (adjacent) or (j, j + d/2)
+    (halves), turned by m·10000^(−2j/d) at row m."""
+    m, d = x.shape
+    omega = 10000.0 ** (-2 * torch.arange(d // 2, dtype=torch.float64) / d)
+    angle = torch.arange(m, dtype=torch.float64)[:, None] * omega
+    a, b = (torch.arange(0, d, 2), torch.arange(1, d, 2)) if pairing == "adjacent" else (
+        torch.arange(d // 2), torch.arange(d // 2, d))
+    out = x.clone()
+    out[:, a] = x[:, a] * angle.cos() - x[:, b] * angle.sin()
+    out[:, b] = x[:, a] * angle.sin() + x[:, b] * angle.cos()
+    return out
+
+
+def no_hyphen_minus(said: str) -> None:
+    """Numbers carry a true minus sign (−), never a hyphen, and no 1e-05 notation."""
+    assert not re.search(r"-\s?\d|\de[+-]?\d", said), said
+
+
+def drawn_exactly(rows: int, cols: int) -> bool:
+    """Whether a rows × cols matrix is drawn entry by entry (cells, or one pixel per entry)."""
+    return rows * cols <= fam.MAX_MARKS or (rows <= MAX_PIXELS[0] and cols <= MAX_PIXELS[1])
+
+
+def marks_drawn(spec: dict) -> set[str]:
+    found = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            mark = node.get("mark")
+            if mark is not None:
+                found.add(mark if isinstance(mark, str) else mark.get("type"))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+    walk(spec)
+    return found
+
+
+def rows_drawn(spec: dict, field: str) -> list[dict]:
+    """Every data row of a Vega-Lite spec (its datasets, or inline values anywhere) holding ``field``."""
+    found, seen = [], set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("datasets",) and isinstance(value, dict):
+                    for name, data in value.items():
+                        if name not in seen:
+                            seen.add(name)
+                            found.extend(r for r in data if isinstance(r, dict) and field in r)
+                elif key == "values" and isinstance(value, list):
+                    found.extend(r for r in value if isinstance(r, dict) and field in r)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+    walk(spec)
+    return found
+
+
+def colour_domain(spec: dict) -> list[float]:
+    """The domain of a heatmap's colour scale (its legend): the colour of the values drawn, or of
+    the unmasked ones where masked cells take a grey of their own."""
+    found = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            colour = node.get("color")
+            if isinstance(colour, dict):
+                colour = colour.get("condition", colour)
+                domain = colour.get("scale", {}).get("domain") if isinstance(colour, dict) else None
+                if domain and all(isinstance(v, (int, float)) for v in domain):
+                    found.append([float(v) for v in domain])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(spec)
+    assert found, "no colour scale"
+    return found[0]
+
+
+def check_blocks(view, rows: int, cols: int) -> None:
+    """The caption says block means exactly when the matrix is too large to draw entry by entry,
+    and names what is drawn: image pixels or chart cells (as the spec draws them)."""
+    image = "image" in marks_drawn(view.spec)
+    assert view.image == image and (image or "rect" in marks_drawn(view.spec))
+    said = f"Each {'pixel' if image else 'cell'} is the mean of a block of entries."
+    assert (said in fam.caption(view)) == (not drawn_exactly(rows, cols)) == (fam._blocks(view) != "")
+    assert "is the mean of a block" not in fam.caption(view).replace(said, "")
+
+
+def read_back(text: str) -> float:
+    """A number as the lab writes it, read back: minus sign, thousands commas, ``a × 10ⁿ``."""
+    text = text.replace("−", "-").replace(",", "")
+    if " × 10" in text:
+        mantissa, power = text.split(" × 10")
+        return float(f"{mantissa}e{power.translate(str.maketrans('⁰¹²³⁴⁵⁶⁷⁸⁹⁻', '0123456789-'))}")
+    return float(text)
+
+
+def with_examples(corners):
+    def wrap(test):
+        for corner in corners:
+            test = example(corner)(test)
+        return test
+    return wrap

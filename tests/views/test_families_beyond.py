@@ -1,0 +1,196 @@
+"""The encoding families page's section past the training length: each sentence states the numbers
+of its view, checked against references recomputed here."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lab.display import number
+from lab.views import encoding_families as fam
+from lab.views import families_beyond as past
+
+from tests.views.families_helpers import (
+    WIDTHS, get_slopes, no_hyphen_minus, rows_drawn, sinusoid, t5_bucket, with_examples)
+
+
+# past the training length ------------------------------------------------------------------------
+
+
+def check_alibi_claims(said, view, p, train, heads, slopes):
+    """The ALiBi line's claims hold, and their references are the bias recomputed here: the
+    quoted heads' bias at p and at L − 1 (float64 from the authors' slopes), a line that falls
+    over every offset drawn, and the trend word the sentence uses is the direction of the
+    numbers it quotes (bias at the shorter distance first)."""
+    assert said.holds()
+    for h in sorted({0, heads - 1}):
+        at_p, at_last = said.claim(f"head {h + 1}: bias at p"), said.claim(f"head {h + 1}: bias at L − 1")
+        assert at_p.reference.value == pytest.approx(-slopes[h] * p, rel=2 ** -22)
+        assert at_last.reference.value == pytest.approx(-slopes[h] * (train - 1), rel=2 ** -22, abs=1e-300)
+        series = said.claim(f"head {h + 1}: bias over the offsets drawn")
+        assert series.relation == "falls" and series.value == pytest.approx(
+            [-slopes[h] * o for o in view.alibi_offsets], rel=1e-12)
+        assert view.alibi_offsets[0] == 0 and view.alibi_offsets[-1] == max(p, train)
+    trend = re.search(r"the (bias|penalty) (falls|grows) linearly", said)
+    quoted = [float(x.replace("−", "-").replace(",", "")) for x in re.findall(r"−[\d,]+(?:\.\d+)?", said)]
+    at_p, at_last = quoted[0], quoted[1 if heads == 1 else 2]  # head 1's: at p, then at L − 1
+    near, far = (at_last, at_p) if p > train - 1 else (at_p, at_last)  # by distance
+    if p != train - 1 and near != far:
+        falls = far < near  # the quoted numbers are biases (negative): do they fall with the distance?
+        assert trend and (trend[2] == "falls") == falls and trend[1] == "bias", (
+            f"the sentence says the {trend[1] if trend else '?'} {trend[2] if trend else '?'} with the distance while "
+            f"the numbers it quotes go from {near} to {far}")
+
+
+@st.composite
+def beyond_settings(draw):
+    """(p, train, d, heads, k) over the page's whole range, p up to the slider's top for that L."""
+    train = draw(st.integers(fam.TRAIN.minimum, fam.TRAIN.maximum))
+    p = draw(st.integers(fam.POSITION.minimum, past.offset_limit(train)))
+    d, heads = draw(st.sampled_from(WIDTHS))
+    return p, train, d, heads, draw(st.integers(fam.SHAW_K.minimum, fam.SHAW_K.maximum))
+
+
+def test_the_offset_reaches_sixteen_training_lengths_within_its_range():
+    assert [past.offset_limit(t) for t in (2, 64, 1023, 1024)] == [32, 1024, 16368, 16383]
+    assert past.offset_limit(fam.TRAIN.maximum) == fam.POSITION.maximum
+    past.beyond(fam.POSITION.maximum, fam.TRAIN.maximum, 64, 8, 4)  # the largest offset offered is served
+
+
+BEYOND_CORNERS = [(16383, 1024, 512, 1, 64), (16383, 1024, 32, 16, 1), (1, 2, 32, 16, 1), (2, 2, 32, 16, 1),
+                  (3, 2, 512, 1, 64), (32, 2, 64, 8, 4), (63, 64, 64, 8, 4), (64, 64, 64, 8, 64), (100, 64, 64, 1, 4),
+                  (300, 64, 128, 2, 4), (256, 64, 64, 8, 4), (1024, 1024, 256, 2, 1)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(beyond_settings())
+@with_examples(BEYOND_CORNERS)
+def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
+    p, train, d, heads, k = setting
+    view = past.beyond(*setting)
+    inside = p < train
+
+    assert past.offset_heading(view) == (f"**At offset p = {p:,}, after training on L = {train:,} positions**"
+                                        + (" (inside the training length: nothing here is new)" if inside else "") + ":")
+    assert past.learned_line(view) == (f"**Learned**: row {p:,} exists." if inside
+                                      else f"**Learned**: no row: the table stops at row {train - 1:,}.")
+
+    table, row = sinusoid(range(train), d), sinusoid([p], d)[0]
+    nearest, step = float(np.linalg.norm(table - row, axis=1).min()), float(np.linalg.norm(table[1] - table[0]))
+    said = past.sinusoidal_line(view)
+    assert f"(neighbouring rows are {number(step, '.3g')} apart)" in said
+    if inside:
+        assert nearest < 1e-9 and f"row {p:,} is one of the {train:,} rows seen in training" in said
+    else:
+        assert view.b.sinusoidal_nearest == pytest.approx(nearest, abs=1e-9)
+        assert f"the nearest row seen in training is {number(view.b.sinusoidal_nearest, '.3g')} away" in said
+
+    bits_p, bits_train = max(1, p.bit_length()), max(1, (train - 1).bit_length())
+    said = past.binary_line(view)
+    assert f"position {p:,} needs {bits_p} bit{'' if bits_p == 1 else 's'}; training used {bits_train}" in said
+    set_in_training = {c for i in range(train) for c in range(i.bit_length()) if (i >> c) & 1}
+    assert said.endswith(", so a bit that was never set turns on.") == (bits_p > bits_train)
+    if bits_p > bits_train:  # p's top bit was never set by a position below L
+        assert (bits_p - 1) not in set_in_training and (p >> (bits_p - 1)) & 1
+
+    hw = d // heads  # RoPE: per pair, the largest angle of training (L − 1)·ω and the angle at p mod 2π
+    omega = [10000.0 ** (-2 * j / hw) for j in range(hw // 2)]
+    full = [j for j, w in enumerate(omega) if (train - 1) * w >= 2 * math.pi]
+    short = [j for j in range(len(omega)) if j not in full]
+    new = [j for j in short if not inside and math.fmod(p * omega[j], 2 * math.pi) > (train - 1) * omega[j]]
+    back = [j for j in short if not inside and j not in new]
+    said = past.rope_line(view)
+    pairs = len(omega)
+    if pairs == 1:
+        assert said.startswith("**RoPE**: the one pair of a head " + (
+            "turned a full circle within L, so it met" if full else "never turned a full circle within L;"))
+    else:
+        assert said.startswith(f"**RoPE**: {f'all {pairs}' if len(full) == pairs else f'{len(full)} of the {pairs}'} "
+                               "pairs of a head turned a full circle within L")
+    assert ("all round the circle" in said) == bool(full)
+    if inside:
+        assert said.endswith("inside the training length every angle at p was met in training.")
+    elif not short:
+        assert said.endswith("no pair meets an angle it never saw.")
+    else:
+        assert (f"{fam.runs_of(new)} now turn" in said) if new else "now turn" not in said
+        assert (f"{fam.runs_of(back)}, short of a full turn in training," in said) if back else "come round" not in said
+        for j in back:  # come round: the angle mod 2π lies inside the arc met in training
+            assert p * omega[j] >= 2 * math.pi and math.fmod(p * omega[j], 2 * math.pi) <= (train - 1) * omega[j]
+
+    # the chart beside it: per pair, (L − 1)·ω_j, p·ω_j and one full turn; many pairs are drawn as bands
+    # (each the range of its run of pairs), which must hold exactly the values of their pairs
+    curves = {"largest in training": [(train - 1) * w for w in omega], f"at offset p = {p}": [p * w for w in omega],
+              "one full turn": [2 * math.pi] * len(omega)}
+    points, bands = rows_drawn(view.rope_spec, "angle"), rows_drawn(view.rope_spec, "low")
+    assert sorted((r["what"].split(",")[0], r["pair"]) for r in points) == sorted(
+        (what, j) for what in curves for j in range(len(omega))) if points else len(bands) > 0
+    for r in points:
+        assert r["angle"] == pytest.approx(curves[r["what"].split(",")[0]][r["pair"]], rel=1e-9)
+    for r in bands:
+        values = curves[r["what"].split(",")[0]][int(r["first"]): int(r["last"]) + 1]
+        assert (r["low"], r["high"]) == pytest.approx((min(values), max(values)), rel=1e-9)
+
+    slopes = get_slopes(heads)
+    b = view.b
+    assert b.alibi_bias == pytest.approx([-m * p for m in slopes], rel=1e-12)
+    assert b.alibi_bias_seen == pytest.approx([-m * (train - 1) for m in slopes], rel=1e-12, abs=1e-300)
+    said = past.alibi_line(view)
+    now, seen = [-m * p for m in slopes], [-m * (train - 1) for m in slopes]
+    # every bias is negative and written with a minus sign ("L − 1" has a space after its minus)
+    quoted = [float(x.replace("−", "-").replace(",", "")) for x in re.findall(r"−[\d,]+(?:\.\d+)?", said)]
+    if heads == 1:  # the numbers quoted: the bias at p, then at L − 1
+        assert "at p (the one head)" in said and "head 1)" not in said and f"L − 1 = {train - 1:,}, it was" in said
+        expected = [now[0], seen[0]]
+    else:  # head 1 and the last head at p, then at L − 1
+        assert "(head 1) to " in said and f" (head {heads}) at p" in said and f"L − 1 = {train - 1:,}, it was" in said
+        expected = [now[0], now[-1], seen[0], seen[-1]]
+    assert quoted == pytest.approx(expected, rel=6e-4)  # 4 significant digits, or whole numbers from 1,000 on
+    assert [past.bias_text(x) for x in expected] == re.findall(r"−[\d,]+(?:\.\d+)?", said)
+    if not inside:  # past L − 1 the penalty is larger than any met in training, in every head
+        assert all(a < b_ for a, b_ in zip(now, seen))
+    check_alibi_claims(said, view, p, train, heads, slopes)
+
+    # the chart under it: "one line per head: a straight line", drawn from offset 0 to max(p, L)
+    rows = rows_drawn(view.alibi_spec, "bias")
+    assert sorted({r["head"] for r in rows}) == sorted(f"head {h}" for h in range(1, heads + 1))
+    assert all(r["bias"] == pytest.approx(-slopes[int(r["head"].split()[1]) - 1] * r["offset"], rel=1e-12, abs=0)
+               and not (r["bias"] == 0 and math.copysign(1, r["bias"]) < 0) for r in rows)
+    assert {r["offset"] for r in rows} >= {0, max(p, train)}
+
+    bucket, reached = t5_bucket(-p, True), {t5_bucket(-x, True) for x in range(train)}
+    # the T5 chart: the encoder's bucket of each distance before the query, from 0 to max(p, L); the keys
+    # after the query mirror them (the same distance, the upper half of the buckets)
+    top = max(p, train)
+    drawn = rows_drawn(view.t5_spec, "bucket")
+    if len(drawn) == top + 1:  # every distance drawn (larger ranges are drawn as bands, labelled so)
+        assert [r["bucket"] for r in sorted(drawn, key=lambda r: r["offset"])] == [t5_bucket(-x, True)
+                                                                                   for x in range(top + 1)]
+    assert all(t5_bucket(x, True) == t5_bucket(-x, True) + 16 for x in range(1, min(top, 3000) + 1))
+    said = past.t5_line(view)
+    assert f"distance {p:,} falls in bucket {bucket}, " in said
+    assert f"(they reach {len(reached)} bucket{'' if len(reached) == 1 else 's'})" in said
+    assert ("one trained on" in said) == (bucket in reached) and ("**never trained**" in said) == (bucket not in reached)
+    assert {t5_bucket(-x, True) for x in range(128, 400)} == {15} and "every distance from 128 on shares one bucket" in said
+    assert said.holds()  # each claim against the row drawn; the references against HF's bucket written out
+    assert said.claim("bucket of p").reference.value == bucket
+    assert said.claim("buckets distances 0 .. L − 1 reach").reference.value == len(reached)
+    sharing = sum(t5_bucket(-x, True) == bucket for x in range(train))
+    assert said.claim("distances below L in the bucket of p").value == sharing
+    assert said.claim("distances below L in the bucket of p").relation == ("above" if sharing else "equal")
+    tail = {t5_bucket(-x, True) for x in range(128, max(top, 512) + 1)}
+    assert said.claim("buckets of the distances from max_distance on").value == len(tail) == 1
+
+    said = past.shaw_line(view)
+    assert said.startswith(f"**Shaw**: offset {p:,} uses vector {min(p, k) + k} of 0 to {2 * k}")
+    assert (f", clipped to the edge vector of ±{k}:" in said) == (p > k)
+    # the offsets a training of L positions meets are −(L − 1) .. L − 1: their vectors are the trained ones
+    met = {min(max(i - j, -k), k) + k for i in range(min(train, 2 * k + 3)) for j in range(min(train, 2 * k + 3))}
+    used = min(p, k) + k
+    assert ("one trained on" in said) == (used in met) and ("**never trained**" in said) == (used not in met)
+    for line in (past.offset_heading, past.learned_line, past.sinusoidal_line, past.binary_line, past.rope_line,
+                 past.alibi_line, past.t5_line, past.shaw_line):
+        no_hyphen_minus(line(view))
