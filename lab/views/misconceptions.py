@@ -53,7 +53,8 @@ REASONS: dict[str, tuple[int, str]] = {
     "learned-params": (0, N_("0 is the sinusoidal table's count, which a formula gives; a learned table is a "
                              "parameter in every entry, 512 × 384 of them.")),
     "learned-near": (1, N_("Nothing in a learned table forces neighbours together, but training on real text did: the "
-                           "page's curve of similarity against distance falls instead of staying flat.")),
+                           "page's curve of similarity against distance ends far below where it starts, with rises "
+                           "on the way, instead of staying flat.")),
     "rope-kv": (2, N_("Grouped-query attention: several query heads share one key/value head, so the layer stores "
                       "fewer keys and values than it has query heads.")),
     "rope-shift": (1, N_("RoPE's scores depend on the offsets between positions alone, and shifting every position by "

@@ -84,3 +84,14 @@ def test_the_numbers_the_reasons_state_are_pekits():
     assert pekit.complexity_table(9, 1, 3).loc["CNN", "max_path_length"] == 4
     # "512 × 384 of them": MiniLM's learned table
     assert tuple(position_tables()[0].shape) == (512, 384)
+
+
+def test_the_learned_near_reason_reads_the_whole_curve_the_page_draws():
+    """"ends far below where it starts, with rises on the way": the revealed chart's whole series
+    (δ = 1 .. 256), not its chosen points, against the answer's own threshold of 0.1."""
+    from lab.views.questions import fixed_or_learned as learned_questions
+
+    series = learned_questions.near_series()
+    assert len(series) == 256 and series[0] - series[-1] > 0.1
+    assert any(b > a for a, b in zip(series, series[1:]))  # not monotone: "with rises on the way"
+    assert "with rises on the way" in misconceptions.why_not("learned-near", learned_questions.QUESTIONS[1].options)
