@@ -8,6 +8,30 @@ from lab.i18n import N_, _
 from lab.page import lab_page
 from lab.published import longer_inputs_sentence, no_positions_sentence, published_table
 from lab.views.train import (
+    Run,
+    bars_caption,
+    failure_sentence,
+    is_attendee,
+    measured_caption,
+    missing_sentence,
+    nothing_yet_sentence,
+    progress,
+    progress_text,
+    results_view,
+    submit,
+    trainings,
+    waiting_sentence,
+)
+from lab.views.train_curves import curves_caption
+from lab.views.train_maps import (
+    attention_view,
+    clearest_sentence,
+    example_sentence,
+    fallback_scheme,
+    layer_heading,
+    layer_options,
+)
+from lab.views.train_names import (
     BATCH_SIZE,
     HEADS,
     KIND,
@@ -24,28 +48,8 @@ from lab.views.train import (
     TASK,
     TEST_EXAMPLES,
     WIDTH,
-    Run,
-    attention_view,
-    bars_caption,
-    clearest_sentence,
-    curves_caption,
-    example_sentence,
-    failure_sentence,
-    fallback_scheme,
-    is_attendee,
-    layer_heading,
-    layer_options,
-    measured_caption,
-    missing_sentence,
-    nothing_yet_sentence,
-    progress,
-    progress_text,
-    results_view,
     scheme_labels,
-    submit,
     task_labels,
-    trainings,
-    waiting_sentence,
 )
 
 INTRO = N_(
