@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from pekit import charts, training
 from lab.display import number
-from lab.i18n import _, localized_resource
+from lab.claims import Claim, Reference, Said
+from lab.i18n import _, localized_resource, ngettext
 from lab.views.train import Run, Source, result
 from lab.views.train_names import MAP_LAYER, MAPS_PER_ROW, _n
 
@@ -47,7 +48,10 @@ class AttentionView:
     best: Head | None  # the clearest head trained (None: the task copies no fixed position)
     before: Head | None  # the clearest head before training
     seq_len: int  # input tokens
-    even: float  # the share a head spreading evenly over the input tokens puts on one: 1 / seq_len
+    even: float  # the share a head spreading evenly over the keys it may see puts there (even_source_share)
+    causal: bool = False  # a decoder's maps: answer slot i sees the inputs and the slots up to i
+    shares: tuple[float, ...] = ()  # every trained head's share, layer by layer (source_attention)
+    shares_before: tuple[float, ...] = ()  # the same before training
 
 
 def layer_options(layers: int) -> tuple[str, ...]:
@@ -82,11 +86,14 @@ def attention_view(run: Run, source: Source, layer: str) -> AttentionView:
     before = training.clearest_head(maps.untrained, run.task, causal=causal)
     index = (best[0] if best is not None else maps.trained.shape[0] - 1) if layer == "clearest" else int(layer) - 1
     labels = list(maps.labels)
+    shares, before_shares = (training.source_attention(w, run.task, causal=causal) for w in (maps.trained, maps.untrained))
     return AttentionView(
         layer=index + 1, clearest=layer == "clearest", trained=_map_rows(maps.trained[index], labels),
         untrained=_map_rows(maps.untrained[index], labels), inputs=tuple(maps.inputs.tolist()),
         answers=tuple(maps.answers.tolist()), predicted=tuple(maps.predicted.tolist()), best=_head(best),
-        before=_head(before), seq_len=run.seq_len, even=1 / run.seq_len)
+        before=_head(before), seq_len=run.seq_len, even=training.even_source_share(run.seq_len, causal=causal),
+        causal=causal, shares=() if shares is None else tuple(shares.flatten().tolist()),
+        shares_before=() if before_shares is None else tuple(before_shares.flatten().tolist()))
 
 
 def example_sentence(view: AttentionView) -> str:
@@ -99,15 +106,46 @@ def example_sentence(view: AttentionView) -> str:
                                       predicted=tokens(view.predicted))
 
 
-def clearest_sentence(view: AttentionView) -> str:
+def ties(view: AttentionView) -> int:
+    """Trained heads other than the clearest whose share reads the same as the clearest's, as the
+    page writes it (a whole percent)."""
+    shown = _n(view.best.share, ".0%")
+    return sum(_n(share, ".0%") == shown for share in view.shares) - 1
+
+
+def clearest_sentence(view: AttentionView) -> Said:
     """How hard the clearest head looks at the token each answer copies, against the best head
-    before training and a head spreading evenly (for a task that copies; see ``view.best``)."""
+    before training and a head spreading evenly over the keys it may see (``view.even``: over the
+    input tokens in an encoder; in a decoder, answer slot i also sees the slots up to i), and how
+    many heads tie with it as shown (for a task that copies; see ``view.best``)."""
     best, before = view.best, view.before
-    return _("Each answer has one input token to copy. Trained, head {head} of layer {layer} puts **{share}** of the "
-             "answers' attention on exactly that token; before training the best head put {before} there (a head "
-             "spreading evenly over the {length} input tokens would put 1/{length} there, {even}%).").format(
-        head=best.head, layer=best.layer, share=_n(best.share, ".0%"), before=_n(before.share, ".0%"),
-        length=view.seq_len, even=number(100 * view.even, ".4g"))
+    fields = dict(head=best.head, layer=best.layer, share=_n(best.share, ".0%"), before=_n(before.share, ".0%"),
+                  length=view.seq_len, even=number(100 * view.even, ".4g"))
+    if view.causal:
+        text = _("Each answer has one input token to copy. Trained, head {head} of layer {layer} puts **{share}** of "
+                 "the answers' attention on exactly that token; before training the best head put {before} there (a "
+                 "head spreading evenly over the keys it may see would put {even}% there on average: answer slot i "
+                 "sees the {length} input tokens and the slots up to i).").format(**fields)
+        how = "training.even_source_share(seq_len, causal=True): the mean over the answer slots of 1/(seq_len + i + 1)"
+    else:
+        text = _("Each answer has one input token to copy. Trained, head {head} of layer {layer} puts **{share}** of "
+                 "the answers' attention on exactly that token; before training the best head put {before} there (a "
+                 "head spreading evenly over the {length} input tokens would put 1/{length} there, {even}%).").format(
+            **fields)
+        how = "training.even_source_share(seq_len, causal=False): 1/seq_len"
+    tied = ties(view)
+    if tied:
+        text += " " + ngettext("{count} other head puts as much there, as shown.",
+                               "{count} other heads put as much there, as shown.", tied).format(count=tied)
+    every = "the largest of every {} head's share (training.source_attention), layer by layer"
+    return Said(text, [
+        Claim("clearest head's share", best.share, "equal", Reference(max(view.shares), every.format("trained"))),
+        Claim("best head's share before training", before.share, "equal",
+              Reference(max(view.shares_before), every.format("untrained"))),
+        Claim("even head's share", view.even, "equal", Reference(view.even, how)),
+        Claim("other heads tied as shown", tied, "equal",
+              Reference(tied, "trained heads but the clearest whose share reads the same as a whole percent")),
+    ])
 
 
 def layer_heading(view: AttentionView, title: str) -> str:

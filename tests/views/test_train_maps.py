@@ -5,6 +5,7 @@ import math
 import re
 
 import pytest
+import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -52,7 +53,12 @@ def test_attention_sentences_state_the_shipped_maps_numbers(kind, positions, lay
     assert (f"Trained, head {best_head + 1} of layer {best_layer + 1} puts **{float(shares.max()):.0%}** of the "
             "answers' attention") in said
     assert f"before training the best head put {before:.0%} there" in said
-    assert evenly_said(said, run.seq_len)
+    assert said.holds()
+    assert said.claim("clearest head's share").reference.value == pytest.approx(float(shares.max()), abs=1e-12)
+    assert said.claim("best head's share before training").reference.value == pytest.approx(before, abs=1e-12)
+    check_even(said, run.seq_len, causal)
+    shown = [f"{float(v):.0%}" for v in shares.flatten()]
+    assert said.claim("other heads tied as shown").value == shown.count(f"{float(shares.max()):.0%}") - 1
 
     shown = best_layer + 1 if layer == "clearest" else int(layer)
     how = "(the layer of the clearest head)" if layer == "clearest" else "(as chosen)"
@@ -66,32 +72,75 @@ def test_attention_sentences_state_the_shipped_maps_numbers(kind, positions, lay
 # a training on the job board ------------------------------------------------------------------
 
 
-def evenly_said(said: str, seq_len: int) -> bool:
-    """The even head's share, 1/seq_len, is said exactly as a fraction and as a percent to four
-    digits (12.5% for 8 tokens, not 12%)."""
-    found = re.search(rf"evenly over the {seq_len} input tokens would put 1/{seq_len} there, ([\d.]+)%\)\.$", said)
-    return found is not None and abs(float(found[1]) - 100 / seq_len) <= 0.5 * 10 ** (math.floor(
-        math.log10(100 / seq_len)) - 3) + 1e-12
+def even_by_hand(seq_len: int, causal: bool) -> float:
+    """What source_attention measures of a head that spreads evenly over every key it may see: the
+    map built by a loop (a decoder's row r sees keys 0..r of its 2·seq_len), then measured."""
+    T = 2 * seq_len if causal else seq_len
+    weights = torch.zeros(1, 1, T, T, dtype=torch.float64)
+    for r in range(T):
+        keys = r + 1 if causal else T
+        for k in range(keys):
+            weights[0, 0, r, k] = 1.0 / keys
+    return float(training.source_attention(weights, "reverse", causal=causal)[0, 0])
 
 
-@given(seq_len=st.integers(LENGTH.minimum, LENGTH.maximum), best=st.floats(0.0, 1.0), before=st.floats(0.0, 1.0),
-       layer=st.integers(LAYERS.minimum, LAYERS.maximum), head=st.integers(1, 16))
-@example(seq_len=8, best=0.97, before=0.124, layer=1, head=1)
-@example(seq_len=LENGTH.minimum, best=1.0, before=0.0, layer=1, head=1)
-@example(seq_len=LENGTH.maximum, best=0.0, before=1.0, layer=4, head=16)
+def check_even(said, seq_len: int, causal: bool) -> None:
+    """The even head's share the sentence says (a percent to four digits) is that of an even map,
+    measured; an encoder's is 1/seq_len, said as a fraction too."""
+    even = even_by_hand(seq_len, causal)
+    assert said.claim("even head's share").reference.value == pytest.approx(even, abs=1e-12)
+    found = re.search(r"would put (?:1/(\d+) there, )?([\d.]+)% there on average|would put 1/(\d+) there, ([\d.]+)%\)",
+                      said)
+    assert found, said
+    percent = float(found[2] or found[4])
+    assert abs(percent - 100 * even) <= 0.5 * 10 ** (math.floor(math.log10(100 * even)) - 3) + 1e-12
+    if not causal:
+        assert int(found[3]) == seq_len
+
+
+# shares that tie as shown (0.97 and 0.9712 both read 97%), and the ends
+head_shares = st.one_of(st.sampled_from([0.0, 0.124, 0.125, 0.97, 0.9712, 1.0]), st.floats(0.0, 1.0))
+
+
+@given(seq_len=st.integers(LENGTH.minimum, LENGTH.maximum), causal=st.booleans(),
+       shares=st.lists(head_shares, min_size=1, max_size=16), before=st.lists(head_shares, min_size=1, max_size=16),
+       layer=st.integers(LAYERS.minimum, LAYERS.maximum))
+@example(seq_len=8, causal=False, shares=[0.97], before=[0.124], layer=1)
+@example(seq_len=8, causal=True, shares=[0.97, 0.9712, 0.5], before=[0.084], layer=2)
+@example(seq_len=LENGTH.minimum, causal=False, shares=[1.0, 1.0], before=[0.0], layer=1)
+@example(seq_len=LENGTH.maximum, causal=True, shares=[0.0], before=[1.0], layer=4)
 @settings(max_examples=30, deadline=None)
-def test_the_clearest_sentence_states_the_shares_it_is_given(seq_len, best, before, layer, head):
+def test_the_clearest_sentence_states_the_shares_it_is_given(seq_len, causal, shares, before, layer):
+    head = shares.index(max(shares)) + 1
     view = AttentionView(layer=layer, clearest=True, trained=(), untrained=(), inputs=(1, 2), answers=(2, 1),
-                         predicted=(2, 1), best=Head(layer, head, best), before=Head(1, 1, before), seq_len=seq_len,
-                         even=1 / seq_len)
+                         predicted=(2, 1), best=Head(layer, head, max(shares)), before=Head(1, 1, max(before)),
+                         seq_len=seq_len, even=training.even_source_share(seq_len, causal=causal), causal=causal,
+                         shares=tuple(shares), shares_before=tuple(before))
     said = clearest_sentence(view)
+    assert said.holds()
     trained = re.search(rf"Trained, head {head} of layer {layer} puts \*\*(\d+)%\*\* of the answers' attention", said)
     untrained = re.search(r"before training the best head put (\d+)% there", said)
-    assert trained and abs(int(trained[1]) - 100 * best) <= 0.5 + 1e-9  # whole percents
-    assert untrained and abs(int(untrained[1]) - 100 * before) <= 0.5 + 1e-9
-    assert evenly_said(said, seq_len)
-    if seq_len == 8:
+    assert trained and abs(int(trained[1]) - 100 * max(shares)) <= 0.5 + 1e-9  # whole percents
+    assert untrained and abs(int(untrained[1]) - 100 * max(before)) <= 0.5 + 1e-9
+    check_even(said, seq_len, causal)
+    tied = sum(f"{s:.0%}" == f"{max(shares):.0%}" for s in shares) - 1  # counted here, in Python's own format
+    assert said.claim("other heads tied as shown").value == tied
+    found = re.search(r"(\d+) other heads? puts? as much there", said)
+    assert (int(found[1]) if found else 0) == tied
+    if seq_len == 8 and not causal:
         assert "1/8 there, 12.5%)" in said
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_decoder_s_even_head_is_even_over_the_keys_it_sees(kind):
+    """A decoder's answer slot sees the inputs and the slots up to it: the even share the page
+    compares with is what an even map of those keys measures (8.3 % at 8 tokens, not 1/8)."""
+    run = shipped_run(kind)
+    view = attention_view(run, trainings(run, ["none"]).source("none"), "clearest")
+    said = clearest_sentence(view)
+    even = even_by_hand(run.seq_len, kind == "decoder")
+    found = re.search(r"would put (?:1/\d+ there, )?([\d.]+)%", said)
+    assert abs(float(found[1]) - 100 * even) < 0.01, f"{kind}: the sentence says {found[1]}%, an even map measures {100 * even:.4g}%"
 
 
 @given(layers=st.integers(LAYERS.minimum, LAYERS.maximum))

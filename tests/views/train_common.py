@@ -37,7 +37,7 @@ scheme_lists = st.lists(st.sampled_from(SCHEMES), min_size=1, unique=True).map(S
 def evenly_said(said: str, seq_len: int) -> bool:
     """The even head's share, 1/seq_len, is said exactly as a fraction and as a percent to four
     digits (12.5% for 8 tokens, not 12%)."""
-    found = re.search(rf"evenly over the {seq_len} input tokens would put 1/{seq_len} there, ([\d.]+)%\)\.$", said)
+    found = re.search(rf"evenly over the {seq_len} input tokens would put 1/{seq_len} there, ([\d.]+)%\)\.", said)
     return found is not None and abs(float(found[1]) - 100 / seq_len) <= 0.5 * 10 ** (math.floor(
         math.log10(100 / seq_len)) - 3) + 1e-12
 
