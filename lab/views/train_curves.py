@@ -8,7 +8,9 @@ from typing import NamedTuple
 
 from pekit import charts
 from pekit.training import HistoryRow
-from lab.i18n import _
+from pekit.charts.lines import MAX_LINE_POINTS
+from lab.claims import Claim, Reference, Said
+from lab.i18n import _, ngettext
 from lab.views.train_names import BATCH_SIZE, _n, _scheme
 
 
@@ -20,6 +22,9 @@ class Curves(NamedTuple):
     banded: bool  # lines drawn as bands (too many steps for the chart's room)
     block: int  # the most steps one band segment spans (1: every step a point)
     longest: int  # steps of the longest history
+    rows: int = 0  # steps drawn over all lines (every scheme's history)
+    room: int = MAX_LINE_POINTS  # the points a line chart draws over all its lines before it draws bands
+    lines: int = 1  # schemes with a history
 
 
 def history_frame(histories: dict[str, Sequence[HistoryRow]], field: str, name: str):
@@ -50,15 +55,25 @@ def curves_specs(histories: dict[str, Sequence[HistoryRow]]) -> Curves | None:
                             y_title=_("sequences right (fresh batch)"), series_title=_("Scheme"), y_domain=(0, 1),
                             log_x=log, height=height, points=points)
     banded = acc.drawing.kind == "bands"
-    return Curves(loss.spec(), acc.spec(), banded, acc.drawing.block[0], max(lengths))
+    return Curves(loss.spec(), acc.spec(), banded, acc.drawing.block[0], max(lengths), sum(lengths), MAX_LINE_POINTS,
+                  len(lengths))
 
 
-def curves_caption(curves: Curves) -> str:
-    """How the training curves were measured, and what the accuracy chart draws."""
+def curves_caption(curves: Curves) -> Said:
+    """How the training curves were measured, and what the accuracy chart draws: every step, or,
+    with more steps over all its lines than the points a line chart draws (``curves.room``), bands."""
+    room = Reference(curves.room, "pekit.charts.lines.MAX_LINE_POINTS: the points a line chart draws over all its "
+                                  "lines before it draws each line as bands")
     if curves.banded:
-        return _("Each step's accuracy is measured on that step's {count} fresh examples, before the model learns "
-                 "from them. With more steps than the chart has room for, a line is the band of its lowest and "
-                 "highest value over up to {block} consecutive steps.").format(
-            count=BATCH_SIZE, block=_n(curves.block, ","))
-    return _("Each step's accuracy is measured on that step's {count} fresh examples, before the model learns from "
-             "them. Every step is a point on its line; hover for values.").format(count=BATCH_SIZE)
+        return Said(ngettext(
+            "Each step's accuracy is measured on that step's {count} fresh examples, before the model learns from "
+            "them. With {steps} steps on {lines} line, more than the {room} points the chart draws, the line is the "
+            "band of its lowest and highest value over up to {block} consecutive steps.",
+            "Each step's accuracy is measured on that step's {count} fresh examples, before the model learns from "
+            "them. With {steps} steps over {lines} lines, more than the {room} points the chart draws, a line is the "
+            "band of its lowest and highest value over up to {block} consecutive steps.", curves.lines).format(
+            count=BATCH_SIZE, steps=_n(curves.rows, ","), lines=curves.lines, room=_n(curves.room, ","),
+            block=_n(curves.block, ",")), [Claim("steps drawn", curves.rows, "above", room)])
+    return Said(_("Each step's accuracy is measured on that step's {count} fresh examples, before the model learns "
+                  "from them. Every step is a point on its line; hover for values.").format(count=BATCH_SIZE),
+                [Claim("steps drawn", curves.rows, "at most", room)])
