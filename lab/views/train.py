@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from pekit import charts, shipped, training
 from pekit.charts.bars import accuracy_bars
 from pekit.training import HistoryRow
+from lab.claims import Claim, Reference, Said
 from lab.memo import shared
 from lab.i18n import N_, _, localized_resource, ngettext
 from lab.jobs import DONE, FAILED, RUNNING, WAITING, Job, job_board
@@ -290,6 +291,14 @@ def measured(model) -> dict:
 
 
 @shared(max_entries=64)
+def seen_in_training(task: str, seq_len: int, seed: int, steps: int) -> int:
+    """How many held-out examples have an input the first ``steps`` training batches of ``seed``
+    also hold (:func:`pekit.training.seen_in_training`)."""
+    return training.seen_in_training(task, seq_len, shipped.DEFAULTS["vocab"], seed=seed, steps=steps,
+                                     batch_size=BATCH_SIZE)
+
+
+@shared(max_entries=64)
 def ceiling(task: str, seq_len: int) -> float:
     return training.held_out_ceiling(task, seq_len, shipped.DEFAULTS["vocab"])
 
@@ -414,6 +423,10 @@ class Results:
     bars: dict  # chart spec: tokens and sequences right per scheme, the order-blind guess as a line
     direction: tuple[str, ...] = ()  # what ALiBi's numbers say (direction_lesson)
     differs: tuple[str, ...] = ()  # why a run trained here stopped short of the shipped one (differs_sentence)
+    guess: float = 1.0  # the best order-blind guess on the held-out examples (ceiling): the bars' dashed line
+    seen: int = 0  # held-out examples whose input came up in the training batches of the run with the most steps
+    steps: int = 0  # that run's steps
+    inputs: int = 0  # the inputs of this length there are: vocab ** seq_len
 
 
 @localized_resource(max_entries=64)
@@ -450,9 +463,12 @@ def results_view(run: Run, where: tuple[Source, ...]) -> Results | None:
     short = [(s.positions, results[s.positions], shipped_result(run.kind, s.positions)) for s in where
              if run.shipped and s.origin == "trained"
              and stopped_short(results[s.positions], shipped_result(run.kind, s.positions))]
+    steps = max(r.steps for r in results.values())  # the runs share their batches (same seed): the longest saw most
     return Results(table, tuple(said), curves_specs({p: r.history for p, r in results.items()}), extra, tuple(longer),
                    tuple(s.positions for s in where if s.missing), any(s.origin == "shipped" for s in where), bars,
-                   tuple(direction), (differs_sentence(short),) if short else ())
+                   tuple(direction), (differs_sentence(short),) if short else (), guess,
+                   seen_in_training(run.task, run.seq_len, run.seed, steps), steps,
+                   shipped.DEFAULTS["vocab"] ** run.seq_len)
 
 
 def stopped_short(live: Result, recorded: Result) -> bool:
@@ -476,15 +492,29 @@ def differs_sentence(runs: Sequence[tuple[str, Result, Result]]) -> str:
         count=len(runs), seconds=_n(MAX_SECONDS, "g"), runs=each)
 
 
-def bars_caption(view: Results, run: Run) -> str:
-    """What the bar chart draws, and how it was measured."""
-    guess = ceiling(run.task, run.seq_len)
-    measured = _("Accuracy on {count} examples of {length} tokens that no run saw in training; a sequence counts "
+def bars_caption(view: Results, run: Run) -> Said:
+    """What the bar chart draws, and how it was measured: the held-out examples (and how many of
+    them the training batches also held: short inputs over 16 symbols repeat), and the dashed line,
+    the best a guess blind to order can expect on those examples (``view.guess``)."""
+    seen = Reference(0, "none: the sentence says no run saw a held-out input")
+    if view.seen == 0:
+        text = _("Accuracy on {count} examples of {length} tokens that no run saw in training; a sequence counts "
                  "as right when all its answers are.").format(count=_n(TEST_EXAMPLES, ","), length=run.seq_len)
-    if guess < 1.0:
-        return measured + " " + _("The dashed line: {share} of the tokens, the most a guess blind to order gets "
-                                  "right here.").format(share=_pct(guess))
-    return measured
+        claims = [Claim("held-out inputs seen in training", view.seen, "equal", seen)]
+    else:
+        text = _("Accuracy on {count} examples of {length} tokens drawn apart from the training batches; there are "
+                 "only {inputs} inputs of {length} tokens, so {seen} of them also came up in the {steps} training "
+                 "steps of the longest run. A sequence counts as right when all its answers are.").format(
+            count=_n(TEST_EXAMPLES, ","), length=run.seq_len, inputs=_n(view.inputs, ","), seen=_n(view.seen, ","),
+            steps=_n(view.steps, ","))
+        claims = [Claim("held-out inputs seen in training", view.seen, "above", seen)]
+    if view.guess < 1.0:
+        text += " " + _("The dashed line: {share} of the tokens, the most a guess blind to order can expect on these "
+                        "examples.").format(share=_pct(view.guess))
+        claims.append(Claim("best order-blind guess", view.guess, "equal", Reference(
+            view.guess, "pekit.tasks.order_blind_ceiling on the held-out examples of this task, length and vocabulary "
+                        "(training.held_out_ceiling)")))
+    return Said(text, claims)
 
 
 def missing_sentence(view: Results) -> str:

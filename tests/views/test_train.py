@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from lab.jobs import job_board
 from lab.views.train import (
+    ceiling,
     Failure,
     Progress,
     Run,
@@ -35,12 +36,13 @@ from lab.views.train import (
     waiting_sentence,
 )
 from lab.views.train_maps import attention_view, clearest_sentence, example_sentence
-from lab.views.train_names import SCHEMES_SETTING, TASK, _names, _pct, _ranked, ranking
+from lab.views.train_names import BATCH_SIZE, LENGTH, SCHEMES_SETTING, TASK, _names, _pct, _ranked, ranking
 from pekit import shipped, training
 from pekit.positions import SCHEMES
+from pekit.tasks import make_examples, order_blind_ceiling
 from pekit.tiny import KINDS
-from tests.views.train_common import (SHIPPED_NOTE, D, evenly_said, names_in, pct, result_of, runs, scheme_lists,
-                                      shares, shipped_run, wait_until)
+from tests.views.train_common import (SHIPPED_NOTE, D, evenly_said, names_in, order_blind_by_hand, pct, result_of,
+                                      runs, scheme_lists, seen_by_hand, shares, shipped_run, wait_until)
 
 
 def test_the_job_key_is_a_hashable_record_of_the_ten_fields_in_order():
@@ -362,7 +364,13 @@ def test_the_results_captions_state_their_numbers(kind, schemes):
     guess = training.held_out_ceiling(run.task, run.seq_len, D["vocab"])
     said = bars_caption(view, run)
     assert said.startswith(f"Accuracy on {training.TEST_EXAMPLES:,} examples of 8 tokens that no run saw in training")
-    assert f"The dashed line: {pct(guess)} of the tokens, the most a guess blind to order gets right here." in said
+    assert f"The dashed line: {pct(guess)} of the tokens, the most a guess blind to order can expect" in said
+    assert said.holds()
+    assert said.claim("held-out inputs seen in training").value == seen_by_hand(
+        run.task, run.seq_len, run.seed, max(shipped_result(kind, p).steps for p in schemes), BATCH_SIZE) == 0
+    assert said.claim("best order-blind guess").reference.value == pytest.approx(order_blind_by_hand(
+        run.task, make_examples(run.task, training.TEST_EXAMPLES, run.seq_len, D["vocab"],
+                                seed=training.TEST_SEED)[0].tolist()), abs=1e-12)
     assert measured_caption(view).startswith(SHIPPED_NOTE)
     assert missing_sentence(view._replace(missing=tuple(schemes)) if hasattr(view, "_replace") else
                             dataclasses.replace(view, missing=tuple(schemes))) == \
@@ -373,6 +381,42 @@ def test_the_results_captions_state_their_numbers(kind, schemes):
     assert sorted((r["run"], r["measure"], r["share"]) for r in data) == sorted(
         (p, m, metrics[f"{kind}-{p}"][f]) for p in schemes
         for m, f in (("tokens right", "token_accuracy"), ("sequences right", "seq_accuracy")))
+
+
+@given(task=st.sampled_from(TASK.options), seq_len=st.integers(LENGTH.minimum, LENGTH.maximum))
+@settings(max_examples=12, deadline=None)
+@example(task="reverse", seq_len=LENGTH.minimum)
+@example(task="reverse", seq_len=9)  # odd: the middle token is its own answer
+@example(task="shift", seq_len=LENGTH.maximum)
+def test_the_dashed_line_is_the_best_order_blind_guess_on_the_examples_shown(task, seq_len):
+    """The bars' reference for the task and length on screen: the most likely answer at each
+    position given its token and the multiset, by a loop, over the held-out examples the page
+    evaluates (the first 200 of them here: the page's ceiling on the same 200 agrees)."""
+    inputs = make_examples(task, training.TEST_EXAMPLES, seq_len, D["vocab"], seed=training.TEST_SEED)[0]
+    assert ceiling(task, seq_len) == pytest.approx(
+        order_blind_ceiling(task, inputs), abs=1e-15)  # the page's: the held-out examples of this setting
+    assert order_blind_ceiling(task, inputs[:200]) == pytest.approx(order_blind_by_hand(task, inputs[:200].tolist()),
+                                                                    abs=1e-12)
+
+
+LONG_SEEN = Run("reverse", "encoder", LENGTH.minimum, 32, 1, 1, 300, 5)
+
+
+def test_at_the_shortest_length_the_caption_counts_the_held_out_inputs_training_saw():
+    """16**4 = 65,536 inputs of 4 tokens, 64 per step: after 300 steps a training has seen a good
+    share of them, the held-out examples' too. The caption counts them (a loop here) instead of
+    saying no run saw them."""
+    submit(LONG_SEEN, ["none"])
+    wait_until(lambda: job_board().get(LONG_SEEN.key("none")).over)
+    view = results_view(LONG_SEEN, trainings(LONG_SEEN, ["none"]).where)
+    said = bars_caption(view, LONG_SEEN)
+    steps = view.table["steps"][0]
+    expected = seen_by_hand("reverse", LENGTH.minimum, LONG_SEEN.seed, steps, BATCH_SIZE)
+    assert expected > 0
+    assert "no run saw" not in said, f"{expected} of the held-out inputs came up in training, the caption says: {said}"
+    assert said.holds() and said.claim("held-out inputs seen in training").value == expected
+    assert f"{expected:,} of them also came up in the {steps:,} training steps" in said
+    assert "only 65,536 inputs of 4 tokens" in said
 
 
 @given(positions=st.sampled_from(SCHEMES), error=st.text(max_size=40))

@@ -59,3 +59,51 @@ def names_in(text: str) -> list[str]:
 
 # shares that tie as shown (0.1 and 0.1004 both read 10.0%), exact ties, and the ends
 shares = st.one_of(st.sampled_from([0.0, 0.1, 0.1004, 0.25, 0.2501, 0.5, 0.9996, 1.0]), st.floats(0.0, 1.0))
+
+
+def answer_distribution(task: str, x: list[int], i: int) -> dict[int, float]:
+    """What a model blind to order knows of the answer at position ``i`` of input ``x``: only
+    ``x[i]`` and the multiset of ``x``, so ``x[i]`` is equally likely at each of the ``L`` places
+    and the other tokens fill the rest in any order. The answer's distribution, by a loop over
+    the places."""
+    L, mine = len(x), x[i]
+    rest = list(x)
+    rest.remove(mine)
+    dist: dict[int, float] = {}
+    if task == "histogram":
+        return {x.count(mine): 1.0}
+    for place in range(L):
+        if task == "sort":  # the answer at a place is the multiset's place-th smallest, whatever the order
+            v = sorted(x)[place]
+            dist[v] = dist.get(v, 0.0) + 1.0 / L
+            continue
+        source = L - 1 - place if task == "reverse" else (place + 1) % L
+        if source == place:  # its own token
+            dist[mine] = dist.get(mine, 0.0) + 1.0 / L
+        else:  # one of the others, each equally likely
+            for v in rest:
+                dist[v] = dist.get(v, 0.0) + 1.0 / (L * (L - 1))
+    return dist
+
+
+def order_blind_by_hand(task: str, inputs: list[list[int]]) -> float:
+    """The best expected token accuracy of a guess blind to order on ``inputs``: the most likely
+    answer at each position, averaged over positions and examples (float64 loops)."""
+    total = 0.0
+    for x in inputs:
+        total += sum(max(answer_distribution(task, x, i).values()) for i in range(len(x))) / len(x)
+    return total / len(inputs)
+
+
+def seen_by_hand(task: str, seq_len: int, seed: int, steps: int, batch: int, examples: int = 1000) -> int:
+    """Held-out inputs that the first ``steps`` training batches also hold, drawn again as
+    train_tiny draws them and looked up one by one."""
+    import torch
+
+    from pekit.tasks import make_examples
+    from pekit.training import TEST_SEED
+
+    data = torch.Generator().manual_seed(seed)
+    seen = {tuple(row) for _ in range(steps)
+            for row in make_examples(task, batch, seq_len, D["vocab"], generator=data)[0].tolist()}
+    return sum(tuple(row) in seen for row in make_examples(task, examples, seq_len, D["vocab"], seed=TEST_SEED)[0].tolist())
