@@ -130,7 +130,6 @@ NOT_YET: set[tuple[str, str]] = {
     # -- home
     ("home", "home_caption"),
     # -- lesson
-    ("lesson", "rotation_sentence"),
     # -- live_attention
     ("live_attention", "shapes_statement"),
     ("live_attention", "qkv_statement"),

@@ -8,10 +8,12 @@ before the one that shows their answer."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from pekit import charts, order, seeded, shipped, text
+import pekit
+from pekit import charts, order, rotation, seeded, shipped, text
 from pekit.charts.bars import accuracy_bars
 from lab.claims import Claim, Reference, Said
 from lab.display import number, plain
@@ -290,10 +292,55 @@ def rotation_circle(delta: int) -> dict:
     return rotation_view.circle(ROTATION_D, BASE, delta, ROTATION_PAIR, 0, ROTATION_POINTS)
 
 
-def rotation_sentence(delta: int) -> str:
+class Rotation(NamedTuple):
+    """The turn the circle shows for a shift ``delta``: the pair's whole angle δ·ω (degrees),
+    its whole turns and the rest, and the turn of each arrow drawn, measured from its points."""
+
+    delta: int
+    degrees: float  # δ·ω in degrees, whole turns included
+    turns: int  # whole turns in it
+    rest: float  # degrees past the whole turns
+    arrows: tuple[float, ...]  # each drawn arrow's turn, degrees from 0 to 360 (rotation.point_turns)
+
+
+ROTATION_ROUND_OFF = 1e-3  # degrees: float32 points of the table measure the same turn to about 1e-4°
+
+
+def rotation_turns(delta: int) -> Rotation:
+    """The circle's turn for a shift ``delta`` (the offset page's pair turn), and each drawn arrow's."""
     turn = rotation_view.pair_turn(ROTATION_D, BASE, delta, ROTATION_PAIR).turn
-    return _("Every arrow turns by the same angle, {degrees}°, wherever it starts.").format(
-        degrees=number(turn.sign * (turn.turns * 360 + turn.degrees), ".3g"))
+    cols = [2 * ROTATION_PAIR, 2 * ROTATION_PAIR + 1]
+    here = pekit.sinusoidal_columns(ROTATION_POINTS, ROTATION_D, cols, base=BASE)
+    there = pekit.sinusoidal_columns(ROTATION_POINTS, ROTATION_D, cols, base=BASE, start=delta)
+    arrows = tuple(math.degrees(a) for a in rotation.point_turns(here, there).tolist())
+    return Rotation(delta, turn.sign * (turn.turns * 360 + turn.degrees), turn.turns, turn.degrees, arrows)
+
+
+def rotation_sentence(delta: int) -> Said:
+    """How the arrows of the circle turn for a shift ``delta``: all by the pair's angle δ·ω (the
+    claim ``spread``: the largest difference between two arrows' measured turns, against float
+    rounding; ``rest``: the angle past whole turns, against each arrow's measured turn). A shift
+    of 0 turns nothing; past a whole turn the sentence says how far past."""
+    view = rotation_turns(delta)
+    spread = max(view.arrows) - min(view.arrows)
+    rounding = Reference(ROTATION_ROUND_OFF, "float32 rounding of the drawn points' angles, in degrees")
+    same = Claim("spread of the arrows' turns (degrees)", spread, "below", rounding)
+    if delta == 0:
+        return Said(_("A shift of 0 moves no point: every arrow stays where it starts."),
+                    [same, Claim("largest arrow turn (degrees)", max(view.arrows), "below", rounding)])
+    landed = Claim("angle past whole turns (degrees)", view.rest, "equal",
+                   Reference(view.arrows[0], "the first arrow's turn, measured from its drawn points",
+                             ROTATION_ROUND_OFF))
+    degrees = number(view.degrees, ".3g")
+    if view.turns == 0:
+        return Said(_("Every arrow turns by the same angle, {degrees}°, wherever it starts.").format(degrees=degrees),
+                    [same, landed])
+    return Said(ngettext(
+        "Every arrow turns by the same angle, {degrees}°, wherever it starts: {turns} full turn and {rest}° more, "
+        "so each lands {rest}° past where it started.",
+        "Every arrow turns by the same angle, {degrees}°, wherever it starts: {turns} full turns and {rest}° more, "
+        "so each lands {rest}° past where it started.", view.turns).format(
+        degrees=degrees, turns=view.turns, rest=number(view.rest, ".3g")), [same, landed])
 
 
 # -- step 8: the cost ----------------------------------------------------------------------------

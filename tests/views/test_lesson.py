@@ -151,11 +151,36 @@ def test_the_counter_sentence_counts_the_flips(bits):
 @settings(max_examples=10, deadline=None)
 @given(st.integers(0, 20))
 @example(3)
+@example(0)  # nothing turns
+@example(20)  # past a whole turn
 def test_the_rotation_sentence_gives_the_pair_s_angle(delta):
     said = lesson.rotation_sentence(delta)
+    assert said.holds()
     omega = lesson.BASE ** (-2 * lesson.ROTATION_PAIR / lesson.ROTATION_D)
     degrees = math.degrees(delta * omega)
+    # each arrow drawn, measured here in float64 from the table's formula: from (sin, cos) at i to the same at i + δ
+    arrows = [math.degrees(math.atan2(math.sin((i + delta) * omega), math.cos((i + delta) * omega))
+                           - math.atan2(math.sin(i * omega), math.cos(i * omega))) % 360
+              for i in range(lesson.ROTATION_POINTS)]
+    if delta == 0:
+        assert "moves no point" in said and "turns by" not in said
+        return
     assert f"the same angle, {number(degrees, '.3g')}°," in said
+    assert max(arrows) - min(arrows) < 1e-9
+    assert said.claim("angle past whole turns (degrees)").reference.value == pytest.approx(arrows[0], abs=1e-3)
+    assert said.claim("angle past whole turns (degrees)").value == pytest.approx(degrees % 360, abs=1e-9)
+
+
+@pytest.mark.parametrize("delta", [0, 20])
+def test_the_rotation_sentence_says_where_the_arrows_land_at_the_slider_s_ends(delta):
+    """At δ = 0 nothing turns; at δ = 20 the angle passes a whole turn, and the picture shows each
+    arrow 2.37° past where it started: the sentence says so."""
+    said = lesson.rotation_sentence(delta)
+    if delta == 0:
+        assert "turns by the same angle" not in said, f"at δ = 0 nothing turns, the sentence says: {said}"
+    else:
+        landed = math.degrees(delta * lesson.BASE ** (-2 * lesson.ROTATION_PAIR / lesson.ROTATION_D)) % 360
+        assert f"{number(landed, '.3g')}°" in said, f"each arrow lands {landed:.3g}° past its start, the sentence says: {said}"
 
 
 @settings(max_examples=9, deadline=None)
