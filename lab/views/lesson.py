@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import pekit
-from pekit import charts, order, rotation, seeded, shipped, text
+from pekit import charts, order, rotation, seeded, shipped, text, training
 from pekit.charts.bars import accuracy_bars
 from lab.claims import Claim, Reference, Said
 from lab.display import number, plain
@@ -226,31 +226,68 @@ SWAP = Check("lesson-swap", "lesson",
 @dataclass(frozen=True)
 class Training:
     """The shipped tiny encoders on reversal: the share of held-out sequences each gets entirely
-    right without positions and with sinusoidal ones, and the best share of words an order-blind
-    model can get (the chart's reference line)."""
+    right without positions and with sinusoidal ones, the share of words the one without gets
+    right, the best share of words an order-blind guess can expect on those examples (the chart's
+    reference line, for the checkpoints' own task, length and vocabulary), and how many of the
+    held-out inputs the longer run's training batches also held."""
 
     without: float
     with_p: float
     guess: float
     chart: dict
+    without_words: float = 0.0
+    seen: int = 0  # held-out inputs the training batches of the run with the most steps also held
+    length: int = TASK_LENGTH
 
 
 @localized_resource(max_entries=2)
 def training_view() -> Training:
     metrics = shipped.recorded_metrics()
     none, sin = metrics["encoder-none"], metrics["encoder-sinusoidal"]
-    guess = train_view.ceiling(TASK, TASK_LENGTH)
+    config = none["config"]  # the checkpoints' own task, length and vocabulary
+    guess = training.held_out_ceiling(config["task"], config["seq_len"], config["vocab"])
+    seen = training.seen_in_training(config["task"], config["seq_len"], config["vocab"], seed=none["seed"],
+                                     steps=max(none["steps"], sin["steps"]), batch_size=none["settings"]["batch_size"])
     words, sequences = _("words right"), _("sequences right")
     chart = accuracy_bars({_("no positions"): {words: none["token_accuracy"], sequences: none["seq_accuracy"]},
                                   _("with positions"): {words: sin["token_accuracy"], sequences: sin["seq_accuracy"]}},
                                  reference=guess, reference_label=_("best order-blind guess (words)"), height=120)
-    return Training(none["seq_accuracy"], sin["seq_accuracy"], guess, chart.spec())
+    return Training(none["seq_accuracy"], sin["seq_accuracy"], guess, chart.spec(), none["token_accuracy"], seen,
+                    config["seq_len"])
+
+
+def training_intro(view: Training) -> Said:
+    """What was trained and tested: the claim ``seen`` holds the held-out inputs the training
+    batches also held (none, for the shipped runs of 8 tokens)."""
+    return Said(_("Could training find the order anyway? A tiny transformer was trained to write {count} tokens in "
+                  "reverse order, once without positions and once with them, and then tested on sequences it never "
+                  "saw.").format(count=view.length),
+                [Claim("held-out inputs seen in training", view.seen, "equal",
+                       Reference(0, "none: the sentence says the test sequences were never seen"))])
 
 
 def training_sentences(view: Training) -> tuple[str, str]:
     return (_("Without positions it gets {share} of new sequences entirely right.").format(
                 share=number(100 * view.without, ".3g") + " %"),
             _("Given each word's position, it gets {share}.").format(share=number(100 * view.with_p, ".3g") + " %"))
+
+
+def guess_sentence(view: Training) -> Said:
+    """The model without positions against the dashed line: the words it gets right are at most
+    what a guess blind to order can expect on these examples (``guess``), or within a few points."""
+    guess = Reference(view.guess, "pekit.training.held_out_ceiling: the best expected share of words a guess blind "
+                                  "to order gets on the held-out examples of the checkpoints' task and length")
+    if view.without_words <= view.guess:
+        return Said(_("Reversing needs to know where each token stands. Without positions the model can only guess "
+                      "(the dashed line: the most any such guess can expect, {guess} of the words; it gets "
+                      "{words}).").format(guess=number(100 * view.guess, ".3g") + " %",
+                                          words=number(100 * view.without_words, ".3g") + " %"),
+                    [Claim("words right without positions", view.without_words, "at most", guess)])
+    return Said(_("Reversing needs to know where each token stands. Without positions the model can only guess: it "
+                  "gets {words} of the words, a little above the {guess} any such guess can expect on these "
+                  "examples (the dashed line).").format(guess=number(100 * view.guess, ".3g") + " %",
+                                                        words=number(100 * view.without_words, ".3g") + " %"),
+                [Claim("words right without positions", view.without_words, "above", guess)])
 
 
 # -- step 4: the table P ------------------------------------------------------------------------

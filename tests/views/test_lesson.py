@@ -121,6 +121,36 @@ def test_the_training_sentences_state_the_shipped_shares():
     assert f"it gets {number(100 * metrics['encoder-sinusoidal']['seq_accuracy'], '.3g')} %" in second
     # the reference line is the best an order-blind model can do, below what positions reach
     assert view.guess < 1.0 and view.with_p > view.guess >= view.without
+    # the line and the count of seen inputs for the checkpoints' own setting, recomputed by loops
+    from pekit.tasks import make_examples
+    from pekit.training import TEST_EXAMPLES, TEST_SEED
+    from tests.views.train_common import order_blind_by_hand, seen_by_hand
+
+    config = metrics["encoder-none"]["config"]
+    inputs = make_examples(config["task"], TEST_EXAMPLES, config["seq_len"], config["vocab"], seed=TEST_SEED)[0]
+    said = lesson.guess_sentence(view)
+    assert said.holds()
+    assert said.claim("words right without positions").reference.value == pytest.approx(
+        order_blind_by_hand(config["task"], inputs.tolist()), abs=1e-12)
+    intro = lesson.training_intro(view)
+    assert intro.holds() and f"write {config['seq_len']} tokens" in intro
+    assert intro.claim("held-out inputs seen in training").value == seen_by_hand(
+        config["task"], config["seq_len"], metrics["encoder-none"]["seed"],
+        max(metrics[f"encoder-{p}"]["steps"] for p in ("none", "sinusoidal")), 64) == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(words=st.floats(0.0, 1.0), guess=st.floats(0.0, 1.0), seen=st.sampled_from([0, 0, 1, 500]))
+@example(words=0.27512499690055847, guess=0.276125, seen=0)  # the shipped ones
+@example(words=0.3, guess=0.3, seen=0)  # equal: at most
+def test_the_guess_sentence_compares_the_words_right_with_the_line(words, guess, seen):
+    view = lesson.Training(0.0, 1.0, guess, {}, words, seen, 8)
+    said = lesson.guess_sentence(view)
+    assert said.holds()
+    assert ("a little above" in said) == (words > guess)
+    assert f"{number(100 * guess, '.3g')} %" in said and f"{number(100 * words, '.3g')} %" in said
+    intro = lesson.training_intro(view)
+    assert intro.holds() == (seen == 0)  # the shipped runs saw none of the test sequences; the claim would catch one
 
 
 @settings(max_examples=4, deadline=None)
