@@ -26,8 +26,9 @@ from lab.jobs import DONE, FAILED, RUNNING, WAITING, Job, job_board
 from lab.views.train_alibi import direction_demo, direction_lesson, mirror_bound
 from lab.views.train_curves import Curves, curves_specs
 from lab.views.train_longer import LengthAccuracy, extrapolation_lesson
+from lab.views.train_table import lesson
 from lab.views.train_names import (BATCH_SIZE, MAX_SECONDS, STOPPED, TEST_EXAMPLES, TRAIN_ORDER, _heads, _kind,
-                                   _layers, _n, _names, _pct, _scheme, _schemes, _task, ranking)
+                                   _layers, _n, _pct, _scheme, _schemes, _task)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -301,112 +302,6 @@ def seen_in_training(task: str, seq_len: int, seed: int, steps: int) -> int:
 @shared(max_entries=64)
 def ceiling(task: str, seq_len: int) -> float:
     return training.held_out_ceiling(task, seq_len, shipped.DEFAULTS["vocab"])
-
-
-def _below(value: float, ceiling: float, what: str) -> str:
-    """How a share ``value`` stands against ``ceiling`` that ``what`` can reach, within two points."""
-    if value <= ceiling:
-        return _("no better than the {share} {what}").format(share=_pct(ceiling), what=what)
-    return _("within {points} points of the {share} {what}").format(points=_n(100 * (value - ceiling), ".1f"),
-                                                                    share=_pct(ceiling), what=what)
-
-
-def lesson(task: str, kind: str, results: dict[str, Result], ceiling: float) -> list[str]:
-    """What a table of ``results`` (one per scheme) says, in sentences built from its numbers.
-    ``ceiling``: the best token accuracy an order-blind model can reach on the test set
-    (:func:`pekit.training.held_out_ceiling`). Compares the model without positions with that
-    ceiling and with the best scheme (schemes whose shown percentages are equal tie)."""
-    if not results:
-        return []
-    said = []
-    none = results.get("none")
-    others = {p: r for p, r in results.items() if p != "none"}
-    if none is not None:
-        tok, seq = none.token_accuracy, none.seq_accuracy
-        margin = tok - ceiling
-        if ceiling >= 1.0:  # the answer does not depend on order (histogram)
-            text = _("Without positions the {kind} gets {tokens} of the tokens and {sequences} of the sequences "
-                     "right on {task}, whose answer does not depend on order (permuting the input permutes the "
-                     "answer the same way), so seeing order is not needed here").format(
-                kind=_kind(kind), tokens=_pct(tok), sequences=_pct(seq), task=_task(task))
-            if others:
-                (top, top_tok), *_rest = ranking({p: r.token_accuracy for p, r in others.items()})
-                if _pct(tok) == _pct(top_tok) or tok > top_tok:
-                    text += _(": as many tokens as any scheme with positions or more (best: {names}, "
-                              "{share}).").format(names=_names(top), share=_pct(top_tok))
-                elif top_tok - tok <= 0.05:
-                    text += _(": within {points} points of the best scheme with positions ({names}, "
-                              "{share}).").format(points=_n(100 * (top_tok - tok), ".1f"), names=_names(top),
-                                                   share=_pct(top_tok))
-                else:
-                    text += ngettext("; {names} gets {share} of the tokens with the same training, so the gap is "
-                                     "not about seeing order.",
-                                     "; {names} get {share} of the tokens with the same training, so the gap is "
-                                     "not about seeing order.", len(top)).format(names=_names(top),
-                                                                                  share=_pct(top_tok))
-            else:
-                text += "."
-            said.append(text)
-        elif kind == "encoder":
-            if margin <= 0.02:
-                cannot = _(CANNOT[task]) if task in CANNOT else f"so it cannot {task} them"
-                said.append(_(
-                    "Without positions the encoder gets {tokens} of the tokens and {sequences} of the sequences "
-                    "right: {below}. Self-attention without positions treats its input as a bag of tokens (permute "
-                    "the input and its outputs permute the same way), {cannot}.").format(
-                    tokens=_pct(tok), sequences=_pct(seq), cannot=cannot,
-                    below=_below(tok, ceiling, _("that the best order-blind guess can reach on these examples"))))
-            else:
-                said.append(_(
-                    "Without positions the encoder gets {tokens} of the tokens right, above the {share} an "
-                    "order-blind model can reach: something in these settings leaks order.").format(
-                    tokens=_pct(tok), share=_pct(ceiling)))
-        elif margin > 0.02:
-            said.append(_(
-                "Without positions the decoder still gets {tokens} of the tokens right ({sequences} of the "
-                "sequences), above the {share} an order-blind model could reach: the causal mask leaks position "
-                "(each token sees only the tokens before it, so how many it sees tells where it is).").format(
-                tokens=_pct(tok), sequences=_pct(seq), share=_pct(ceiling)))
-        else:
-            said.append(_(
-                "Without positions the decoder gets {tokens} of the tokens right, {below}: it has not yet found the "
-                "position the causal mask leaks (more steps may help).").format(
-                tokens=_pct(tok), below=_below(tok, ceiling, _("an order-blind model could reach"))))
-    if not others:
-        return said
-    # the best by sequences, then tokens, as the table shows them (a tenth of a percent): equal as shown is a
-    # tie, and a share that only differs beyond what is shown does not outrank more tokens right
-    key = {p: (round(1000 * r.seq_accuracy), round(1000 * r.token_accuracy), r.seq_accuracy, r.token_accuracy)
-           for p, r in results.items()}
-    top = max(results, key=lambda p: key[p])
-    best = [p for p in results if key[p][:2] == key[top][:2]]
-    seq = results[top].seq_accuracy
-    if "none" in best:
-        said.append(_("No scheme with positions gets more of the sequences right than none ({share}).").format(
-            share=_pct(seq)))
-    elif len(results) == 1:
-        said.append(_("{name} gets {share} of the sequences right.").format(name=_scheme(top), share=_pct(seq)))
-    elif none is not None and _pct(seq) == _pct(none.seq_accuracy):  # the best only by tokens
-        said.append(ngettext(
-            "No scheme with positions gets more of the sequences right than none ({share}); {names} gets the most "
-            "tokens right: {tokens} against {none}.",
-            "No scheme with positions gets more of the sequences right than none ({share}); {names} get the most "
-            "tokens right: {tokens} against {none}.", len(best)).format(
-            share=_pct(seq), names=_names(best), tokens=_pct(results[top].token_accuracy),
-            none=_pct(none.token_accuracy)))
-    elif none is not None:
-        said.append(_("With {names} positions it gets {share} of the sequences right, against {none} without.").format(
-            names=_names(best, "or"), share=_pct(seq), none=_pct(none.seq_accuracy)))
-    else:
-        said.append(ngettext("The best here is {names}: {share} of the sequences right.",
-                             "The best here are {names}: {share} of the sequences right.", len(best)).format(
-            names=_names(best), share=_pct(seq)))
-    return said
-
-
-# what a model without positions cannot do to its input, by task
-CANNOT = {"reverse": N_("so it cannot reverse them"), "sort": N_("so it cannot sort them"),
-          "shift": N_("so it cannot shift them"), "histogram": N_("so it cannot histogram them")}
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from pekit import shipped, training
+from lab.claims import Claim, Reference, Said
 from lab.i18n import _
 from lab.memo import shared
-from lab.views.train_names import _heads, _layers, _n, _pct, _task
+from lab.views.train_names import _heads, _layers, _n, _pct, _scheme, _task
 
 if TYPE_CHECKING:
     from lab.views.train import Result
@@ -47,6 +48,37 @@ def direction_demo() -> Direction:
                      training.held_out_mirror_ceiling(cfg.task, cfg.seq_len, cfg.vocab), cfg.dim, cfg.layers, cfg.heads)
 
 
+CONTROLS = ("sinusoidal", "learned", "rope", "t5")  # schemes that tell left from right, the first found is the control
+
+
+def _control(text: str, task: str, mirror: float, results: dict[str, Result], bound: float) -> Said:
+    """ALiBi's measured mirror agreement beside the control: the same measurement of the encoder
+    with a scheme that does tell left from right (when the page has one). On a task whose right
+    answer to a mirrored input is the mirrored answer (``bound`` 1: reversal, histogram), a model
+    that answers right mirrors too, so the measurement cannot tell them apart: the sentence says so."""
+    control = next((p for p in CONTROLS if p in results and results[p].mirror is not None), None)
+    claims = [Claim("ALiBi's mirror agreement", mirror)]
+    if control is not None:
+        other = results[control].mirror
+        same = _pct(other) == _pct(mirror) or other > mirror
+        how = f"the same measurement of the encoder with {control} positions, on the same held-out examples"
+        claims.append(Claim(f"ALiBi's mirror agreement against {control}'s", mirror, "at most" if same else "above",
+                            Reference(other, how)))
+        if same:
+            text += " " + _("The encoder with {scheme} positions, which can tell left from right, mirrors at {share} "
+                            "too: on {task} a right answer to an input read backwards is the right answer read "
+                            "backwards, so this measurement cannot tell the two apart here.").format(
+                scheme=_scheme(control), share=_pct(other), task=_task(task))
+        else:
+            text += " " + _("The encoder with {scheme} positions, which can tell left from right, mirrors at {share} "
+                            "of the tokens.").format(scheme=_scheme(control), share=_pct(other))
+    elif bound >= 1.0:
+        text += " " + _("On {task} that cannot tell it from a model that sees direction: a right answer to an input "
+                        "read backwards is the right answer read backwards.").format(task=_task(task))
+        claims.append(Claim("mirror bound", bound, "at least", Reference(1.0, "every token: a right answer mirrors")))
+    return Said(text, claims)
+
+
 def _by_position(shares: Sequence[float]) -> str:
     return " ".join(_n(100 * s, ".0f") + "%" for s in shares)
 
@@ -66,14 +98,15 @@ def direction_lesson(task: str, kind: str, results: dict[str, Result], bound: fl
     if alibi is None:
         return []
     tok, seq = alibi.token_accuracy, alibi.seq_accuracy
-    said = []
+    said: list[str] = []
     if kind == "encoder":
         if alibi.mirror is not None:
-            said.append(_(
+            text = _(
                 "ALiBi adds −m·|i−j| to the scores, the same penalty for a key two places to the left as for one two "
                 "places to the right: an encoder with only ALiBi cannot tell left from right. Measured: its answers "
                 "to held-out inputs read backwards are its answers, read backwards, at {share} of the tokens.").format(
-                share=_pct(alibi.mirror)))
+                share=_pct(alibi.mirror))
+            said.append(_control(text, task, alibi.mirror, results, bound))
         else:
             said.append(_(
                 "ALiBi adds −m·|i−j| to the scores, the same penalty for a key two places to the left as for one two "

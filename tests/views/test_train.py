@@ -17,12 +17,10 @@ from lab.views.train import (
     Progress,
     Run,
     TrainKey,
-    _below,
     bars_caption,
     failure_sentence,
     is_attendee,
     jobs_for,
-    lesson,
     measured_caption,
     missing_sentence,
     nothing_yet_sentence,
@@ -35,6 +33,7 @@ from lab.views.train import (
     trainings,
     waiting_sentence,
 )
+from lab.views.train_table import _below, lesson
 from lab.views.train_maps import attention_view, clearest_sentence, example_sentence
 from lab.views.train_names import BATCH_SIZE, LENGTH, SCHEMES_SETTING, TASK, _names, _pct, _ranked, ranking
 from pekit import shipped, training
@@ -272,6 +271,7 @@ def test_the_lesson_states_the_table_s_numbers(none, others, kind, task, ceiling
         ceiling = min(ceiling, 0.99)
     results = {**({"none": result_of(*none)} if none else {}), **{p: result_of(*r) for p, r in others.items()}}
     said = lesson(task, kind, results, ceiling)
+    assert all(sentence.holds() for sentence in said)
     rest = said
     if none:
         first, rest = said[0], said[1:]

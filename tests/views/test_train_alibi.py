@@ -9,6 +9,7 @@ from lab.views.train import results_view, shipped_result, trainings
 from lab.views.train_alibi import Direction, _against, _by_position, direction_demo, direction_lesson
 from lab.views.train_names import LENGTH, TASK
 from pekit import shipped, training
+from pekit.positions import SCHEMES
 from pekit.tiny import KINDS
 from tests.views.train_common import D, pct, result_of, shares, shipped_run
 
@@ -75,6 +76,10 @@ def check_direction(said: list[str], task: str, kind: str, results: dict, bound:
         assert said == []
         return
     text = " ".join(said)
+    assert all(s.holds() for s in said if hasattr(s, "holds"))
+    if kind == "encoder" and alibi.mirror is not None and bound >= 1.0 and not any(
+            p in results for p in ("sinusoidal", "learned", "rope", "t5")):
+        assert f"On {task} that cannot tell it from a model that sees direction" in text
     positions = " ".join(f"{100 * s:.0f}%" for s in alibi.by_position)
     if kind == "encoder":
         assert "the same penalty for a key two places to the left as for one two places to the right" in text
@@ -168,3 +173,17 @@ def test_the_shipped_alibi_lesson_states_what_was_measured(kind):
     check_direction(list(view.direction), "reverse", kind, results, 1.0, demo if kind == "encoder" else None)
     if kind == "encoder":
         assert results["alibi"].mirror == 1.0
+
+
+@pytest.mark.parametrize("kind", ["encoder"])
+def test_the_mirror_measurement_is_shown_beside_its_control(kind):
+    """On reversal a model that answers right mirrors too: the shipped sinusoidal encoder's answers
+    mirror at 100 % like ALiBi's. The measurement offered for "cannot tell left from right" comes
+    with that control, measured here again by a loop, and says it cannot tell them apart."""
+    run = shipped_run(kind)
+    view = results_view(run, trainings(run, list(SCHEMES)).where)
+    text = view.direction[0]
+    _right, control = measured_by_hand(shipped.load_checkpoint(kind, "sinusoidal", device="cpu"), "reverse")
+    assert f"sinusoidal positions, which can tell left from right, mirrors at {pct(control)}" in text, (
+        f"the sinusoidal encoder mirrors at {pct(control)} too; the sentence says: {text}")
+    assert "cannot tell the two apart here" in text and text.holds()
