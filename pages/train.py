@@ -47,6 +47,7 @@ from lab.views.train_names import (
     STEPS,
     TASK,
     TEST_EXAMPLES,
+    VOCAB,
     WIDTH,
     scheme_labels,
     task_labels,
@@ -54,8 +55,8 @@ from lab.views.train_names import (
 
 INTRO = N_(
     "Could training find the order without positions? Tiny transformers built from the chapter's multi-head "
-    "attention learn a task, once with each way of giving them positions and once with none, then answer "
-    "inputs they never saw."
+    "attention learn a task, once with each way of giving them positions and once with none, then answer test "
+    "inputs drawn apart from their training batches."
 )
 
 TASK_TEXT = {
@@ -135,7 +136,7 @@ with lab_page("train", _("Train it yourself"), _(INTRO), SETTINGS) as page:
                                  help="\n".join(f"- **{names[s]}**: {_(t)}" for s, t in SCHEME_TEXT.items()))
     c4, c5, c6, c7, c8, c9, c10 = st.columns([1.4, 1.2, 1.0, 1.0, 1.2, 1.0, 1.8], vertical_alignment="bottom")
     with c4:
-        seq_len = page.slider(LENGTH, help=_("Tokens per example (vocabulary of 16 symbols)."))
+        seq_len = page.slider(LENGTH, help=_("Tokens per example (vocabulary of {count} symbols).").format(count=VOCAB))
     with c5:
         dim = int(page.select_slider(WIDTH))
     with c6:

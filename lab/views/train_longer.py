@@ -132,7 +132,11 @@ def extrapolation_lesson(results: dict[str, Sequence[LengthAccuracy]], seq_len: 
                          + [Claim(f"none against {p}", mine, "below", Reference(shown(known[p]), how)) for p in above]))
     if known and guess is not None:
         low = [p for p in known if known[p] <= guess]
-        if len(low) == len(known):
+        if len(known) == 1 and not low:  # one scheme: named, not "every scheme"
+            text = _("The best order-blind guess gets {share} of the tokens at that length: {names} does better.")
+        elif len(known) == 1:
+            text = _("The best order-blind guess gets {share} of the tokens at that length: {names} does no better.")
+        elif len(low) == len(known):
             text = _("The best order-blind guess gets {share} of the tokens at that length: no scheme does better.")
         elif low:
             text = ngettext("The best order-blind guess gets {share} of the tokens at that length: {names} does no "
@@ -143,7 +147,7 @@ def extrapolation_lesson(results: dict[str, Sequence[LengthAccuracy]], seq_len: 
             text = _("The best order-blind guess gets {share} of the tokens at that length: every scheme does better.")
         line = Reference(guess, "pekit.training.held_out_ceiling at the longest length: the best expected share of "
                                 "tokens of a guess blind to order on the held-out examples of that length")
-        said.append(Said(text.format(share=_pct(guess), names=_names(low) if low else ""),
+        said.append(Said(text.format(share=_pct(guess), names=_names(low or list(known))),
                          [Claim(f"{p} at {longest} tokens", known[p], "at most" if p in low else "above", line)
                           for p in known]))
     blind = [p for p, r in at.items() if r is not None and r.token_accuracy is None]

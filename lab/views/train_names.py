@@ -16,6 +16,7 @@ from lab.i18n import N_, _, local_number, ngettext, pgettext
 from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, _Base
 
 BATCH_SIZE = training.BATCH_SIZE  # fresh examples per training step
+VOCAB = shipped.DEFAULTS["vocab"]  # symbols every training draws its tokens from
 TEST_EXAMPLES = training.TEST_EXAMPLES  # held-out examples every accuracy is measured on
 MAX_SECONDS = 15.0  # one training on the server: a time cap beside the step cap (a default click answers in seconds)
 # the order trainings run in after a click: the informative contrast first (sinusoidal succeeds in seconds,

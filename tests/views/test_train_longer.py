@@ -54,7 +54,10 @@ def check_extrapolation(said: list[str], tables: dict, seq_len: int, kind: str, 
         low = [p for p in known if known[p] <= guess]
         sentence = next(s for s in said if s.startswith("The best order-blind guess"))
         assert sentence.startswith(f"The best order-blind guess gets {pct(guess)} of the tokens at that length: ")
-        if len(low) == len(known):
+        if len(known) == 1:  # one scheme is named, not "every" or "no scheme"
+            (only,) = known
+            assert sentence.endswith(f": {_names([only])} does {'no better' if low else 'better'}.")
+        elif len(low) == len(known):
             assert sentence.endswith("no scheme does better.")
         elif low:
             assert sorted(names_in(re.search(r": (.+) do(?:es)? no better\.", sentence)[1])) == sorted(low)
