@@ -24,7 +24,6 @@ from lab.views import encoding_heatmap as heatmap_view
 from lab.views import live_attention as live
 from lab.views import offset_rotation as rotation_view
 from lab.views import questions
-from lab.views import train as train_view
 from lab.views.questions import Check, Solved
 
 # The sentence every attention step reads: five words whose default shuffle (seed 1) swaps the second
@@ -123,10 +122,24 @@ def _titled(spec: dict, title: str) -> dict:
     return charts.Spec(retitled, f"{getattr(spec, 'fingerprint', '')}:{title}")
 
 
-def looking_sentence(step: live.QueryStep) -> str:
-    return _("Here “{token}” gives its largest weight, {weight}, to “{top}”.").format(
-        token=plain(step.tokens[step.query]), weight=number(step.weights[step.top], ".2f"),
-        top=plain(step.tokens[step.top]))
+def looking_sentence(step: live.QueryStep) -> Said:
+    """The word the query gives its largest weight, against the largest weight of any other word
+    as shown (two decimals; a word standing twice, "the", gets the same weight both times). Two
+    words whose weights read the same are named together."""
+    top = step.tokens[step.top]
+    shown = number(step.weights[step.top], ".2f")
+    others = [j for j in range(len(step.tokens)) if step.tokens[j] != top]
+    runner = max(others, key=lambda j: (step.weights[j], -j)) if others else None
+    how = "the largest weight the query gives any other word, as shown (two decimals)"
+    if runner is not None and number(step.weights[runner], ".2f") == shown:
+        return Said(_("Here “{token}” gives its largest weights, {weight}, to “{top}” and “{other}”.").format(
+            token=plain(step.tokens[step.query]), weight=shown, top=plain(top), other=plain(step.tokens[runner])),
+            [Claim("largest weight", round(step.weights[step.top], 2),
+                   "equal", Reference(round(step.weights[runner], 2), how))])
+    claims = [] if runner is None else [Claim("largest weight", round(step.weights[step.top], 2), "above",
+                                              Reference(round(step.weights[runner], 2), how))]
+    return Said(_("Here “{token}” gives its largest weight, {weight}, to “{top}”.").format(
+        token=plain(step.tokens[step.query]), weight=shown, top=plain(top)), claims)
 
 
 # -- steps 2 and 7: the words shuffled, without and with P ------------------------------------
@@ -382,13 +395,26 @@ def rotation_sentence(delta: int) -> Said:
 
 # -- step 8: the cost ----------------------------------------------------------------------------
 
-def cost_view(n: int) -> complexity_view.TheoryView:
-    return complexity_view.theory_view(n, COST_D, COST_K)
+class Cost(NamedTuple):
+    """The cost step's numbers: n, the scores one layer of self-attention computes (the theory
+    view's count of what it draws) and the steps an RNN needs from the first word to the last."""
+
+    n: int
+    scores: int
+    rnn_steps: int
+    chart: dict  # the complexity page's chart of one layer's work
 
 
-def cost_sentences(view: complexity_view.TheoryView) -> tuple[str, str]:
-    return (_("At n = {n}, self-attention compares {pairs} pairs of words in every layer.").format(
-                n=number(view.n, ","), pairs=number(view.n * view.n, ",")),
+def cost_view(n: int) -> Cost:
+    view = complexity_view.theory_view(n, COST_D, COST_K)
+    return Cost(view.n, view.n * view.n, view.rnn_steps, view.chart)
+
+
+def cost_sentences(view: Cost) -> tuple[Said, str]:
+    return (Said(_("At n = {n}, self-attention computes {scores} scores in every layer: one for each query and each "
+                   "key, a word's own included.").format(n=number(view.n, ","), scores=number(view.scores, ",")),
+                 [Claim("scores", view.scores, "equal", Reference(view.n * view.n, "n × n, as the step's text counts "
+                                                                                   "them: every query with every key"))]),
             _("In return, the first word reaches the last in one step; an RNN needs {steps}.").format(
                 steps=number(view.rnn_steps, ",")))
 

@@ -57,6 +57,23 @@ def test_the_looking_sentence_names_the_largest_weight(query):
     said = lesson.looking_sentence(step)
     assert said == f"Here “{TOKENS[query]}” gives its largest weight, {number(row[top], '.2f')}, to “{TOKENS[top]}”."
     assert step.top == top
+    # against every other word's weight, from the loop (a word standing twice has one weight)
+    runner = max(row[j] for j in range(len(row)) if TOKENS[j] != TOKENS[top])
+    assert said.holds() and said.claim("largest weight").reference.value == round(runner, 2)
+
+
+@settings(max_examples=7, deadline=None)
+@given(st.sampled_from(lesson.COST_LENGTHS))
+@example("125")
+def test_the_cost_sentence_counts_the_scores_the_step_counts(n):
+    """The step's text counts n × n scores; the sentence counts the same thing, by the same name
+    (not "pairs of words", which a reader counts as n(n − 1)/2)."""
+    n = int(n)
+    said, rnn = lesson.cost_sentences(lesson.cost_view(n))
+    scores = sum(1 for _q in range(n) for _k in range(n)) if n <= 1000 else n * n  # every query with every key
+    assert f"computes {number(scores, ',')} scores" in said, f"the step counts {scores:,} scores; the sentence: {said}"
+    assert said.holds() and said.claim("scores").value == scores
+    assert f"an RNN needs {number(n - 1, ',')}." in rnn
 
 
 def independent_gap(tokens: tuple[str, ...], shuffle: int, positional: bool) -> tuple[float, int]:
