@@ -8,7 +8,6 @@ before the one that shows their answer."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -362,7 +361,7 @@ def rotation_turns(delta: int) -> Rotation:
     cols = [2 * ROTATION_PAIR, 2 * ROTATION_PAIR + 1]
     here = pekit.sinusoidal_columns(ROTATION_POINTS, ROTATION_D, cols, base=BASE)
     there = pekit.sinusoidal_columns(ROTATION_POINTS, ROTATION_D, cols, base=BASE, start=delta)
-    arrows = tuple(math.degrees(a) for a in rotation.point_turns(here, there).tolist())
+    arrows = tuple(rotation.point_turns(here, there, degrees=True).tolist())
     return Rotation(delta, turn.sign * (turn.turns * 360 + turn.degrees), turn.turns, turn.degrees, arrows)
 
 

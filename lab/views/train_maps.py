@@ -92,8 +92,8 @@ def attention_view(run: Run, source: Source, layer: str) -> AttentionView:
         untrained=_map_rows(maps.untrained[index], labels), inputs=tuple(maps.inputs.tolist()),
         answers=tuple(maps.answers.tolist()), predicted=tuple(maps.predicted.tolist()), best=_head(best),
         before=_head(before), seq_len=run.seq_len, even=training.even_source_share(run.seq_len, causal=causal),
-        causal=causal, shares=() if shares is None else tuple(shares.flatten().tolist()),
-        shares_before=() if before_shares is None else tuple(before_shares.flatten().tolist()))
+        causal=causal, shares=() if shares is None else tuple(v for row in shares.tolist() for v in row),
+        shares_before=() if before_shares is None else tuple(v for row in before_shares.tolist() for v in row))
 
 
 def example_sentence(view: AttentionView) -> str:

@@ -7,7 +7,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lab.views.train import results_view, trainings
-from lab.views.train_longer import LengthAccuracy, extrapolation_lesson
+from lab.views.train_longer import LengthAccuracy, extrapolation_lesson, series_sentence
 from lab.views.train_names import LENGTH, _names
 from pekit import shipped, training
 from pekit.positions import SCHEMES
@@ -146,3 +146,20 @@ def test_a_line_that_goes_up_and_down_is_not_read_at_its_last_length_alone():
     said = results_view(shipped_run("encoder"), trainings(shipped_run("encoder"), list(SCHEMES)).where).longer
     text = " ".join(said)
     assert re.search(r"goes up and down for [a-z0-9, ]*t5", text), f"T5's line goes up and down, the sentences say: {text}"
+
+
+@given(tables=st.dictionaries(st.sampled_from(SCHEMES), st.lists(st.one_of(st.none(), shares), min_size=1, max_size=6),
+                              min_size=1, max_size=6), seq_len=st.integers(LENGTH.minimum, LENGTH.maximum))
+@settings(max_examples=40, deadline=None)
+@example(tables={"t5": [0.96, 0.076, 0.306, 0.064]}, seq_len=8)  # the shipped encoder's T5 goes up and down
+@example(tables={"none": [0.3, 0.3]}, seq_len=4)  # flat
+@example(tables={"none": [0.3]}, seq_len=4)  # one length: nothing to compare
+@example(tables={"rope": [0.2, 0.2004, 0.1]}, seq_len=8)  # a rise smaller than shown is no rise
+def test_the_series_sentence_reads_every_line_over_every_length(tables, seq_len):
+    results = {p: tuple(LengthAccuracy(seq_len + i, a) for i, a in enumerate(v)) for p, v in tables.items()}
+    said = series_sentence(results)
+    if said is None:
+        assert all(sum(a is not None for a in v) < 2 for v in tables.values())
+        return
+    assert said.holds()
+    check_series([said], results)
