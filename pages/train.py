@@ -55,8 +55,8 @@ from lab.views.train_names import (
 
 INTRO = N_(
     "Could training find the order without positions? Tiny transformers built from the chapter's multi-head "
-    "attention learn a task, once with each way of giving them positions and once with none, then answer test "
-    "inputs drawn apart from their training batches."
+    "attention learn a task, once with each way of giving them positions and once with none, then answer "
+    "held-out inputs."
 )
 
 TASK_TEXT = {

@@ -65,16 +65,13 @@ def _control(text: str, task: str, mirror: float, results: dict[str, Result], bo
         claims.append(Claim(f"ALiBi's mirror agreement against {control}'s", mirror, "at most" if same else "above",
                             Reference(other, how)))
         if same:
-            text += " " + _("The encoder with {scheme} positions, which can tell left from right, mirrors at {share} "
-                            "too: on {task} a right answer to an input read backwards is the right answer read "
-                            "backwards, so this measurement cannot tell the two apart here.").format(
+            text += " " + _("So does the {scheme} encoder, which tells left from right ({share}).").format(
                 scheme=_scheme(control), share=_pct(other), task=_task(task))
         else:
-            text += " " + _("The encoder with {scheme} positions, which can tell left from right, mirrors at {share} "
-                            "of the tokens.").format(scheme=_scheme(control), share=_pct(other))
+            text += " " + _("The {scheme} encoder, which tells left from right, mirrors at {share}.").format(scheme=_scheme(control), share=_pct(other))
     elif bound >= 1.0:
-        text += " " + _("On {task} that cannot tell it from a model that sees direction: a right answer to an input "
-                        "read backwards is the right answer read backwards.").format(task=_task(task))
+        text += " " + _("On {task} right answers mirror anyway, so this cannot tell it from a model that sees "
+                        "direction.").format(task=_task(task))
         claims.append(Claim("mirror bound", bound, "at least", Reference(1.0, "every token: a right answer mirrors")))
     return Said(text, claims)
 
@@ -104,7 +101,7 @@ def direction_lesson(task: str, kind: str, results: dict[str, Result], bound: fl
             text = _(
                 "ALiBi adds −m·|i−j| to the scores, the same penalty for a key two places to the left as for one two "
                 "places to the right: an encoder with only ALiBi cannot tell left from right. Measured: its answers "
-                "to held-out inputs read backwards are its answers, read backwards, at {share} of the tokens.").format(
+                "to held-out inputs read backwards mirror its answers at {share} of the tokens.").format(
                 share=_pct(alibi.mirror))
             said.append(_control(text, task, alibi.mirror, results, bound))
         else:
@@ -124,7 +121,7 @@ def direction_lesson(task: str, kind: str, results: dict[str, Result], bound: fl
             said.append(text)
             if demo is not None:
                 said.append(_(
-                    "Where direction matters, it shows: trained on {task} ({length} tokens, d = {dim}, {layers}, "
+                    "Where direction matters: trained on {task} ({length} tokens, d = {dim}, {layers}, "
                     "{heads}; the answer is the right neighbour, in the mirror image the left one), the "
                     "ALiBi encoder gets {tokens} of the tokens and {sequences} of the sequences right, against at most "
                     "{bound} for a model blind to direction ({against}); its answers to mirrored inputs mirror its "

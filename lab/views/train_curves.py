@@ -67,11 +67,11 @@ def curves_caption(curves: Curves) -> Said:
     if curves.banded:
         return Said(ngettext(
             "Each step's accuracy is measured on that step's {count} fresh examples, before the model learns from "
-            "them. With {steps} steps on {lines} line, more than the {room} points the chart draws, the line is the "
-            "band of its lowest and highest value over up to {block} consecutive steps.",
+            "them. {steps} steps on {lines} line exceed the {room} points drawn: the line is banded, lowest to highest "
+            "value, over up to {block} consecutive steps.",
             "Each step's accuracy is measured on that step's {count} fresh examples, before the model learns from "
-            "them. With {steps} steps over {lines} lines, more than the {room} points the chart draws, a line is the "
-            "band of its lowest and highest value over up to {block} consecutive steps.", curves.lines).format(
+            "them. {steps} steps over {lines} lines exceed the {room} points drawn: each line is banded, lowest to "
+            "highest value, over up to {block} consecutive steps.", curves.lines).format(
             count=BATCH_SIZE, steps=_n(curves.rows, ","), lines=curves.lines, room=_n(curves.room, ","),
             block=_n(curves.block, ",")), [Claim("steps drawn", curves.rows, "above", room)])
     return Said(_("Each step's accuracy is measured on that step's {count} fresh examples, before the model learns "

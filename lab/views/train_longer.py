@@ -47,32 +47,33 @@ def series_sentence(results: dict[str, Sequence[LengthAccuracy]]) -> Said | None
     falling = [p for p, (_n_, v) in lines.items() if Claim("", v, "falls", Reference(v, every)).holds()]
     bumpy = [p for p, (_n_, v) in lines.items() if Claim("", v, "not monotone", Reference(v, every)).holds()]
     rising = [p for p, (_n_, v) in lines.items() if Claim("", v, "rises", Reference(v, every)).holds()]
-    claims = ([Claim(f"{p} by length", lines[p][1], "falls", Reference(lines[p][1], every)) for p in falling]
-              + [Claim(f"{p} by length", lines[p][1], "not monotone", Reference(lines[p][1], every)) for p in bumpy]
-              + [Claim(f"{p} by length", lines[p][1], "rises", Reference(lines[p][1], every)) for p in rising])
     first = min(n[0] for n, _v in lines.values())
     last = max(n[-1] for n, _v in lines.values())
-    parts = []
-    if falling:
-        parts.append(_("the share of tokens right falls without rising again for {names}").format(
-            names=_names(falling)))
-    if rising:
-        parts.append(_("it rises without falling for {names}").format(names=_names(rising)))
-    if bumpy:
-        # the largest rise from one length to the next, over the schemes that go up and down
+    if bumpy:  # the lines that go up and down, with the largest rise from one length to the next among them
         size, scheme, at = max((v[i + 1] - v[i], p, i) for p in bumpy for n, v in (lines[p],) for i in range(len(v) - 1))
         lengths, values = lines[scheme]
-        parts.append(_("it goes up and down for {names} (the largest rise: {scheme} from {low} at {a} tokens to {high} "
-                       "at {b}), so their order at {last} tokens holds there only").format(
-            names=_names(bumpy), scheme=_names([scheme]), low=_pct(values[at]), a=lengths[at],
-            high=_pct(values[at + 1]), b=lengths[at + 1], last=last))
-        claims.append(Claim(f"{scheme}'s largest rise", values[at + 1], "above", Reference(
-            values[at], "the share at the length before, as shown")))
-    flat = [p for p in lines if p not in falling + bumpy + rising]
+        return Said(ngettext(
+            "From {first} to {last} tokens, the line of {names} goes up and down ({scheme}: {low} at {a} tokens, "
+            "{high} at {b}): the order below holds at {last} only.",
+            "From {first} to {last} tokens, the lines of {names} go up and down ({scheme}: {low} at {a} tokens, "
+            "{high} at {b}): the order below holds at {last} only.", len(bumpy)).format(
+            first=first, last=last, names=_names(bumpy), scheme=_names([scheme]), low=_pct(values[at]), a=lengths[at],
+            high=_pct(values[at + 1]), b=lengths[at + 1]),
+            [Claim(f"{p} by length", lines[p][1], "not monotone", Reference(lines[p][1], every)) for p in bumpy]
+            + [Claim(f"{scheme}'s largest rise", values[at + 1], "above",
+                     Reference(values[at], "the share at the length before, as shown"))])
+    claims = ([Claim(f"{p} by length", lines[p][1], "falls", Reference(lines[p][1], every)) for p in falling]
+              + [Claim(f"{p} by length", lines[p][1], "rises", Reference(lines[p][1], every)) for p in rising])
+    parts = []
+    if falling:
+        parts.append(_("the share falls throughout for {names}").format(names=_names(falling)))
+    if rising:
+        parts.append(_("it rises throughout for {names}").format(names=_names(rising)))
+    flat = [p for p in lines if p not in falling + rising]
     if flat:
         parts.append(_("it ends where it starts for {names}").format(names=_names(flat)))
-    return Said(_("Over the lengths drawn ({first} to {last} tokens): {parts}.").format(
-        first=first, last=last, parts="; ".join(parts)), claims)
+    return Said(_("From {first} to {last} tokens, {parts}.").format(first=first, last=last, parts="; ".join(parts)),
+                claims)
 
 
 def extrapolation_lesson(results: dict[str, Sequence[LengthAccuracy]], seq_len: int, kind: str = "encoder",

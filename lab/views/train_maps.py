@@ -101,8 +101,7 @@ def example_sentence(view: AttentionView) -> str:
         return " ".join(map(str, ids))
 
     return _("One held-out example: input **{inputs}**, right answer **{answers}**, the trained model answers "
-             "**{predicted}**. In each map a row is a query token, a column a key, the colour what the query takes "
-             "from it.").format(inputs=tokens(view.inputs), answers=tokens(view.answers),
+             "**{predicted}**. In each map a row is a query, a column a key, the colour its weight.").format(inputs=tokens(view.inputs), answers=tokens(view.answers),
                                       predicted=tokens(view.predicted))
 
 

@@ -55,7 +55,7 @@ def test_bands_are_explained_by_the_steps_over_all_lines(steps, lines):
     said = curves_caption(curves)
     assert curves.banded == (steps * lines > MAX_LINE_POINTS)
     if curves.banded:
-        found = re.search(r"With ([\d,]+) steps over (\d+) lines, more than the ([\d,]+) points", said)
+        found = re.search(r"([\d,]+) steps over (\d+) lines exceed the ([\d,]+) points drawn", said)
         assert found, f"the caption does not count the steps it bands: {said!r}"
         assert (int(found[1].replace(",", "")), int(found[2]), int(found[3].replace(",", ""))) == (
             steps * lines, lines, MAX_LINE_POINTS)
