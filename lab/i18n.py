@@ -249,70 +249,12 @@ def use(code: str) -> Iterator[str]:
 
 def localized_resource(max_entries: int | None = None, *, key: Callable[..., Hashable] | None = None
                        ) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """A view shared by every session (:func:`lab.memo.shared`) whose record holds text (a
-    sentence, a chart's titles): one result per language as well as per argument, computed in
-    that language. ``key`` makes the arguments' part of the key, as in :func:`lab.memo.shared`."""
-    from lab.memo import plain_key, shared
+    """A view shared by every session whose record holds text (a sentence, a chart's titles):
+    :func:`lab.memo.shared` with ``per_language``, one result per language as well as per
+    argument, computed in that language. ``key`` makes the arguments' part of the key."""
+    from lab.memo import shared
 
-    def decorate(view: Callable[P, R]) -> Callable[P, R]:
-        def in_language(code: str, *args, **kwargs):
-            with use(code):
-                return view(*args, **kwargs)
-
-        def language_and_key(code: str, *args, **kwargs):
-            return code, (key or plain_key)(*args, **kwargs)
-
-        cached = shared(max_entries, key=language_and_key)(in_language)
-
-        @functools.wraps(view)
-        def localized(*args: P.args, **kwargs: P.kwargs) -> R:
-            return cached(language(), *args, **kwargs)
-
-        localized.clear = cached.clear  # type: ignore[attr-defined]
-        localized.uncached = view  # type: ignore[attr-defined]
-        return localized
-
-    return decorate
-
-
-_VIEW_SENTENCES = 512  # sentences remembered per function
-
-
-def per_view(sentence: Callable[[R], str]) -> Callable[[R], str]:
-    """A sentence about one view record, remembered per record and language: a view is shared by
-    every session (it comes from a cache), and every rerun of every session (a follower's, a
-    widget's) states the same sentences about it. The record's identity is the key, checked
-    through a weak reference (a sentence never keeps its record alive past the view's cache, and
-    a new record never takes a freed one's place); the last :data:`_VIEW_SENTENCES` are kept. A
-    record that cannot be referenced weakly is said anew each time."""
-    import collections
-    import threading
-    import weakref
-
-    remembered: collections.OrderedDict = collections.OrderedDict()
-    lock = threading.Lock()
-
-    @functools.wraps(sentence)
-    def said(view: R) -> str:
-        key = (id(view), language())
-        with lock:
-            hit = remembered.get(key)
-        if hit is not None and hit[0]() is view:
-            return hit[1]
-        text = sentence(view)
-        try:
-            ref = weakref.ref(view)
-        except TypeError:
-            return text
-        with lock:
-            remembered[key] = (ref, text)
-            remembered.move_to_end(key)
-            while len(remembered) > _VIEW_SENTENCES:
-                remembered.popitem(last=False)
-        return text
-
-    said.uncached = sentence  # type: ignore[attr-defined]
-    return said
+    return shared(max_entries, key=key, per_language=True)
 
 
 def chapter_link() -> str:

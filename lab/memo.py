@@ -27,6 +27,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, ParamSpec, TypeVar
 
+from lab import i18n
 from lab.streamlit_internals import run_yield_check
 
 P = ParamSpec("P")
@@ -40,20 +41,24 @@ _COMPUTING: contextvars.ContextVar[bool] = contextvars.ContextVar("lab_memo_comp
 class Memo(Generic[P, R]):
     """A function's shared results (see the module); call it as the function."""
 
-    def __init__(self, func: Callable[P, R], max_entries: int | None, key: Callable[..., Hashable] | None):
+    def __init__(self, func: Callable[P, R], max_entries: int | None, key: Callable[..., Hashable] | None,
+                 per_language: bool = False):
         if max_entries is not None and max_entries < 1:
             raise ValueError(f"max_entries must be at least 1 or None, got {max_entries!r}")
         self.uncached = func
         self._max_entries = max_entries
         self._key = key
+        self.per_language = per_language
         self._values: OrderedDict[Hashable, R] = OrderedDict()
         self._lock = threading.Lock()
         self._computing: dict[Hashable, _Gate] = {}
         functools.update_wrapper(self, func)
 
     def key_of(self, *args, **kwargs) -> Hashable:
-        """The key the arguments are remembered under."""
-        return (self._key or plain_key)(*args, **kwargs)
+        """The key the arguments are remembered under (with the current language first, for a
+        view remembered per language)."""
+        arguments = (self._key or plain_key)(*args, **kwargs)
+        return (i18n.language(), arguments) if self.per_language else arguments
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         key = self.key_of(*args, **kwargs)
@@ -71,7 +76,11 @@ class Memo(Generic[P, R]):
                     return value
                 token = _COMPUTING.set(True)
                 try:
-                    value = self.uncached(*args, **kwargs)
+                    if self.per_language:
+                        with i18n.use(key[0]):  # computed in the language it is remembered for
+                            value = self.uncached(*args, **kwargs)
+                    else:
+                        value = self.uncached(*args, **kwargs)
                 finally:
                     _COMPUTING.reset(token)
                 with self._lock:
@@ -135,12 +144,15 @@ def _acquire(gate: threading.Lock) -> None:
         check()
 
 
-def shared(max_entries: int | None = None, *, key: Callable[..., Hashable] | None = None
-           ) -> Callable[[Callable[P, R]], Memo[P, R]]:
-    """Remember a view's results for every session of the process (see the module)."""
+def shared(max_entries: int | None = None, *, key: Callable[..., Hashable] | None = None,
+           per_language: bool = False) -> Callable[[Callable[P, R]], Memo[P, R]]:
+    """Remember a view's results for every session of the process (see the module). With
+    ``per_language``, a view whose record holds words (its sentences, a chart's titles) is
+    remembered once per language as well as per argument, and computed in that language
+    (:func:`lab.i18n.language` is part of the key): a record carries its sentences, said once."""
 
     def decorate(func: Callable[P, R]) -> Memo[P, R]:
-        memo = Memo(func, max_entries, key)
+        memo = Memo(func, max_entries, key, per_language)
         _MEMOS.append(memo)
         return memo
 

@@ -52,7 +52,11 @@ def _no() -> bool:
     return False
 
 
-def _none() -> None:
+def _no_card(questions: Sequence) -> bool:
+    return False
+
+
+def _no_end(questions: Sequence) -> None:
     return None
 
 
@@ -64,17 +68,19 @@ class PageHooks:
       (it follows someone else's view);
     - ``before_compute(params)``: the page's non-default settings, as its link will hold them,
       once its widgets are seeded and before it computes;
-    - ``question_card() -> bool``: draws what goes under the introduction; True stops the page
-      before its pictures (an open question's answer is hidden);
+    - ``question_card(questions) -> bool``: draws what goes under the introduction, given the
+      page's questions; True stops the page before its pictures (an open question's answer is
+      hidden);
     - ``settings_published(params)``: the page's non-default settings each time its link is written;
-    - ``page_end()``: draws what goes after a page that ran to its end (a learner's questions to try).
+    - ``page_end(questions)``: draws what goes after a page that ran to its end (a learner's
+      questions to try), given the page's questions.
     """
 
     relinking: Callable[[], bool] = _no
     before_compute: Callable[[dict[str, str]], None] = _nothing
-    question_card: Callable[[], bool] = _no
+    question_card: Callable[[Sequence], bool] = _no_card
     settings_published: Callable[[dict[str, str]], None] = _nothing
-    page_end: Callable[[], None] = _none
+    page_end: Callable[[Sequence], None] = _no_end
 
     def register(self, **functions: Callable) -> None:
         """Set the named hooks (a name that is not a hook raises ``TypeError``); registering
@@ -322,8 +328,10 @@ class Page:
 
 
 @contextmanager
-def lab_page(name: str, title: str, intro: str, settings: Sequence[Setting]) -> Iterator[Page]:
-    """Run a lab page: see the module docstring. ``name`` prefixes the widget keys.
+def lab_page(name: str, title: str, intro: str, settings: Sequence[Setting],
+             questions: Sequence = ()) -> Iterator[Page]:
+    """Run a lab page: see the module docstring. ``name`` prefixes the widget keys; ``questions``
+    are the page's questions (``lab.views.questions.Check`` records), handed to the hooks.
 
     A compact header (the title and a reset button on one line, the introduction below) keeps the
     first chart on a projector's screen; the charts the page draws are offered for export in the
@@ -337,13 +345,13 @@ def lab_page(name: str, title: str, intro: str, settings: Sequence[Setting]) -> 
     page.show_notes()
     if intro:
         st.markdown(intro)
-    if hooks.question_card():  # (an open question: the pictures wait for its answer)
+    if hooks.question_card(tuple(questions)):  # (an open question: the pictures wait for its answer)
         page.stop()
     charts: list[Shown] = []
     token = shown_charts.set(charts)
     try:
         yield page
-        hooks.page_end()
+        hooks.page_end(tuple(questions))
     except ValueError as err:  # pekit refuses a combination of settings
         show_error(err)
     finally:

@@ -116,7 +116,10 @@ def build_home_picture() -> dict:
     spec = {"config": spec.pop("config"), "layer": [layer], **spec}
     pairs = [[int(r.sin_column), int(r.cos_column), float(r.wavelength)]
              for r in pekit.frequency_table(D, base=BASE).itertuples()]
-    return {"n": N, "d": D, "base": BASE, "pairs": pairs, "locales": _locales(), "spec": spec}
+    from pekit.binary import distinct_positions
+
+    closest = distinct_positions(P).min_distance  # the two closest rows drawn: "no two alike"
+    return {"n": N, "d": D, "base": BASE, "pairs": pairs, "closest": closest, "locales": _locales(), "spec": spec}
 
 
 def build_answers_chart() -> dict:

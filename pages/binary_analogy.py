@@ -9,6 +9,7 @@ from lab.settings import BASE, IntSetting
 from lab.views.binary_analogy import (analogy_view, bit_match, bits_caption, counting_caption, dial_sentence,
                                       distinct_help, equal_width_sentence, ladders, ladders_sentence, metric_labels,
                                       overlay_caption, same_width, steps_sentence, table_caption)
+from lab.views.questions import binary_analogy as page_questions
 
 N = IntSetting("n", N_("Positions n"), default=64, minimum=2, maximum=1024)
 BITS = IntSetting("bits", N_("Bits"), default=6, minimum=1, maximum=16)
@@ -23,7 +24,8 @@ INTRO = _(
 )
 
 
-with lab_page("binary", _("Binary analogy"), INTRO, [N, BITS, D, BASE, BIT, WIDTH]) as page:
+with lab_page("binary", _("Binary analogy"), INTRO, [N, BITS, D, BASE, BIT, WIDTH],
+              questions=page_questions.QUESTIONS) as page:
     c1, c2, c3, c4 = st.columns([3, 2, 3, 2])
     with c1:
         n = page.slider(N, help=_("How many positions (0 to n − 1) to encode."))

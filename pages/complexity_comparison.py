@@ -11,6 +11,7 @@ from lab.settings import ChoiceSetting, IntSetting
 from lab.views.complexity_comparison import (SWEEP_ENDS, cost_sentence, fuller_caption, measure,
                                              measured_caption, path_sentence, path_view, slope_prose, slopes_table,
                                              sweep_caption, sweep_chart, sweep_plan, theory_caption, theory_view)
+from lab.views.questions import complexity_comparison as page_questions
 
 N = IntSetting("n", N_("Sequence length n"), default=100, minimum=1, maximum=1_000_000)
 D = IntSetting("d", N_("Width d"), default=256, minimum=1, maximum=4096)
@@ -26,7 +27,8 @@ INTRO = N_(
     "last)."
 )
 
-with lab_page("complexity", _("Complexity comparison"), _(INTRO), [N, D, K, PATH_N, SWEEP_FROM, SWEEP_TO]) as page:
+with lab_page("complexity", _("Complexity comparison"), _(INTRO), [N, D, K, PATH_N, SWEEP_FROM, SWEEP_TO],
+              questions=page_questions.QUESTIONS) as page:
     c1, c2, c3 = st.columns(3)
     with c1:
         n = page.number(N)

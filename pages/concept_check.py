@@ -13,7 +13,7 @@ from lab.views import concept_check as concept
 
 PHASE = ChoiceSetting("phase", N_("Taken"), default="pre", options=concept.PHASES)
 INTRO = N_("Eight questions on the chapter's ideas. Take them before the lesson and again after it: the difference "
-           "shows what the lesson taught. Answers are checked only when you hand them in.")
+           "shows how your answers changed from one to the other. Answers are checked only when you hand them in.")
 DONE = "concept.done.{phase}"  # session state: the answers handed in, by question
 
 

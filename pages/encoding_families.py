@@ -10,6 +10,7 @@ from lab.i18n import N_, _, latex_words
 from lab.page import lab_page
 from lab.published import published_table
 from lab.server import linked_page
+from lab.views.questions import encoding_families as page_questions
 
 INTRO = N_(
     "The chapter adds position to each token's vector, from a fixed table of sines and cosines or a learned one. "
@@ -183,7 +184,7 @@ def published() -> None:
                  "longer inputs and on models without positions are on **Train it yourself**."))
 
 
-with lab_page("families", _("Encoding families"), _(INTRO), fam.SETTINGS) as page:
+with lab_page("families", _("Encoding families"), _(INTRO), fam.SETTINGS, questions=page_questions.QUESTIONS) as page:
     n = page.slider(fam.N)
     key_idea(page, n)
     explore_further(_("every scheme side by side, library conventions, inputs longer than in training, context "

@@ -7,31 +7,9 @@ from lab.i18n import N_, _
 from lab.page import lab_page
 from lab.server import linked_page
 from lab.settings import BASE, ChoiceSetting, IntListSetting, IntSetting
-from lab.views.encoding_heatmap import (
-    LAYOUTS,
-    add_or_concat,
-    add_or_concat_text,
-    column_flips,
-    columns_help,
-    csv_limit_caption,
-    csv_of_table,
-    curves,
-    curves_caption,
-    formula_latex,
-    gram_caption,
-    layout_comparison,
-    layout_comparison_chart,
-    layout_text,
-    offsets_caption,
-    offsets_text,
-    pairs_caption,
-    properties,
-    properties_text,
-    reading_text,
-    table_caption,
-    table_view,
-    wavelengths_caption,
-)
+from lab.views.encoding_heatmap import LAYOUTS, column_flips, csv_of_table, curves, table_view
+from lab.views.encoding_heatmap_further import add_or_concat, layout_comparison, layout_comparison_chart, properties
+from lab.views.questions import encoding_heatmap as page_questions
 
 N = IntSetting("n", N_("Positions n"), default=60, minimum=1, maximum=4096)
 D = IntSetting("d", N_("Dimension d"), default=32, minimum=1, maximum=1024)
@@ -55,7 +33,8 @@ INTRO = N_(
     "embeddings: row i, added to the token at position i, carries that position."
 )
 
-with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LAYOUT, COLS]) as page:
+with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LAYOUT, COLS],
+              questions=page_questions.QUESTIONS) as page:
     c1, c2, c3, c4, c5 = st.columns([3.5, 3.5, 1.9, 1.6, 2.6])
     with c1:
         n = page.slider_and_box(N, help=_("Rows of P: how many positions to encode."))
@@ -72,36 +51,36 @@ with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LA
     view = table_view(n, d, base, start, layout)
 
     st.subheader(_("The table P"))
-    show_chart(view.heatmap, title=_("The table P"), caption=table_caption(view),
+    show_chart(view.heatmap, title=_("The table P"), caption=view.said.table_caption,
                csv=csv_of_table(n, d, base, start, layout) if view.downloadable else None)
     if view.downloadable:
         st.download_button(_("Download P as CSV"), csv_of_table(n, d, base, start, layout),
                            file_name=f"P_n{n}_d{d}_base{base}_start{start}_{layout}.csv", mime="text/csv",
                            on_click="ignore", icon=":material/download:")
     else:
-        st.caption(csv_limit_caption(view))
-    st.latex(formula_latex(view))
-    st.markdown(reading_text(column_flips(n, d, base, start, layout)))
+        st.caption(view.said.csv_limit_caption)
+    st.latex(view.said.formula_latex)
+    st.markdown(column_flips(n, d, base, start, layout).text)
 
     st.subheader(_("Columns over positions"))
     cols_setting = page.narrow(COLS, view.last_column)
-    columns = page.int_list(cols_setting, help=columns_help(view))
+    columns = page.int_list(cols_setting, help=view.said.columns_help)
     if columns:
         drawn = curves(n, d, base, start, layout, tuple(columns))
-        show_chart(drawn.spec, title=_("Columns over positions"), caption=curves_caption(drawn))
+        show_chart(drawn.spec, title=_("Columns over positions"), caption=drawn.caption)
     else:
         st.info(_("Pick at least one column to plot."))
-    st.caption(pairs_caption(view))
+    st.caption(view.said.pairs_caption)
 
     st.subheader(_("How alike are two positions?"))
     left, right = st.columns(2)
     with left:
         show_chart(view.gram, title=_("Similarity matrix P·Pᵀ"))
-        st.caption(gram_caption(view))
+        st.caption(view.said.gram_caption)
     with right:
         show_chart(view.offsets, title=_("P[i]·P[i+δ] against the offset"))
-        st.caption(offsets_caption(view))
-    st.markdown(offsets_text(view))
+        st.caption(view.said.offsets_caption)
+    st.markdown(view.said.offsets_text)
 
     explore_further(_("the wavelengths, four properties checked, adding versus concatenating, and readers' "
                       "questions"))
@@ -111,24 +90,24 @@ with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LA
                 **{name: _(header) for name, header in FREQUENCY_HEADERS.items()},
                 "omega": st.column_config.NumberColumn(OMEGA_HEADER, format="%.6g"),
                 "wavelength": st.column_config.NumberColumn(_(WAVELENGTH_HEADER), format="%.6g")})
-            st.caption(wavelengths_caption(view))
+            st.caption(view.said.wavelengths_caption)
 
     if view.compares_layouts and (box := opened(_("tensor2tensor versus the paper's layout"), key="heatmap.layouts")):
         with box:
-            table, chart = layout_comparison(n, d, base, start), layout_comparison_chart(d, base)
-            st.markdown(layout_text(d, table))
+            compared, chart = layout_comparison(n, d, base, start), layout_comparison_chart(d, base)
+            st.markdown(compared.text)
             show_chart(chart, title=_("Wavelengths of both layouts"))
-            show_table(table, hide_index=True, height=240,
+            show_table(compared.table, hide_index=True, height=240,
                        column_config={name: _(header) for name, header in COMPARISON_HEADERS.items()})
 
     if box := opened(_("What a positional encoding should do, checked"), key="heatmap.properties"):
         with box:
-            st.markdown(properties_text(properties(n, d, base, start, layout)))
+            st.markdown(properties(n, d, base, start, layout).text)
 
     if box := opened(_("Why add P to the word embeddings instead of concatenating it?"), key="heatmap.add"):
         with box:
             added = add_or_concat(n, d, base, start, layout)
-            st.markdown(add_or_concat_text(added))
+            st.markdown(added.text)
             show_chart(added.chart, title=_("Overlap of P with random embeddings against the width"))
 
     readers_question(

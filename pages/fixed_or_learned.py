@@ -24,6 +24,7 @@ from lab.views.fixed_or_learned import (
     whole_table_view,
 )
 from lab.views.minilm import model_missing
+from lab.views.questions import fixed_or_learned as page_questions
 
 INTRO = N_(
     "The chapter says positional encodings \"can either be learned or fixed\". A fixed one is a formula; a learned "
@@ -31,7 +32,8 @@ INTRO = N_(
     "sits beside the sinusoidal table of the same shape: do they look alike?"
 )
 
-with lab_page("learned", _("Fixed or learned positions"), _(INTRO), SETTINGS) as page:
+with lab_page("learned", _("Fixed or learned positions"), _(INTRO), SETTINGS,
+              questions=page_questions.QUESTIONS) as page:
     missing = model_missing()
     if missing is not None:
         st.warning(_("The pretrained model is not installed here. {reason}").format(reason=missing.reason),

@@ -58,7 +58,7 @@ def side_by_side(first: dict, second: dict) -> None:
         show_chart(second)
 
 
-with lab_page("lesson", _("The lesson"), "", SETTINGS) as page:
+with lab_page("lesson", _("The lesson"), "", SETTINGS, questions=questions.of_page(questions.LESSON)) as page:
     k = page.value(STEP)
     step = lesson.step_at(k)
     sentence = _(lesson.SENTENCE)

@@ -7,16 +7,17 @@ from lab.i18n import N_, _
 from lab.page import lab_page
 from lab.settings import MAX_SEED, BoolSetting, ChoiceSetting, IntSetting, TextSetting
 from lab.views import live_attention as live
+from lab.views import live_order
 from lab.views import minilm
 from lab.views.minilm import LAYER, M_HEAD, M_SHUFFLE, M_VIEW, MODEL, PRETRAINED, UNTRAINED, WORD
+from lab.views.questions import live_attention as page_questions
 
 # the untrained layer's default sentence: it has no language, so the reader gets one in theirs (12 tokens in
 # both, the pronoun at position 7); MiniLM, trained on English text, reads the English one (see below)
-SENTENCE = TextSetting("text", N_("Your sentence"),
-                       default=N_("The animal didn't cross the street because it was too tired."), max_chars=2000,
-                       localized=True)
-HIDDEN = ChoiceSetting("hidden", N_("Hidden units"), default="64", options=("16", "32", "64", "128", "256"))
-HEADS = ChoiceSetting("heads", N_("Heads"), default="4", options=("1", "2", "4", "8"))
+SENTENCE = TextSetting("text", N_("Your sentence"), default=live.DEFAULT_SENTENCE, max_chars=2000, localized=True)
+HIDDEN = ChoiceSetting("hidden", N_("Hidden units"), default=str(live.DEFAULT_HIDDEN),
+                       options=("16", "32", "64", "128", "256"))
+HEADS = ChoiceSetting("heads", N_("Heads"), default=str(live.DEFAULT_HEADS), options=("1", "2", "4", "8"))
 PE = BoolSetting("pe", N_("Add P"), default=False)
 SEED = IntSetting("seed", N_("Seed"), default=0, minimum=0, maximum=MAX_SEED)
 HEAD = IntSetting("head", N_("Head"), default=0, minimum=0, maximum=7)
@@ -29,7 +30,8 @@ LENGTHS = ("own",) + tuple(str(v) for v in range(9))
 LEN_A = ChoiceSetting("len_a", N_("valid length of sequence A"), default="own", options=LENGTHS)
 LEN_B = ChoiceSetting("len_b", N_("valid length of sequence B"), default="own", options=LENGTHS)
 SHOW = ChoiceSetting("show", N_("Show sequence"), default="B", options=("A", "B"))
-SHUFFLE = IntSetting("shuffle", N_("Shuffle seed (0 = original order)"), default=1, minimum=0, maximum=MAX_SEED)
+SHUFFLE = IntSetting("shuffle", N_("Shuffle seed (0 = original order)"), default=live.DEFAULT_SHUFFLE, minimum=0,
+                     maximum=MAX_SEED)
 VIEW = ChoiceSetting("view", N_("Section"), default="Weights", options=(N_("Weights"), N_("Masking"), N_("Order")))
 GALLERY = "minilm.gallery"  # the key of MiniLM's gallery of heads (its clicks choose a head)
 
@@ -169,7 +171,7 @@ def minilm_section(page, sentence: str) -> None:
     page.tabs(M_VIEW, (heads_section, follow_section, positions_section))
 
 
-with lab_page("attention", _("Live attention"), _(INTRO), SETTINGS) as page:
+with lab_page("attention", _("Live attention"), _(INTRO), SETTINGS, questions=page_questions.QUESTIONS) as page:
     # one row of controls keeps the first map on a projector's screen
     c0, c1, c2, c3, c4 = st.columns([4.2, 1.9, 1.9, 1.9, 1.4], vertical_alignment="bottom")
     with c0:
@@ -292,10 +294,10 @@ with lab_page("attention", _("Live attention"), _(INTRO), SETTINGS) as page:
                           page.key(SHUFFLE), live.next_shuffle(page.value(SHUFFLE))))
             shuffle = page.number(SHUFFLE)
         head = page.value(HEAD)
-        view = live.order_view(tokens, hidden, heads, seed, shuffle, head)
+        view = live_order.order_view(tokens, hidden, heads, seed, shuffle, head)
         with c10:
             st.caption(_("Shuffled, each token with the slot it came from (←):"))
-            st.code(live.shuffled_line(view), language=None, wrap_lines=True)
+            st.code(live_order.shuffled_line(view), language=None, wrap_lines=True)
         if tok.count == 1:
             st.info(_("With a single token there is nothing to shuffle: type a longer sentence."))
             return
@@ -312,7 +314,7 @@ with lab_page("attention", _("Live attention"), _(INTRO), SETTINGS) as page:
                   help=_("max |difference| of the weights put back"))
         m3.metric(_("With P: outputs"), number(view.with_p.relative, ".2g"), help=outputs_help)
         m4.metric(_("With P: weights"), number(view.with_p.weights, ".2g"))
-        st.markdown(live.order_statement(view))
+        st.markdown(live_order.order_statement(view))
 
     page.tabs(VIEW, (weights_section, masking_section, order_section))
 

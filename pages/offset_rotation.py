@@ -24,6 +24,7 @@ from lab.views.offset_rotation import (
     sine_only,
     sine_only_text,
 )
+from lab.views.questions import offset_rotation as page_questions
 
 D = IntSetting("d", N_("Dimension d (even)"), default=16, minimum=2, maximum=512)
 DELTA = IntSetting("delta", N_("Offset δ"), default=3, minimum=-256, maximum=256)
@@ -39,7 +40,8 @@ INTRO = N_(
     "to the row of i + δ; here it is drawn and checked with numbers."
 )
 
-with lab_page("rotation", _("Offset rotation"), _(INTRO), [D, BASE, DELTA, PAIR, FIRST, COUNT, SEED]) as page:
+with lab_page("rotation", _("Offset rotation"), _(INTRO), [D, BASE, DELTA, PAIR, FIRST, COUNT, SEED],
+              questions=page_questions.QUESTIONS) as page:
     asked = page.value(D)
     width = even_width(asked, D.maximum)
     if width != asked:

@@ -52,6 +52,7 @@ from lab.views.rope_in_a_real_model import (
     shift_view,
     shipped_context,
 )
+from lab.views.questions import rope_in_a_real_model as page_questions
 
 INTRO = _(
     "Nearly every language model today puts positions in with RoPE (rotary position embedding): it turns each query "
@@ -61,7 +62,7 @@ INTRO = _(
 KEY_IDEA = _("**Shift every position by the same c and the scores do not change: RoPE's scores depend only on the "
              "offset m − n between a query at position m and a key at position n.**")
 
-with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS) as page:
+with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS, questions=page_questions.QUESTIONS) as page:
     st.markdown(KEY_IDEA)
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     with c1:

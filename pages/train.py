@@ -52,6 +52,7 @@ from lab.views.train_names import (
     scheme_labels,
     task_labels,
 )
+from lab.views.questions import train as page_questions
 
 INTRO = N_(
     "Could training find the order without positions? Tiny transformers built from the chapter's multi-head "
@@ -117,7 +118,7 @@ def maps_section(page, run: Run, board, schemes: list, names: dict, layers: int,
                       "**anti-diagonal** (for the decoder, in the answer rows)."))
 
 
-with lab_page("train", _("Train it yourself"), _(INTRO), SETTINGS) as page:
+with lab_page("train", _("Train it yourself"), _(INTRO), SETTINGS, questions=page_questions.QUESTIONS) as page:
     tasks, names = task_labels(), scheme_labels()
     attendee = is_attendee(classroom.seat())
     c1, c2, c3 = st.columns([1.3, 1.2, 4.5], vertical_alignment="bottom")

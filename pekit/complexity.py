@@ -50,6 +50,8 @@ __all__ = [
     "attention_weights_bytes",
     "measure_layers",
     "fitted_slopes",
+    "count_slopes",
+    "whole_attention_slope",
     "slope_verdicts",
 ]
 
@@ -420,7 +422,7 @@ def fit_slope(ns: Sequence[float], values: Sequence[float]) -> float:
 
 def fitted_slopes(measured: pd.DataFrame) -> pd.DataFrame:
     """Per layer of a :func:`measure_layers` frame: the log-log slope of seconds against n over
-    the largest half of the lengths (at least two; small n is dominated by fixed costs),
+    the largest half of the lengths (at least two),
     ``from_n`` and ``to_n`` (the range fitted), the theory's exponent and the weights' bytes at
     the largest n. Layers with a single length get no slope (NaN)."""
     import pandas as pd
@@ -439,12 +441,41 @@ def fitted_slopes(measured: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["layer", "slope", "from_n", "to_n", "theory", "weights_bytes"])
 
 
-def slope_verdicts(fitted: pd.DataFrame, *, tolerance: float = 0.25,
-                   decimals: int | None = None) -> list[tuple[str, float, int, str]]:
+def count_slopes(ns: Sequence[int], d: int, k: int = 3) -> dict[str, float]:
+    """The slope a timing of :func:`measure_layers` would have if time followed the count of
+    what is timed: per timed layer, the least-squares slope of ``log(multiply-adds)`` against
+    ``log(n)`` over the lengths ``ns`` (at least two different ones), every term of
+    :func:`cost_terms` counted (``k·n·d²``; ``2·n·d²``; ``2·n²·d + 4·n·d²`` for both attention
+    passes, projections included). Attention's is 2 only where its n² terms dwarf its
+    projections (n ≫ 2·d); near n = 2·d it is about 1.5."""
+    ns = [check_int("ns", v, minimum=1, maximum=MAX_N) for v in check_sequence("ns", ns)]
+    _check(1, d, k)
+    if len(set(ns)) < 2:
+        raise ValueError(f"ns must hold at least two different lengths; got {ns}")
+    totals = {layer: [sum(t[3] for t in _terms(n, d, k) if t[0] == layer) for n in ns] for layer in LAYERS}
+    slopes = {layer: fit_slope(ns, values) for layer, values in totals.items()}
+    slopes["Self-attention (fused)"] = slopes["Self-attention"]  # the same arithmetic, another kernel
+    return slopes
+
+
+def whole_attention_slope(n: float, d: int) -> float:
+    """The slope, on log-log axes, of self-attention counted whole (``2·n²·d + 4·n·d²``) at length
+    ``n``: ``d log(count) / d log(n) = 2·(n + d) / (n + 2·d)``, which rises with n from 1 toward
+    2, and is 1.5 at ``n = 2·d``, where the n² terms and the projections are equal."""
+    n = check_float("n", n, minimum=0.0)
+    d = check_int("d", d, minimum=1, maximum=MAX_D)
+    if not math.isfinite(n):
+        raise ValueError(f"n must be finite, got {n!r}")
+    return 2 * (n + d) / (n + 2 * d)
+
+
+def slope_verdicts(fitted: pd.DataFrame, *, tolerance: float = 0.25, decimals: int | None = None,
+                   expected: dict[str, float] | None = None) -> list[tuple[str, float, int, str]]:
     """For each row of :func:`fitted_slopes`: ``(layer, slope, theory, verdict)`` with verdict
-    ``"as expected"`` (within ``tolerance`` of the theory's exponent), ``"below"`` (it grows
-    more slowly: fixed costs still weigh at these lengths) or ``"above"`` (faster, e.g. once
-    the weights no longer fit in the caches); ``"unknown"`` where no slope could be fitted.
+    ``"as expected"`` (within ``tolerance`` of the theory's exponent, or with ``expected``, of
+    the layer's slope there, e.g. :func:`count_slopes` over the fitted lengths), ``"below"`` (it
+    grows more slowly) or ``"above"`` (faster); ``"unknown"`` where no slope could be fitted.
+    The verdict says how the measured slope stands to the reference, not why.
 
     With ``decimals``, each slope is rounded first and judged as it will be shown (a fitted
     0.7497 is shown as 0.75, which is within 0.25 of 1; a shown 1.10 is within 0.1 of 1, though
@@ -454,18 +485,24 @@ def slope_verdicts(fitted: pd.DataFrame, *, tolerance: float = 0.25,
     tolerance = check_float("tolerance", tolerance, minimum=0.0)
     if decimals is not None:
         decimals = check_int("decimals", decimals, minimum=0, maximum=15)
+    if expected is not None and not (isinstance(expected, dict) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in expected.values())):
+        raise ValueError("expected must be a dict of layer → slope (e.g. count_slopes(...)) or None")
     if not isinstance(fitted, pd.DataFrame):
         raise ValueError("fitted must be a frame from fitted_slopes (columns layer, slope, theory)")
     out = []
     for _, row in fitted.iterrows():
         slope, theory = float(row["slope"]), row["theory"]
+        reference = float(theory) if expected is None else float(expected.get(str(row["layer"]), float("nan")))
         if decimals is not None and math.isfinite(slope):
             slope = round(slope, decimals)
-        if not math.isfinite(slope) or not math.isfinite(float(theory)):
+        if decimals is not None and math.isfinite(reference):
+            reference = round(reference, decimals)
+        if not math.isfinite(slope) or not math.isfinite(reference):
             verdict = "unknown"
-        elif (round(abs(slope - theory), decimals) if decimals is not None else abs(slope - theory)) <= tolerance:
+        elif (round(abs(slope - reference), decimals) if decimals is not None else abs(slope - reference)) <= tolerance:
             verdict = "as expected"
         else:
-            verdict = "below" if slope < theory else "above"
+            verdict = "below" if slope < reference else "above"
         out.append((str(row["layer"]), slope, int(theory) if math.isfinite(float(theory)) else theory, verdict))
     return out

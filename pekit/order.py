@@ -29,7 +29,12 @@ class OrderCheck(NamedTuple):
     shuffled run and the original one moved into the shuffled order; ``output_scale``: the
     largest ``|output|``, the scale the output gap is measured against; ``shuffled_output``: the
     shuffled run's output ``(n, num_hiddens)``, its rows in the shuffled order (row ``i`` is the
-    output of token ``perm[i]``)."""
+    output of token ``perm[i]``); ``rounding``: the largest output gap float rounding alone can
+    make at this setting, measured: each run's largest difference from the same run in float64
+    (a float64 copy of the layer), the two added, plus a float64 margin (the triangle
+    inequality: an order-blind layer's gap is at most this); ``weights_rounding``: the same for
+    the weights' gap; ``unmoved_weights_gap``: the largest difference between the shuffled run's
+    weights and the original ones as they stand, neither moved (how much the map as drawn changed)."""
 
     output: Tensor
     weights: Tensor
@@ -38,6 +43,9 @@ class OrderCheck(NamedTuple):
     weights_gap: float
     output_scale: float
     shuffled_output: Tensor | None = None
+    rounding: float = 0.0
+    weights_rounding: float = 0.0
+    unmoved_weights_gap: float = 0.0
 
     @property
     def shared_scale(self) -> float:
@@ -50,6 +58,11 @@ class OrderCheck(NamedTuple):
     def relative_output_gap(self) -> float:
         """``output_gap / output_scale``: 1e-7 is float round-off, 0.1 is a tenth of the output."""
         return self.output_gap / self.output_scale if self.output_scale else 0.0
+
+    @property
+    def relative_rounding(self) -> float:
+        """``rounding / output_scale``: the reference :attr:`relative_output_gap` is read against."""
+        return self.rounding / self.output_scale if self.output_scale else 0.0
 
 
 def _check_model_input(model: object, X: object) -> None:
@@ -94,7 +107,31 @@ def order_check(model: MultiHeadAttention, X: Tensor, perm: Tensor, *, positiona
     back = torch.argsort(perm)  # the shuffled run's slot of each original token
     shuffled_back = weights_s[:, back][:, :, back]  # (heads, n, n) in the original order
     scale = float(out.abs().max()) if n else 0.0
-    return OrderCheck(out, weights, shuffled_back, output_gap, weights_gap, scale, out_s)
+    rounding, weights_rounding = _rounding(model, X, perm, positional, base, (out, weights), (out_s, weights_s),
+                                           scale) if n else (0.0, 0.0)
+    unmoved = float((weights_s - weights).abs().max()) if n else 0.0
+    return OrderCheck(out, weights, shuffled_back, output_gap, weights_gap, scale, out_s, rounding, weights_rounding,
+                      unmoved)
+
+
+def _rounding(model: MultiHeadAttention, X: Tensor, perm: Tensor, positional: bool, base: float,
+              run: tuple[Tensor, Tensor], shuffled: tuple[Tensor, Tensor], scale: float) -> tuple[float, float]:
+    """:attr:`OrderCheck.rounding` and ``weights_rounding``: both runs again in float64, each
+    run's largest difference from its float64 twin added, and 1e-12 of the size (the output's;
+    1 for weights) for the float64 runs' own."""
+    import copy
+
+    wide = copy.deepcopy(model).double()
+    X64 = X.double()
+    twins = (self_attention(wide, X64, positional=positional, base=base),
+             self_attention(wide, X64[perm], positional=positional, base=base))
+
+    def apart(a: Tensor, b: Tensor) -> float:
+        return float((a.double() - b).abs().max())
+
+    outputs = apart(run[0], twins[0][0]) + apart(shuffled[0], twins[1][0]) + 1e-12 * scale
+    weights = apart(run[1], twins[0][1]) + apart(shuffled[1], twins[1][1]) + 1e-12
+    return outputs, weights
 
 
 def positional_effect(model: MultiHeadAttention, X: Tensor, *, base: float = 10000.0) -> Tensor:

@@ -263,13 +263,17 @@ class EmbeddingOverlap(NamedTuple):
     (each a tuple, one entry per width of ``widths``): ``overlaps``, the mean :math:`|\cos|`
     between the measured rows that are not zero and the embeddings (NaN where every row is zero);
     ``random``, that of two random directions (:func:`random_direction_overlap`); ``root``,
-    :math:`1/\sqrt{w}`; ``rows``, how many rows were measured (0 where every row is zero)."""
+    :math:`1/\sqrt{w}`; ``rows``, how many rows were measured (0 where every row is zero);
+    ``control``, the control measured the same way: as many Gaussian vectors as there are measured
+    rows (from a generator seeded with ``seed + 1``) against the same embeddings, what any vector
+    gives (NaN where every row is zero)."""
 
     widths: tuple[int, ...]
     overlaps: tuple[float, ...]
     random: tuple[float, ...]
     root: tuple[float, ...]
     rows: tuple[int, ...]
+    control: tuple[float, ...] = ()
 
 
 def _sampled_rows(num_positions: int, max_rows: int) -> list[int]:
@@ -290,26 +294,35 @@ def embedding_overlap(num_positions: int, widths: Sequence[int], *, base: float 
     ``sinusoidal_encoding(num_positions, w, start=start)`` (all rows, or ``max_rows`` evenly
     spaced ones, see :func:`_sampled_rows`; rows that are all zero left out) and ``embeddings``
     Gaussian embeddings ``randn(embeddings, w)`` from a generator seeded with ``seed``.
-    Measured in float64 on the CPU, so every machine gets the same numbers."""
+    Measured in float64 on the CPU, so every machine gets the same numbers. The control: as many
+    Gaussian vectors ``randn(rows, w)`` (a generator seeded with ``seed + 1``) as there are rows
+    measured, against the same embeddings."""
     num_positions = check_int("num_positions", num_positions, minimum=1, maximum=1 << 20)
     widths = tuple(check_int("widths", w, minimum=1, maximum=1 << 14) for w in check_sequence("widths", widths))
     if not 0 < len(widths) <= MAX_WIDTHS:
         raise ValueError(f"widths must name 1 to {MAX_WIDTHS} widths; got {len(widths)}")
     embeddings = check_int("embeddings", embeddings, minimum=1, maximum=1 << 14)
-    seed = check_int("seed", seed, minimum=0, maximum=(1 << 63) - 1)
+    seed = check_int("seed", seed, minimum=0, maximum=(1 << 63) - 2)
     rows = _sampled_rows(num_positions, max_rows)
-    overlaps, counts = [], []
+    overlaps, counts, controls = [], [], []
     for w in widths:
         P = _table64(num_positions, w, base, start, layout)[rows]  # (rows, w)
         P = P[P.norm(dim=1) > 0]
         if not len(P):
             overlaps.append(float("nan"))
+            controls.append(float("nan"))
             counts.append(0)
             continue
-        g = torch.Generator().manual_seed(seed)
-        E = torch.randn(embeddings, w, generator=g, dtype=torch.float64)  # (embeddings, w)
-        cos = (P / P.norm(dim=1, keepdim=True)) @ (E / E.norm(dim=1, keepdim=True)).T  # (rows, embeddings)
-        overlaps.append(float(cos.abs().mean()))
+        E = torch.randn(embeddings, w, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+        R = torch.randn(len(P), w, generator=torch.Generator().manual_seed(seed + 1), dtype=torch.float64)
+        overlaps.append(_mean_abs_cosine(P, E))  # P: (rows, w), E: (embeddings, w)
+        controls.append(_mean_abs_cosine(R, E))
         counts.append(len(P))
     return EmbeddingOverlap(widths, tuple(overlaps), tuple(random_direction_overlap(w) for w in widths),
-                            tuple(1 / math.sqrt(w) for w in widths), tuple(counts))
+                            tuple(1 / math.sqrt(w) for w in widths), tuple(counts), tuple(controls))
+
+
+def _mean_abs_cosine(A: Tensor, B: Tensor) -> float:
+    r"""Mean :math:`|\cos|` between every row of ``A`` ``(a, w)`` and every row of ``B`` ``(b, w)``."""
+    cos = (A / A.norm(dim=1, keepdim=True)) @ (B / B.norm(dim=1, keepdim=True)).T  # (a, b)
+    return float(cos.abs().mean())

@@ -432,12 +432,14 @@ def test_complexity_every_control_and_a_tiny_measurement():
     assert slopes["layer"].tolist() == ["CNN", "RNN", "Self-attention", "Self-attention (fused)"]
     prose = texts(at)
     for _, row in slopes.iterrows():  # every sentence about a slope says what its number says
-        slope, theory = row.iloc[1], row["theory (in n)"]
-        verdict = ("grows as the theory says" if abs(slope - theory) <= 0.25 else
+        slope, counted = row.iloc[1], row["slope of the count timed (same lengths)"]
+        verdict = ("grows as the count says" if round(abs(slope - counted), 2) <= 0.25 else
                    "the time fell as n grew" if slope < 0 else "the time stayed flat as n grew" if slope == 0 else
-                   "grows more slowly" if slope < theory else "grows faster")
+                   "grows more slowly than the count" if slope < counted else "grows faster than the count")
         shown = "0" if slope == 0 else f"{slope:.2f}".replace("-", "\u2212")  # a true minus sign
-        assert f"**{row['layer']}**: slope {shown} against {theory}: {verdict}" in prose
+        assert f"**{row['layer']}**: slope {shown} against {counted:.2f}, the slope of its count" in prose
+        line = next(line for line in prose.splitlines() if line.startswith(f"- **{row['layer']}**"))
+        assert verdict in line
     at.slider(key="complexity.path_n").set_value(5).run()  # a plain rerun keeps the result, no new sweep
     assert len(charts(at)) == 4
 

@@ -190,7 +190,7 @@ def test_complexity_measures_on_click(page, server):
     timed_interaction(pg, lambda: pg.get_by_role("button", name="Measure").click())
     pg.wait_for_function("() => document.querySelectorAll('[data-testid=\"stVegaLiteChart\"]').length === 4")
     main = pg.locator('[data-testid="stMain"]').inner_text()
-    assert "because at small n fixed costs (starting the work, allocating memory, Python) can" in main
+    assert "and set beside the slope of each layer's count of multiply-adds over the same lengths" in main
     assert pg.locator('[data-testid="stDataFrame"]').count() == 2  # the chapter's table, the slopes
     assert pg.locator('[data-testid="stException"]').count() == 0
 

@@ -201,7 +201,7 @@ def test_a_question_is_answered_tallied_live_and_revealed():
     assert charts_before >= 4
     open_expanders(presenter).button(key="lab.ask.heatmap-fastest").click().run()
     ok(presenter)
-    check = questions.BY_ID["heatmap-fastest"]
+    check = questions.find("heatmap-fastest")
     for attendee, choice in zip(attendees, (0, 2, 0)):
         attendee.run()
         ok(attendee)
@@ -358,9 +358,9 @@ def test_a_revealed_answer_opens_the_closed_section_that_holds_its_picture():
     assert len(at.get("vega_lite_chart")) > closed and at.selectbox(key="binary.bit").value == 2
 
 
-@pytest.mark.parametrize("qid", [c.id for c in questions.CHECKS if c.opens])
+@pytest.mark.parametrize("qid", [c.id for c in questions.page_checks().values() if c.opens])
 def test_each_section_a_question_opens_is_a_closed_section_of_its_page(qid):
-    check = questions.BY_ID[qid]
+    check = questions.find(qid)
     page = find_page(check.page)
     at = session(page=page.path) if page.url_path != "rope_in_a_real_model" or pekit.smollm2_available() else None
     if at is None:

@@ -278,3 +278,42 @@ def test_encoder_layer_costs_name_a_bad_argument():
         encoder_layer_parameters(0)
     with pytest.raises(ValueError, match="tokens"):
         encoder_layer_multiply_adds(4, 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(low=st.integers(0, 12), span=st.integers(1, 8), d=st.integers(1, 4096), k=st.integers(2, 15))
+def test_count_slopes_are_the_slopes_of_everything_timed(low, span, d, k):
+    """The slope a timing would have if time followed the count: numpy's least squares on the
+    formulas written out here, attention's projections included (2 only where n ≫ 2·d)."""
+    import numpy as np
+
+    from pekit.complexity import count_slopes
+
+    ns = [2**e for e in range(low, low + span + 1)]
+    counts = {"CNN": [k * n * d * d for n in ns], "RNN": [2 * n * d * d for n in ns],
+              "Self-attention": [2 * n * n * d + 4 * n * d * d for n in ns]}
+    slopes = count_slopes(ns, d, k)
+    for layer, values in counts.items():
+        expected = float(np.polyfit(np.log(ns), np.log(np.array(values, dtype=float)), 1)[0])
+        assert slopes[layer] == pytest.approx(expected, abs=1e-9)
+    assert slopes["Self-attention (fused)"] == slopes["Self-attention"]
+    assert 1 - 1e-9 < slopes["Self-attention"] < 2
+    if ns[0] >= 64 * d:  # the n² terms dwarf the projections
+        assert slopes["Self-attention"] > 1.9
+    with pytest.raises(ValueError, match="ns"):
+        count_slopes(ns[:1], d, k)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.floats(0.5, 1e7), d=st.integers(1, 4096))
+def test_whole_attention_slope_is_the_local_slope_of_the_whole_count(n, d):
+    from pekit.complexity import whole_attention_slope
+
+    def log_count(m: float) -> float:
+        return math.log(2 * m * m * d + 4 * m * d * d)
+
+    h = 1e-5  # a central difference in log(n)
+    numeric = (log_count(n * math.exp(h)) - log_count(n * math.exp(-h))) / (2 * h)
+    assert whole_attention_slope(n, d) == pytest.approx(numeric, abs=1e-6)
+    assert 1 <= whole_attention_slope(n, d) < 2
+    assert whole_attention_slope(2 * d, d) == 1.5

@@ -157,7 +157,7 @@ def test_with_no_choice_the_browsers_language_decides():
 def test_every_module_that_writes_sentences_writes_them_in_both_languages():
     """Each module whose sentences tests/test_sentence_coverage.py counts speaks through lab.i18n, so
     tests/conftest.py repeats every sentence test of it in Portuguese."""
-    from tests.conftest import bilingual_modules
+    from tests.bilingual_plugin import bilingual_modules
     from tests.test_sentence_coverage import MODULES
 
     modules = {".".join(path.relative_to(ROOT).with_suffix("").parts) for path in MODULES}
@@ -167,8 +167,8 @@ def test_every_module_that_writes_sentences_writes_them_in_both_languages():
 @pytest.mark.slow
 def test_every_sentence_test_passes_again_in_portuguese():
     """The sentence tests of every module that writes sentences (tests/test_sentence_coverage.py's
-    list), run with each text function said a second time in Portuguese (PEKIT_BILINGUAL=1,
-    tests/conftest.py): the same numbers, no English prose. Most of those functions are called."""
+    list), run with each text function said a second time in Portuguese (the plugin
+    tests/bilingual_plugin.py): the same numbers, no English prose. Most of those functions are called."""
     import os
     import re
     import subprocess
@@ -177,9 +177,9 @@ def test_every_sentence_test_passes_again_in_portuguese():
     from tests.test_sentence_coverage import MODULES, text_functions
 
     files = sorted({str(test.relative_to(ROOT)) for test in MODULES.values()})
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *files],
-                          cwd=ROOT, env={**os.environ, "PEKIT_BILINGUAL": "1"}, capture_output=True, text=True,
-                          timeout=1800)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                           "-p", "tests.bilingual_plugin", *files],
+                          cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     calls, functions = map(int, re.search(r"bilingual: (\d+) calls of (\d+) functions", done.stdout).groups())
     written = sum(len(text_functions(module)) for module in MODULES)
@@ -201,45 +201,6 @@ def test_a_formulas_words_follow_the_language_and_its_names_stay():
     with i18n.use("pt"):
         assert i18n.latex_words(formula) == (r"E \in \mathbb{R}^{\text{max\_len}\times d}\ \text{aprendida},\ "
                                              r"(\text{o T5 omite } 1/\sqrt{d/h})")
-
-
-def test_a_sentence_per_view_is_said_once_per_record_and_language():
-    from lab.i18n import _, per_view, use
-
-    calls = []
-
-    class Record:  # a view record: compared by value, remembered by identity
-        def __init__(self, n: int) -> None:
-            self.n = n
-
-        def __eq__(self, other) -> bool:
-            return isinstance(other, Record) and other.n == self.n
-
-        __hash__ = None
-
-    @per_view
-    def sentence(view: Record) -> str:
-        calls.append(view.n)
-        return _("Positions n") + f" = {view.n}"
-
-    first, equal = Record(3), Record(3)
-    assert sentence(first) == sentence(first) == "Positions n = 3" and calls == [3]
-    with use("pt"):
-        assert sentence(first) == "Posições n = 3" and calls == [3, 3]
-    assert sentence(equal) == "Positions n = 3" and calls == [3, 3, 3]  # another record: said anew
-    records = [Record(i) for i in range(600)]  # more than are remembered: the oldest are dropped
-    assert [sentence(r) for r in records] == [f"Positions n = {i}" for i in range(600)]
-    calls.clear()
-    assert sentence(records[-1]) == "Positions n = 599" and sentence(first) == "Positions n = 3" and calls == [3]
-    import gc
-    import weakref
-
-    gone = Record(7)
-    sentence(gone)
-    watch = weakref.ref(gone)
-    del gone
-    gc.collect()
-    assert watch() is None  # a remembered sentence does not keep its record alive
 
 
 def _texts(tab) -> list[str]:

@@ -71,6 +71,7 @@ def test_the_shipped_text_is_longer_than_twice_the_context():
     assert len(model.tokenize(llama.long_text())) > 2 * model.config.context_length
 
 
+@pytest.mark.slow  # the real model over 257 tokens, once per rule
 @needs_model
 def test_the_shipped_curve_starts_where_the_model_does_now():
     """The first 256 positions of every rule, recomputed: the shipped means, to float rounding

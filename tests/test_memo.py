@@ -158,6 +158,29 @@ def test_a_localized_view_is_one_result_per_language_computed_in_it():
     assert calls == ["en", "pt", "en"] and said.uncached(1) == english
 
 
+def test_a_view_per_language_carries_its_sentences_said_once_per_language():
+    """``per_language``: the key holds the language, the view runs in it, and a record's
+    sentences (computed inside the view) are remembered with it: a rerun says nothing again."""
+    said = []
+
+    def sentence(n):
+        said.append((i18n.language(), n))
+        return i18n._("Positions n") + f" = {n}"
+
+    @memo.shared(max_entries=4, per_language=True)
+    def view(n):
+        return {"n": n, "text": sentence(n)}
+
+    first = view(3)
+    assert view(3) is first and first["text"] == "Positions n = 3" and said == [("en", 3)]
+    with i18n.use("pt"):
+        assert view(3)["text"] == "Posições n = 3" and view(3) is view(3)
+    assert view(3) is first and said == [("en", 3), ("pt", 3)]
+    assert view.key_of(3) == ("en", memo.plain_key(3))
+    with i18n.use("pt"):
+        assert view.key_of(3)[0] == "pt"
+
+
 def test_max_entries_must_be_positive():
     with pytest.raises(ValueError, match="max_entries"):
         memo.shared(0)(lambda: None)

@@ -19,6 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # view modules and the test file that holds their property tests
 MODULES = {path: ROOT / "tests" / "views" / f"test_{path.stem}.py"
            for path in sorted((ROOT / "lab" / "views").glob("*.py")) if path.stem != "__init__"}
+MODULES.update({path: ROOT / "tests" / "views" / "test_questions.py"
+                for path in sorted((ROOT / "lab" / "views" / "questions").glob("*.py"))})
 MODULES[ROOT / "lab" / "published.py"] = ROOT / "tests" / "test_published.py"
 MODULES[ROOT / "lab" / "display.py"] = ROOT / "tests" / "test_display.py"
 

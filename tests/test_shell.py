@@ -22,8 +22,6 @@ LIMITS = {"lab": 600, "pekit": 550}  # lines a module stays under (the design as
 # Modules over their limit while they wait for a split: each leaves this list when it fits.
 KNOWN_LARGE = {
     "lab/views/encoding_families.py",  # the families page's views, every section's
-    "lab/views/questions.py",  # every page's questions with their computed answers
-    "lab/views/encoding_heatmap.py",  # the heatmap's views and its readers' questions
     "lab/views/rope_in_a_real_model.py",  # the real model page's views
 }
 
@@ -86,14 +84,14 @@ def test_hooks_are_set_by_name_and_cleared():
     from lab.page import PageHooks
 
     hooks = PageHooks()
-    assert hooks.relinking() is False and hooks.question_card() is False
+    assert hooks.relinking() is False and hooks.question_card(()) is False and hooks.page_end(()) is None
     assert hooks.before_compute({"n": "1"}) is None and hooks.settings_published({}) is None
-    hooks.register(question_card=lambda: True)
-    assert hooks.question_card() is True and hooks.relinking() is False
+    hooks.register(question_card=lambda questions: bool(questions))
+    assert hooks.question_card(("q",)) is True and hooks.relinking() is False
     with pytest.raises(TypeError, match="not a page hook: card"):
         hooks.register(card=lambda: True)
     hooks.clear()
-    assert hooks.question_card() is False
+    assert hooks.question_card(("q",)) is False
 
 
 PAGE_ALONE = """
@@ -104,7 +102,7 @@ from lab.settings import ChoiceSetting, IntListSetting, IntSetting
 N = IntSetting("n", "Positions", default=5, minimum=1, maximum=9)
 COLS = IntListSetting("cols", "Columns", default=(1, 2), minimum=0, maximum=9, max_items=4)
 KIND = ChoiceSetting("kind", "Kind", default="a", options=("a", "b"))
-with lab_page("alone", "A page alone", "No class here.", [N, COLS, KIND]) as page:
+with lab_page("alone", "A page alone", "No class here.", [N, COLS, KIND], questions=["first", "second"]) as page:
     n = page.slider(N)
     cols = page.int_list(COLS)
     kind = page.radio(KIND)
@@ -143,25 +141,30 @@ def test_a_page_runs_with_no_hook_registered(no_hooks):
 def test_the_hooks_are_called_around_a_pages_run(no_hooks):
     """Where the skeleton calls each hook: relinking while seeding the widgets, before_compute with
     the link's settings before the page computes, question_card under the introduction (True: the
-    page stops there, its link written), settings_published each time the link is written."""
+    page stops there, its link written), settings_published each time the link is written; the
+    page's questions reach question_card and page_end as the page handed them to lab_page."""
     from streamlit.testing.v1 import AppTest
 
     calls: list = []
     state = {"card": False, "relink": False}
     no_hooks.register(relinking=lambda: calls.append("relinking") or state["relink"],
                       before_compute=lambda params: calls.append(("before_compute", dict(params))),
-                      question_card=lambda: calls.append("question_card") or state["card"],
-                      settings_published=lambda params: calls.append(("settings_published", dict(params))))
+                      question_card=lambda questions: calls.append(("question_card", questions)) or state["card"],
+                      settings_published=lambda params: calls.append(("settings_published", dict(params))),
+                      page_end=lambda questions: calls.append(("page_end", questions)))
     at = AppTest.from_string(PAGE_ALONE, default_timeout=60)
     at.query_params.update({"n": "7"})
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert calls == ["relinking", ("before_compute", {"n": "7"}), "question_card", ("settings_published", {"n": "7"})]
+    asked = ("first", "second")
+    assert calls == ["relinking", ("before_compute", {"n": "7"}), ("question_card", asked), ("page_end", asked),
+                     ("settings_published", {"n": "7"})]
     calls.clear()
     state["card"] = True  # an open question: the page stops before its pictures
     at.slider(key="alone.n").set_value(3).run()
     assert not at.exception and not any(m.value.startswith("n=") for m in at.markdown)
-    assert calls == ["relinking", ("before_compute", {"n": "3"}), "question_card", ("settings_published", {"n": "3"})]
+    assert calls == ["relinking", ("before_compute", {"n": "3"}), ("question_card", asked),
+                     ("settings_published", {"n": "3"})]
     assert dict(at.query_params) == {"n": "3"}
     state.update(card=False, relink=True)  # following someone: every setting from the link again
     at.query_params.clear()

@@ -117,7 +117,8 @@ def test_embedding_overlap_matches_a_loop(n, widths, start, layout, max_rows):
     got = embedding_overlap(n, widths, start=start, layout=layout, max_rows=max_rows, embeddings=embeddings, seed=3)
     assert got.widths == tuple(widths)
     rows = list(range(n)) if n <= max_rows else sorted({round(i * (n - 1) / (max_rows - 1)) for i in range(max_rows)})
-    for w, overlap, random, root, count in zip(widths, got.overlaps, got.random, got.root, got.rows):
+    for w, overlap, random, root, count, control in zip(widths, got.overlaps, got.random, got.root, got.rows,
+                                                         got.control):
         table = formula(n, w, 10000.0, start, layout)
         measured = [table[r].tolist() for r in rows if any(v != 0 for v in table[r])]
         E = torch.randn(embeddings, w, generator=torch.Generator().manual_seed(3), dtype=torch.float64).tolist()
@@ -126,8 +127,12 @@ def test_embedding_overlap_matches_a_loop(n, widths, start, layout, max_rows):
         assert count == len(measured)
         if measured:
             assert math.isclose(overlap, sum(cosines) / len(cosines), rel_tol=1e-9)
+            # the control: as many Gaussian vectors (seed + 1) against the same embeddings
+            R = torch.randn(len(measured), w, generator=torch.Generator().manual_seed(4), dtype=torch.float64).tolist()
+            against = [abs(sum(a * b for a, b in zip(r, e))) / (norm(r) * norm(e)) for r in R for e in E]
+            assert math.isclose(control, sum(against) / len(against), rel_tol=1e-9)
         else:
-            assert math.isnan(overlap)
+            assert math.isnan(overlap) and math.isnan(control)
         assert random == random_direction_overlap(w) and math.isclose(root, 1 / math.sqrt(w), rel_tol=1e-15)
 
 

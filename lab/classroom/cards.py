@@ -5,13 +5,14 @@ the page's pictures until its answer is revealed (predict, then see)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from lab.classroom import storage
 from lab.classroom.following import POLL_SECONDS
-from lab.classroom.seats import RELINK, SOLO, Seat, _note, _page, _room, reason, seat
+from lab.classroom.seats import RELINK, SOLO, Seat, _note, _room, reason, seat
 from lab.display import opened, show_chart
 from lab.i18n import _, ngettext
 from lab.rooms import Room, RoomError
@@ -33,12 +34,11 @@ def _labels(check: Check) -> list[str]:
     return [_(option) for option in check.options]
 
 
-def question_card() -> bool:
-    """The page's questions: in a class, the open question's card (and the presenter's list of
-    questions to ask); alone, the learner's own. True while an open question's answer is hidden:
-    the page then stops before its pictures."""
-    page_path = _page.get()
-    checks = _questions().checks_for(page_path)
+def question_card(checks: Sequence[Check] = ()) -> bool:
+    """The page's questions (``checks``, which the page handed to ``lab_page``): in a class, the
+    open question's card (and the presenter's list of questions to ask); alone, the learner's
+    own. True while an open question's answer is hidden: the page then stops before its pictures."""
+    checks = tuple(checks)
     current, found = seat(), _room.get()
     if current is not None and found is not None:
         return _class_card(current, found, checks)
@@ -303,12 +303,13 @@ def _solo_card(checks: tuple[Check, ...]) -> bool:
     return False
 
 
-def question_list() -> None:
-    """A learner alone: the page's questions to try, at its end, in the main area (a phone hides
-    the sidebar). Nothing in a class (the presenter asks), nor while one of them is open."""
+def question_list(checks: Sequence[Check] = ()) -> None:
+    """A learner alone: the page's questions to try (of ``checks``, the page's), at its end, in
+    the main area (a phone hides the sidebar). Nothing in a class (the presenter asks), nor while
+    one of them is open."""
     if seat() is not None:
         return
-    checks = tuple(check for check in _questions().checks_for(_page.get()) if check.solo)
+    checks = tuple(check for check in checks if check.solo)
     state = st.session_state.get(SOLO)
     if not checks or (state and _questions().find(state[0]) in checks):
         return

@@ -9,6 +9,7 @@ import pandas as pd
 import torch
 
 import pekit
+from lab.claims import Claim, Reference, Said, joined
 from lab.memo import shared
 from lab.display import number
 from lab.i18n import _, localized_resource, ngettext, use
@@ -64,6 +65,10 @@ class AnalogyView:
     jump_from_code: str  # the codes (most significant bit first) before and at the biggest jump
     jump_to_code: str
     closest_to_first: int  # the position (> 0) whose sinusoidal code is closest to position 0's
+    dial_min_from_first: float = math.nan  # the dials' smallest distance from position 0 (positions > 0)
+    dial_closest_to_first: int = 0  # the first position (> 0) at that distance
+    wavelengths: tuple[float, ...] = ()  # the interleaved table's column pairs, 2π·base^(2j/d), left to right
+    p_block_rows: int = 1  # positions per pixel of the sinusoidal table's picture
 
     @property
     def last_position(self) -> int:
@@ -87,7 +92,7 @@ class AnalogyView:
 def _heatmap(X, *, x_title: str, domain: tuple[float, float]):
     """Drawn as images (one pixel per cell or block): two side-by-side tables redraw fast."""
     drawn = charts.heatmap(X, x_title=x_title, y_title=_("Row (position)"), domain=domain, height=320, max_marks=0)
-    return drawn.spec(), drawn.drawing.exact
+    return drawn.spec(), drawn.drawing
 
 
 @localized_resource(max_entries=24)
@@ -97,8 +102,8 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
     msb_first = binary.binary_strings(n, bits, lsb_first=False)
     codes = pd.DataFrame({"position": range(n), "lsb_first": binary.binary_strings(n, bits),
                           "msb_first": msb_first})
-    bits_chart, bits_exact = _heatmap(B, x_title=_("Bit (0 = least significant)"), domain=(0.0, 1.0))
-    p_chart, p_exact = _heatmap(P, x_title=_("Column (encoding dimension)"), domain=(-1.0, 1.0))
+    bits_chart, bits_drawing = _heatmap(B, x_title=_("Bit (0 = least significant)"), domain=(0.0, 1.0))
+    p_chart, p_drawing = _heatmap(P, x_title=_("Column (encoding dimension)"), domain=(-1.0, 1.0))
     stats = binary.compare_codes(n, bits, d, base=base)
     binary_name = ngettext("binary, {count} bit", "binary, {count} bits", bits).format(count=bits)
     sin_name = _("sinusoidal, d = {d}").format(d=d)
@@ -118,7 +123,8 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
     sin_lo, sin_hi = map(float, (P64[1:] - P64[:-1]).norm(dim=1).aminmax())  # float64: the sentence's steps
     return AnalogyView(
         n=n, bits=bits, d=d, base=base, codes=codes,
-        bits_chart=bits_chart, bits_exact=bits_exact, p_chart=p_chart, p_exact=p_exact,
+        bits_chart=bits_chart, bits_exact=bits_drawing.exact, p_chart=p_chart, p_exact=p_drawing.exact,
+        p_block_rows=p_drawing.block[0],
         steps_chart=charts.line_chart(steps, x="position", y="distance", series="code", x_title=_("Position i"),
                                       y_title=_("‖code(i) − code(i−1)‖"), series_title=_("Code"), step=True).spec(),
         dial_chart=charts.line_chart(dial, x="position", y="distance", series="code", x_title=_("Position i"),
@@ -127,6 +133,10 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
         binary_step_low=bin_lo, binary_step_high=bin_hi, sinusoidal_step_low=sin_lo, sinusoidal_step_high=sin_hi,
         jump_from_code=msb_first[stats.biggest_jump - 1], jump_to_code=msb_first[stats.biggest_jump],
         closest_to_first=int(stats.sinusoidal_distances[1:].argmin()) + 1,
+        # a dial code that returns (pekit's dial_returns, to 10⁻⁹) is at distance 0: the first return
+        dial_min_from_first=0.0 if stats.dial_returns else float(stats.dial_distances[1:].min()),
+        dial_closest_to_first=stats.dial_returns[0] if stats.dial_returns else int(stats.dial_distances[1:].argmin()) + 1,
+        wavelengths=tuple(float(w) for w in pekit.wavelengths(d, base=base)),
     )
 
 
@@ -150,9 +160,12 @@ def bits_caption(view: AnalogyView) -> str:
     return text + ("" if view.bits_exact else " " + _("Each pixel is a block mean."))
 
 
-def table_caption(view: AnalogyView) -> str:
+def table_caption(view: AnalogyView) -> Said:
     """What the heatmap of the sinusoidal table shows."""
     pairs = (view.d + 1) // 2
+    claims = [] if pairs == 1 else [
+        Claim("wavelengths, left to right", view.wavelengths, "rises",
+              Reference(view.wavelengths, "2π·base^(2j/d) of every column pair, in column order"))]
     if view.d == 2:
         text = _("Sinusoidal encoding P: one sine/cosine pair, wavelength 2π. Blue = −1, red = +1.")
     elif view.d % 2:
@@ -161,7 +174,21 @@ def table_caption(view: AnalogyView) -> str:
     else:
         text = _("Sinusoidal encoding P: {pairs} column pairs, slower from left to right. Blue = −1, red = +1.").format(
             pairs=pairs)
-    return text + ("" if view.p_exact else " " + _("Each pixel is the mean of a block of positions × columns."))
+    if view.p_exact:
+        return Said(text, claims)
+    text += " " + _("Each pixel is the mean of a block of positions × columns.")
+    two_blocks = 2 * view.p_block_rows
+    fast = [w for w in view.wavelengths if w < two_blocks]
+    if view.p_block_rows > 1 and fast:
+        # a block mean sampled once per block cannot follow what repeats within two blocks
+        claims.append(Claim("slowest wavelength drawn with false stripes", max(fast), "below",
+                            Reference(two_blocks, "two blocks of positions (the blocks sample once per block)")))
+        text += " " + ngettext(
+            "{count} pair repeats within two blocks ({twice} positions): its block means draw slower stripes that are "
+            "not in the table, or average out.",
+            "{count} pairs repeat within two blocks ({twice} positions): their block means draw slower stripes that are "
+            "not in the table, or average out.", len(fast)).format(count=len(fast), twice=two_blocks)
+    return Said(text, claims)
 
 
 def metric_labels(view: AnalogyView) -> tuple[str, str, str, str]:
@@ -188,7 +215,7 @@ def counting_caption(view: AnalogyView) -> str:
                     "the code of 0.").format(last=n1, needed=view.bits_needed, count=bits, codes=view.code_count)
 
 
-def steps_sentence(view: AnalogyView) -> str:
+def steps_sentence(view: AnalogyView) -> Said:
     """How far each code moves between neighbouring positions, and how many positions each tells apart."""
     stats = view.stats
     jump, flips = stats.biggest_jump, stats.biggest_jump_flips
@@ -205,9 +232,16 @@ def steps_sentence(view: AnalogyView) -> str:
                         "({before} → {at} flips {count} bits at once: {code_before} → {code_at})", flips).format(
             low=number(view.binary_step_low, ".3g"), high=number(view.binary_step_high, ".3g"), before=jump - 1,
             at=jump, count=flips, code_before=view.jump_from_code, code_at=view.jump_to_code)
+    rounding = Reference(SAME_STEP, "float64 rounding of steps at most √d long")
+    claims = [Claim("spread of the sinusoidal steps", hi - lo, "at most" if hi - lo <= SAME_STEP else "above", rounding),
+              Claim("positions binary tells apart", view.stats.binary.distinct, "at most",
+                    Reference(view.code_count, "the codes of that many bits, 2^bits"))]
     if hi - lo <= SAME_STEP:
         text += _(", while the sinusoidal code always moves by {step}: the same step everywhere (up to float64 "
                   "rounding). ").format(step=number(lo, ".6g"))
+    elif view.d % 2 == 0:  # (not met over the page's settings: an even width's steps agree to 10⁻¹³)
+        text += _(", while the sinusoidal code moves by {low} to {high}. ").format(
+            low=number(lo, ".6g"), high=number(hi, ".6g"))
     elif number(lo, ".6g") == number(hi, ".6g"):
         text += _(", while the sinusoidal code always moves by {step} to six digits: the same step for every pair, plus "
                   "the unpaired last sine column of an odd d, whose step depends on the position (the steps spread "
@@ -231,11 +265,11 @@ def steps_sentence(view: AnalogyView) -> str:
             "real-valued columns tell {told} of the {n} positions here apart (counting distinct codes: {rule}).",
             "With {count} bits, binary tells at most 2^{count} = {codes} positions apart, and uses only {shape}; {d} "
             "real-valued columns tell {told} of the {n} positions here apart (counting distinct codes: {rule}).", bits)
-    return text + apart.format(count=bits, codes=view.code_count, shape=cube(bits), d=view.d, told=told, n=view.n,
-                               rule=_distinct_rule())
+    return Said(text + apart.format(count=bits, codes=view.code_count, shape=cube(bits), d=view.d, told=told, n=view.n,
+                                    rule=_distinct_rule()), claims)
 
 
-def dial_sentence(view: AnalogyView) -> str:
+def dial_sentence(view: AnalogyView) -> Said:
     """Where the power-of-two dials return to position 0's code, against the sinusoidal table."""
     hits = view.stats.dial_returns
     shown = f"{', '.join(map(str, hits[:8]))}{' …' if len(hits) > 8 else ''}"
@@ -243,10 +277,10 @@ def dial_sentence(view: AnalogyView) -> str:
         text = ngettext(
             "Think of each column as a dial turning at its own speed. With one bit there is one dial, sin(2πi/2^0) = "
             "sin(2πi), which is 0 at every whole position: position {shown} gets the code of position 0 (distance 0 "
-            "above, up to float rounding).",
+            "in the chart, up to float rounding).",
             "Think of each column as a dial turning at its own speed. With one bit there is one dial, sin(2πi/2^0) = "
             "sin(2πi), which is 0 at every whole position: positions {shown} all get the code of position 0 (distance "
-            "0 above, up to float rounding).", len(hits)).format(shown=shown)
+            "0 in the chart, up to float rounding).", len(hits)).format(shown=shown)
     else:
         half = 2 ** (view.bits - 2)
         text = ngettext(
@@ -258,22 +292,49 @@ def dial_sentence(view: AnalogyView) -> str:
             "{turn} positions, and sines alone already agree halfway, every {count} positions: ", half).format(
             last_bit=view.last_bit, turn=2 ** view.last_bit, count=half)
         if hits:
-            text += ngettext("position {shown} gets the code of position 0 (distance 0 above, up to float rounding).",
-                             "positions {shown} get the code of position 0 (distance 0 above, up to float rounding).",
+            text += ngettext("position {shown} gets the code of position 0 (distance 0 in the chart, up to float "
+                             "rounding).",
+                             "positions {shown} get the code of position 0 (distance 0 in the chart, up to float "
+                             "rounding).",
                              len(hits)).format(shown=shown)
         else:
             text += _("within this range none collide yet.")
-    closest, where = view.stats.sinusoidal_min_from_first, view.closest_to_first
+    return joined([text, _against_the_dials(view)])
+
+
+def _against_the_dials(view: AnalogyView) -> Said:
+    """The sinusoidal table's smallest distance from position 0, against the dials' over the same
+    positions: which stays further from its start, or whether the table comes back within the
+    distance this page counts as one code."""
+    numbers = dict(distance=number(view.stats.sinusoidal_min_from_first, ".3g"), position=view.closest_to_first,
+                   dials=number(view.dial_min_from_first, ".3g"), dial_position=view.dial_closest_to_first,
+                   tolerance=number(DISTINCT, "g"), d=view.d)
+    if view.d == 2:
+        text = _("The sinusoidal table of d = 2 is one sine/cosine pair of frequency 1, whatever the base: its "
+                 "smallest distance to position 0 here is {distance} (position {position}), the dials' {dials} "
+                 "(position {dial_position}).").format(**numbers)
+    elif view.d % 2:
+        text = _("The sinusoidal table lowers its frequencies with the base and pairs each sine with a cosine (all but "
+                 "its last column, a sine alone): its smallest distance to position 0 here is {distance} (position "
+                 "{position}), the dials' {dials} (position {dial_position}).").format(**numbers)
+    else:
+        text = _("The sinusoidal table lowers its frequencies with the base and pairs each sine with a cosine: its "
+                 "smallest distance to position 0 here is {distance} (position {position}), the dials' {dials} "
+                 "(position {dial_position}).").format(**numbers)
+    closest, dials, what = view.stats.sinusoidal_min_from_first, view.dial_min_from_first, \
+        "the table's smallest distance from position 0"
+    one_code = Reference(DISTINCT, "the distance under which this page counts two codes as one")
+    the_dials = Reference(dials, "the dials' smallest distance from position 0, over the same positions")
     if closest <= DISTINCT:
-        return text + " " + _(
-            "Lowering every frequency with the base and pairing each sine with a cosine keeps the encoding away from "
-            "its starting point: its smallest distance to position 0 here is {distance} (position {position}), though "
-            "that is within the {tolerance} this page counts as one code.").format(
-            distance=number(closest, ".3g"), position=where, tolerance=number(DISTINCT, "g"))
-    return text + " " + _(
-        "Lowering every frequency with the base and pairing each sine with a cosine keeps the encoding away from its "
-        "starting point: its smallest distance to position 0 here is {distance} (position {position}).").format(
-        distance=number(closest, ".3g"), position=where)
+        return Said(text + " " + _("That is within the {tolerance} this page counts as one code: at this width, over "
+                                   "these positions, the table comes back to its start too.").format(**numbers),
+                    [Claim(what, closest, "at most", one_code)])
+    claims = [Claim(what, closest, "above", one_code), Claim(what, closest, "above" if closest > dials else "at most",
+                                                             the_dials)]
+    if closest > dials:
+        return Said(text + " " + _("So it stays further from its starting point than the dials do."), claims)
+    return Said(text + " " + _("Over these positions the dials stay further from their start than the table does, "
+                               "though neither comes back to it."), claims)
 
 
 @dataclass(frozen=True)
@@ -289,6 +350,7 @@ class Ladders:
     longest: float  # the last pair's wavelength
     fast: tuple[int, ...]  # bits faster than every pair (period below 2π)
     slow: tuple[int, ...]  # bits slower than every pair
+    wavelengths: tuple[float, ...] = ()  # every pair's wavelength, left to right
 
     @property
     def fast_periods(self) -> tuple[int, ...]:
@@ -313,6 +375,7 @@ def ladders(bits: int, d: int, base: int) -> Ladders:
         growth=binary.wavelength_growth(d, base=base), longest=float(waves[-1]),
         fast=tuple(int(b) for b in matches["bit"][matches["faster_than_every_pair"]]),
         slow=tuple(int(b) for b in matches["bit"][matches["slower_than_every_pair"]]),
+        wavelengths=tuple(float(w) for w in waves),
     )
 
 
@@ -336,40 +399,60 @@ def _listed(values) -> str:
     return ", ".join(map(str, values))
 
 
-def ladders_sentence(view: Ladders) -> str:
+def ladders_sentence(view: Ladders) -> Said:
     """How the two ladders climb, and the bits with no partner at either end."""
     fast, slow = view.fast, view.slow
     pairs = (view.d + 1) // 2  # pairs of the interleaved table, an odd d's last sine included
+    periods = [2 ** (b + 1) for b in range(view.bits)]
+    shortest = view.wavelengths[0]
+    claims = [Claim("the fastest pair's wavelength", shortest, "equal",
+                    Reference(2 * math.pi, "2π, a frequency of 1", tolerance=1e-9))]
     bits = (_("Bit periods double from one bit to the next") if view.bits > 1
             else _("One bit: its period is 2"))
     if pairs == 1:
         text = _("{bits}; d = {d} has one pair only, of wavelength 2π ≈ {longest} positions. ").format(
             bits=bits, d=view.d, longest=_positions(view.longest))
-    elif math.isclose(view.growth, 2.0, rel_tol=1e-12):
-        text = _("{bits}; pair wavelengths grow by the factor base^(2/d) = 2 per pair, the same rate: the ladders "
-                 "climb in step, each wavelength π times a bit period, so they never line up exactly. ").format(bits=bits)
     else:
-        text = _("{bits}; pair wavelengths grow by the factor base^(2/d) = {factor} per pair. ").format(
-            bits=bits, factor=_factor(view.growth))
-        if view.bits > 1:
-            text += _("So the two ladders climb at different rates and only line up approximately. ")
+        step = view.wavelengths[1] / view.wavelengths[0]
+        claims.append(Claim("growth per pair", view.growth, "equal",
+                            Reference(step, "the second pair's wavelength over the first's", tolerance=1e-9 * step)))
+        if math.isclose(view.growth, 2.0, rel_tol=1e-12):
+            claims.append(Claim("growth per pair", view.growth, "equal",
+                                Reference(2.0, "a bit period's growth per bit", tolerance=1e-12)))
+            text = _("{bits}; pair wavelengths grow by the factor base^(2/d) = 2 per pair, the same rate: the ladders "
+                     "climb in step, each wavelength π times a bit period, so they never line up exactly. ").format(
+                bits=bits)
+        else:
+            text = _("{bits}; pair wavelengths grow by the factor base^(2/d) = {factor} per pair. ").format(
+                bits=bits, factor=_factor(view.growth))
+            if view.bits > 1:
+                claims.append(Claim("growth per pair", view.growth, "above" if view.growth > 2 else "below",
+                                    Reference(2.0, "a bit period's growth per bit")))
+                text += _("So the two ladders climb at different rates and only line up approximately. ")
     text += _("The correspondence stops at both ends: no column is faster than 2π ≈ {two_pi} positions").format(
         two_pi=number(2 * math.pi, ".3g"))
     if fast:
+        claims.append(Claim("the slowest unmatched fast bit's period", periods[max(fast)], "below",
+                            Reference(shortest, "the fastest pair's wavelength")))
         text += ngettext(", so bit {bits} (period {periods}) has no true partner",
                          ", so bits {bits} (periods {periods}) have no true partner", len(fast)).format(
             bits=_listed(fast), periods=_listed(view.fast_periods))
+    longest = dict(longest=_positions(view.longest), column=view.d - 1)
     if pairs == 1:
-        text += _(", and no column is slower than the one pair's {longest} positions").format(
-            longest=_positions(view.longest))
+        text += _(", and no column is slower than the one pair's {longest} positions").format(**longest)
+    elif view.d % 2:
+        text += _(", and no column is slower than the last one's {longest} positions (column {column}, a sine without "
+                  "its cosine)").format(**longest)
     else:
-        text += _(", and no column is slower than the last pair's {longest} positions").format(
-            longest=_positions(view.longest))
+        text += _(", and no column is slower than the last pair's {longest} positions").format(**longest)
+    slowest = Reference(view.longest, "the slowest column's wavelength")
     if slow:
-        return text + ngettext("; bit {bits} is slower than that.", "; bits {bits} are slower than that.",
-                               len(slow)).format(bits=_listed(slow))
-    return text + (_("; every bit shown here is faster than that.") if view.bits > 1
-                   else _("; the bit is faster than that."))
+        claims.append(Claim("the fastest unmatched slow bit's period", periods[min(slow)], "above", slowest))
+        return Said(text + ngettext("; bit {bits} is slower than that.", "; bits {bits} are slower than that.",
+                                    len(slow)).format(bits=_listed(slow)), claims)
+    claims.append(Claim("the slowest bit's period", periods[-1], "below", slowest))
+    return Said(text + (_("; every bit shown here is faster than that.") if view.bits > 1
+                        else _("; the bit is faster than that.")), claims)
 
 
 @dataclass(frozen=True)
@@ -471,7 +554,7 @@ def same_width(n: int, width: int, base: int) -> binary.EqualWidth:
     return binary.equal_width(n, width, base=base)
 
 
-def equal_width_sentence(eq: binary.EqualWidth) -> str:
+def equal_width_sentence(eq: binary.EqualWidth) -> Said:
     """How many of the n positions each code of the same width tells apart."""
     width, n, b, s = eq.width, eq.n, eq.binary, eq.sinusoidal
     text = ngettext(
@@ -496,6 +579,14 @@ def equal_width_sentence(eq: binary.EqualWidth) -> str:
             "{second}) only {distance} apart, which counts as one code. ",
             "; {count} sinusoidal columns tell **{told} of the {n}** apart, the closest two (positions {first} and "
             "{second}) only {distance} apart, which counts as one code. ", width).format(**closest)
+    same_rule = Reference(b.distinct, "the positions binary codes of the same width tell apart, by the same rule")
+    one_code = Reference(DISTINCT, "the distance under which this page counts two codes as one")
+    claims = [Claim("positions binary tells apart", b.distinct, "at most",
+                    Reference(min(n, 2 ** width), "the n positions or the 2^width codes, whichever is fewer")),
+              Claim("the sinusoidal code's closest two positions", s.min_distance,
+                    "above" if s.min_distance > DISTINCT else "at most", one_code),
+              Claim("positions the sinusoidal code tells apart", s.distinct,
+                    "above" if s.distinct > b.distinct else "equal" if s.distinct == b.distinct else "below", same_rule)]
     if s.distinct > b.distinct:
         text += _("Real-valued columns can take any value between −1 and 1, where a bit has two: that is the sense in "
                   "which the book calls continuous representations more space-efficient. ")
@@ -504,4 +595,4 @@ def equal_width_sentence(eq: binary.EqualWidth) -> str:
                  else _("At this width both tell as many positions apart. "))
     else:
         text += _("At this width binary tells more positions apart. ")
-    return text.rstrip()
+    return Said(text.rstrip(), claims)

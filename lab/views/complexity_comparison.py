@@ -13,6 +13,7 @@ import pandas as pd
 
 import pekit
 from pekit import charts, complexity
+from lab.claims import Claim, Reference, Said, joined
 from lab.display import big_number, number
 from lab.i18n import N_, _, language, localized_resource, local_number, ngettext, use
 from lab.jobs import Job
@@ -23,6 +24,7 @@ BUDGET_BYTES = 512 * 2**20  # attention weights of the largest n in a sweep
 MAX_MULTIPLY_ADDS = 20 * 10**9
 SWEEP_ENDS = tuple(str(2**e) for e in range(4, 14))  # the lengths a sweep may start or end at: 16 .. 8192
 REPEATS = 3  # timed runs per layer and length, after one warm-up (pekit's defaults)
+TOLERANCE = 0.25  # a measured slope within this of the count's (both as shown) grows as the count says
 
 # Results are shared by every session as they are (lab.memo, one entry per language where a
 # record holds text: lab.i18n.localized_resource): a rerun that finds one
@@ -70,6 +72,10 @@ class TheoryView:
     rnn_steps: int  # n − 1: recurrent steps from the first token to the last
     costs: tuple[tuple[str, int], ...] = ()  # (layer, multiply-adds counted whole), the table's order
     attention_mixing: int = 0  # self-attention's two n²·d products alone
+    attention_projections: int = 0  # its four d × d products per token (4·n·d²)
+    # the fuller chart's self-attention line: its log-log slope at each length drawn, and at n = 2·d
+    whole_slopes: tuple[tuple[int, float], ...] = ()
+    bend_slope: float = 1.5
 
     def cost(self, layer: str) -> int:
         """A layer's multiply-adds counted whole, as the table shows them."""
@@ -90,7 +96,8 @@ def theory_view(n: int, d: int, k: int) -> TheoryView:
         "path_order": [complexity.BIG_O[layer][2] for layer in table.index],
     })
     terms = complexity.cost_terms(n, d, k)
-    curves = complexity.cost_curves(complexity.cost_curve_lengths(n, d, k), d, k)
+    lengths = complexity.cost_curve_lengths(n, d, k)
+    curves = complexity.cost_curves(lengths, d, k)
     cross = complexity.crossovers(d, k)
     marks = {f"n = d = {d}": cross["RNN"], f"n = k·d/2 = {number(cross['CNN'], 'g')}": cross["CNN"],
              _("your n = {n}").format(n=n): n}
@@ -116,6 +123,9 @@ def theory_view(n: int, d: int, k: int) -> TheoryView:
         cnn_layers=int(table.loc["CNN", "max_path_length"]), rnn_steps=int(table.loc["RNN", "max_path_length"]),
         costs=tuple((str(layer), int(v)) for layer, v in costs["multiply_adds"].items()),
         attention_mixing=int(costs.loc["Self-attention", "mixing_multiply_adds"]),
+        attention_projections=int(terms.loc[terms["term"].str.startswith("projections"), "multiply_adds"].iloc[0]),
+        whole_slopes=tuple((int(m), complexity.whole_attention_slope(m, d)) for m in lengths),
+        bend_slope=complexity.whole_attention_slope(2 * d, d),
     )
 
 
@@ -125,20 +135,56 @@ def theory_caption(view: TheoryView) -> str:
              "n².").format(d=view.d, k=view.k)
 
 
-def fuller_caption(view: TheoryView) -> str:
-    """What the chart of the whole count adds: where self-attention counted whole bends."""
-    return _("Counted whole, self-attention bends from slope 1 to slope 2 around n = 2·d = {bend}, where its n² terms "
-             "overtake its projections.").format(bend=2 * view.d)
+def fuller_caption(view: TheoryView) -> Said:
+    """What the chart of the whole count adds: how self-attention's slope, counted whole, rises
+    along the lengths drawn (from the slope at the first to the slope at the last), and its 1.5 at
+    n = 2·d, where its n² terms and its projections are equal."""
+    (first, low), (last, high) = view.whole_slopes[0], view.whole_slopes[-1]
+    slopes = tuple(slope for _n, slope in view.whole_slopes)
+    return Said(_("Counted whole, self-attention's slope rises along this chart from {low} at n = {first} to {high} at "
+                  "n = {last}, passing 1.5 at n = 2·d = {bend}, where its n² terms and its projections are equal; it "
+                  "approaches 2 as n grows far beyond d.").format(
+        low=number(low, ".2f"), first=number(first, ","), high=number(high, ".2f"), last=number(last, ","),
+        bend=number(2 * view.d, ",")),
+        [Claim("self-attention's slope along the chart", slopes, "rises",
+               Reference(tuple(float(n) for n, _slope in view.whole_slopes),
+                         "the chart's lengths; slope 2(n + d)/(n + 2d) of 2n²d + 4nd² (whole_attention_slope)")),
+         Claim("slope at n = 2·d", view.bend_slope, "equal", Reference(1.5, "2(2d + d)/(2d + 2d)", tolerance=1e-12)),
+         Claim("slope at the chart's end", high, "below", Reference(2.0, "the n² terms' slope, approached as n → ∞"))])
 
 
 NAMES = {"CNN": N_("the CNN"), "RNN": N_("the RNN"), "Self-attention": N_("self-attention")}
 
 
-def _against(cost: int, other: int) -> str:
-    return _("less than") if cost < other else _("as much as") if cost == other else _("more than")
+def _relation(cost: int, other: int) -> str:
+    """How ``cost`` stands to ``other``, as a claim's relation."""
+    return "below" if cost < other else "equal" if cost == other else "above"
 
 
-def cost_sentence(view: TheoryView) -> str:
+def _ranking_message(groups: list[list[str]]) -> str:
+    """The whole sentence of the fuller count for this ranking (groups of equal layers, cheapest
+    first): one message per shape of ranking, so that a translator sees each sentence whole."""
+    sizes = tuple(len(group) for group in groups)
+    return {
+        (1, 1, 1): _("At n = {n}, counted whole: the CNN {cnn}, the RNN {rnn}, self-attention {attention} "
+                     "multiply-adds; from the cheapest: {first}, then {second}, then {third}."),
+        (2, 1): _("At n = {n}, counted whole: the CNN {cnn}, the RNN {rnn}, self-attention {attention} "
+                  "multiply-adds; from the cheapest: {first} and {second} (equal), then {third}."),
+        (1, 2): _("At n = {n}, counted whole: the CNN {cnn}, the RNN {rnn}, self-attention {attention} "
+                  "multiply-adds; from the cheapest: {first}, then {second} and {third} (equal)."),
+        (3,): _("At n = {n}, counted whole: the CNN {cnn}, the RNN {rnn}, self-attention {attention} "
+                "multiply-adds; from the cheapest: {first} and {second} and {third} (equal)."),
+    }[sizes]
+
+
+def _cnn_sentence(relation: str) -> str:
+    """Where self-attention stands to the CNN at the reader's n, one message per relation."""
+    return {"below": _("At n = {n} it costs less than the CNN."),
+            "equal": _("At n = {n} it costs as much as the CNN."),
+            "above": _("At n = {n} it costs more than the CNN.")}[relation]
+
+
+def cost_sentence(view: TheoryView) -> Said:
     """The fuller count: which layer is the cheapest at the reader's n, d, k counted whole, and
     whether self-attention, projections included, can cost less than the other two."""
     n, d, k = view.n, view.d, view.k
@@ -151,28 +197,38 @@ def cost_sentence(view: TheoryView) -> str:
         else:
             groups.append([layer])
     # a ranking, from the cheapest: groups of equal layers, one after another
-    order = _(", then ").join(
-        _("{layers} (equal)").format(layers=_(" and ").join(_(NAMES[layer]) for layer in group)) if len(group) > 1
-        else _(NAMES[group[0]]) for group in groups)
     attention = costs["Self-attention"]
-    listed = ", ".join(_("{layer} {count}").format(layer=_(NAMES[layer]), count=big_number(v)) for layer, v in view.costs)
-    whole = _("At n = {n}, counted whole: {costs} multiply-adds; from the cheapest: {order}.").format(
-        n=number(n, ","), costs=listed, order=order)
+    first, second, third = (_(NAMES[layer]) for group in groups for layer in group)
+    whole = _ranking_message(groups).format(
+        n=number(n, ","), cnn=big_number(costs["CNN"]), rnn=big_number(costs["RNN"]), attention=big_number(attention),
+        first=first, second=second, third=third)
     # counted whole: 2n²d + 4nd² against 2nd² (never less) and against knd² (less while 2n < (k − 4)d)
     rnn_note = _("It never costs less than an RNN of the same width: its projections alone are twice the RNN's "
                  "2·n·d².")
+    counted = "the layers' multiply-adds counted whole (pekit.complexity.layer_costs: the sums of cost_terms)"
+    claims = [Claim("costs from the cheapest", tuple(float(v) for _layer, v in ranked), "rises",
+                    Reference(tuple(float(v) for v in sorted(costs.values())), counted)),
+              Claim("self-attention", attention, "above", Reference(costs["RNN"], "the RNN's " + counted)),
+              Claim("self-attention's projections", view.attention_projections, "equal",
+                    Reference(2 * costs["RNN"], "twice the RNN's 2·n·d², from cost_terms"))]
     if k > 4:
         limit = (k - 4) * d / 2
         if limit > 1:
-            cnn_note = _("It costs less than the CNN exactly while n < (k − 4)·d/2 = {limit}; at n = {n} it costs "
-                         "{against} the CNN.")
+            cnn_note = _("It costs less than the CNN exactly while n < (k − 4)·d/2 = {limit}.")
         else:
             cnn_note = _("It would cost less than the CNN only while n < (k − 4)·d/2 = {limit}, which no length n ≥ 1 "
-                         "is; at n = {n} it costs {against} the CNN.")
-        cnn_note = cnn_note.format(limit=number(limit, "g"), n=number(n, ","), against=_against(attention, costs["CNN"]))
+                         "is.")
+        cnn_note = " ".join([cnn_note.format(limit=number(limit, ",g")),
+                             _cnn_sentence(_relation(attention, costs["CNN"])).format(n=number(n, ","))])
+        claims += [Claim("self-attention against the CNN", attention, _relation(attention, costs["CNN"]),
+                         Reference(costs["CNN"], "the CNN's " + counted)),
+                   Claim("n", n, "below" if attention < costs["CNN"] else "at least",
+                         Reference(limit, "(k − 4)·d/2, where 2n²d + 4nd² = knd²"))]
     else:
         cnn_note = _("With k = {k} it never costs less than the CNN either (k·n·d² ≤ 4·n·d²).").format(k=k)
-    return " ".join([whole, rnn_note, cnn_note])
+        claims.append(Claim("self-attention against the CNN", attention, "above",
+                            Reference(costs["CNN"], "the CNN's " + counted)))
+    return Said(" ".join([whole, rnn_note, cnn_note]), claims)
 
 
 @dataclass(frozen=True)
@@ -225,8 +281,8 @@ def path_sentence(view: PathView) -> str:
         cnn).format(k=k, window=window, widening=view.widening, count=cnn, tokens=view.path_n)
     recurrent = ngettext("An RNN needs **{count} step** along its chain of states;",
                          "An RNN needs **{count} steps** along its chain of states;", rnn).format(count=rnn)
-    attention = _("self-attention joins every pair directly, in **one step**. Shorter paths make long-range "
-                  "dependencies easier to learn.")
+    attention = _("self-attention joins every pair directly, in **one step**. The chapter argues that shorter paths "
+                  "make long-range dependencies easier to learn.")
     return " ".join((convolution, recurrent, attention))
 
 
@@ -275,13 +331,15 @@ def sweep_caption(plan: SweepPlan) -> str:
 
 
 class SlopeVerdict(NamedTuple):
-    """One layer's fitted slope (rounded as shown) against the theory's exponent, and the verdict
-    of :func:`pekit.complexity.slope_verdicts`."""
+    """One layer's fitted slope (rounded as shown), the chapter's exponent, the verdict of
+    :func:`pekit.complexity.slope_verdicts` against ``expected``: the slope of the count of what
+    is timed over the same lengths (:func:`pekit.complexity.count_slopes`, rounded as shown)."""
 
     layer: str
     slope: float
     theory: int
     verdict: str  # "as expected", "below", "above" or "unknown"
+    expected: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -301,28 +359,35 @@ class SweepResult:
     weights_bytes: tuple[int, ...] = ()  # the memory column's bytes, one per row of the table
 
 
-def _slopes_frame(layers: list[str], slopes: list, theory: list[int], weights: list[int], low: int, single: bool,
-                  device: str) -> pd.DataFrame:
+def _slopes_frame(layers: list[str], slopes: list, theory: list[int], expected: list, weights: list[int], low: int,
+                  single: bool, device: str) -> pd.DataFrame:
     """The slopes table in the current language."""
     return pd.DataFrame({
         _("layer"): [_(layer) for layer in layers],
         (_("fitted slope (one length: none)") if single else _("fitted slope (n ≥ {low})").format(low=low)): slopes,
         _("theory (in n)"): theory,
+        _("slope of the count timed (same lengths)"): expected,
         memory_column(device): [memory_cell(layer, b, device) for layer, b in zip(layers, weights)],
     })
 
 
-def sweep_result(measured: pd.DataFrame, device: str) -> SweepResult:
-    """The record of a sweep measured on ``device`` (a :func:`pekit.complexity.measure_layers` frame)."""
+def sweep_result(measured: pd.DataFrame, device: str, d: int, k: int) -> SweepResult:
+    """The record of a sweep measured on ``device`` (a :func:`pekit.complexity.measure_layers`
+    frame of width ``d`` and kernel ``k``): each fitted slope judged against the slope of the
+    count of what was timed over the same lengths."""
     fitted = complexity.fitted_slopes(measured)
-    # judged as shown: the table and the sentences agree
-    verdicts = tuple(SlopeVerdict(*v) for v in complexity.slope_verdicts(fitted, decimals=2))
     low, high = int(fitted["from_n"].iloc[0]), int(fitted["to_n"].iloc[0])
     single = low == high  # one length: nothing to fit a slope to
+    lengths = sorted(int(n) for n in measured["n"].unique() if low <= n <= high)
+    counted = {} if single else complexity.count_slopes(lengths, d, k)
+    # judged as shown (two decimals, the count's slope too): the table and the sentences agree
+    verdicts = tuple(SlopeVerdict(*v, round(counted.get(v[0], float("nan")), 2))
+                     for v in complexity.slope_verdicts(fitted, decimals=2, expected=counted))
     weights = [int(b) for b in fitted["weights_bytes"]]
     with use("en"):  # the shared record speaks the source language
         slopes = _slopes_frame(fitted["layer"].tolist(), [None if single else v.slope for v in verdicts],
-                               fitted["theory"].tolist(), weights, low, single, device)
+                               fitted["theory"].tolist(), [None if single else v.expected for v in verdicts], weights,
+                               low, single, device)
         chart = sweep_chart.uncached(measured)
     return SweepResult(measured, chart, slopes, verdicts, low, high, device, tuple(weights))
 
@@ -333,7 +398,8 @@ def slopes_table(result: SweepResult) -> pd.DataFrame:
         return result.slopes
     table = result.slopes
     return _slopes_frame(table["layer"].tolist(), table.iloc[:, 1].tolist(), table["theory (in n)"].tolist(),
-                         list(result.weights_bytes), result.low, result.low == result.high, result.device)
+                         table["slope of the count timed (same lengths)"].tolist(), list(result.weights_bytes),
+                         result.low, result.low == result.high, result.device)
 
 
 def _frame_key(measured: pd.DataFrame) -> str:
@@ -399,7 +465,7 @@ def measure(plan: SweepPlan) -> Callable[[Job], SweepResult]:
                                              budget_bytes=BUDGET_BYTES, max_multiply_adds=MAX_MULTIPLY_ADDS,
                                              progress=lambda fraction, label: job.report(
                                                  fraction, functools.partial(progress_text, label)))
-        return sweep_result(measured, key.device)
+        return sweep_result(measured, key.device, key.d, key.k)
 
     return work
 
@@ -423,68 +489,96 @@ def measured_caption(job: Job) -> str:
 
 
 EXPECTED = {
-    "as expected": N_("grows as the theory says"),
-    "below": N_("grows more slowly than the theory's n^{t} here: fixed costs (starting the work, memory "
-                "allocation, Python) still weigh at these lengths"),
-    "above": N_("grows faster than the theory's n^{t} here: the arithmetic is not all there is (memory "
-                "traffic grows too, once the data no longer fits in the processor's caches)"),
+    "as expected": N_("grows as the count says"),
+    "below": N_("grows more slowly than the count; these timings do not say why"),
+    "above": N_("grows faster than the count; these timings do not say why"),
     # a slope at or below 0 (as shown) is "below" too, but the time did not grow at all
-    "flat": N_("the time stayed flat as n grew, where the theory's n^{t} has it grow: fixed costs (starting the "
-               "work, memory allocation, Python) and the noise of the timings outweigh the arithmetic at these lengths"),
-    "fell": N_("the time fell as n grew, where the theory's n^{t} has it grow: fixed costs (starting the work, "
-               "memory allocation, Python) and the noise of the timings outweigh the arithmetic at these lengths"),
+    "flat": N_("the time stayed flat as n grew, where the count's slope is {expected}"),
+    "fell": N_("the time fell as n grew, where the count's slope is {expected}"),
 }
+COUNTED = ("least-squares slope of log(multiply-adds of what is timed, pekit.complexity.cost_terms) against log(n) "
+           "over the fitted lengths (pekit.complexity.count_slopes), rounded as shown")
 
 
-def slope_line(v: SlopeVerdict) -> str:
-    """One layer's item of the slope prose: its slope as shown (two decimals) against the theory's
-    exponent and what that says: grows as the theory says, more slowly or faster, or, at a slope
-    of 0 or below, that the time stayed flat or fell as n grew."""
-    if v.verdict == "unknown" or not math.isfinite(v.slope):
-        return _("- **{layer}**: no slope could be fitted (it was timed at fewer than two of these lengths, "
-                 "or has no theory to compare with).").format(layer=_(v.layer))
+def _slope_claims(v: SlopeVerdict, verdict: str) -> list[Claim]:
+    """What a slope's verdict claims, against the count's slope over the same lengths."""
+    if verdict == "as expected":
+        # the judgement rounds the difference to the shown two decimals: 1e-9 absorbs float's rounding of it
+        return [Claim("slope", v.slope, "equal", Reference(v.expected, COUNTED, tolerance=TOLERANCE + 1e-9))]
+    if verdict in ("below", "above"):
+        return [Claim("slope", v.slope, verdict,
+                      Reference(v.expected - TOLERANCE if verdict == "below" else v.expected + TOLERANCE,
+                                f"the count's slope {'less' if verdict == 'below' else 'plus'} the tolerance "
+                                f"{TOLERANCE}; the count's: {COUNTED}"))]
+    growth = Claim("count's slope", v.expected, "above", Reference(0.0, "no growth"))
+    if verdict == "flat":
+        return [Claim("slope", v.slope, "equal", Reference(0.0, "no growth, to the two decimals shown")), growth]
+    return [Claim("slope", v.slope, "below", Reference(0.0, "no growth")), growth]
+
+
+def slope_line(v: SlopeVerdict) -> Said:
+    """One layer's item of the slope prose: its slope as shown (two decimals) against the slope of
+    the count of what is timed over the same lengths (attention's projections included), and
+    what that says: grows as the count says, more slowly or faster, or, at a slope of 0 or below,
+    that the time stayed flat or fell as n grew. It says how the slopes stand, not why."""
+    if v.verdict == "unknown" or not math.isfinite(v.slope) or not math.isfinite(v.expected):
+        return Said(_("- **{layer}**: no slope could be fitted (it was timed at fewer than two of these lengths, "
+                      "or has no count to compare with).").format(layer=_(v.layer)), [Claim("slope", v.slope)])
     verdict = v.verdict
     if v.slope < 0:
         verdict = "fell"
     elif v.slope == 0:
         verdict = "flat"
-    return _("- **{layer}**: slope {slope} against {theory}: {verdict}.").format(
-        layer=_(v.layer), slope=number(v.slope, ".2f"), theory=v.theory, verdict=_(EXPECTED[verdict]).format(t=v.theory))
+    expected = number(v.expected, ".2f")
+    return Said(_("- **{layer}**: slope {slope} against {expected}, the slope of its count over these lengths (the "
+                  "chapter's leading term alone: n^{theory}): {verdict}.").format(
+        layer=_(v.layer), slope=number(v.slope, ".2f"), expected=expected, theory=v.theory,
+        verdict=_(EXPECTED[verdict]).format(expected=expected)), _slope_claims(v, verdict))
 
 
-def memory_sentence(result: SweepResult) -> str:
+def memory_sentence(result: SweepResult) -> Said:
     """What the memory column says of explicit and fused attention at the largest n."""
     top = result.measured[result.measured["n"] == result.measured["n"].max()].set_index("layer")["weights_bytes"]
     explicit = int(top["Self-attention"])
     n = int(result.measured["n"].max())
     if not measured_memory(result.device):
-        return _("Explicit attention forms its (heads, n, n) weights, {size} at n = {n}; the fused path (torch's "
-                 "scaled_dot_product_attention) returns none, and its fused kernels compute the output in tiles "
-                 "without them (memory is measured on CUDA only).").format(size=memory_size(explicit), n=n)
+        return Said(_("Explicit attention forms its (heads, n, n) weights, {size} at n = {n}; the fused path (torch's "
+                      "scaled_dot_product_attention) returns none, and its kernels can compute the output in tiles "
+                      "without forming them (memory is measured on CUDA only: this sweep cannot tell whether they "
+                      "did).").format(size=memory_size(explicit), n=n),
+                    [Claim("explicit weights' bytes", explicit)])
     fused = int(top["Self-attention (fused)"])
     if fused < explicit:
-        text = _("Measured at n = {n}, explicit attention peaked at {explicit} above its input and the fused kernel, "
-                 "which never forms the (heads, n, n) weights whole, at {fused}: less than the explicit one.")
+        text = _("Measured at n = {n}, explicit attention peaked at {explicit} above what was allocated before the "
+                 "pass, and the fused path (torch's scaled_dot_product_attention, whose kernels can work in tiles "
+                 "without forming the (heads, n, n) weights) at {fused}: less than the explicit one.")
     elif fused == explicit:
-        text = _("Measured at n = {n}, explicit attention peaked at {explicit} above its input and the fused kernel, "
-                 "which never forms the (heads, n, n) weights whole, at {fused}: as much as the explicit one.")
+        text = _("Measured at n = {n}, explicit attention peaked at {explicit} above what was allocated before the "
+                 "pass, and the fused path (torch's scaled_dot_product_attention, whose kernels can work in tiles "
+                 "without forming the (heads, n, n) weights) at {fused}: as much as the explicit one.")
     else:
-        text = _("Measured at n = {n}, explicit attention peaked at {explicit} above its input and the fused kernel, "
-                 "which never forms the (heads, n, n) weights whole, at {fused}: more than the explicit one.")
-    return text.format(n=n, explicit=memory_size(explicit), fused=memory_size(fused))
+        text = _("Measured at n = {n}, explicit attention peaked at {explicit} above what was allocated before the "
+                 "pass, and the fused path (torch's scaled_dot_product_attention, whose kernels can work in tiles "
+                 "without forming the (heads, n, n) weights) at {fused}: more than the explicit one.")
+    return Said(text.format(n=n, explicit=memory_size(explicit), fused=memory_size(fused)),
+                [Claim("fused peak", fused, "below" if fused < explicit else "equal" if fused == explicit else "above",
+                       Reference(explicit, "explicit attention's peak above its input, measured at the same n"))])
 
 
-def slope_prose(result: SweepResult) -> str:
-    """What the fitted slopes say, sentence by sentence from their verdicts."""
+def slope_prose(result: SweepResult) -> Said:
+    """What the fitted slopes say, sentence by sentence from their verdicts, each against the slope
+    of the count of what is timed over the fitted lengths."""
     if result.low == result.high:
-        return _("The sweep holds one length, n = {n}, and a slope needs at least two: choose a **to n** different "
-                 "from **from n** to see how each layer's time grows with n.").format(n=result.low)
-    lines = [_("Slopes are fitted on the largest half of the sweep (n = {low} to {high}) of log(time) against log(n), "
-               "because at small n fixed costs (starting the work, allocating memory, Python) can outweigh the "
-               "arithmetic.").format(low=result.low, high=result.high)]
+        return Said(_("The sweep holds one length, n = {n}, and a slope needs at least two: choose a **to n** different "
+                      "from **from n** to see how each layer's time grows with n.").format(n=result.low),
+                    [Claim("lengths", 1)])
+    lines = [Said(_("Slopes are fitted on the largest half of the sweep (n = {low} to {high}) of log(time) against "
+                    "log(n), and set beside the slope of each layer's count of multiply-adds over the same lengths: "
+                    "everything timed, attention's four projections included, so attention's is 2 only where its "
+                    "n² terms dwarf the projections (n far above 2·d).").format(low=result.low, high=result.high))]
     for v in result.verdicts:
         lines.append(slope_line(v))
-    lines.append("")  # a paragraph of its own, not part of the last item of the list
-    lines.append(_("The RNN's n steps run one after another, which no device ({device} here) can spread over its "
-                   "cores.").format(device=result.device) + " " + memory_sentence(result))
-    return "\n".join(lines)
+    lines.append(Said(""))  # a paragraph of its own, not part of the last item of the list
+    lines.append(joined([_("The RNN's n steps run one after another, which no device ({device} here) can spread over "
+                           "its cores.").format(device=result.device), memory_sentence(result)]))
+    return Said("\n".join(lines), [c for line in lines for c in line.claims])

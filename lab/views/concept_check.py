@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import pekit
+from lab.claims import Claim, Reference, Said
 from lab.display import number
 from lab.i18n import N_, _, localized_resource, ngettext
 from lab.views import encoding_heatmap as heatmap_view
@@ -29,10 +30,12 @@ PHASE_NAMES = {"pre": N_("before the lesson"), "post": N_("after the lesson")}
 
 def _solve_order() -> Solved:
     view = lesson.shuffle_view(lesson.tokens_of(_(lesson.SENTENCE)), lesson.SHUFFLE, False)
-    return Solved(1 if view.identical else 0, _(
+    return Solved(1 if view.identical else 0, Said(_(
         "The output rows do come out in the input's order, but no row depends on it: a word's output is the same "
         "wherever it stands (in the lesson's example it moved by {gap} of the outputs' size, float rounding). The "
-        "order is lost before anything reads the rows.").format(gap=number(view.gap, ".0e") if view.gap else "0"))
+        "order is lost before anything reads the rows.").format(gap=number(view.gap, ".0e") if view.gap else "0"),
+        [Claim("gap", view.gap, "below", Reference(lesson.ROUND_OFF, "the lesson's float rounding bound, relative to "
+                                                                      "the outputs' size"))]))
 
 
 def _solve_qkv() -> Solved:
@@ -41,11 +44,13 @@ def _solve_qkv() -> Solved:
     second = live.query_step(tokens, lesson.HIDDEN, lesson.HEADS, lesson.SEED, False, 0, 4)
     one_way, other_way = first.scores[4], second.scores[1]
     same = abs(one_way - other_way) <= 1e-9
-    return Solved(0 if same else 2, _(
-        "Each token's query, key and value are made from its own vector by three different learned matrices. Were "
-        "query and key the same vector, the score of “{a}” looking at “{b}” would equal the score the other way; "
-        "in the lesson's layer they are {one} and {other}.").format(
-        a=tokens[1], b=tokens[4], one=number(one_way, ".3f"), other=number(other_way, ".3f")))
+    return Solved(0 if same else 2, Said(_(
+        "Each token's query, key and value are made from its own vector by three different matrices (learned in "
+        "training; random in the lesson's untrained layer). Were query and key the same vector, the score of “{a}” "
+        "looking at “{b}” would equal the score the other way; in the lesson's layer they are {one} and "
+        "{other}.").format(a=tokens[1], b=tokens[4], one=number(one_way, ".3f"), other=number(other_way, ".3f")),
+        [Claim("the two scores apart", abs(one_way - other_way), "at most" if same else "above",
+               Reference(1e-9, "float64 rounding of two scores computed in float64"))]))
 
 
 def _solve_odd() -> Solved:
@@ -91,10 +96,12 @@ def _solve_steps() -> Solved:
 
 def _solve_shift() -> Solved:
     view = heatmap_view.table_view(64, 32, 10000, 0, "interleaved")
-    return Solved(1 if view.max_spread < 1e-4 else 0, _(
+    return Solved(1 if view.max_spread < 1e-4 else 0, Said(_(
         "P[i]·P[j] depends on the offset i − j alone: over every start in a 64-position table of width 32, rows the "
         "same distance apart differ in their dot product by at most {spread}.").format(
-        spread=number(view.max_spread, ".0e") if view.max_spread else "0"))
+        spread=number(view.max_spread, ".0e") if view.max_spread else "0"),
+        [Claim("largest spread", view.max_spread, "below",
+               Reference(1e-4, "the spread under which the answer calls the dot product unchanged"))]))
 
 
 def _solve_learned() -> Solved:
@@ -149,8 +156,10 @@ def phase_sentence(phase: str) -> str:
     """What the check taken now is for."""
     if phase == "pre":
         return _("Before the lesson: answer from what you know now; a guess is fine. You see your score, not the "
-                 "answers, so that the second check measures the lesson.")
-    return _("After the lesson: the same eight questions. Handed in, each answer comes with its explanation.")
+                 "answers, so the second check cannot be answered from them.")
+    return ngettext("After the lesson: the same {count} question. Handed in, each answer comes with its explanation.",
+                    "After the lesson: the same {count} questions. Handed in, each answer comes with its explanation.",
+                    COUNT).format(count=COUNT)
 
 
 def numbered() -> tuple[tuple[int, Check], ...]:

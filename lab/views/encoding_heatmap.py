@@ -1,38 +1,29 @@
 """The encoding heatmap page's computed views (the table, its columns, similarities and
 wavelengths, as typed records of chart specs and tables) and the sentences that state their
-numbers."""
+numbers; the sections under "explore further" are in :mod:`lab.views.encoding_heatmap_further`."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-
-import math
 
 import pandas as pd
 
 import pekit
 from pekit import charts
 from pekit.charts import Drawing
+from lab.claims import Claim, Reference, Said, joined
 from lab.memo import shared
 from lab.display import number
-from lab.i18n import _, localized_resource, ngettext, per_view
-from pekit.complexity import encoder_layer_multiply_adds, encoder_layer_parameters
-from pekit.similarity import (
-    EncodingProperties,
-    embedding_overlap,
-    encoding_properties,
-    gram_block_means,
-    similarity_by_offset,
-    sinusoidal_column_changes,
-)
+from lab.i18n import _, ngettext
+from pekit.similarity import gram_block_means, similarity_by_offset, sinusoidal_column_changes
 
 # Results are shared by every session as they are (lab.memo): a rerun that finds one
 # neither unpickles nor copies it. Records are frozen, and nothing here or on the page changes
-# a chart spec or a table after it is made. Records that hold a chart's words are kept per
-# language (localized_resource); those of numbers only, once for all.
+# a chart spec or a table after it is made. A record carries its sentences, said inside the
+# view in the reader's language (lab.memo's per_language): a rerun says nothing again.
 
 LAYOUTS = pekit.LAYOUTS  # the column layouts the page offers
-DISTINCT = 1e-9  # two positions whose codes are closer than this share a code
 
 
 @dataclass(frozen=True)
@@ -56,6 +47,7 @@ class TableView:
     starts: int
     offset_means: tuple[float, ...]  # the chart's line: mean of P[i]·P[i+δ] over the starts, δ = 0, 1, ...
     frequencies: pd.DataFrame
+    said: TableSentences | None = None  # the sentences about this record, in the language it was made in
 
     @property
     def max_offset(self) -> int:
@@ -97,7 +89,25 @@ class TableView:
         return self.layout == "tensor2tensor" and self.d >= 2
 
 
-@localized_resource(max_entries=24)
+@dataclass(frozen=True)
+class TableSentences:
+    """What the page says about a :class:`TableView` (each the sentence function of that name)."""
+
+    table_caption: str
+    csv_limit_caption: str | None
+    formula_latex: str
+    columns_help: str
+    pairs_caption: str
+    gram_caption: str
+    offsets_caption: str
+    offsets_text: str
+    wavelengths_caption: str
+
+
+SENTENCES = tuple(field.name for field in dataclasses.fields(TableSentences))
+
+
+@shared(max_entries=24, per_language=True)
 def table_view(n: int, d: int, base: int, start: int, layout: str) -> TableView:
     """Everything on the page that depends on the table but not on the chosen columns."""
     P = pekit.sinusoidal_encoding(n, d, base=base, start=start, layout=layout)  # (n, d)
@@ -106,7 +116,7 @@ def table_view(n: int, d: int, base: int, start: int, layout: str) -> TableView:
     gram_chart = charts.heatmap(gram, x_title=_("Position"), y_title=_("Position"), value_title="P[i]·P[k]",
                                 palette="diverging", domain=None, row_offset=start, col_offset=start)
     offsets = similarity_by_offset(P, max_offset=min(n - 1, 512))
-    return TableView(
+    view = TableView(
         n=n, d=d, base=base, start=start, layout=layout,
         heatmap=table.spec(), drawing=table.drawing,
         gram=gram_chart.spec(), gram_drawing=gram_chart.drawing,
@@ -115,36 +125,7 @@ def table_view(n: int, d: int, base: int, start: int, layout: str) -> TableView:
         offset_means=tuple(float(v) for v in offsets.mean),
         frequencies=pekit.frequency_table(d, base=base, layout=layout),
     )
-
-
-@dataclass(frozen=True)
-class PropertiesView:
-    """The four properties of a positional encoding, measured on ``rows`` positions of the
-    table of width ``d`` (float64), the ones drawn: positions ``start`` to ``start + rows − 1``."""
-
-    n: int
-    rows: int
-    d: int
-    start: int
-    measured: EncodingProperties
-
-    @property
-    def unique(self) -> bool:
-        """Whether every position has a code of its own (the two closest are apart)."""
-        return self.measured.closest > DISTINCT
-
-    @property
-    def last(self) -> int:
-        """The last position measured."""
-        return self.start + self.rows - 1
-
-
-@shared(max_entries=24)
-def properties(n: int, d: int, base: int, start: int, layout: str) -> PropertiesView:
-    """What :func:`pekit.similarity.encoding_properties` measures, on the rows the page draws
-    (from ``start``): one position has no distances to measure, so n = 1 measures two."""
-    rows = max(n, 2)
-    return PropertiesView(n, rows, d, start, encoding_properties(rows, d, base=base, start=start, layout=layout))
+    return dataclasses.replace(view, said=TableSentences(**{name: globals()[name](view) for name in SENTENCES}))
 
 
 @dataclass(frozen=True)
@@ -153,25 +134,15 @@ class Curves:
 
     spec: dict
     drawing: Drawing
+    caption: str | None = None  # curves_caption, said in the view's language
 
 
-@localized_resource(max_entries=24)
+@shared(max_entries=24, per_language=True)
 def curves(n: int, d: int, base: int, start: int, layout: str, columns: tuple[int, ...]) -> Curves:
     values = pekit.sinusoidal_columns(n, d, columns, base=base, start=start, layout=layout)  # (n, len(columns))
     drawn = charts.column_curves(values, columns, start=start)
-    return Curves(drawn.spec(), drawn.drawing)
-
-
-@shared(max_entries=8)
-def layout_comparison(n: int, d: int, base: int, start: int) -> pd.DataFrame:
-    return pekit.compare_layouts(n, d, base=base, start=start)
-
-
-@localized_resource(max_entries=8)
-def layout_comparison_chart(d: int, base: int) -> dict:
-    """The wavelengths of both layouts depend on d and base only, so a change of n leaves this
-    chart as it is (the browser has nothing to redraw)."""
-    return charts.layout_comparison_chart(pekit.compare_layouts(1, d, base=base)).spec()
+    view = Curves(drawn.spec(), drawn.drawing)
+    return dataclasses.replace(view, caption=curves_caption(view))
 
 
 def csv_of_table(n: int, d: int, base: int, start: int, layout: str):
@@ -197,6 +168,8 @@ class ColumnFlips:
     lows: tuple[float, ...]
     highs: tuple[float, ...]
     frequencies: int  # distinct frequencies in the table
+    wavelengths: tuple[float, ...] = ()  # 2π/ω of each frequency, fastest first
+    text: str | None = None  # reading_text, said in the view's language
 
     @property
     def fastest(self) -> int:
@@ -208,79 +181,16 @@ class ColumnFlips:
         return self.n - 1
 
 
-@shared(max_entries=24)
+@shared(max_entries=24, per_language=True)
 def column_flips(n: int, d: int, base: int, start: int, layout: str) -> ColumnFlips:
     changes = sinusoidal_column_changes(n, d, base=base, start=start, layout=layout)  # float64
-    return ColumnFlips(n=n, d=d, layout=layout, flips=changes.sign_changes, lows=changes.minimum, highs=changes.maximum,
-                       frequencies=len(pekit.frequencies(d, base=base, layout=layout)))
-
-
-OVERLAP_WIDTHS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
-OVERLAP_ROWS = 256  # rows of P measured (evenly spaced over the table when it has more)
-OVERLAP_EMBEDDINGS = 256  # random Gaussian token embeddings, from a fixed seed
-OVERLAP_SEED = 0
-
-
-@dataclass(frozen=True)
-class AddOrConcat:
-    """Adding P to token embeddings of width d, or concatenating it (width 2d): what one layer
-    costs at each width, for n tokens; and how much the rows of P overlap random embeddings
-    (mean |cos|) at every width in ``widths``, against a random direction's."""
-
-    n: int
-    d: int
-    layout: str
-    params_add: int
-    params_concat: int
-    macs_add: int
-    macs_concat: int
-    widths: tuple[int, ...]
-    overlaps: tuple[float, ...]  # mean |cos| at each width (NaN where every row of P is zero)
-    random: tuple[float, ...]  # E|cos| of a random direction at each width
-    roots: tuple[float, ...]  # 1/√w at each width
-    rows: int  # rows of P measured at width d
-    chart: dict
-
-    @property
-    def overlap(self) -> float:
-        return self.overlaps[self.widths.index(self.d)]
-
-    @property
-    def expected(self) -> float:
-        return self.random[self.widths.index(self.d)]
-
-    @property
-    def root(self) -> float:
-        return self.roots[self.widths.index(self.d)]
-
-
-@localized_resource(max_entries=24)
-def add_or_concat(n: int, d: int, base: int, start: int, layout: str) -> AddOrConcat:
-    widths = tuple(sorted(set(OVERLAP_WIDTHS) | {d}))
-    measured = embedding_overlap(n, widths, base=base, start=start, layout=layout, max_rows=OVERLAP_ROWS,
-                                 embeddings=OVERLAP_EMBEDDINGS, seed=OVERLAP_SEED)
-    frame = pd.concat([
-        pd.DataFrame({"width": widths, "overlap": measured.overlaps, "curve": _("rows of P against random embeddings")}),
-        pd.DataFrame({"width": widths, "overlap": measured.random, "curve": _("two random directions: E|cos|")}),
-        pd.DataFrame({"width": widths, "overlap": measured.root, "curve": "1/√d"}),
-    ]).dropna()
-    chart = charts.line_chart(frame, x="width", y="overlap", series="curve", x_title=_("Width d"),
-                              y_title=_("mean |cos|"), series_title=_("Curve"), log_x=True, log_y=True, points=True,
-                              marks={f"d = {d}": d}).spec()
-    return AddOrConcat(n=n, d=d, layout=layout, params_add=encoder_layer_parameters(d),
-                       params_concat=encoder_layer_parameters(2 * d), macs_add=encoder_layer_multiply_adds(d, n),
-                       macs_concat=encoder_layer_multiply_adds(2 * d, n), widths=widths, overlaps=measured.overlaps,
-                       random=measured.random, roots=measured.root, rows=measured.rows[widths.index(d)], chart=chart)
+    waves = pekit.frequency_table(d, base=base, layout=layout)["wavelength"]
+    view = ColumnFlips(n=n, d=d, layout=layout, flips=changes.sign_changes, lows=changes.minimum,
+                       highs=changes.maximum, frequencies=len(waves), wavelengths=tuple(float(w) for w in waves))
+    return dataclasses.replace(view, text=reading_text(view))
 
 
 # sentences --------------------------------------------------------------------------------------
-
-# float64 steps (at most √(2d) ≈ 45 long) that agree to this are the same distance: an even width's
-# steps spread by up to about 7 × 10⁻¹³ at n = 4096 (the rounding of i·ω_j), an odd width's unpaired
-# sine by 2.4 × 10⁻⁶ at d = 3, base 10000
-FLOAT64_ROUNDING = 1e-11
-ORTHOGONAL = 0.2  # a mean |cos| below this reads as nearly orthogonal
-
 
 def percent(part: int, whole: int) -> str:
     """``part / whole`` as a percentage, never rounded to 0 % or 100 % when it is neither."""
@@ -292,7 +202,6 @@ def percent(part: int, whole: int) -> str:
     return f"{share:.0f}%"
 
 
-@per_view
 def formula_latex(view: TableView) -> str:
     """The formula of the chosen layout, with its edge cases (one pair; an odd width's last column)."""
     if view.layout == "interleaved":
@@ -308,8 +217,7 @@ def formula_latex(view: TableView) -> str:
             + (r",\quad P_{i,\,d-1} = 0" if view.zero_column else ""))
 
 
-@per_view
-def reading_text(view: ColumnFlips) -> str:
+def reading_text(view: ColumnFlips) -> Said:
     """How to read the heatmap column by column, with each column's measured sign changes."""
     last = view.d - 1
     if view.n == 1:
@@ -346,31 +254,93 @@ def reading_text(view: ColumnFlips) -> str:
                                "neighbouring rows ({share}) and moves within a range of {span} over the whole table "
                                "(from {low} to {high}).").format(
                     count=f, steps=view.steps, share=percent(f, view.steps), **span))
-    if view.frequencies > 1:
-        parts.append(_("Fast columns tell neighbours apart, slow ones tell far-apart positions apart, the way a clock "
-                       "tells the time with a second hand, a minute hand and an hour hand."))
-    else:
+    if view.frequencies == 1:
         parts.append(_("With a single frequency there is only one hand on the clock: add columns to get slower ones."))
-    return " ".join(parts)
+        return Said(" ".join(parts))
+    return joined(parts + [_clock(view)])
 
 
-@per_view
-def table_caption(view: TableView) -> str:
-    """What the heatmap of P draws: every entry, or block means."""
-    drawn = view.drawing.describe((_("position"), _("positions")), (_("column"), _("columns")))
-    return drawn if view.drawing.exact else drawn + " " + _("Lower n or d to see every entry.")
+def _clock(view: ColumnFlips) -> Said:
+    """The clock's hands, as fast and as slow as this table's columns turn: whether the slowest
+    comes round within the rows drawn (then it is no hour hand over them)."""
+    fast, slow, span = view.wavelengths[0], view.wavelengths[-1], view.steps
+    speeds = dict(count=view.frequencies, fast=number(fast, ".3g"), slow=_positions(slow), n=view.n)
+    claims = [Claim("slowest wavelength", slow, "above", Reference(fast, "the fastest pair's wavelength, 2π/ω_0")),
+              Claim("wavelengths, fastest first", view.wavelengths, "rises",
+                    Reference(view.wavelengths, "2π/ω_j of every frequency of the table, in column order"))]
+    text = _("Fast columns tell neighbours apart and slow ones far-apart positions, like the hands of a clock: here "
+             "{count} speeds, from one turn every {fast} positions to one every {slow}.").format(**speeds)
+    if slow > span:
+        claims.append(Claim("slowest wavelength", slow, "above", Reference(span, "the positions the table spans, n − 1")))
+        text += " " + _("The slowest does not come round within these {n} rows: like an hour hand, it tells apart "
+                        "positions that the fast columns have wrapped around.").format(**speeds)
+    else:
+        claims.append(Claim("slowest wavelength", slow, "at most", Reference(span, "the positions the table spans, n − 1")))
+        text += " " + _("Even the slowest comes round within these {n} rows, so no column here is an hour hand over "
+                        "the whole table (a larger base slows the last columns).").format(**speeds)
+    return Said(text, claims)
 
 
-@per_view
-def csv_limit_caption(view: TableView) -> str:
-    """Why a table too large to download has no CSV button, and how to get it anyway."""
+def _positions(count: float) -> str:
+    """A number of positions: three digits below 100 (2π ≈ 6.28), whole positions above."""
+    return number(count, ".3g") if count < 100 else number(count, ",.0f")
+
+
+def table_caption(view: TableView) -> Said:
+    """What the heatmap of P draws: every entry, or block means; and, when a block holds several
+    positions, which columns turn too fast for the blocks to follow (their means draw false, slower
+    stripes: sampling a block mean once per block aliases what repeats within two blocks)."""
+    drawing = view.drawing
+    if drawing.exact:
+        return Said(drawing.describe((_("position"), _("positions")), (_("column"), _("columns"))))
+    (rows, cols), (grid_rows, grid_cols) = drawing.block, drawing.grid
+    sizes = dict(rows=number(view.n, ","), columns=number(view.d, ","), count=number(view.cells, ","),
+                 grid_rows=number(grid_rows, ","), grid_columns=number(grid_cols, ","),
+                 block_rows=ngettext("{count} position", "{count} positions", rows).format(count=number(rows, ",")),
+                 block_columns=ngettext("{count} column", "{count} columns", cols).format(count=number(cols, ",")))
+    even = grid_rows * rows == view.n and grid_cols * cols == view.d
+    text = (_("{rows} × {columns} = {count} entries are more than a chart can show one by one: each pixel is the mean "
+              "of a block of {block_rows} × {block_columns} ({grid_rows} × {grid_columns} pixels).")
+            if even else
+            _("{rows} × {columns} = {count} entries are more than a chart can show one by one: each pixel is the mean "
+              "of a block of up to {block_rows} × {block_columns} ({grid_rows} × {grid_columns} pixels; the last "
+              "blocks are smaller).")).format(**sizes)
+    claims = [Claim("pixels drawn", grid_rows * grid_cols),
+              Claim("entries covered", grid_rows * rows * grid_cols * cols, "at least",
+                    Reference(view.cells, "the table's n × d entries"))]
+    if rows > 1:
+        waves = view.frequencies["wavelength"]
+        two_blocks = 2 * rows
+        fast = waves[waves < two_blocks]
+        if len(fast):
+            claims.append(Claim("slowest wavelength drawn with false stripes", float(fast.max()), "below",
+                                Reference(two_blocks, "two blocks of positions (the blocks sample once per block)")))
+            text += " " + ngettext(
+                "{count} frequency repeats within two blocks ({twice} positions): its columns' block means draw "
+                "slower stripes that are not in the table, or average out.",
+                "{count} frequencies repeat within two blocks ({twice} positions): their columns' block means draw "
+                "slower stripes that are not in the table, or average out.", len(fast)).format(
+                count=len(fast), twice=number(two_blocks, ","))
+        else:
+            claims.append(Claim("fastest wavelength", float(waves.min()), "at least",
+                                Reference(two_blocks, "two blocks of positions (the blocks sample once per block)")))
+            text += " " + _("Every frequency takes at least two blocks ({twice} positions) to repeat, so the block "
+                            "means follow each column without false stripes.").format(twice=number(two_blocks, ","))
+    return Said(text + " " + _("Lower n or d to see every entry."), claims)
+
+
+def csv_limit_caption(view: TableView) -> Said | None:
+    """Why a table too large to download has no CSV button, and how to get it anyway (nothing for
+    a table that can be downloaded)."""
+    if view.downloadable:
+        return None
     code = (f"pekit.sinusoidal_encoding({view.n}, {view.d}, base={view.base}, start={view.start}, "
             f"layout='{view.layout}')")
-    return _("CSV download up to {limit} entries (this table has {count}); for larger tables use `{code}` in "
-             "Python.").format(limit=number(charts.MAX_CSV_CELLS, ","), count=number(view.cells, ","), code=code)
+    return Said(_("CSV download up to {limit} entries (this table has {count}); for larger tables use `{code}` in "
+                  "Python.").format(limit=number(charts.MAX_CSV_CELLS, ","), count=number(view.cells, ","), code=code),
+                [Claim("entries", view.cells, "above", Reference(charts.MAX_CSV_CELLS, "the download's limit"))])
 
 
-@per_view
 def columns_help(view: TableView) -> str:
     if view.d == 1:
         return _("Up to 8 columns; d = 1 has column 0 only. The book plots columns 6 to 9.")
@@ -378,13 +348,11 @@ def columns_help(view: TableView) -> str:
         last=view.last_column)
 
 
-@per_view
 def curves_caption(drawn: Curves) -> str | None:
     """Nothing when every value is a point on its line; else how the curves were banded."""
     return None if drawn.drawing.exact else drawn.drawing.describe((_("position"), _("positions")))
 
 
-@per_view
 def pairs_caption(view: TableView) -> str:
     """Which columns share a frequency in the chosen layout."""
     if view.layout == "interleaved":
@@ -410,21 +378,29 @@ def pairs_caption(view: TableView) -> str:
              "cosines (columns {k} to {last_cosine}).").format(**columns)
 
 
-@per_view
-def gram_caption(view: TableView) -> str:
-    """What the similarity matrix draws: every dot product, or exact block means."""
+def gram_caption(view: TableView) -> Said:
+    """What the similarity matrix draws: every dot product, or exact block means (how many pixels,
+    and blocks of up to how many positions when the last ones are smaller)."""
     gram = view.gram_drawing
     if gram.exact:
         if gram.hover:
-            return _("Similarity matrix P·Pᵀ: entry (i, k) is the dot product of rows i and k (hover for values).")
-        return _("Similarity matrix P·Pᵀ: entry (i, k) is the dot product of rows i and k, one pixel per entry.")
-    return _("Similarity matrix P·Pᵀ ({n} × {n}): each pixel is the exact mean over a block of {block} × {block} "
-             "positions (the mean of a block of dot products is the dot product of the blocks' mean rows).").format(
-        n=view.n, block=gram.block[0])
+            return Said(_("Similarity matrix P·Pᵀ: entry (i, k) is the dot product of rows i and k (hover for "
+                          "values)."))
+        return Said(_("Similarity matrix P·Pᵀ: entry (i, k) is the dot product of rows i and k, one pixel per entry."))
+    sizes = dict(n=view.n, block=gram.block[0], grid=gram.grid[0])
+    pixels = Claim("pixels per side", gram.grid[0])
+    if gram.grid[0] * gram.block[0] == view.n:
+        return Said(_("Similarity matrix P·Pᵀ ({n} × {n}) in {grid} × {grid} pixels: each pixel is the exact mean over a "
+                 "block of {block} × {block} positions (the mean of a block of dot products is the dot product of the "
+                 "blocks' mean rows).").format(**sizes), [pixels])
+    last = Claim("positions in the last block", view.n - (gram.grid[0] - 1) * gram.block[0], "below",
+                 Reference(gram.block[0], "the positions of every other block"))
+    return Said(_("Similarity matrix P·Pᵀ ({n} × {n}) in {grid} × {grid} pixels: each pixel is the exact mean over a "
+                  "block of up to {block} × {block} positions, the last ones smaller (the mean of a block of dot "
+                  "products is the dot product of the blocks' mean rows).").format(**sizes), [pixels, last])
 
 
-@per_view
-def offsets_caption(view: TableView) -> str:
+def offsets_caption(view: TableView) -> Said:
     """Where P[i]·P[i+δ] was measured, over which offsets, and how wide its band gets."""
     if view.n == 1:
         rows = _("at the table's one row i")
@@ -432,16 +408,18 @@ def offsets_caption(view: TableView) -> str:
         rows = _("at all {count} rows i").format(count=view.starts)
     else:
         rows = _("at {count} evenly spaced starting rows i").format(count=view.starts)
+    claims = [Claim("largest offset drawn", view.max_offset)]
     if view.max_offset == view.n - 1:
         reach = _("δ from 0 to {largest}").format(largest=view.max_offset)
     else:
         reach = _("δ from 0 to {largest} (the table reaches {last}; larger offsets are not drawn)").format(
             largest=view.max_offset, last=view.n - 1)
-    return _("P[i]·P[i+δ] measured {rows}, {offsets}: the line is the mean, the band spans the smallest to the "
-             "largest value.").format(rows=rows, offsets=reach)
+        claims.append(Claim("largest offset in the table", view.n - 1, "above",
+                            Reference(view.max_offset, "the largest offset the chart draws")))
+    return Said(_("P[i]·P[i+δ] measured {rows}, {offsets}: the line is the mean, the band spans the smallest to the "
+                  "largest value.").format(rows=rows, offsets=reach), claims)
 
 
-@per_view
 def offsets_text(view: TableView) -> str:
     """Why P[i]·P[i+δ] depends on δ alone for paired columns, what an odd width adds, and where the
     measured line is largest and smallest."""
@@ -475,151 +453,29 @@ def offsets_text(view: TableView) -> str:
     return " ".join(parts)
 
 
-def same_steps(spread: float) -> bool:
-    """Whether neighbour steps (float64) that spread by ``spread`` are the same distance, up to rounding
-    (the properties' rule)."""
-    return spread <= FLOAT64_ROUNDING
-
-
-def _spread_words(spread: float) -> str:
-    """How far steps that count as the same distance spread."""
-    if spread == 0:
-        return _("the steps agree exactly")
-    return _("the steps spread over {spread}, float64 rounding").format(spread=number(spread, ".1e"))
-
-
-@per_view
-def wavelengths_caption(view: TableView) -> str:
+def wavelengths_caption(view: TableView) -> Said:
     """The range of the wavelengths, and what an odd width's last column is."""
     wavelengths = view.frequencies["wavelength"]
     if wavelengths.empty:
-        return _("d = {d} in the {layout} layout has no sine/cosine pair: its one column is zero.").format(
-            d=view.d, layout=view.layout)
+        return Said(_("d = {d} in the {layout} layout has no sine/cosine pair: its one column is zero.").format(
+            d=view.d, layout=view.layout))
+    claims = []
     if len(wavelengths) == 1:
         text = _("One frequency only: wavelength 2π ≈ {wavelength} positions").format(
             wavelength=number(wavelengths.iloc[0], ".4g"))
     else:
+        series = tuple(float(w) for w in wavelengths)
+        limit = float(pekit.wavelengths(2, base=view.base)[0]) * view.base  # 2π·base
+        claims = [Claim("wavelengths, pair by pair", series, "rises", Reference(series, "the frequency table's 2π/ω_j")),
+                  Claim("last wavelength", series[-1], "at most", Reference(limit * (1 + 1e-12), "2π·base"))]
         text = _("The wavelengths grow geometrically from 2π ≈ {first} positions towards 2π·base = {limit} (the last "
                  "pair here: {last} positions)").format(
-            first=number(wavelengths.iloc[0], ".4g"), limit=number(2 * math.pi * view.base, ",.0f"),
-            last=number(wavelengths.iloc[-1], ",.0f"))
+            first=number(wavelengths.iloc[0], ".4g"), limit=number(limit, ",.0f"), last=number(series[-1], ",.0f"))
     if view.unpaired_sine:
-        return text + _("; an odd d has a last pair with a sine and no cosine (cos column −1).")
-    if view.zero_column:
-        return text + _("; each pair is one sine/cosine frequency, and the extra column {column} is zero.").format(
+        text += _("; an odd d has a last pair with a sine and no cosine (cos column −1).")
+    elif view.zero_column:
+        text += _("; each pair is one sine/cosine frequency, and the extra column {column} is zero.").format(
             column=view.last_column)
-    return text + _("; each pair is one sine/cosine frequency.")
-
-
-def layout_text(d: int, table: pd.DataFrame) -> str:
-    """How tensor2tensor's layout differs from the paper's, from the comparison table (one row per pair)."""
-    k = len(table)
-    gap = float(table["max_abs_difference"].max())
-    worst = int(table["max_abs_difference"].idxmax())
-    parts = [_("Same ingredients, in another order: tensor2tensor puts all sines first and all cosines after them, "
-               "where the paper interleaves sin/cos pairs; reordering the columns turns one arrangement into the "
-               "other.")]
-    if d % 2:
-        parts.append(_("For an odd d the extra last column differs: a sine in the paper's layout, zeros in "
-                       "tensor2tensor's (left out below)."))
-    if k == 1:
-        parts.append(_("With one pair both use the frequency 1, so after reordering the pairs agree (largest "
-                       "difference {gap}).").format(gap=number(gap, ".2g")))
-        return " ".join(parts)
-    last_paper = float(table["omega_interleaved"].iloc[-1])
-    parts.append(_("**Spacing:** tensor2tensor's {count} frequencies run from 1 down to exactly 1/base ({formula}), "
-                   "while the paper's stop at {last} ({paper_formula}).").format(
-        count=k, formula=r"$\omega_j=\text{base}^{-j/(k-1)}$", last=number(last_paper, ".4g"),
-        paper_formula=r"$\omega_j=\text{base}^{-2j/d}$"))
-    if gap == 0:
-        parts.append(_("Over these positions the reordered tables still agree exactly."))
     else:
-        parts.append(_("So even after reordering the tables differ, by up to {gap} (pair {pair}); pair by pair:").format(
-            gap=number(gap, ".3g"), pair=worst))
-    return " ".join(parts)
-
-
-@per_view
-def add_or_concat_text(view: AddOrConcat) -> str:
-    """What concatenating P would cost one layer, and how little P overlaps random embeddings."""
-    w = view.d
-    parts = [ngettext(
-        "**Concatenating** P would make every vector {wide} wide instead of {width}, in every layer. One encoder "
-        "layer (four attention projections and a feed-forward block four times as wide) then holds {params} "
-        "parameters instead of {params_added} ({params_ratio}×) and costs {macs} multiply-adds instead of "
-        "{macs_added} for {count} token ({macs_ratio}×). **Adding** keeps the width.",
-        "**Concatenating** P would make every vector {wide} wide instead of {width}, in every layer. One encoder "
-        "layer (four attention projections and a feed-forward block four times as wide) then holds {params} "
-        "parameters instead of {params_added} ({params_ratio}×) and costs {macs} multiply-adds instead of "
-        "{macs_added} for {count} tokens ({macs_ratio}×). **Adding** keeps the width.",
-        view.n).format(
-        wide=2 * w, width=w, params=number(view.params_concat, ","), params_added=number(view.params_add, ","),
-        params_ratio=number(view.params_concat / view.params_add, ".2f"), macs=number(view.macs_concat, ","),
-        macs_added=number(view.macs_add, ","), count=view.n, macs_ratio=number(view.macs_concat / view.macs_add, ".2f"))]
-    if math.isnan(view.overlap):
-        parts.append(_("At d = {width} this table is all zeros, so there is no direction to compare; the chart shows "
-                       "the other widths.").format(width=w))
-        return " ".join(parts)
-    if view.rows == 1 or view.rows >= min(view.n, OVERLAP_ROWS):
-        rows = ngettext("{count} row of P", "{count} rows of P", view.rows).format(count=view.rows)
-    else:
-        rows = _("{count} rows of P (the non-zero ones)").format(count=view.rows)
-    overlap = dict(width=w, rows=rows, embeddings=OVERLAP_EMBEDDINGS, overlap=number(view.overlap, ".3g"),
-                   expected=number(view.expected, ".3g"), root=number(view.root, ".3g"))
-    if view.overlap < ORTHOGONAL:
-        parts.append(_("It loses little when positions and words point in nearly unrelated directions: at d = {width}, "
-                       "{rows} and {embeddings} random Gaussian embeddings have a mean |cos| of {overlap}, against "
-                       "{expected} for two random directions and 1/√d = {root}: nearly orthogonal.").format(**overlap))
-    else:
-        parts.append(_("It loses little when positions and words point in nearly unrelated directions: at d = {width}, "
-                       "{rows} and {embeddings} random Gaussian embeddings have a mean |cos| of {overlap}, against "
-                       "{expected} for two random directions and 1/√d = {root}: far from orthogonal at so small a "
-                       "width.").format(**overlap))
-    measured = [(w_, o) for w_, o in zip(view.widths, view.overlaps) if not math.isnan(o)]
-    (w0, o0), (w1, o1) = measured[0], measured[-1]
-    falls = dict(first=number(o0, ".3g"), first_width=w0, last=number(o1, ".3g"), last_width=w1)
-    if w0 == 1 or view.layout == "interleaved":
-        parts.append(_("Across the chart it falls from {first} at d = {first_width} to {last} at d = {last_width}: the "
-                       "wider the model, the more room for both.").format(**falls))
-    else:
-        parts.append(_("Across the chart it falls from {first} at d = {first_width} to {last} at d = {last_width} (the "
-                       "rows of P have no point at d = 1: tensor2tensor's one column there is zero): the wider the "
-                       "model, the more room for both.").format(**falls))
-    return " ".join(parts)
-
-
-@per_view
-def properties_text(view: PropertiesView) -> str:
-    """The four properties, each with the number that shows it holds, measured on the rows drawn."""
-    p = view.measured
-    if view.rows == view.n:
-        head = _("Four properties are often asked of a positional encoding. Measured on this table (positions {start} "
-                 "to {last}, d = {d}, float64):")
-    else:
-        head = _("Four properties are often asked of a positional encoding. Measured on positions {start} and {last} "
-                 "(one position has no distances to measure; d = {d}, float64):")
-    if view.unique:
-        unique = _("1. **A unique code for every position.** The two closest positions are {closest} apart (never 0).")
-    else:
-        unique = _("1. **A unique code for every position.** The two closest positions are {closest} apart (0: two "
-                   "positions share a code).")
-    if same_steps(p.step_spread):
-        lengths = _("2. **The same distances whatever the sentence's length.** Row i does not depend on how many rows "
-                    "there are: the rows of a table twice as long differ from these by at most {gap}; and one step "
-                    "along the sequence moves the code by the same distance everywhere ({spread}).").format(
-            gap=number(p.prefix_gap, ".1e"), spread=_spread_words(p.step_spread))
-    else:
-        lengths = _("2. **The same distances whatever the sentence's length.** Row i does not depend on how many rows "
-                    "there are: the rows of a table twice as long differ from these by at most {gap}; but one step "
-                    "along the sequence does not move the code by quite the same distance everywhere: the steps spread "
-                    "over {spread}, from the unpaired last sine column of an odd d.").format(
-            gap=number(p.prefix_gap, ".1e"), spread=number(p.step_spread, ".1e"))
-    bounded = _("3. **Bounded, and defined for longer sentences.** The largest |value| is {largest}, and the next "
-                "{count} positions ({first} to {last}), never asked for, stay within {beyond}: the formula goes on for "
-                "ever, where a learned table has no row past its last trained position.").format(
-        largest=number(p.largest, ".6g"), count=view.rows, first=view.last + 1, last=view.last + view.rows,
-        beyond=number(p.beyond, ".6g"))
-    repeated = _("4. **Deterministic.** Computed twice, the tables differ by {gap}.").format(
-        gap=number(p.repeat_gap, "g"))
-    return "\n".join([head.format(start=view.start, last=view.last, d=view.d),
-                      unique.format(closest=number(p.closest, ".3g")), lengths, bounded, repeated])
+        text += _("; each pair is one sine/cosine frequency.")
+    return Said(text, claims)

@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from lab.claims import Claim, Reference, Said
 from lab.display import number
 from lab.i18n import DEFAULT, _, language, local_number, localized_resource, ngettext
 from lab.registry import EXPLORED_AT, LabPage, listed_pages
@@ -37,6 +38,11 @@ class HomePicture:
     base: int
     chart: dict
     pairs: tuple[tuple[int, int, float], ...]  # (sin column, cos column or −1 if none, wavelength in positions)
+    closest: float = float("nan")  # the smallest distance between two different rows (NaN with one row)
+
+
+# two rows closer than this are the same row to float64 rounding (values in [−1, 1], d up to a few thousand)
+ALIKE = 1e-9
 
 
 class _Spec(dict):
@@ -65,7 +71,7 @@ def home_picture() -> HomePicture:
     layer["data"] = {"values": _in_language(layer["data"]["values"])}
     chart = localized(spec, made["locales"], language())
     pairs = tuple((int(sin), int(cos), float(wavelength)) for sin, cos, wavelength in made["pairs"])
-    return HomePicture(made["n"], made["d"], made["base"], _Spec(chart), pairs)
+    return HomePicture(made["n"], made["d"], made["base"], _Spec(chart), pairs, float(made["closest"]))
 
 
 def _columns(sin: int, cos: int) -> str:
@@ -74,8 +80,10 @@ def _columns(sin: int, cos: int) -> str:
     return _("column {first}").format(first=sin)
 
 
-def home_caption(view: HomePicture) -> str:
-    """What the picture is, and how fast its first and last column pairs repeat."""
+def home_caption(view: HomePicture) -> Said:
+    """What the picture is, and how fast its first and last column pairs cycle (a wave of 2π
+    positions never repeats exactly at whole positions, so no row is said to repeat): the last pair's
+    wavelength against the rows drawn, and "no two rows alike" against the two closest rows."""
     first, last = view.pairs[0], view.pairs[-1]
     positions = ngettext("{count} position", "{count} positions", view.n).format(count=number(view.n, ","))
     columns = ngettext("{count} column", "{count} columns", view.d).format(count=number(view.d, ","))
@@ -83,12 +91,16 @@ def home_caption(view: HomePicture) -> str:
              "to the token at position i. ").format(positions=positions, columns=columns)
     wavelength = number(first[2], ".1f")
     if first[1] >= 0:
-        waves = _("Columns {first} and {second} repeat every {wavelength} positions").format(
+        waves = _("Columns {first} and {second} complete a cycle every {wavelength} positions").format(
             first=first[0], second=first[1], wavelength=wavelength)
     else:
-        waves = _("Column {first} repeats every {wavelength} positions").format(first=first[0], wavelength=wavelength)
+        waves = _("Column {first} completes a cycle every {wavelength} positions").format(first=first[0],
+                                                                                           wavelength=wavelength)
+    claims = []
     if len(view.pairs) > 1:
         last_wave = number(last[2], ",.0f")
+        claims.append(Claim("last wavelength", last[2], "above" if last[2] > view.n else "at most",
+                            Reference(view.n, "the rows drawn")))
         if last[2] > view.n:
             waves += _("; the last, {columns}, every {wavelength} positions, longer than the {count} drawn").format(
                 columns=_columns(*last[:2]), wavelength=last_wave, count=number(view.n, ","))
@@ -97,10 +109,17 @@ def home_caption(view: HomePicture) -> str:
                 columns=_columns(*last[:2]), wavelength=last_wave, count=number(view.n, ","))
     waves += "."
     if view.n > 1:
-        waves += " " + (_("No two rows are alike: each position has a code of its own, a mix of fast and slow waves.")
-                        if len(view.pairs) > 1 else
-                        _("No two rows are alike: each position has a code of its own, a point on one wave."))
-    return head + waves
+        alike = Reference(ALIKE, "float64 rounding of a distance between two rows of P")
+        if view.closest > ALIKE:
+            waves += " " + (_("No two rows are alike: each position has a code of its own, a mix of fast and slow "
+                              "waves.") if len(view.pairs) > 1 else
+                            _("No two rows are alike: each position has a code of its own, a point on one wave."))
+            claims.append(Claim("closest rows' distance", view.closest, "above", alike))
+        else:  # not in the picture shipped; a record of other sizes says what its rows do
+            waves += " " + _("Two rows are alike to float rounding: the closest two are {distance} apart.").format(
+                distance=number(view.closest, ".1e"))
+            claims.append(Claim("closest rows' distance", view.closest, "at most", alike))
+    return Said(head + waves, claims)
 
 
 class PageLine(NamedTuple):

@@ -24,6 +24,7 @@ from lab.views import live_attention as live
 from lab.views import offset_rotation as rotation_view
 from lab.views import questions
 from lab.views.questions import Check, Solved
+from lab.views.questions import complexity_comparison as complexity_questions
 
 # The sentence every attention step reads: five words whose default shuffle (seed 1) swaps the second
 # and the last, "the man bit the dog". Localized: a reader gets one in their language.
@@ -445,7 +446,7 @@ def _asked(qid: str, page_check: str, prompt: str, options: tuple[str, ...] | No
     """A full page's question asked in the lesson's words: its solution (the right option's index
     and the explanation) is the page's own, so the options keep their meaning and order;
     ``settings``: the lesson's step (and its settings) whose picture shows the answer."""
-    source = questions.BY_ID[page_check]
+    source = questions.page_checks()[page_check]
     return Check(qid, "lesson", prompt, options or source.options, source.solve, settings, solo=False, alone=alone)
 
 
@@ -474,7 +475,8 @@ QUESTIONS: dict[str, Check] = {
 
 
 def _solve_rnn_growth() -> Solved:
-    return Solved(questions.growth_answer(questions.growth(1000, 256, "RNN")), questions.growth_sentence(1000, 256))
+    growth = complexity_questions.growth(1000, 256, "RNN")
+    return Solved(complexity_questions.growth_answer(growth), complexity_questions.growth_sentence(1000, 256))
 
 
 # After a question that a class voted on, discussed and voted on again: a new question on the same
@@ -489,7 +491,7 @@ FOLLOW_UPS: dict[str, Check] = {
         "How many bits does it take to count positions 0 to 63?"), settings={"step": "5"}, alone=True),
     "lesson-double": Check("lesson-double-rnn", "lesson", N_(
         "Double n from 1,000 to 2,000 tokens (d = 256) for an RNN, which reads one token after another. How many "
-        "times more work does it do?"), questions.BY_ID["complexity-double"].options, _solve_rnn_growth, {"step": "8"},
+        "times more work does it do?"), questions.page_checks()["complexity-double"].options, _solve_rnn_growth, {"step": "8"},
         solo=False, alone=True),
 }
 BY_ID = {check.id: check for check in (*QUESTIONS.values(), *FOLLOW_UPS.values())}

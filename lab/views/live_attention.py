@@ -11,11 +11,16 @@ import math
 import torch
 
 from pekit import charts, order, seeded, sinusoidal_encoding, text
+from lab.claims import Claim, Reference, Said
 from lab.memo import shared
 from lab.display import number, plain
-from lab.i18n import _, localized_resource, ngettext
+from lab.i18n import N_, _, localized_resource, ngettext
 from lab.settings import MAX_SEED
 
+# the page's default sentence: an untrained layer has no language, so the reader gets it in theirs (12 tokens in both,
+# the pronoun at position 7)
+DEFAULT_SENTENCE = N_("The animal didn't cross the street because it was too tired.")
+DEFAULT_HIDDEN, DEFAULT_HEADS, DEFAULT_SHUFFLE = 64, 4, 1  # the page's defaults (pages/live_attention.py)
 LAB_STEPS = 8  # the masking lab pads two short sequences to this many steps
 MAX_TOKENS = 64  # tokens of the sentence that are used
 MAX_CHARS = text.MAX_CHARS  # characters of the text that are read
@@ -79,37 +84,6 @@ class Effect(NamedTuple):
     biggest: float
 
 
-class OrderMap(NamedTuple):
-    title: str
-    chart: dict  # Vega-Lite spec
-
-
-class OrderGap(NamedTuple):
-    """How far the shuffled run, put back in order, is from the original run."""
-
-    output: float  # the largest |difference| of an output
-    relative: float  # the same over the largest |output|
-    weights: float  # the largest |difference| of a weight
-
-
-class OrderView(NamedTuple):
-    """The sentence shuffled, and one head's weights as typed and shuffled then put back,
-    without and with P."""
-
-    shuffled: tuple[str, ...]
-    moved: int  # slots that hold a different token after the shuffle
-    maps: tuple[OrderMap, ...]  # without P: original, put back; with P: original, put back
-    without: OrderGap
-    with_p: OrderGap
-    permuted: int = 0  # slots the permutation fills from another slot (0: the identity)
-    origins: tuple[int, ...] = ()  # the slot each token of the shuffled sentence came from
-
-    @property
-    def rows(self) -> tuple[tuple[OrderMap, ...], ...]:
-        """The maps two to a row: without P (as typed, shuffled and put back), then with P."""
-        return self.maps[:2], self.maps[2:]
-
-
 class MaskingView(NamedTuple):
     """The masking lab for one sequence (``show``, A or B) of the padded batch."""
 
@@ -127,6 +101,7 @@ class MaskingView(NamedTuple):
     weights: dict
     book_weights: dict
     other_hidden: int = 0  # query–key pairs the mask hides in the other sequence
+    zero_row: tuple[float, ...] = ()  # pekit's weights for the first query of valid length 0 (empty when none)
 
     @property
     def other(self) -> str:
@@ -159,6 +134,13 @@ class QueryStep(NamedTuple):
     def top(self) -> int:
         """The key that gets the most weight (the first, on a tie)."""
         return max(range(len(self.weights)), key=lambda j: (self.weights[j], -j))
+
+    @property
+    def tops(self) -> tuple[int, ...]:
+        """Every key whose weight ties the largest (identical tokens without P have identical keys,
+        so identical scores): within 1e-12 of it, far below any difference of two distinct keys'."""
+        most = self.weights[self.top]
+        return tuple(j for j, w in enumerate(self.weights) if most - w <= 1e-12 * most)
 
     @property
     def shown_dims(self) -> int:
@@ -211,32 +193,59 @@ def qkv_statement(shape: LayerShape) -> str:
     n, hidden, heads = shape
     hs = shape.head_size
     start = _("In **self**-attention all three come from the same input X ({n} × {hidden}, a row per token), through "
-              "three different learned {hidden} × {hidden} matrices: Q = XW_q, K = XW_k, V = XW_v. ").format(
-        n=n, hidden=hidden)
+              "three different {hidden} × {hidden} matrices (learned in training; random in this untrained layer): "
+              "Q = XW_q, K = XW_k, V = XW_v. ").format(n=n, hidden=hidden)
     if heads > 1:
-        heads_part = _("Each is cut into {heads} heads of {hs} columns; each head attends on its own (its steps "
-                       "below), and the heads' outputs, side by side ({n} × {hidden}), are projected by W_o. ")
+        heads_part = _("Each is cut into {heads} heads of {hs} columns; each head attends on its own (below: one "
+                       "head's steps for one query), and the heads' outputs, side by side ({n} × {hidden}), are "
+                       "projected by W_o. ")
     else:
-        heads_part = _("Each is kept whole, one head of {hs} columns (its steps below); its output ({n} × {hidden}) "
-                       "is projected by W_o. ")
+        heads_part = _("Each is kept whole, one head of {hs} columns (below: its steps for one query); its output "
+                       "({n} × {hidden}) is projected by W_o. ")
     return (start + heads_part.format(n=n, hidden=hidden, heads=heads, hs=hs)
             + _("So every token asks (query), advertises (key) and offers (value). (In **encoder–decoder** attention "
                 "the queries come from the decoder, the keys and values from the encoder.)"))
 
 
-def query_step_statement(step: QueryStep) -> str:
-    """The three steps for one query, with its numbers."""
+def query_step_statement(step: QueryStep) -> Said:
+    """The three steps for one query, with its numbers; keys that tie for the most weight are
+    named together, and a query whose scores are all equal is said to weigh every key alike."""
     q, hs, n = step.query, step.head_size, len(step.tokens)
-    top = step.top
+    top, tops = step.top, step.tops
     lo, hi = min(step.scores), max(step.scores)
     fields = dict(query=q, token=_plain(step.tokens[q]), head=step.head, hs=hs, n=n, low=number(lo, ".3f"),
                   high=number(hi, ".3f"), weight=number(step.weights[top], ".3f"), top=top,
-                  top_token=_plain(step.tokens[top]), shown=step.shown_dims)
-    if n > 1:
+                  top_token=_plain(step.tokens[top]), shown=step.shown_dims, count=len(tops),
+                  keys=", ".join(f"{j} ({_plain(step.tokens[j])})" for j in tops))
+    by_score = sorted(range(n), key=lambda j: (step.scores[j], step.weights[j]))
+    scores_sorted = tuple(step.scores[j] for j in by_score)
+    order_claim = Claim("weights in the order of the scores", tuple(step.weights[j] for j in by_score), "rises",
+                        Reference(scores_sorted, "the query's scores, sorted: softmax keeps their order"))
+    claims = [Claim("largest weight", step.weights[top], "equal",
+                    Reference(max(step.weights), "the largest of the query's weights")),
+              Claim("keys tied for the most", len(tops))]
+    if len(tops) > 1:  # "the same token, the same key": the tied keys are copies of one token
+        claims.append(Claim("tokens among the tied keys", len({step.tokens[j] for j in tops}), "equal",
+                            Reference(1, "one token: identical tokens have identical keys without P")))
+    if n > 1 and len(tops) == n:  # every score equal: nothing is larger
+        compare = _("**Query {query} ({token}), head {head}.** 1. Its query q = x W_q meets the key k_j = x_j W_k of "
+                    "every token j: score_j = q·k_j / √{hs}, here {low} for every key (the same token's key each "
+                    "time). ")
+        weigh = _("2. A softmax turns the {n} equal scores into {n} equal weights of {weight} = 1/{n}, which sum to 1 "
+                  "(orange: the query itself): no key gets more than another. ")
+        claims.append(Claim("weight spread", max(step.weights) - min(step.weights), "equal",
+                            Reference(0.0, "equal scores: equal weights, to float64 rounding", tolerance=1e-12)))
+    elif n > 1:
         compare = _("**Query {query} ({token}), head {head}.** 1. Its query q = x W_q meets the key k_j = x_j W_k of "
                     "every token j: score_j = q·k_j / √{hs}, here from {low} to {high}. ")
-        weigh = _("2. A softmax turns the {n} scores into {n} weights that sum to 1, a larger score a larger weight "
-                  "(orange: the query itself); the most, {weight}, goes to key {top} ({top_token}). ")
+        if len(tops) > 1:
+            weigh = _("2. A softmax turns the {n} scores into {n} weights that sum to 1, a larger score a larger "
+                      "weight (orange: the query itself); the most, {weight} each, goes to {count} keys tied (the same "
+                      "token, the same key): {keys}. ")
+        else:
+            weigh = _("2. A softmax turns the {n} scores into {n} weights that sum to 1, a larger score a larger "
+                      "weight (orange: the query itself); the most, {weight}, goes to key {top} ({top_token}). ")
+        claims.append(order_claim)
     else:
         compare = _("**Query {query} ({token}), head {head}.** 1. Its query q = x W_q meets the key k_j = x_j W_k of "
                     "every token j: score_j = q·k_j / √{hs}, here {low}, its only key. ")
@@ -252,7 +261,7 @@ def query_step_statement(step: QueryStep) -> str:
                           "number, the first {shown} of {hs} shown (the third picture's last row).",
                           "3. The output is the weighted sum of the values v_j = x_j W_v, Σ_j weight_j · v_j: {hs} "
                           "numbers, the first {shown} of {hs} shown (the third picture's last row).", hs)
-    return compare.format(**fields) + weigh.format(**fields) + output.format(**fields)
+    return Said(compare.format(**fields) + weigh.format(**fields) + output.format(**fields), claims)
 
 
 def effect_caption(effect: Effect) -> str:
@@ -341,67 +350,7 @@ def book_example_code(example: BookExample) -> str:
         queries=queries, keys=keys, rows0=rows0, rows1=rows1)
 
 
-ROUND_OFF = 1e-5  # relative output differences below this are float round-off
-
-
-def _round_off(relative: float) -> str:
-    """A relative difference below ROUND_OFF, as the order statement says it."""
-    if relative == 0:
-        return _("0: exactly the same")
-    return _("{gap} of the outputs' size, float round-off").format(gap=number(relative, ".1e"))
-
-
-def order_statement(view: OrderView) -> str:
-    """What the shuffle changed, without and with P, from the measured gaps."""
-    without_gap, with_gap = number(view.without.relative, ".1e"), number(view.with_p.relative, ".1e")
-    if view.moved == 0 and view.permuted == 0:
-        return _("This shuffle keeps every token in its slot (the identity permutation): the shuffled run is the "
-                 "same run, and its outputs differ from the original's by {without} of their size without P and by "
-                 "{with_p} with P. Press Shuffle again for another order.").format(without=without_gap,
-                                                                                    with_p=with_gap)
-    if view.moved == 0:
-        start = _("This shuffle only swaps identical tokens ({count} slots take a copy of their own token from "
-                  "another slot): the shuffled sentence is the sentence as typed, and the layer gives it the same "
-                  "outputs. Putting its rows back in the original order therefore compares each copy of a token with "
-                  "the copy whose slot it took. ").format(count=view.permuted)
-        if view.without.relative < ROUND_OFF:
-            without = _("Without P the copies are the same input and get the same output: the largest difference is "
-                        "{gap}.").format(gap=_round_off(view.without.relative))
-        else:
-            without = _("Without P the copies' outputs still differ by {gap} of their size, more than float "
-                        "round-off.").format(gap=number(view.without.relative, ".2g"))
-        if view.with_p.relative >= ROUND_OFF:
-            with_p = " " + _("With P each copy carries its own position, and the copies' outputs differ by {percent} "
-                             "of the outputs' size: the layer tells identical tokens apart by their slots alone. "
-                             "Press Shuffle again for an order that moves the words.").format(
-                percent=number(100 * view.with_p.relative, ".3g") + "%")
-        else:
-            with_p = " " + _("With P too the copies' outputs stay within {gap} of the outputs' size.").format(
-                gap=with_gap)
-        return start + without + with_p
-    if view.without.relative < ROUND_OFF:
-        without = _("Without positions, the two maps are the same: the largest difference of an output is {gap}. "
-                    "Each token gets the same output wherever it stands; its weights move with it. The output rows "
-                    "do keep the input's order, but nothing a token computes depends on "
-                    "it: 'dog bites man' and 'man bites dog' give each word the same vector.").format(
-            gap=_round_off(view.without.relative))
-    else:
-        without = _("Without positions the outputs still differ by {gap} of their size, more than float "
-                    "round-off.").format(gap=number(view.without.relative, ".2g"))
-    if view.with_p.relative >= ROUND_OFF:
-        with_p = " " + _("With P the maps differ and the outputs move by {percent} of their size: a token's vector "
-                         "now depends on its slot, and order matters.").format(
-            percent=number(100 * view.with_p.relative, ".3g") + "%")
-    else:
-        with_p = " " + _("With P too the outputs stay within {gap} of their size.").format(gap=with_gap)
-    return without + with_p
-
-
-def shuffled_line(view: OrderView) -> str:
-    """The shuffled sentence, each token with the slot it came from (shown as code: it quotes the sentence)."""
-    return " | ".join(f"{token} ←{origin}" for token, origin in zip(view.shuffled, view.origins))
-
-
+ROUND_OFF = 1e-5  # the lesson's fixed bound (lab.views.lesson); this page measures its own, below
 def next_shuffle(seed: int) -> int:
     """The seed after ``seed`` (a shuffle again): 1 .. MAX_SEED, never 0 (the original order)."""
     return seed % MAX_SEED + 1
@@ -501,31 +450,6 @@ def effect_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, he
     return Effect(head, chart.spec(), float(change.abs().max()))
 
 
-@localized_resource(max_entries=64)
-def order_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, shuffle: int, head: int) -> OrderView:
-    model, X = _layer(tokens, hidden, heads, seed)
-    perm = seeded.permutation(len(tokens), shuffle)
-    checks = {positional: order.order_check(model, X, perm, positional=positional) for positional in (False, True)}
-    # each map's title in the chart, and (capitalized) in the page's export list
-    titles = {(False, False): (_("without P: original"), _("Without P: original")),
-              (False, True): (_("without P: shuffled, put back"), _("Without P: shuffled, put back")),
-              (True, False): (_("with P: original"), _("With P: original")),
-              (True, True): (_("with P: shuffled, put back"), _("With P: shuffled, put back"))}
-    maps = []
-    for positional, check in checks.items():
-        for shuffled, weights in ((False, check.weights), (True, check.shuffled_back)):
-            title, name = titles[positional, shuffled]
-            maps.append(OrderMap(name, charts.token_heatmap(weights[head].cpu(), tokens, tokens, scale="max",
-                                                            x_title=_("key token"), y_title=_("query token"),
-                                                            value_title=_("weight"), title=title,
-                                                            cell=first_screen_cell(len(tokens)), legend="right",
-                                                            max_marks=0).spec()))
-    gaps = {positional: OrderGap(c.output_gap, c.relative_output_gap, c.weights_gap) for positional, c in checks.items()}
-    shuffled = tuple(tokens[i] for i in perm.tolist())
-    return OrderView(shuffled, sum(a != b for a, b in zip(shuffled, tokens)), tuple(maps), gaps[False], gaps[True],
-                     sum(i != p for i, p in enumerate(perm.tolist())), tuple(perm.tolist()))
-
-
 def _query_key(batch, hidden: int, seed: int):
     """The padded batch through the seeded layer's query and key projections (no bias: padding
     stays zero)."""
@@ -567,7 +491,7 @@ def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len
                              domain=score_range, title=_("2. masked (grey)"), legend="right").spec(),
         charts.token_heatmap(result.weights[i], names, names, title=_("3. weights (pekit)"), legend="right").spec(),
         charts.token_heatmap(book[i], names, names, title=_("the book's masked_softmax"), legend="right").spec(),
-        int(result.masked[1 - i].isinf().sum()))
+        int(result.masked[1 - i].isinf().sum()), tuple(result.weights[i][zero_rows[0]].tolist()) if zero_rows else ())
 
 
 @shared(max_entries=4)

@@ -50,9 +50,11 @@ NOT_FRAMES = [f for f in FRAMES if not isinstance(f, pd.DataFrame)]
 register(complexity.fitted_slopes, {"measured": among(*NOT_FRAMES)},
          lambda: {"measured": measured_frame()},
          finite=lambda r: r[["from_n", "to_n", "theory", "weights_bytes"]])
+register(complexity.whole_attention_slope, {"n": REALS, "d": SIZES}, lambda: {"n": 8.0, "d": 4})
+register(complexity.count_slopes, {"ns": SEQ, "d": SIZES, "k": SIZES}, lambda: {"ns": [4, 8, 16], "d": 4})
 register(complexity.slope_verdicts,
          {"fitted": among(*NOT_FRAMES),
-          "tolerance": REALS, "decimals": SIZES},
+          "tolerance": REALS, "decimals": SIZES, "expected": among(None, [1.0], {"CNN": "1"}, {"CNN": True})},
          lambda: {"fitted": complexity.fitted_slopes(measured_frame())})
 
 test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)

@@ -93,7 +93,7 @@ def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
     if "the same step everywhere" in sentence:
         assert s_hi - s_lo <= 2e-11 and f"always moves by {number(s_lo, '.6g')}: the same step everywhere (up to float64" in sentence
     else:
-        assert d % 2 == 1 and s_hi - s_lo > 5e-12
+        assert d % 2 == 1 and s_hi - s_lo > 5e-12  # (an even width's steps agree: the odd column is the cause)
         if "to six digits" in sentence:
             assert f"always moves by {number(s_lo, '.6g')} to six digits" in sentence
             assert f"{s_lo:.6g}" == f"{s_hi:.6g}"
@@ -115,6 +115,9 @@ def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
     assert f"{d} real-valued columns tell {distinct} of the {n} positions here apart (counting distinct codes: {RULE})" in sentence
     assert "from every other" not in sentence
     assert ("leave room between them" in sentence) == (distinct == n)
+    assert sentence.holds()
+    assert sentence.claim("positions binary tells apart").reference.value == 2**bits
+    assert sentence.claim("spread of the sinusoidal steps").reference.value == 1e-11
 
 
 @EXAMPLES
@@ -149,7 +152,24 @@ def test_dial_sentence_lists_the_positions_that_return_to_zero(n, bits, d, base)
     far = (P[1:] - P[0]).norm(dim=1)
     closest, where = float(far.min()), int(far.argmin()) + 1
     assert f"its smallest distance to position 0 here is {number(closest, '.3g')} (position {where})" in sentence
-    assert sentence.endswith("counts as one code.") == (closest <= 1e-3)
+    # the table against the dials over the same positions (the reference the sentence compares with)
+    dial_far = (dials[1:] - dials[0]).norm(dim=1)
+    dial_far = torch.where(dial_far < 1e-9, 0.0, dial_far)  # a return, up to float rounding (sin 2πk)
+    dial_closest, dial_where = float(dial_far.min()), int(dial_far.argmin()) + 1
+    assert f"the dials' {number(dial_closest, '.3g')} (position {dial_where})" in sentence
+    assert sentence.holds()
+    if closest <= 1e-3:
+        assert "the table comes back to its start too" in sentence
+        assert sentence.claim("the table's smallest distance from position 0").reference.value == 1e-3
+    else:
+        against = [c for c in sentence.claims if c.reference.value != 1e-3][0]
+        assert math.isclose(against.reference.value, dial_closest, rel_tol=1e-9, abs_tol=1e-12)
+        assert ("stays further from its starting point than the dials" in sentence) == (closest > dial_closest)
+        assert ("the dials stay further from their start" in sentence) == (closest <= dial_closest)
+    # d = 2 is one pair of frequency 1: the base lowers nothing there
+    assert ("lowers its frequencies with the base" in sentence) == (d > 2)
+    assert ("all but its last column, a sine alone" in sentence) == (d % 2 == 1)
+    assert "above" not in sentence  # the chart is "the chart", not a comparison
 
 
 @EXAMPLES
@@ -182,8 +202,14 @@ def test_ladders_sentence_names_the_bits_without_a_partner(bits, d, base):
         else:
             assert "the same rate" not in sentence
             assert ("climb at different rates" in sentence) == (bits > 1)
-    found = re.search(r"no column is slower than the (last|one) pair's ([\d,.]+) positions", sentence)
-    assert (found[1] == "one") == (len(waves) == 1)
+    assert sentence.holds()
+    assert math.isclose(sentence.claim("the fastest pair's wavelength").value, 2 * math.pi, rel_tol=1e-6)
+    if len(waves) > 1:
+        growth_claims = [c for c in sentence.claims if c.what == "growth per pair"]
+        assert math.isclose(growth_claims[0].reference.value, waves[1] / waves[0], rel_tol=1e-6)
+    found = re.search(r"no column is slower than the (last pair|one pair|last one)'s ([\d,.]+) positions", sentence)
+    assert (found[1] == "one pair") == (len(waves) == 1)
+    assert (found[1] == "last one") == (len(waves) > 1 and d % 2 == 1)  # an odd d ends on a sine alone
     longest = float(found[2].replace(",", ""))
     if max(waves) < 100:  # three digits, as 2π ≈ 6.28 is written
         assert found[2] == f"{max(waves):.3g}"
@@ -201,6 +227,7 @@ def test_ladders_sentence_names_the_bits_without_a_partner(bits, d, base):
     else:
         assert found is None
         assert sentence.endswith("every bit shown here is faster than that." if bits > 1 else "the bit is faster than that.")
+        assert sentence.claim("the slowest bit's period").value == 2 ** bits < max(waves)
 
 
 @EXAMPLES
@@ -279,6 +306,9 @@ def test_equal_width_sentence_counts_the_positions_each_code_tells_apart(n, widt
                                  else "At this width both tell as many positions apart.")
     else:
         assert sentence.endswith("At this width binary tells more positions apart.")
+    assert sentence.holds()  # the comparison is against binary's count by the same rule
+    assert sentence.claim("positions the sinusoidal code tells apart").reference.value == told_binary
+    assert sentence.claim("positions binary tells apart").reference.value == min(n, 2**width)
 
 
 @EXAMPLES
@@ -300,6 +330,16 @@ def test_captions_and_labels_name_what_they_show(n, bits, d, base):
     assert ("Each pixel is a block mean." in caption) == (not view.bits_exact)
     text = table_caption(view)
     waves = wavelengths(d, base)
+    assert text.holds()  # "slower from left to right": the whole row of wavelengths rises
+    # a picture of block means aliases the pairs that repeat within two blocks: the caption counts them
+    fast = [w for w in waves if w < 2 * view.p_block_rows]
+    if view.p_exact or view.p_block_rows == 1 or not fast:
+        assert "within two blocks" not in text
+    else:
+        said = int(re.search(r"(\d+) pairs? repeats? within two blocks", text)[1])
+        assert said == len(fast) and f"({2 * view.p_block_rows} positions)" in text
+    if len(waves) > 1:
+        assert [round(w, 3) for w in text.claims[0].reference.value] == [round(w, 3) for w in waves]
     if d == 2:
         assert "one sine/cosine pair, wavelength 2π" in text and len(waves) == 1
     else:
@@ -326,3 +366,45 @@ def test_the_legends_name_one_bit_and_one_column_in_the_singular(bits):
     assert f"binary, {bits} bit{'s' if bits > 1 else ''}\"" in legends
     assert f"sin(2πi/2^j), {bits} column{'s' if bits > 1 else ''}\"" in legends
     assert "1 bits" not in legends and "1 columns" not in legends
+
+
+# -- the page's questions: the revealed page's own numbers are the explanation's -------------------
+
+def page_setting(check) -> dict:
+    """The page's settings where a question's answer is shown: its link settings over the page's defaults."""
+    params = {"n": "64", "bits": "6", "d": "32", "base": "10000", "bit": "2", "width": "4", **check.settings}
+    return {k: int(v) for k, v in params.items()}
+
+
+def question(check_id: str):
+    from lab.views.questions import binary_analogy as page_questions
+
+    return next(c for c in page_questions.QUESTIONS if c.id == check_id)
+
+
+def test_the_flip_explanation_states_the_pages_own_numbers():
+    check = question("binary-flip")
+    s = page_setting(check)
+    explanation = check.solve().explanation
+    view = analogy_view(s["n"], s["bits"], s["d"], s["base"])
+    # the codes table the page shows (least significant bit first): where bit `bit` changes
+    column = [code[s["bit"]] for code in view.codes["lsb_first"]]
+    changes = [i for i in range(1, s["n"]) if column[i] != column[i - 1]]
+    shown = re.search(r"changes at positions ([\d, ]+)", explanation)[1]
+    assert listed(shown.strip(", ")) == changes[: len(listed(shown.strip(", ")))]
+    spacing = changes[1] - changes[0]
+    assert f"every {spacing} positions" in explanation
+    # the section the question opens: the bit against its column, whose period is two changes
+    match = bit_match(s["n"], s["bit"], ladders(s["bits"], s["d"], s["base"]))
+    assert match.period == 2 * spacing and f"Bit {s['bit']} repeats every {match.period} positions" in overlay_caption(match)
+
+
+def test_the_bits_explanation_states_the_pages_own_numbers():
+    check = question("binary-bits")
+    s = page_setting(check)
+    explanation = check.solve().explanation
+    view = analogy_view(s["n"], s["bits"], s["d"], s["base"])
+    assert view.bits_needed == s["bits"] == 6  # the page's own count at its defaults: no codes start over
+    assert f"`binary_encoding({s['n']})` has {view.bits_needed} columns" in explanation
+    assert f"count from 0 to {2 ** view.bits_needed - 1}, which covers positions 0 to {view.last_position}" in explanation
+    assert "start over" not in counting_caption(view)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import pekit
 from lab.display import big_number
 from lab.jobs import DONE, Job, JobBoard
-from lab.views.complexity_comparison import (BUDGET_BYTES, _against, memory_cell, memory_column, memory_sentence,
+from lab.views.complexity_comparison import (BUDGET_BYTES, memory_cell, memory_column, memory_sentence,
                                              memory_size, MAX_MULTIPLY_ADDS, SWEEP_ENDS, SweepKey, SweepResult,
                                              cost_sentence, fuller_caption, measure, measured_caption, path_sentence, path_view,
                                              slope_line, slope_prose, sweep_caption, sweep_plan, sweep_result, theory_caption,
@@ -95,13 +95,28 @@ def test_the_chapters_chart_and_table_count_attentions_n2_terms_and_the_fuller_c
 @EXAMPLES
 @given(n=N, d=D, k=K)
 @with_corners
-def test_fuller_caption_says_where_attention_counted_whole_bends(n, d, k):
-    caption = fuller_caption(theory_view(n, d, k))
+def test_fuller_caption_says_how_attentions_slope_rises_along_the_chart(n, d, k):
+    view = theory_view(n, d, k)
+    caption = fuller_caption(view)
     # 2n²d = 4nd² exactly at n = 2d: below, the projections weigh more; above, the n² terms
-    assert f"around n = 2·d = {2 * d}," in caption
+    assert f"passing 1.5 at n = 2·d = {2 * d:,}, where its n² terms and its projections are equal" in caption
     assert 2 * (2 * d) ** 2 * d == 4 * (2 * d) * d * d
-    curves = pekit.complexity.cost_curves(pekit.complexity.cost_curve_lengths(n, d, k), d, k)
-    assert curves["n"].max() >= 2 * d  # the bend is on the chart
+    # the slope of the drawn line, by numpy's finite differences of log(count) on the chart's own points
+    line = chart_lines(view.full_chart)["Self-attention (with projections)"]
+    ns = np.array([m for m, _ in line], dtype=float)
+    counts = np.array([y for _, y in line], dtype=float)
+    assert ns.max() >= 2 * d  # the bend is on the chart
+    local = np.diff(np.log(counts)) / np.diff(np.log(ns))  # slope between neighbouring points
+    assert np.all(np.diff(local) > -1e-9)  # "rises along this chart", over the whole line drawn
+    assert caption.holds()
+    slopes = caption.claim("self-attention's slope along the chart").value
+    assert len(slopes) == len(ns) and all(a <= b for a, b in zip(slopes, slopes[1:]))
+    # each point's slope lies between those of the segments on either side of it
+    for i in range(1, len(ns) - 1):
+        assert local[i - 1] - 1e-9 <= slopes[i] <= local[i] + 1e-9
+    first, last = slopes[0], slopes[-1]
+    assert f"from {first:.2f} at n = {int(ns[0]):,} to {last:.2f} at n = {int(ns[-1]):,}" in caption
+    assert last < 2 and caption.claim("slope at n = 2·d").value == pytest.approx(1.5, abs=1e-12)
 
 
 @EXAMPLES
@@ -133,16 +148,26 @@ def test_cost_sentence_ranks_the_layers_as_the_table_counts_them(n, d, k):
         assert costs["Self-attention"] > costs["CNN"]
     else:
         limit = (k - 4) * d / 2
-        assert f"while n < (k − 4)·d/2 = {limit:g}" in sentence
+        assert f"while n < (k − 4)·d/2 = {limit:,g}" in sentence
         assert ("which no length n ≥ 1 is" in sentence) == (not brute_less_than_cnn)
         for m in (1, max(1, math.ceil(limit) - 1), math.ceil(limit), n):
             assert (2 * m * m * d + 4 * m * d * d < k * m * d * d) == (m < limit)
-        assert f"at n = {n:,} it costs {words(costs['Self-attention'], costs['CNN'])} the CNN." in sentence
+        assert f"At n = {n:,} it costs {words(costs['Self-attention'], costs['CNN'])} the CNN." in sentence
     mixing = 2 * n * n * d
     assert "n² terms" not in sentence  # the chapter's count is the table's, above
     assert (mixing < costs["RNN"]) == (n < d) and (mixing < costs["CNN"]) == (n < k * d / 2)  # the formulas shown
-    for a, b in ((mixing, costs["RNN"]), (mixing, costs["CNN"]), (costs["Self-attention"], costs["CNN"])):
-        assert _against(a, b) == words(a, b)
+    # every comparison it makes holds, against references recomputed here from the formulas
+    assert sentence.holds()
+    assert sentence.claim("costs from the cheapest").reference.value == tuple(sorted(map(float, costs.values())))
+    assert sentence.claim("self-attention").reference.value == costs["RNN"] == 2 * n * d * d
+    projections = sentence.claim("self-attention's projections")
+    assert projections.value == 4 * n * d * d and projections.reference.value == 2 * (2 * n * d * d)
+    against = sentence.claim("self-attention against the CNN")
+    assert against.reference.value == k * n * d * d and against.value == costs["Self-attention"]
+    if k > 4:  # "exactly while n < (k − 4)·d/2": n's side of the limit agrees with the costs at n
+        side = sentence.claim("n")
+        assert side.reference.value == (k - 4) * d / 2
+        assert (side.relation == "below") == (costs["Self-attention"] < costs["CNN"])
 
 
 @EXAMPLES
@@ -182,6 +207,7 @@ def test_path_sentence_counts_layers_and_steps(path_n, k):
     assert f"the last of the {path_n} tokens" in sentence
     assert f"An RNN needs **{steps} step{'s' if steps != 1 else ''}** along its chain" in sentence
     assert "in **one step**" in sentence
+    assert "The chapter argues that shorter paths" in sentence  # the chapter's claim, not measured here
 
 
 @settings(max_examples=40, deadline=None)
@@ -222,18 +248,28 @@ def fake_sweep(ns: list[int], exponents: dict[str, float], fused: int = 0) -> pd
                          for n in ns for layer, p in exponents.items()])
 
 
-def shown_verdict(slope: float, theory: int) -> str:
-    """What the sentence says of a slope as shown (two decimals), within 0.25 of the theory; a slope
-    shown as 0 or below is no growth at all: the time stayed flat or fell."""
+def shown_verdict(slope: float, expected: float) -> str:
+    """What the sentence says of a slope as shown (two decimals), within 0.25 of the count's slope
+    (as shown); a slope shown as 0 or below is no growth at all: the time stayed flat or fell."""
     if not math.isfinite(slope):
         return "no slope could be fitted"
-    if round(abs(round(slope, 2) - theory), 2) <= 0.25:
-        return "grows as the theory says"
+    expected = round(expected, 2)
+    if round(abs(round(slope, 2) - expected), 2) <= 0.25:
+        return "grows as the count says"
     if round(slope, 2) < 0:
-        return "the time fell as n grew, where the theory's n^"
+        return f"the time fell as n grew, where the count's slope is {expected:.2f}"
     if round(slope, 2) == 0:
-        return "the time stayed flat as n grew, where the theory's n^"
-    return "grows more slowly" if round(slope, 2) < theory else "grows faster"
+        return f"the time stayed flat as n grew, where the count's slope is {expected:.2f}"
+    return "grows more slowly than the count" if round(slope, 2) < expected else "grows faster than the count"
+
+
+def count_slope(layer: str, ns: list[int], d: int, k: int) -> float:
+    """The least-squares slope of log(multiply-adds timed) against log(n), by numpy, from the
+    formulas here (costs_of): every term, attention's projections included."""
+    counted = "Self-attention" if layer.startswith("Self-attention") else layer
+    x = np.log(np.array(ns, dtype=float))
+    y = np.log(np.array([costs_of(n, d, k)[counted] for n in ns], dtype=float))
+    return float(np.polyfit(x, y, 1)[0])
 
 
 def slope_text(slope: float) -> str:
@@ -249,19 +285,29 @@ DEVICES = st.sampled_from(["CPU: test (1 thread)", "CUDA: test GPU"])
 FUSED = st.sampled_from([0, 1, 2**20]) | st.integers(0, 2**32)
 
 
+SWEEP_D = st.sampled_from([1, 8, 256, 4096]) | D
+
+
 @settings(max_examples=60, deadline=None)
 @given(low=END, high=END, exponents=st.fixed_dictionaries({layer: EXPONENT for layer in LAYERS}), device=DEVICES,
-       fused=FUSED)
-@example(low="64", high="64", exponents=dict.fromkeys(LAYERS, 1.0), device="CPU: test (1 thread)", fused=0)
-@example(low="16", high="32", exponents=dict.fromkeys(LAYERS, 2.0), device="CUDA: test GPU", fused=0)
-@example(low="8192", high="16", exponents=dict.fromkeys(LAYERS, 0.749), device="CUDA: test GPU", fused=2**32)
-@example(low="16", high="16", exponents=dict.fromkeys(LAYERS, 0.749), device="CUDA: test GPU", fused=8 * 16 * 4)
+       fused=FUSED, d=SWEEP_D, k=K)
+@example(low="64", high="64", exponents=dict.fromkeys(LAYERS, 1.0), device="CPU: test (1 thread)", fused=0, d=8, k=3)
+@example(low="16", high="32", exponents=dict.fromkeys(LAYERS, 2.0), device="CUDA: test GPU", fused=0, d=1, k=2)
+@example(low="8192", high="16", exponents=dict.fromkeys(LAYERS, 0.749), device="CUDA: test GPU", fused=2**32, d=1,
+         k=15)
+@example(low="16", high="16", exponents=dict.fromkeys(LAYERS, 0.749), device="CUDA: test GPU", fused=8 * 16 * 4, d=8,
+         k=3)
 @example(low="16", high="64", exponents={"CNN": 0.3, "RNN": 0.0, "Self-attention": -0.26, "Self-attention (fused)": -0.2},
-         device="CUDA: test GPU", fused=0)  # d = 1: the time fell with n
-def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, device, fused):
+         device="CUDA: test GPU", fused=0, d=1, k=3)  # d = 1: the time fell with n
+# the page's default sweep: attention's count grows with slope 1.66 over n = 512 .. 2048, not 2
+@example(low="64", high="2048", exponents={"CNN": 1.0, "RNN": 1.0, "Self-attention": 1.6, "Self-attention (fused)": 1.4},
+         device="CPU: test (1 thread)", fused=0, d=256, k=3)
+def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, device, fused, d, k):
     ns = [2**e for e in range(20) if sorted((int(low), int(high)))[0] <= 2**e <= sorted((int(low), int(high)))[1]]
-    result = sweep_result(fake_sweep(ns, exponents, fused), device)
+    result = sweep_result(fake_sweep(ns, exponents, fused), device, d, k)
     prose = slope_prose(result)
+    assert prose.holds()  # every comparison it makes is true of its numbers
+    assert not re.search(r"\b(because|fixed costs?|caches?|overhead)\b", prose)  # the sweep measured no cause
     table = result.slopes
     assert "nan" not in prose.lower()
     if len(ns) == 1:  # nothing to fit: said so, and the table shows no number
@@ -277,14 +323,22 @@ def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, devi
         x = np.log(np.array(fitted, dtype=float))
         y = np.log(1e-6 * np.array(fitted, dtype=float) ** p)
         slope = float(np.polyfit(x, y, 1)[0])  # least squares by numpy, not pekit
+        expected = count_slope(layer, fitted, d, k)  # the count of what is timed, not the theory's exponent
         line = next(line for line in prose.splitlines() if line.startswith(f"- **{layer}**: "))
-        shown = float(table.loc[table["layer"] == layer].iloc[0, 1])
+        row = table.loc[table["layer"] == layer].iloc[0]
+        shown = float(row.iloc[1])
         assert abs(shown - slope) <= 0.005 + 1e-9
-        assert line.startswith(f"- **{layer}**: slope {slope_text(shown)} against {THEORY[layer]}: "
-                               f"{shown_verdict(shown, THEORY[layer])}")
+        assert row["slope of the count timed (same lengths)"] == round(expected, 2)
+        assert line.startswith(f"- **{layer}**: slope {slope_text(shown)} against {expected:.2f}, the slope of its "
+                               f"count over these lengths (the chapter's leading term alone: n^{THEORY[layer]}): "
+                               f"{shown_verdict(shown, expected)}")
         assert ("grows" in line) == (round(shown, 2) > 0)  # time that fell or stayed flat did not grow
         verdict = next(v for v in result.verdicts if v.layer == layer)
         assert slope_line(verdict) == line
+        said = slope_line(verdict)
+        assert said.holds() and said.claim("slope").value == shown
+        if said.claim("slope").relation == "equal" and said.claim("slope").reference.value != 0:
+            assert said.claim("slope").reference.value == round(expected, 2)
     assert f"({device} here)" in prose and prose.split("\n")[-2] == ""  # the closing remark is its own paragraph
     top = max(ns)
     explicit, fused_top = 8 * top * top * 4, fused * top
@@ -303,8 +357,10 @@ def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, devi
         assert (read_size(cells[layer]) == approx_size(value)) if cuda else cells[layer] == "none formed"
     if cuda:
         than = words(fused_top, explicit)
-        said = re.search(r"explicit attention peaked at (.+?) above its input and the fused kernel, which never forms "
-                         r"the \(heads, n, n\) weights whole, at (.+?): (.+?) the explicit one\.", prose)
+        assert memory_sentence(result).claim("fused peak").reference.value == explicit
+        said = re.search(r"explicit attention peaked at (.+?) above what was allocated before the pass, and the fused "
+                         r"path \(torch's scaled_dot_product_attention, whose kernels can work in tiles without forming "
+                         r"the \(heads, n, n\) weights\) at (.+?): (.+?) the explicit one\.", prose)
         assert said and said[3] == than, prose
         assert read_size(said[1]) == approx_size(explicit) and read_size(said[2]) == approx_size(fused_top)
     else:
@@ -342,7 +398,7 @@ def test_memory_size_reads_back_as_its_bytes(nbytes):
 @given(start=st.floats(0, 2e9), seconds=st.floats(0, 600), device=st.sampled_from(["CPU: test", "CUDA: H100"]))
 def test_measured_caption_states_when_where_and_how_long(start, seconds, device):
     job = Job(key="k", label="Measuring", started=start, finished=start + seconds, state=DONE,
-              result=sweep_result(fake_sweep([16, 32], dict.fromkeys(LAYERS, 1.0)), device))
+              result=sweep_result(fake_sweep([16, 32], dict.fromkeys(LAYERS, 1.0)), device, 8, 3))
     clock = time.strftime("%H:%M:%S", time.localtime(start + seconds))
     assert measured_caption(job).startswith(f"Measured at {clock} on {device} in {(start + seconds) - start:.1f} s;")
 
@@ -362,8 +418,12 @@ def test_a_real_sweep_runs_as_a_job_and_its_captions_state_its_numbers():
     clock = time.strftime("%H:%M:%S", time.localtime(job.finished))
     assert caption.startswith(f"Measured at {clock} on {plan.key.device} in {job.finished - job.started:.1f} s;")
     prose = slope_prose(result)
+    assert prose.holds()
     for v in result.verdicts:
-        assert f"- **{v.layer}**: slope {slope_text(v.slope)} against {v.theory}: {shown_verdict(v.slope, v.theory)}" in prose
+        expected = count_slope(v.layer, [16, 32, 64][1:], 8, 3)
+        assert v.expected == round(expected, 2)
+        assert (f"- **{v.layer}**: slope {slope_text(v.slope)} against {expected:.2f}" in prose
+                and shown_verdict(v.slope, expected) in prose)
     assert board.get(sweep_plan("64", "16", 8, 3).key) is job  # the same settings find the same job
 
 
@@ -376,7 +436,7 @@ def test_a_layer_timed_at_one_length_of_the_fit_gets_no_slope(low, high, layer):
         return
     frame = fake_sweep(ns, dict.fromkeys(LAYERS, 1.0))
     frame = frame[(frame["layer"] != layer) | (frame["n"] == max(ns))]  # timed at the largest n only
-    result = sweep_result(frame, "CPU: test (1 thread)")
+    result = sweep_result(frame, "CPU: test (1 thread)", 8, 3)
     prose = slope_prose(result)
     assert "nan" not in prose.lower()
     for other in LAYERS:
@@ -386,8 +446,10 @@ def test_a_layer_timed_at_one_length_of_the_fit_gets_no_slope(low, high, layer):
         if other == layer:
             assert line.startswith(f"- **{layer}**: no slope could be fitted (it was timed at fewer than two")
         else:  # seconds ∝ n exactly: slope 1
-            assert line.startswith(f"- **{other}**: slope 1.00 against {THEORY[other]}: "
-                                   f"{shown_verdict(1.0, THEORY[other])}")
+            fitted = ns[len(ns) - max(2, math.ceil(len(ns) / 2)):]
+            expected = count_slope(other, fitted, 8, 3)
+            assert line.startswith(f"- **{other}**: slope 1.00 against {expected:.2f}")
+            assert shown_verdict(1.0, expected) in line
 
 
 @settings(max_examples=30, deadline=None)

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import pekit
 from lab.display import number
 from lab.views import concept_check as concept
 from lab.views import lesson
@@ -106,6 +107,8 @@ def test_a_learner_is_told_how_many_were_right(answers, phase):
     when = "before the lesson" if phase == "pre" else "after the lesson"
     assert concept.own_sentence(phase, answers, key) == f"{right} of 8 right {when}."
     assert concept.phase_sentence(phase).startswith("Before the lesson:" if phase == "pre" else "After the lesson:")
+    if phase == "post":  # the count it states is the questions asked
+        assert f"the same {len(concept.QUESTIONS)} questions" in concept.phase_sentence(phase)
     assert concept.score(answers, key) == pytest.approx(100 * right / 8)
 
 
@@ -139,3 +142,49 @@ def test_the_answers_handed_in_are_the_options_chosen(choices, phase):
     state[concept.widget_key("post" if phase == "pre" else "pre", concept.QUESTIONS[0])] = 2  # the other check's
     assert concept.given(state, phase) == {check.id: str(choice) for check, choice in zip(concept.QUESTIONS, choices)
                                           if choice is not None}
+
+
+def test_the_pages_words_count_the_questions_asked():
+    """The page and the menu say "Eight questions"; the check asks as many (one tuple for both phases)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    assert len(concept.QUESTIONS) == concept.COUNT == 8
+    assert "Eight questions" in (root / "pages" / "concept_check.py").read_text(encoding="utf-8")
+    assert "Eight questions" in (root / "lab" / "registry.py").read_text(encoding="utf-8")
+    # the check shows no answers before the lesson: "the difference" is a change of answers, not a cause
+    assert "what the lesson taught" not in (root / "pages" / "concept_check.py").read_text(encoding="utf-8")
+    assert "measures the lesson" not in concept.phase_sentence("pre")
+
+
+def test_each_questions_numbers_are_those_of_the_view_it_cites():
+    """The concept check reveals no page: each explanation cites a view of the lab (the lesson's
+    layer, the heatmap page's table, pekit's tables), and states that view's numbers; its
+    comparisons hold against their references."""
+    from lab.display import number
+    from lab.views import encoding_heatmap as heatmap_view
+    from lab.views import lesson
+    from lab.views import live_attention as live
+
+    order = concept._solve_order()
+    view = lesson.shuffle_view(lesson.tokens_of(lesson.SENTENCE), lesson.SHUFFLE, False)
+    assert order.explanation.holds() and order.explanation.claim("gap").value == view.gap
+    assert f"moved by {number(view.gap, '.0e') if view.gap else '0'} of the outputs' size" in order.explanation
+
+    qkv = concept._solve_qkv()
+    tokens = lesson.tokens_of(lesson.SENTENCE)
+    first = live.query_step(tokens, lesson.HIDDEN, lesson.HEADS, lesson.SEED, False, 0, 1)
+    second = live.query_step(tokens, lesson.HIDDEN, lesson.HEADS, lesson.SEED, False, 0, 4)
+    assert qkv.explanation.holds()
+    assert f"{number(first.scores[4], '.3f')} and {number(second.scores[1], '.3f')}" in qkv.explanation
+    # the lesson's layer is untrained: its matrices are not called learned without saying so
+    assert "random in the lesson's untrained layer" in qkv.explanation
+
+    shift = concept._solve_shift()
+    table = heatmap_view.table_view(64, 32, 10000, 0, "interleaved")
+    assert shift.explanation.holds() and shift.explanation.claim("largest spread").value == table.max_spread
+
+    cnn = concept._solve_cnn()
+    assert f"after {int(pekit.complexity_table(9, 16, 3).loc['CNN', 'max_path_length'])} layers" in cnn.explanation
+    steps = concept._solve_steps()
+    assert "100 steps" in steps.explanation and ": 1." in steps.explanation

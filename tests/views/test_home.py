@@ -47,17 +47,24 @@ def table(n: int, d: int, base: int) -> np.ndarray:
 @example(n=7, d=3)
 @example(n=700, d=4)  # the last pair repeats within the rows drawn
 def test_home_caption_states_the_picture_and_its_wavelengths(n, d):
-    view = HomePicture(n, d, BASE, {}, wavelengths(d, BASE))
+    P = table(n, d, BASE)
+    # the two closest different rows, by numpy: what "no two rows are alike" is read against
+    closest = float(np.where(np.eye(n, dtype=bool), np.inf, np.linalg.norm(P[:, None, :] - P[None, :, :], axis=-1)).min()) if n > 1 \
+        else float("nan")
+    view = HomePicture(n, d, BASE, {}, wavelengths(d, BASE), closest)
     caption = home_caption(view)
+    assert caption.holds()  # every comparison it makes is true of its numbers
     rows = "position" if n == 1 else "positions"
     columns = "column" if d == 1 else "columns"
     assert caption.startswith(f"The chapter's positional encoding P for {n} {rows} (rows) and {d} {columns}: ")
     pairs = (d + 1) // 2
     first = 2 * math.pi  # pair 0 has frequency 1
     if d >= 2:
-        assert f"Columns 0 and 1 repeat every {first:.1f} positions" in caption
+        assert f"Columns 0 and 1 complete a cycle every {first:.1f} positions" in caption
     else:
-        assert f"Column 0 repeats every {first:.1f} positions" in caption
+        assert f"Column 0 completes a cycle every {first:.1f} positions" in caption
+    # 2π is no whole number of positions: no row of columns 0 and 1 comes back exactly, so none "repeats"
+    assert "repeat" not in caption
     if pairs > 1:
         j = pairs - 1
         last = 2 * math.pi * BASE ** (2 * j / d)
@@ -66,12 +73,14 @@ def test_home_caption_states_the_picture_and_its_wavelengths(n, d):
         assert f"; the last, {cols}, every {last:,.0f} positions, " in caption
         assert (f"longer than the {n:,} drawn" in caption) == (last > n)
         assert (f"within the {n:,} drawn" in caption) == (last <= n)
+        assert caption.claim("last wavelength").reference.value == n
     else:
         assert "the last" not in caption
-    P = table(n, d, BASE)
     if n > 1:
         gaps = np.linalg.norm(P[:, None, :] - P[None, :, :], axis=-1) + np.eye(n)
         assert gaps.min() > 1e-9 and "No two rows are alike" in caption
+        claim = caption.claim("closest rows' distance")
+        assert claim.value == pytest.approx(closest, abs=1e-9) and claim.relation == "above"
         assert ("fast and slow waves" in caption) == (pairs > 1)
     else:
         assert "No two rows" not in caption
@@ -151,3 +160,19 @@ def test_the_home_page_lists_the_lessons_pages_first_then_those_beyond_the_chapt
     assert [line.page for line in lines] == listed_pages() and [line.number for line in lines] == list(range(1, len(lines) + 1))
     assert [line.page.url_path for line in chapter] == sorted(EXPLORED_AT, key=EXPLORED_AT.get)
     assert beyond and not any(line.page.url_path in EXPLORED_AT for line in beyond)
+
+
+def test_rows_alike_are_said_to_be_alike():
+    """A record whose two closest rows coincide (not the shipped picture) is not called distinct."""
+    view = HomePicture(5, 2, BASE, {}, wavelengths(2, BASE), 0.0)
+    caption = home_caption(view)
+    assert caption.holds() and "No two rows are alike" not in caption
+    assert "Two rows are alike to float rounding" in caption
+
+
+def test_the_shipped_pictures_closest_rows_are_those_of_its_table():
+    view = home_picture()
+    P = table(N, D, BASE)
+    closest = float(np.where(np.eye(N, dtype=bool), np.inf, np.linalg.norm(P[:, None, :] - P[None, :, :], axis=-1)).min())
+    assert view.closest == pytest.approx(closest, rel=1e-9)
+    assert home_caption(view).holds()

@@ -16,6 +16,17 @@ import pekit
 from lab.registry import LAB_PAGES, OPTIONAL_PAGES
 from lab.rooms import _NAME
 from lab.views import questions as q
+from lab.views.questions import binary_analogy as binary_q
+from lab.views.questions import complexity_comparison as complexity_q
+from lab.views.questions import encoding_families as families_q
+from lab.views.questions import encoding_heatmap as heatmap_q
+from lab.views.questions import fixed_or_learned as learned_q
+from lab.views.questions import live_attention as live_q
+from lab.views.questions import offset_rotation as rotation_q
+from lab.views.questions import rope_in_a_real_model as rope_q
+from lab.views.questions import train as train_q
+from lab.views import live_attention as live
+from lab.views import live_order
 
 EXAMPLES = settings(max_examples=25, deadline=None)
 MISSING = pekit.smollm2_missing()
@@ -37,13 +48,13 @@ def shown(value: float, spec: str) -> str:
 
 def test_every_page_has_at_least_two_questions():
     for page in LAB_PAGES + OPTIONAL_PAGES:
-        assert len(q.checks_for(page.url_path)) >= 2, page.url_path
-    assert {check.page for check in q.CHECKS} == {page.url_path for page in LAB_PAGES + OPTIONAL_PAGES}
+        assert len(q.of_page(page.url_path)) >= 2, page.url_path
+    assert {check.page for check in tuple(q.page_checks().values())} == {page.url_path for page in LAB_PAGES + OPTIONAL_PAGES}
 
 
 def test_questions_are_well_formed():
-    assert len(q.BY_ID) == len(q.CHECKS)
-    for check in q.CHECKS:
+    assert len(q.page_checks()) == len(tuple(q.page_checks().values()))
+    for check in tuple(q.page_checks().values()):
         assert _NAME.fullmatch(check.id) and _NAME.fullmatch(check.page)
         assert 2 <= len(check.options) <= 4 and len(set(check.options)) == len(check.options)
         assert check.prompt.endswith("?")
@@ -58,7 +69,7 @@ def test_question_settings_are_settings_of_their_page():
     script or its view module), so the picture can show the answer."""
     import pathlib
 
-    for check in q.CHECKS:
+    for check in tuple(q.page_checks().values()):
         sources = "".join(path.read_text(encoding="utf-8") for path in
                           (pathlib.Path("pages", f"{check.page}.py"), pathlib.Path("lab", "views", f"{check.page}.py"))
                           if path.exists())
@@ -89,7 +100,7 @@ REFERENCE = {  # each question's right option, from a closed form written out he
 }
 
 
-@pytest.mark.parametrize("check", q.CHECKS, ids=lambda c: c.id)
+@pytest.mark.parametrize("check", tuple(q.page_checks().values()), ids=lambda c: c.id)
 def test_right_answer_matches_an_independent_reference(check):
     if check.page == "rope_in_a_real_model" and MISSING:
         pytest.skip(str(MISSING))
@@ -110,18 +121,22 @@ EVEN_D = st.integers(1, 512).map(lambda h: 2 * h)
 @example(60, 32)
 @example(2, 2)
 def test_pair_speeds_and_sentence(n, d):
-    speeds = q.pair_speeds(n, d)
+    speeds = heatmap_q.pair_speeds(n, d)
     for j in (0, d // 2 - 1):
         omega = 1 / 10000 ** (2 * j / d)
         assert speeds.angles[j] == pytest.approx(omega, rel=1e-12)
         naive = sum(abs(math.sin((i + 1) * omega) - math.sin(i * omega)) + abs(math.cos((i + 1) * omega) - math.cos(i * omega))
                     for i in range(n - 1)) / (2 * (n - 1))
         assert speeds.steps[j] == pytest.approx(naive, rel=1e-9, abs=1e-12)
-    text = q.fastest_sentence(speeds)
+    text = heatmap_q.fastest_sentence(speeds)
     assert shown(speeds.steps[0], ".3g") in text and shown(2 * math.pi / speeds.angles[-1], ".3g") in text
     assert f"columns {d - 2} and {d - 1}" in text and f"the {n} positions" in text
-    answer = q.fastest_answer(speeds)
-    pairs = q._heatmap_pairs(d)
+    assert text.holds()  # "falls" read from every pair's frequency, the fastest against the other options
+    if d > 2:
+        assert text.claim("frequency of each pair, first to last").reference.value == pytest.approx(
+            [10000 ** (-2 * j / d) for j in range(d // 2)], rel=1e-12)
+    answer = heatmap_q.fastest_answer(speeds)
+    pairs = heatmap_q._heatmap_pairs(d)
     if len({speeds.steps[p] for p in pairs}) > 1:
         assert speeds.steps[pairs[answer]] == max(speeds.steps[p] for p in pairs)
 
@@ -129,18 +144,18 @@ def test_pair_speeds_and_sentence(n, d):
 @EXAMPLES
 @given(EVEN_D, st.integers(0, 64), st.integers(0, 500), st.integers(0, 500))
 def test_offset_dots_depend_on_the_offset_only(d, offset, first, second):
-    dots = q.offset_dots(d, offset, first, second)
+    dots = heatmap_q.offset_dots(d, offset, first, second)
     closed = sum(math.cos(offset / 10000 ** (2 * j / d)) for j in range(d // 2))
     assert dots.near == pytest.approx(closed, abs=1e-9) and dots.far == pytest.approx(closed, abs=1e-9)
-    assert q.offset_answer(dots) == 2
-    text = q.offset_sentence(dots)
+    assert heatmap_q.offset_answer(dots) == 2
+    text = heatmap_q.offset_sentence(dots)
     assert text.count(shown(closed, ".6g")) == 2 or shown(dots.near, ".6g") in text
     assert f"P{first + offset}" in text and f"P{second + offset}" in text
 
 
 def test_odd_width_refused_for_offset_dots():
     with pytest.raises(ValueError, match="d must be even"):
-        q.offset_dots(7, 1, 0, 2)
+        heatmap_q.offset_dots(7, 1, 0, 2)
 
 
 @EXAMPLES
@@ -148,16 +163,22 @@ def test_odd_width_refused_for_offset_dots():
 @example(2, 64)
 @example(10, 64)
 def test_bit_flips(bit, n):
-    flips = q.bit_flips(bit, n)
+    flips = binary_q.bit_flips(bit, n)
     naive = [i for i in range(1, n) if (i >> bit) & 1 != ((i - 1) >> bit) & 1]
     assert list(flips.flips) == naive
-    text = q.flip_sentence(flips)
+    text = binary_q.flip_sentence(flips)
+    assert text.holds()
     if naive:
         assert flips.spacing == 2 ** bit
         assert f"every {2 ** bit} positions" in text and str(naive[0]) in text
+        assert "because" not in text  # the spacing is stated, not explained by a cause
+        if bit:  # half as often: the previous bit's changes, counted by a loop, are twice as close
+            previous = [i for i in range(1, n) if (i >> (bit - 1)) & 1 != ((i - 1) >> (bit - 1)) & 1]
+            assert text.claim("spacing of the changes").reference.value == 2 * (previous[1] - previous[0]
+                                                                                if len(previous) > 1 else previous[0])
     else:
         assert f"position {2 ** bit}" in text and 2 ** bit >= n
-    assert q.flip_answer(flips) == (q.FLIP_OPTIONS.index(flips.spacing) if flips.spacing in q.FLIP_OPTIONS else -1)
+    assert binary_q.flip_answer(flips) == (binary_q.FLIP_OPTIONS.index(flips.spacing) if flips.spacing in binary_q.FLIP_OPTIONS else -1)
 
 
 @EXAMPLES
@@ -166,13 +187,14 @@ def test_bit_flips(bit, n):
 @example(65)
 @example(2)
 def test_bits_sentence(n):
-    bits = q.bits_needed(n)
+    bits = binary_q.bits_needed(n)
     assert bits == (n - 1).bit_length()
-    text = q.bits_sentence(n, bits)
+    text = binary_q.bits_sentence(n, bits)
     assert f"{bits} bit{'s count' if bits > 1 else ' counts'} from 0 to {2 ** bits - 1}" in text and f"0 to {n - 1}" in text
     assert 2 ** bits >= n and (bits == 1 or 2 ** (bits - 1) < n)
     if bits > 1:
         assert f"stop at {2 ** (bits - 1) - 1}" in text
+    assert text.holds() and text.claim("largest count").reference.value == n - 1
 
 
 @EXAMPLES
@@ -180,17 +202,17 @@ def test_bits_sentence(n):
 @example(16, 3, 1)
 def test_shift_turn(d, delta, pair):
     pair %= d // 2
-    turn = q.shift_turn(d, delta, pair, n=32)
+    turn = rotation_q.shift_turn(d, delta, pair, n=32)
     assert turn.angle == pytest.approx(delta / 10000 ** (2 * pair / d))
-    assert turn.gap < 1e-9 and turn.stretch < 1e-9 and q.turn_answer(turn) == 0
-    text = q.turn_sentence(turn)
+    assert turn.gap < 1e-9 and turn.stretch < 1e-9 and rotation_q.turn_answer(turn) == 0
+    text = rotation_q.turn_sentence(turn)
     assert shown(turn.angle, ".4g") in text and "0 to 31" in text
 
 
 @EXAMPLES
 @given(st.integers(1, 32).map(lambda h: 2 * h), st.integers(0, 100), st.integers(0, 100), st.integers(0, 5000))
 def test_rope_scores(d, i, j, shift):
-    scores = q.rope_scores(d, i, j, shift)
+    scores = rotation_q.rope_scores(d, i, j, shift)
     generator = torch.Generator().manual_seed(0)
     qv, kv = torch.randn(2, 1, d, generator=generator, dtype=torch.float64)
 
@@ -205,56 +227,135 @@ def test_rope_scores(d, i, j, shift):
 
     assert scores.before == pytest.approx(naive(i, j), abs=1e-8)
     assert scores.after == pytest.approx(naive(i, j), abs=1e-8)
-    assert q.rope_answer(scores) == 0
-    text = q.rope_sentence(scores)
+    assert rotation_q.rope_answer(scores) == 0
+    text = rotation_q.rope_sentence(scores)
     assert shown(scores.before, ".6g") in text and f"offset {j - i}".replace("-", "−") in text
 
 
 @EXAMPLES
 @given(st.integers(2, 1_000_000), st.integers(2, 15))
+@example(16, 3)  # the question's: the page's path picture at k = 3, path_n = 16
 def test_cnn_path(n, k):
-    path = q.cnn_path(n, k)
+    path = complexity_q.cnn_path(n, k)
     assert path == -(-(n - 1) // (k - 1))
-    text = q.cnn_path_sentence(n, k)
+    text = complexity_q.cnn_path_sentence(n, k)
     assert f"= {path} layers" in text and f"needs {n - 1} steps" in text
+    assert f"reaches {k - 1} tokens further" in text
+
+
+def test_the_path_questions_numbers_are_those_of_the_picture_it_opens():
+    from lab.views.complexity_comparison import path_sentence, path_view
+
+    check = q.find("complexity-path")
+    view = path_view(int(check.settings["path_n"]), int(check.settings["k"]))  # what the revealed page draws
+    text = check.solve().explanation
+    assert f"= {view.cnn_layers} layers" in text and f"needs {view.rnn_steps} steps" in text
+    assert f"of {view.path_n} tokens" in text and f"reaches {view.widening} tokens further" in text
+    assert f"**⌈(n−1)/(k−1)⌉ = {view.cnn_layers} layers**" in path_sentence(view)
 
 
 @EXAMPLES
 @given(st.integers(1, 500_000), st.integers(1, 4096))
+@example(1000, 256)  # the question's
+@example(1, 1)
 def test_growth(n, d):
-    assert q.growth(n, d, "Self-attention") == pytest.approx(4)
-    assert q.growth(n, d, "RNN") == pytest.approx(2)
-    text = q.growth_sentence(n, d)
-    assert f"{n * n * d:,}" in text and f"{4 * n * n * d:,}" in text and f"{n * d * d:,}" in text
+    assert complexity_q.growth(n, d, "Self-attention") == pytest.approx(4)
+    assert complexity_q.growth(n, d, "RNN") == pytest.approx(2)
+    text = complexity_q.growth_sentence(n, d)
+    assert text.holds()  # 4 times the n² terms, less counted whole, 2 times an RNN
+    # the counts recomputed here: the chapter's two n²·d products, the whole layer, the RNN's 2·n·d²
+    from lab.display import big_number
+
+    whole = {m: 2 * m * m * d + 4 * m * d * d for m in (n, 2 * n)}
+    assert big_number(2 * n * n * d) in text and big_number(2 * (2 * n) ** 2 * d) in text
+    assert big_number(whole[n]) in text and big_number(whole[2 * n]) in text
+    assert big_number(2 * n * d * d) in text and big_number(4 * n * d * d) in text
+    claim = text.claim("growth counted whole")
+    assert claim.value == pytest.approx(whole[2 * n] / whole[n], rel=1e-12) and claim.value < 4
     assert "4 times" in text and "2 times" in text
 
 
-@EXAMPLES
-@given(st.integers(2, 16), st.integers(0, 20))
-def test_shuffled(tokens, seed):
-    result = q.shuffled(tokens, seed)
-    assert result.reordered_gap < 1e-5 and q.shuffle_answer(result) in (0,)
-    text = q.shuffle_sentence(result)
-    assert f"{tokens} random tokens" in text and shown(result.plain_gap, ".2g") in text
+def test_the_growth_questions_numbers_are_those_of_the_page_it_opens():
+    """The reveal opens the complexity page at n = 2,000, d = 256: its table's self-attention
+    count and its cost sentence's counted-whole numbers are the explanation's (once, it stated
+    n²·d, half the table's 2·n²·d, and 4 times for the whole layer, which grows 3.32 times)."""
+    from lab.views.complexity_comparison import cost_sentence, theory_view
+
+    check = q.find("complexity-double")
+    n, d = int(check.settings["n"]), int(check.settings["d"])
+    page = theory_view(n, d, 3)  # the page's default k
+    text = check.solve().explanation
+    chapter = page.table.set_index("layer").loc["Self-attention", "multiply_adds"]
+    assert chapter in text  # the table's count at the revealed n
+    sentence = cost_sentence(page)
+    for layer in ("Self-attention", "RNN"):
+        from lab.display import big_number
+
+        assert big_number(page.cost(layer)) in sentence and big_number(page.cost(layer)) in text
+    assert f"{page.cost('Self-attention') / theory_view(n // 2, d, 3).cost('Self-attention'):.3g} times" in text
 
 
 @EXAMPLES
-@given(st.integers(1, 64))
-def test_empty_rows(keys):
-    row = q.empty_rows(keys)
-    assert row == (0.0,) * keys and q.empty_answer(row) == 0
-    text = q.empty_sentence(row)
-    assert "(" + "; ".join(["0"] * keys) + ")" in text and "summing to 0" in text
-    assert q.empty_answer((float("nan"),)) == 1 and q.empty_answer((0.5, 0.5)) == 2 and q.empty_answer((1.0, 0.0)) == 3
+@given(st.sampled_from(["The animal didn't cross the street because it was too tired.", "man bites dog",
+                        "a a", "the cat the cat", ". . ."]), st.integers(0, 20))
+@example("The animal didn't cross the street because it was too tired.", 1)  # the question's
+@example("a a", 1)  # only identical tokens swap: the map as it stands does not change either
+def test_shuffled(sentence, shuffle):
+    from pekit import seeded
+
+    result = live_q.shuffled(sentence, shuffle)
+    gap = result.gap
+    assert gap.weights <= gap.weights_rounding < 1e-6  # without P the weights move with their tokens
+    text = live_q.shuffle_sentence(result)
+    assert text.holds()
+    assert text.claim("weights put back against the original").reference.value == gap.weights_rounding
+    tokens = live.sentence_view(sentence).tokens
+    perm = seeded.permutation(len(tokens), shuffle).tolist()
+    unmoved = all(tokens[p] == tokens[i] for i, p in enumerate(perm))  # the sentence shuffled is the sentence
+    assert live_q.shuffle_answer(result) == (2 if unmoved else 0)
+    assert f"({len(tokens)} tokens)" in text
+    assert (shown(gap.unmoved, ".2g") in text) or (unmoved and "stays as it was" in text)
+
+
+def test_the_shuffle_questions_numbers_are_those_of_the_tab_it_opens():
+    check = q.find("attention-permute")
+    assert check.settings == {"view": "Order"}  # the page's defaults otherwise
+    tokens = live.sentence_view(live.DEFAULT_SENTENCE).tokens
+    view = live_order.order_view(tokens, live.DEFAULT_HIDDEN, live.DEFAULT_HEADS, 0, live.DEFAULT_SHUFFLE, 0)
+    text = check.solve().explanation
+    assert shown(view.without.weights, ".1e") in text and shown(view.without.unmoved, ".2g") in text
+    assert f"({len(tokens)} tokens)" in text and check.solve().correct == 0
+
+
+@EXAMPLES
+@given(st.sampled_from(["The animal didn't cross the street because it was too tired.", "x", "a b c d e f g h i"]))
+def test_empty_rows(sentence):
+    view = live_q.empty_view(sentence)
+    row = view.zero_row
+    assert row == (0.0,) * live.LAB_STEPS and live_q.empty_answer(row) == 0
+    text = live_q.empty_sentence(view)
+    assert text.holds() and "(" + "; ".join(["0"] * live.LAB_STEPS) + ")" in text and "summing to 0" in text
+    assert live_q.empty_answer((float("nan"),)) == 1 and live_q.empty_answer((0.5, 0.5)) == 2 and live_q.empty_answer((1.0, 0.0)) == 3
+
+
+def test_the_empty_questions_numbers_are_those_of_the_tab_it_opens():
+    check = q.find("attention-empty")
+    s = check.settings
+    tokens = live.sentence_view(live.DEFAULT_SENTENCE).first
+    view = live.masking_view(tokens, live.DEFAULT_HIDDEN, 0, s.get("len_a", "own"), s["len_b"],
+                             s.get("form", "one per sequence"), s.get("show", "B"))
+    assert view.zero_rows and view.zero_row == (0.0,) * live.LAB_STEPS  # the tab shows the row it explains
+    text = check.solve().explanation
+    assert f"gives query {view.zero_rows[0]} the row (" in text and f"{view.book_row[0]:.4f} on every key" in text
 
 
 @EXAMPLES
 @given(st.floats(0, 1), st.floats(0, 1), st.floats(0, 1))
 def test_share_sentence(none, tokens, sinusoidal):
-    text = q.share_sentence(q.Shipped(none, tokens, sinusoidal))
+    text = train_q.share_sentence(train_q.Shipped(none, tokens, sinusoidal))
     for value in (none, tokens, sinusoidal):
         assert shown(100 * value, ".3g") in text
-    answer = q.share_answer(none)
+    answer = train_q.share_answer(none)
     assert answer == (0 if none > 0.9 else 2 if none < 0.05 else 1 if 0.25 <= none <= 0.75 else -1)
 
 
@@ -262,28 +363,28 @@ def test_share_sentence(none, tokens, sinusoidal):
 @given(st.integers(1, 3), st.integers(1, 4), st.integers(2, 10), st.integers(0, 1000))
 def test_pattern(layers, heads, T, seed):
     weights = torch.randn(layers, heads, T, T, generator=torch.Generator().manual_seed(seed)).mul(3).softmax(-1)
-    p = q.pattern(weights)
+    p = train_q.pattern(weights)
     best_anti = max((sum(weights[l, h, i, T - 1 - i].item() for i in range(T)) / T, l, h)
                     for l in range(layers) for h in range(heads))
     assert p.anti[2] == pytest.approx(best_anti[0], abs=1e-6)
-    text = q.pattern_sentence(p)
+    text = train_q.pattern_sentence(p)
     assert shown(100 * p.anti[2], ".3g") in text and shown(100 / T, ".3g") in text
     assert f"head {p.anti[1] + 1} of layer {p.anti[0] + 1}" in text
     anti = torch.zeros(1, 1, T, T)
     anti[0, 0, torch.arange(T), T - 1 - torch.arange(T)] = 1
-    assert q.pattern_answer(q.pattern(anti)) == 0
-    assert q.pattern_answer(q.pattern(torch.full((1, 1, T, T), 1 / T))) == 3
-    assert q.pattern_answer(q.pattern(torch.eye(T)[None, None])) == 1
+    assert train_q.pattern_answer(train_q.pattern(anti)) == 0
+    assert train_q.pattern_answer(train_q.pattern(torch.full((1, 1, T, T), 1 / T))) == 3
+    assert train_q.pattern_answer(train_q.pattern(torch.eye(T)[None, None])) == 1
     first = torch.zeros(1, 1, T, T)
     first[..., 0] = 1
-    assert q.pattern_answer(q.pattern(first)) == (2 if T > 2 else q.pattern_answer(q.pattern(first)))
+    assert train_q.pattern_answer(train_q.pattern(first)) == (2 if T > 2 else train_q.pattern_answer(train_q.pattern(first)))
 
 
 @EXAMPLES
 @given(st.integers(1, 64))
 def test_slopes_sentence(heads):
     slopes = pekit.alibi_slopes(heads).tolist()
-    text = q.slopes_sentence(heads)
+    text = families_q.slopes_sentence(heads)
     assert f"alibi_slopes({heads})" in text and shown(slopes[0], ".4g") in text and shown(slopes[-1], ".4g") in text
     if heads & (heads - 1) == 0:
         assert slopes[0] == pytest.approx(2 ** (-8 / heads))
@@ -292,18 +393,18 @@ def test_slopes_sentence(heads):
 @EXAMPLES
 @given(st.integers(2, 128).map(lambda h: 2 * h), st.floats(1.0, 64.0))
 def test_linear_sentence(dim, factor):
-    assert q.linear_ratio(dim, factor) == pytest.approx(1 / factor, rel=1e-6)
-    text = q.linear_sentence(dim, factor)
+    assert families_q.linear_ratio(dim, factor) == pytest.approx(1 / factor, rel=1e-6)
+    text = families_q.linear_sentence(dim, factor)
     assert shown(1 / factor, ".4g") in text and f"by {shown(factor, 'g')}" in text
 
 
 @EXAMPLES
 @given(st.integers(1, 4096), st.integers(1, 4096))
 def test_parameters_sentence(rows, width):
-    text = q.parameters_sentence(rows, width)
+    text = learned_q.parameters_sentence(rows, width)
     assert f"{rows} rows of {width} numbers: {rows * width:,} numbers" in text
-    assert q.parameters_answer(rows * width) == (q.PARAMETER_OPTIONS.index(rows * width)
-                                                 if rows * width in q.PARAMETER_OPTIONS else -1)
+    assert learned_q.parameters_answer(rows * width) == (learned_q.PARAMETER_OPTIONS.index(rows * width)
+                                                 if rows * width in learned_q.PARAMETER_OPTIONS else -1)
 
 
 @EXAMPLES
@@ -311,22 +412,38 @@ def test_parameters_sentence(rows, width):
 def test_near_sentence(rows, width, seed):
     table = torch.randn(rows, width, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
     offsets = (1, rows // 2, rows - 1)
-    similarities = q.mean_similarity(table, offsets)
+    similarities = learned_q.mean_similarity(table, offsets)
     for o, s in zip(offsets, similarities):
         naive = sum(float(table[i] @ table[i + o] / (table[i].norm() * table[i + o].norm())) for i in range(rows - o))
         assert s == pytest.approx(naive / (rows - o), abs=1e-9)
-    text = q.near_sentence(offsets, similarities)
+    text = learned_q.near_sentence(offsets, similarities)
     for o, s in zip(offsets, similarities):
         assert f"{shown(s, '.2f')} at δ = {o}" in text
     falls = similarities[0] - similarities[-1] > 0.1
-    assert (q.near_answer(similarities) == 0) == falls
+    assert (learned_q.near_answer(similarities) == 0) == falls
 
 
 @EXAMPLES
 @given(st.sampled_from([(9, 3, 64), (8, 2, 32), (4, 4, 16), (12, 1, 128)]))
 def test_kv_sentence(shape):
     heads, kv, dim = shape
-    text = q.kv_sentence(heads, kv, dim)
+    text = rope_q.kv_sentence(heads, kv, dim)
     assert f"{heads} query heads and {kv} key/value heads" in text and f"every {heads // kv} query heads" in text
-    assert q.kv_answer(kv) == (q.KV_OPTIONS.index(kv) if kv in q.KV_OPTIONS else -1)
-    assert q.real_shift_answer(1e-6, 0) == 0 and q.real_shift_answer(1e-2, 0) == 1 and q.real_shift_answer(0, 1) == 1
+    assert rope_q.kv_answer(kv) == (rope_q.KV_OPTIONS.index(kv) if kv in rope_q.KV_OPTIONS else -1)
+    assert rope_q.real_shift_answer(1e-6, 0) == 0 and rope_q.real_shift_answer(1e-2, 0) == 1 and rope_q.real_shift_answer(0, 1) == 1
+
+
+@pytest.mark.parametrize("page", q.PAGES)
+def test_each_page_hands_its_own_questions_to_the_skeleton(page):
+    """The skeleton knows no page: a page's questions reach ``lab_page`` as its argument, from the
+    page's own module of this package."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse((Path(__file__).resolve().parents[2] / "pages" / f"{page}.py").read_text(encoding="utf-8"))
+    alias = next(a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                 and node.module == "lab.views.questions" for a in node.names if a.name == page)
+    handed = [ast.unparse(k.value) for node in ast.walk(tree) if isinstance(node, ast.Call)
+              and getattr(node.func, "id", None) == "lab_page" for k in node.keywords if k.arg == "questions"]
+    assert handed == [f"{alias}.QUESTIONS"]
+    assert all(check.page == page for check in q.of_page(page))

@@ -1,0 +1,113 @@
+"""The Train it yourself page's questions (see :mod:`lab.views.questions`)."""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import torch
+
+from lab.display import number
+from lab.i18n import N_, _
+from lab.views.questions import Check, Solved
+
+
+class Shipped(NamedTuple):
+    """The shipped encoders' held-out shares on reversal: without positions and with sinusoidal."""
+
+    seq_none: float
+    token_none: float
+    seq_sinusoidal: float
+
+
+def shipped_shares() -> Shipped:
+    from pekit import shipped
+
+    metrics = shipped.recorded_metrics()
+    return Shipped(metrics["encoder-none"]["seq_accuracy"], metrics["encoder-none"]["token_accuracy"],
+                   metrics["encoder-sinusoidal"]["seq_accuracy"])
+
+
+def share_answer(share: float) -> int:
+    """0: over 90 %, 1: about half (25 to 75 %), 2: under 5 %; -1 in between."""
+    return 0 if share > 0.9 else 2 if share < 0.05 else 1 if 0.25 <= share <= 0.75 else -1
+
+
+def share_sentence(s: Shipped) -> str:
+    return _("The shipped encoder without positions gets {none} % of the held-out sequences entirely right (and {tokens} "
+             "% of their tokens); with sinusoidal positions, {sin} %. Without positions every token looks the same "
+             "wherever it stands, so the model cannot know where each token must go.").format(
+        none=number(100 * s.seq_none, ".3g"), tokens=number(100 * s.token_none, ".3g"),
+        sin=number(100 * s.seq_sinusoidal, ".3g"))
+
+
+def _solve_share() -> Solved:
+    s = shipped_shares()
+    return Solved(share_answer(s.seq_none), share_sentence(s))
+
+
+class Pattern(NamedTuple):
+    """The head of a trained model that puts the most weight on one pattern, per pattern: the
+    share of the head's weight on the anti-diagonal, the diagonal and the first key."""
+
+    anti: tuple[int, int, float]  # (layer, head, share)
+    diagonal: tuple[int, int, float]
+    first: tuple[int, int, float]
+    uniform: float
+
+
+def pattern(weights: torch.Tensor) -> Pattern:
+    """``weights`` ``(layers, heads, T, T)``: each pattern's strongest head."""
+    if weights.dim() != 4 or weights.shape[-1] != weights.shape[-2]:
+        raise ValueError("weights must have the shape (layers, heads, T, T)")
+    T = weights.shape[-1]
+    shares = {"anti": weights.flip(-1).diagonal(dim1=-2, dim2=-1).mean(-1),
+              "diagonal": weights.diagonal(dim1=-2, dim2=-1).mean(-1), "first": weights[..., 0].mean(-1)}
+    best = {}
+    for name, share in shares.items():
+        index = int(share.argmax())
+        layer, head = divmod(index, share.shape[1])
+        best[name] = (layer, head, float(share.flatten()[index]))
+    return Pattern(best["anti"], best["diagonal"], best["first"], 1 / T)
+
+
+def pattern_answer(p: Pattern) -> int:
+    """0: anti-diagonal, 1: diagonal, 2: first key, 3: about uniform (no head above twice uniform)."""
+    shares = [p.anti[2], p.diagonal[2], p.first[2]]
+    if max(shares) < 2 * p.uniform:
+        return 3
+    return max(range(3), key=shares.__getitem__)
+
+
+def pattern_sentence(p: Pattern) -> str:
+    return _("In the shipped encoder with sinusoidal positions, head {head} of layer {layer} puts {anti} % of its "
+             "weight on the anti-diagonal (output i reads input n − 1 − i); the most any head puts on the diagonal is "
+             "{diagonal} %, on the first token {first} %, against {uniform} % for evenly spread weights.").format(
+        head=p.anti[1] + 1, layer=p.anti[0] + 1, anti=number(100 * p.anti[2], ".3g"),
+        diagonal=number(100 * p.diagonal[2], ".3g"), first=number(100 * p.first[2], ".3g"),
+        uniform=number(100 * p.uniform, ".3g"))
+
+
+@functools.lru_cache(maxsize=1)
+def _reversal_pattern() -> Pattern:
+    from pekit import shipped
+
+    return pattern(shipped.shipped_attention("encoder", "sinusoidal")["trained"])
+
+
+def _solve_pattern() -> Solved:
+    p = _reversal_pattern()
+    return Solved(pattern_answer(p), pattern_sentence(p))
+
+
+QUESTIONS: tuple[Check, ...] = (
+    Check("train-none", "train",
+          N_("A tiny encoder with no positional information trains to reverse 8 tokens. What share of held-out "
+             "sequences does it get entirely right?"),
+          (N_("almost all (over 90 %)"), N_("about half"), N_("almost none (under 5 %)")), _solve_share),
+    Check("train-map", "train",
+          N_("A model trained to reverse its input: which pattern does its clearest attention map show?"),
+          (N_("an anti-diagonal: output i reads input n − 1 − i"), N_("the diagonal: each token reads itself"),
+           N_("a column: every token reads the first"), N_("weights spread evenly")), _solve_pattern,
+          opens=("train.open_maps",)),
+)

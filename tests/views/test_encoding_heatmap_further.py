@@ -1,0 +1,205 @@
+"""The encoding heatmap's sections under "explore further": the properties measured, the two
+layouts compared, adding against concatenating; each sentence's numbers and claims checked against
+the test's own float64 computation (numpy, torch's own layer)."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import example, given, settings
+
+from lab.display import number
+from lab.views import encoding_heatmap_further as views
+from tests.views.test_encoding_heatmap import GRID, NUMBER, SMALL, WHOLE, omegas, read, table64
+
+
+def measured(setting) -> views.PropertiesView:
+    return views.properties(*setting)
+
+
+def check_layout_text(setting) -> None:
+    n, d, base, start, _ = setting
+    if d < 2:
+        return
+    compared = views.layout_comparison(n, d, base, start)
+    text = views.layout_text(compared)
+    assert compared.text == text and text.holds()
+    k = d // 2
+    inter = table64(n, d, base, start, "interleaved")[:, : 2 * k]
+    t2t = table64(n, d, base, start, "tensor2tensor")
+    reordered = np.concatenate([inter[:, 0::2], inter[:, 1::2]], axis=1)  # sines, then cosines
+    diff = np.abs(reordered - t2t[:, : 2 * k])
+    per_pair = np.maximum(diff[:, :k], diff[:, k:]).max(axis=0)
+    assert ("For an odd d the extra last column differs" in text) == (d % 2 == 1)
+    if d % 2:
+        assert not t2t[:, -1].any() and np.abs(table64(n, d, base, start, "interleaved")[:, -1]).max() >= 0
+    if k == 1:
+        assert per_pair.max() <= 1e-6 and "both use the frequency 1" in text
+        return
+    paper = omegas(d, base, "interleaved")
+    assert f"tensor2tensor's {k} frequencies run from 1 down to exactly 1/base" in text
+    assert math.isclose(omegas(d, base, "tensor2tensor")[-1], 1 / base, rel_tol=1e-12)
+    assert f"while the paper's stop at {number(paper[k - 1], '.4g')} " in text and paper[k - 1] > 1 / base
+    assert math.isclose(text.claim("tensor2tensor's last frequency").reference.value, 1 / base, rel_tol=1e-12)
+    if "still agree, to float32 rounding" in text:
+        assert per_pair.max() <= 1e-6
+    else:
+        found = re.search(r"differ, by up to (\S+) \(pair (\d+)\)", text)
+        assert math.isclose(float(found[1]), per_pair.max(), rel_tol=1e-2, abs_tol=1e-6)
+        assert per_pair[int(found[2])] >= per_pair.max() - 1e-6
+
+
+def expected_abs_cosine(w: int) -> float:
+    """E|cos φ| between a fixed and a uniformly random direction in w dimensions, by integrating
+    over the angle φ between them, whose density is proportional to sin^(w−2) φ (w ≥ 2)."""
+    if w == 1:
+        return 1.0
+    phi = np.linspace(0, np.pi, 200_001)
+    density = np.sin(phi) ** (w - 2)
+    return float(np.trapezoid(np.abs(np.cos(phi)) * density, phi) / np.trapezoid(density, phi))
+
+
+def check_add_or_concat_text(setting) -> None:
+    n, d, base, start, layout = setting
+    view = views.add_or_concat(*setting)
+    text = views.add_or_concat_text(view)
+    assert view.text == text and text.holds()
+    # parameters of one encoder layer, counted on torch's own layer where it is small enough to build
+    for w in (d, 2 * d):
+        params = 12 * w * w + 13 * w
+        if w <= 256:
+            layer = torch.nn.TransformerEncoderLayer(w, 1, dim_feedforward=4 * w)
+            assert sum(p.numel() for p in layer.parameters()) == params
+    p_add, p_cat = 12 * d * d + 13 * d, 12 * 4 * d * d + 26 * d
+    m_add = n * 12 * d * d + 2 * n * n * d
+    m_cat = n * 12 * 4 * d * d + 2 * n * n * 2 * d
+    assert f"every vector {2 * d} wide instead of {d}" in text
+    assert f"holds {p_cat:,} parameters instead of {p_add:,} ({p_cat / p_add:.2f}×)" in text
+    assert f"costs {m_cat:,} multiply-adds instead of {m_add:,} for {n} token{'' if n == 1 else 's'} " \
+           f"({m_cat / m_add:.2f}×)" in text
+    rows = sorted({round(i * (n - 1) / 255) for i in range(256)}) if n > 256 else list(range(n))
+    g = torch.Generator().manual_seed(0)
+    E = torch.randn(256, d, generator=g, dtype=torch.float64).numpy()
+    P = table64(n, d, base, start, layout)[rows]
+    P = P[np.linalg.norm(P, axis=1) > 0]
+    if not len(P):
+        assert f"At d = {d} this table is all zeros" in text
+        return
+    cos = (P / np.linalg.norm(P, axis=1, keepdims=True)) @ (E / np.linalg.norm(E, axis=1, keepdims=True)).T
+    overlap, expected = np.abs(cos).mean(), expected_abs_cosine(d)
+    assert math.isclose(view.overlap, overlap, rel_tol=1e-9)
+    assert math.isclose(view.expected, expected, rel_tol=1e-4)
+    assert f"{len(P)} row{'' if len(P) == 1 else 's'} of P" in text
+    assert f"have a mean |cos| of {number(overlap, '.3g')}; the control, {len(P)} random vector" in text
+    # the control: as many Gaussian vectors (seed 1) against the same embeddings
+    R = torch.randn(len(P), d, generator=torch.Generator().manual_seed(1), dtype=torch.float64).numpy()
+    against = (R / np.linalg.norm(R, axis=1, keepdims=True)) @ (E / np.linalg.norm(E, axis=1, keepdims=True)).T
+    control = np.abs(against).mean()
+    assert math.isclose(view.control, control, rel_tol=1e-9) and f"gives {number(control, '.3g')}" in text
+    like = "no more than any vector would" in text
+    assert like == (overlap <= 1.25 * control) and ("more than random vectors do" in text) == (not like)
+    assert math.isclose(text.claim("mean |cos| of P's rows").reference.value, 1.25 * control, rel_tol=1e-9)
+    assert ("nearly orthogonal." in text) == (overlap < 0.2)
+    # the trend word is read from the whole series the chart draws, not from its two ends
+    series = [o for o in view.overlaps if not math.isnan(o)]
+    monotone = all(b <= a for a, b in zip(series, series[1:]))
+    assert ("falls at every wider width" in text) == monotone and ("with bumps" in text) == (not monotone)
+    found = re.search(r"from (\S+) at d = (\d+) to (\S+) at d = (\d+)", text)
+    assert float(found[1]) > float(found[3]) and int(found[2]) < int(found[4]) == 1024
+    assert math.isclose(float(found[1]), view.overlaps[view.widths.index(int(found[2]))], rel_tol=1e-2)
+    assert ("The rows of P have no point at d = 1" in text) == (layout == "tensor2tensor")
+
+
+def check_properties_text(view: views.PropertiesView, setting) -> None:
+    n, d, base, start, layout = setting
+    text, p = views.properties_text(view), view.measured
+    assert view.text == text and text.holds()
+    rows = max(n, 2)
+    assert view.rows == rows and view.d == d and view.n == n and view.start == start
+    if n == 1:
+        assert (f"Measured on positions {start} and {start + 1} (one position has no distances to measure; d = "
+                f"{d}, float64)") in text
+    else:
+        assert f"Measured on this table (positions {start} to {start + n - 1}, d = {d}, float64)" in text
+    P = table64(rows, d, base, start, layout)  # the rows drawn (two for n = 1)
+    D = np.array([[np.linalg.norm(P[i] - P[k]) if i != k else np.inf for k in range(rows)] for i in range(rows)]) \
+        if rows <= 64 else None
+    if D is None:
+        sq = (P * P).sum(axis=1)
+        D2 = sq[:, None] + sq[None, :] - 2 * P @ P.T
+        np.fill_diagonal(D2, np.inf)
+        closest = math.sqrt(max(D2.min(), 0.0))
+    else:
+        closest = D.min()
+    assert abs(p.closest - closest) <= 1e-6
+    # "share a code" means equal codes (float64 round-off apart at most), as in tensor2tensor's
+    # d = 1, whose one column is zero; codes 1e-6 apart (sin i for i up to a few hundred) are apart
+    assert view.unique == (closest > 1e-9)
+    if layout == "tensor2tensor" and d == 1:
+        assert not view.unique
+    said = read(re.search(rf"The two closest positions are {NUMBER} apart", text)[1])
+    assert math.isclose(said, closest, rel_tol=6e-3, abs_tol=1e-9)
+    assert ("(never 0)." if view.unique else "(0: two positions share a code).") in text
+    longer = table64(2 * rows, d, base, start, layout)  # "a table twice as long" as the rows measured
+    assert text.claim("rows of the longer table").value == 2 * rows
+    gap = read(re.search(rf"differ from these by at most {NUMBER};", text)[1])
+    assert gap < 1e-9 and np.abs(longer[:rows] - P).max() < 1e-9
+    steps = np.linalg.norm(P[1:] - P[:-1], axis=1)
+    spread = steps.max() - steps.min()
+    if "by the same distance everywhere" in text:
+        assert spread <= 2e-11
+        assert "(the steps agree exactly)." in text or re.search(rf"\(the steps spread over {NUMBER}, float64", text)
+    else:
+        said = read(re.search(rf"the steps spread over {NUMBER}, from the unpaired last sine column", text)[1])
+        assert math.isclose(said, spread, rel_tol=0.06) and spread > 5e-12
+        assert layout == "interleaved" and d % 2 == 1
+        rest = np.linalg.norm(P[1:, :-1] - P[:-1, :-1], axis=1)
+        assert rest.max() - rest.min() <= 1e-11  # without that column the steps are the same
+    found = re.search(rf"The largest \|value\| is {NUMBER}, and the next (\d+) positions \((\d+) to (\d+)\), never "
+                      rf"asked for, stay within {NUMBER}:", text)
+    assert math.isclose(read(found[1]), np.abs(P).max(), rel_tol=1e-5, abs_tol=1e-12)
+    assert int(found[2]) == rows and int(found[3]) == start + rows and int(found[4]) == start + 2 * rows - 1
+    beyond = np.abs(table64(rows, d, base, start + rows, layout)).max()
+    assert math.isclose(read(found[5]), beyond, rel_tol=1e-5, abs_tol=1e-12) and beyond <= 1
+    assert text.endswith("the tables differ by 0.") and p.repeat_gap == 0
+
+
+@pytest.mark.parametrize("setting", [s for s in GRID if s[0] <= 1025], ids=str)
+def test_properties_text_states_the_measurements(setting):
+    check_properties_text(measured(setting), setting)
+
+
+
+@settings(max_examples=25, deadline=None)
+@given(SMALL)
+@example((279, 1, 2, 0, "interleaved"))  # the two closest codes are 9.3e-7 apart: close, yet apart
+@example((1, 1, 2, 0, "interleaved"))
+@example((2, 1, 10000, 0, "tensor2tensor"))
+@example((300, 3, 1_000_000, 1, "interleaved"))
+@example((2, 1, 10000, 1, "interleaved"))  # rows sin 1 and sin 2: 0.0678 apart, largest 0.909297
+@example((3, 2, 10000, 1, "interleaved"))  # cos 0 is not drawn: largest 0.989992
+@example((1, 3, 2, 1, "interleaved"))
+def test_properties_text_on_small_tables(setting):
+    check_properties_text(measured(setting), setting)
+
+
+SETTING_CHECKS = [check_layout_text, check_add_or_concat_text]
+
+
+@pytest.mark.parametrize("check", SETTING_CHECKS, ids=lambda c: c.__name__.removeprefix("check_"))
+@pytest.mark.parametrize("setting", GRID, ids=str)
+def test_setting_sentences_state_the_table(check, setting):
+    check(setting)
+
+
+@settings(max_examples=15, deadline=None)
+@given(WHOLE)
+@example((1, 1, 2, 0, "interleaved"))
+@example((2, 2, 10000, 0, "interleaved"))
+@example((3, 3, 10000, 0, "tensor2tensor"))
+@example((4096, 1024, 2, 1, "tensor2tensor"))
+def test_every_further_sentence_over_the_whole_range(setting):
+    for check in SETTING_CHECKS:
+        check(setting)
