@@ -171,7 +171,6 @@ NOT_YET: set[tuple[str, str]] = {
     # -- questions.rope_in_a_real_model
     ("questions.rope_in_a_real_model", "kv_sentence"),
     # -- questions.train
-    ("questions.train", "share_sentence"),
     # -- rope_in_a_real_model
     ("rope_in_a_real_model", "layout_statement"),
     ("rope_in_a_real_model", "shift_statement"),
