@@ -22,7 +22,8 @@ from lab.views import complexity_comparison as complexity_view
 from lab.views import encoding_heatmap as heatmap_view
 from lab.views import live_attention as live
 from lab.views import offset_rotation as rotation_view
-from lab.views import questions
+from lab.views import live_order, questions
+from lab.views.questions import live_attention as live_questions
 from lab.views.questions import Check, Solved
 from lab.views.questions import complexity_comparison as complexity_questions
 
@@ -442,12 +443,33 @@ def masking_sentence(view: live.MaskingView) -> str:
 # -- the questions, by the step they end ----------------------------------------------------------
 
 def _asked(qid: str, page_check: str, prompt: str, options: tuple[str, ...] | None = None, *,
-           settings: dict[str, str], alone: bool = False) -> Check:
+           settings: dict[str, str], alone: bool = False, solve=None) -> Check:
     """A full page's question asked in the lesson's words: its solution (the right option's index
-    and the explanation) is the page's own, so the options keep their meaning and order;
+    and the explanation) is the page's own, so the options keep their meaning and order, or
+    ``solve``, the page's solution worked on the lesson's own step (its sentence, its layer);
     ``settings``: the lesson's step (and its settings) whose picture shows the answer."""
     source = questions.page_checks()[page_check]
-    return Check(qid, "lesson", prompt, options or source.options, source.solve, settings, solo=False, alone=alone)
+    return Check(qid, "lesson", prompt, options or source.options, solve or source.solve, settings, solo=False,
+                 alone=alone)
+
+
+def weights_shuffled() -> live_questions.Shuffled:
+    """Step 2's sentence and layer (its words, one head, the lesson's seed) shuffled by the step's
+    default shuffle, without P: the attention weights compared as the live page's question does."""
+    tokens = tokens_of(_(SENTENCE))
+    return live_questions.Shuffled(len(tokens), SHUFFLE, 0,
+                                   live_order.order_view(tokens, HIDDEN, HEADS, SEED, SHUFFLE, 0).without)
+
+
+def _solve_weights() -> Solved:
+    result = weights_shuffled()
+    return Solved(live_questions.shuffle_answer(result), live_questions.shuffle_sentence(result))
+
+
+def _solve_empty() -> Solved:
+    """Step 9 at a valid length of 0: the row the step's own view gives."""
+    view = masking(tokens_of(_(SENTENCE)), 0)
+    return Solved(live_questions.empty_answer(view.zero_row), live_questions.empty_sentence(view))
 
 
 QUESTIONS: dict[str, Check] = {
@@ -470,7 +492,7 @@ QUESTIONS: dict[str, Check] = {
     "masking": _asked("lesson-empty", "attention-empty", N_(
         "Set the valid length to 0: every key is masked. What weights does each query get?"),
         (N_("all zeros"), N_("NaN (0/0)"), N_("1/n on every key"), N_("1 on the first key")),
-        settings={"step": "9", "valid": "0"}),
+        settings={"step": "9", "valid": "0"}, solve=_solve_empty),
 }
 
 
@@ -486,7 +508,7 @@ def _solve_rnn_growth() -> Solved:
 FOLLOW_UPS: dict[str, Check] = {
     "lesson-swap": _asked("lesson-weights", "attention-permute", N_(
         "Without positions, shuffle the words of a sentence. What happens to the attention weights?"),
-        settings={"step": "2"}, alone=True),
+        settings={"step": "2"}, alone=True, solve=_solve_weights),
     "lesson-bits": _asked("lesson-bits-count", "binary-bits", N_(
         "How many bits does it take to count positions 0 to 63?"), settings={"step": "5"}, alone=True),
     "lesson-double": Check("lesson-double-rnn", "lesson", N_(

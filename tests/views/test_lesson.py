@@ -261,3 +261,76 @@ def test_every_question_reads_whole_and_its_answer_is_an_option(qid, code):
 def test_step_headings_count_the_steps(k):
     assert lesson.step_heading(k) == f"Step {k} of {lesson.COUNT}: {lesson.STEPS[k - 1].title}"
     assert len(lesson.glossary()) == len(lesson.GLOSSARY)
+
+
+# -- each question's explanation states the numbers of the step its reveal opens ---------------------
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(v.replace(",", "")) for v in re.findall(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)", text)]
+
+
+def explained(qid: str) -> str:
+    return lesson.BY_ID[qid].solve().explanation
+
+
+def test_the_swap_question_explains_step_2_s_outputs():
+    assert lesson.BY_ID["lesson-swap"].settings == {"step": "2"}
+    view = lesson.shuffle_view(TOKENS, lesson.SHUFFLE, False)  # step 2 at its defaults
+    assert explained("lesson-swap").startswith(lesson.shuffle_sentence(view))
+
+
+def test_the_weights_question_explains_step_2_s_sentence():
+    """The follow-up reveals step 2: its explanation counts that step's sentence (5 words, one head,
+    the step's shuffle), not the live attention page's 12 tokens."""
+    check = lesson.BY_ID["lesson-weights"]
+    assert check.settings == {"step": "2"}
+    view = lesson.shuffle_view(TOKENS, lesson.SHUFFLE, False)
+    text = explained("lesson-weights")
+    assert f"({len(view.tokens)} tokens)" in text, f"step 2 shows {len(view.tokens)} words; the explanation: {text}"
+    assert f"(shuffle {lesson.SHUFFLE})" in text and text.holds()
+    assert check.solve().correct == 0  # the weights move with the words
+
+
+def test_the_training_question_explains_step_3_s_bars():
+    view = lesson.training_view()
+    none_seq, tokens, guess, sin = [v for v in _numbers(explained("lesson-train"))][:4]
+    for said, drawn in ((none_seq, view.without), (tokens, view.without_words), (guess, view.guess),
+                        (sin, view.with_p)):
+        assert abs(said - 100 * drawn) <= 0.05 + 1e-9
+
+
+def test_the_bits_questions_explain_step_5_s_counter():
+    view = lesson.counter_view()
+    assert view.last_bit >= 2  # bit 2 is drawn on the step
+    assert "every 4 positions" in explained("lesson-bits")
+    text = explained("lesson-bits-count")
+    assert f"binary_encoding({lesson.BINARY_N})` has {lesson.BINARY_BITS} columns" in text
+
+
+def test_the_turn_question_explains_step_6_s_circle():
+    check = lesson.BY_ID["lesson-turn"]
+    delta = int(check.settings["delta"])
+    view = lesson.rotation_turns(delta)
+    radians = float(re.search(r"= ([\d.]+) radian", explained("lesson-turn"))[1])
+    assert abs(math.degrees(radians) - view.degrees) < 0.01  # the step's sentence says the same angle in degrees
+    assert f"{number(view.degrees, '.3g')}°" in lesson.rotation_sentence(delta)
+
+
+@pytest.mark.parametrize("qid", ["lesson-double", "lesson-double-rnn"])
+def test_the_doubling_questions_explain_step_8_s_count(qid):
+    check = lesson.BY_ID[qid]
+    n = int(check.settings.get("n", lesson.COST_N))
+    view = lesson.cost_view(n)
+    first = _numbers(explained(qid).split("go from ")[1])[0]
+    assert first == 2 * view.scores * lesson.COST_D  # self-attention's two n²·d products, from the step's n × n scores
+
+
+def test_the_empty_question_explains_step_9_s_row():
+    """The reveal opens step 9 at a valid length of 0: the row explained is that step's own view's."""
+    check = lesson.BY_ID["lesson-empty"]
+    view = lesson.masking(TOKENS, int(check.settings["valid"]))
+    text = explained("lesson-empty")
+    assert f"With sequence {view.show}'s valid length at 0" in text, f"step 9 shows sequence {view.show}; {text}"
+    assert "(" + "; ".join(number(v, "g") for v in view.zero_row) + ")" in text
+    assert f"spreads {number(view.book_row[0], '.4f')} on every key" in text

@@ -70,9 +70,9 @@ def test_question_settings_are_settings_of_their_page():
     import pathlib
 
     for check in tuple(q.page_checks().values()):
-        sources = "".join(path.read_text(encoding="utf-8") for path in
-                          (pathlib.Path("pages", f"{check.page}.py"), pathlib.Path("lab", "views", f"{check.page}.py"))
-                          if path.exists())
+        paths = (pathlib.Path("pages", f"{check.page}.py"), pathlib.Path("lab", "views", f"{check.page}.py"),
+                 *sorted(pathlib.Path("lab", "views").glob(f"{check.page}_*.py")))  # and its sibling view modules
+        sources = "".join(path.read_text(encoding="utf-8") for path in paths if path.exists())
         declared = set(re.findall(r'Setting\("([a-z_]+)"', sources))
         assert declared, check.page
         assert set(check.settings) <= declared, (check.id, set(check.settings) - declared)
