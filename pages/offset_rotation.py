@@ -68,7 +68,7 @@ with lab_page("rotation", _("Offset rotation"), _(INTRO), [D, BASE, DELTA, PAIR,
     with left:
         show_chart(circle(d, base, delta, pair, first, count), title=circle_title)
     with right:
-        turn = pair_turn(d, base, delta, pair, count)
+        turn = pair_turn(d, base, delta, pair, count, first)
         st.markdown(circle_text(turn))
         st.latex(block_latex(turn))
 

@@ -1,48 +1,48 @@
-"""RoPE in a real model: SmolLM2-135M read by pekit's own decoder, and position inside it."""
+"""RoPE in a real model: SmolLM2-135M-Instruct read by pekit's own decoder, and position inside it."""
 
 import streamlit as st
 
-from lab.display import explore_further, opened, show_chart, show_table
+from lab.display import explore_further, number, opened, show_chart, show_table
 from lab.i18n import _
 from lab.page import lab_page
-from lab.views.minilm import model_missing
+from lab.views.rope_context import (
+    LIVE_TOKENS,
+    RECOMPUTING,
+    RULE_NAMES,
+    context_caption,
+    context_chart,
+    context_live,
+    context_statement,
+    context_table,
+    live_statement,
+    papers_statement,
+    shipped_context,
+)
+from lab.views.rope_offsets import offset_statement, offsets_charts, offsets_view
 from lab.views.rope_in_a_real_model import (
     HEAD,
     LAYER,
-    LIVE_TOKENS,
     LOADING,
     MAX_OFFSET,
-    RECOMPUTING,
-    RULE_NAMES,
     RUNNING,
     RUNNING_MINILM,
     SETTINGS,
     SHIFT,
     SHIFTING,
     TEXT,
-    context_caption,
-    context_chart,
-    context_live,
-    context_statement,
-    context_table,
     conventions_statement,
     habits_charts,
     habits_statement,
-    live_statement,
     layout_statement,
     map_chart,
     minilm_rollout,
     minilm_rollout_chart,
-    minilm_rows_similarity,
+    minilm_shift_view,
     minilm_shift_statement,
     model_statement,
-    offset_statement,
-    offsets_charts,
-    offsets_view,
     pairs_caption,
     pairs_charts,
     pairs_statement,
-    papers_statement,
     rollout_chart,
     rollout_statement,
     run_view,
@@ -50,29 +50,29 @@ from lab.views.rope_in_a_real_model import (
     shift_chart,
     shift_statement,
     shift_view,
-    shipped_context,
 )
 from lab.views.questions import rope_in_a_real_model as page_questions
 
 INTRO = _(
     "Nearly every language model today puts positions in with RoPE (rotary position embedding): it turns each query "
-    "and each key by an angle that grows with its position. Here is a real one, **SmolLM2-135M**, run by pekit's own "
-    "code on your text."
+    "and each key by an angle that grows with its position. Here is a real one, **SmolLM2-135M-Instruct**, run by "
+    "pekit's own code on your text."
 )
 KEY_IDEA = _("**Shift every position by the same c and the scores do not change: RoPE's scores depend only on the "
              "offset m − n between a query at position m and a key at position n.**")
 
 with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS, questions=page_questions.QUESTIONS) as page:
     st.markdown(KEY_IDEA)
+    # the runs are cached without spinners of their own: theirs are shown here, in the reader's language
+    with st.spinner(_(LOADING)):
+        model = shared_model()
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     with c1:
         text = page.text(TEXT, help=_("The model reads it as tokens (pieces of words); at most 300 characters."))
     with c2:
         shift = page.slider_and_box(SHIFT, help=_("Positions c to c + T − 1 instead of 0 to T − 1 (the model was "
-                                                  "trained on 8,192 positions)."))
-    # the runs are cached without spinners of their own: theirs are shown here, in the reader's language
-    with st.spinner(_(LOADING)):
-        model = shared_model()
+                                                  "trained on {positions} positions).").format(
+            positions=number(model.config.context_length, ",")))
     with st.spinner(_(RUNNING)):
         run = run_view(text)
     with st.spinner(_(SHIFTING)):
@@ -81,8 +81,8 @@ with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS, questions=pa
     st.markdown(shift_statement(shifted))
     st.latex(r"q_m^\top k_n = \mathrm{Re}\sum_j q_j\,\overline{k_j}\,e^{i(m-n)\theta_j}"
              r"\quad\Rightarrow\quad m, n \mapsto m + c,\ n + c \text{ %s}" % _("changes nothing"))
-    if model_missing() is None:
-        st.markdown(minilm_shift_statement(minilm_rows_similarity(run.count, shift), shift, run.count))
+    if (minilm := minilm_shift_view(text, shift)) is not None:
+        st.markdown(minilm_shift_statement(minilm, shift))
 
     explore_further(_("how SmolLM2's heads use positions, and texts past its training length"))
     c1, c2 = st.columns(2)

@@ -45,11 +45,14 @@ __all__ = [
     "offset_rotation",
     "rotation_block",
     "rotation_residuals",
+    "residual_rounding",
+    "arrow_turns",
     "offset_dot_product",
     "apply_rope",
     "rope_scores",
     "additive_scores",
     "diagonal_spread",
+    "score_rounding",
     "point_turns",
 ]
 
@@ -178,6 +181,101 @@ def rotation_residuals(
     here = table[start - first : start - first + num_positions]  # rows for positions i
     there = table[start + delta - first : start + delta - first + num_positions]  # rows for i + delta
     return (here @ T.T - there).abs().amax(dim=1)  # (num_positions,)
+
+
+FLOAT32_UNIT = 2.0**-24  # float32's unit round-off: one rounding moves a value by at most this share of it
+
+
+def residual_rounding(
+    num_positions: int, dim: int, delta: int, *, base: float = 10000.0, start: int = 0,
+) -> Tensor:
+    r"""For each row ``i = start ..`` of :func:`rotation_residuals`, how far float32 rounding alone
+    can take :math:`\max_c |(T(\delta) P_i)_c - P_{i+\delta,c}|` from 0 (it is 0 in exact
+    arithmetic), float64 ``(num_positions,)``: the rounding of ``T`` and of both table rows,
+    measured against their float64 values at these positions, carried through the product, plus
+    the rounding of the two products of each entry, their sum and the subtraction (each at most
+    :data:`FLOAT32_UNIT` of its size; the zeros of ``T`` add nothing)."""
+    num_positions = check_int("num_positions", num_positions, minimum=1)
+    delta = check_int("delta", delta, minimum=-(1 << 52), maximum=1 << 52)
+    start = check_int("start", start, minimum=-(1 << 51), maximum=1 << 51)
+    check_elements({"num_positions + |delta|": num_positions + abs(delta), "dim": check_int("dim", dim, minimum=2)})
+    first = min(start, start + delta)
+    rows = num_positions + abs(delta)
+
+    def pieces(dtype: torch.dtype) -> tuple[Tensor, Tensor, Tensor]:
+        T = offset_rotation(dim, delta, base=base, device="cpu", dtype=dtype).to(torch.float64)
+        table = sinusoidal_encoding(rows, dim, base=base, start=first, device="cpu", dtype=dtype).to(torch.float64)
+        return (T, table[start - first : start - first + num_positions],
+                table[start + delta - first : start + delta - first + num_positions])
+
+    (T, here, there), (T64, here64, there64) = pieces(torch.float32), pieces(torch.float64)
+    u = FLOAT32_UNIT
+    sizes = here.abs() @ T.abs().T  # (positions, dim): sum over the products of an entry, in size
+    inputs = ((here - here64).abs() @ T64.abs().T + here64.abs() @ (T - T64).abs().T
+              + (here - here64).abs() @ (T - T64).abs().T + (there - there64).abs())
+    arithmetic = (2 * u / (1 - 2 * u)) * sizes + u * (sizes + there.abs())  # products and sum, then the subtraction
+    return (inputs + arithmetic).amax(dim=1) * (1 + 4 * u)
+
+
+class ArrowTurns(NamedTuple):
+    """How far each drawn arrow of one pair's circle turns, against δ·ω_j: ``gap`` the largest
+    difference (radians, taken round the circle, so whole turns do not count) over the arrows,
+    ``rounding`` the most float32 rounding of the drawn points can give (each coordinate of both
+    ends rounded once, plus float64's rounding of the angles)."""
+
+    gap: float
+    rounding: float
+
+
+def arrow_turns(dim: int, delta: int, pair: int, *, base: float = 10000.0, start: int = 0,
+                num_positions: int = 1) -> ArrowTurns:
+    r"""The arrows of the circle of pair ``pair``: from the float32 point ``(sin iω_j, cos iω_j)``
+    of each position ``i = start .. start + num_positions − 1`` to that of ``i + δ``, each
+    measured as the angle between its two radii and compared with :math:`\delta\omega_j`."""
+    num_positions = check_int("num_positions", num_positions, minimum=1)
+    pair = check_int("pair", pair, minimum=0, maximum=_check_even(dim, "the circle") // 2 - 1)
+    delta = check_int("delta", delta, minimum=-MAX_DELTA, maximum=MAX_DELTA)
+    cols = [2 * pair, 2 * pair + 1]
+    a = _columns(num_positions, dim, cols, base, start)  # (positions, 2): the drawn points, float32 read as float64
+    b = _columns(num_positions, dim, cols, base, start + delta)
+    ccw = torch.atan2(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0], a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1])  # (positions,)
+    angle = float(rotation_angles(dim, delta, base=base)[pair])
+    # a point (sin, cos) turns clockwise as the position grows: the arrow's turn δ·ω_j is −ccw
+    gap = torch.remainder(-ccw - angle + math.pi, 2 * math.pi) - math.pi
+    rounding = 4 * FLOAT32_UNIT + 8 * 2.0**-53 * (math.pi + abs(angle))
+    return ArrowTurns(float(gap.abs().max()), rounding)
+
+
+def _columns(num_positions: int, dim: int, cols: list[int], base: float, start: int) -> Tensor:
+    from .encodings import sinusoidal_columns
+
+    return sinusoidal_columns(num_positions, dim, cols, base=base, start=start, device="cpu").double()
+
+
+class ScoreRounding(NamedTuple):
+    """For :func:`rope_scores` and :func:`additive_scores` of ``q`` and ``k``: each map's largest
+    spread along a diagonal in exact arithmetic (float64: ``rope_spread``, ``additive_spread``)
+    and its float32 round-off, the largest difference between its float32 and float64 scores
+    (``rope_rounding``, ``additive_rounding``). A float32 map's spread is at most its float64
+    spread plus twice its round-off."""
+
+    rope_spread: float
+    rope_rounding: float
+    additive_spread: float
+    additive_rounding: float
+
+
+def score_rounding(q: Tensor, k: Tensor, num_positions: int, *, base: float = 10000.0) -> ScoreRounding:
+    """The two score maps of ``q`` and ``k`` (float32, as the page draws them) beside the same
+    maps in float64."""
+    num_positions = _check_vectors(q, k, num_positions)
+    q32, k32, q64, k64 = q.float(), k.float(), q.double(), k.double()
+    found = []
+    for scores in (rope_scores, additive_scores):
+        exact = scores(q64, k64, num_positions, base=base)
+        rounded = scores(q32, k32, num_positions, base=base).double()
+        found += [float(diagonal_spread(exact)[1].max()), float((rounded - exact).abs().max())]
+    return ScoreRounding(*found)
 
 
 def offset_dot_product(dim: int, deltas: Tensor | list[int], *, base: float = 10000.0) -> Tensor:

@@ -167,7 +167,7 @@ VIEWS_STILL_COMPUTING = {"binary_analogy.py", "encoding_families.py", "live_atte
                          # every page's questions were one module; their share of it, by page
                          "questions/binary_analogy.py", "questions/encoding_heatmap.py",
                          "questions/fixed_or_learned.py",
-                         "questions/offset_rotation.py", "questions/train.py"}
+                         "questions/train.py"}
 
 
 def tensor_math(source: str) -> list[str]:

@@ -276,6 +276,13 @@ def test_microscope_on_the_model(model):
     assert shift.changed_predictions == 0 and shift.attention_gap < 1e-4 and shift.logit_gap < 1e-4 * shift.logit_scale
     conv = llama.conventions(model, ids)
     assert conv.wrong > conv.right + 0.5 and abs(conv.reordered - conv.right) < 1e-4
+    # the rounding-only control: the reordered run against the file's, logits and every weight
+    control = llama.rounding_control(model, ids)
+    assert control.logit_gap == conv.reordered_gap and 0 < control.logit_gap < 1e-4 * conv.logit_scale
+    maps = model.attentions(ids, pairing="halves", reorder=True).double() - model.attentions(ids).double()
+    assert control.attention_gap == float(maps.abs().max()) and 0 < control.attention_gap < 1e-4
+    with pytest.raises(ValueError, match="model"):
+        llama.rounding_control(object(), ids)
     assert conv.reordered_gap < 1e-4 * conv.logit_scale
     q, k = model.queries_keys(ids)
     assert q.shape == (30, 9, len(ids), 64) and k.shape == (30, 3, len(ids), 64)

@@ -68,6 +68,16 @@ def test_defaults_draw_every_section_once_opened():
     assert "SmolLM2, after layer 6" in text and "MiniLM, after layer 5" in text
     assert "inside the context (positions 0 to 8,191)" in text and "Chen et al. (2023)" in text
     assert "Theodore Roosevelt's 1907 message" in text
+    # the second read: the model named as its numbers require; the loss read point by point past the
+    # context (it breaks down 3,072 positions past it, not at its end); Chen et al.'s models named;
+    # RoFormer's bound read over the whole curve (lowest near offset 400, not at 512); MiniLM's own count
+    assert "SmolLM2-135M-Instruct (its 4-bit Q4_1 weights, dequantised to float32): 30 layers" in text
+    assert "starts at position 11,264, 3,072 positions past it" in text and "breaks down where it never saw" not in text
+    assert "LLaMA models of 7 to 65 billion parameters trained on 2,048 positions" in text
+    assert "it rises and falls, lowest" in text and "falls to" not in text
+    assert "word pieces for MiniLM with [CLS] and [SEP]" in text
+    assert any("slowest 31)" in str(c.proto)
+               for c in at.get("vega_lite_chart"))  # the last pair from the config
     assert len(at.get("vega_lite_chart")) == 11
     assert at.get("vega_lite_chart") and not at.error
 
@@ -79,7 +89,7 @@ def test_the_first_tokens_are_recomputed_on_demand_and_match_the_shipped_run():
     next(b for b in at.button if b.label.startswith("Recompute the first")).click().run()
     assert not at.exception
     text = said(at)
-    assert "Recomputed now on the first 512 tokens" in text and "the same, to float rounding" in text, text
+    assert "Recomputed now on the first 512 tokens" in text and "the same, to a thousandth of a nat" in text, text
 
 
 @needs_model
@@ -145,3 +155,9 @@ def test_with_the_extra_home_and_sidebar_link_to_the_page(menu):
     assert [link.proto.page for link in at.get("page_link")].count("rope_in_a_real_model") == 1  # home's
     assert "rope_in_a_real_model" in menu.hashes()
     assert not any("make smollm" in c.value for c in at.caption)
+
+
+def test_the_page_types_no_number_of_the_model():
+    """The context length in the shift's help is read from the model's file, not typed."""
+    source = (ROOT / PAGE).read_text(encoding="utf-8")
+    assert "8,192" not in source and "8192" not in source and "context_length" in source

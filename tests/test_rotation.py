@@ -12,11 +12,14 @@ from pekit import apply_rope, offset_rotation, sinusoidal_encoding
 from pekit.seeded import seeded_query_key
 from pekit.rotation import (
     additive_scores,
+    arrow_turns,
     diagonal_spread,
     offset_dot_product,
+    residual_rounding,
     rope_scores,
     rotation_angles,
     rotation_residuals,
+    score_rounding,
 )
 from pekit.similarity import similarity_by_offset
 
@@ -261,6 +264,53 @@ def test_rotation_angles_are_documented_raw_products():
                              dtype=torch.float64)
     raw = rotation_angles(128, 10**5)  # not reduced: compare through sine and cosine
     assert (torch.stack((raw.sin(), raw.cos()), dim=1) - exact).abs().max() < 1e-9
+
+
+# -- the rounding references of the offset rotation page ------------------------------------------
+
+@pytest.mark.parametrize("dim, delta, base, start, count", [(2, 0, 2, 0, 1), (8, 3, 10000, 0, 12),
+                                                            (64, -256, 100, 4096, 128), (512, 256, 1e6, 4096, 16)])
+def test_the_residuals_stay_within_their_rounding_bound(dim, delta, base, start, count):
+    """The float32 residual of T(δ)·P[i] − P[i+δ] is within the bound at every row, and the bound is
+    a few float32 roundings of values of size 1 (not 10⁻⁵)."""
+    residual = rotation_residuals(count, dim, delta, base=base, start=start).double()
+    bound = residual_rounding(count, dim, delta, base=base, start=start)
+    assert bound.shape == (count,) and bool((residual <= bound).all())
+    assert float(bound.max()) < 16 * 2.0**-24 and float(bound.min()) > 2.0**-24
+
+
+def test_the_rounding_bound_catches_an_error_that_rounding_cannot_make():
+    """A residual a hundredth of a rounding unit off would pass a 10⁻⁵ threshold, but not the bound."""
+    bound = residual_rounding(4, 16, 3, base=10000)
+    assert float(bound.max()) < 1e-6 < 1e-5
+
+
+@pytest.mark.parametrize("dim, delta, pair, base, start, count", [(2, 0, 0, 2, 0, 1), (16, 3, 1, 10000, 0, 12),
+                                                                  (512, -256, 255, 2, 4096, 128)])
+def test_every_arrow_turns_delta_omega_to_rounding(dim, delta, pair, base, start, count):
+    turns = arrow_turns(dim, delta, pair, base=base, start=start, num_positions=count)
+    assert turns.gap <= turns.rounding < 3e-7
+    w = base ** (-2 * pair / dim)
+    worst = max(abs(cmath.phase(cmath.exp(1j * ((i + delta) * w - i * w - delta * w)))) for i in range(start, start + count))
+    assert worst < 1e-9  # in exact arithmetic every arrow turns δ·ω_j
+
+
+def test_score_rounding_tells_rope_from_the_added_table():
+    q, k = seeded_query_key(16, 0)
+    r = score_rounding(q, k, 12, base=10000)
+    assert r.rope_spread <= r.rope_rounding < 1e-5  # RoPE: constant along diagonals in float64
+    assert r.additive_spread > 1e3 * r.additive_rounding  # the control: absolute positions leak in
+    assert score_rounding(q, k, 1, base=10000).rope_spread == 0.0
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: residual_rounding(0, 8, 1), "num_positions"), (lambda: residual_rounding(2, 8, 1.5), "delta"),
+    (lambda: arrow_turns(8, 1, 4), "pair"), (lambda: arrow_turns(8, 1, 0, num_positions=0), "num_positions"),
+    (lambda: score_rounding(torch.zeros(4), torch.zeros(6), 3), "q and k"),
+])
+def test_bad_arguments_of_the_rounding_references(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
 
 
 @given(first=st.integers(0, 50), delta=st.integers(-40, 40), pair=st.integers(0, 7))

@@ -12,13 +12,14 @@ import pandas as pd
 import torch
 
 import pekit
+from lab.claims import Claim, Reference, Said
 from lab.display import number
 from lab.i18n import N_, _, localized_resource, ngettext
 from pekit import charts, rotation, seeded
 
-FLOAT32_ROUNDING = 1e-5  # errors up to this, on values of size 1, are float32 round-off (ε ≈ 1.2e-7)
 FLOAT64_ROUNDING = 1e-12  # the same for float64 (ε ≈ 2.2e-16)
 SINE_POSITIONS = 256  # positions t = 0 .. 255 over which the sine-only map is fitted
+SINE_FIT = 1e-6  # the fit's accuracy, relative: its error at t = 0 meets max_j |sin(δ·ω_j)| to this
 SINE_RANK = 1e-10  # singular values of the sine columns below this fraction of the largest count as zero
 
 # Results are shared by every session as they are (lab.memo, one entry per language where a
@@ -65,6 +66,13 @@ class RotationView:
     matrix_exact: bool
     residuals: dict
     max_residual: float
+    rounding: float  # the most float32 rounding alone can give at the positions shown (its largest over i)
+    excess: float  # the largest error over its own position's rounding bound (at most 1: rounding alone)
+
+    @property
+    def within(self) -> bool:
+        """Every position's error is within what rounding alone gives there."""
+        return self.excess <= 1.0
     angles: dict
     pair_angles: tuple[float, ...]  # δ·ω_j for every pair j, radians
 
@@ -79,12 +87,13 @@ def rotation_view(d: int, base: int, delta: int, first: int, count: int) -> Rota
     T = pekit.offset_rotation(d, delta, base=base)  # (d, d)
     matrix = charts.heatmap(T, x_title=_("Column of T"), y_title=_("Row of T"), value_title="T[r, c]", height=320)
     residuals = rotation.rotation_residuals(count, d, delta, base=base, start=first).double().cpu()  # (count,)
+    bounds = rotation.residual_rounding(count, d, delta, base=base, start=first)  # (count,)
     res_frame = pd.DataFrame({"position": range(first, first + count), "residual": residuals.numpy()})
     return RotationView(
         d=d, delta=delta, first=first, count=count, matrix=matrix.spec(), matrix_exact=matrix.drawing.exact,
         residuals=charts.line_chart(res_frame, x="position", y="residual", x_title=_("Position i"),
                                     y_title="max |T(δ)·P[i] − P[i+δ]|", points=True).spec(),
-        max_residual=float(residuals.max()),
+        max_residual=float(residuals.max()), rounding=float(bounds.max()), excess=float((residuals / bounds).max()),
         angles=charts.line_chart(rotation.angle_table(d, delta, base=base), x="pair", y="angle", x_title=_("Pair j"),
                                  y_title=_("Rotation δ·ω_j (radians)"), points=True).spec(),
         pair_angles=tuple(float(a) for a in rotation.rotation_angles(d, delta, base=base)),
@@ -160,14 +169,17 @@ class PairTurn:
     b: float
     c: float
     e: float
+    arrows: rotation.ArrowTurns  # each drawn arrow's turn against δ·ω_j
 
 
-def pair_turn(d: int, base: int, delta: int, pair: int, count: int = 2) -> PairTurn:
-    """A handful of floats, computed on every run (not worth a cache entry)."""
+def pair_turn(d: int, base: int, delta: int, pair: int, count: int = 2, first: int = 0) -> PairTurn:
+    """A handful of floats, computed on every run (not worth a cache entry), and the turns of the
+    ``count`` arrows drawn from position ``first`` on."""
     omega = float(pekit.frequencies(d, base=base)[pair])
     turn = rotation.split_turns(float(rotation.rotation_angles(d, delta, base=base)[pair]))
     (a, b), (c, e) = rotation.rotation_block(d, delta, pair, base=base)
-    return PairTurn(pair, delta, count, omega, turn, a, b, c, e)
+    arrows = rotation.arrow_turns(d, delta, pair, base=base, start=first, num_positions=count)
+    return PairTurn(pair, delta, count, omega, turn, a, b, c, e, arrows)
 
 
 @dataclass(frozen=True)
@@ -182,6 +194,7 @@ class RopeView:
     additive_spread: float
     rope_scale: float  # the largest |score| of the RoPE map
     additive_scale: float  # the largest |score| of the map with the table added
+    exact: rotation.ScoreRounding  # each map's spread in float64 and its float32 round-off
 
 
 @localized_resource(max_entries=32)
@@ -197,21 +210,26 @@ def rope_view(d: int, base: int, count: int, seed: int) -> RopeView:
     return RopeView(count=count, rope=scores(S_rope), additive=scores(S_add),
                     rope_scale=float(S_rope.abs().max()), additive_scale=float(S_add.abs().max()),
                     rope_spread=float(rotation.diagonal_spread(S_rope)[1].max()),
-                    additive_spread=float(rotation.diagonal_spread(S_add)[1].max()))
+                    additive_spread=float(rotation.diagonal_spread(S_add)[1].max()),
+                    exact=rotation.score_rounding(q, k, count, base=base))
 
 
 # sentences --------------------------------------------------------------------------------------
 
 
-def circle_text(view: PairTurn) -> str:
-    """What the circle shows: the pair's frequency and the angle every arrow sweeps."""
+def circle_text(view: PairTurn) -> Said:
+    """What the circle shows: the pair's frequency and the angle every arrow sweeps, each drawn
+    arrow measured against δ·ω_j (to the rounding of the drawn points)."""
     turn, j = view.turn, view.pair
+    same = [Claim("largest gap between a drawn arrow's turn and δ·ω_j (radians, round the circle)", view.arrows.gap,
+                  "at most", Reference(view.arrows.rounding, "float32 rounding of the drawn points' coordinates, "
+                                                             "float64 rounding of the angles"))]
     many = view.count > 1
     point = (_("Each blue point is one position i, drawn at (sin iω_j, cos iω_j) for ω_{j} = {omega}. ") if many else
              _("The blue point is position i, drawn at (sin iω_j, cos iω_j) for ω_{j} = {omega}. ")).format(
         j=j, omega=number(view.omega, ".6g"))
     if view.delta == 0:
-        return point + _("With δ = 0 every position stays where it is: the angle δ·ω_j is 0 for every pair.")
+        return Said(point + _("With δ = 0 every position stays where it is: the angle δ·ω_j is 0 for every pair."), same)
     turns, degrees = turn.turns, f"{number(turn.degrees, '.4g')}"
     if degrees == "360":  # the rest rounds up to a whole turn
         turns, degrees = turns + 1, "0"
@@ -233,7 +251,7 @@ def circle_text(view: PairTurn) -> str:
     else:
         arrows = _("The orange arrow goes from i to i {step} and sweeps the angle δ·ω_{j} = {radians} rad ({sweep}).")
     step = f"{'−' if view.delta < 0 else '+'} {abs(view.delta)}"
-    return point + arrows.format(step=step, j=j, radians=number(turn.radians, ".6g"), sweep=sweep)
+    return Said(point + arrows.format(step=step, j=j, radians=number(turn.radians, ".6g"), sweep=sweep), same)
 
 
 def block_latex(view: PairTurn) -> str:
@@ -259,33 +277,41 @@ def matrix_caption(view: RotationView) -> str:
     return text.format(delta=number(view.delta, "d"), d=view.d)
 
 
-def residuals_caption(view: RotationView) -> str:
-    """How far T(δ)·P[i] is from P[i+δ] over the positions shown (one whole message per case)."""
+def residuals_caption(view: RotationView) -> Said:
+    """How far T(δ)·P[i] is from P[i+δ] over the positions shown, against the most float32
+    rounding alone can give at those positions (:func:`pekit.rotation.residual_rounding`; one
+    whole message per case)."""
     fields = dict(delta=number(view.delta, "d"), count=view.count, first=view.first, last=view.last,
-                  error=number(view.max_residual, ".1e"))
-    within = view.max_residual <= FLOAT32_ROUNDING
-    if view.count > 1 and within:
+                  error=number(view.max_residual, ".1e"), bound=number(view.rounding, ".1e"))
+    rounding = Reference(1.0, "each position's float32 rounding bound of T(δ)·P[i] − P[i+δ] (error over bound): T "
+                              "and both rows rounded (measured against float64), two products, a sum and a subtraction")
+    if view.count > 1 and view.within:
         text = _("The same matrix T({delta}) moves the rows of P at the {count} positions shown ({first} to {last}) "
-                 "by δ = {delta}: the largest error is {error}, within float32 round-off (one rounding of a value "
-                 "near 1 is about 6 × 10⁻⁸), the same for every i, so T does not depend on i.")
+                 "by δ = {delta}: the largest error is {error}, within float32 round-off (rounding alone can give up "
+                 "to {bound} at these positions), at every i, so one T serves every position.")
     elif view.count > 1:
         text = _("The same matrix T({delta}) moves the rows of P at the {count} positions shown ({first} to {last}) "
-                 "by δ = {delta}: the largest error is {error}, more than float32 round-off.")
-    elif within:
+                 "by δ = {delta}: the largest error is {error}, more than float32 round-off gives at some position "
+                 "(up to {bound} at these positions).")
+    elif view.within:
         text = _("The same matrix T({delta}) moves the rows of P at the one position shown ({first}) by "
-                 "δ = {delta}: the largest error is {error}, within float32 round-off (one rounding of a value "
-                 "near 1 is about 6 × 10⁻⁸).")
+                 "δ = {delta}: the largest error is {error}, within float32 round-off (rounding alone can give up "
+                 "to {bound} here).")
     else:
         text = _("The same matrix T({delta}) moves the rows of P at the one position shown ({first}) by "
-                 "δ = {delta}: the largest error is {error}, more than float32 round-off.")
-    return text.format(**fields)
+                 "δ = {delta}: the largest error is {error}, more than float32 round-off gives here (up to {bound}).")
+    return Said(text.format(**fields), [
+        Claim("largest error over its position's rounding bound", view.excess, "at most" if view.within else "above",
+              rounding),
+        Claim("largest error", view.max_residual), Claim("largest rounding bound", view.rounding)])
 
 
-def angles_text(view: RotationView) -> str:
-    """How far the fastest and the slowest pair turn for this δ."""
+def angles_text(view: RotationView) -> Said:
+    """How far the fastest and the slowest pair turn for this δ; each count of pairs that wrap or
+    barely move is claimed at its boundary pairs against a full turn or a hundredth of one."""
     angles, k = view.pair_angles, len(view.pair_angles)
     if view.delta == 0:
-        return _("With δ = 0 no pair turns: every angle is 0.")
+        return Said(_("With δ = 0 no pair turns: every angle is 0."), [Claim("angles", angles)])
 
     def turned(a: float) -> str:
         whole = abs(a) / (2 * math.pi)
@@ -294,9 +320,15 @@ def angles_text(view: RotationView) -> str:
 
     delta = number(view.delta, "d")
     if k == 1:
-        return _("d = {d} has one pair: at δ = {delta} it turns {angle}.").format(d=view.d, delta=delta,
-                                                                                angle=turned(angles[0]))
+        return Said(_("d = {d} has one pair: at δ = {delta} it turns {angle}.").format(
+            d=view.d, delta=delta, angle=turned(angles[0])), [Claim("angle", angles[0])])
     turn = 2 * math.pi
+    sizes = tuple(abs(a) for a in angles)  # |δ·ω_j|, pair 0 first
+    full = Reference(turn, "one full turn, 2π rad")
+    hundredth = Reference(turn / 100, "a hundredth of a turn, 2π/100 rad")
+    claims = [Claim("turn of each pair, pair 0 first", sizes, "falls",
+                    Reference(sizes, "|δ·ω_j| for every pair, the series the chart draws")),
+              Claim("last pair's turn", sizes[-1], "below", Reference(sizes[0], "pair 0's turn at this δ"))]
     over = sum(abs(a) > turn for a in angles)  # the first `over` pairs: |δ·ω_j| falls as j grows
     still = sum(abs(a) < turn / 100 for a in angles)  # the last `still` pairs
     ratio = abs(angles[0]) / abs(angles[-1])
@@ -308,6 +340,15 @@ def angles_text(view: RotationView) -> str:
     text = _("At δ = {delta} pair 0, the fastest, turns {first}; the last pair, j = {last}, turns {slowest}, a factor "
              "{factor} smaller. ").format(delta=delta, first=turned(angles[0]), last=k - 1, slowest=turned(angles[-1]),
                                          factor=factor)
+    if over:
+        claims.append(Claim(f"turn of pair {over - 1}, the last that wraps", sizes[over - 1], "above", full))
+    if over < k:
+        claims.append(Claim(f"turn of pair {over}, the first that does not wrap", sizes[over], "at most", full))
+    if still:
+        claims.append(Claim(f"turn of pair {k - still}, the first that barely moves", sizes[k - still], "below", hundredth))
+    if still < k:
+        claims.append(Claim(f"turn of pair {k - still - 1}, the last that moves more", sizes[k - still - 1], "at least",
+                            hundredth))
     if over == k:
         text += _("All {count} pairs turn more than a full turn: every pair has wrapped around at least once, so none "
                   "shows this offset on its own without ambiguity (a larger base slows the last pairs down).").format(count=k)
@@ -329,14 +370,15 @@ def angles_text(view: RotationView) -> str:
     if 0 < over < k:
         text += " " + _("Fast pairs tell small offsets apart and slow pairs large ones, which is what lets attention "
                         "tell near from far.")
-    return text
+    return Said(text, claims)
 
 
-def sine_only_text(view: SineOnly) -> str:
-    """Why both sine and cosine: the rotation's error against the sine-only map's, measured."""
+def sine_only_text(view: SineOnly) -> Said:
+    """Why both sine and cosine: the sine-only map's error against the rotation's on the same
+    positions (the control), and against what no linear map can remove at t = 0."""
     if view.delta == 0:
-        return _("Why sine **and** cosine? With δ = 0 nothing moves, and the identity is a fixed linear map for sines "
-                 "alone too. Pick a nonzero δ to see the difference.")
+        return Said(_("Why sine **and** cosine? With δ = 0 nothing moves, and the identity is a fixed linear map for "
+                      "sines alone too. Pick a nonzero δ to see the difference."), [Claim("delta", 0)])
     columns = view.d // 2
     text = ngettext(
         "Why sine **and** cosine? With both, the one matrix T({delta}) sends the code of every position t to that of "
@@ -350,29 +392,52 @@ def sine_only_text(view: SineOnly) -> str:
         delta=number(view.delta, "d"), step=f"{'−' if view.delta < 0 else '+'} {abs(view.delta)}",
         last=view.positions - 1, rotation_error=number(view.rotation_error, ".1e"), count=columns,
         sine_error=number(view.sine_error, ".3g"), rms=number(view.sine_rms, ".3g"), scale=number(view.sine_scale, ".3g"))
+    claims = [Claim("sine-only map's largest error", view.sine_error, "above",
+                    Reference(view.rotation_error, "the rotation T(δ)'s largest error on the same positions, float64")),
+              Claim("rotation's largest error", view.rotation_error)]
     if view.at_zero > FLOAT64_ROUNDING:
+        claims.append(Claim("sine-only map's largest error", view.sine_error, "at least",
+                            Reference(view.at_zero * (1 - SINE_FIT), "max_j |sin(δ·ω_j)|, what every linear map "
+                                      "misses at t = 0, less the least-squares fit's own accuracy")))
         text += " " + _("At t = 0 every sine is 0, so any linear map gives 0 there, while sin(δ·ω_j) is not: an error "
                         "of {error} that no map can remove. The shift sin(t+δ)ω = sin tω·cos δω + cos tω·sin δω needs "
                         "the cosine.").format(error=number(view.at_zero, ".3g"))
-    return text
+    return Said(text, claims)
 
 
-def rope_caption(view: RopeView) -> str:
+def rope_caption(view: RopeView) -> Said:
+    """Whether the RoPE scores are constant along their diagonals: their spread in exact arithmetic
+    (float64) against this map's own float32 round-off."""
     if view.count == 1:
-        return _("RoPE scores q_m·k_n: with one position there is a single score, nothing to compare along a diagonal.")
-    if view.rope_spread <= FLOAT32_ROUNDING * view.rope_scale:
-        return _("RoPE scores q_m·k_n: constant along every diagonal up to float32 rounding (largest spread along a "
-                 "diagonal: {spread}, scores up to {scale} in size), so they depend on m − n only.").format(
-            spread=number(view.rope_spread, ".2e"), scale=number(view.rope_scale, ".3g"))
-    return _("RoPE scores q_m·k_n: the diagonals spread by up to {spread} (scores up to {scale} in size), more than "
-             "float32 rounding.").format(spread=number(view.rope_spread, ".2e"), scale=number(view.rope_scale, ".3g"))
+        return Said(_("RoPE scores q_m·k_n: with one position there is a single score, nothing to compare along a "
+                      "diagonal."), [Claim("positions", 1)])
+    e = view.exact
+    rounding = Reference(e.rope_rounding, "the RoPE map's float32 round-off: its largest |float32 − float64| score")
+    fields = dict(spread=number(view.rope_spread, ".2e"), scale=number(view.rope_scale, ".3g"),
+                  exact=number(e.rope_spread, ".1e"), rounding=number(e.rope_rounding, ".1e"))
+    if e.rope_spread <= e.rope_rounding:
+        return Said(_("RoPE scores q_m·k_n: constant along every diagonal up to float32 rounding (largest spread along "
+                      "a diagonal: {spread}, scores up to {scale} in size; computed in float64 the spread is {exact}, "
+                      "below this map's float32 round-off of {rounding}), so they depend on m − n only.").format(**fields),
+                    [Claim("float64 spread along a diagonal", e.rope_spread, "at most", rounding),
+                     Claim("float32 spread along a diagonal", view.rope_spread)])
+    return Said(_("RoPE scores q_m·k_n: the diagonals spread by up to {spread} (scores up to {scale} in size); computed "
+                  "in float64 the spread is {exact}, more than this map's float32 round-off of {rounding}.").format(
+        **fields), [Claim("float64 spread along a diagonal", e.rope_spread, "above", rounding)])
 
 
-def additive_caption(view: RopeView) -> str:
+def additive_caption(view: RopeView) -> Said:
+    """The control beside the RoPE map: the same q and k with the table added, its diagonals' spread
+    in float64 against its own float32 round-off."""
     if view.count == 1:
-        return _("Scores (q + P_m)·(k + P_n) with the table added: one position, a single score.")
-    if view.additive_spread <= FLOAT32_ROUNDING * view.additive_scale:
-        return _("Scores (q + P_m)·(k + P_n) with the table added: here the diagonals are constant to float32 "
-                 "rounding too (largest spread {spread}).").format(spread=number(view.additive_spread, ".3g"))
-    return _("Scores (q + P_m)·(k + P_n) with the table added: the diagonals are not constant (largest spread "
-             "{spread}); absolute positions leak in.").format(spread=number(view.additive_spread, ".3g"))
+        return Said(_("Scores (q + P_m)·(k + P_n) with the table added: one position, a single score."),
+                    [Claim("positions", 1)])
+    e = view.exact
+    rounding = Reference(e.additive_rounding, "the added map's float32 round-off: its largest |float32 − float64| score")
+    if e.additive_spread <= e.additive_rounding:
+        return Said(_("Scores (q + P_m)·(k + P_n) with the table added: here the diagonals are constant to float32 "
+                      "rounding too (largest spread {spread}).").format(spread=number(view.additive_spread, ".3g")),
+                    [Claim("float64 spread along a diagonal", e.additive_spread, "at most", rounding)])
+    return Said(_("Scores (q + P_m)·(k + P_n) with the table added: the diagonals are not constant (largest spread "
+                  "{spread}); absolute positions leak in.").format(spread=number(view.additive_spread, ".3g")),
+                [Claim("float64 spread along a diagonal", e.additive_spread, "above", rounding)])

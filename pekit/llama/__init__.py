@@ -22,11 +22,13 @@ from .microscope import (
     HeadHabits,
     OffsetScores,
     PairShares,
+    RoundingControl,
     ShiftEffect,
     conventions,
     head_habits,
     offset_scores,
     pair_shares,
+    rounding_control,
     shift_effect,
 )
 from .model import LlamaDecoder
@@ -47,6 +49,8 @@ __all__ = [
     "pair_shares",
     "Conventions",
     "conventions",
+    "RoundingControl",
+    "rounding_control",
     "RULES",
     "LongContext",
     "long_text",

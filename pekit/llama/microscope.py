@@ -44,6 +44,8 @@ __all__ = [
     "pair_shares",
     "Conventions",
     "conventions",
+    "RoundingControl",
+    "rounding_control",
     "MAX_OFFSET",
 ]
 
@@ -215,3 +217,22 @@ def conventions(model: SmolLM2, ids: Sequence[int] | Tensor) -> Conventions:
 
     return Conventions(len(tokens) - 1, loss(right), loss(model.logits(tokens, pairing="halves")), loss(again),
                        float((again - right).abs().max()), float(right.abs().max()))
+
+
+class RoundingControl(NamedTuple):
+    """What float32 rounding alone changes on one text: the largest change of a logit
+    (``logit_gap``) and of an attention weight (``attention_gap``) between the run with the file's
+    pairing and the same run with each head's rows reordered into split halves (the same rotation
+    of the same numbers, computed in another order)."""
+
+    logit_gap: float
+    attention_gap: float
+
+
+def rounding_control(model: SmolLM2, ids: Sequence[int] | Tensor) -> RoundingControl:
+    """The rounding-only control of :func:`shift_effect` on ``ids``, at positions ``0 .. T - 1``."""
+    model = _check_model(model)
+    tokens = model._ids(ids)
+    logits = (model.logits(tokens, pairing="halves", reorder=True) - model.logits(tokens)).abs().max()
+    maps = (model.attentions(tokens, pairing="halves", reorder=True) - model.attentions(tokens)).abs().max()
+    return RoundingControl(float(logits), float(maps))

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import pekit
 from lab.display import number
 from lab.views import offset_rotation as views
-from pekit import seeded
+from pekit import rotation, seeded
 
 D_MAX = 512  # the page's widest d
 
@@ -103,6 +103,30 @@ def rotation64(d: int, delta: int, base: int) -> np.ndarray:
     return T
 
 
+def rounding_bound(d: int, base: int, delta: int, first: int, count: int) -> np.ndarray:
+    """Per position i, the most float32 rounding can leave in max_c |T(δ)·P[i] − P[i+δ]|: the float32
+    inputs (pekit's, as the page uses them) against their float64 formulas, carried through, plus
+    two products, a sum and a subtraction, each within 2⁻²⁴ of its size; by loops, (count,)."""
+    u = 2.0**-24
+    T64, low = rotation64(d, delta, base), min(first, first + delta)
+    T32 = pekit.offset_rotation(d, delta, base=base).double().numpy()
+    P32 = pekit.sinusoidal_encoding(count + abs(delta), d, base=base, start=low).double().numpy()
+    P64 = table64(count + abs(delta), d, base, low)
+    out = np.zeros(count)
+    for n in range(count):
+        i, j = first - low + n, first + delta - low + n
+        worst = 0.0
+        for r in range(d):
+            cols = (r - r % 2, r - r % 2 + 1)  # T's block of row r (zeros elsewhere, checked above)
+            size = sum(abs(T32[r, c] * P32[i, c]) for c in cols)
+            inputs = sum(abs(T64[r, c]) * abs(P32[i, c] - P64[i, c]) + abs(P64[i, c]) * abs(T32[r, c] - T64[r, c])
+                         + abs(P32[i, c] - P64[i, c]) * abs(T32[r, c] - T64[r, c]) for c in cols)
+            inputs += abs(P32[j, r] - P64[j, r])
+            worst = max(worst, inputs + 2 * u / (1 - 2 * u) * size + u * (size + abs(P32[j, r])))
+        out[n] = worst * (1 + 4 * u)
+    return out
+
+
 @st.composite
 def views_settings(draw):
     """A setting of the page: even d, base, δ, first position, positions shown."""
@@ -147,6 +171,31 @@ def test_circle_text_states_the_pair_s_frequency_and_turn(setting):
         turns, degrees = turns + 1, "0"
     sweep = f"{degrees}°" if not turns else f"{int(turns):,} whole turn{'' if turns == 1 else 's'} and {degrees}°"
     assert f"rad ({'−' if angle < 0 else ''}{sweep}{', the other way' if angle < 0 else ''})" in text
+
+
+@settings(max_examples=40, deadline=None)
+@given(pairs(), st.integers(0, 4096))
+@example((2, 2, 0, 0, 1), 0)
+@example((512, 100, -256, 255, 128), 4096)
+@example((512, 2, 256, 0, 128), 4096)
+@example((2, 10000, 1, 0, 1), 4096)
+def test_every_drawn_arrow_sweeps_delta_omega(setting, first):
+    """"Every arrow sweeps the same angle δ·ω_j": each arrow the circle draws, measured from its two
+    float32 points, against δ·ω_j round the circle, within the rounding of those points."""
+    d, base, delta, pair, count = setting
+    view = views.pair_turn(d, base, delta, pair, count, first)
+    said = views.circle_text(view)
+    assert said.holds()
+    w = base ** (-2 * pair / d)
+    gaps = []
+    for i in range(first, first + count):
+        a = np.array([math.sin(i * w), math.cos(i * w)], dtype=np.float32).astype(np.float64)
+        b = np.array([math.sin((i + delta) * w), math.cos((i + delta) * w)], dtype=np.float32).astype(np.float64)
+        clockwise = (math.atan2(a[1], a[0]) - math.atan2(b[1], b[0]))  # (sin, cos) turns clockwise as i grows
+        gaps.append(abs((clockwise - delta * w + math.pi) % (2 * math.pi) - math.pi))
+    claim = said.claim("largest gap between a drawn arrow's turn and δ·ω_j (radians, round the circle)")
+    assert claim.value == pytest.approx(max(gaps), abs=4e-7) and max(gaps) <= claim.reference.value
+    assert claim.reference.value == pytest.approx(4 * 2.0**-24, rel=1e-5)  # the points' float32 rounding
 
 
 def test_an_angle_whose_rest_rounds_to_a_whole_turn_reads_as_one_more_turn():
@@ -211,14 +260,19 @@ def test_rotation_sentences_state_their_numbers(setting):
     here = P[first - min(first, first + delta) :][:count]
     there = P[first + delta - min(first, first + delta) :][:count]
     residual = np.abs(here @ T.astype(np.float32).T - there).max()
-    assert abs(view.max_residual - residual) <= 1e-6 and view.max_residual <= 1e-5
+    assert abs(view.max_residual - residual) <= 1e-6
+    bound = rounding_bound(d, base, delta, first, count)
+    assert math.isclose(view.rounding, bound.max(), rel_tol=1e-6)
     text = views.residuals_caption(view)
+    assert text.holds()  # the error is within (or above) each position's own rounding bound, as it says
+    assert text.claim("largest error over its position's rounding bound").reference.value == 1.0
+    assert view.within and view.max_residual <= view.rounding  # on every setting of the page: rounding alone
     rows = f"the {count} positions shown ({first} to {first + count - 1})" if count > 1 else f"the one position shown ({first})"
     assert text.startswith(f"The same matrix T({minus}) moves the rows of P at {rows} by δ = {minus}: "
                            f"the largest error is {m(number(view.max_residual, '.1e'))}, within float32 round-off")
-    assert ("the same for every i" in text) == (count > 1)
-    assert "one rounding of a value near 1 is about 6 × 10⁻⁸" in text and not re.search(r"\de[−-]", text)
-    assert abs(2.0**-24 - 6e-8) < 1e-9  # half of float32's ε = 2⁻²³
+    assert f"up to {m(number(view.rounding, '.1e'))}" in text
+    assert ("at every i" in text) == (count > 1)
+    assert not re.search(r"\de[−-]", text)
     # the angles, from δ·ω_j
     angles = delta * omegas(d, base)
     text = views.angles_text(view)
@@ -236,6 +290,14 @@ def test_rotation_sentences_state_their_numbers(setting):
         return
     k = d // 2
     turns = np.abs(angles) / (2 * math.pi)  # (k,)
+    assert text.holds()  # the fastest and slowest, and each count's boundary pairs, against a turn or a hundredth
+    for claim in text.comparisons:
+        if claim.relation != "falls":
+            found = re.match(r"turn of pair (\d+)", claim.what)
+            j = int(found[1]) if found else k - 1
+            assert math.isclose(claim.value, abs(angles[j]), rel_tol=1e-12)
+            assert claim.reference.value in (2 * math.pi, 2 * math.pi / 100) or (
+                claim.what == "last pair's turn" and math.isclose(claim.reference.value, abs(angles[0]), rel_tol=1e-12))
     assert all(b < a for a, b in zip(turns, turns[1:]))  # the pairs slow down with j
     factor = re.search(r", a factor ([\d,.]+(?: × 10[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?) smaller\. ", text)[1]
     assert math.isclose(read(factor.replace(",", "")), turns[0] / turns[-1], rel_tol=5e-3)
@@ -295,12 +357,17 @@ def test_sine_only_text_measures_both_maps(d, base, delta):
     assert math.isclose(view.sine_rms, math.sqrt((missed**2).mean()), rel_tol=1e-4, abs_tol=1e-6)
     assert math.isclose(view.sine_scale, math.sqrt((S_next**2).mean()), rel_tol=1e-9)
     assert missed.max() > 1e3 * rotation_error  # clearly nonzero, against the rotation's round-off
+    assert text.holds()
+    control = [c for c in text.claims if c.relation == "above"][0]  # the rotation on the same positions
+    assert control.reference.value == pytest.approx(rotation_error, abs=1e-12)  # both round-off: they differ by it
     # at t = 0 every sine is 0: any map gives 0, and the error is the largest |sin(δ·ω_j)|
     at_zero = np.abs(np.sin(delta * omegas(d, base))).max()
     assert not S[0].any() and math.isclose(view.at_zero, at_zero, rel_tol=1e-9)
     assert ("no map can remove" in text) == (at_zero > 1e-12)
     if at_zero > 1e-12:
         assert m(f"an error of {number(at_zero, '.3g')} that no map can remove") in text
+        floor = [c for c in text.claims if c.relation == "at least"][0]
+        assert floor.reference.value == pytest.approx(at_zero, rel=1.01e-6)
 
 
 def rope64(x: np.ndarray, m: int, base: int) -> np.ndarray:
@@ -341,13 +408,48 @@ def test_rope_captions_state_the_spreads_along_the_diagonals(d, base, count, see
         return
     assert spread(S_rope) <= 1e-9 * scale  # in float64 RoPE depends on m − n only
     assert abs(view.rope_spread - spread(S_rope)) <= 1e-5 * scale  # the float32 spread is rounding
-    assert rope == (f"RoPE scores q_m·k_n: constant along every diagonal up to float32 rounding (largest spread along "
-                    f"a diagonal: {m(number(view.rope_spread, '.2e'))}, scores up to {number(view.rope_scale, '.3g')} in "
-                    "size), so they depend on m − n only.")
+    assert rope.holds() and additive.holds()
+    # each map's float32 round-off, from the float32 maps the page draws against these float64 ones
+    S32 = rotation.rope_scores(*(torch.tensor(v, dtype=torch.float32) for v in (q, k)), count, base=base).double().numpy()
+    A32 = rotation.additive_scores(*(torch.tensor(v, dtype=torch.float32) for v in (q, k)), count, base=base).double().numpy()
+    rope_rounding, add_rounding = np.abs(S32 - S_rope).max(), np.abs(A32 - S_add).max()
+    exact = rope.claim("float64 spread along a diagonal")
+    assert math.isclose(exact.reference.value, rope_rounding, rel_tol=1e-6, abs_tol=1e-12 * scale)
+    assert exact.value == pytest.approx(spread(S_rope), abs=1e-12 * scale) and exact.relation == "at most"
+    assert rope.startswith(f"RoPE scores q_m·k_n: constant along every diagonal up to float32 rounding (largest spread "
+                           f"along a diagonal: {m(number(view.rope_spread, '.2e'))}, scores up to "
+                           f"{number(view.rope_scale, '.3g')} in size; computed in float64 the spread is ")
+    assert rope.endswith("so they depend on m − n only.")
     add_scale = np.abs(S_add).max()
     assert math.isclose(view.additive_spread, spread(S_add), rel_tol=1e-3, abs_tol=1e-5 * add_scale)
-    if spread(S_add) > 2e-5 * add_scale:
+    control = additive.claim("float64 spread along a diagonal")
+    assert math.isclose(control.reference.value, add_rounding, rel_tol=1e-6, abs_tol=1e-12 * add_scale)
+    assert control.value == pytest.approx(spread(S_add), rel=1e-9, abs=1e-12 * add_scale)
+    if spread(S_add) > add_rounding:
         assert additive == (f"Scores (q + P_m)·(k + P_n) with the table added: the diagonals are not constant "
                             f"(largest spread {m(number(view.additive_spread, '.3g'))}); absolute positions leak in.")
     else:
         assert "constant to float32 rounding too" in additive
+
+
+def test_an_error_above_the_rounding_of_its_setting_is_not_called_round_off():
+    """An error of 5 × 10⁻⁶ is twelve times what float32 rounding can give at these positions: it is
+    not "within float32 round-off" (the old rule compared every setting with 10⁻⁵, a bound for no
+    setting in particular)."""
+    from dataclasses import replace
+
+    view = views.rotation_view(16, 10000, 3, 0, 12)
+    worse = replace(view, max_residual=5e-6, excess=5e-6 / view.rounding)
+    text = views.residuals_caption(worse)
+    assert "more than float32 round-off" in text and "within" not in text and text.holds()
+
+
+def test_a_map_that_is_not_constant_in_exact_arithmetic_is_not_called_rope():
+    """A spread of 10⁻⁵ that float64 keeps (not rounding: this map's float32 round-off is 2 × 10⁻⁶)
+    is not "constant up to float32 rounding", though it is under 10⁻⁵ of the scores' size."""
+    from dataclasses import replace
+
+    view = views.rope_view(16, 10000, 12, 0)
+    leaky = replace(view, rope_spread=1.1e-5, exact=view.exact._replace(rope_spread=1e-5))
+    text = views.rope_caption(leaky)
+    assert "more than this map's float32 round-off" in text and "depend on m − n only" not in text and text.holds()

@@ -1,61 +1,58 @@
-"""The Offset rotation page's questions (see :mod:`lab.views.questions`)."""
+"""The Offset rotation page's questions (see :mod:`lab.views.questions`): each answer and
+explanation is read from the views the page draws at the question's settings, so the revealed page
+shows the explanation's numbers."""
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-import torch
-
-import pekit
+from lab.claims import Claim, Reference, Said
 from lab.display import number
 from lab.i18n import N_, _
-from lab.views.questions import Check, Solved, compare
+from lab.views.offset_rotation import PairTurn, RotationView, pair_turn, rotation_view
+from lab.views.questions import Check, Solved
+from pekit import rotation, seeded
+
+# the page's defaults, which the questions' settings keep
+BASE, FIRST, COUNT, SEED = 10000, 0, 12, 0
+TURN = {"d": 16, "delta": 3, "pair": 1}  # the shift question's settings
+ROPE = {"d": 16, "count": 128, "i": 2, "j": 5, "shift": 100}  # the RoPE question's: 102 and 105 on the map
 
 
-class ShiftTurn(NamedTuple):
-    """What T(δ) does to pair ``pair`` of P's rows (width d, positions 0 .. n−1): its angle,
-    the largest gap between P[i+δ] and T(δ)·P[i], and how much the pair's length changes."""
-
-    d: int
-    delta: int
-    pair: int
-    n: int
-    angle: float
-    gap: float
-    stretch: float
+def turn_views(d: int, delta: int, pair: int) -> tuple[PairTurn, RotationView]:
+    """The circle's and the residuals' views the page draws at these settings (its defaults else)."""
+    return pair_turn(d, BASE, delta, pair, COUNT, FIRST), rotation_view(d, BASE, delta, FIRST, COUNT)
 
 
-def shift_turn(d: int, delta: int, pair: int, n: int = 64) -> ShiftTurn:
-    if d < 2 or d % 2 or not 0 <= pair < d // 2 or delta < 0 or n < 1:
-        raise ValueError("d must be even, pair within 0 .. d/2 − 1, delta and n at least 0 and 1")
-    P = pekit.sinusoidal_encoding(n + delta, d, dtype=torch.float64)
-    T = pekit.offset_rotation(d, delta, dtype=torch.float64)
-    moved = P[:n] @ T.T
-    gap = float((P[delta:delta + n] - moved).abs().max())
-    lengths = P[:n, 2 * pair:2 * pair + 2].norm(dim=1), moved[:, 2 * pair:2 * pair + 2].norm(dim=1)
-    angle = delta * float(pekit.frequencies(d)[pair])  # δ·ω_pair
-    return ShiftTurn(d, delta, pair, n, angle, gap, float((lengths[0] - lengths[1]).abs().max()))
+def turn_answer(turn: PairTurn, view: RotationView) -> int:
+    """0: a turn by an angle of δ alone (every arrow sweeps δ·ω_j, one T for every position, to
+    rounding); 3 otherwise."""
+    return 0 if turn.arrows.gap <= turn.arrows.rounding and view.within else 3
 
 
-def turn_answer(turn: ShiftTurn) -> int:
-    """0: a rotation by an angle of δ alone (T(δ) maps every row, lengths kept); 3 otherwise."""
-    return 0 if turn.gap <= 1e-9 and turn.stretch <= 1e-9 else 3
-
-
-def turn_sentence(turn: ShiftTurn) -> str:
-    return _("T(δ) turns pair {pair} by δ·ω{pair} = {angle} radian, the same angle at every position: over positions "
-             "0 to {last}, P(i+δ) and T(δ)·P(i) differ by at most {gap}, and no pair's length changes by more than "
-             "{stretch}.").format(pair=turn.pair, angle=number(turn.angle, ".4g"), last=turn.n - 1,
-                                  gap=number(turn.gap, ".1e"), stretch=number(turn.stretch, ".1e"))
+def turn_sentence(turn: PairTurn, view: RotationView) -> Said:
+    """The circle's angle and the residuals the revealed page shows, each against its rounding."""
+    return Said(_("T(δ) turns pair {pair} by δ·ω_{pair} = {angle} rad at every position: each arrow on its circle sweeps "
+                  "that angle to within {arrows} rad, and over the {count} positions shown ({first} to {last}) "
+                  "T(δ)·P[i] and P[i+δ] differ by at most {gap}, within float32 round-off (up to {bound} there)."
+                  ).format(pair=turn.pair, angle=number(turn.turn.radians, ".6g"), arrows=number(turn.arrows.gap, ".1e"),
+                           count=view.count, first=view.first, last=view.last, gap=number(view.max_residual, ".1e"),
+                           bound=number(view.rounding, ".1e")), [
+        Claim("largest gap between an arrow's turn and δ·ω_j", turn.arrows.gap, "at most",
+              Reference(turn.arrows.rounding, "float32 rounding of the drawn points")),
+        Claim("largest error over its position's rounding bound", view.excess, "at most",
+              Reference(1.0, "each position's float32 rounding bound of T(δ)·P[i] − P[i+δ]"))])
 
 
 def _solve_turn() -> Solved:
-    turn = shift_turn(16, 3, 1)
-    return Solved(turn_answer(turn), turn_sentence(turn))
+    turn, view = turn_views(**TURN)
+    return Solved(turn_answer(turn, view), turn_sentence(turn, view))
 
 
 class RopeScores(NamedTuple):
-    """The RoPE score of seeded q and k (width d, float64) at positions (i, j) and at (i+c, j+c)."""
+    """Two entries of the page's RoPE map (its q and k of width d from seed 0, ``count`` positions,
+    float32 as drawn): the score at (i, j) and at (i + shift, j + shift), and the map's float32
+    round-off (its largest |float32 − float64| score)."""
 
     d: int
     i: int
@@ -63,36 +60,41 @@ class RopeScores(NamedTuple):
     shift: int
     before: float
     after: float
+    rounding: float
 
 
-def rope_scores(d: int, i: int, j: int, shift: int, seed: int = 0) -> RopeScores:
-    if d < 2 or d % 2 or min(i, j, shift) < 0:
-        raise ValueError("d must be even and the positions and shift at least 0")
-    generator = torch.Generator().manual_seed(seed)
-    q, k = torch.randn(2, 1, d, generator=generator, dtype=torch.float64)
-
-    def score(a: int, b: int) -> float:
-        return float(pekit.apply_rope(q, start=a)[0] @ pekit.apply_rope(k, start=b)[0])
-
-    return RopeScores(d, i, j, shift, score(i, j), score(i + shift, j + shift))
+def rope_scores(d: int, i: int, j: int, shift: int, count: int) -> RopeScores:
+    if d < 2 or d % 2 or min(i, j, shift) < 0 or max(i, j) + shift >= count:
+        raise ValueError("d must be even, and the positions and shift at least 0 and on the map")
+    q, k = seeded.seeded_query_key(d, SEED)
+    S = rotation.rope_scores(q, k, count, base=BASE)  # (count, count): the page's map
+    exact = rotation.score_rounding(q, k, count, base=BASE)
+    return RopeScores(d, i, j, shift, float(S[i, j]), float(S[i + shift, j + shift]), exact.rope_rounding)
 
 
 def rope_answer(scores: RopeScores) -> int:
-    """0: the same score (to float64 rounding), 1: larger, 2: smaller."""
-    return {0: 0, 1: 1, -1: 2}[compare(scores.before, scores.after)]
+    """0: the same score (the two differ by no more than twice the map's round-off: in exact
+    arithmetic they are equal), 1: larger, 2: smaller."""
+    if abs(scores.after - scores.before) <= 2 * scores.rounding:
+        return 0
+    return 1 if scores.after > scores.before else 2
 
 
-def rope_sentence(scores: RopeScores) -> str:
-    return _("With random q and k of width {d}: the score is {before} at positions {i} and {j}, and {after} at {i2} "
-             "and {j2} (a difference of {gap}, float rounding). RoPE turns q and k by angles of their own positions, "
-             "and a dot product sees only the angle between them, set by the offset {offset}.").format(
+def rope_sentence(scores: RopeScores) -> Said:
+    gap = abs(scores.after - scores.before)
+    return Said(_("On the page's RoPE map (its q and k of width {d}): the score is {before} at positions {i} and {j}, and "
+                  "{after} at {i2} and {j2}, a difference of {gap}, within the map's float32 round-off ({rounding}). RoPE "
+                  "turns q and k by angles of their own positions, and a dot product sees only the angle between them, "
+                  "set by the offset {offset}.").format(
         d=scores.d, before=number(scores.before, ".6g"), after=number(scores.after, ".6g"), i=scores.i, j=scores.j,
-        i2=scores.i + scores.shift, j2=scores.j + scores.shift, gap=number(abs(scores.after - scores.before), ".1e"),
-        offset=number(scores.j - scores.i))
+        i2=scores.i + scores.shift, j2=scores.j + scores.shift, gap=number(gap, ".1e"),
+        rounding=number(scores.rounding, ".1e"), offset=number(scores.j - scores.i)), [
+        Claim("difference of the two scores", gap, "at most",
+              Reference(2 * scores.rounding, "twice the map's float32 round-off (float64 scores are equal)"))])
 
 
 def _solve_rope() -> Solved:
-    scores = rope_scores(16, 2, 5, 100)
+    scores = rope_scores(ROPE["d"], ROPE["i"], ROPE["j"], ROPE["shift"], ROPE["count"])
     return Solved(rope_answer(scores), rope_sentence(scores))
 
 
@@ -105,5 +107,6 @@ QUESTIONS: tuple[Check, ...] = (
     Check("rotation-rope", "offset_rotation",
           N_("With RoPE, a query at position 2 and a key at position 5 have the score s. Move both by 100, to 102 "
              "and 105: what is their score now?"),
-          (N_("s again"), N_("larger than s"), N_("smaller than s")), _solve_rope, opens=("rotation.rope",)),
+          (N_("s again"), N_("larger than s"), N_("smaller than s")), _solve_rope, {"count": "128"},
+          opens=("rotation.rope",)),
 )

@@ -1,0 +1,175 @@
+"""The sentences of the RoPE-in-a-real-model page's section past the context, each written from
+shipped records generated over their whole range (any bucket, ties, breakdowns, improvements) and
+checked against the numbers it states. No model is needed here (the page test runs the model)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from lab.views import rope_context as rc
+from pekit import llama
+from tests.views.test_rope_in_a_real_model import close, read
+
+# -- past the context -----------------------------------------------------------------------------
+
+LOSS = st.floats(0.5, 12, allow_nan=False)
+FIGURE = r"−?\d+(?:[.,]\d+)*(?: × 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"  # a number, never the full stop after it
+
+
+@st.composite
+def long_contexts(draw):
+    """A shipped record over its whole range: any bucket size, a context inside the text, and
+    losses that may tie, break down at once, break down later, spike once, or improve past the
+    context, point by point."""
+    bucket = draw(st.sampled_from([1, 3, 64, 256]))
+    context = draw(st.integers(2, 40)) * bucket
+    tokens = context + draw(st.integers(2, 40 * bucket))
+    count = -(-(tokens - 1) // bucket)
+    first = context // bucket
+    means = {}
+    for rule in llama.RULES:
+        inside = draw(LOSS)
+        shape = draw(st.sampled_from(["tie", "level", "step", "any"]))
+        n = count - first
+        if shape == "tie":
+            past = [inside] * n
+        elif shape == "level":
+            past = [draw(LOSS)] * n
+        elif shape == "step":  # the same as inside for a while, then another level
+            at = draw(st.integers(0, n))
+            past = [inside] * at + [draw(LOSS)] * (n - at)
+        else:
+            past = draw(st.lists(LOSS, min_size=n, max_size=n))
+        means[rule] = tuple([inside] * first + past)
+    return llama.LongContext(tokens, bucket, context, 2.0, means, {r: draw(st.floats(0, 1e4)) for r in llama.RULES},
+                             "cpu: x86_64, torch 2.13.0+cpu, 2 threads")
+
+
+def _naive_windows(r: llama.LongContext) -> dict[str, tuple[float, float]]:
+    losses = {rule: [r.means[rule][p // r.bucket] for p in range(r.tokens - 1)] for rule in llama.RULES}
+    return {rule: (sum(v[:r.context]) / len(v[:r.context]), sum(v[r.context:]) / len(v[r.context:]))
+            for rule, v in losses.items()}
+
+
+def _points_past(r: llama.LongContext, rule: str) -> list[tuple[int, float]]:
+    """(first position, mean) of each point the chart draws from the end of the context on."""
+    return [(k * r.bucket, v) for k, v in enumerate(r.means[rule]) if k * r.bucket >= r.context]
+
+
+@settings(max_examples=150, deadline=None)
+@given(long_contexts())
+@example(llama.LongContext(17, 4, 8, 2.0, {"plain": (3.0, 3.0, 3.6, 3.6, 3.6), "linear": (3.2,) * 5,
+                                            "ntk": (3.01,) * 5}, {"plain": 329.3, "linear": 195.2, "ntk": 104.5}, "cpu"))
+@example(llama.shipped_context())  # breaks down 3,072 positions past the context; linear lower only from there
+def test_the_context_sentences_state_the_windows_means(results):
+    naive = _naive_windows(results)
+    for rule, (inside, past) in rc.context_windows(results).items():
+        assert math.isclose(inside, naive[rule][0], rel_tol=1e-9) and math.isclose(past, naive[rule][1], rel_tol=1e-9)
+    text = rc.context_statement(results)
+    assert text.holds()
+    assert "SmolLM2-135M-Instruct (its 4-bit Q4_1 weights, dequantised to float32), trained on " \
+           f"{results.context:,} positions" in text  # the model and the context its numbers belong to
+    said = re.search(rf"has a loss of ({FIGURE}) nats per token inside the context \(positions 0 to ({FIGURE})\) and "
+                     rf"({FIGURE}) past it \(({FIGURE}) to ({FIGURE})\)", text)
+    inside, past = naive["plain"]
+    assert close(said[1], inside, 2) and close(said[3], past, 2), text
+    assert [read(said[i]) for i in (2, 4, 5)] == [results.context - 1, results.context, results.tokens - 2]
+    # where it breaks down: the first point BREAKS above the inside mean, by a loop over the points
+    points = _points_past(results, "plain")
+    at = next((start for start, value in points if value >= inside + rc.BREAKS), None)
+    gap = past - inside
+    if at is not None:
+        assert f"from position {at:,}" in text or f"starts at position {at:,}" in text
+        after = [v for start, v in points if start >= at]
+        stays = sum(after) / len(after) >= inside + rc.BREAKS
+        assert ("the model breaks down there, not where its positions end" in text) == stays
+        assert ("worse, not broken down" in text) == (not stays)
+    elif gap > rc.SAME:
+        assert "worse but not broken" in text
+    elif -gap > rc.SAME:
+        assert "reads better" in text
+    else:
+        assert "about the same" in text
+    best = min(llama.RULES, key=lambda rule: naive[rule][1])
+    second = sorted(naive[rule][1] for rule in llama.RULES)[1]
+    if second - naive[best][1] > rc.SAME + 1e-9:
+        assert f"Past the context {rc.RULE_NAMES[best]} has the lowest mean loss" in text, text
+    elif second - naive[best][1] < rc.SAME - 1e-9:
+        assert "no rule is clearly best" in text
+    papers = rc.papers_statement(results)
+    assert papers.holds()
+    assert "LLaMA models of 7 to 65 billion parameters trained on 2,048 positions" in papers  # Chen et al.'s setup
+    linear = dict(_points_past(results, "linear"))
+    over = [(start, linear[start] - value) for start, value in points]  # linear over plain, point by point
+    lower = [start for start, d in over if d < 0]
+    if over and len(lower) == len(over):
+        assert "lower than plain RoPE at every one of the" in papers
+    elif not lower:
+        assert "is not lower than plain RoPE at any of the" in papers or not over
+    elif lower == [start for start, _ in over if start >= lower[0]]:
+        assert f"lower than plain RoPE from position {lower[0]:,} to the end of the text, and not before" in papers
+    else:
+        assert f"at {len(lower)} of the {len(over)} points past the context, not at all of them" in papers
+    assert ("stays lower there" not in papers) and ("breaks down past the context and" not in papers)
+    cost = naive["linear"][0] - naive["plain"][0]
+    if cost > rc.SAME + 1e-9:
+        assert close(re.findall(FIGURE, papers.split("it costs ")[1])[0], cost, 2)
+    elif cost < rc.SAME - 1e-9:
+        assert "costs nothing" in papers
+    assert close(re.findall(FIGURE, papers)[-1], abs(naive["ntk"][0] - naive["plain"][0]), 2)
+    caption = rc.context_caption(results)
+    assert f"{results.tokens:,} tokens" in caption and f"over {results.bucket} positions" in caption
+    slowest = re.search(rf"up to ({FIGURE}) s per rule", caption)[1]
+    assert read(slowest) == round(max(results.seconds.values())) and results.machine in caption
+
+
+def test_the_shipped_run_breaks_down_later_than_the_context_ends():
+    """The mean past the context (4.70 against 3.44) hides where the change happens: plain RoPE stays
+    within half a nat of its inside mean for 3,072 positions past the context, and linear
+    interpolation is higher than plain RoPE there."""
+    r = llama.shipped_context()
+    text, papers = rc.context_statement(r), rc.papers_statement(r)
+    assert "starts at position 11,264, 3,072 positions past it" in text
+    assert "from position 11,264 to the end of the text, and not before it" in papers
+    before = [v for start, v in _points_past(r, "plain") if start < 11264]
+    assert max(before) < _naive_windows(r)["plain"][0] + rc.BREAKS
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.dictionaries(st.sampled_from(list(llama.RULES)), LOSS, min_size=3),
+       st.dictionaries(st.sampled_from(list(llama.RULES)), LOSS, min_size=3), st.integers(1, 2048),
+       st.floats(0, 2e-3))
+def test_the_live_recomputation_is_compared_with_the_shipped_run(live, shipped, tokens, nudge):
+    for near in (False, True):
+        theirs = {rule: live[rule] + (nudge if rule == "ntk" else 0.0) for rule in llama.RULES} if near else shipped
+        text = rc.live_statement(live, theirs, tokens)
+        said = re.findall(FIGURE, text)
+        if tokens > 1:
+            assert read(said.pop(0)) == tokens
+        for value, rule in zip(said[0:3], llama.RULES):
+            assert close(value, live[rule], 4)
+        for value, rule in zip(said[3:6], llama.RULES):
+            assert close(value, theirs[rule], 4)
+        gap = max(abs(live[r] - theirs[r]) for r in llama.RULES)
+        assert ("the same, to a thousandth of a nat" in text) == (gap <= 1e-3)
+        assert text.holds() and text.comparisons[0].reference.value == 1e-3
+
+
+@settings(max_examples=60, deadline=None)
+@given(long_contexts())
+def test_the_context_table_gives_each_range_its_mean(results):
+    table = rc.context_table(results)
+    losses = {rule: [results.means[rule][p // results.bucket] for p in range(results.tokens - 1)]
+              for rule in llama.RULES}
+    edges = [e for e in rc.CONTEXT_RANGES if e < results.tokens - 1] + [results.tokens - 1]
+    assert len(table) == min(len(edges) - 1, len(rc.CONTEXT_RANGES) - 1)
+    for (_, row), start, stop in zip(table.iterrows(), edges, edges[1:]):
+        stop = min(stop, rc.CONTEXT_RANGES[rc.CONTEXT_RANGES.index(start) + 1])
+        assert row["positions"] == f"{start:,}–{stop - 1:,}"
+        for rule in llama.RULES:
+            part = losses[rule][start:stop]
+            assert math.isclose(row[rule], sum(part) / len(part), rel_tol=1e-9)
