@@ -24,6 +24,7 @@ from lab.views import live_attention as live
 from lab.views import offset_rotation as rotation_view
 from lab.views import live_order, questions
 from lab.views.questions import live_attention as live_questions
+from lab.views.questions import offset_rotation as rotation_questions
 from lab.views.questions import Check, Solved
 from lab.views.questions import complexity_comparison as complexity_questions
 
@@ -466,6 +467,14 @@ def _solve_weights() -> Solved:
     return Solved(live_questions.shuffle_answer(result), live_questions.shuffle_sentence(result))
 
 
+def _solve_turn(delta: int = 3) -> Solved:
+    """Step 6's circle (d = 16, pair 1, its 8 positions) shifted by ``delta``, read as the offset
+    page's question reads its own circle and residuals."""
+    turn = rotation_view.pair_turn(ROTATION_D, BASE, delta, ROTATION_PAIR, ROTATION_POINTS, 0)
+    view = rotation_view.rotation_view(ROTATION_D, BASE, delta, 0, ROTATION_POINTS)
+    return Solved(rotation_questions.turn_answer(turn, view), rotation_questions.turn_sentence(turn, view))
+
+
 def _solve_empty() -> Solved:
     """Step 9 at a valid length of 0: the row the step's own view gives."""
     view = masking(tokens_of(_(SENTENCE)), 0)
@@ -485,7 +494,7 @@ QUESTIONS: dict[str, Check] = {
         "draw, (sin, cos)?"),
         (N_("it turns by an angle that depends on the shift alone"), N_("it moves away from the centre"),
          N_("it slides along a straight line"), N_("it moves in a way that depends on the position")),
-        settings={"step": "6", "delta": "3"}),
+        settings={"step": "6", "delta": "3"}, solve=_solve_turn),
     "order": _asked("lesson-double", "complexity-double", N_(
         "Double the number of tokens n from 1,000 to 2,000 (vectors of d = 256 numbers). How many times more work "
         "does self-attention do?"), settings={"step": "8", "n": "1000"}),

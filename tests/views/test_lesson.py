@@ -312,8 +312,12 @@ def test_the_turn_question_explains_step_6_s_circle():
     check = lesson.BY_ID["lesson-turn"]
     delta = int(check.settings["delta"])
     view = lesson.rotation_turns(delta)
-    radians = float(re.search(r"= ([\d.]+) radian", explained("lesson-turn"))[1])
+    text = explained("lesson-turn")
+    radians = float(re.search(r"= ([\d.]+) rad", text)[1])
     assert abs(math.degrees(radians) - view.degrees) < 0.01  # the step's sentence says the same angle in degrees
+    shown = f"over the {lesson.ROTATION_POINTS} positions shown (0 to {lesson.ROTATION_POINTS - 1})"
+    assert shown in text, f"step 6 draws {lesson.ROTATION_POINTS} positions; the explanation: {text}"
+    assert text.holds()
     assert f"{number(view.degrees, '.3g')}°" in lesson.rotation_sentence(delta)
 
 
