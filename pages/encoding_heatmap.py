@@ -115,8 +115,7 @@ with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LA
         _(
             "Because those columns are slow on purpose. Column pair j turns by ω_j radians per position, and the "
             "last pairs' ω_j is close to 1/base, so over the first rows they stay near sin 0 = 0 and cos 0 = 1 (a "
-            "smaller base makes every column faster). They are the clock's hour hand: they tell apart positions "
-            "thousands of steps apart, where the fast columns have wrapped around many times."
+            "smaller base makes every column faster)."
         ),
         key="heatmap.faq.slow")
     readers_question(
@@ -146,12 +145,12 @@ with lab_page("heatmap", _("Encoding heatmap"), _(INTRO), [N, D, BASE, START, LA
         _("Learned or fixed: which is better?"),
         _(
             "The chapter says encodings 'can either be learned or fixed', and its second exercise asks for a "
-            "learnable one. A learned table is one more parameter matrix (max_len × d), trained with the rest of "
-            "the model (BERT and GPT-2 do this). It fits whatever the data wants but has no row for a position it "
-            "never saw; the sinusoidal table is defined for every position (property 3 above) and costs no "
-            "parameters. In the original Transformer both gave nearly the same results, and the authors kept the "
-            "fixed one in the hope of reaching longer sequences. Later schemes (relative biases, RoPE, ALiBi) "
-            "moved position from the input to the scores."
+            "learnable one. A learned table is one more parameter matrix (max_len × d), trained with the model (as "
+            "in BERT and GPT-2). It fits whatever the data wants but has no row for a position it never saw; the "
+            "sinusoidal table is defined for every position (property 3 above) and costs no parameters. In the "
+            "original Transformer both did about as well; the authors kept the fixed one hoping it would reach "
+            "longer sequences. Later schemes (relative biases, RoPE, ALiBi) moved position from the input to the "
+            "scores."
         ),
         key="heatmap.faq.learned")
     readers_question(

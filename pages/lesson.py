@@ -118,15 +118,10 @@ with lab_page("lesson", _("The lesson"), "", SETTINGS, questions=questions.of_pa
         with picture:
             show_chart(trained.chart)
         with words:
-            st.markdown(_(
-                "Could training find the order anyway? A tiny transformer was trained to write {count} tokens in "
-                "reverse order, once without positions and once with them, and then tested on sequences it never "
-                "saw.").format(count=lesson.TASK_LENGTH))
+            st.markdown(lesson.training_intro(trained))
             for line in lesson.training_sentences(trained):
                 st.markdown(line)
-            st.markdown(_(
-                "Reversing needs to know where each token stands. Without positions the model can only guess "
-                "(the dashed line: the best any such guess can do)."))
+            st.markdown(lesson.guess_sentence(trained))
         params = {}
 
     elif step.key == "table":

@@ -150,8 +150,7 @@ with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS, questions=pa
             st.button(_("Recompute the first {tokens} tokens here").format(tokens=LIVE_TOKENS), key="ropelm.recompute",
                       icon=":material/replay:",
                       on_click=lambda: st.session_state.update({"ropelm.recomputed": True}),
-                      help=_("Runs the model now on the start of the text with each rule (a few seconds per rule; "
-                             "shared by everyone on this server)."))
+                      help=_("Runs the model now on the start of the text with each rule (a few seconds per rule)."))
             if st.session_state.get("ropelm.recomputed"):
                 with st.spinner(_(RECOMPUTING)):
                     live, shipped = context_live()

@@ -8,6 +8,30 @@ from lab.i18n import N_, _
 from lab.page import lab_page
 from lab.published import longer_inputs_sentence, no_positions_sentence, published_table
 from lab.views.train import (
+    Run,
+    bars_caption,
+    failure_sentence,
+    is_attendee,
+    measured_caption,
+    missing_sentence,
+    nothing_yet_sentence,
+    progress,
+    progress_text,
+    results_view,
+    submit,
+    trainings,
+    waiting_sentence,
+)
+from lab.views.train_curves import curves_caption
+from lab.views.train_maps import (
+    attention_view,
+    clearest_sentence,
+    example_sentence,
+    fallback_scheme,
+    layer_heading,
+    layer_options,
+)
+from lab.views.train_names import (
     BATCH_SIZE,
     HEADS,
     KIND,
@@ -23,36 +47,17 @@ from lab.views.train import (
     STEPS,
     TASK,
     TEST_EXAMPLES,
+    VOCAB,
     WIDTH,
-    Run,
-    attention_view,
-    bars_caption,
-    clearest_sentence,
-    curves_caption,
-    example_sentence,
-    failure_sentence,
-    fallback_scheme,
-    is_attendee,
-    layer_heading,
-    layer_options,
-    measured_caption,
-    missing_sentence,
-    nothing_yet_sentence,
-    progress,
-    progress_text,
-    results_view,
     scheme_labels,
-    submit,
     task_labels,
-    trainings,
-    waiting_sentence,
 )
 from lab.views.questions import train as page_questions
 
 INTRO = N_(
     "Could training find the order without positions? Tiny transformers built from the chapter's multi-head "
     "attention learn a task, once with each way of giving them positions and once with none, then answer "
-    "inputs they never saw."
+    "held-out inputs."
 )
 
 TASK_TEXT = {
@@ -132,7 +137,7 @@ with lab_page("train", _("Train it yourself"), _(INTRO), SETTINGS, questions=pag
                                  help="\n".join(f"- **{names[s]}**: {_(t)}" for s, t in SCHEME_TEXT.items()))
     c4, c5, c6, c7, c8, c9, c10 = st.columns([1.4, 1.2, 1.0, 1.0, 1.2, 1.0, 1.8], vertical_alignment="bottom")
     with c4:
-        seq_len = page.slider(LENGTH, help=_("Tokens per example (vocabulary of 16 symbols)."))
+        seq_len = page.slider(LENGTH, help=_("Tokens per example (vocabulary of {count} symbols).").format(count=VOCAB))
     with c5:
         dim = int(page.select_slider(WIDTH))
     with c6:

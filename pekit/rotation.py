@@ -24,6 +24,7 @@ from torch import Tensor
 
 from ._checks import (
     MAX_ELEMENTS,
+    check_bool,
     check_elements,
     check_float,
     check_float_dtype,
@@ -52,6 +53,7 @@ __all__ = [
     "additive_scores",
     "diagonal_spread",
     "score_rounding",
+    "point_turns",
 ]
 
 
@@ -378,3 +380,20 @@ def diagonal_spread(S: Tensor) -> tuple[Tensor, Tensor]:
     diagonals = [torch.diagonal(S, offset=-int(o)) for o in offsets]  # S[m, m - o]
     spread = torch.stack([diag.max() - diag.min() for diag in diagonals])
     return offsets, spread
+
+
+def point_turns(here: Tensor, there: Tensor, *, degrees: bool = False) -> Tensor:
+    r"""How far each point of a column pair turned: ``here`` and ``there`` are ``(n, 2)`` rows
+    ``(sin θ, cos θ)`` (the columns ``2j, 2j + 1`` of the table at positions ``i`` and
+    ``i + δ``); the angle from each row of ``here`` to the same row of ``there``, in radians
+    from 0 to 2π (float64; ``degrees``: from 0 to 360): what a reader sees an arrow turn, whole turns
+    left out."""
+    here = check_tensor("here", here, dims=2, floating=True, what="(n, 2) rows (sin, cos)")
+    there = check_tensor("there", there, dims=2, floating=True, what="(n, 2) rows (sin, cos)")
+    if here.shape[1] != 2 or there.shape != here.shape:
+        raise ValueError(f"here and there must be (n, 2) rows (sin, cos) of one shape; got {tuple(here.shape)} and "
+                         f"{tuple(there.shape)}")
+    here, there = here.double().cpu(), there.double().cpu()
+    turn = torch.atan2(there[:, 0], there[:, 1]) - torch.atan2(here[:, 0], here[:, 1])
+    turn = torch.remainder(turn, 2 * math.pi)
+    return torch.rad2deg(turn) if check_bool("degrees", degrees) else turn

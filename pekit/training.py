@@ -405,6 +405,58 @@ def clearest_head(weights: Tensor, task: str, *, causal: bool) -> tuple[int, int
     return layer, head, float(shares[layer, head].detach())
 
 
+def even_source_share(seq_len: int, *, causal: bool) -> float:
+    """The share :func:`source_attention` finds for a head that spreads its weight evenly over
+    every key it may see: ``1/seq_len`` in an encoder; in a decoder (``causal``: inputs, then
+    one answer slot per input) answer slot ``i`` sees ``seq_len + i + 1`` keys, so the mean over
+    the slots of ``1/(seq_len + i + 1)``."""
+    seq_len = check_int("seq_len", seq_len, minimum=2, maximum=MAX_SEQ_LEN)
+    causal = check_bool("causal", causal)
+    if not causal:
+        return 1.0 / seq_len
+    return math.fsum(1.0 / (seq_len + i + 1) for i in range(seq_len)) / seq_len
+
+
+def seen_in_training(task: str, seq_len: int, vocab: int, *, seed: int, steps: int, batch_size: int = BATCH_SIZE,
+                     num_examples: int = TEST_EXAMPLES) -> int:
+    """How many of the held-out examples of :func:`evaluate_tiny` (drawn from ``TEST_SEED``) have
+    an input that also came up in the first ``steps`` training batches of :func:`train_tiny` with
+    ``seed`` and ``batch_size``: the batches are drawn again here, as training draws them. Short
+    inputs over a small vocabulary repeat (there are ``vocab ** seq_len`` of them)."""
+    task = check_task(task)
+    seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
+    steps = check_int("steps", steps, minimum=0, maximum=MAX_STEPS)
+    batch_size = check_int("batch_size", batch_size, minimum=1, maximum=4096)
+    num_examples = check_int("num_examples", num_examples, minimum=1, maximum=1 << 16)
+    held_out = make_examples(task, num_examples, seq_len, vocab, seed=TEST_SEED)[0]
+    if steps * batch_size > MAX_SEEN_ROWS:
+        raise ValueError(f"steps × batch_size = {steps * batch_size:,} training inputs, more than the {MAX_SEEN_ROWS:,} "
+                         "seen_in_training draws again")
+    if steps == 0:
+        return 0
+    data = torch.Generator().manual_seed(seed)
+    trained = torch.cat([make_examples(task, batch_size, seq_len, vocab, generator=data)[0] for _ in range(steps)])
+
+    ids = _row_ids(torch.cat([trained, held_out]), vocab)  # the same input, the same id
+    return int(torch.isin(ids[len(trained):], ids[:len(trained)]).sum())
+
+
+MAX_SEEN_ROWS = 1 << 22  # training inputs seen_in_training draws again, at most
+
+
+def _row_ids(rows: Tensor, vocab: int) -> Tensor:
+    """An id per row of ``rows`` ``(n, L)`` (tokens below ``vocab``), equal for equal rows: the
+    rows read a few tokens at a time, each piece's number joined to the id so far and numbered
+    again (every number stays below 2**62)."""
+    piece = max(1, int(40 // math.log2(vocab)))  # vocab**piece <= 2**40; ids < 2**22
+    ids = torch.zeros(rows.shape[0], dtype=torch.long)
+    for start in range(0, rows.shape[1], piece):
+        part = rows[:, start:start + piece].long()
+        code = (part * vocab ** torch.arange(part.shape[1], dtype=torch.long)).sum(1)
+        ids = torch.unique(ids * vocab ** part.shape[1] + code, return_inverse=True)[1]
+    return ids
+
+
 def held_out_ceiling(task: str, seq_len: int, vocab: int, *, num_examples: int = TEST_EXAMPLES) -> float:
     """:func:`pekit.tasks.order_blind_ceiling` on the held-out examples of :func:`evaluate_tiny`."""
     return order_blind_ceiling(task, make_examples(task, num_examples, seq_len, vocab, seed=TEST_SEED)[0])

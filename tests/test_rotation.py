@@ -311,3 +311,21 @@ def test_score_rounding_tells_rope_from_the_added_table():
 def test_bad_arguments_of_the_rounding_references(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+@given(first=st.integers(0, 50), delta=st.integers(-40, 40), pair=st.integers(0, 7))
+@settings(max_examples=30, deadline=None)
+def test_point_turns_is_each_point_s_angle_from_its_formula(first, delta, pair):
+    """Each arrow's turn from (sin, cos) at i to the same at i + δ, by math in float64."""
+    import pekit
+    from pekit.rotation import point_turns
+
+    cols = [2 * pair, 2 * pair + 1]
+    here = pekit.sinusoidal_columns(6, 16, cols, start=first, dtype=torch.float64)
+    there = pekit.sinusoidal_columns(6, 16, cols, start=first + delta, dtype=torch.float64)
+    omega = 10000.0 ** (-2 * pair / 16)
+    expected = [(delta * omega) % (2 * math.pi)] * 6
+    got = point_turns(here, there).tolist()
+    assert all(min(abs(g - e), 2 * math.pi - abs(g - e)) < 1e-9 for g, e in zip(got, expected))
+    with pytest.raises(ValueError, match="here"):
+        point_turns(here[:, :1], there[:, :1])

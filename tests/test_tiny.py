@@ -10,6 +10,8 @@ import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import torch
 from torch.testing import assert_close
 
@@ -358,3 +360,47 @@ def test_a_train_result_as_train_tiny_makes_it_is_accepted(a_run):
     import dataclasses
 
     assert dataclasses.replace(a_run).summary() == a_run.summary()
+
+
+# the even head and the held-out inputs a training saw ----------------------------------------------
+
+
+@given(seq_len=st.integers(2, 40), causal=st.booleans())
+@settings(max_examples=30, deadline=None)
+def test_the_even_source_share_is_an_even_map_s(seq_len, causal):
+    """What source_attention measures of a map spreading every row evenly over the keys it may see,
+    built by a loop."""
+    from pekit.training import even_source_share, source_attention
+
+    T = 2 * seq_len if causal else seq_len
+    weights = torch.zeros(1, 1, T, T, dtype=torch.float64)
+    for r in range(T):
+        keys = r + 1 if causal else T
+        weights[0, 0, r, :keys] = 1.0 / keys
+    assert even_source_share(seq_len, causal=causal) == pytest.approx(
+        float(source_attention(weights, "shift", causal=causal)[0, 0]), abs=1e-12)
+
+
+@given(task=st.sampled_from(["reverse", "sort", "shift", "histogram"]), seq_len=st.integers(2, 6),
+       vocab=st.integers(2, 16), seed=st.integers(0, 2**31), steps=st.integers(0, 40), batch=st.integers(1, 64))
+@settings(max_examples=25, deadline=None)
+def test_seen_in_training_counts_the_held_out_inputs_the_batches_hold(task, seq_len, vocab, seed, steps, batch):
+    """The batches drawn again by a loop, as train_tiny draws them, and each held-out input looked up."""
+    from pekit.tasks import make_examples
+    from pekit.training import TEST_SEED, seen_in_training
+
+    data = torch.Generator().manual_seed(seed)
+    seen = {tuple(row) for _ in range(steps)
+            for row in make_examples(task, batch, seq_len, vocab, generator=data)[0].tolist()}
+    held_out = make_examples(task, 50, seq_len, vocab, seed=TEST_SEED)[0].tolist()
+    assert seen_in_training(task, seq_len, vocab, seed=seed, steps=steps, batch_size=batch, num_examples=50) == sum(
+        tuple(row) in seen for row in held_out)
+
+
+def test_seen_in_training_refuses_more_inputs_than_it_draws_again():
+    from pekit.training import MAX_SEEN_ROWS, seen_in_training
+
+    with pytest.raises(ValueError, match="steps"):
+        seen_in_training("reverse", 4, 16, seed=0, steps=MAX_SEEN_ROWS, batch_size=2)
+    with pytest.raises(ValueError, match="seq_len"):
+        seen_in_training("reverse", 1, 16, seed=0, steps=1)

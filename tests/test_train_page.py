@@ -5,7 +5,8 @@ import pytest
 
 from pekit import shipped, training
 from pekit.positions import SCHEMES
-from lab.views.train import lesson, shipped_result
+from lab.views.train import shipped_result
+from lab.views.train_table import lesson
 from streamlit.testing.v1 import AppTest
 
 from tests.page_text import open_expanders

@@ -237,16 +237,16 @@ def add_or_concat_text(view: AddOrConcat) -> Said:
     else:
         rows = _("{count} rows of P (the non-zero ones)").format(count=view.rows)
     overlap = dict(width=w, rows=rows, embeddings=OVERLAP_EMBEDDINGS, overlap=number(view.overlap, ".3g"),
-                   control=number(view.control, ".3g"), count=view.rows, expected=number(view.expected, ".3g"))
+                   control=number(view.control, ".3g"), count=view.rows)
     control = Reference(LIKE_THE_CONTROL * view.control,
                         f"the control (as many Gaussian vectors against the same embeddings) times {LIKE_THE_CONTROL}")
     parts.append(ngettext(
         "Is something lost when positions and words share the width? At d = {width}, {rows} and {embeddings} random "
         "Gaussian embeddings have a mean |cos| of {overlap}; the control, {count} random vector in their place, "
-        "gives {control} (two random directions: {expected} on average).",
+        "gives {control}.",
         "Is something lost when positions and words share the width? At d = {width}, {rows} and {embeddings} random "
         "Gaussian embeddings have a mean |cos| of {overlap}; the control, {count} random vectors in their place, "
-        "gives {control} (two random directions: {expected} on average).", view.rows).format(**overlap))
+        "gives {control}.", view.rows).format(**overlap))
     if view.overlap <= control.value:
         claims.append(Claim("mean |cos| of P's rows", view.overlap, "at most", control))
         verdict = _("P's rows overlap the words no more than any vector would: what keeps them apart is the width.")

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from pekit import charts, order, seeded, shipped, text
+import pekit
+from pekit import charts, order, rotation, seeded, shipped, text, training
 from pekit.charts.bars import accuracy_bars
 from lab.claims import Claim, Reference, Said
 from lab.display import number, plain
@@ -21,8 +22,9 @@ from lab.views import complexity_comparison as complexity_view
 from lab.views import encoding_heatmap as heatmap_view
 from lab.views import live_attention as live
 from lab.views import offset_rotation as rotation_view
-from lab.views import questions
-from lab.views import train as train_view
+from lab.views import live_order, questions
+from lab.views.questions import live_attention as live_questions
+from lab.views.questions import offset_rotation as rotation_questions
 from lab.views.questions import Check, Solved
 from lab.views.questions import complexity_comparison as complexity_questions
 
@@ -122,10 +124,24 @@ def _titled(spec: dict, title: str) -> dict:
     return charts.Spec(retitled, f"{getattr(spec, 'fingerprint', '')}:{title}")
 
 
-def looking_sentence(step: live.QueryStep) -> str:
-    return _("Here “{token}” gives its largest weight, {weight}, to “{top}”.").format(
-        token=plain(step.tokens[step.query]), weight=number(step.weights[step.top], ".2f"),
-        top=plain(step.tokens[step.top]))
+def looking_sentence(step: live.QueryStep) -> Said:
+    """The word the query gives its largest weight, against the largest weight of any other word
+    as shown (two decimals; a word standing twice, "the", gets the same weight both times). Two
+    words whose weights read the same are named together."""
+    top = step.tokens[step.top]
+    shown = number(step.weights[step.top], ".2f")
+    others = [j for j in range(len(step.tokens)) if step.tokens[j] != top]
+    runner = max(others, key=lambda j: (step.weights[j], -j)) if others else None
+    how = "the largest weight the query gives any other word, as shown (two decimals)"
+    if runner is not None and number(step.weights[runner], ".2f") == shown:
+        return Said(_("Here “{token}” gives its largest weights, {weight}, to “{top}” and “{other}”.").format(
+            token=plain(step.tokens[step.query]), weight=shown, top=plain(top), other=plain(step.tokens[runner])),
+            [Claim("largest weight", round(step.weights[step.top], 2),
+                   "equal", Reference(round(step.weights[runner], 2), how))])
+    claims = [] if runner is None else [Claim("largest weight", round(step.weights[step.top], 2), "above",
+                                              Reference(round(step.weights[runner], 2), how))]
+    return Said(_("Here “{token}” gives its largest weight, {weight}, to “{top}”.").format(
+        token=plain(step.tokens[step.query]), weight=shown, top=plain(top)), claims)
 
 
 # -- steps 2 and 7: the words shuffled, without and with P ------------------------------------
@@ -225,31 +241,68 @@ SWAP = Check("lesson-swap", "lesson",
 @dataclass(frozen=True)
 class Training:
     """The shipped tiny encoders on reversal: the share of held-out sequences each gets entirely
-    right without positions and with sinusoidal ones, and the best share of words an order-blind
-    model can get (the chart's reference line)."""
+    right without positions and with sinusoidal ones, the share of words the one without gets
+    right, the best share of words an order-blind guess can expect on those examples (the chart's
+    reference line, for the checkpoints' own task, length and vocabulary), and how many of the
+    held-out inputs the longer run's training batches also held."""
 
     without: float
     with_p: float
     guess: float
     chart: dict
+    without_words: float = 0.0
+    seen: int = 0  # held-out inputs the training batches of the run with the most steps also held
+    length: int = TASK_LENGTH
 
 
 @localized_resource(max_entries=2)
 def training_view() -> Training:
     metrics = shipped.recorded_metrics()
     none, sin = metrics["encoder-none"], metrics["encoder-sinusoidal"]
-    guess = train_view.ceiling(TASK, TASK_LENGTH)
+    config = none["config"]  # the checkpoints' own task, length and vocabulary
+    guess = training.held_out_ceiling(config["task"], config["seq_len"], config["vocab"])
+    seen = training.seen_in_training(config["task"], config["seq_len"], config["vocab"], seed=none["seed"],
+                                     steps=max(none["steps"], sin["steps"]), batch_size=none["settings"]["batch_size"])
     words, sequences = _("words right"), _("sequences right")
     chart = accuracy_bars({_("no positions"): {words: none["token_accuracy"], sequences: none["seq_accuracy"]},
                                   _("with positions"): {words: sin["token_accuracy"], sequences: sin["seq_accuracy"]}},
                                  reference=guess, reference_label=_("best order-blind guess (words)"), height=120)
-    return Training(none["seq_accuracy"], sin["seq_accuracy"], guess, chart.spec())
+    return Training(none["seq_accuracy"], sin["seq_accuracy"], guess, chart.spec(), none["token_accuracy"], seen,
+                    config["seq_len"])
+
+
+def training_intro(view: Training) -> Said:
+    """What was trained and tested: the claim ``seen`` holds the held-out inputs the training
+    batches also held (none, for the shipped runs of 8 tokens)."""
+    return Said(_("Could training find the order anyway? A tiny transformer was trained to write {count} tokens in "
+                  "reverse order, once without positions and once with them, and then tested on sequences it never "
+                  "saw.").format(count=view.length),
+                [Claim("held-out inputs seen in training", view.seen, "equal",
+                       Reference(0, "none: the sentence says the test sequences were never seen"))])
 
 
 def training_sentences(view: Training) -> tuple[str, str]:
     return (_("Without positions it gets {share} of new sequences entirely right.").format(
                 share=number(100 * view.without, ".3g") + " %"),
             _("Given each word's position, it gets {share}.").format(share=number(100 * view.with_p, ".3g") + " %"))
+
+
+def guess_sentence(view: Training) -> Said:
+    """The model without positions against the dashed line: the words it gets right are at most
+    what a guess blind to order can expect on these examples (``guess``), or within a few points."""
+    guess = Reference(view.guess, "pekit.training.held_out_ceiling: the best expected share of words a guess blind "
+                                  "to order gets on the held-out examples of the checkpoints' task and length")
+    if view.without_words <= view.guess:
+        return Said(_("Reversing needs to know where each token stands. Without positions the model can only guess "
+                      "(the dashed line: the most any such guess can expect, {guess} of the words; it gets "
+                      "{words}).").format(guess=number(100 * view.guess, ".3g") + " %",
+                                          words=number(100 * view.without_words, ".3g") + " %"),
+                    [Claim("words right without positions", view.without_words, "at most", guess)])
+    return Said(_("Reversing needs to know where each token stands. Without positions the model can only guess: it "
+                  "gets {words} of the words, a little above the {guess} any such guess can expect on these "
+                  "examples (the dashed line).").format(guess=number(100 * view.guess, ".3g") + " %",
+                                                        words=number(100 * view.without_words, ".3g") + " %"),
+                [Claim("words right without positions", view.without_words, "above", guess)])
 
 
 # -- step 4: the table P ------------------------------------------------------------------------
@@ -291,21 +344,79 @@ def rotation_circle(delta: int) -> dict:
     return rotation_view.circle(ROTATION_D, BASE, delta, ROTATION_PAIR, 0, ROTATION_POINTS)
 
 
-def rotation_sentence(delta: int) -> str:
+class Rotation(NamedTuple):
+    """The turn the circle shows for a shift ``delta``: the pair's whole angle δ·ω (degrees),
+    its whole turns and the rest, and the turn of each arrow drawn, measured from its points."""
+
+    delta: int
+    degrees: float  # δ·ω in degrees, whole turns included
+    turns: int  # whole turns in it
+    rest: float  # degrees past the whole turns
+    arrows: tuple[float, ...]  # each drawn arrow's turn, degrees from 0 to 360 (rotation.point_turns)
+
+
+ROTATION_ROUND_OFF = 1e-3  # degrees: float32 points of the table measure the same turn to about 1e-4°
+
+
+def rotation_turns(delta: int) -> Rotation:
+    """The circle's turn for a shift ``delta`` (the offset page's pair turn), and each drawn arrow's."""
     turn = rotation_view.pair_turn(ROTATION_D, BASE, delta, ROTATION_PAIR).turn
-    return _("Every arrow turns by the same angle, {degrees}°, wherever it starts.").format(
-        degrees=number(turn.sign * (turn.turns * 360 + turn.degrees), ".3g"))
+    cols = [2 * ROTATION_PAIR, 2 * ROTATION_PAIR + 1]
+    here = pekit.sinusoidal_columns(ROTATION_POINTS, ROTATION_D, cols, base=BASE)
+    there = pekit.sinusoidal_columns(ROTATION_POINTS, ROTATION_D, cols, base=BASE, start=delta)
+    arrows = tuple(rotation.point_turns(here, there, degrees=True).tolist())
+    return Rotation(delta, turn.sign * (turn.turns * 360 + turn.degrees), turn.turns, turn.degrees, arrows)
+
+
+def rotation_sentence(delta: int) -> Said:
+    """How the arrows of the circle turn for a shift ``delta``: all by the pair's angle δ·ω (the
+    claim ``spread``: the largest difference between two arrows' measured turns, against float
+    rounding; ``rest``: the angle past whole turns, against each arrow's measured turn). A shift
+    of 0 turns nothing; past a whole turn the sentence says how far past."""
+    view = rotation_turns(delta)
+    spread = max(view.arrows) - min(view.arrows)
+    rounding = Reference(ROTATION_ROUND_OFF, "float32 rounding of the drawn points' angles, in degrees")
+    same = Claim("spread of the arrows' turns (degrees)", spread, "below", rounding)
+    if delta == 0:
+        return Said(_("A shift of 0 moves no point: every arrow stays where it starts."),
+                    [same, Claim("largest arrow turn (degrees)", max(view.arrows), "below", rounding)])
+    landed = Claim("angle past whole turns (degrees)", view.rest, "equal",
+                   Reference(view.arrows[0], "the first arrow's turn, measured from its drawn points",
+                             ROTATION_ROUND_OFF))
+    degrees = number(view.degrees, ".3g")
+    if view.turns == 0:
+        return Said(_("Every arrow turns by the same angle, {degrees}°, wherever it starts.").format(degrees=degrees),
+                    [same, landed])
+    return Said(ngettext(
+        "Every arrow turns by the same angle, {degrees}°, wherever it starts: {turns} full turn and {rest}° more, "
+        "so each lands {rest}° past where it started.",
+        "Every arrow turns by the same angle, {degrees}°, wherever it starts: {turns} full turns and {rest}° more, "
+        "so each lands {rest}° past where it started.", view.turns).format(
+        degrees=degrees, turns=view.turns, rest=number(view.rest, ".3g")), [same, landed])
 
 
 # -- step 8: the cost ----------------------------------------------------------------------------
 
-def cost_view(n: int) -> complexity_view.TheoryView:
-    return complexity_view.theory_view(n, COST_D, COST_K)
+class Cost(NamedTuple):
+    """The cost step's numbers: n, the scores one layer of self-attention computes (the theory
+    view's count of what it draws) and the steps an RNN needs from the first word to the last."""
+
+    n: int
+    scores: int
+    rnn_steps: int
+    chart: dict  # the complexity page's chart of one layer's work
 
 
-def cost_sentences(view: complexity_view.TheoryView) -> tuple[str, str]:
-    return (_("At n = {n}, self-attention compares {pairs} pairs of words in every layer.").format(
-                n=number(view.n, ","), pairs=number(view.n * view.n, ",")),
+def cost_view(n: int) -> Cost:
+    view = complexity_view.theory_view(n, COST_D, COST_K)
+    return Cost(view.n, view.n * view.n, view.rnn_steps, view.chart)
+
+
+def cost_sentences(view: Cost) -> tuple[Said, str]:
+    return (Said(_("At n = {n}, self-attention computes {scores} scores in every layer: one for each query and each "
+                   "key, a word's own included.").format(n=number(view.n, ","), scores=number(view.scores, ",")),
+                 [Claim("scores", view.scores, "equal", Reference(view.n * view.n, "n × n, as the step's text counts "
+                                                                                   "them: every query with every key"))]),
             _("In return, the first word reaches the last in one step; an RNN needs {steps}.").format(
                 steps=number(view.rnn_steps, ",")))
 
@@ -333,12 +444,41 @@ def masking_sentence(view: live.MaskingView) -> str:
 # -- the questions, by the step they end ----------------------------------------------------------
 
 def _asked(qid: str, page_check: str, prompt: str, options: tuple[str, ...] | None = None, *,
-           settings: dict[str, str], alone: bool = False) -> Check:
+           settings: dict[str, str], alone: bool = False, solve=None) -> Check:
     """A full page's question asked in the lesson's words: its solution (the right option's index
-    and the explanation) is the page's own, so the options keep their meaning and order;
+    and the explanation) is the page's own, so the options keep their meaning and order, or
+    ``solve``, the page's solution worked on the lesson's own step (its sentence, its layer);
     ``settings``: the lesson's step (and its settings) whose picture shows the answer."""
     source = questions.page_checks()[page_check]
-    return Check(qid, "lesson", prompt, options or source.options, source.solve, settings, solo=False, alone=alone)
+    return Check(qid, "lesson", prompt, options or source.options, solve or source.solve, settings, solo=False,
+                 alone=alone)
+
+
+def weights_shuffled() -> live_questions.Shuffled:
+    """Step 2's sentence and layer (its words, one head, the lesson's seed) shuffled by the step's
+    default shuffle, without P: the attention weights compared as the live page's question does."""
+    tokens = tokens_of(_(SENTENCE))
+    return live_questions.Shuffled(len(tokens), SHUFFLE, 0,
+                                   live_order.order_view(tokens, HIDDEN, HEADS, SEED, SHUFFLE, 0).without)
+
+
+def _solve_weights() -> Solved:
+    result = weights_shuffled()
+    return Solved(live_questions.shuffle_answer(result), live_questions.shuffle_sentence(result))
+
+
+def _solve_turn(delta: int = 3) -> Solved:
+    """Step 6's circle (d = 16, pair 1, its 8 positions) shifted by ``delta``, read as the offset
+    page's question reads its own circle and residuals."""
+    turn = rotation_view.pair_turn(ROTATION_D, BASE, delta, ROTATION_PAIR, ROTATION_POINTS, 0)
+    view = rotation_view.rotation_view(ROTATION_D, BASE, delta, 0, ROTATION_POINTS)
+    return Solved(rotation_questions.turn_answer(turn, view), rotation_questions.turn_sentence(turn, view))
+
+
+def _solve_empty() -> Solved:
+    """Step 9 at a valid length of 0: the row the step's own view gives."""
+    view = masking(tokens_of(_(SENTENCE)), 0)
+    return Solved(live_questions.empty_answer(view.zero_row), live_questions.empty_sentence(view))
 
 
 QUESTIONS: dict[str, Check] = {
@@ -354,14 +494,14 @@ QUESTIONS: dict[str, Check] = {
         "draw, (sin, cos)?"),
         (N_("it turns by an angle that depends on the shift alone"), N_("it moves away from the centre"),
          N_("it slides along a straight line"), N_("it moves in a way that depends on the position")),
-        settings={"step": "6", "delta": "3"}),
+        settings={"step": "6", "delta": "3"}, solve=_solve_turn),
     "order": _asked("lesson-double", "complexity-double", N_(
         "Double the number of tokens n from 1,000 to 2,000 (vectors of d = 256 numbers). How many times more work "
         "does self-attention do?"), settings={"step": "8", "n": "1000"}),
     "masking": _asked("lesson-empty", "attention-empty", N_(
         "Set the valid length to 0: every key is masked. What weights does each query get?"),
         (N_("all zeros"), N_("NaN (0/0)"), N_("1/n on every key"), N_("1 on the first key")),
-        settings={"step": "9", "valid": "0"}),
+        settings={"step": "9", "valid": "0"}, solve=_solve_empty),
 }
 
 
@@ -377,7 +517,7 @@ def _solve_rnn_growth() -> Solved:
 FOLLOW_UPS: dict[str, Check] = {
     "lesson-swap": _asked("lesson-weights", "attention-permute", N_(
         "Without positions, shuffle the words of a sentence. What happens to the attention weights?"),
-        settings={"step": "2"}, alone=True),
+        settings={"step": "2"}, alone=True, solve=_solve_weights),
     "lesson-bits": _asked("lesson-bits-count", "binary-bits", N_(
         "How many bits does it take to count positions 0 to 63?"), settings={"step": "5"}, alone=True),
     "lesson-double": Check("lesson-double-rnn", "lesson", N_(

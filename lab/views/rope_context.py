@@ -131,67 +131,56 @@ def context_statement(results: llama.LongContext) -> Said:
         claims.append(Claim(f"{best}'s mean loss past the context", w[best][1], "below",
                             Reference(runner - SAME, "the next lowest rule's mean loss past the context, less the "
                                                      "margin of the same")))
-        last = _("Past the context {rule} has the lowest mean loss ({value} nats per token).").format(
-            rule=_(RULE_NAMES[best]), value=_nats(w[best][1]))
+        last = _("Past the context {rule} has the lowest mean loss.").format(rule=_(RULE_NAMES[best]))
     return Said(" ".join([first, rules, last]), claims)
 
 
 def papers_statement(results: llama.LongContext) -> Said:
-    """What the papers report for their models, and what this model on this text does, point by
-    point past the context (not only the mean over the far half)."""
+    """What the papers report for their models, and what linear interpolation does for this model
+    on this text, point by point past the context (where plain RoPE breaks down is the context
+    statement's); each sentence one whole message."""
     w = context_windows(results)
-    at, claims = _breakdown(results)
     plain, linear = past_points(results, "plain"), past_points(results, "linear")
     above = tuple(lv - pv for lv, pv in zip(linear.values, plain.values))  # linear over plain, point by point
     lower = [i for i, d in enumerate(above) if d < 0]
-    text = _("Chen et al. (2023) report, for LLaMA models of 7 to 65 billion parameters trained on 2,048 positions, that "
-             "perplexity explodes past the training length, and that position interpolation keeps it bounded at some "
-             "cost inside the original window (removed by a short fine-tuning). Here, for {model} with no "
-             "fine-tuning: ").format(model=model_name())
-    if at is not None:
-        text += _("plain RoPE's loss is {breaks} nats or more above its mean inside the context from position {at}, "
-                  "{after} positions past its end; ").format(breaks=number(BREAKS, ".1f"), at=number(at, ","),
-                                                              after=number(at - results.context, ","))
-    else:
-        text += _("plain RoPE's loss stays less than {breaks} nats above its mean inside the context at every point "
-                  "past it; ").format(breaks=number(BREAKS, ".1f"))
+    parts = [_("Chen et al. (2023) report, for LLaMA models of 7 to 65 billion parameters trained on 2,048 positions, "
+               "that perplexity explodes past the training length and position interpolation keeps it bounded.")]
     zero = Reference(0.0, "plain RoPE's loss at the same point")
     count = dict(count=len(lower), points=len(above))
+    claims: list[Claim] = []
     if not above:
-        text += _("the text has no point past the context to compare.")
+        parts.append(_("Here the text has no point past the context to compare."))
     elif len(lower) == len(above):
         claims.append(Claim("linear's highest loss over plain's, past the context", max(above), "below", zero))
-        text += _("linear interpolation is lower than plain RoPE at every one of the {points} points past the "
-                  "context.").format(**count)
+        parts.append(_("Here, with no fine-tuning, linear interpolation is lower than plain RoPE at every one of the "
+                       "{points} points past the context.").format(**count))
     elif not lower:
         claims.append(Claim("linear's lowest loss over plain's, past the context", min(above), "at least", zero))
-        text += _("linear interpolation is not lower than plain RoPE at any of the {points} points past the "
-                  "context.").format(**count)
+        parts.append(_("Here, with no fine-tuning, linear interpolation is not lower than plain RoPE at any of the "
+                       "{points} points past the context.").format(**count))
     elif lower == list(range(lower[0], len(above))):  # lower from one point to the end, not before
         claims += [Claim("linear's highest loss over plain's, from the first point it is lower", max(above[lower[0]:]),
                          "below", zero),
                    Claim("linear's lowest loss over plain's, before that", min(above[:lower[0]]), "at least", zero)]
-        text += _("linear interpolation is lower than plain RoPE from position {first} to the end of the text, and not "
-                  "before it ({mean} against {plain} on average past the context).").format(
-            first=number(linear.starts[lower[0]], ","), mean=_nats(w["linear"][1]), plain=_nats(w["plain"][1]))
+        parts.append(_("Here, with no fine-tuning, linear interpolation is lower than plain RoPE from position {first} "
+                       "to the end of the text, and not before it.").format(first=number(linear.starts[lower[0]], ",")))
     else:
         claims.append(Claim("points past the context where linear is lower", len(lower)))
-        text += _("linear interpolation is lower than plain RoPE at {count} of the {points} points past the context, "
-                  "not at all of them ({mean} against {plain} on average).").format(
-            mean=_nats(w["linear"][1]), plain=_nats(w["plain"][1]), **count)
+        parts.append(_("Here, with no fine-tuning, linear interpolation is lower than plain RoPE at {count} of the "
+                       "{points} points past the context, not at all of them.").format(**count))
     costs = w["linear"][0] - w["plain"][0]
     cost_ref = Reference(SAME, "the losses read as the same")
     if costs > SAME:
         claims.append(Claim("linear's cost inside the context", costs, "above", cost_ref))
-        text += " " + _("Inside the context it costs {cost} nats.").format(cost=_nats(costs))
+        parts.append(_("Inside the context it costs {cost} nats.").format(cost=_nats(costs)))
     else:
         claims.append(Claim("linear's cost inside the context", costs, "at most", cost_ref))
-        text += " " + _("Inside the context it costs nothing.")
+        parts.append(_("Inside the context it costs nothing."))
     ntk = w["ntk"][0] - w["plain"][0]
-    text += " " + _("The NTK-aware rule (bloc97, 2023) was proposed to extend a model without fine-tuning by slowing "
-                    "the slow pairs and barely touching the fast ones: inside the context it is {gap} nats from plain "
-                    "RoPE.").format(gap=number(abs(ntk), ".2f"))
-    return Said(text, claims)
+    claims.append(Claim("NTK-aware's distance from plain RoPE inside the context", abs(ntk)))
+    parts.append(_("The NTK-aware rule (bloc97, 2023) is {gap} nats from plain RoPE inside the context.").format(
+        gap=number(abs(ntk), ".2f")))
+    return Said(" ".join(parts), claims)
 
 
 def context_caption(results: llama.LongContext) -> str:

@@ -122,9 +122,9 @@ def pairs_caption(config: llama.SmolLM2Config) -> str:
 
 def layout_statement(config: llama.SmolLM2Config) -> str:
     """Which rows of a head each convention pairs."""
-    return _("The file stores each head's query and key rows so that pair j is rows (2j, 2j + 1); Hugging Face's "
-             "Llama code pairs row j with row j + {half} and reorders the rows when it reads such a file. Rotating "
-             "the wrong pairs of the same weights:").format(half=config.head_dim // 2)
+    return _("The file pairs rows (2j, 2j + 1) of each head's queries and keys; Hugging Face's Llama code pairs row "
+             "j with row j + {half}, reordering the rows as it reads the file. Rotating the wrong pairs of the same "
+             "weights:").format(half=config.head_dim // 2)
 
 
 class ShiftView(NamedTuple):
@@ -153,10 +153,10 @@ def shift_statement(effect: ShiftView) -> Said:
                     [Claim("shift", 0)])
     moved = ngettext("{shift} position", "{shift} positions", c).format(shift=number(c, ","))
     gaps = ngettext(
-        "Every one of the {count} token moved {moved} on: the largest change of a logit is {logit_gap} (the "
+        "The {count} token moved {moved} on: the largest change of a logit is {logit_gap} (the "
         "largest logit in size is {logit_scale}), of an attention weight {weight_gap}, and {changed} of the {count} "
         "next-token predictions changed.",
-        "Every one of the {count} tokens moved {moved} on: the largest change of a logit is {logit_gap} (the "
+        "All {count} tokens moved {moved} on: the largest change of a logit is {logit_gap} (the "
         "largest logit in size is {logit_scale}), of an attention weight {weight_gap}, and {changed} of the {count} "
         "next-token predictions changed.", T).format(
         count=T, moved=moved, logit_gap=number(effect.logit_gap, ".2g"),
@@ -177,8 +177,8 @@ def shift_statement(effect: ShiftView) -> Said:
                    effect.attention_gap / weight_room if weight_room else math.inf)
         claims.append(Claim("larger change over ten times its rounding-only control", over, relation,
                             Reference(1.0, "the change equal to ten times its control")))
-    control = _("A run that differs by rounding alone (the same text with each head's rows reordered: the same "
-                "arithmetic in another order) changes a logit by up to {logit} and a weight by up to {weight}.").format(
+    control = _("A run that differs by rounding alone (each head's rows reordered) changes a logit by up to {logit} "
+                "and a weight by up to {weight}.").format(
         logit=number(effect.control_logit, ".2g"), weight=number(effect.control_weight, ".2g"))
     if rounding and effect.changed_predictions == 0:
         verdict = _("The shift's changes are within ten times those: the model computes the same thing wherever the "
@@ -259,10 +259,10 @@ def habits_statement(habits: llama.HeadHabits, tokens: int) -> Said:
                          "in {found} of the {count} layers, the first of them layer {first}", all_layers).format(
             found=len(layers), count=all_layers, first=layers[0])
         parts.append(ngettext(
-            "{count} of the {total} heads puts more than half of its weight on the first token (what Xiao et al. "
-            "(2023) call an attention sink), {where}",
-            "{count} of the {total} heads put more than half of their weight on the first token (what Xiao et al. "
-            "(2023) call attention sinks), {where}", n_sinks).format(count=n_sinks, total=total, where=where))
+            "{count} of the {total} heads puts more than half of its weight on the first token (an attention sink, "
+            "Xiao et al. 2023), {where}",
+            "{count} of the {total} heads put more than half of their weight on the first token (attention sinks, "
+            "Xiao et al. 2023), {where}", n_sinks).format(count=n_sinks, total=total, where=where))
     else:
         parts.append(_("none of the {total} heads puts more than half of its weight on the first token").format(
             total=total))
@@ -279,9 +279,8 @@ def habits_statement(habits: llama.HeadHabits, tokens: int) -> Said:
     claims.append(Claim("mean distance back of the head named farthest", farthest, "at least",
                         Reference(float(habits.distance.max()), "the largest mean distance back of any head")))
     text = "; ".join(parts)
-    return Said(_("Averaged over the queries 2 to {last} (for query 1 the first token is also the one just before): "
-                  "{findings}. The head that looks farthest back on average is layer {layer}, head {head}: {distance} "
-                  "tokens back.").format(last=tokens - 1, findings=text[0].upper() + text[1:], layer=lay, head=h,
+    return Said(_("Averaged over the queries 2 to {last} (query 1's first token is also the one just before): "
+                  "{findings}. On average layer {layer}, head {head} looks farthest back: {distance} tokens.").format(last=tokens - 1, findings=text[0].upper() + text[1:], layer=lay, head=h,
                                          distance=number(farthest, ".1f")), claims)
 
 
@@ -307,8 +306,7 @@ def pairs_statement(shares: llama.PairShares) -> Said:
               Claim("an even spread's share", even)]
     if q_more and k_more:
         verdict = _("the slow pairs hold more than the fast ones for both, as Barbero et al. (2024) found the slowest "
-                    "pairs taking the largest share of the norm in Gemma 7B (pairs that barely turn over a text can "
-                    "carry content rather than position)")
+                    "pairs taking the largest share of the norm in Gemma 7B")
     elif q_more:
         verdict = _("the slow pairs hold more for the queries but not for the keys, where Barbero et al. (2024) found "
                     "the slowest pairs taking the largest share of the norm in Gemma 7B")
@@ -340,18 +338,18 @@ def conventions_statement(c: llama.Conventions) -> Said:
                   wrong_perplexity=number(min(float(torch.tensor(c.wrong).exp()), 1e30), ".3g"))
     if c.wrong > c.right:
         text = ngettext(
-            "With the file's pairing (adjacent rows of each head) the next-token loss over the {count} scored token is "
+            "With the file's pairing the next-token loss over the {count} scored token is "
             "{right} nats per token; rotating split halves of the same rows gives {wrong} (worse, perplexity "
             "{right_perplexity} → {wrong_perplexity}).",
-            "With the file's pairing (adjacent rows of each head) the next-token loss over the {count} scored tokens "
+            "With the file's pairing the next-token loss over the {count} scored tokens "
             "is {right} nats per token; rotating split halves of the same rows gives {wrong} (worse, perplexity "
             "{right_perplexity} → {wrong_perplexity}).", c.scored)
     else:
         text = ngettext(
-            "With the file's pairing (adjacent rows of each head) the next-token loss over the {count} scored token is "
+            "With the file's pairing the next-token loss over the {count} scored token is "
             "{right} nats per token; rotating split halves of the same rows gives {wrong} (no worse on this text, "
             "perplexity {right_perplexity} → {wrong_perplexity}).",
-            "With the file's pairing (adjacent rows of each head) the next-token loss over the {count} scored tokens "
+            "With the file's pairing the next-token loss over the {count} scored tokens "
             "is {right} nats per token; rotating split halves of the same rows gives {wrong} (no worse on this text, "
             "perplexity {right_perplexity} → {wrong_perplexity}).", c.scored)
     right = Reference(c.right, "the loss with the file's pairing")

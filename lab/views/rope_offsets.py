@@ -42,7 +42,7 @@ def offset_statement(scores: llama.OffsetScores, layer: int) -> Said:
         claims.append(Claim(f"head {h}'s drop in size from offset 0", shrink[h], "at least" if smaller else "at most",
                             Reference(max(others) if smaller else min(others), "the other heads' drops in size")))
     if smaller:
-        change = _("head {head}'s score drops most in size between the two (from {start} to {end})")
+        change = _("head {head}'s score drops most in size (from {start} to {end})")
     else:
         change = _("none is smaller, and head {head}'s score gains most in size (from {start} to {end})")
     change = change.format(head=h, start=number(start[h], ".2f"), end=number(end[h], ".2f"))

@@ -57,6 +57,23 @@ def test_the_looking_sentence_names_the_largest_weight(query):
     said = lesson.looking_sentence(step)
     assert said == f"Here “{TOKENS[query]}” gives its largest weight, {number(row[top], '.2f')}, to “{TOKENS[top]}”."
     assert step.top == top
+    # against every other word's weight, from the loop (a word standing twice has one weight)
+    runner = max(row[j] for j in range(len(row)) if TOKENS[j] != TOKENS[top])
+    assert said.holds() and said.claim("largest weight").reference.value == round(runner, 2)
+
+
+@settings(max_examples=7, deadline=None)
+@given(st.sampled_from(lesson.COST_LENGTHS))
+@example("125")
+def test_the_cost_sentence_counts_the_scores_the_step_counts(n):
+    """The step's text counts n × n scores; the sentence counts the same thing, by the same name
+    (not "pairs of words", which a reader counts as n(n − 1)/2)."""
+    n = int(n)
+    said, rnn = lesson.cost_sentences(lesson.cost_view(n))
+    scores = sum(1 for _q in range(n) for _k in range(n)) if n <= 1000 else n * n  # every query with every key
+    assert f"computes {number(scores, ',')} scores" in said, f"the step counts {scores:,} scores; the sentence: {said}"
+    assert said.holds() and said.claim("scores").value == scores
+    assert f"an RNN needs {number(n - 1, ',')}." in rnn
 
 
 def independent_gap(tokens: tuple[str, ...], shuffle: int, positional: bool) -> tuple[float, int]:
@@ -121,6 +138,36 @@ def test_the_training_sentences_state_the_shipped_shares():
     assert f"it gets {number(100 * metrics['encoder-sinusoidal']['seq_accuracy'], '.3g')} %" in second
     # the reference line is the best an order-blind model can do, below what positions reach
     assert view.guess < 1.0 and view.with_p > view.guess >= view.without
+    # the line and the count of seen inputs for the checkpoints' own setting, recomputed by loops
+    from pekit.tasks import make_examples
+    from pekit.training import TEST_EXAMPLES, TEST_SEED
+    from tests.views.train_common import order_blind_by_hand, seen_by_hand
+
+    config = metrics["encoder-none"]["config"]
+    inputs = make_examples(config["task"], TEST_EXAMPLES, config["seq_len"], config["vocab"], seed=TEST_SEED)[0]
+    said = lesson.guess_sentence(view)
+    assert said.holds()
+    assert said.claim("words right without positions").reference.value == pytest.approx(
+        order_blind_by_hand(config["task"], inputs.tolist()), abs=1e-12)
+    intro = lesson.training_intro(view)
+    assert intro.holds() and f"write {config['seq_len']} tokens" in intro
+    assert intro.claim("held-out inputs seen in training").value == seen_by_hand(
+        config["task"], config["seq_len"], metrics["encoder-none"]["seed"],
+        max(metrics[f"encoder-{p}"]["steps"] for p in ("none", "sinusoidal")), 64) == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(words=st.floats(0.0, 1.0), guess=st.floats(0.0, 1.0), seen=st.sampled_from([0, 0, 1, 500]))
+@example(words=0.27512499690055847, guess=0.276125, seen=0)  # the shipped ones
+@example(words=0.3, guess=0.3, seen=0)  # equal: at most
+def test_the_guess_sentence_compares_the_words_right_with_the_line(words, guess, seen):
+    view = lesson.Training(0.0, 1.0, guess, {}, words, seen, 8)
+    said = lesson.guess_sentence(view)
+    assert said.holds()
+    assert ("a little above" in said) == (words > guess)
+    assert f"{number(100 * guess, '.3g')} %" in said and f"{number(100 * words, '.3g')} %" in said
+    intro = lesson.training_intro(view)
+    assert intro.holds() == (seen == 0)  # the shipped runs saw none of the test sequences; the claim would catch one
 
 
 @settings(max_examples=4, deadline=None)
@@ -151,11 +198,36 @@ def test_the_counter_sentence_counts_the_flips(bits):
 @settings(max_examples=10, deadline=None)
 @given(st.integers(0, 20))
 @example(3)
+@example(0)  # nothing turns
+@example(20)  # past a whole turn
 def test_the_rotation_sentence_gives_the_pair_s_angle(delta):
     said = lesson.rotation_sentence(delta)
+    assert said.holds()
     omega = lesson.BASE ** (-2 * lesson.ROTATION_PAIR / lesson.ROTATION_D)
     degrees = math.degrees(delta * omega)
+    # each arrow drawn, measured here in float64 from the table's formula: from (sin, cos) at i to the same at i + δ
+    arrows = [math.degrees(math.atan2(math.sin((i + delta) * omega), math.cos((i + delta) * omega))
+                           - math.atan2(math.sin(i * omega), math.cos(i * omega))) % 360
+              for i in range(lesson.ROTATION_POINTS)]
+    if delta == 0:
+        assert "moves no point" in said and "turns by" not in said
+        return
     assert f"the same angle, {number(degrees, '.3g')}°," in said
+    assert max(arrows) - min(arrows) < 1e-9
+    assert said.claim("angle past whole turns (degrees)").reference.value == pytest.approx(arrows[0], abs=1e-3)
+    assert said.claim("angle past whole turns (degrees)").value == pytest.approx(degrees % 360, abs=1e-9)
+
+
+@pytest.mark.parametrize("delta", [0, 20])
+def test_the_rotation_sentence_says_where_the_arrows_land_at_the_slider_s_ends(delta):
+    """At δ = 0 nothing turns; at δ = 20 the angle passes a whole turn, and the picture shows each
+    arrow 2.37° past where it started: the sentence says so."""
+    said = lesson.rotation_sentence(delta)
+    if delta == 0:
+        assert "turns by the same angle" not in said, f"at δ = 0 nothing turns, the sentence says: {said}"
+    else:
+        landed = math.degrees(delta * lesson.BASE ** (-2 * lesson.ROTATION_PAIR / lesson.ROTATION_D)) % 360
+        assert f"{number(landed, '.3g')}°" in said, f"each arrow lands {landed:.3g}° past its start, the sentence says: {said}"
 
 
 @settings(max_examples=9, deadline=None)
@@ -189,3 +261,80 @@ def test_every_question_reads_whole_and_its_answer_is_an_option(qid, code):
 def test_step_headings_count_the_steps(k):
     assert lesson.step_heading(k) == f"Step {k} of {lesson.COUNT}: {lesson.STEPS[k - 1].title}"
     assert len(lesson.glossary()) == len(lesson.GLOSSARY)
+
+
+# -- each question's explanation states the numbers of the step its reveal opens ---------------------
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(v.replace(",", "")) for v in re.findall(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)", text)]
+
+
+def explained(qid: str) -> str:
+    return lesson.BY_ID[qid].solve().explanation
+
+
+def test_the_swap_question_explains_step_2_s_outputs():
+    assert lesson.BY_ID["lesson-swap"].settings == {"step": "2"}
+    view = lesson.shuffle_view(TOKENS, lesson.SHUFFLE, False)  # step 2 at its defaults
+    assert explained("lesson-swap").startswith(lesson.shuffle_sentence(view))
+
+
+def test_the_weights_question_explains_step_2_s_sentence():
+    """The follow-up reveals step 2: its explanation counts that step's sentence (5 words, one head,
+    the step's shuffle), not the live attention page's 12 tokens."""
+    check = lesson.BY_ID["lesson-weights"]
+    assert check.settings == {"step": "2"}
+    view = lesson.shuffle_view(TOKENS, lesson.SHUFFLE, False)
+    text = explained("lesson-weights")
+    assert f"({len(view.tokens)} tokens)" in text, f"step 2 shows {len(view.tokens)} words; the explanation: {text}"
+    assert f"(shuffle {lesson.SHUFFLE})" in text and text.holds()
+    assert check.solve().correct == 0  # the weights move with the words
+
+
+def test_the_training_question_explains_step_3_s_bars():
+    view = lesson.training_view()
+    none_seq, tokens, guess, sin = [v for v in _numbers(explained("lesson-train"))][:4]
+    for said, drawn in ((none_seq, view.without), (tokens, view.without_words), (guess, view.guess),
+                        (sin, view.with_p)):
+        assert abs(said - 100 * drawn) <= 0.05 + 1e-9
+
+
+def test_the_bits_questions_explain_step_5_s_counter():
+    view = lesson.counter_view()
+    assert view.last_bit >= 2  # bit 2 is drawn on the step
+    assert "every 4 positions" in explained("lesson-bits")
+    text = explained("lesson-bits-count")
+    assert f"binary_encoding({lesson.BINARY_N})` has {lesson.BINARY_BITS} columns" in text
+
+
+def test_the_turn_question_explains_step_6_s_circle():
+    check = lesson.BY_ID["lesson-turn"]
+    delta = int(check.settings["delta"])
+    view = lesson.rotation_turns(delta)
+    text = explained("lesson-turn")
+    radians = float(re.search(r"= ([\d.]+) rad", text)[1])
+    assert abs(math.degrees(radians) - view.degrees) < 0.01  # the step's sentence says the same angle in degrees
+    shown = f"over the {lesson.ROTATION_POINTS} positions shown (0 to {lesson.ROTATION_POINTS - 1})"
+    assert shown in text, f"step 6 draws {lesson.ROTATION_POINTS} positions; the explanation: {text}"
+    assert text.holds()
+    assert f"{number(view.degrees, '.3g')}°" in lesson.rotation_sentence(delta)
+
+
+@pytest.mark.parametrize("qid", ["lesson-double", "lesson-double-rnn"])
+def test_the_doubling_questions_explain_step_8_s_count(qid):
+    check = lesson.BY_ID[qid]
+    n = int(check.settings.get("n", lesson.COST_N))
+    view = lesson.cost_view(n)
+    first = _numbers(explained(qid).split("go from ")[1])[0]
+    assert first == 2 * view.scores * lesson.COST_D  # self-attention's two n²·d products, from the step's n × n scores
+
+
+def test_the_empty_question_explains_step_9_s_row():
+    """The reveal opens step 9 at a valid length of 0: the row explained is that step's own view's."""
+    check = lesson.BY_ID["lesson-empty"]
+    view = lesson.masking(TOKENS, int(check.settings["valid"]))
+    text = explained("lesson-empty")
+    assert f"With sequence {view.show}'s valid length at 0" in text, f"step 9 shows sequence {view.show}; {text}"
+    assert "(" + "; ".join(number(v, "g") for v in view.zero_row) + ")" in text
+    assert f"spreads {number(view.book_row[0], '.4f')} on every key" in text

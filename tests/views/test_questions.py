@@ -71,9 +71,9 @@ def test_question_settings_are_settings_of_their_page():
     import pathlib
 
     for check in tuple(q.page_checks().values()):
-        sources = "".join(path.read_text(encoding="utf-8") for path in
-                          (pathlib.Path("pages", f"{check.page}.py"), pathlib.Path("lab", "views", f"{check.page}.py"))
-                          if path.exists())
+        paths = (pathlib.Path("pages", f"{check.page}.py"), pathlib.Path("lab", "views", f"{check.page}.py"),
+                 *sorted(pathlib.Path("lab", "views").glob(f"{check.page}_*.py")))  # and its sibling view modules
+        sources = "".join(path.read_text(encoding="utf-8") for path in paths if path.exists())
         declared = set(re.findall(r'Setting\("([a-z_]+)"', sources))
         assert declared, check.page
         assert set(check.settings) <= declared, (check.id, set(check.settings) - declared)
@@ -379,11 +379,14 @@ def test_the_empty_questions_numbers_are_those_of_the_tab_it_opens():
 
 
 @EXAMPLES
-@given(st.floats(0, 1), st.floats(0, 1), st.floats(0, 1))
-def test_share_sentence(none, tokens, sinusoidal):
-    text = train_q.share_sentence(train_q.Shipped(none, tokens, sinusoidal))
-    for value in (none, tokens, sinusoidal):
+@given(st.floats(0, 1), st.floats(0, 1), st.floats(0, 1), st.floats(0, 1))
+@example(0.0, 0.27512499690055847, 1.0, 0.276125)  # the shipped ones
+@example(0.0, 0.3, 1.0, 0.3)  # at the line: at most
+def test_share_sentence(none, tokens, sinusoidal, guess):
+    text = train_q.share_sentence(train_q.Shipped(none, tokens, sinusoidal, guess))
+    for value in (none, tokens, sinusoidal, guess):
         assert shown(100 * value, ".3g") in text
+    assert text.holds() and ("above the" in text) == (tokens > guess)
     answer = train_q.share_answer(none)
     assert answer == (0 if none > 0.9 else 2 if none < 0.05 else 1 if 0.25 <= none <= 0.75 else -1)
 
@@ -565,3 +568,50 @@ def test_each_page_hands_its_own_questions_to_the_skeleton(page):
               and getattr(node.func, "id", None) == "lab_page" for k in node.keywords if k.arg == "questions"]
     assert handed == [f"{alias}.QUESTIONS"]
     assert all(check.page == page for check in q.of_page(page))
+
+
+# -- the training page: the revealed page's own numbers --------------------------------------------
+
+
+def _percents(text: str) -> list[float]:
+    return [float(v.replace(",", "")) for v in re.findall(r"([\d.,]+) %", text)]
+
+
+def test_the_share_question_states_the_numbers_of_the_page_it_reveals():
+    """train-none reveals the training page at its defaults: the table's sequences right (none,
+    sinusoidal), the tokens right without positions and the bars' dashed line are the numbers the
+    explanation states (each as the page rounds it, within the explanation's three digits)."""
+    from lab.views.train import results_view, trainings
+    from pekit.positions import SCHEMES
+    from tests.views.train_common import shipped_run
+
+    check = q.find("train-none")
+    assert not check.settings  # the page at its defaults
+    run = shipped_run("encoder")
+    view = results_view(run, trainings(run, list(SCHEMES)).where)
+    table = view.table.set_index("scheme")
+    none_seq, none_tok, guess, sin_seq = _percents(check.solve().explanation)[:4]  # in the order it says them
+    assert abs(float(table.loc["none", "sequences right"][:-1]) - none_seq) <= 0.05 + 1e-9
+    assert abs(float(table.loc["none", "tokens right"][:-1]) - none_tok) <= 0.05 + 1e-9
+    assert abs(float(table.loc["sinusoidal", "sequences right"][:-1]) - sin_seq) <= 0.05 + 1e-9
+    assert abs(100 * view.guess - guess) <= 0.05 + 1e-9  # the bars' dashed line
+    assert check.solve().explanation.holds()
+
+
+def test_the_map_question_states_the_numbers_of_the_maps_it_opens():
+    """train-map opens the maps at their defaults (sinusoidal, the clearest layer): the clearest head
+    the page names, its share and the even share are the explanation's."""
+    from lab.views.train import trainings
+    from lab.views.train_maps import attention_view
+    from lab.views.train_names import MAP_LAYER, MAP_SCHEME
+    from tests.views.train_common import shipped_run
+
+    check = q.find("train-map")
+    assert check.opens == ("train.open_maps",) and not check.settings
+    run = shipped_run("encoder")
+    view = attention_view(run, trainings(run, [MAP_SCHEME.default]).source(MAP_SCHEME.default), MAP_LAYER.default)
+    text = check.solve().explanation
+    assert f"head {view.best.head} of layer {view.best.layer} puts" in text
+    anti = _percents(text)[0]
+    assert abs(100 * view.best.share - anti) <= 0.05 + 1e-9  # the page writes it as a whole percent
+    assert abs(100 * view.even - _percents(text)[-1]) <= 0.05 + 1e-9

@@ -152,7 +152,7 @@ def test_habits_statement(data, layers, heads, tokens):
         assert ("puts more" in said[0]) == (len(expected) == 1)
     else:
         assert "no head puts more than half of its weight on the token just before" in text
-    far = re.search(rf"farthest back on average is layer (\d+), head (\d+): ({NUMBER}) tokens back", text)
+    far = re.search(rf"On average layer (\d+), head (\d+) looks farthest back: ({NUMBER}) tokens", text)
     assert far, text
     lay, head = int(far[1]), int(far[2])
     assert float(h.distance[lay, head]) == float(h.distance.max())

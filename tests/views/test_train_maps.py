@@ -1,0 +1,154 @@
+"""The training page's attention maps: the shipped models' maps and the sentences about the
+clearest head, checked against the maps' numbers recomputed here."""
+
+import math
+import re
+
+import pytest
+import torch
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from lab.views.train import trainings, shipped_result
+from lab.views.train_maps import (AttentionView, Head, attention_view, clearest_sentence, example_sentence,
+                                  fallback_scheme, layer_heading, layer_options)
+from lab.views.train_names import LAYERS, LENGTH, MAPS_PER_ROW
+from pekit import training
+from pekit.positions import SCHEMES
+from pekit.tiny import KINDS
+from tests.views.train_common import D, scheme_lists, shipped_run
+
+
+@pytest.mark.parametrize("layers", range(LAYERS.minimum, LAYERS.maximum + 1))
+def test_layer_options_are_the_clearest_and_every_layer_of_the_model(layers):
+    assert layer_options(layers) == ("clearest", *map(str, range(1, layers + 1)))
+
+
+@given(schemes=scheme_lists)
+def test_the_fallback_scheme_is_the_last_chosen(schemes):
+    assert fallback_scheme(schemes) == schemes[len(schemes) - 1]
+
+
+# the shipped results --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("layer", ["clearest", "1", "2"])
+@pytest.mark.parametrize("positions", SCHEMES)
+@pytest.mark.parametrize("kind", KINDS)
+def test_attention_sentences_state_the_shipped_maps_numbers(kind, positions, layer):
+    run = shipped_run(kind)
+    view = attention_view(run, trainings(run, [positions]).source(positions), layer)
+    maps = shipped_result(kind, positions).maps
+    inputs, answers = training.held_out_example(run.task, run.seq_len, D["vocab"])
+    said = example_sentence(view)
+    assert f"input **{' '.join(map(str, inputs.tolist()))}**" in said
+    assert f"right answer **{' '.join(map(str, answers.tolist()))}**" in said
+    assert f"the trained model answers **{' '.join(map(str, maps.predicted.tolist()))}**." in said
+
+    causal = kind == "decoder"
+    shares = training.source_attention(maps.trained, run.task, causal=causal)  # (layers, heads)
+    best_layer, best_head = divmod(int(shares.argmax()), shares.shape[1])
+    before = float(training.source_attention(maps.untrained, run.task, causal=causal).max())
+    said = clearest_sentence(view)
+    assert (f"Trained, head {best_head + 1} of layer {best_layer + 1} puts **{float(shares.max()):.0%}** of the "
+            "answers' attention") in said
+    assert f"before training the best head put {before:.0%} there" in said
+    assert said.holds()
+    assert said.claim("clearest head's share").reference.value == pytest.approx(float(shares.max()), abs=1e-12)
+    assert said.claim("best head's share before training").reference.value == pytest.approx(before, abs=1e-12)
+    check_even(said, run.seq_len, causal)
+    shown = [f"{float(v):.0%}" for v in shares.flatten()]
+    assert said.claim("other heads tied as shown").value == shown.count(f"{float(shares.max()):.0%}") - 1
+
+    shown = best_layer + 1 if layer == "clearest" else int(layer)
+    how = "(the layer of the clearest head)" if layer == "clearest" else "(as chosen)"
+    assert view.layer == shown
+    assert layer_heading(view, "Trained") == f"**Trained**, layer {shown} {how}"
+    for rows in (view.trained, view.untrained):
+        assert [m.head for row in rows for m in row] == list(range(1, run.heads + 1))
+        assert all(0 < len(row) <= MAPS_PER_ROW for row in rows)
+
+
+# a training on the job board ------------------------------------------------------------------
+
+
+def even_by_hand(seq_len: int, causal: bool) -> float:
+    """What source_attention measures of a head that spreads evenly over every key it may see: the
+    map built by a loop (a decoder's row r sees keys 0..r of its 2·seq_len), then measured."""
+    T = 2 * seq_len if causal else seq_len
+    weights = torch.zeros(1, 1, T, T, dtype=torch.float64)
+    for r in range(T):
+        keys = r + 1 if causal else T
+        for k in range(keys):
+            weights[0, 0, r, k] = 1.0 / keys
+    return float(training.source_attention(weights, "reverse", causal=causal)[0, 0])
+
+
+def check_even(said, seq_len: int, causal: bool) -> None:
+    """The even head's share the sentence says (a percent to four digits) is that of an even map,
+    measured; an encoder's is 1/seq_len, said as a fraction too."""
+    even = even_by_hand(seq_len, causal)
+    assert said.claim("even head's share").reference.value == pytest.approx(even, abs=1e-12)
+    found = re.search(r"would put (?:1/(\d+) there, )?([\d.]+)% there on average|would put 1/(\d+) there, ([\d.]+)%\)",
+                      said)
+    assert found, said
+    percent = float(found[2] or found[4])
+    assert abs(percent - 100 * even) <= 0.5 * 10 ** (math.floor(math.log10(100 * even)) - 3) + 1e-12
+    if not causal:
+        assert int(found[3]) == seq_len
+
+
+# shares that tie as shown (0.97 and 0.9712 both read 97%), and the ends
+head_shares = st.one_of(st.sampled_from([0.0, 0.124, 0.125, 0.97, 0.9712, 1.0]), st.floats(0.0, 1.0))
+
+
+@given(seq_len=st.integers(LENGTH.minimum, LENGTH.maximum), causal=st.booleans(),
+       shares=st.lists(head_shares, min_size=1, max_size=16), before=st.lists(head_shares, min_size=1, max_size=16),
+       layer=st.integers(LAYERS.minimum, LAYERS.maximum))
+@example(seq_len=8, causal=False, shares=[0.97], before=[0.124], layer=1)
+@example(seq_len=8, causal=True, shares=[0.97, 0.9712, 0.5], before=[0.084], layer=2)
+@example(seq_len=LENGTH.minimum, causal=False, shares=[1.0, 1.0], before=[0.0], layer=1)
+@example(seq_len=LENGTH.maximum, causal=True, shares=[0.0], before=[1.0], layer=4)
+@settings(max_examples=30, deadline=None)
+def test_the_clearest_sentence_states_the_shares_it_is_given(seq_len, causal, shares, before, layer):
+    head = shares.index(max(shares)) + 1
+    view = AttentionView(layer=layer, clearest=True, trained=(), untrained=(), inputs=(1, 2), answers=(2, 1),
+                         predicted=(2, 1), best=Head(layer, head, max(shares)), before=Head(1, 1, max(before)),
+                         seq_len=seq_len, even=training.even_source_share(seq_len, causal=causal), causal=causal,
+                         shares=tuple(shares), shares_before=tuple(before))
+    said = clearest_sentence(view)
+    assert said.holds()
+    trained = re.search(rf"Trained, head {head} of layer {layer} puts \*\*(\d+)%\*\* of the answers' attention", said)
+    untrained = re.search(r"before training the best head put (\d+)% there", said)
+    assert trained and abs(int(trained[1]) - 100 * max(shares)) <= 0.5 + 1e-9  # whole percents
+    assert untrained and abs(int(untrained[1]) - 100 * max(before)) <= 0.5 + 1e-9
+    check_even(said, seq_len, causal)
+    tied = sum(f"{s:.0%}" == f"{max(shares):.0%}" for s in shares) - 1  # counted here, in Python's own format
+    assert said.claim("other heads tied as shown").value == tied
+    found = re.search(r"(\d+) other heads? puts? as much there", said)
+    assert (int(found[1]) if found else 0) == tied
+    if seq_len == 8 and not causal:
+        assert "1/8 there, 12.5%)" in said
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_decoder_s_even_head_is_even_over_the_keys_it_sees(kind):
+    """A decoder's answer slot sees the inputs and the slots up to it: the even share the page
+    compares with is what an even map of those keys measures (8.3 % at 8 tokens, not 1/8)."""
+    run = shipped_run(kind)
+    view = attention_view(run, trainings(run, ["none"]).source("none"), "clearest")
+    said = clearest_sentence(view)
+    even = even_by_hand(run.seq_len, kind == "decoder")
+    found = re.search(r"would put (?:1/\d+ there, )?([\d.]+)%", said)
+    assert abs(float(found[1]) - 100 * even) < 0.01, f"{kind}: the sentence says {found[1]}%, an even map measures {100 * even:.4g}%"
+
+
+@given(layers=st.integers(LAYERS.minimum, LAYERS.maximum))
+def test_layer_options_name_every_layer(layers):
+    assert layer_options(layers) == ("clearest", *map(str, range(1, layers + 1)))
+
+
+@given(kind=st.sampled_from(KINDS), positions=st.sampled_from(SCHEMES), layer=st.sampled_from(["clearest", "1", "2"]))
+@settings(max_examples=20, deadline=None)
+def test_the_attention_sentences_hold_for_every_shipped_model(kind, positions, layer):
+    test_attention_sentences_state_the_shipped_maps_numbers(kind, positions, layer)
