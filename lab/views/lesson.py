@@ -496,8 +496,8 @@ QUESTIONS: dict[str, Check] = {
          N_("it slides along a straight line"), N_("it moves in a way that depends on the position")),
         settings={"step": "6", "delta": "3"}, solve=_solve_turn),
     "order": _asked("lesson-double", "complexity-double", N_(
-        "Double the number of tokens n from 1,000 to 2,000 (vectors of d = 256 numbers). How many times more work "
-        "does self-attention do?"), settings={"step": "8", "n": "1000"}),
+        "Double the number of tokens n from 1,000 to 2,000 (vectors of d = 256 numbers). As the chapter counts it, how "
+        "many times more work does self-attention do?"), settings={"step": "8", "n": "1000"}),
     "masking": _asked("lesson-empty", "attention-empty", N_(
         "Set the valid length to 0: every key is masked. What weights does each query get?"),
         (N_("all zeros"), N_("NaN (0/0)"), N_("1/n on every key"), N_("1 on the first key")),
