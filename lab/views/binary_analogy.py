@@ -19,16 +19,15 @@ DISTINCT = 1e-3  # pekit.binary.distinct_positions' tolerance: codes closer than
 
 
 def _distinct_rule() -> str:
-    """How the distinct codes are counted (pekit.binary.distinct_positions): in order, a position is
-    a new code unless its code lies within DISTINCT of an earlier position's."""
+    """How pekit.binary.distinct_positions counts: a position is new unless within DISTINCT of an earlier one."""
     return _("a position counts when its code is more than {tolerance} from the code of every earlier "
              "position").format(tolerance=number(DISTINCT, "g"))
 
 
-def distinct_help() -> str:
+def distinct_help() -> Said:
     """The distinct-code metrics' help: the rule they count by."""
-    return _("Distinct codes: {rule}; one within {tolerance} of an earlier code is the same code.").format(
-        rule=_distinct_rule(), tolerance=number(DISTINCT, "g"))
+    return Said(_("Distinct codes: {rule}; one within {tolerance} of an earlier code is the same code.").format(
+        rule=_distinct_rule(), tolerance=number(DISTINCT, "g")), [Claim("tolerance", DISTINCT)])
 
 
 with use("en"):
@@ -140,24 +139,20 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
     )
 
 
-def cube(bits: int) -> str:
-    """The shape whose corners are the codes of ``bits`` bits."""
-    if bits == 1:
-        return _("the two ends of a segment")
-    if bits == 2:
-        return _("the corners of a square")
-    if bits == 3:
-        return _("the corners of a cube")
+def cube(bits: int) -> Said:
+    """The shape whose corners are the codes of ``bits`` bits (a segment, square and cube state no number)."""
+    if bits <= 3:
+        return Said((_("the two ends of a segment"), _("the corners of a square"), _("the corners of a cube"))[bits - 1])
     if str(bits)[0] == "8" or bits in (11, 18):
-        return _("the corners of an {bits}-dimensional cube").format(bits=bits)
-    return _("the corners of a {bits}-dimensional cube").format(bits=bits)
+        return Said(_("the corners of an {bits}-dimensional cube").format(bits=bits), [Claim("bits", bits)])
+    return Said(_("the corners of a {bits}-dimensional cube").format(bits=bits), [Claim("bits", bits)])
 
 
-def bits_caption(view: AnalogyView) -> str:
-    """What the heatmap of the binary codes shows."""
+def bits_caption(view: AnalogyView) -> Said:
+    """What the heatmap of the binary codes shows (the numbers it states are the bits' names and values)."""
     text = (_("Binary code: bit 0 (left) flips at every position, bit b every 2^b positions. Blue = 0, red = 1.")
             if view.bits > 1 else _("Binary code: bit 0 (left) flips at every position. Blue = 0, red = 1."))
-    return text + ("" if view.bits_exact else " " + _("Each pixel is a block mean."))
+    return Said(text + ("" if view.bits_exact else " " + _("Each pixel is a block mean.")), [Claim("bits", view.bits)])
 
 
 def table_caption(view: AnalogyView) -> Said:
@@ -201,7 +196,7 @@ def metric_labels(view: AnalogyView) -> tuple[str, str, str, str]:
             _("Closest pair, d = {d}").format(d=d))
 
 
-def counting_caption(view: AnalogyView) -> str:
+def counting_caption(view: AnalogyView) -> Said:
     """The codes listed, and where too few bits make them start over."""
     n1, bits = view.last_position, view.bits
     text = ngettext(
@@ -209,10 +204,13 @@ def counting_caption(view: AnalogyView) -> str:
         "Julia edition prints it) and most significant first (the usual way). ",
         "The book prints 0 … 7 with three bits; here 0 … {last} with {count} bits, least significant bit first (as the "
         "Julia edition prints it) and most significant first (the usual way). ", bits).format(last=n1, count=bits)
+    claims = [Claim("last position", n1), Claim("bits", bits)]
     if not view.codes_wrap:
-        return text
-    return text + _("{last} needs {needed} bits, so with {count} the codes start over at {codes}: position {codes} gets "
-                    "the code of 0.").format(last=n1, needed=view.bits_needed, count=bits, codes=view.code_count)
+        return Said(text, claims)
+    return Said(text + _("{last} needs {needed} bits, so with {count} the codes start over at {codes}: position {codes} "
+                         "gets the code of 0.").format(last=n1, needed=view.bits_needed, count=bits, codes=view.code_count),
+                claims + [Claim("bits needed", view.bits_needed, "above", Reference(bits, "the bits chosen")),
+                          Claim("codes", view.code_count)])
 
 
 def steps_sentence(view: AnalogyView) -> Said:
@@ -380,14 +378,12 @@ def ladders(bits: int, d: int, base: int) -> Ladders:
 
 
 def _positions(count: float) -> str:
-    """A number of positions as the ladders sentence writes it: three digits below 100 (2π ≈ 6.28), whole
-    positions above."""
+    """Positions as the ladders sentence writes them: 3 digits below 100 (2π ≈ 6.28), whole ones above."""
     return number(count, ".3g") if count < 100 else number(count, ",.0f")
 
 
 def _factor(growth: float) -> str:
-    """The growth factor with three digits, or as many more as it takes not to read as 1 or 2 when it is
-    neither (base 2, d = 1024: 1.001, not 1)."""
+    """The growth factor to 3 digits, or more not to read as 1 or 2 when it is neither (base 2, d = 1024: 1.001)."""
     for digits in range(3, 17):
         text = format(growth, f".{digits}g")
         if float(text) not in (1.0, 2.0) or growth in (1.0, 2.0):
@@ -457,8 +453,7 @@ def ladders_sentence(view: Ladders) -> Said:
 
 @dataclass(frozen=True)
 class BitMatch:
-    """Bit ``bit`` against the sine column whose wavelength is closest to its period, drawn
-    over the first ``window`` of ``n`` positions."""
+    """Bit ``bit`` against the sine column whose wavelength is closest to its period, over ``window`` of ``n``."""
 
     n: int
     bit: int
@@ -518,7 +513,7 @@ def bit_match(n: int, bit: int, ladder: Ladders) -> BitMatch:
                     chart=overlay(window, bit, ladder.d, ladder.base, column, wavelength))
 
 
-def overlay_caption(match: BitMatch) -> str:
+def overlay_caption(match: BitMatch) -> Said:
     """The positions drawn, the bit's period, its closest pair and how far the two differ."""
     periods = number(match.periods_shown, ".3g")
     if not match.cut:
@@ -537,16 +532,22 @@ def overlay_caption(match: BitMatch) -> str:
         text += _("Bit {bit} repeats every {period} positions; the closest wavelength is pair {pair} (column {sin}, a "
                   "sine without its cosine) at {wavelength} positions, {ratio} times the bit's period. ").format(**closest)
     values = dict(bit=match.bit, first=2 ** match.bit, count=match.column_values, window=match.window)
+    claims = [Claim(what, value) for what, value in (
+        ("last position shown", match.last_shown), ("positions", match.n if match.cut else None), ("periods shown", match.periods_shown),
+        ("bit", match.bit), ("period", match.period), ("pair", match.pair), ("sine column", match.sin_column),
+        ("cosine column", match.cos_column), ("wavelength", match.wavelength), ("ratio", match.ratio), ("window",
+        match.window), ("bit values", match.bit_values), ("column values", match.column_values)) if value is not None]
+    claims += [Claim("first position where the bit is 1", 2 ** match.bit)] if match.bit_values == 1 else []
     if match.bit_values == 1:
-        return text + ngettext(
+        return Said(text + ngettext(
             "Bit {bit} stays 0 (−1 here) at every position shown: it first turns 1 at position {first}. The column "
             "takes {count} different value over these {window} positions.",
             "Bit {bit} stays 0 (−1 here) at every position shown: it first turns 1 at position {first}. The column "
-            "takes {count} different values over these {window} positions.", match.column_values).format(**values)
-    return text + ngettext(
+            "takes {count} different values over these {window} positions.", match.column_values).format(**values), claims)
+    return Said(text + ngettext(
         "The bit takes two values, −1 and +1; the column takes {count} different value over these {window} positions.",
         "The bit takes two values, −1 and +1; the column takes {count} different values over these {window} positions.",
-        match.column_values).format(**values)
+        match.column_values).format(**values), claims)
 
 
 @shared(max_entries=48)

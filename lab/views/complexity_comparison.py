@@ -129,10 +129,10 @@ def theory_view(n: int, d: int, k: int) -> TheoryView:
     )
 
 
-def theory_caption(view: TheoryView) -> str:
-    """What the chapter's cost chart draws."""
-    return _("The chapter's count for d = {d}, k = {k}, on log-log axes: slope 1 grows like n, slope 2 like "
-             "n².").format(d=view.d, k=view.k)
+def theory_caption(view: TheoryView) -> Said:
+    """What the chapter's cost chart draws (the slopes 1 and 2 are how to read the axes)."""
+    return Said(_("The chapter's count for d = {d}, k = {k}, on log-log axes: slope 1 grows like n, slope 2 like "
+                  "n².").format(d=view.d, k=view.k), [Claim("d", view.d), Claim("k", view.k)])
 
 
 def fuller_caption(view: TheoryView) -> Said:
@@ -260,7 +260,7 @@ def path_view(path_n: int, k: int) -> PathView:
                     cnn_layers=graph.path_length["CNN"], rnn_steps=graph.path_length["RNN"])
 
 
-def path_sentence(view: PathView) -> str:
+def path_sentence(view: PathView) -> Said:
     """How many layers or steps each architecture needs from the first token to the last."""
     cnn, rnn, k = view.cnn_layers, view.rnn_steps, view.k
     left = (k - 1) // 2
@@ -283,7 +283,10 @@ def path_sentence(view: PathView) -> str:
                          "An RNN needs **{count} steps** along its chain of states;", rnn).format(count=rnn)
     attention = _("self-attention joins every pair directly, in **one step**. The chapter argues that shorter paths "
                   "make long-range dependencies easier to learn.")
-    return " ".join((convolution, recurrent, attention))
+    numbers = [Claim("kernel", k), Claim("left", left), Claim("right", right), Claim("reach per layer", view.widening),
+               Claim("CNN layers", cnn), Claim("tokens", view.path_n), Claim("RNN steps", rnn),
+               Claim("self-attention steps", 1)] + ([Claim("padding", view.padding)] if left == right else [])
+    return Said(" ".join((convolution, recurrent, attention)), numbers)
 
 
 @dataclass(frozen=True)
@@ -319,15 +322,16 @@ def sweep_plan(low: str, high: str, d: int, k: int) -> SweepPlan:
     return SweepPlan(SweepKey(ns, d, k, pekit.describe_device()), heads, refusal)
 
 
-def sweep_caption(plan: SweepPlan) -> str:
+def sweep_caption(plan: SweepPlan) -> Said:
     """What is timed: the input's shape, the lengths, the heads, the runs, the device."""
     key = plan.key
-    return ngettext("One forward pass of each layer on a (1, n, {d}) input, n = {lengths}; attention with {count} head; "
+    return Said(ngettext("One forward pass of each layer on a (1, n, {d}) input, n = {lengths}; attention with {count} head; "
                     "median of {repeats} timed runs after a warm-up, on **{device}**.",
                     "One forward pass of each layer on a (1, n, {d}) input, n = {lengths}; attention with {count} heads; "
                     "median of {repeats} timed runs after a warm-up, on **{device}**.",
                     plan.heads).format(d=key.d, lengths=", ".join(map(str, key.ns)), count=plan.heads, repeats=REPEATS,
-                                       device=key.device)
+                                       device=key.device),
+                [Claim("d", key.d), Claim("lengths", tuple(key.ns)), Claim("heads", plan.heads), Claim("runs", REPEATS)])
 
 
 class SlopeVerdict(NamedTuple):
@@ -427,14 +431,14 @@ def measured_memory(device: str) -> bool:
     return device.startswith("CUDA")
 
 
-def memory_column(device: str) -> str:
+def memory_column(device: str) -> Said:
     """The slopes table's memory column, named for what it holds on ``device``."""
     if measured_memory(device):
-        return _("memory at largest n (measured peak above the input)")
-    return _("attention weights at largest n (heads × n² × 4 bytes)")
+        return Said(_("memory at largest n (measured peak above the input)"))
+    return Said(_("attention weights at largest n (heads × n² × 4 bytes)"), [Claim("bytes per weight", 4)])
 
 
-def memory_size(nbytes: int) -> str:
+def memory_size(nbytes: int) -> Said:
     """A size in bytes as people read it, in the largest binary unit it reaches (B, KiB, MiB,
     GiB) to three significant digits: 4,096 bytes are "4 KiB", never "0.0 MiB" (in the reader's
     decimal symbol)."""
@@ -444,16 +448,16 @@ def memory_size(nbytes: int) -> str:
             break
         value, unit = value / 1024, bigger
     if unit == "B":
-        return f"{number(int(nbytes), ',')} B"
-    return f"{number(float(f'{value:.3g}'), 'g')} {unit}"
+        return Said(f"{number(int(nbytes), ',')} B", [Claim("bytes", nbytes)])
+    return Said(f"{number(float(f'{value:.3g}'), 'g')} {unit}", [Claim("bytes", nbytes), Claim(unit, value)])
 
 
-def memory_cell(layer: str, weights_bytes: int, device: str) -> str:
+def memory_cell(layer: str, weights_bytes: int, device: str) -> Said:
     """One layer's entry in the memory column: measured on CUDA; elsewhere only explicit
     attention forms an (heads, n, n) weights tensor."""
     if measured_memory(device) or layer == "Self-attention":
         return memory_size(weights_bytes)
-    return _("none formed")
+    return Said(_("none formed"))
 
 
 def measure(plan: SweepPlan) -> Callable[[Job], SweepResult]:
@@ -470,22 +474,23 @@ def measure(plan: SweepPlan) -> Callable[[Job], SweepResult]:
     return work
 
 
-def progress_text(label: str) -> str:
+def progress_text(label: str) -> Said:
     """pekit's progress label of a sweep (``"CNN, n = 64"``, ``"done"``) in the reader's language."""
     if label == "done":
-        return _("done")
+        return Said(_("done"))
     layer, sep, size = label.partition(", n = ")
     if sep:
-        return _("{layer}, n = {n}").format(layer=_(layer), n=size)
-    return _(label)
+        return Said(_("{layer}, n = {n}").format(layer=_(layer), n=size), [Claim("n", int(size))])
+    return Said(_(label))
 
 
-def measured_caption(job: Job) -> str:
+def measured_caption(job: Job) -> Said:
     """When, where and how fast a finished sweep ran (its result a :class:`SweepResult`)."""
     clock = time.strftime("%H:%M:%S", time.localtime(job.finished))
-    return _("Measured at {clock} on {device} in {seconds} s; shared by everyone on this server who asks for these "
-             "settings. **Measure again** replaces it.").format(clock=clock, device=job.result.device,
-                                                                  seconds=local_number(f"{job.seconds:.1f}"))
+    return Said(_("Measured at {clock} on {device} in {seconds} s; shared by everyone on this server who asks for "
+                  "these settings. **Measure again** replaces it.").format(
+        clock=clock, device=job.result.device, seconds=local_number(f"{job.seconds:.1f}")),
+        [Claim("finished at", job.finished), Claim("seconds", job.seconds)])
 
 
 EXPECTED = {

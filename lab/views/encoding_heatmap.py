@@ -192,29 +192,30 @@ def column_flips(n: int, d: int, base: int, start: int, layout: str) -> ColumnFl
 
 # sentences --------------------------------------------------------------------------------------
 
-def percent(part: int, whole: int) -> str:
+def percent(part: int, whole: int) -> Said:
     """``part / whole`` as a percentage, never rounded to 0 % or 100 % when it is neither."""
     share = 100 * part / whole
+    claims = [Claim("percent", share)]
     if 0 < share < 1:
-        return _("under 1%")
+        return Said(_("under 1%"), claims)
     if 99 < share < 100:
-        return _("over 99%")
-    return f"{share:.0f}%"
+        return Said(_("over 99%"), claims)
+    return Said(f"{share:.0f}%", claims)
 
 
-def formula_latex(view: TableView) -> str:
+def formula_latex(view: TableView) -> Said:
     """The formula of the chosen layout, with its edge cases (one pair; an odd width's last column)."""
     if view.layout == "interleaved":
         return (r"P_{i,\,2j} = \sin\!\Big(\frac{i}{\text{base}^{2j/d}}\Big),\qquad "
                 r"P_{i,\,2j+1} = \cos\!\Big(\frac{i}{\text{base}^{2j/d}}\Big)")
     if view.d == 1:
         # the words inside the formula's \text{...}: keep them free of accents (KaTeX's text font)
-        return r"P_{i,\,0} = 0\quad(d = 1\text{ " + _("has no sine/cosine pair") + "})"
+        return Said(r"P_{i,\,0} = 0\quad(d = 1\text{ " + _("has no sine/cosine pair") + "})", [Claim("d", view.d)])
     omega = (r"\omega_0 = 1\ (k = 1)" if view.pairs == 1
              else r"\omega_j = \text{base}^{-j/(k-1)}")
-    return (r"P_{i,\,j} = \sin(i\,\omega_j),\quad P_{i,\,k+j} = \cos(i\,\omega_j),\quad "
-            + omega + r",\ k = \lfloor d/2 \rfloor"
-            + (r",\quad P_{i,\,d-1} = 0" if view.zero_column else ""))
+    return Said(r"P_{i,\,j} = \sin(i\,\omega_j),\quad P_{i,\,k+j} = \cos(i\,\omega_j),\quad "
+                + omega + r",\ k = \lfloor d/2 \rfloor" + (r",\quad P_{i,\,d-1} = 0" if view.zero_column else ""),
+                [Claim("pairs", view.pairs)] if view.pairs == 1 else [])
 
 
 def reading_text(view: ColumnFlips) -> Said:
@@ -341,20 +342,35 @@ def csv_limit_caption(view: TableView) -> Said | None:
                 [Claim("entries", view.cells, "above", Reference(charts.MAX_CSV_CELLS, "the download's limit"))])
 
 
-def columns_help(view: TableView) -> str:
+def columns_help(view: TableView) -> Said:
     if view.d == 1:
-        return _("Up to 8 columns; d = 1 has column 0 only. The book plots columns 6 to 9.")
-    return _("Up to 8 columns from 0 to {last}, e.g. 0,{last}. The book plots columns 6 to 9.").format(
-        last=view.last_column)
+        return Said(_("Up to 8 columns; d = 1 has column 0 only. The book plots columns 6 to 9."),
+                    [Claim("columns at most", 8), Claim("d", 1)])
+    return Said(_("Up to 8 columns from 0 to {last}, e.g. 0,{last}. The book plots columns 6 to 9.").format(
+        last=view.last_column), [Claim("columns at most", 8), Claim("last column", view.last_column)])
 
 
-def curves_caption(drawn: Curves) -> str | None:
+def curves_caption(drawn: Curves) -> Said | None:
     """Nothing when every value is a point on its line; else how the curves were banded."""
-    return None if drawn.drawing.exact else drawn.drawing.describe((_("position"), _("positions")))
+    drawing = drawn.drawing
+    if drawing.exact:
+        return None
+    claims = [Claim("positions", drawing.shape[0]), Claim("positions per band", drawing.block[0])]
+    return Said(drawing.describe((_("position"), _("positions"))), claims if drawing.kind == "bands" else claims[:1])
 
 
-def pairs_caption(view: TableView) -> str:
+def pairs_caption(view: TableView) -> Said:
     """Which columns share a frequency in the chosen layout."""
+    claims = [Claim("d", 1)] if view.d == 1 else []
+    if view.d > 1 and (view.unpaired_sine or view.zero_column):
+        claims.append(Claim("last column", view.last_column))
+    if view.d > 1 and view.layout != "interleaved":
+        claims += [Claim("pairs", view.pairs), Claim("last sine column", view.pairs - 1),
+                   Claim("last cosine column", 2 * view.pairs - 1)]
+    return Said(_pairs_text(view), claims)
+
+
+def _pairs_text(view: TableView) -> str:
     if view.layout == "interleaved":
         if view.d == 1:
             return _("d = 1 holds one column: the sine of the fastest frequency, without its cosine.")
@@ -420,13 +436,14 @@ def offsets_caption(view: TableView) -> Said:
                   "largest value.").format(rows=rows, offsets=reach), claims)
 
 
-def offsets_text(view: TableView) -> str:
+def offsets_text(view: TableView) -> Said:
     """Why P[i]·P[i+δ] depends on δ alone for paired columns, what an odd width adds, and where the
     measured line is largest and smallest."""
     pairs = _(r"Every sine/cosine pair contributes $\sin a\sin b + \cos a\cos b = \cos(a-b)$, so the pairs add up to "
               r"$\sum_j \cos(\delta\,\omega_j)$: a function of the **offset δ only**, not of where you start.")
     if view.d == 1 and view.layout == "tensor2tensor":
-        return pairs + " " + _("Here there is no pair: the one column is zero, so every product is 0.")
+        return Said(pairs + " " + _("Here there is no pair: the one column is zero, so every product is 0."),
+                    [Claim("d", 1), Claim("every product", 0)])
     band = (_("the band is {width} wide at its widest.").format(width=number(view.max_spread, ".2g")) if view.n > 1
             else _("with one row there is no other start to compare, so the band cannot show it."))
     widest = number(view.max_spread, ".2g")
@@ -441,16 +458,22 @@ def offsets_text(view: TableView) -> str:
                           "{width}, float32 rounding).").format(width=widest)]
     else:
         parts = [pairs, _("The band stays a line (widest {width}, float32 rounding).").format(width=widest)]
+    claims = [Claim("d", 1)] if view.d == 1 else []
+    claims += [Claim("widest band", view.max_spread)] if view.n > 1 or view.d > 1 else []
     means = view.offset_means
     if len(means) == 1:
         parts.append(_("With one position only δ = 0 is measured."))
-        return " ".join(parts)
+        return Said(" ".join(parts), claims + [Claim("offsets measured", 1)])
     top = max(range(len(means)), key=lambda k: (means[k], -k))
     low = min(range(len(means)), key=lambda k: (means[k], k))
     parts.append(_("Over the offsets shown the mean is largest at δ = {top} ({top_value}) and smallest at δ = {low} "
                    "({low_value}).").format(top=top, top_value=number(means[top], ".3g"), low=low,
                                             low_value=number(means[low], ".3g")))
-    return " ".join(parts)
+    return Said(" ".join(parts), claims + [
+        Claim("offset of the largest mean", top), Claim("largest mean", means[top], "equal",
+                                                        Reference(max(means), "the largest of the offsets' means")),
+        Claim("offset of the smallest mean", low), Claim("smallest mean", means[low], "equal",
+                                                         Reference(min(means), "the smallest of the offsets' means"))])
 
 
 def wavelengths_caption(view: TableView) -> Said:

@@ -128,9 +128,10 @@ def order_statement(view: OrderView) -> Said:
     return Said(without + with_p, claims)
 
 
-def shuffled_line(view: OrderView) -> str:
+def shuffled_line(view: OrderView) -> Said:
     """The shuffled sentence, each token with the slot it came from (shown as code: it quotes the sentence)."""
-    return " | ".join(f"{token} ←{origin}" for token, origin in zip(view.shuffled, view.origins))
+    return Said(" | ".join(f"{token} ←{origin}" for token, origin in zip(view.shuffled, view.origins)),
+                [Claim("origins", tuple(view.origins))])
 
 
 # views -----------------------------------------------------------------------------------------

@@ -21,13 +21,15 @@ def path_answer(path: int) -> int:
     return PATH_OPTIONS.index(path) if path in PATH_OPTIONS else -1
 
 
-def cnn_path_sentence(n: int, k: int) -> str:
+def cnn_path_sentence(n: int, k: int) -> Said:
     table = pekit.complexity_table(n, 1, k)
-    return _("Each convolution layer with k = {k} reaches {reach} tokens further, so the first and the last of {n} "
+    paths = {layer: int(table.loc[layer, "max_path_length"]) for layer in ("CNN", "RNN", "Self-attention")}
+    return Said(_("Each convolution layer with k = {k} reaches {reach} tokens further, so the first and the last of {n} "
              "tokens meet after ⌈({n} − 1)/({k} − 1)⌉ = {cnn} layers. An RNN needs {rnn} steps; self-attention "
              "joins every pair in {sa}.").format(
-        k=k, reach=k - 1, n=n, cnn=int(table.loc["CNN", "max_path_length"]),
-        rnn=int(table.loc["RNN", "max_path_length"]), sa=int(table.loc["Self-attention", "max_path_length"]))
+        k=k, reach=k - 1, n=n, cnn=paths["CNN"], rnn=paths["RNN"], sa=paths["Self-attention"]),
+        [Claim("kernel", k), Claim("reach per layer", k - 1), Claim("tokens", n), Claim("CNN layers", paths["CNN"]),
+         Claim("RNN steps", paths["RNN"]), Claim("self-attention steps", paths["Self-attention"])])
 
 
 def _solve_path() -> Solved:

@@ -94,12 +94,14 @@ def offset_answer(dots: OffsetDots) -> int:
     return {-1: 0, 1: 1, 0: 2}[compare(dots.near, dots.far)]
 
 
-def offset_sentence(dots: OffsetDots) -> str:
-    return _("P{i}·P{j} = {near} and P{k}·P{l} = {far}. Each pair of columns adds sin·sin + cos·cos of its two angles, "
+def offset_sentence(dots: OffsetDots) -> Said:
+    return Said(_("P{i}·P{j} = {near} and P{k}·P{l} = {far}. Each pair of columns adds sin·sin + cos·cos of its two angles, "
              "which is the cosine of their difference, (j − i)·ω: the dot product depends on the offset alone, "
              "wherever the two positions are.").format(
         i=dots.first, j=dots.first + dots.offset, k=dots.second, l=dots.second + dots.offset,
-        near=number(dots.near, ".6g"), far=number(dots.far, ".6g"))
+        near=number(dots.near, ".6g"), far=number(dots.far, ".6g")),
+        [Claim("first start", dots.first), Claim("second start", dots.second), Claim("offset", dots.offset),
+         Claim("near dot product", dots.near), Claim("far dot product", dots.far)])
 
 
 def _solve_offset() -> Solved:
