@@ -48,11 +48,13 @@ def listed(numbers: str) -> list[int]:
 def test_counting_caption_says_where_the_codes_start_over(n, bits, d, base):
     view = analogy_view(n, bits, d, base)
     caption = counting_caption(view)
-    assert f"here 0 … {n - 1} with {bits} bit{'' if bits == 1 else 's'}," in caption
+    assert caption.claim("last position").value == n - 1 and caption.claim("bits").value == bits
+    assert caption.startswith("The book prints 0 … 7 with three bits; here 0 … ")
     needed = max(1, (n - 1).bit_length())
+    assert [c.value for c in caption.claims if c.what == "bits needed"] == ([needed] if bits < needed else [])
+    assert caption.holds()
     if bits < needed:
-        assert f"{n - 1} needs {needed} bits, so with {bits} the codes start over at {2**bits}: " \
-               f"position {2**bits} gets the code of 0." in caption
+        assert caption.claim("codes").value == 2**bits
         assert view.codes["lsb_first"].iloc[2**bits] == view.codes["lsb_first"].iloc[0]
     else:
         assert "start over" not in caption
@@ -244,25 +246,26 @@ def test_overlay_caption_states_the_closest_pair(n, bits, d, base, pick):
     period = 2 ** (bit + 1)
     waves = wavelengths(d, base)
     pair = min(range(len(waves)), key=lambda j: abs(math.log(waves[j] / period)))
-    assert caption.startswith(f"Positions 0 to {window - 1}" + (f" of the {n}" if window < n else "")
-                              + f": {number(window / period, '.3g')} of the bit's periods")
+    assert caption.claim("last position shown").value == window - 1 and caption.claim("window").value == window
+    assert [c.value for c in caption.claims if c.what == "positions"] == ([n] if window < n else [])
+    assert math.isclose(caption.claim("periods shown").value, window / period, rel_tol=1e-12)
     assert ("the rest repeats" in caption) == (window < n and window >= period)
-    assert f"Bit {bit} repeats every {period} positions" in caption
+    assert caption.claim("bit").value == bit and caption.claim("period").value == period
     assert match.pair == pair or math.isclose(abs(math.log(waves[match.pair] / period)),
                                               abs(math.log(waves[pair] / period)), rel_tol=1e-9)
-    columns = (f"columns {2 * match.pair} and {2 * match.pair + 1}" if 2 * match.pair + 1 < d
-               else f"column {2 * match.pair}, a sine without its cosine")
-    assert f"pair {match.pair} ({columns}) at {number(waves[match.pair], '.4g')} positions, " \
-           f"{number(waves[match.pair] / period, '.3g')} times the bit's period" in caption
+    assert caption.claim("pair").value == match.pair and caption.claim("sine column").value == 2 * match.pair
+    assert [c.value for c in caption.claims if c.what == "cosine column"] == (
+        [2 * match.pair + 1] if 2 * match.pair + 1 < d else [])
+    assert math.isclose(caption.claim("wavelength").value, waves[match.pair], rel_tol=1e-5)
+    assert math.isclose(caption.claim("ratio").value, waves[match.pair] / period, rel_tol=1e-5)
     bit_values = {(i >> bit) & 1 for i in range(window)}
     assert ("stays 0 (−1 here) at every position shown" in caption) == (bit_values == {0})
+    assert caption.claim("bit values").value == len(bit_values)
     if bit_values == {0}:
-        assert f"it first turns 1 at position {2**bit}." in caption and 2**bit >= window
-    else:
-        assert "The bit takes two values, −1 and +1" in caption
+        assert caption.claim("first position where the bit is 1").value == 2**bit and 2**bit >= window
     column = [math.sin(i * base ** (-2 * match.pair / d)) for i in range(window)]
     values = len(set(torch.tensor(column, dtype=torch.float32).tolist()))
-    assert f"takes {values} different value{'' if values == 1 else 's'} over these {window} positions." in caption
+    assert caption.claim("column values").value == values
 
 
 @EXAMPLES
@@ -396,7 +399,8 @@ def test_the_flip_explanation_states_the_pages_own_numbers():
     assert f"every {spacing} positions" in explanation
     # the section the question opens: the bit against its column, whose period is two changes
     match = bit_match(s["n"], s["bit"], ladders(s["bits"], s["d"], s["base"]))
-    assert match.period == 2 * spacing and f"Bit {s['bit']} repeats every {match.period} positions" in overlay_caption(match)
+    caption = overlay_caption(match)
+    assert match.period == 2 * spacing and caption.claim("period").value == match.period == 2 * spacing
 
 
 def test_the_bits_explanation_states_the_pages_own_numbers():

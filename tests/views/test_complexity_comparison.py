@@ -194,19 +194,16 @@ def test_path_sentence_counts_layers_and_steps(path_n, k):
         x = torch.arange(1.0, 2.0 * k + 2)[None, None]
         torch_left = int(x[0, 0, k] - conv(x)[0, 0, k])
     assert torch_left == (k - 1) // 2
-    if k % 2:
-        assert f"centred on its own ({(k - 1) // 2} on each side, as `Conv1d(padding={k // 2})` does)" in sentence
-    else:
-        assert (f"{(k - 1) // 2} to the left of its own and {k - 1 - (k - 1) // 2} to the right (as "
-                "`Conv1d(padding=\"same\")`") in sentence
+    assert sentence.claim("left").value == torch_left and sentence.claim("right").value == k - 1 - torch_left
+    assert [c.value for c in sentence.claims if c.what == "padding"] == ([k // 2] if k % 2 else [])
+    assert ("centred on its own" in sentence) == (k % 2 == 1)
     if i - (k - 1) // 2 >= 0 and i + k - 1 - (k - 1) // 2 < path_n:  # the whole window exists
         assert (left, right) == ((k - 1) // 2, k - 1 - (k - 1) // 2)
-    assert f"reads up to {k} neighbouring positions" in sentence and f"k − 1 = {k - 1} further:" in sentence
-    assert f"**⌈(n−1)/(k−1)⌉ = {layers} layer{'s' if layers != 1 else ''}**" in sentence
+    assert sentence.claim("kernel").value == k and sentence.claim("reach per layer").value == k - 1
+    assert sentence.claim("CNN layers").value == layers
     assert view.cnn_layers == layers == graph.rows["CNN"] - 1
-    assert f"the last of the {path_n} tokens" in sentence
-    assert f"An RNN needs **{steps} step{'s' if steps != 1 else ''}** along its chain" in sentence
-    assert "in **one step**" in sentence
+    assert sentence.claim("tokens").value == path_n
+    assert sentence.claim("RNN steps").value == steps and sentence.claim("self-attention steps").value == 1
     assert "The chapter argues that shorter paths" in sentence  # the chapter's claim, not measured here
 
 
