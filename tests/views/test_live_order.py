@@ -105,7 +105,9 @@ def test_order_sentence_states_the_gaps(sentence, hidden, heads, shuffle, data):
     assert list(view.shuffled) == shuffled and len(view.maps) == 4
     assert [len(row) for row in view.rows] == [2, 2] and view.origins == tuple(perm.tolist())
     # the permutation shown: each shuffled token with the slot it came from
-    assert live_order.shuffled_line(view) == " | ".join(f"{tokens[i]} ←{i}" for i in perm.tolist())
+    line = live_order.shuffled_line(view)
+    assert line == " | ".join(f"{tokens[i]} ←{i}" for i in perm.tolist())
+    assert line.claim("origins").value == tuple(perm.tolist())
     moved = sum(a != b for a, b in zip(shuffled, tokens))
     permuted = sum(1 for i, p in enumerate(perm.tolist()) if i != p)
     text = live_order.order_statement(view)

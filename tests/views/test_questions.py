@@ -149,8 +149,10 @@ def test_offset_dots_depend_on_the_offset_only(d, offset, first, second):
     assert dots.near == pytest.approx(closed, abs=1e-9) and dots.far == pytest.approx(closed, abs=1e-9)
     assert heatmap_q.offset_answer(dots) == 2
     text = heatmap_q.offset_sentence(dots)
-    assert text.count(shown(closed, ".6g")) == 2 or shown(dots.near, ".6g") in text
-    assert f"P{first + offset}" in text and f"P{second + offset}" in text
+    assert text.claim("near dot product").value == pytest.approx(closed, abs=1e-9)
+    assert text.claim("far dot product").value == pytest.approx(closed, abs=1e-9)
+    assert [text.claim(w).value for w in ("first start", "second start", "offset")] == [first, second, offset]
+    assert "the dot product depends on the offset alone" in text
 
 
 def test_odd_width_refused_for_offset_dots():
@@ -239,8 +241,10 @@ def test_cnn_path(n, k):
     path = complexity_q.cnn_path(n, k)
     assert path == -(-(n - 1) // (k - 1))
     text = complexity_q.cnn_path_sentence(n, k)
-    assert f"= {path} layers" in text and f"needs {n - 1} steps" in text
-    assert f"reaches {k - 1} tokens further" in text
+    assert text.claim("CNN layers").value == path and text.claim("RNN steps").value == n - 1
+    assert text.claim("reach per layer").value == k - 1 and text.claim("self-attention steps").value == 1
+    assert [text.claim(w).value for w in ("tokens", "kernel")] == [n, k]
+    assert text.startswith("Each convolution layer with k = ")
 
 
 def test_the_path_questions_numbers_are_those_of_the_picture_it_opens():
@@ -248,10 +252,11 @@ def test_the_path_questions_numbers_are_those_of_the_picture_it_opens():
 
     check = q.find("complexity-path")
     view = path_view(int(check.settings["path_n"]), int(check.settings["k"]))  # what the revealed page draws
-    text = check.solve().explanation
-    assert f"= {view.cnn_layers} layers" in text and f"needs {view.rnn_steps} steps" in text
-    assert f"of {view.path_n} tokens" in text and f"reaches {view.widening} tokens further" in text
-    assert f"**⌈(n−1)/(k−1)⌉ = {view.cnn_layers} layers**" in path_sentence(view)
+    text, page = check.solve().explanation, path_sentence(view)
+    for what in ("CNN layers", "RNN steps", "tokens", "reach per layer", "kernel", "self-attention steps"):
+        assert text.claim(what).value == page.claim(what).value, what
+    assert (text.claim("CNN layers").value, text.claim("RNN steps").value) == (view.cnn_layers, view.rnn_steps)
+    assert (text.claim("tokens").value, text.claim("reach per layer").value) == (view.path_n, view.widening)
 
 
 @EXAMPLES
