@@ -222,29 +222,37 @@ def reading_text(view: ColumnFlips) -> Said:
     """How to read the heatmap column by column, with each column's measured sign changes."""
     last = view.d - 1
     if view.n == 1:
-        return _("With one position there are no neighbouring rows to compare: each column holds one value. "
-                 "Raise n to watch the columns change down the table.")
+        return Said(_("With one position there are no neighbouring rows to compare: each column holds one value. "
+                      "Raise n to watch the columns change down the table."), [Claim("positions", 1)])
     if view.frequencies == 0:
-        return _("d = 1 in tensor2tensor's layout is one column of zeros: there is nothing to read.")
+        return Said(_("d = 1 in tensor2tensor's layout is one column of zeros: there is nothing to read."),
+                    [Claim("d", 1)])
 
     fast = view.fastest
+    claims = [Claim("fastest column", fast), Claim("its sign changes", view.flips[fast])]
     if view.flips[fast] == 0:
+        claims.append(Claim("rows", view.n))
         parts = [_("Read the picture column by column: over these {count} rows no column changes sign.").format(
             count=view.n)]
     elif view.flips[fast] == view.steps:
+        claims[1] = Claim("its sign changes", view.flips[fast], "equal", Reference(view.steps, "the n − 1 steps"))
         parts = [_("Read the picture column by column: column {column} changes sign at every step.").format(
             column=fast)]
     else:
         f = view.flips[fast]
+        claims += [Claim("steps", view.steps), Claim("its share of the steps, percent", 100 * f / view.steps)]
         parts = [_("Read the picture column by column: no column changes sign at every step. The fastest, column "
                    "{column}, changes sign between {count} of the {steps} pairs of neighbouring rows ({share}).").format(
             column=fast, count=f, steps=view.steps, share=percent(f, view.steps))]
     if last != fast:
+        claims.append(Claim("last column", last))
         if view.layout == "tensor2tensor" and view.d % 2 == 1:
             parts.append(_("The last column, {column}, is all zeros: tensor2tensor fills the extra column of an odd d "
                            "with zeros.").format(column=last))
         else:
             f = view.flips[last]
+            claims += [Claim("last column's sign changes", f), Claim("last column's range", view.highs[last] - view.lows[last]),
+                       Claim("last column's lowest", view.lows[last]), Claim("last column's highest", view.highs[last])]
             span = dict(column=last, span=number(view.highs[last] - view.lows[last], ".3g"),
                         low=number(view.lows[last], ".6g"), high=number(view.highs[last], ".6g"))
             if f == 0:
@@ -257,8 +265,8 @@ def reading_text(view: ColumnFlips) -> Said:
                     count=f, steps=view.steps, share=percent(f, view.steps), **span))
     if view.frequencies == 1:
         parts.append(_("With a single frequency there is only one hand on the clock: add columns to get slower ones."))
-        return Said(" ".join(parts))
-    return joined(parts + [_clock(view)])
+        return Said(" ".join(parts), claims)
+    return joined([Said(" ".join(parts), claims), _clock(view)])
 
 
 def _clock(view: ColumnFlips) -> Said:
@@ -266,7 +274,8 @@ def _clock(view: ColumnFlips) -> Said:
     comes round within the rows drawn (then it is no hour hand over them)."""
     fast, slow, span = view.wavelengths[0], view.wavelengths[-1], view.steps
     speeds = dict(count=view.frequencies, fast=number(fast, ".3g"), slow=_positions(slow), n=view.n)
-    claims = [Claim("slowest wavelength", slow, "above", Reference(fast, "the fastest pair's wavelength, 2π/ω_0")),
+    claims = [Claim("speeds", view.frequencies), Claim("fastest wavelength", fast), Claim("rows", view.n),
+              Claim("slowest wavelength", slow, "above", Reference(fast, "the fastest pair's wavelength, 2π/ω_0")),
               Claim("wavelengths, fastest first", view.wavelengths, "rises",
                     Reference(view.wavelengths, "2π/ω_j of every frequency of the table, in column order"))]
     text = _("Fast columns tell neighbours apart and slow ones far-apart positions, like the hands of a clock: here "

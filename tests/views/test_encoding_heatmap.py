@@ -302,41 +302,43 @@ def check_reading_text(setting) -> None:
     flips = views.column_flips(*setting)
     text = views.reading_text(flips)
     if n == 1:
-        assert text.startswith("With one position there are no neighbouring rows")
+        assert text.startswith("With one position there are no neighbouring rows") and text.claim("positions").value == 1
         return
     P = table64(n, d, base, start, layout)
     changes = ((P[1:] * P[:-1]) < 0).sum(axis=0)  # (d,) sign changes per column, float64
     assert list(changes) == list(flips.flips)
     if layout == "tensor2tensor" and d == 1:
-        assert text == "d = 1 in tensor2tensor's layout is one column of zeros: there is nothing to read."
+        assert text.claim("d").value == 1 and text.endswith("there is nothing to read.")
         return
     fastest = int(np.argmax(changes))
+    assert text.claim("fastest column").value == fastest and text.claim("its sign changes").value == changes.max()
     if changes.max() == 0:
-        assert f"over these {n} rows no column changes sign" in text
+        assert text.claim("rows").value == n and "no column changes sign." in text
     elif changes.max() == n - 1:
-        assert f"column {fastest} changes sign at every step" in text
+        assert text.claim("its sign changes").reference.value == n - 1 and "changes sign at every step" in text
     else:
         assert "no column changes sign at every step" in text and changes.max() < n - 1
         f = changes[fastest]
         share = 100 * f / (n - 1)
         shown = "under 1%" if share < 1 else "over 99%" if share > 99 else f"{share:.0f}%"
         assert views.percent(int(f), n - 1) == shown
-        assert (f"The fastest, column {fastest}, changes sign between {f} of the {n - 1} pairs of neighbouring "
-                f"rows ({shown}).") in text
+        assert text.claim("steps").value == n - 1
+        assert math.isclose(text.claim("its share of the steps, percent").value, share, rel_tol=1e-12)
+        assert f"of neighbouring rows ({shown})." in text
     last = d - 1
     if last != fastest:
+        assert text.claim("last column").value == last
         if layout == "tensor2tensor" and d % 2:
-            assert f"The last column, {last}, is all zeros" in text and not P[:, last].any()
+            assert "is all zeros" in text and not P[:, last].any()
         else:
             f = changes[last]
-            says = "never changes sign" if f == 0 else f"changes sign between {f} of the {n - 1} pairs"
-            assert f"The last column, {last}, {says}" in text
+            assert text.claim("last column's sign changes").value == f and ("never changes sign" in text) == (f == 0)
             lo, hi = P[:, last].min(), P[:, last].max()
-            found = re.search(rf"within a range of {NUMBER} over the whole table \(from {NUMBER} to {NUMBER}\)", text)
-            assert math.isclose(read(found[1]), hi - lo, rel_tol=5e-3, abs_tol=1e-6)
-            assert "-" not in found[2] + found[3]  # minus signs, not hyphens
-            assert math.isclose(read(found[2]), lo, rel_tol=1e-5, abs_tol=1e-6)
-            assert math.isclose(read(found[3]), hi, rel_tol=1e-5, abs_tol=1e-6)
+            assert math.isclose(text.claim("last column's range").value, hi - lo, rel_tol=1e-5, abs_tol=1e-6)
+            found = re.search(rf"over the whole table \(from {NUMBER} to {NUMBER}\)", text)
+            assert "-" not in found[1] + found[2]  # minus signs, not hyphens
+            assert math.isclose(text.claim("last column's lowest").value, lo, rel_tol=1e-5, abs_tol=1e-6)
+            assert math.isclose(text.claim("last column's highest").value, hi, rel_tol=1e-5, abs_tol=1e-6)
     waves = [2 * math.pi / w for w in omegas(d, base, layout)]
     several = len(set(waves)) > 1
     assert ("like the hands of a clock" in text) == several
@@ -345,7 +347,8 @@ def check_reading_text(setting) -> None:
     if several:
         # the hands as this table has them: how many speeds, the fastest and slowest turn, and
         # whether the slowest comes round within the rows drawn (an hour hand only if it does not)
-        assert f"here {len(waves)} speeds, from one turn every {number(waves[0], '.3g')} positions" in text
+        assert text.claim("speeds").value == len(waves) and text.claim("rows").value == n
+        assert math.isclose(text.claim("fastest wavelength").value, waves[0], rel_tol=1e-6)
         slow = [c for c in text.claims if c.what == "slowest wavelength"]
         assert math.isclose(slow[0].value, waves[-1], rel_tol=1e-6)
         assert math.isclose(slow[0].reference.value, waves[0], rel_tol=1e-6)
