@@ -433,7 +433,7 @@ def offsets_caption(view: TableView) -> Said:
         rows = _("at all {count} rows i").format(count=view.starts)
     else:
         rows = _("at {count} evenly spaced starting rows i").format(count=view.starts)
-    claims = [Claim("largest offset drawn", view.max_offset)]
+    claims = [Claim("largest offset drawn", view.max_offset)] + ([Claim("starting rows", view.starts)] if view.n > 1 else [])
     if view.max_offset == view.n - 1:
         reach = _("δ from 0 to {largest}").format(largest=view.max_offset)
     else:
@@ -490,22 +490,25 @@ def wavelengths_caption(view: TableView) -> Said:
     wavelengths = view.frequencies["wavelength"]
     if wavelengths.empty:
         return Said(_("d = {d} in the {layout} layout has no sine/cosine pair: its one column is zero.").format(
-            d=view.d, layout=view.layout))
+            d=view.d, layout=view.layout), [Claim("d", view.d)])
     claims = []
     if len(wavelengths) == 1:
+        claims = [Claim("first wavelength", float(wavelengths.iloc[0]))]
         text = _("One frequency only: wavelength 2π ≈ {wavelength} positions").format(
             wavelength=number(wavelengths.iloc[0], ".4g"))
     else:
         series = tuple(float(w) for w in wavelengths)
         limit = float(pekit.wavelengths(2, base=view.base)[0]) * view.base  # 2π·base
         claims = [Claim("wavelengths, pair by pair", series, "rises", Reference(series, "the frequency table's 2π/ω_j")),
-                  Claim("last wavelength", series[-1], "at most", Reference(limit * (1 + 1e-12), "2π·base"))]
+                  Claim("last wavelength", series[-1], "at most", Reference(limit * (1 + 1e-12), "2π·base")),
+                  Claim("first wavelength", series[0]), Claim("2π·base", limit)]
         text = _("The wavelengths grow geometrically from 2π ≈ {first} positions towards 2π·base = {limit} (the last "
                  "pair here: {last} positions)").format(
             first=number(wavelengths.iloc[0], ".4g"), limit=number(limit, ",.0f"), last=number(series[-1], ",.0f"))
     if view.unpaired_sine:
         text += _("; an odd d has a last pair with a sine and no cosine (cos column −1).")
     elif view.zero_column:
+        claims.append(Claim("zero column", view.last_column))
         text += _("; each pair is one sine/cosine frequency, and the extra column {column} is zero.").format(
             column=view.last_column)
     else:
