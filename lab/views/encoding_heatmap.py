@@ -301,8 +301,9 @@ def table_caption(view: TableView) -> Said:
     positions, which columns turn too fast for the blocks to follow (their means draw false, slower
     stripes: sampling a block mean once per block aliases what repeats within two blocks)."""
     drawing = view.drawing
+    counted = [Claim("positions", view.n), Claim("columns", view.d), Claim("entries", view.cells)]
     if drawing.exact:
-        return Said(drawing.describe((_("position"), _("positions")), (_("column"), _("columns"))))
+        return Said(drawing.describe((_("position"), _("positions")), (_("column"), _("columns"))), counted)
     (rows, cols), (grid_rows, grid_cols) = drawing.block, drawing.grid
     sizes = dict(rows=number(view.n, ","), columns=number(view.d, ","), count=number(view.cells, ","),
                  grid_rows=number(grid_rows, ","), grid_columns=number(grid_cols, ","),
@@ -315,14 +316,17 @@ def table_caption(view: TableView) -> Said:
             _("{rows} × {columns} = {count} entries are more than a chart can show one by one: each pixel is the mean "
               "of a block of up to {block_rows} × {block_columns} ({grid_rows} × {grid_columns} pixels; the last "
               "blocks are smaller).")).format(**sizes)
-    claims = [Claim("pixels drawn", grid_rows * grid_cols),
-              Claim("entries covered", grid_rows * rows * grid_cols * cols, "at least",
-                    Reference(view.cells, "the table's n × d entries"))]
+    claims = counted + [Claim("positions per block", rows), Claim("columns per block", cols),
+                      Claim("pixel rows", grid_rows), Claim("pixel columns", grid_cols),
+                      Claim("pixels drawn", grid_rows * grid_cols),
+                      Claim("entries covered", grid_rows * rows * grid_cols * cols, "at least",
+                            Reference(view.cells, "the table's n × d entries"))]
     if rows > 1:
         waves = view.frequencies["wavelength"]
         two_blocks = 2 * rows
         fast = waves[waves < two_blocks]
         if len(fast):
+            claims += [Claim("frequencies repeating within two blocks", len(fast)), Claim("two blocks", two_blocks)]
             claims.append(Claim("slowest wavelength drawn with false stripes", float(fast.max()), "below",
                                 Reference(two_blocks, "two blocks of positions (the blocks sample once per block)")))
             text += " " + ngettext(
@@ -332,6 +336,7 @@ def table_caption(view: TableView) -> Said:
                 "slower stripes that are not in the table, or average out.", len(fast)).format(
                 count=len(fast), twice=number(two_blocks, ","))
         else:
+            claims.append(Claim("two blocks", two_blocks))
             claims.append(Claim("fastest wavelength", float(waves.min()), "at least",
                                 Reference(two_blocks, "two blocks of positions (the blocks sample once per block)")))
             text += " " + _("Every frequency takes at least two blocks ({twice} positions) to repeat, so the block "
@@ -348,7 +353,9 @@ def csv_limit_caption(view: TableView) -> Said | None:
             f"layout='{view.layout}')")
     return Said(_("CSV download up to {limit} entries (this table has {count}); for larger tables use `{code}` in "
                   "Python.").format(limit=number(charts.MAX_CSV_CELLS, ","), count=number(view.cells, ","), code=code),
-                [Claim("entries", view.cells, "above", Reference(charts.MAX_CSV_CELLS, "the download's limit"))])
+                [Claim("entries", view.cells, "above", Reference(charts.MAX_CSV_CELLS, "the download's limit")),
+                 Claim("limit", charts.MAX_CSV_CELLS), Claim("n", view.n), Claim("d", view.d), Claim("base", view.base),
+                 Claim("start", view.start)])
 
 
 def columns_help(view: TableView) -> Said:
@@ -413,16 +420,16 @@ def gram_caption(view: TableView) -> Said:
                           "values)."))
         return Said(_("Similarity matrix P·Pᵀ: entry (i, k) is the dot product of rows i and k, one pixel per entry."))
     sizes = dict(n=view.n, block=gram.block[0], grid=gram.grid[0])
-    pixels = Claim("pixels per side", gram.grid[0])
+    pixels = [Claim("positions", view.n), Claim("pixels per side", gram.grid[0]), Claim("block", gram.block[0])]
     if gram.grid[0] * gram.block[0] == view.n:
         return Said(_("Similarity matrix P·Pᵀ ({n} × {n}) in {grid} × {grid} pixels: each pixel is the exact mean over a "
                  "block of {block} × {block} positions (the mean of a block of dot products is the dot product of the "
-                 "blocks' mean rows).").format(**sizes), [pixels])
+                 "blocks' mean rows).").format(**sizes), pixels)
     last = Claim("positions in the last block", view.n - (gram.grid[0] - 1) * gram.block[0], "below",
                  Reference(gram.block[0], "the positions of every other block"))
     return Said(_("Similarity matrix P·Pᵀ ({n} × {n}) in {grid} × {grid} pixels: each pixel is the exact mean over a "
                   "block of up to {block} × {block} positions, the last ones smaller (the mean of a block of dot "
-                  "products is the dot product of the blocks' mean rows).").format(**sizes), [pixels, last])
+                  "products is the dot product of the blocks' mean rows).").format(**sizes), pixels + [last])
 
 
 def offsets_caption(view: TableView) -> Said:

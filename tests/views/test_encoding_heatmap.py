@@ -84,6 +84,7 @@ def table(setting) -> views.TableView:
 def check_table_caption(view: views.TableView) -> None:
     caption, drawing = views.table_caption(view), view.drawing
     assert drawing.shape == (view.n, view.d)
+    assert [caption.claim(w).value for w in ("positions", "columns", "entries")] == [view.n, view.d, view.n * view.d]
     if drawing.exact:
         one = view.n * view.d == 1
         assert ("The one entry drawn" if one else f"All {view.n:,} × {view.d:,} ") in caption
@@ -91,10 +92,10 @@ def check_table_caption(view: views.TableView) -> None:
     else:
         rows, cols = drawing.block
         grid = drawing.grid
-        assert f"{view.n:,} × {view.d:,} = {view.cells:,} entries" in caption
         even = grid[0] * rows == view.n and grid[1] * cols == view.d
-        assert (f"a block of {'' if even else 'up to '}{rows:,} position{'s' if rows != 1 else ''} × {cols:,} "
-                f"column{'s' if cols != 1 else ''} ({grid[0]:,} × {grid[1]:,} pixels" in caption)
+        assert caption.claim("positions per block").value == rows and caption.claim("columns per block").value == cols
+        assert (caption.claim("pixel rows").value, caption.claim("pixel columns").value) == grid
+        assert ("a block of up to " in caption) == (not even)
         assert ("the last blocks are smaller" in caption) == (not even)
         assert caption.endswith(" Lower n or d to see every entry.")
         # the blocks named cover the whole table, and the picture has the pixels the caption counts
@@ -108,8 +109,8 @@ def check_table_caption(view: views.TableView) -> None:
         if rows == 1:
             assert "two blocks" not in caption
         elif fast:
-            said = int(re.search(r"(\d+) frequenc(?:y repeats|ies repeat) within two blocks", caption)[1])
-            assert said == len(fast) and f"({2 * rows:,} positions)" in caption
+            said = caption.claim("frequencies repeating within two blocks").value
+            assert said == len(fast) and caption.claim("two blocks").value == 2 * rows
             claim = caption.claim("slowest wavelength drawn with false stripes")
             assert math.isclose(claim.value, max(fast), rel_tol=1e-5) and claim.reference.value == 2 * rows
         else:
@@ -123,7 +124,8 @@ def check_csv_limit_caption(view: views.TableView) -> None:
         assert caption is None  # the page offers the download instead
         return
     assert caption.holds() and caption.claim("entries").reference.value == 1 << 20 < view.n * view.d
-    assert f"up to {charts.MAX_CSV_CELLS:,} entries (this table has {view.n * view.d:,})" in caption
+    assert caption.claim("limit").value == 1 << 20 and caption.claim("entries").value == view.n * view.d
+    assert [caption.claim(w).value for w in ("n", "d", "base", "start")] == [view.n, view.d, view.base, view.start]
     assert f"pekit.sinusoidal_encoding({view.n}, {view.d}, base={view.base}, start={view.start}, " in caption
 
 
@@ -188,8 +190,8 @@ def check_gram_caption(view: views.TableView) -> None:
         b, g = gram.block[0], gram.grid[0]
         assert gram.block == (b, b) and gram.grid == (g, g) and g * b >= view.n
         even = g * b == view.n
-        assert (f"P·Pᵀ ({view.n} × {view.n}) in {g} × {g} pixels: each pixel is the exact mean over a block of "
-                f"{'' if even else 'up to '}{b} × {b} positions") in caption
+        assert caption.claim("positions").value == view.n and caption.claim("pixels per side").value == g
+        assert caption.claim("block").value == b and ("a block of up to " in caption) == (not even)
         assert ("the last ones smaller" in caption) == (not even) and caption.holds()
         if not even:  # the last block holds what is left of the positions, fewer than b
             assert caption.claim("positions in the last block").value == view.n - (g - 1) * b < b
