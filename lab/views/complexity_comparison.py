@@ -150,7 +150,9 @@ def fuller_caption(view: TheoryView) -> Said:
                Reference(tuple(float(n) for n, _slope in view.whole_slopes),
                          "the chart's lengths; slope 2(n + d)/(n + 2d) of 2n²d + 4nd² (whole_attention_slope)")),
          Claim("slope at n = 2·d", view.bend_slope, "equal", Reference(1.5, "2(2d + d)/(2d + 2d)", tolerance=1e-12)),
-         Claim("slope at the chart's end", high, "below", Reference(2.0, "the n² terms' slope, approached as n → ∞"))])
+         Claim("slope at the chart's end", high, "below", Reference(2.0, "the n² terms' slope, approached as n → ∞")),
+         Claim("first length", first), Claim("slope at the first length", low), Claim("last length", last),
+         Claim("2·d", 2 * view.d)])
 
 
 NAMES = {"CNN": N_("the CNN"), "RNN": N_("the RNN"), "Self-attention": N_("self-attention")}

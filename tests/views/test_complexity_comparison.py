@@ -99,7 +99,7 @@ def test_fuller_caption_says_how_attentions_slope_rises_along_the_chart(n, d, k)
     view = theory_view(n, d, k)
     caption = fuller_caption(view)
     # 2n²d = 4nd² exactly at n = 2d: below, the projections weigh more; above, the n² terms
-    assert f"passing 1.5 at n = 2·d = {2 * d:,}, where its n² terms and its projections are equal" in caption
+    assert caption.claim("2·d").value == 2 * d and "where its n² terms and its projections are equal" in caption
     assert 2 * (2 * d) ** 2 * d == 4 * (2 * d) * d * d
     # the slope of the drawn line, by numpy's finite differences of log(count) on the chart's own points
     line = chart_lines(view.full_chart)["Self-attention (with projections)"]
@@ -115,7 +115,9 @@ def test_fuller_caption_says_how_attentions_slope_rises_along_the_chart(n, d, k)
     for i in range(1, len(ns) - 1):
         assert local[i - 1] - 1e-9 <= slopes[i] <= local[i] + 1e-9
     first, last = slopes[0], slopes[-1]
-    assert f"from {first:.2f} at n = {int(ns[0]):,} to {last:.2f} at n = {int(ns[-1]):,}" in caption
+    assert caption.claim("first length").value == ns[0] and caption.claim("last length").value == ns[-1]
+    assert caption.claim("slope at the first length").value == first
+    assert caption.claim("slope at the chart's end").value == last
     assert last < 2 and caption.claim("slope at n = 2·d").value == pytest.approx(1.5, abs=1e-12)
 
 

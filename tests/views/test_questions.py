@@ -129,8 +129,10 @@ def test_pair_speeds_and_sentence(n, d):
                     for i in range(n - 1)) / (2 * (n - 1))
         assert speeds.steps[j] == pytest.approx(naive, rel=1e-9, abs=1e-12)
     text = heatmap_q.fastest_sentence(speeds)
-    assert shown(speeds.steps[0], ".3g") in text and shown(2 * math.pi / speeds.angles[-1], ".3g") in text
-    assert f"columns {d - 2} and {d - 1}" in text and f"the {n} positions" in text
+    assert text.claim("first pair's mean change per step").value == speeds.steps[0]
+    assert text.claim("last pair's wavelength").value == pytest.approx(2 * math.pi * 10000 ** ((d - 2) / d), rel=1e-9)
+    assert text.claim("last pair's columns").value == (d - 2, d - 1) and text.claim("positions").value == n
+    assert text.claim("last pair's frequency").value == pytest.approx(10000 ** (-(d - 2) / d), rel=1e-12)
     assert text.holds()  # "falls" read from every pair's frequency, the fastest against the other options
     if d > 2:
         assert text.claim("frequency of each pair, first to last").reference.value == pytest.approx(
@@ -172,14 +174,14 @@ def test_bit_flips(bit, n):
     assert text.holds()
     if naive:
         assert flips.spacing == 2 ** bit
-        assert f"every {2 ** bit} positions" in text and str(naive[0]) in text
+        assert text.claim("place value").value == 2 ** bit and text.claim("changes shown").value == tuple(naive[:6])
         assert "because" not in text  # the spacing is stated, not explained by a cause
         if bit:  # half as often: the previous bit's changes, counted by a loop, are twice as close
             previous = [i for i in range(1, n) if (i >> (bit - 1)) & 1 != ((i - 1) >> (bit - 1)) & 1]
             assert text.claim("spacing of the changes").reference.value == 2 * (previous[1] - previous[0]
                                                                                 if len(previous) > 1 else previous[0])
     else:
-        assert f"position {2 ** bit}" in text and 2 ** bit >= n
+        assert text.claim("first change").value == 2 ** bit >= n and text.claim("last position").value == n - 1
     assert binary_q.flip_answer(flips) == (binary_q.FLIP_OPTIONS.index(flips.spacing) if flips.spacing in binary_q.FLIP_OPTIONS else -1)
 
 
@@ -192,10 +194,12 @@ def test_bits_sentence(n):
     bits = binary_q.bits_needed(n)
     assert bits == (n - 1).bit_length()
     text = binary_q.bits_sentence(n, bits)
-    assert f"{bits} bit{'s count' if bits > 1 else ' counts'} from 0 to {2 ** bits - 1}" in text and f"0 to {n - 1}" in text
+    assert text.claim("bits").value == bits and text.claim("largest count").value == 2 ** bits - 1
+    assert text.claim("positions").value == n and text.claim("last position").value == n - 1
+    assert (" bits count from 0 to " in text) == (bits > 1)
     assert 2 ** bits >= n and (bits == 1 or 2 ** (bits - 1) < n)
     if bits > 1:
-        assert f"stop at {2 ** (bits - 1) - 1}" in text
+        assert text.claim("largest count with one bit fewer").value == 2 ** (bits - 1) - 1
     assert text.holds() and text.claim("largest count").reference.value == n - 1
 
 
@@ -339,7 +343,9 @@ def test_empty_rows(sentence):
     row = view.zero_row
     assert row == (0.0,) * live.LAB_STEPS and live_q.empty_answer(row) == 0
     text = live_q.empty_sentence(view)
-    assert text.holds() and "(" + "; ".join(["0"] * live.LAB_STEPS) + ")" in text and "summing to 0" in text
+    assert text.holds() and text.claim("row").value == (0.0,) * live.LAB_STEPS and text.claim("row's total").value == 0
+    assert text.claim("query").value == view.zero_rows[0] and "summing to 0" in text
+    assert text.claim("book's weight").value == pytest.approx(1 / live.LAB_STEPS)
     assert live_q.empty_answer((float("nan"),)) == 1 and live_q.empty_answer((0.5, 0.5)) == 2 and live_q.empty_answer((1.0, 0.0)) == 3
 
 

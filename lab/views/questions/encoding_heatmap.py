@@ -55,6 +55,11 @@ def fastest_sentence(speeds: PairSpeeds) -> Said:
                     Reference(max(others), "the largest mean change per step of the other pairs the options name")),
               Claim("frequency of each pair, first to last", speeds.angles, "falls",
                     Reference(speeds.angles, "ω_j of every pair of the table"))] if last else []
+    claims += [Claim(what, value) for what, value in (
+        ("first pair's frequency", speeds.angles[0]), ("first pair's wavelength", speeds.periods[0]),
+        ("first pair's mean change per step", speeds.steps[0]), ("positions", speeds.n),
+        ("last pair's columns", (2 * last, 2 * last + 1)), ("last pair's frequency", speeds.angles[last]),
+        ("last pair's wavelength", speeds.periods[last]), ("last pair's mean change per step", speeds.steps[last]))]
     return Said(_("Columns 0 and 1 turn by {fast} radian per position (one wave every {fast_period} positions) and change "
              "by {fast_step} per step on average over the {n} positions; columns {a} and {b} turn by {slow} radian per "
              "position (one wave every {slow_period} positions) and change by {slow_step} per step. Each pair's "

@@ -105,7 +105,8 @@ def empty_sentence(view: live.MaskingView) -> Said:
                   "every key instead.)").format(
         show=view.show, query=view.zero_rows[0], row="(" + "; ".join(number(v, "g") for v in row) + ")",
         total=number(sum(row), "g"), book=number(view.book_row[0], ".4f")),
-        [Claim("row's total", sum(row)), Claim("zero rows", len(view.zero_rows))])
+        [Claim("row's total", sum(row)), Claim("zero rows", len(view.zero_rows)), Claim("query", view.zero_rows[0]),
+         Claim("row", tuple(row)), Claim("book's weight", view.book_row[0])])
 
 
 def _solve_empty() -> Solved:
