@@ -212,7 +212,8 @@ def cost_sentence(view: TheoryView) -> Said:
                     Reference(tuple(float(v) for v in sorted(costs.values())), counted)),
               Claim("self-attention", attention, "above", Reference(costs["RNN"], "the RNN's " + counted)),
               Claim("self-attention's projections", view.attention_projections, "equal",
-                    Reference(2 * costs["RNN"], "twice the RNN's 2·n·d², from cost_terms"))]
+                    Reference(2 * costs["RNN"], "twice the RNN's 2·n·d², from cost_terms")),
+              Claim("length n", n), Claim("CNN", costs["CNN"]), Claim("RNN", costs["RNN"])]
     if k > 4:
         limit = (k - 4) * d / 2
         if limit > 1:
@@ -222,12 +223,13 @@ def cost_sentence(view: TheoryView) -> Said:
                          "is.")
         cnn_note = " ".join([cnn_note.format(limit=number(limit, ",g")),
                              _cnn_sentence(_relation(attention, costs["CNN"])).format(n=number(n, ","))])
-        claims += [Claim("self-attention against the CNN", attention, _relation(attention, costs["CNN"]),
+        claims += [Claim("(k − 4)·d/2", limit), Claim("self-attention against the CNN", attention, _relation(attention, costs["CNN"]),
                          Reference(costs["CNN"], "the CNN's " + counted)),
                    Claim("n", n, "below" if attention < costs["CNN"] else "at least",
                          Reference(limit, "(k − 4)·d/2, where 2n²d + 4nd² = knd²"))]
     else:
         cnn_note = _("With k = {k} it never costs less than the CNN either (k·n·d² ≤ 4·n·d²).").format(k=k)
+        claims.append(Claim("k", k))
         claims.append(Claim("self-attention against the CNN", attention, "above",
                             Reference(costs["CNN"], "the CNN's " + counted)))
     return Said(" ".join([whole, rnn_note, cnn_note]), claims)

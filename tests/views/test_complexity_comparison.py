@@ -130,9 +130,10 @@ def test_cost_sentence_ranks_the_layers_as_the_table_counts_them(n, d, k):
     costs = costs_of(n, d, k)
     assert dict(view.costs) == costs  # the record holds the whole count's numbers
     names = {"CNN": "the CNN", "RNN": "the RNN", "Self-attention": "self-attention"}
-    assert sentence.startswith(f"At n = {n:,}, counted whole: the CNN {big_number(costs['CNN'])}, the RNN "
-                               f"{big_number(costs['RNN'])}, self-attention {big_number(costs['Self-attention'])} "
-                               "multiply-adds; from the cheapest: ")
+    assert sentence.claim("length n").value == n
+    assert (sentence.claim("CNN").value, sentence.claim("RNN").value) == (costs["CNN"], costs["RNN"])
+    assert sentence.claim("self-attention").value == costs["Self-attention"]
+    assert sentence.startswith("At n = ") and " multiply-adds; from the cheapest: " in sentence
     order = sentence.split("from the cheapest: ")[1].split(".")[0]
     groups = [group.replace(" (equal)", "").split(" and ") for group in order.split(", then ")]
     said = [[next(layer for layer, name in names.items() if name == g) for g in group] for group in groups]
@@ -146,15 +147,15 @@ def test_cost_sentence_ranks_the_layers_as_the_table_counts_them(n, d, k):
     brute_less_than_cnn = [m for m in (1, 2, 3, n, max(1, (k - 4) * d // 2), max(1, (k - 4) * d // 2 + 1))
                            if 2 * m * m * d + 4 * m * d * d < k * m * d * d]
     if k <= 4:
-        assert f"With k = {k} it never costs less than the CNN either" in sentence and not brute_less_than_cnn
+        assert sentence.claim("k").value == k and not brute_less_than_cnn
         assert costs["Self-attention"] > costs["CNN"]
     else:
         limit = (k - 4) * d / 2
-        assert f"while n < (k − 4)·d/2 = {limit:,g}" in sentence
+        assert sentence.claim("(k − 4)·d/2").value == limit
         assert ("which no length n ≥ 1 is" in sentence) == (not brute_less_than_cnn)
         for m in (1, max(1, math.ceil(limit) - 1), math.ceil(limit), n):
             assert (2 * m * m * d + 4 * m * d * d < k * m * d * d) == (m < limit)
-        assert f"At n = {n:,} it costs {words(costs['Self-attention'], costs['CNN'])} the CNN." in sentence
+        assert f" it costs {words(costs['Self-attention'], costs['CNN'])} the CNN." in sentence
     mixing = 2 * n * n * d
     assert "n² terms" not in sentence  # the chapter's count is the table's, above
     assert (mixing < costs["RNN"]) == (n < d) and (mixing < costs["CNN"]) == (n < k * d / 2)  # the formulas shown
