@@ -226,7 +226,9 @@ def query_step_statement(step: QueryStep) -> Said:
                         Reference(scores_sorted, "the query's scores, sorted: softmax keeps their order"))
     claims = [Claim("largest weight", step.weights[top], "equal",
                     Reference(max(step.weights), "the largest of the query's weights")),
-              Claim("keys tied for the most", len(tops))]
+              Claim("keys tied for the most", len(tops)), Claim("query", q), Claim("head", step.head),
+              Claim("head size", hs), Claim("keys", n), Claim("lowest score", lo), Claim("highest score", hi),
+              Claim("key with the most weight", top), Claim("values shown", step.shown_dims)]
     if len(tops) > 1:  # "the same token, the same key": the tied keys are copies of one token
         claims.append(Claim("tokens among the tied keys", len({step.tokens[j] for j in tops}), "equal",
                             Reference(1, "one token: identical tokens have identical keys without P")))

@@ -274,34 +274,40 @@ def test_query_step_statement_states_the_three_steps(sentence, hidden, heads, se
     layer = live.attention_view(tokens, hidden, heads, seed, positional)[head][query].double()
     assert torch.allclose(layer, weights, atol=1e-5)  # the row of the map above
     said = live.query_step_statement(step)
-    assert said.startswith(f"**Query {query} ({live.plain(tokens[query])}), head {head}.**")
-    assert f"score_j = q·k_j / √{hs}" in said
+    assert said.claim("query").value == query and said.claim("head").value == head
+    assert said.startswith(f"**Query {query} ({live.plain(tokens[query])}), head {head}.**")  # the token, quoted
+    assert said.claim("head size").value == hs and said.claim("keys").value == n
     top = int(torch.argmax(weights))
     tied = [j for j in range(n) if float(weights[top] - weights[j]) <= 1e-9]  # ties found here, in float64
     assert said.holds()  # every comparison it makes is true of its numbers
     assert step.tops == tuple(tied) and said.claim("keys tied for the most").value == len(tied)
     assert said.claim("largest weight").reference.value == pytest.approx(float(weights.max()), abs=1e-6)
     if n > 1 and len(tied) == n:  # all scores equal: "from x to x" and "the most goes to key 0" were wrong
-        assert f"here {_signed(scores[0])} for every key" in said and "the most" not in said
-        assert f"{n} equal weights of {1 / n:.3f} = 1/{n}" in said
+        assert said.claim("lowest score").value == pytest.approx(float(scores[0]), abs=1e-5)
+        assert "for every key" in said and "the most" not in said
+        assert said.claim("largest weight").value == pytest.approx(1 / n, abs=1e-6)
     elif n > 1:
-        assert f"here from {_signed(scores.min())} to {_signed(scores.max())}." in said
+        assert said.claim("lowest score").value == pytest.approx(float(scores.min()), abs=1e-5)
+        assert said.claim("highest score").value == pytest.approx(float(scores.max()), abs=1e-5)
         order = said.claim("weights in the order of the scores")
         assert order.reference.value == tuple(sorted(step.scores))
     else:
-        assert f"here {_signed(scores[0])}, its only key." in said
+        assert said.claim("lowest score").value == pytest.approx(float(scores[0]), abs=1e-5)
+        assert ", its only key." in said
     assert "-" not in said.split("here ", 1)[1].split(", ", 1)[0]  # minus signs, not hyphens
     if n > 1 and len(tied) == 1:
-        assert f"the most, {float(weights[top]):.3f}, goes to key {top} ({live.plain(tokens[top])})" in said
-        assert f"turns the {n} scores into {n} weights that sum to 1" in said
+        assert said.claim("key with the most weight").value == top
+        assert said.claim("largest weight").value == pytest.approx(float(weights[top]), abs=1e-6)
+        assert f"goes to key {top} ({live.plain(tokens[top])})" in said
     elif 1 < len(tied) < n:  # ties named together, never one of them alone
         assert len({tokens[j] for j in tied}) == 1
-        assert (f"the most, {float(weights[top]):.3f} each, goes to {len(tied)} keys tied (the same token, the same "
-                f"key): " + ", ".join(f"{j} ({live.plain(tokens[j])})" for j in tied)) in said
+        assert said.claim("largest weight").value == pytest.approx(float(weights[top]), abs=1e-6)
+        assert ("keys tied (the same token, the same key): "
+                + ", ".join(f"{j} ({live.plain(tokens[j])})" for j in tied)) in said
     elif n == 1:  # one key: no plural, no comparison
-        assert f"turns the only score into a weight of exactly {float(weights[top]):.3f}" in said
+        assert said.claim("largest weight").value == 1.0 and "turns the only score into a weight of exactly" in said
         assert "1 score" not in said and "1 weight" not in said
     assert abs(float(weights.sum()) - 1) < 1e-12  # "weights that sum to 1"
     assert all((scores[i] < scores[j]) == (weights[i] < weights[j]) for i in range(n) for j in range(n))  # larger→larger
     shown = min(8, hs)
-    assert (f"all {hs} of them shown" if shown == hs else f"the first {shown} of {hs} shown") in said
+    assert said.claim("values shown").value == shown and ("of them shown" in said) == (shown == hs)
