@@ -542,7 +542,8 @@ def slope_line(v: SlopeVerdict) -> Said:
     return Said(_("- **{layer}**: slope {slope} against {expected}, the slope of its count over these lengths (the "
                   "chapter's leading term alone: n^{theory}): {verdict}.").format(
         layer=_(v.layer), slope=number(v.slope, ".2f"), expected=expected, theory=v.theory,
-        verdict=_(EXPECTED[verdict]).format(expected=expected)), _slope_claims(v, verdict))
+        verdict=_(EXPECTED[verdict]).format(expected=expected)),
+        _slope_claims(v, verdict) + [Claim("count's slope, as stated", v.expected), Claim("leading term's exponent", v.theory)])
 
 
 def memory_sentence(result: SweepResult) -> Said:
@@ -555,7 +556,7 @@ def memory_sentence(result: SweepResult) -> Said:
                       "scaled_dot_product_attention) returns none, and its kernels can compute the output in tiles "
                       "without forming them (memory is measured on CUDA only: this sweep cannot tell whether they "
                       "did).").format(size=memory_size(explicit), n=n),
-                    [Claim("explicit weights' bytes", explicit)])
+                    [Claim("explicit weights' bytes", explicit), Claim("n", n)])
     fused = int(top["Self-attention (fused)"])
     if fused < explicit:
         text = _("Measured at n = {n}, explicit attention peaked at {explicit} above what was allocated before the "
@@ -571,7 +572,8 @@ def memory_sentence(result: SweepResult) -> Said:
                  "without forming the (heads, n, n) weights) at {fused}: more than the explicit one.")
     return Said(text.format(n=n, explicit=memory_size(explicit), fused=memory_size(fused)),
                 [Claim("fused peak", fused, "below" if fused < explicit else "equal" if fused == explicit else "above",
-                       Reference(explicit, "explicit attention's peak above its input, measured at the same n"))])
+                       Reference(explicit, "explicit attention's peak above its input, measured at the same n")),
+                 Claim("n", n), Claim("explicit peak", explicit)])
 
 
 def slope_prose(result: SweepResult) -> Said:
@@ -580,11 +582,12 @@ def slope_prose(result: SweepResult) -> Said:
     if result.low == result.high:
         return Said(_("The sweep holds one length, n = {n}, and a slope needs at least two: choose a **to n** different "
                       "from **from n** to see how each layer's time grows with n.").format(n=result.low),
-                    [Claim("lengths", 1)])
+                    [Claim("lengths", 1), Claim("n", result.low)])
     lines = [Said(_("Slopes are fitted on the largest half of the sweep (n = {low} to {high}) of log(time) against "
                     "log(n), and set beside the slope of each layer's count of multiply-adds over the same lengths: "
                     "everything timed, attention's four projections included, so attention's is 2 only where its "
-                    "n² terms dwarf the projections (n far above 2·d).").format(low=result.low, high=result.high))]
+                    "n² terms dwarf the projections (n far above 2·d).").format(low=result.low, high=result.high),
+                  [Claim("lowest length fitted", result.low), Claim("highest length fitted", result.high)])]
     for v in result.verdicts:
         lines.append(slope_line(v))
     lines.append(Said(""))  # a paragraph of its own, not part of the last item of the list
