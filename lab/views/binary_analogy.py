@@ -1,6 +1,5 @@
-"""The binary analogy page's views: binary codes beside the sinusoidal table, the ladders of bit
-periods and pair wavelengths, one bit against its closest column, distances between codes; and
-the sentences that state their numbers."""
+"""The binary analogy page's views: binary codes beside the sinusoidal table, the ladders of bit periods and pair
+wavelengths, one bit against its closest column, distances between codes; and the sentences that state their numbers."""
 
 import math
 from dataclasses import dataclass
@@ -41,8 +40,7 @@ SAME_STEP = 1e-11  # float64 neighbour steps (at most √d ≈ 32 long) that agr
 
 @dataclass(frozen=True)
 class AnalogyView:
-    """Binary codes of ``bits`` bits and the sinusoidal table of width ``d`` over ``n`` positions:
-    both drawn, the codes as text, and what :func:`pekit.binary.compare_codes` measures."""
+    """``bits``-bit codes and the width-``d`` sinusoidal table over ``n`` positions, drawn, and compare_codes' numbers."""
 
     n: int
     bits: int
@@ -169,6 +167,7 @@ def table_caption(view: AnalogyView) -> Said:
     else:
         text = _("Sinusoidal encoding P: {pairs} column pairs, slower from left to right. Blue = −1, red = +1.").format(
             pairs=pairs)
+    claims += [Claim("pairs", pairs)] + ([Claim("last column", view.d - 1)] if view.d % 2 else [])
     if view.p_exact:
         return Said(text, claims)
     text += " " + _("Each pixel is the mean of a block of positions × columns.")
@@ -176,6 +175,7 @@ def table_caption(view: AnalogyView) -> Said:
     fast = [w for w in view.wavelengths if w < two_blocks]
     if view.p_block_rows > 1 and fast:
         # a block mean sampled once per block cannot follow what repeats within two blocks
+        claims += [Claim("pairs repeating within two blocks", len(fast)), Claim("two blocks", two_blocks)]
         claims.append(Claim("slowest wavelength drawn with false stripes", max(fast), "below",
                             Reference(two_blocks, "two blocks of positions (the blocks sample once per block)")))
         text += " " + ngettext(
@@ -187,8 +187,7 @@ def table_caption(view: AnalogyView) -> Said:
 
 
 def metric_labels(view: AnalogyView) -> tuple[str, str, str, str]:
-    """The four metrics' labels, each naming the width it measures (short enough for a quarter of a
-    projector's width)."""
+    """The four metrics' labels, each naming the width it measures (short: a quarter of a projector's width)."""
     bits, d = view.bits, view.d
     return (ngettext("Distinct codes, {count} bit", "Distinct codes, {count} bits", bits).format(count=bits),
             _("Distinct codes, d = {d}").format(d=d),
@@ -233,7 +232,10 @@ def steps_sentence(view: AnalogyView) -> Said:
     rounding = Reference(SAME_STEP, "float64 rounding of steps at most √d long")
     claims = [Claim("spread of the sinusoidal steps", hi - lo, "at most" if hi - lo <= SAME_STEP else "above", rounding),
               Claim("positions binary tells apart", view.stats.binary.distinct, "at most",
-                    Reference(view.code_count, "the codes of that many bits, 2^bits"))]
+                    Reference(view.code_count, "the codes of that many bits, 2^bits"))] + [Claim(w, v) for w, v in (
+        ("binary step, smallest", view.binary_step_low), ("binary step, largest", view.binary_step_high), ("bits flipped",
+        flips), ("sinusoidal step, smallest", lo), ("sinusoidal step, largest", hi), ("bits", view.bits), ("codes",
+        view.code_count), ("d", view.d), ("positions told apart", stats.sinusoidal.distinct), ("positions", view.n))]
     if hi - lo <= SAME_STEP:
         text += _(", while the sinusoidal code always moves by {step}: the same step everywhere (up to float64 "
                   "rounding). ").format(step=number(lo, ".6g"))
@@ -297,13 +299,13 @@ def dial_sentence(view: AnalogyView) -> Said:
                              len(hits)).format(shown=shown)
         else:
             text += _("within this range none collide yet.")
-    return joined([text, _against_the_dials(view)])
+    numbers = [Claim("returns shown", tuple(hits[:8]))] + ([] if view.bits == 1 else [Claim("half turn", 2 ** (
+        view.bits - 2)), Claim("last bit", view.last_bit), Claim("full turn", 2 ** view.last_bit)])
+    return joined([Said(text, numbers), _against_the_dials(view)])
 
 
 def _against_the_dials(view: AnalogyView) -> Said:
-    """The sinusoidal table's smallest distance from position 0, against the dials' over the same
-    positions: which stays further from its start, or whether the table comes back within the
-    distance this page counts as one code."""
+    """The table's smallest distance from position 0 against the dials', or within one code's distance."""
     numbers = dict(distance=number(view.stats.sinusoidal_min_from_first, ".3g"), position=view.closest_to_first,
                    dials=number(view.dial_min_from_first, ".3g"), dial_position=view.dial_closest_to_first,
                    tolerance=number(DISTINCT, "g"), d=view.d)
@@ -323,11 +325,13 @@ def _against_the_dials(view: AnalogyView) -> Said:
         "the table's smallest distance from position 0"
     one_code = Reference(DISTINCT, "the distance under which this page counts two codes as one")
     the_dials = Reference(dials, "the dials' smallest distance from position 0, over the same positions")
+    base = [Claim("closest position", view.closest_to_first), Claim("dials' distance", dials),
+            Claim("dials' closest position", view.dial_closest_to_first), Claim("d", view.d)]
     if closest <= DISTINCT:
         return Said(text + " " + _("That is within the {tolerance} this page counts as one code: at this width, over "
                                    "these positions, the table comes back to its start too.").format(**numbers),
-                    [Claim(what, closest, "at most", one_code)])
-    claims = [Claim(what, closest, "above", one_code), Claim(what, closest, "above" if closest > dials else "at most",
+                    base + [Claim("tolerance", DISTINCT), Claim(what, closest, "at most", one_code)])
+    claims = base + [Claim(what, closest, "above", one_code), Claim(what, closest, "above" if closest > dials else "at most",
                                                              the_dials)]
     if closest > dials:
         return Said(text + " " + _("So it stays further from its starting point than the dials do."), claims)
@@ -391,10 +395,6 @@ def _factor(growth: float) -> str:
     return number(growth, f".{digits}g")
 
 
-def _listed(values) -> str:
-    return ", ".join(map(str, values))
-
-
 def ladders_sentence(view: Ladders) -> Said:
     """How the two ladders climb, and the bits with no partner at either end."""
     fast, slow = view.fast, view.slow
@@ -432,7 +432,7 @@ def ladders_sentence(view: Ladders) -> Said:
                             Reference(shortest, "the fastest pair's wavelength")))
         text += ngettext(", so bit {bits} (period {periods}) has no true partner",
                          ", so bits {bits} (periods {periods}) have no true partner", len(fast)).format(
-            bits=_listed(fast), periods=_listed(view.fast_periods))
+            bits=", ".join(map(str, fast)), periods=", ".join(map(str, view.fast_periods)))
     longest = dict(longest=_positions(view.longest), column=view.d - 1)
     if pairs == 1:
         text += _(", and no column is slower than the one pair's {longest} positions").format(**longest)
@@ -445,7 +445,7 @@ def ladders_sentence(view: Ladders) -> Said:
     if slow:
         claims.append(Claim("the fastest unmatched slow bit's period", periods[min(slow)], "above", slowest))
         return Said(text + ngettext("; bit {bits} is slower than that.", "; bits {bits} are slower than that.",
-                                    len(slow)).format(bits=_listed(slow)), claims)
+                                    len(slow)).format(bits=", ".join(map(str, slow))), claims)
     claims.append(Claim("the slowest bit's period", periods[-1], "below", slowest))
     return Said(text + (_("; every bit shown here is faster than that.") if view.bits > 1
                         else _("; the bit is faster than that.")), claims)

@@ -80,20 +80,24 @@ def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
     lo, hi = float(binary_steps.min()), float(binary_steps.max())
     flips_at = [sum(a != b for a, b in zip(format(i - 1 & 2**bits - 1, f"0{bits}b"), format(i & 2**bits - 1, f"0{bits}b")))
                 for i in range(1, n)]
+    assert sentence.claim("binary step, smallest").value == pytest.approx(lo, rel=1e-12)
+    assert sentence.claim("binary step, largest").value == pytest.approx(hi, rel=1e-12)
     if lo == hi:
-        assert f"the binary code moves by {number(lo, '.3g')} at every step ({flips_at[0]} bit" in sentence
+        assert sentence.claim("bits flipped").value == flips_at[0] and "at every step (" in sentence
         assert len(set(flips_at)) == 1
     else:
-        assert f"jumps by anything from {number(lo, '.3g')} to {number(hi, '.3g')}" in sentence
         found = re.search(r"\((\d+) → (\d+) flips (\d+) bits? at once: ([01]+) → ([01]+)\)", sentence)
         before, at, flips, code_before, code_at = found.groups()
         assert int(at) == int(before) + 1 and int(at) == int(binary_steps.argmax()) + 1
         assert int(flips) == sum(a != b for a, b in zip(code_before, code_at)) == round(hi**2) == max(flips_at)
+        assert sentence.claim("bits flipped").value == int(flips)
         assert (f"{int(flips)} bit " if int(flips) == 1 else f"{int(flips)} bits ") in sentence
         assert code_before == format(int(before) % 2**bits, f"0{bits}b") and code_at == format(int(at) % 2**bits, f"0{bits}b")
     s_lo, s_hi = float(sin_steps.min()), float(sin_steps.max())
+    assert sentence.claim("sinusoidal step, smallest").value == pytest.approx(s_lo, rel=1e-9)
+    assert sentence.claim("sinusoidal step, largest").value == pytest.approx(s_hi, rel=1e-9)
     if "the same step everywhere" in sentence:
-        assert s_hi - s_lo <= 2e-11 and f"always moves by {number(s_lo, '.6g')}: the same step everywhere (up to float64" in sentence
+        assert s_hi - s_lo <= 2e-11
     else:
         assert d % 2 == 1 and s_hi - s_lo > 5e-12  # (an even width's steps agree: the odd column is the cause)
         if "to six digits" in sentence:
@@ -108,13 +112,15 @@ def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
             assert f"{s_lo:.6g}" != f"{s_hi:.6g}"
         paired = (P[1:, :-1] - P[:-1, :-1]).norm(dim=1)
         assert float(paired.max() - paired.min()) <= 1e-11  # the pairs' step is the same everywhere
-    assert f"binary tells at most 2^{bits} = {2**bits} positions apart" in sentence
+    assert sentence.claim("bits").value == bits and sentence.claim("codes").value == 2**bits
     shape = {1: "the two ends of a segment", 2: "the corners of a square", 3: "the corners of a cube"}.get(
         bits, f"the corners of {'an' if bits in (8, 11, 18) or 80 <= bits <= 89 else 'a'} {bits}-dimensional cube")
     assert f"uses only {shape};" in sentence and cube(bits) == shape
     distinct = distinct_codes(P) if n <= 300 else n - int(
         torch.triu(torch.cdist(P, P) <= 1e-3, diagonal=1).any(dim=0).sum())
-    assert f"{d} real-valued columns tell {distinct} of the {n} positions here apart (counting distinct codes: {RULE})" in sentence
+    assert sentence.claim("positions told apart").value == distinct
+    assert sentence.claim("d").value == d and sentence.claim("positions").value == n
+    assert f"(counting distinct codes: {RULE})" in sentence
     assert "from every other" not in sentence
     assert ("leave room between them" in sentence) == (distinct == n)
     assert sentence.holds()
@@ -140,31 +146,33 @@ def test_dial_sentence_lists_the_positions_that_return_to_zero(n, bits, d, base)
         assert returns == list(range(1, n))
     else:
         half = 2 ** (bits - 2)
-        assert f"after 2^{bits - 1} = {2 ** (bits - 1)} positions" in sentence
-        assert f"agree halfway, every {half} position{'' if half == 1 else 's'}: " in sentence
+        assert sentence.claim("last bit").value == bits - 1 and sentence.claim("full turn").value == 2 ** (bits - 1)
+        assert sentence.claim("half turn").value == half and (f"every {half} positions: " in sentence) == (half != 1)
         # every dial has made whole turns at 2^(bits−1); the sines alone agree at half of it
         assert all(abs(math.sin(2 * math.pi * 2 ** (bits - 1) / 2**j)) < 1e-9 for j in range(bits))
     if returns:
-        found = re.search(r"positions? ([\d, ]+)( …)? (?:all )?gets? the code of position 0", sentence)
-        assert listed(found.group(1)) == returns[:8]
-        assert bool(found.group(2)) == (len(returns) > 8)
+        assert sentence.claim("returns shown").value == tuple(returns[:8])
+        assert (" … " in sentence) == (len(returns) > 8)
     else:
         assert "within this range none collide yet" in sentence
     P = pekit.sinusoidal_encoding(n, d, base=base, dtype=torch.float64)  # (n, d)
     far = (P[1:] - P[0]).norm(dim=1)
     closest, where = float(far.min()), int(far.argmin()) + 1
-    assert f"its smallest distance to position 0 here is {number(closest, '.3g')} (position {where})" in sentence
+    assert sentence.claim("closest position").value == where and "its smallest distance to position 0 here is " in sentence
+    assert math.isclose(sentence.claim("the table's smallest distance from position 0").value, closest, rel_tol=1e-9,
+                        abs_tol=1e-12)
     # the table against the dials over the same positions (the reference the sentence compares with)
     dial_far = (dials[1:] - dials[0]).norm(dim=1)
     dial_far = torch.where(dial_far < 1e-9, 0.0, dial_far)  # a return, up to float rounding (sin 2πk)
     dial_closest, dial_where = float(dial_far.min()), int(dial_far.argmin()) + 1
-    assert f"the dials' {number(dial_closest, '.3g')} (position {dial_where})" in sentence
+    assert math.isclose(sentence.claim("dials' distance").value, dial_closest, rel_tol=1e-9, abs_tol=1e-12)
+    assert sentence.claim("dials' closest position").value == dial_where
     assert sentence.holds()
     if closest <= 1e-3:
         assert "the table comes back to its start too" in sentence
         assert sentence.claim("the table's smallest distance from position 0").reference.value == 1e-3
     else:
-        against = [c for c in sentence.claims if c.reference.value != 1e-3][0]
+        against = [c for c in sentence.comparisons if c.reference.value != 1e-3][0]
         assert math.isclose(against.reference.value, dial_closest, rel_tol=1e-9, abs_tol=1e-12)
         assert ("stays further from its starting point than the dials" in sentence) == (closest > dial_closest)
         assert ("the dials stay further from their start" in sentence) == (closest <= dial_closest)
@@ -339,16 +347,16 @@ def test_captions_and_labels_name_what_they_show(n, bits, d, base):
     if view.p_exact or view.p_block_rows == 1 or not fast:
         assert "within two blocks" not in text
     else:
-        said = int(re.search(r"(\d+) pairs? repeats? within two blocks", text)[1])
-        assert said == len(fast) and f"({2 * view.p_block_rows} positions)" in text
+        said = text.claim("pairs repeating within two blocks").value
+        assert said == len(fast) and text.claim("two blocks").value == 2 * view.p_block_rows
     if len(waves) > 1:
         assert [round(w, 3) for w in text.claims[0].reference.value] == [round(w, 3) for w in waves]
     if d == 2:
         assert "one sine/cosine pair, wavelength 2π" in text and len(waves) == 1
     else:
-        assert f"{len(waves)} column pairs, slower from left to right" in text
+        assert text.claim("pairs").value == len(waves) and "column pairs, slower from left to right" in text
         assert all(b > a for a, b in zip(waves, waves[1:]))
-    assert (f"(the last, column {d - 1}, a sine without its cosine)" in text) == (d % 2 == 1)
+    assert [c.value for c in text.claims if c.what == "last column"] == ([d - 1] if d % 2 else [])
     # the metrics' help states the rule the counts follow
     assert DISTINCT_HELP.startswith(f"Distinct codes: {RULE};") and distinct_help() == DISTINCT_HELP
     P = pekit.sinusoidal_encoding(n, d, base=base, dtype=torch.float64)
