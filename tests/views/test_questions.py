@@ -273,12 +273,10 @@ def test_growth(n, d):
     text = complexity_q.growth_sentence(n, d)
     assert text.holds()  # 4 times the n² terms, less counted whole, 2 times an RNN
     # the counts recomputed here: the chapter's two n²·d products, the whole layer, the RNN's 2·n·d²
-    from lab.display import big_number
-
     whole = {m: 2 * m * m * d + 4 * m * d * d for m in (n, 2 * n)}
-    assert big_number(2 * n * n * d) in text and big_number(2 * (2 * n) ** 2 * d) in text
-    assert big_number(whole[n]) in text and big_number(whole[2 * n]) in text
-    assert big_number(2 * n * d * d) in text and big_number(4 * n * d * d) in text
+    assert text.claim("n² terms at n").value == 2 * n * n * d and text.claim("n² terms at 2n").value == 2 * (2 * n) ** 2 * d
+    assert text.claim("self-attention at n").value == whole[n] and text.claim("self-attention at 2n").value == whole[2 * n]
+    assert text.claim("RNN at n").value == 2 * n * d * d and text.claim("RNN at 2n").value == 4 * n * d * d
     claim = text.claim("growth counted whole")
     assert claim.value == pytest.approx(whole[2 * n] / whole[n], rel=1e-12) and claim.value < 4
     assert "4 times" in text and "2 times" in text
@@ -322,8 +320,9 @@ def test_shuffled(sentence, shuffle):
     perm = seeded.permutation(len(tokens), shuffle).tolist()
     unmoved = all(tokens[p] == tokens[i] for i, p in enumerate(perm))  # the sentence shuffled is the sentence
     assert live_q.shuffle_answer(result) == (2 if unmoved else 0)
-    assert f"({len(tokens)} tokens)" in text
-    assert (shown(gap.unmoved, ".2g") in text) or (unmoved and "stays as it was" in text)
+    assert text.claim("tokens").value == len(tokens) and text.claim("shuffle").value == shuffle
+    assert text.claim("weights as they stand against the original").value == gap.unmoved
+    assert (shown(gap.unmoved, ".2g") in text) or (unmoved and "stays as it was" in text)  # the wording of each case
 
 
 def test_the_shuffle_questions_numbers_are_those_of_the_tab_it_opens():

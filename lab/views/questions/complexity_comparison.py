@@ -61,7 +61,11 @@ def growth_sentence(n: int, d: int, k: int = 3) -> Said:
                     Reference(4.0, "(2n)²/n²: the n² terms' own factor", tolerance=1e-12)),
               Claim("growth counted whole", whole, "below",
                     Reference(4.0, "the n² terms' factor; the projections 4·n·d² only double")),
-              Claim("RNN's growth", rnn, "equal", Reference(2.0, "2n/n: linear in n", tolerance=1e-12))]
+              Claim("RNN's growth", rnn, "equal", Reference(2.0, "2n/n: linear in n", tolerance=1e-12)),
+              Claim("n² terms at n", small.attention_mixing), Claim("n² terms at 2n", large.attention_mixing),
+              Claim("self-attention at n", small.cost("Self-attention")),
+              Claim("self-attention at 2n", large.cost("Self-attention")),
+              Claim("RNN at n", small.cost("RNN")), Claim("RNN at 2n", large.cost("RNN"))]
     return Said(_("As the chapter counts it, self-attention's two n²·d products go from {a} to {b} multiply-adds: {sa} "
                   "times as many, every token meeting every other one. Counted whole, its projections (4·n·d²) only "
                   "double, so the layer goes from {c} to {e}, {whole} times as many. An RNN's 2·n·d² go from {f} to "

@@ -55,7 +55,9 @@ def shuffle_sentence(result: Shuffled) -> Said:
     moved = gap.weights <= gap.weights_rounding
     claims = [Claim("weights put back against the original", gap.weights, "at most" if moved else "above", rounding),
               Claim("weights as they stand against the original", gap.unmoved,
-                    "above" if gap.unmoved > gap.weights_rounding else "at most", rounding)]
+                    "above" if gap.unmoved > gap.weights_rounding else "at most", rounding),
+              Claim("tokens", result.tokens), Claim("shuffle", result.shuffle), Claim("head", result.head),
+              Claim("float rounding", gap.weights_rounding)]
     if gap.unmoved <= gap.weights_rounding:
         text = _("On the page's sentence ({tokens} tokens), shuffle {shuffle} swaps only identical tokens: the "
                  "shuffled sentence is the sentence, and head {head}'s map stays as it was, to {moved} (float "
