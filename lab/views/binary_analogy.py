@@ -354,10 +354,6 @@ class Ladders:
     slow: tuple[int, ...]  # bits slower than every pair
     wavelengths: tuple[float, ...] = ()  # every pair's wavelength, left to right
 
-    @property
-    def fast_periods(self) -> tuple[int, ...]:
-        return tuple(2 ** (b + 1) for b in self.fast)
-
 
 @localized_resource(max_entries=24)
 def ladders(bits: int, d: int, base: int) -> Ladders:
@@ -432,8 +428,10 @@ def ladders_sentence(view: Ladders) -> Said:
                             Reference(shortest, "the fastest pair's wavelength")))
         text += ngettext(", so bit {bits} (period {periods}) has no true partner",
                          ", so bits {bits} (periods {periods}) have no true partner", len(fast)).format(
-            bits=", ".join(map(str, fast)), periods=", ".join(map(str, view.fast_periods)))
+            bits=", ".join(map(str, fast)), periods=", ".join(str(periods[b]) for b in fast))
     longest = dict(longest=_positions(view.longest), column=view.d - 1)
+    claims += [Claim("bits", view.bits), Claim("d", view.d), Claim("longest wavelength", view.longest), Claim("growth",
+               view.growth), Claim("fast bits", fast), Claim("slow bits", slow), Claim("last column", view.d - 1)]
     if pairs == 1:
         text += _(", and no column is slower than the one pair's {longest} positions").format(**longest)
     elif view.d % 2:
@@ -467,10 +465,6 @@ class BitMatch:
     bit_values: int  # how many different values the bit takes over the positions shown (1 or 2)
     column_values: int  # how many different values the column takes there
     chart: dict
-
-    @property
-    def last_shown(self) -> int:
-        return self.window - 1
 
     @property
     def cos_column(self) -> int | None:
@@ -522,7 +516,7 @@ def overlay_caption(match: BitMatch) -> Said:
         shown = _("Positions 0 to {last} of the {n}: {periods} of the bit's periods; the rest repeats. ")
     else:
         shown = _("Positions 0 to {last} of the {n}: {periods} of the bit's periods. ")
-    text = shown.format(last=match.last_shown, n=match.n, periods=periods)
+    text = shown.format(last=match.window - 1, n=match.n, periods=periods)
     closest = dict(bit=match.bit, period=match.period, pair=match.pair, sin=match.sin_column, cos=match.cos_column,
                    wavelength=number(match.wavelength, ".4g"), ratio=number(match.ratio, ".3g"))
     if match.cos_column is not None:
@@ -533,7 +527,7 @@ def overlay_caption(match: BitMatch) -> Said:
                   "sine without its cosine) at {wavelength} positions, {ratio} times the bit's period. ").format(**closest)
     values = dict(bit=match.bit, first=2 ** match.bit, count=match.column_values, window=match.window)
     claims = [Claim(what, value) for what, value in (
-        ("last position shown", match.last_shown), ("positions", match.n if match.cut else None), ("periods shown", match.periods_shown),
+        ("last position shown", match.window - 1), ("positions", match.n if match.cut else None), ("periods shown", match.periods_shown),
         ("bit", match.bit), ("period", match.period), ("pair", match.pair), ("sine column", match.sin_column),
         ("cosine column", match.cos_column), ("wavelength", match.wavelength), ("ratio", match.ratio), ("window",
         match.window), ("bit values", match.bit_values), ("column values", match.column_values)) if value is not None]
@@ -588,6 +582,8 @@ def equal_width_sentence(eq: binary.EqualWidth) -> Said:
                     "above" if s.min_distance > DISTINCT else "at most", one_code),
               Claim("positions the sinusoidal code tells apart", s.distinct,
                     "above" if s.distinct > b.distinct else "equal" if s.distinct == b.distinct else "below", same_rule)]
+    claims += [Claim(w, v) for w, v in (("width", width), ("codes", 2 ** width), ("positions", n), ("closest pair", tuple(
+        s.pair)), ("closest distance", s.min_distance))] + ([Claim("binary's repeated pair", tuple(b.pair))] * (b.min_distance == 0))
     if s.distinct > b.distinct:
         text += _("Real-valued columns can take any value between −1 and 1, where a bit has two: that is the sense in "
                   "which the book calls continuous representations more space-efficient. ")

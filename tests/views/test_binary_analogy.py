@@ -214,6 +214,9 @@ def test_ladders_sentence_names_the_bits_without_a_partner(bits, d, base):
             assert ("climb at different rates" in sentence) == (bits > 1)
     assert sentence.holds()
     assert math.isclose(sentence.claim("the fastest pair's wavelength").value, 2 * math.pi, rel_tol=1e-6)
+    assert sentence.claim("fast bits").value == tuple(fast) and sentence.claim("slow bits").value == tuple(slow)
+    assert math.isclose(sentence.claim("longest wavelength").value, max(waves), rel_tol=1e-6)
+    assert math.isclose(sentence.claim("growth").value, growth, rel_tol=1e-9) and sentence.claim("d").value == d
     if len(waves) > 1:
         growth_claims = [c for c in sentence.claims if c.what == "growth per pair"]
         assert math.isclose(growth_claims[0].reference.value, waves[1] / waves[0], rel_tol=1e-6)
@@ -286,11 +289,11 @@ def test_overlay_caption_states_the_closest_pair(n, bits, d, base, pick):
 def test_equal_width_sentence_counts_the_positions_each_code_tells_apart(n, width, base):
     eq = same_width(n, width, base)
     sentence = equal_width_sentence(eq)
-    assert f"a binary code has 2^{width} = {2**width:,} different codes" in sentence
+    assert sentence.claim("width").value == width and sentence.claim("codes").value == 2**width
     told_binary = min(n, 2**width)
-    assert f"tells **{told_binary} of the {n}** positions apart" in sentence
+    assert sentence.claim("positions binary tells apart").value == told_binary and sentence.claim("positions").value == n
     if n > 2**width:  # the first repeat: position 2^width wraps to the code of 0
-        assert f"(position {2**width} gets the code of position 0)" in sentence
+        assert sentence.claim("binary's repeated pair").value == (0, 2**width) and "gets the code of position" in sentence
     else:
         assert "gets the code of" not in sentence
     P = pekit.sinusoidal_encoding(n, width, base=base, dtype=torch.float64)  # (n, width)
@@ -298,18 +301,18 @@ def test_equal_width_sentence_counts_the_positions_each_code_tells_apart(n, widt
     i, k = eq.sinusoidal.pair
     closest = float(D.min())
     assert math.isclose(float(D[i, k]), closest, rel_tol=1e-6, abs_tol=1e-9)
-    says = "still" if closest > 1e-3 else "only"
-    assert f"the closest two (positions {i} and {k}) {says} {number(eq.sinusoidal.min_distance, '.3g')} apart" in sentence
+    assert sentence.claim("closest pair").value == (i, k)
+    assert math.isclose(sentence.claim("closest distance").value, closest, rel_tol=1e-6, abs_tol=1e-9)
     assert ("which counts as one code" in sentence) == (closest <= 1e-3)
     distinct = distinct_codes(P) if n <= 300 else n - int(torch.triu(D <= 1e-3, diagonal=1).any(dim=0).sum())
-    assert f"{'tells' if width == 1 else 'tell'} **{distinct} of the {n}** apart" in sentence
+    assert sentence.claim("positions the sinusoidal code tells apart").value == distinct
     assert f"Count the distinct codes: {RULE}." in sentence and "from every other" not in sentence
     B = pekit.binary_encoding(n, width)
     assert told_binary == (distinct_codes(B) if n <= 300 else len({tuple(r) for r in B.tolist()}))
     if n == 1024 and width == 1:  # every sin(i) has another within 0.001: none is apart from every other
         assert distinct == 337 and int((D > 1e-3).all(dim=1).sum()) == 0
     many = "s" if width != 1 else ""
-    assert f"With {width} number{many} per position" in sentence and f"{width} sinusoidal column{many} tell" in sentence
+    assert f" number{many} per position" in sentence and f" sinusoidal column{many} tell" in sentence
     if distinct > told_binary:
         assert sentence.endswith("the book calls continuous representations more space-efficient.")
     elif distinct == told_binary:
