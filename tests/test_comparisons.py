@@ -212,6 +212,19 @@ CAUSES_NOT_YET: set[tuple[str, str]] = {
     # -- train
 }
 
+# Modules whose every public text function returns Said (its text and a claim per number it
+# states), whether it compares or not: a function of these annotated ``-> str`` fails below
+SAID_EVERYWHERE: tuple[str, ...] = (
+    "binary_analogy", "classroom", "complexity_comparison", "concept_check", "encoding_heatmap",
+    "encoding_heatmap_further", "home", "live_attention", "live_order",
+    "questions.binary_analogy", "questions.complexity_comparison", "questions.encoding_heatmap",
+    "questions.live_attention",
+)
+# (module, function) of those modules returning a str no one reads: why it is not a sentence
+NOT_READ: dict[tuple[str, str], str] = {
+    ("concept_check", "widget_key"): "a Streamlit widget's key (concept.<phase>.<question>), never shown",
+}
+
 GETTEXT = {"_", "ngettext", "gettext", "pgettext", "npgettext"}
 
 
@@ -328,6 +341,19 @@ def test_a_cause_is_stated_only_where_it_was_measured(sentence):
     assert (sentence.module, sentence.name) in MEASURED_CAUSES, (
         f"{sentence.module}.{sentence.name} names a cause ({', '.join(sorted(sentence.causes))}): state what was "
         "measured instead, or list what the page measured in MEASURED_CAUSES")
+
+
+def test_modules_said_everywhere_return_said_from_every_text_function():
+    modules = {module_name(path): path for path in VIEWS}
+    assert set(SAID_EVERYWHERE) <= set(modules), sorted(set(SAID_EVERYWHERE) - set(modules))
+    assert {module for module, _name in NOT_READ} <= set(SAID_EVERYWHERE)
+    plain = [f"{s.module}.{s.name}" for s in ALL
+             if s.module in SAID_EVERYWHERE and not s.returns_said and (s.module, s.name) not in NOT_READ]
+    assert not plain, f"these return plain text; return a lab.claims.Said with a Claim per number stated: {plain}"
+    read = [f"{module}.{name}" for module, name in NOT_READ
+            if next((s for s in ALL if (s.module, s.name) == (module, name)), None) is None
+            or next(s for s in ALL if (s.module, s.name) == (module, name)).returns_said]
+    assert not read, f"no longer plain text functions; take them out of NOT_READ: {read}"
 
 
 def per_page() -> dict[str, tuple[int, int, int]]:

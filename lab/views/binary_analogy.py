@@ -1,6 +1,5 @@
-"""The binary analogy page's views: binary codes beside the sinusoidal table, the ladders of bit
-periods and pair wavelengths, one bit against its closest column, distances between codes; and
-the sentences that state their numbers."""
+"""The binary analogy page's views: binary codes beside the sinusoidal table, the ladders of bit periods and pair
+wavelengths, one bit against its closest column, distances between codes; and the sentences that state their numbers."""
 
 import math
 from dataclasses import dataclass
@@ -19,16 +18,15 @@ DISTINCT = 1e-3  # pekit.binary.distinct_positions' tolerance: codes closer than
 
 
 def _distinct_rule() -> str:
-    """How the distinct codes are counted (pekit.binary.distinct_positions): in order, a position is
-    a new code unless its code lies within DISTINCT of an earlier position's."""
+    """How pekit.binary.distinct_positions counts: a position is new unless within DISTINCT of an earlier one."""
     return _("a position counts when its code is more than {tolerance} from the code of every earlier "
              "position").format(tolerance=number(DISTINCT, "g"))
 
 
-def distinct_help() -> str:
+def distinct_help() -> Said:
     """The distinct-code metrics' help: the rule they count by."""
-    return _("Distinct codes: {rule}; one within {tolerance} of an earlier code is the same code.").format(
-        rule=_distinct_rule(), tolerance=number(DISTINCT, "g"))
+    return Said(_("Distinct codes: {rule}; one within {tolerance} of an earlier code is the same code.").format(
+        rule=_distinct_rule(), tolerance=number(DISTINCT, "g")), [Claim("tolerance", DISTINCT)])
 
 
 with use("en"):
@@ -42,8 +40,7 @@ SAME_STEP = 1e-11  # float64 neighbour steps (at most √d ≈ 32 long) that agr
 
 @dataclass(frozen=True)
 class AnalogyView:
-    """Binary codes of ``bits`` bits and the sinusoidal table of width ``d`` over ``n`` positions:
-    both drawn, the codes as text, and what :func:`pekit.binary.compare_codes` measures."""
+    """``bits``-bit codes and the width-``d`` sinusoidal table over ``n`` positions, drawn, and compare_codes' numbers."""
 
     n: int
     bits: int
@@ -140,24 +137,20 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
     )
 
 
-def cube(bits: int) -> str:
-    """The shape whose corners are the codes of ``bits`` bits."""
-    if bits == 1:
-        return _("the two ends of a segment")
-    if bits == 2:
-        return _("the corners of a square")
-    if bits == 3:
-        return _("the corners of a cube")
+def cube(bits: int) -> Said:
+    """The shape whose corners are the codes of ``bits`` bits (a segment, square and cube state no number)."""
+    if bits <= 3:
+        return Said((_("the two ends of a segment"), _("the corners of a square"), _("the corners of a cube"))[bits - 1])
     if str(bits)[0] == "8" or bits in (11, 18):
-        return _("the corners of an {bits}-dimensional cube").format(bits=bits)
-    return _("the corners of a {bits}-dimensional cube").format(bits=bits)
+        return Said(_("the corners of an {bits}-dimensional cube").format(bits=bits), [Claim("bits", bits)])
+    return Said(_("the corners of a {bits}-dimensional cube").format(bits=bits), [Claim("bits", bits)])
 
 
-def bits_caption(view: AnalogyView) -> str:
-    """What the heatmap of the binary codes shows."""
+def bits_caption(view: AnalogyView) -> Said:
+    """What the heatmap of the binary codes shows (the numbers it states are the bits' names and values)."""
     text = (_("Binary code: bit 0 (left) flips at every position, bit b every 2^b positions. Blue = 0, red = 1.")
             if view.bits > 1 else _("Binary code: bit 0 (left) flips at every position. Blue = 0, red = 1."))
-    return text + ("" if view.bits_exact else " " + _("Each pixel is a block mean."))
+    return Said(text + ("" if view.bits_exact else " " + _("Each pixel is a block mean.")), [Claim("bits", view.bits)])
 
 
 def table_caption(view: AnalogyView) -> Said:
@@ -174,6 +167,7 @@ def table_caption(view: AnalogyView) -> Said:
     else:
         text = _("Sinusoidal encoding P: {pairs} column pairs, slower from left to right. Blue = −1, red = +1.").format(
             pairs=pairs)
+    claims += [Claim("pairs", pairs)] + ([Claim("last column", view.d - 1)] if view.d % 2 else [])
     if view.p_exact:
         return Said(text, claims)
     text += " " + _("Each pixel is the mean of a block of positions × columns.")
@@ -181,6 +175,7 @@ def table_caption(view: AnalogyView) -> Said:
     fast = [w for w in view.wavelengths if w < two_blocks]
     if view.p_block_rows > 1 and fast:
         # a block mean sampled once per block cannot follow what repeats within two blocks
+        claims += [Claim("pairs repeating within two blocks", len(fast)), Claim("two blocks", two_blocks)]
         claims.append(Claim("slowest wavelength drawn with false stripes", max(fast), "below",
                             Reference(two_blocks, "two blocks of positions (the blocks sample once per block)")))
         text += " " + ngettext(
@@ -192,8 +187,7 @@ def table_caption(view: AnalogyView) -> Said:
 
 
 def metric_labels(view: AnalogyView) -> tuple[str, str, str, str]:
-    """The four metrics' labels, each naming the width it measures (short enough for a quarter of a
-    projector's width)."""
+    """The four metrics' labels, each naming the width it measures (short: a quarter of a projector's width)."""
     bits, d = view.bits, view.d
     return (ngettext("Distinct codes, {count} bit", "Distinct codes, {count} bits", bits).format(count=bits),
             _("Distinct codes, d = {d}").format(d=d),
@@ -201,7 +195,7 @@ def metric_labels(view: AnalogyView) -> tuple[str, str, str, str]:
             _("Closest pair, d = {d}").format(d=d))
 
 
-def counting_caption(view: AnalogyView) -> str:
+def counting_caption(view: AnalogyView) -> Said:
     """The codes listed, and where too few bits make them start over."""
     n1, bits = view.last_position, view.bits
     text = ngettext(
@@ -209,10 +203,13 @@ def counting_caption(view: AnalogyView) -> str:
         "Julia edition prints it) and most significant first (the usual way). ",
         "The book prints 0 … 7 with three bits; here 0 … {last} with {count} bits, least significant bit first (as the "
         "Julia edition prints it) and most significant first (the usual way). ", bits).format(last=n1, count=bits)
+    claims = [Claim("last position", n1), Claim("bits", bits)]
     if not view.codes_wrap:
-        return text
-    return text + _("{last} needs {needed} bits, so with {count} the codes start over at {codes}: position {codes} gets "
-                    "the code of 0.").format(last=n1, needed=view.bits_needed, count=bits, codes=view.code_count)
+        return Said(text, claims)
+    return Said(text + _("{last} needs {needed} bits, so with {count} the codes start over at {codes}: position {codes} "
+                         "gets the code of 0.").format(last=n1, needed=view.bits_needed, count=bits, codes=view.code_count),
+                claims + [Claim("bits needed", view.bits_needed, "above", Reference(bits, "the bits chosen")),
+                          Claim("codes", view.code_count)])
 
 
 def steps_sentence(view: AnalogyView) -> Said:
@@ -235,7 +232,10 @@ def steps_sentence(view: AnalogyView) -> Said:
     rounding = Reference(SAME_STEP, "float64 rounding of steps at most √d long")
     claims = [Claim("spread of the sinusoidal steps", hi - lo, "at most" if hi - lo <= SAME_STEP else "above", rounding),
               Claim("positions binary tells apart", view.stats.binary.distinct, "at most",
-                    Reference(view.code_count, "the codes of that many bits, 2^bits"))]
+                    Reference(view.code_count, "the codes of that many bits, 2^bits"))] + [Claim(w, v) for w, v in (
+        ("binary step, smallest", view.binary_step_low), ("binary step, largest", view.binary_step_high), ("bits flipped",
+        flips), ("sinusoidal step, smallest", lo), ("sinusoidal step, largest", hi), ("bits", view.bits), ("codes",
+        view.code_count), ("d", view.d), ("positions told apart", stats.sinusoidal.distinct), ("positions", view.n))]
     if hi - lo <= SAME_STEP:
         text += _(", while the sinusoidal code always moves by {step}: the same step everywhere (up to float64 "
                   "rounding). ").format(step=number(lo, ".6g"))
@@ -299,13 +299,13 @@ def dial_sentence(view: AnalogyView) -> Said:
                              len(hits)).format(shown=shown)
         else:
             text += _("within this range none collide yet.")
-    return joined([text, _against_the_dials(view)])
+    numbers = [Claim("returns shown", tuple(hits[:8]))] + ([] if view.bits == 1 else [Claim("half turn", 2 ** (
+        view.bits - 2)), Claim("last bit", view.last_bit), Claim("full turn", 2 ** view.last_bit)])
+    return joined([Said(text, numbers), _against_the_dials(view)])
 
 
 def _against_the_dials(view: AnalogyView) -> Said:
-    """The sinusoidal table's smallest distance from position 0, against the dials' over the same
-    positions: which stays further from its start, or whether the table comes back within the
-    distance this page counts as one code."""
+    """The table's smallest distance from position 0 against the dials', or within one code's distance."""
     numbers = dict(distance=number(view.stats.sinusoidal_min_from_first, ".3g"), position=view.closest_to_first,
                    dials=number(view.dial_min_from_first, ".3g"), dial_position=view.dial_closest_to_first,
                    tolerance=number(DISTINCT, "g"), d=view.d)
@@ -325,11 +325,13 @@ def _against_the_dials(view: AnalogyView) -> Said:
         "the table's smallest distance from position 0"
     one_code = Reference(DISTINCT, "the distance under which this page counts two codes as one")
     the_dials = Reference(dials, "the dials' smallest distance from position 0, over the same positions")
+    base = [Claim("closest position", view.closest_to_first), Claim("dials' distance", dials),
+            Claim("dials' closest position", view.dial_closest_to_first), Claim("d", view.d)]
     if closest <= DISTINCT:
         return Said(text + " " + _("That is within the {tolerance} this page counts as one code: at this width, over "
                                    "these positions, the table comes back to its start too.").format(**numbers),
-                    [Claim(what, closest, "at most", one_code)])
-    claims = [Claim(what, closest, "above", one_code), Claim(what, closest, "above" if closest > dials else "at most",
+                    base + [Claim("tolerance", DISTINCT), Claim(what, closest, "at most", one_code)])
+    claims = base + [Claim(what, closest, "above", one_code), Claim(what, closest, "above" if closest > dials else "at most",
                                                              the_dials)]
     if closest > dials:
         return Said(text + " " + _("So it stays further from its starting point than the dials do."), claims)
@@ -351,10 +353,6 @@ class Ladders:
     fast: tuple[int, ...]  # bits faster than every pair (period below 2π)
     slow: tuple[int, ...]  # bits slower than every pair
     wavelengths: tuple[float, ...] = ()  # every pair's wavelength, left to right
-
-    @property
-    def fast_periods(self) -> tuple[int, ...]:
-        return tuple(2 ** (b + 1) for b in self.fast)
 
 
 @localized_resource(max_entries=24)
@@ -380,23 +378,17 @@ def ladders(bits: int, d: int, base: int) -> Ladders:
 
 
 def _positions(count: float) -> str:
-    """A number of positions as the ladders sentence writes it: three digits below 100 (2π ≈ 6.28), whole
-    positions above."""
+    """Positions as the ladders sentence writes them: 3 digits below 100 (2π ≈ 6.28), whole ones above."""
     return number(count, ".3g") if count < 100 else number(count, ",.0f")
 
 
 def _factor(growth: float) -> str:
-    """The growth factor with three digits, or as many more as it takes not to read as 1 or 2 when it is
-    neither (base 2, d = 1024: 1.001, not 1)."""
+    """The growth factor to 3 digits, or more not to read as 1 or 2 when it is neither (base 2, d = 1024: 1.001)."""
     for digits in range(3, 17):
         text = format(growth, f".{digits}g")
         if float(text) not in (1.0, 2.0) or growth in (1.0, 2.0):
             break
     return number(growth, f".{digits}g")
-
-
-def _listed(values) -> str:
-    return ", ".join(map(str, values))
 
 
 def ladders_sentence(view: Ladders) -> Said:
@@ -436,8 +428,10 @@ def ladders_sentence(view: Ladders) -> Said:
                             Reference(shortest, "the fastest pair's wavelength")))
         text += ngettext(", so bit {bits} (period {periods}) has no true partner",
                          ", so bits {bits} (periods {periods}) have no true partner", len(fast)).format(
-            bits=_listed(fast), periods=_listed(view.fast_periods))
+            bits=", ".join(map(str, fast)), periods=", ".join(str(periods[b]) for b in fast))
     longest = dict(longest=_positions(view.longest), column=view.d - 1)
+    claims += [Claim("bits", view.bits), Claim("d", view.d), Claim("longest wavelength", view.longest), Claim("growth",
+               view.growth), Claim("fast bits", fast), Claim("slow bits", slow), Claim("last column", view.d - 1)]
     if pairs == 1:
         text += _(", and no column is slower than the one pair's {longest} positions").format(**longest)
     elif view.d % 2:
@@ -449,7 +443,7 @@ def ladders_sentence(view: Ladders) -> Said:
     if slow:
         claims.append(Claim("the fastest unmatched slow bit's period", periods[min(slow)], "above", slowest))
         return Said(text + ngettext("; bit {bits} is slower than that.", "; bits {bits} are slower than that.",
-                                    len(slow)).format(bits=_listed(slow)), claims)
+                                    len(slow)).format(bits=", ".join(map(str, slow))), claims)
     claims.append(Claim("the slowest bit's period", periods[-1], "below", slowest))
     return Said(text + (_("; every bit shown here is faster than that.") if view.bits > 1
                         else _("; the bit is faster than that.")), claims)
@@ -457,8 +451,7 @@ def ladders_sentence(view: Ladders) -> Said:
 
 @dataclass(frozen=True)
 class BitMatch:
-    """Bit ``bit`` against the sine column whose wavelength is closest to its period, drawn
-    over the first ``window`` of ``n`` positions."""
+    """Bit ``bit`` against the sine column whose wavelength is closest to its period, over ``window`` of ``n``."""
 
     n: int
     bit: int
@@ -472,10 +465,6 @@ class BitMatch:
     bit_values: int  # how many different values the bit takes over the positions shown (1 or 2)
     column_values: int  # how many different values the column takes there
     chart: dict
-
-    @property
-    def last_shown(self) -> int:
-        return self.window - 1
 
     @property
     def cos_column(self) -> int | None:
@@ -518,7 +507,7 @@ def bit_match(n: int, bit: int, ladder: Ladders) -> BitMatch:
                     chart=overlay(window, bit, ladder.d, ladder.base, column, wavelength))
 
 
-def overlay_caption(match: BitMatch) -> str:
+def overlay_caption(match: BitMatch) -> Said:
     """The positions drawn, the bit's period, its closest pair and how far the two differ."""
     periods = number(match.periods_shown, ".3g")
     if not match.cut:
@@ -527,7 +516,7 @@ def overlay_caption(match: BitMatch) -> str:
         shown = _("Positions 0 to {last} of the {n}: {periods} of the bit's periods; the rest repeats. ")
     else:
         shown = _("Positions 0 to {last} of the {n}: {periods} of the bit's periods. ")
-    text = shown.format(last=match.last_shown, n=match.n, periods=periods)
+    text = shown.format(last=match.window - 1, n=match.n, periods=periods)
     closest = dict(bit=match.bit, period=match.period, pair=match.pair, sin=match.sin_column, cos=match.cos_column,
                    wavelength=number(match.wavelength, ".4g"), ratio=number(match.ratio, ".3g"))
     if match.cos_column is not None:
@@ -537,16 +526,22 @@ def overlay_caption(match: BitMatch) -> str:
         text += _("Bit {bit} repeats every {period} positions; the closest wavelength is pair {pair} (column {sin}, a "
                   "sine without its cosine) at {wavelength} positions, {ratio} times the bit's period. ").format(**closest)
     values = dict(bit=match.bit, first=2 ** match.bit, count=match.column_values, window=match.window)
+    claims = [Claim(what, value) for what, value in (
+        ("last position shown", match.window - 1), ("positions", match.n if match.cut else None), ("periods shown", match.periods_shown),
+        ("bit", match.bit), ("period", match.period), ("pair", match.pair), ("sine column", match.sin_column),
+        ("cosine column", match.cos_column), ("wavelength", match.wavelength), ("ratio", match.ratio), ("window",
+        match.window), ("bit values", match.bit_values), ("column values", match.column_values)) if value is not None]
+    claims += [Claim("first position where the bit is 1", 2 ** match.bit)] if match.bit_values == 1 else []
     if match.bit_values == 1:
-        return text + ngettext(
+        return Said(text + ngettext(
             "Bit {bit} stays 0 (−1 here) at every position shown: it first turns 1 at position {first}. The column "
             "takes {count} different value over these {window} positions.",
             "Bit {bit} stays 0 (−1 here) at every position shown: it first turns 1 at position {first}. The column "
-            "takes {count} different values over these {window} positions.", match.column_values).format(**values)
-    return text + ngettext(
+            "takes {count} different values over these {window} positions.", match.column_values).format(**values), claims)
+    return Said(text + ngettext(
         "The bit takes two values, −1 and +1; the column takes {count} different value over these {window} positions.",
         "The bit takes two values, −1 and +1; the column takes {count} different values over these {window} positions.",
-        match.column_values).format(**values)
+        match.column_values).format(**values), claims)
 
 
 @shared(max_entries=48)
@@ -587,6 +582,8 @@ def equal_width_sentence(eq: binary.EqualWidth) -> Said:
                     "above" if s.min_distance > DISTINCT else "at most", one_code),
               Claim("positions the sinusoidal code tells apart", s.distinct,
                     "above" if s.distinct > b.distinct else "equal" if s.distinct == b.distinct else "below", same_rule)]
+    claims += [Claim(w, v) for w, v in (("width", width), ("codes", 2 ** width), ("positions", n), ("closest pair", tuple(
+        s.pair)), ("closest distance", s.min_distance))] + ([Claim("binary's repeated pair", tuple(b.pair))] * (b.min_distance == 0))
     if s.distinct > b.distinct:
         text += _("Real-valued columns can take any value between −1 and 1, where a bit has two: that is the sense in "
                   "which the book calls continuous representations more space-efficient. ")

@@ -129,10 +129,10 @@ def theory_view(n: int, d: int, k: int) -> TheoryView:
     )
 
 
-def theory_caption(view: TheoryView) -> str:
-    """What the chapter's cost chart draws."""
-    return _("The chapter's count for d = {d}, k = {k}, on log-log axes: slope 1 grows like n, slope 2 like "
-             "n².").format(d=view.d, k=view.k)
+def theory_caption(view: TheoryView) -> Said:
+    """What the chapter's cost chart draws (the slopes 1 and 2 are how to read the axes)."""
+    return Said(_("The chapter's count for d = {d}, k = {k}, on log-log axes: slope 1 grows like n, slope 2 like "
+                  "n².").format(d=view.d, k=view.k), [Claim("d", view.d), Claim("k", view.k)])
 
 
 def fuller_caption(view: TheoryView) -> Said:
@@ -150,7 +150,9 @@ def fuller_caption(view: TheoryView) -> Said:
                Reference(tuple(float(n) for n, _slope in view.whole_slopes),
                          "the chart's lengths; slope 2(n + d)/(n + 2d) of 2n²d + 4nd² (whole_attention_slope)")),
          Claim("slope at n = 2·d", view.bend_slope, "equal", Reference(1.5, "2(2d + d)/(2d + 2d)", tolerance=1e-12)),
-         Claim("slope at the chart's end", high, "below", Reference(2.0, "the n² terms' slope, approached as n → ∞"))])
+         Claim("slope at the chart's end", high, "below", Reference(2.0, "the n² terms' slope, approached as n → ∞")),
+         Claim("first length", first), Claim("slope at the first length", low), Claim("last length", last),
+         Claim("2·d", 2 * view.d)])
 
 
 NAMES = {"CNN": N_("the CNN"), "RNN": N_("the RNN"), "Self-attention": N_("self-attention")}
@@ -210,7 +212,8 @@ def cost_sentence(view: TheoryView) -> Said:
                     Reference(tuple(float(v) for v in sorted(costs.values())), counted)),
               Claim("self-attention", attention, "above", Reference(costs["RNN"], "the RNN's " + counted)),
               Claim("self-attention's projections", view.attention_projections, "equal",
-                    Reference(2 * costs["RNN"], "twice the RNN's 2·n·d², from cost_terms"))]
+                    Reference(2 * costs["RNN"], "twice the RNN's 2·n·d², from cost_terms")),
+              Claim("length n", n), Claim("CNN", costs["CNN"]), Claim("RNN", costs["RNN"])]
     if k > 4:
         limit = (k - 4) * d / 2
         if limit > 1:
@@ -220,12 +223,13 @@ def cost_sentence(view: TheoryView) -> Said:
                          "is.")
         cnn_note = " ".join([cnn_note.format(limit=number(limit, ",g")),
                              _cnn_sentence(_relation(attention, costs["CNN"])).format(n=number(n, ","))])
-        claims += [Claim("self-attention against the CNN", attention, _relation(attention, costs["CNN"]),
+        claims += [Claim("(k − 4)·d/2", limit), Claim("self-attention against the CNN", attention, _relation(attention, costs["CNN"]),
                          Reference(costs["CNN"], "the CNN's " + counted)),
                    Claim("n", n, "below" if attention < costs["CNN"] else "at least",
                          Reference(limit, "(k − 4)·d/2, where 2n²d + 4nd² = knd²"))]
     else:
         cnn_note = _("With k = {k} it never costs less than the CNN either (k·n·d² ≤ 4·n·d²).").format(k=k)
+        claims.append(Claim("k", k))
         claims.append(Claim("self-attention against the CNN", attention, "above",
                             Reference(costs["CNN"], "the CNN's " + counted)))
     return Said(" ".join([whole, rnn_note, cnn_note]), claims)
@@ -260,7 +264,7 @@ def path_view(path_n: int, k: int) -> PathView:
                     cnn_layers=graph.path_length["CNN"], rnn_steps=graph.path_length["RNN"])
 
 
-def path_sentence(view: PathView) -> str:
+def path_sentence(view: PathView) -> Said:
     """How many layers or steps each architecture needs from the first token to the last."""
     cnn, rnn, k = view.cnn_layers, view.rnn_steps, view.k
     left = (k - 1) // 2
@@ -283,7 +287,10 @@ def path_sentence(view: PathView) -> str:
                          "An RNN needs **{count} steps** along its chain of states;", rnn).format(count=rnn)
     attention = _("self-attention joins every pair directly, in **one step**. The chapter argues that shorter paths "
                   "make long-range dependencies easier to learn.")
-    return " ".join((convolution, recurrent, attention))
+    numbers = [Claim("kernel", k), Claim("left", left), Claim("right", right), Claim("reach per layer", view.widening),
+               Claim("CNN layers", cnn), Claim("tokens", view.path_n), Claim("RNN steps", rnn),
+               Claim("self-attention steps", 1)] + ([Claim("padding", view.padding)] if left == right else [])
+    return Said(" ".join((convolution, recurrent, attention)), numbers)
 
 
 @dataclass(frozen=True)
@@ -319,15 +326,16 @@ def sweep_plan(low: str, high: str, d: int, k: int) -> SweepPlan:
     return SweepPlan(SweepKey(ns, d, k, pekit.describe_device()), heads, refusal)
 
 
-def sweep_caption(plan: SweepPlan) -> str:
+def sweep_caption(plan: SweepPlan) -> Said:
     """What is timed: the input's shape, the lengths, the heads, the runs, the device."""
     key = plan.key
-    return ngettext("One forward pass of each layer on a (1, n, {d}) input, n = {lengths}; attention with {count} head; "
+    return Said(ngettext("One forward pass of each layer on a (1, n, {d}) input, n = {lengths}; attention with {count} head; "
                     "median of {repeats} timed runs after a warm-up, on **{device}**.",
                     "One forward pass of each layer on a (1, n, {d}) input, n = {lengths}; attention with {count} heads; "
                     "median of {repeats} timed runs after a warm-up, on **{device}**.",
                     plan.heads).format(d=key.d, lengths=", ".join(map(str, key.ns)), count=plan.heads, repeats=REPEATS,
-                                       device=key.device)
+                                       device=key.device),
+                [Claim("d", key.d), Claim("lengths", tuple(key.ns)), Claim("heads", plan.heads), Claim("runs", REPEATS)])
 
 
 class SlopeVerdict(NamedTuple):
@@ -427,14 +435,14 @@ def measured_memory(device: str) -> bool:
     return device.startswith("CUDA")
 
 
-def memory_column(device: str) -> str:
+def memory_column(device: str) -> Said:
     """The slopes table's memory column, named for what it holds on ``device``."""
     if measured_memory(device):
-        return _("memory at largest n (measured peak above the input)")
-    return _("attention weights at largest n (heads × n² × 4 bytes)")
+        return Said(_("memory at largest n (measured peak above the input)"))
+    return Said(_("attention weights at largest n (heads × n² × 4 bytes)"), [Claim("bytes per weight", 4)])
 
 
-def memory_size(nbytes: int) -> str:
+def memory_size(nbytes: int) -> Said:
     """A size in bytes as people read it, in the largest binary unit it reaches (B, KiB, MiB,
     GiB) to three significant digits: 4,096 bytes are "4 KiB", never "0.0 MiB" (in the reader's
     decimal symbol)."""
@@ -444,16 +452,16 @@ def memory_size(nbytes: int) -> str:
             break
         value, unit = value / 1024, bigger
     if unit == "B":
-        return f"{number(int(nbytes), ',')} B"
-    return f"{number(float(f'{value:.3g}'), 'g')} {unit}"
+        return Said(f"{number(int(nbytes), ',')} B", [Claim("bytes", nbytes)])
+    return Said(f"{number(float(f'{value:.3g}'), 'g')} {unit}", [Claim("bytes", nbytes), Claim(unit, value)])
 
 
-def memory_cell(layer: str, weights_bytes: int, device: str) -> str:
+def memory_cell(layer: str, weights_bytes: int, device: str) -> Said:
     """One layer's entry in the memory column: measured on CUDA; elsewhere only explicit
     attention forms an (heads, n, n) weights tensor."""
     if measured_memory(device) or layer == "Self-attention":
         return memory_size(weights_bytes)
-    return _("none formed")
+    return Said(_("none formed"))
 
 
 def measure(plan: SweepPlan) -> Callable[[Job], SweepResult]:
@@ -470,22 +478,23 @@ def measure(plan: SweepPlan) -> Callable[[Job], SweepResult]:
     return work
 
 
-def progress_text(label: str) -> str:
+def progress_text(label: str) -> Said:
     """pekit's progress label of a sweep (``"CNN, n = 64"``, ``"done"``) in the reader's language."""
     if label == "done":
-        return _("done")
+        return Said(_("done"))
     layer, sep, size = label.partition(", n = ")
     if sep:
-        return _("{layer}, n = {n}").format(layer=_(layer), n=size)
-    return _(label)
+        return Said(_("{layer}, n = {n}").format(layer=_(layer), n=size), [Claim("n", int(size))])
+    return Said(_(label))
 
 
-def measured_caption(job: Job) -> str:
+def measured_caption(job: Job) -> Said:
     """When, where and how fast a finished sweep ran (its result a :class:`SweepResult`)."""
     clock = time.strftime("%H:%M:%S", time.localtime(job.finished))
-    return _("Measured at {clock} on {device} in {seconds} s; shared by everyone on this server who asks for these "
-             "settings. **Measure again** replaces it.").format(clock=clock, device=job.result.device,
-                                                                  seconds=local_number(f"{job.seconds:.1f}"))
+    return Said(_("Measured at {clock} on {device} in {seconds} s; shared by everyone on this server who asks for "
+                  "these settings. **Measure again** replaces it.").format(
+        clock=clock, device=job.result.device, seconds=local_number(f"{job.seconds:.1f}")),
+        [Claim("finished at", job.finished), Claim("seconds", job.seconds)])
 
 
 EXPECTED = {
@@ -533,7 +542,8 @@ def slope_line(v: SlopeVerdict) -> Said:
     return Said(_("- **{layer}**: slope {slope} against {expected}, the slope of its count over these lengths (the "
                   "chapter's leading term alone: n^{theory}): {verdict}.").format(
         layer=_(v.layer), slope=number(v.slope, ".2f"), expected=expected, theory=v.theory,
-        verdict=_(EXPECTED[verdict]).format(expected=expected)), _slope_claims(v, verdict))
+        verdict=_(EXPECTED[verdict]).format(expected=expected)),
+        _slope_claims(v, verdict) + [Claim("count's slope, as stated", v.expected), Claim("leading term's exponent", v.theory)])
 
 
 def memory_sentence(result: SweepResult) -> Said:
@@ -546,7 +556,7 @@ def memory_sentence(result: SweepResult) -> Said:
                       "scaled_dot_product_attention) returns none, and its kernels can compute the output in tiles "
                       "without forming them (memory is measured on CUDA only: this sweep cannot tell whether they "
                       "did).").format(size=memory_size(explicit), n=n),
-                    [Claim("explicit weights' bytes", explicit)])
+                    [Claim("explicit weights' bytes", explicit), Claim("n", n)])
     fused = int(top["Self-attention (fused)"])
     if fused < explicit:
         text = _("Measured at n = {n}, explicit attention peaked at {explicit} above what was allocated before the "
@@ -562,7 +572,8 @@ def memory_sentence(result: SweepResult) -> Said:
                  "without forming the (heads, n, n) weights) at {fused}: more than the explicit one.")
     return Said(text.format(n=n, explicit=memory_size(explicit), fused=memory_size(fused)),
                 [Claim("fused peak", fused, "below" if fused < explicit else "equal" if fused == explicit else "above",
-                       Reference(explicit, "explicit attention's peak above its input, measured at the same n"))])
+                       Reference(explicit, "explicit attention's peak above its input, measured at the same n")),
+                 Claim("n", n), Claim("explicit peak", explicit)])
 
 
 def slope_prose(result: SweepResult) -> Said:
@@ -571,11 +582,12 @@ def slope_prose(result: SweepResult) -> Said:
     if result.low == result.high:
         return Said(_("The sweep holds one length, n = {n}, and a slope needs at least two: choose a **to n** different "
                       "from **from n** to see how each layer's time grows with n.").format(n=result.low),
-                    [Claim("lengths", 1)])
+                    [Claim("lengths", 1), Claim("n", result.low)])
     lines = [Said(_("Slopes are fitted on the largest half of the sweep (n = {low} to {high}) of log(time) against "
                     "log(n), and set beside the slope of each layer's count of multiply-adds over the same lengths: "
                     "everything timed, attention's four projections included, so attention's is 2 only where its "
-                    "n² terms dwarf the projections (n far above 2·d).").format(low=result.low, high=result.high))]
+                    "n² terms dwarf the projections (n far above 2·d).").format(low=result.low, high=result.high),
+                  [Claim("lowest length fitted", result.low), Claim("highest length fitted", result.high)])]
     for v in result.verdicts:
         lines.append(slope_line(v))
     lines.append(Said(""))  # a paragraph of its own, not part of the last item of the list

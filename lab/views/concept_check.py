@@ -152,14 +152,14 @@ BY_ID = {check.id: check for check in QUESTIONS}
 COUNT = len(QUESTIONS)
 
 
-def phase_sentence(phase: str) -> str:
+def phase_sentence(phase: str) -> Said:
     """What the check taken now is for."""
     if phase == "pre":
-        return _("Before the lesson: answer from what you know now; a guess is fine. You see your score, not the "
-                 "answers, so the second check cannot be answered from them.")
-    return ngettext("After the lesson: the same {count} question. Handed in, each answer comes with its explanation.",
+        return Said(_("Before the lesson: answer from what you know now; a guess is fine. You see your score, not the "
+                      "answers, so the second check cannot be answered from them."))
+    return Said(ngettext("After the lesson: the same {count} question. Handed in, each answer comes with its explanation.",
                     "After the lesson: the same {count} questions. Handed in, each answer comes with its explanation.",
-                    COUNT).format(count=COUNT)
+                    COUNT).format(count=COUNT), [Claim("questions", COUNT)])
 
 
 def numbered() -> tuple[tuple[int, Check], ...]:
@@ -219,29 +219,31 @@ def class_gain(pre: Mapping[str, Mapping[str, object]], post: Mapping[str, Mappi
     return Gain(len(both), before, after, None if before >= 100 else (after - before) / (100 - before))
 
 
-def own_sentence(phase: str, answers: Mapping[str, object], key: Mapping[str, int]) -> str:
+def own_sentence(phase: str, answers: Mapping[str, object], key: Mapping[str, int]) -> Said:
     """What a learner is told on handing in a check."""
     right = right_count(answers, key)
-    return ngettext("{right} of {count} right {when}.", "{right} of {count} right {when}.", right).format(
-        right=right, count=len(key), when=_(PHASE_NAMES[phase]))
+    return Said(ngettext("{right} of {count} right {when}.", "{right} of {count} right {when}.", right).format(
+        right=right, count=len(key), when=_(PHASE_NAMES[phase])), [Claim("right", right), Claim("questions", len(key))])
 
 
-def gain_sentence(gain: Gain) -> str:
+def gain_sentence(gain: Gain) -> Said:
     """The normalized gain, for a learner alone (one taker) or a class."""
     if gain.matched == 0:
-        return _("The gain needs the check taken both before and after the lesson.")
+        return Said(_("The gain needs the check taken both before and after the lesson."), [Claim("took both", 0)])
+    claims = [Claim("took both", gain.matched), Claim("percent right before", gain.pre),
+              Claim("percent right after", gain.post)]
     if gain.gain is None:
-        return ngettext("{count} took both checks: {pre} % right before, {post} % after. The normalized gain is "
+        return Said(ngettext("{count} took both checks: {pre} % right before, {post} % after. The normalized gain is "
                         "undefined: nothing was left to gain.",
                         "{count} took both checks: {pre} % right before, {post} % after. The normalized gain is "
                         "undefined: nothing was left to gain.", gain.matched).format(
-            count=gain.matched, pre=number(gain.pre, ".0f"), post=number(gain.post, ".0f"))
-    return ngettext("{count} took both checks: {pre} % right before, {post} % after; normalized gain ⟨g⟩ = {gain} "
+            count=gain.matched, pre=number(gain.pre, ".0f"), post=number(gain.post, ".0f")), claims)
+    return Said(ngettext("{count} took both checks: {pre} % right before, {post} % after; normalized gain ⟨g⟩ = {gain} "
                     "(the share of what was left to learn that was learned).",
                     "{count} took both checks: {pre} % right before, {post} % after; normalized gain ⟨g⟩ = {gain} "
                     "(the share of what was left to learn that was learned).", gain.matched).format(
         count=gain.matched, pre=number(gain.pre, ".0f"), post=number(gain.post, ".0f"),
-        gain=number(gain.gain, ".2f"))
+        gain=number(gain.gain, ".2f")), claims + [Claim("normalized gain", gain.gain)])
 
 
 class QuestionReport(NamedTuple):
@@ -269,12 +271,13 @@ def report_frame(rows: Sequence[QuestionReport]):
                                 for row in rows]})
 
 
-def takers_sentence(before: int, after: int) -> str:
+def takers_sentence(before: int, after: int) -> Said:
     """How many attendees handed in each check."""
-    return _("Handed in: {before} before the lesson, {after} after it.").format(before=before, after=after)
+    return Said(_("Handed in: {before} before the lesson, {after} after it.").format(before=before, after=after),
+                [Claim("before", before), Claim("after", after)])
 
 
-def report_csv(rows: Sequence[QuestionReport], gain: Gain) -> str:
+def report_csv(rows: Sequence[QuestionReport], gain: Gain) -> Said:
     """The class report: per question the answers of the first and second vote and the share right
     in each; then the concept check's scores and gain. Nothing about any one attendee."""
     out = io.StringIO()
@@ -294,4 +297,6 @@ def report_csv(rows: Sequence[QuestionReport], gain: Gain) -> str:
                      _("normalized gain")])
     writer.writerow(["", gain.matched, "" if gain.pre is None else f"{gain.pre:.1f}",
                      "" if gain.post is None else f"{gain.post:.1f}", "" if gain.gain is None else f"{gain.gain:.3f}"])
-    return out.getvalue()
+    return Said(out.getvalue(), [Claim("questions", len(rows)), Claim("took both", gain.matched)]
+                + [Claim(what, value) for what, value in (("percent right before", gain.pre), (
+                    "percent right after", gain.post), ("normalized gain", gain.gain)) if value is not None])

@@ -192,58 +192,67 @@ def column_flips(n: int, d: int, base: int, start: int, layout: str) -> ColumnFl
 
 # sentences --------------------------------------------------------------------------------------
 
-def percent(part: int, whole: int) -> str:
+def percent(part: int, whole: int) -> Said:
     """``part / whole`` as a percentage, never rounded to 0 % or 100 % when it is neither."""
     share = 100 * part / whole
+    claims = [Claim("percent", share)]
     if 0 < share < 1:
-        return _("under 1%")
+        return Said(_("under 1%"), claims)
     if 99 < share < 100:
-        return _("over 99%")
-    return f"{share:.0f}%"
+        return Said(_("over 99%"), claims)
+    return Said(f"{share:.0f}%", claims)
 
 
-def formula_latex(view: TableView) -> str:
+def formula_latex(view: TableView) -> Said:
     """The formula of the chosen layout, with its edge cases (one pair; an odd width's last column)."""
     if view.layout == "interleaved":
         return (r"P_{i,\,2j} = \sin\!\Big(\frac{i}{\text{base}^{2j/d}}\Big),\qquad "
                 r"P_{i,\,2j+1} = \cos\!\Big(\frac{i}{\text{base}^{2j/d}}\Big)")
     if view.d == 1:
         # the words inside the formula's \text{...}: keep them free of accents (KaTeX's text font)
-        return r"P_{i,\,0} = 0\quad(d = 1\text{ " + _("has no sine/cosine pair") + "})"
+        return Said(r"P_{i,\,0} = 0\quad(d = 1\text{ " + _("has no sine/cosine pair") + "})", [Claim("d", view.d)])
     omega = (r"\omega_0 = 1\ (k = 1)" if view.pairs == 1
              else r"\omega_j = \text{base}^{-j/(k-1)}")
-    return (r"P_{i,\,j} = \sin(i\,\omega_j),\quad P_{i,\,k+j} = \cos(i\,\omega_j),\quad "
-            + omega + r",\ k = \lfloor d/2 \rfloor"
-            + (r",\quad P_{i,\,d-1} = 0" if view.zero_column else ""))
+    return Said(r"P_{i,\,j} = \sin(i\,\omega_j),\quad P_{i,\,k+j} = \cos(i\,\omega_j),\quad "
+                + omega + r",\ k = \lfloor d/2 \rfloor" + (r",\quad P_{i,\,d-1} = 0" if view.zero_column else ""),
+                [Claim("pairs", view.pairs)] if view.pairs == 1 else [])
 
 
 def reading_text(view: ColumnFlips) -> Said:
     """How to read the heatmap column by column, with each column's measured sign changes."""
     last = view.d - 1
     if view.n == 1:
-        return _("With one position there are no neighbouring rows to compare: each column holds one value. "
-                 "Raise n to watch the columns change down the table.")
+        return Said(_("With one position there are no neighbouring rows to compare: each column holds one value. "
+                      "Raise n to watch the columns change down the table."), [Claim("positions", 1)])
     if view.frequencies == 0:
-        return _("d = 1 in tensor2tensor's layout is one column of zeros: there is nothing to read.")
+        return Said(_("d = 1 in tensor2tensor's layout is one column of zeros: there is nothing to read."),
+                    [Claim("d", 1)])
 
     fast = view.fastest
+    claims = [Claim("fastest column", fast), Claim("its sign changes", view.flips[fast])]
     if view.flips[fast] == 0:
+        claims.append(Claim("rows", view.n))
         parts = [_("Read the picture column by column: over these {count} rows no column changes sign.").format(
             count=view.n)]
     elif view.flips[fast] == view.steps:
+        claims[1] = Claim("its sign changes", view.flips[fast], "equal", Reference(view.steps, "the n − 1 steps"))
         parts = [_("Read the picture column by column: column {column} changes sign at every step.").format(
             column=fast)]
     else:
         f = view.flips[fast]
+        claims += [Claim("steps", view.steps), Claim("its share of the steps, percent", 100 * f / view.steps)]
         parts = [_("Read the picture column by column: no column changes sign at every step. The fastest, column "
                    "{column}, changes sign between {count} of the {steps} pairs of neighbouring rows ({share}).").format(
             column=fast, count=f, steps=view.steps, share=percent(f, view.steps))]
     if last != fast:
+        claims.append(Claim("last column", last))
         if view.layout == "tensor2tensor" and view.d % 2 == 1:
             parts.append(_("The last column, {column}, is all zeros: tensor2tensor fills the extra column of an odd d "
                            "with zeros.").format(column=last))
         else:
             f = view.flips[last]
+            claims += [Claim("last column's sign changes", f), Claim("last column's range", view.highs[last] - view.lows[last]),
+                       Claim("last column's lowest", view.lows[last]), Claim("last column's highest", view.highs[last])]
             span = dict(column=last, span=number(view.highs[last] - view.lows[last], ".3g"),
                         low=number(view.lows[last], ".6g"), high=number(view.highs[last], ".6g"))
             if f == 0:
@@ -256,8 +265,8 @@ def reading_text(view: ColumnFlips) -> Said:
                     count=f, steps=view.steps, share=percent(f, view.steps), **span))
     if view.frequencies == 1:
         parts.append(_("With a single frequency there is only one hand on the clock: add columns to get slower ones."))
-        return Said(" ".join(parts))
-    return joined(parts + [_clock(view)])
+        return Said(" ".join(parts), claims)
+    return joined([Said(" ".join(parts), claims), _clock(view)])
 
 
 def _clock(view: ColumnFlips) -> Said:
@@ -265,7 +274,8 @@ def _clock(view: ColumnFlips) -> Said:
     comes round within the rows drawn (then it is no hour hand over them)."""
     fast, slow, span = view.wavelengths[0], view.wavelengths[-1], view.steps
     speeds = dict(count=view.frequencies, fast=number(fast, ".3g"), slow=_positions(slow), n=view.n)
-    claims = [Claim("slowest wavelength", slow, "above", Reference(fast, "the fastest pair's wavelength, 2π/ω_0")),
+    claims = [Claim("speeds", view.frequencies), Claim("fastest wavelength", fast), Claim("rows", view.n),
+              Claim("slowest wavelength", slow, "above", Reference(fast, "the fastest pair's wavelength, 2π/ω_0")),
               Claim("wavelengths, fastest first", view.wavelengths, "rises",
                     Reference(view.wavelengths, "2π/ω_j of every frequency of the table, in column order"))]
     text = _("Fast columns tell neighbours apart and slow ones far-apart positions, like the hands of a clock: here "
@@ -291,8 +301,9 @@ def table_caption(view: TableView) -> Said:
     positions, which columns turn too fast for the blocks to follow (their means draw false, slower
     stripes: sampling a block mean once per block aliases what repeats within two blocks)."""
     drawing = view.drawing
+    counted = [Claim("positions", view.n), Claim("columns", view.d), Claim("entries", view.cells)]
     if drawing.exact:
-        return Said(drawing.describe((_("position"), _("positions")), (_("column"), _("columns"))))
+        return Said(drawing.describe((_("position"), _("positions")), (_("column"), _("columns"))), counted)
     (rows, cols), (grid_rows, grid_cols) = drawing.block, drawing.grid
     sizes = dict(rows=number(view.n, ","), columns=number(view.d, ","), count=number(view.cells, ","),
                  grid_rows=number(grid_rows, ","), grid_columns=number(grid_cols, ","),
@@ -305,14 +316,17 @@ def table_caption(view: TableView) -> Said:
             _("{rows} × {columns} = {count} entries are more than a chart can show one by one: each pixel is the mean "
               "of a block of up to {block_rows} × {block_columns} ({grid_rows} × {grid_columns} pixels; the last "
               "blocks are smaller).")).format(**sizes)
-    claims = [Claim("pixels drawn", grid_rows * grid_cols),
-              Claim("entries covered", grid_rows * rows * grid_cols * cols, "at least",
-                    Reference(view.cells, "the table's n × d entries"))]
+    claims = counted + [Claim("positions per block", rows), Claim("columns per block", cols),
+                      Claim("pixel rows", grid_rows), Claim("pixel columns", grid_cols),
+                      Claim("pixels drawn", grid_rows * grid_cols),
+                      Claim("entries covered", grid_rows * rows * grid_cols * cols, "at least",
+                            Reference(view.cells, "the table's n × d entries"))]
     if rows > 1:
         waves = view.frequencies["wavelength"]
         two_blocks = 2 * rows
         fast = waves[waves < two_blocks]
         if len(fast):
+            claims += [Claim("frequencies repeating within two blocks", len(fast)), Claim("two blocks", two_blocks)]
             claims.append(Claim("slowest wavelength drawn with false stripes", float(fast.max()), "below",
                                 Reference(two_blocks, "two blocks of positions (the blocks sample once per block)")))
             text += " " + ngettext(
@@ -322,6 +336,7 @@ def table_caption(view: TableView) -> Said:
                 "slower stripes that are not in the table, or average out.", len(fast)).format(
                 count=len(fast), twice=number(two_blocks, ","))
         else:
+            claims.append(Claim("two blocks", two_blocks))
             claims.append(Claim("fastest wavelength", float(waves.min()), "at least",
                                 Reference(two_blocks, "two blocks of positions (the blocks sample once per block)")))
             text += " " + _("Every frequency takes at least two blocks ({twice} positions) to repeat, so the block "
@@ -338,23 +353,40 @@ def csv_limit_caption(view: TableView) -> Said | None:
             f"layout='{view.layout}')")
     return Said(_("CSV download up to {limit} entries (this table has {count}); for larger tables use `{code}` in "
                   "Python.").format(limit=number(charts.MAX_CSV_CELLS, ","), count=number(view.cells, ","), code=code),
-                [Claim("entries", view.cells, "above", Reference(charts.MAX_CSV_CELLS, "the download's limit"))])
+                [Claim("entries", view.cells, "above", Reference(charts.MAX_CSV_CELLS, "the download's limit")),
+                 Claim("limit", charts.MAX_CSV_CELLS), Claim("n", view.n), Claim("d", view.d), Claim("base", view.base),
+                 Claim("start", view.start)])
 
 
-def columns_help(view: TableView) -> str:
+def columns_help(view: TableView) -> Said:
     if view.d == 1:
-        return _("Up to 8 columns; d = 1 has column 0 only. The book plots columns 6 to 9.")
-    return _("Up to 8 columns from 0 to {last}, e.g. 0,{last}. The book plots columns 6 to 9.").format(
-        last=view.last_column)
+        return Said(_("Up to 8 columns; d = 1 has column 0 only. The book plots columns 6 to 9."),
+                    [Claim("columns at most", 8), Claim("d", 1)])
+    return Said(_("Up to 8 columns from 0 to {last}, e.g. 0,{last}. The book plots columns 6 to 9.").format(
+        last=view.last_column), [Claim("columns at most", 8), Claim("last column", view.last_column)])
 
 
-def curves_caption(drawn: Curves) -> str | None:
+def curves_caption(drawn: Curves) -> Said | None:
     """Nothing when every value is a point on its line; else how the curves were banded."""
-    return None if drawn.drawing.exact else drawn.drawing.describe((_("position"), _("positions")))
+    drawing = drawn.drawing
+    if drawing.exact:
+        return None
+    claims = [Claim("positions", drawing.shape[0]), Claim("positions per band", drawing.block[0])]
+    return Said(drawing.describe((_("position"), _("positions"))), claims if drawing.kind == "bands" else claims[:1])
 
 
-def pairs_caption(view: TableView) -> str:
+def pairs_caption(view: TableView) -> Said:
     """Which columns share a frequency in the chosen layout."""
+    claims = [Claim("d", 1)] if view.d == 1 else []
+    if view.d > 1 and (view.unpaired_sine or view.zero_column):
+        claims.append(Claim("last column", view.last_column))
+    if view.d > 1 and view.layout != "interleaved":
+        claims += [Claim("pairs", view.pairs), Claim("last sine column", view.pairs - 1),
+                   Claim("last cosine column", 2 * view.pairs - 1)]
+    return Said(_pairs_text(view), claims)
+
+
+def _pairs_text(view: TableView) -> str:
     if view.layout == "interleaved":
         if view.d == 1:
             return _("d = 1 holds one column: the sine of the fastest frequency, without its cosine.")
@@ -388,16 +420,16 @@ def gram_caption(view: TableView) -> Said:
                           "values)."))
         return Said(_("Similarity matrix P·Pᵀ: entry (i, k) is the dot product of rows i and k, one pixel per entry."))
     sizes = dict(n=view.n, block=gram.block[0], grid=gram.grid[0])
-    pixels = Claim("pixels per side", gram.grid[0])
+    pixels = [Claim("positions", view.n), Claim("pixels per side", gram.grid[0]), Claim("block", gram.block[0])]
     if gram.grid[0] * gram.block[0] == view.n:
         return Said(_("Similarity matrix P·Pᵀ ({n} × {n}) in {grid} × {grid} pixels: each pixel is the exact mean over a "
                  "block of {block} × {block} positions (the mean of a block of dot products is the dot product of the "
-                 "blocks' mean rows).").format(**sizes), [pixels])
+                 "blocks' mean rows).").format(**sizes), pixels)
     last = Claim("positions in the last block", view.n - (gram.grid[0] - 1) * gram.block[0], "below",
                  Reference(gram.block[0], "the positions of every other block"))
     return Said(_("Similarity matrix P·Pᵀ ({n} × {n}) in {grid} × {grid} pixels: each pixel is the exact mean over a "
                   "block of up to {block} × {block} positions, the last ones smaller (the mean of a block of dot "
-                  "products is the dot product of the blocks' mean rows).").format(**sizes), [pixels, last])
+                  "products is the dot product of the blocks' mean rows).").format(**sizes), pixels + [last])
 
 
 def offsets_caption(view: TableView) -> Said:
@@ -408,7 +440,7 @@ def offsets_caption(view: TableView) -> Said:
         rows = _("at all {count} rows i").format(count=view.starts)
     else:
         rows = _("at {count} evenly spaced starting rows i").format(count=view.starts)
-    claims = [Claim("largest offset drawn", view.max_offset)]
+    claims = [Claim("largest offset drawn", view.max_offset)] + ([Claim("starting rows", view.starts)] if view.n > 1 else [])
     if view.max_offset == view.n - 1:
         reach = _("δ from 0 to {largest}").format(largest=view.max_offset)
     else:
@@ -420,13 +452,14 @@ def offsets_caption(view: TableView) -> Said:
                   "largest value.").format(rows=rows, offsets=reach), claims)
 
 
-def offsets_text(view: TableView) -> str:
+def offsets_text(view: TableView) -> Said:
     """Why P[i]·P[i+δ] depends on δ alone for paired columns, what an odd width adds, and where the
     measured line is largest and smallest."""
     pairs = _(r"Every sine/cosine pair contributes $\sin a\sin b + \cos a\cos b = \cos(a-b)$, so the pairs add up to "
               r"$\sum_j \cos(\delta\,\omega_j)$: a function of the **offset δ only**, not of where you start.")
     if view.d == 1 and view.layout == "tensor2tensor":
-        return pairs + " " + _("Here there is no pair: the one column is zero, so every product is 0.")
+        return Said(pairs + " " + _("Here there is no pair: the one column is zero, so every product is 0."),
+                    [Claim("d", 1), Claim("every product", 0)])
     band = (_("the band is {width} wide at its widest.").format(width=number(view.max_spread, ".2g")) if view.n > 1
             else _("with one row there is no other start to compare, so the band cannot show it."))
     widest = number(view.max_spread, ".2g")
@@ -441,16 +474,22 @@ def offsets_text(view: TableView) -> str:
                           "{width}, float32 rounding).").format(width=widest)]
     else:
         parts = [pairs, _("The band stays a line (widest {width}, float32 rounding).").format(width=widest)]
+    claims = [Claim("d", 1)] if view.d == 1 else []
+    claims += [Claim("widest band", view.max_spread)] if view.n > 1 or view.d > 1 else []
     means = view.offset_means
     if len(means) == 1:
         parts.append(_("With one position only δ = 0 is measured."))
-        return " ".join(parts)
+        return Said(" ".join(parts), claims + [Claim("offsets measured", 1)])
     top = max(range(len(means)), key=lambda k: (means[k], -k))
     low = min(range(len(means)), key=lambda k: (means[k], k))
     parts.append(_("Over the offsets shown the mean is largest at δ = {top} ({top_value}) and smallest at δ = {low} "
                    "({low_value}).").format(top=top, top_value=number(means[top], ".3g"), low=low,
                                             low_value=number(means[low], ".3g")))
-    return " ".join(parts)
+    return Said(" ".join(parts), claims + [
+        Claim("offset of the largest mean", top), Claim("largest mean", means[top], "equal",
+                                                        Reference(max(means), "the largest of the offsets' means")),
+        Claim("offset of the smallest mean", low), Claim("smallest mean", means[low], "equal",
+                                                         Reference(min(means), "the smallest of the offsets' means"))])
 
 
 def wavelengths_caption(view: TableView) -> Said:
@@ -458,22 +497,25 @@ def wavelengths_caption(view: TableView) -> Said:
     wavelengths = view.frequencies["wavelength"]
     if wavelengths.empty:
         return Said(_("d = {d} in the {layout} layout has no sine/cosine pair: its one column is zero.").format(
-            d=view.d, layout=view.layout))
+            d=view.d, layout=view.layout), [Claim("d", view.d)])
     claims = []
     if len(wavelengths) == 1:
+        claims = [Claim("first wavelength", float(wavelengths.iloc[0]))]
         text = _("One frequency only: wavelength 2π ≈ {wavelength} positions").format(
             wavelength=number(wavelengths.iloc[0], ".4g"))
     else:
         series = tuple(float(w) for w in wavelengths)
         limit = float(pekit.wavelengths(2, base=view.base)[0]) * view.base  # 2π·base
         claims = [Claim("wavelengths, pair by pair", series, "rises", Reference(series, "the frequency table's 2π/ω_j")),
-                  Claim("last wavelength", series[-1], "at most", Reference(limit * (1 + 1e-12), "2π·base"))]
+                  Claim("last wavelength", series[-1], "at most", Reference(limit * (1 + 1e-12), "2π·base")),
+                  Claim("first wavelength", series[0]), Claim("2π·base", limit)]
         text = _("The wavelengths grow geometrically from 2π ≈ {first} positions towards 2π·base = {limit} (the last "
                  "pair here: {last} positions)").format(
             first=number(wavelengths.iloc[0], ".4g"), limit=number(limit, ",.0f"), last=number(series[-1], ",.0f"))
     if view.unpaired_sine:
         text += _("; an odd d has a last pair with a sine and no cosine (cos column −1).")
     elif view.zero_column:
+        claims.append(Claim("zero column", view.last_column))
         text += _("; each pair is one sine/cosine frequency, and the extra column {column} is zero.").format(
             column=view.last_column)
     else:

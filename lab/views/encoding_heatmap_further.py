@@ -191,7 +191,7 @@ def layout_text(view: LayoutComparison) -> Said:
         return Said(" ".join(parts), [Claim("largest difference after reordering", gap, "equal", agree)])
     last_paper = float(table["omega_interleaved"].iloc[-1])
     last_t2t = float(table["omega_tensor2tensor"].iloc[-1])
-    claims = [Claim("tensor2tensor's last frequency", last_t2t, "equal",
+    claims = [Claim("frequencies", k), Claim("tensor2tensor's last frequency", last_t2t, "equal",
                     Reference(1 / view.base, "1/base", tolerance=1e-6 / view.base)),
               Claim("the paper's last frequency", last_paper, "above", Reference(last_t2t, "tensor2tensor's, 1/base"))]
     parts.append(_("**Spacing:** tensor2tensor's {count} frequencies run from 1 down to exactly 1/base ({formula}), "
@@ -203,7 +203,7 @@ def layout_text(view: LayoutComparison) -> Said:
         parts.append(_("Over these positions the reordered tables still agree, to float32 rounding (largest difference "
                        "{gap}).").format(gap=number(gap, ".2g")))
     else:
-        claims.append(Claim("largest difference after reordering", gap, "above", agree))
+        claims += [Claim("largest difference after reordering", gap, "above", agree), Claim("worst pair", worst)]
         parts.append(_("So even after reordering the tables differ, by up to {gap} (pair {pair}); pair by pair:").format(
             gap=number(gap, ".3g"), pair=worst))
     return Said(" ".join(parts), claims)
@@ -214,7 +214,10 @@ def add_or_concat_text(view: AddOrConcat) -> Said:
     the control: as many random vectors, measured the same way."""
     w = view.d
     claims = [Claim("parameters, concatenated", view.params_concat), Claim("parameters, added", view.params_add),
-              Claim("multiply-adds, concatenated", view.macs_concat), Claim("multiply-adds, added", view.macs_add)]
+              Claim("multiply-adds, concatenated", view.macs_concat), Claim("multiply-adds, added", view.macs_add),
+              Claim("width, concatenated", 2 * w), Claim("width", w), Claim("tokens", view.n),
+              Claim("parameters ratio", view.params_concat / view.params_add),
+              Claim("multiply-adds ratio", view.macs_concat / view.macs_add)]
     parts = [ngettext(
         "**Concatenating** P would make every vector {wide} wide instead of {width}, in every layer. One encoder "
         "layer (four attention projections and a feed-forward block four times as wide) then holds {params} "
@@ -247,6 +250,8 @@ def add_or_concat_text(view: AddOrConcat) -> Said:
         "Is something lost when positions and words share the width? At d = {width}, {rows} and {embeddings} random "
         "Gaussian embeddings have a mean |cos| of {overlap}; the control, {count} random vectors in their place, "
         "gives {control}.", view.rows).format(**overlap))
+    claims += [Claim("rows of P", view.rows), Claim("embeddings", OVERLAP_EMBEDDINGS), Claim("overlap", view.overlap),
+               Claim("control", view.control)]
     if view.overlap <= control.value:
         claims.append(Claim("mean |cos| of P's rows", view.overlap, "at most", control))
         verdict = _("P's rows overlap the words no more than any vector would: what keeps them apart is the width.")
@@ -272,6 +277,8 @@ def _trend(view: AddOrConcat, claims: list[Claim]) -> str:
     (w0, o0), (w1, o1) = measured[0], measured[-1]
     falls = dict(first=number(o0, ".3g"), first_width=w0, last=number(o1, ".3g"), last_width=w1)
     whole = Reference(series, "the overlap of P's rows at every width the chart shows")
+    claims += [Claim("narrowest width", w0), Claim("overlap at the narrowest width", o0), Claim("widest width", w1),
+               Claim("overlap at the widest", o1)]
     if Claim("overlap across the widths", series, "falls", whole).holds():
         claims.append(Claim("overlap across the widths", series, "falls", whole))
         text = _("Across the chart it falls at every wider width, from {first} at d = {first_width} to {last} at d = "
@@ -332,5 +339,8 @@ def properties_text(view: PropertiesView) -> Said:
                         Reference(0.0, "the same table")))
     repeated = _("4. **Deterministic.** Computed twice, the tables differ by {gap}.").format(
         gap=number(p.repeat_gap, "g"))
+    claims += [Claim("first position", view.start), Claim("last position", view.last), Claim("d", view.d),
+               Claim("closest", p.closest), Claim("largest |value|", p.largest), Claim("positions beyond", view.rows),
+               Claim("first position beyond", view.last + 1), Claim("last position beyond", view.last + view.rows)]
     return Said("\n".join([head.format(start=view.start, last=view.last, d=view.d),
                            unique.format(closest=number(p.closest, ".3g")), lengths, bounded, repeated]), claims)

@@ -96,9 +96,11 @@ def home_caption(view: HomePicture) -> Said:
     else:
         waves = _("Column {first} completes a cycle every {wavelength} positions").format(first=first[0],
                                                                                            wavelength=wavelength)
-    claims = []
+    claims = [Claim("positions", view.n), Claim("columns", view.d), Claim("first wavelength", first[2]),
+              Claim("first pair's columns", tuple(c for c in first[:2] if c >= 0))]
     if len(view.pairs) > 1:
         last_wave = number(last[2], ",.0f")
+        claims.append(Claim("last pair's columns", tuple(c for c in last[:2] if c >= 0)))
         claims.append(Claim("last wavelength", last[2], "above" if last[2] > view.n else "at most",
                             Reference(view.n, "the rows drawn")))
         if last[2] > view.n:

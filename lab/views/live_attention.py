@@ -164,32 +164,34 @@ class BookExample(NamedTuple):
 _plain = plain  # lab.display's, kept under this module's older name
 
 
-def dropped_statement(sentence: Sentence) -> str:
+def dropped_statement(sentence: Sentence) -> Said:
     total = sentence.count + sentence.dropped
     if not sentence.dropped:
-        return ngettext("The sentence has {count} token; all are used.",
-                        "The sentence has {count} tokens; all are used.", total).format(count=total)
-    return _("The sentence has {count} tokens; the first {kept} are used and {cut} are cut.").format(
-        count=total, kept=MAX_TOKENS, cut=sentence.dropped)
+        return Said(ngettext("The sentence has {count} token; all are used.",
+                             "The sentence has {count} tokens; all are used.", total).format(count=total),
+                    [Claim("tokens", total)])
+    return Said(_("The sentence has {count} tokens; the first {kept} are used and {cut} are cut.").format(
+        count=total, kept=MAX_TOKENS, cut=sentence.dropped),
+        [Claim("tokens", total), Claim("used", MAX_TOKENS), Claim("cut", sentence.dropped)])
 
 
-def tokens_line(sentence: Sentence) -> str:
+def tokens_line(sentence: Sentence) -> Said:
     """The tokens, counted (shown as code: it quotes the sentence)."""
-    return ngettext("{count} token: {tokens}", "{count} tokens: {tokens}", sentence.count).format(
-        count=sentence.count, tokens=" | ".join(sentence.tokens))
+    return Said(ngettext("{count} token: {tokens}", "{count} tokens: {tokens}", sentence.count).format(
+        count=sentence.count, tokens=" | ".join(sentence.tokens)), [Claim("tokens", sentence.count)])
 
 
-def shapes_statement(shape: LayerShape) -> str:
+def shapes_statement(shape: LayerShape) -> Said:
     n, hidden, heads = shape
-    return ngettext(
+    return Said(ngettext(
         "Input: (1, {n}, {hidden}): one sentence of {n} token, {hidden} numbers each; the output has the same "
         "shape. Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per head, a row per query token.",
         "Input: (1, {n}, {hidden}): one sentence of {n} tokens, {hidden} numbers each; the output has the same "
         "shape. Weights: (1, {heads}, {n}, {n}), one {n} × {n} map per head, a row per query token.",
-        n).format(n=n, hidden=hidden, heads=heads)
+        n).format(n=n, hidden=hidden, heads=heads), [Claim("tokens", n), Claim("hidden", hidden), Claim("heads", heads)])
 
 
-def qkv_statement(shape: LayerShape) -> str:
+def qkv_statement(shape: LayerShape) -> Said:
     n, hidden, heads = shape
     hs = shape.head_size
     start = _("In **self**-attention all three come from the same input X ({n} × {hidden}, a row per token), through "
@@ -202,9 +204,10 @@ def qkv_statement(shape: LayerShape) -> str:
     else:
         heads_part = _("Each is kept whole, one head of {hs} columns (below: its steps for one query); its output "
                        "({n} × {hidden}) is projected by W_o. ")
-    return (start + heads_part.format(n=n, hidden=hidden, heads=heads, hs=hs)
-            + _("So every token asks (query), advertises (key) and offers (value). (In **encoder–decoder** attention "
-                "the queries come from the decoder, the keys and values from the encoder.)"))
+    return Said(start + heads_part.format(n=n, hidden=hidden, heads=heads, hs=hs)
+                + _("So every token asks (query), advertises (key) and offers (value). (In **encoder–decoder** attention "
+                    "the queries come from the decoder, the keys and values from the encoder.)"),
+                [Claim("tokens", n), Claim("hidden", hidden), Claim("heads", heads), Claim("head size", hs)])
 
 
 def query_step_statement(step: QueryStep) -> Said:
@@ -223,7 +226,9 @@ def query_step_statement(step: QueryStep) -> Said:
                         Reference(scores_sorted, "the query's scores, sorted: softmax keeps their order"))
     claims = [Claim("largest weight", step.weights[top], "equal",
                     Reference(max(step.weights), "the largest of the query's weights")),
-              Claim("keys tied for the most", len(tops))]
+              Claim("keys tied for the most", len(tops)), Claim("query", q), Claim("head", step.head),
+              Claim("head size", hs), Claim("keys", n), Claim("lowest score", lo), Claim("highest score", hi),
+              Claim("key with the most weight", top), Claim("values shown", step.shown_dims)]
     if len(tops) > 1:  # "the same token, the same key": the tied keys are copies of one token
         claims.append(Claim("tokens among the tied keys", len({step.tokens[j] for j in tops}), "equal",
                             Reference(1, "one token: identical tokens have identical keys without P")))
@@ -264,14 +269,15 @@ def query_step_statement(step: QueryStep) -> Said:
     return Said(compare.format(**fields) + weigh.format(**fields) + output.format(**fields), claims)
 
 
-def effect_caption(effect: Effect) -> str:
-    return _("The largest change here is {change}.").format(change=number(effect.biggest, ".3f"))
+def effect_caption(effect: Effect) -> Said:
+    return Said(_("The largest change here is {change}.").format(change=number(effect.biggest, ".3f")),
+                [Claim("largest change", effect.biggest)])
 
 
-def batch_statement(sentence: Sentence) -> str:
+def batch_statement(sentence: Sentence) -> Said:
     """How the masking lab's two sequences are made from the sentence."""
     a = len(sentence.first)
-    return ngettext(
+    return Said(ngettext(
         "`valid_lens` says how many keys of each padded sequence are real; the rest get weight exactly 0. Here "
         "sequence A is the first {count} token of your sentence, B the first {half}, both padded to {steps} steps "
         "with zero vectors. Queries and keys come from two different projections of the layer, so the weights "
@@ -279,15 +285,17 @@ def batch_statement(sentence: Sentence) -> str:
         "`valid_lens` says how many keys of each padded sequence are real; the rest get weight exactly 0. Here "
         "sequence A is the first {count} tokens of your sentence, B the first {half}, both padded to {steps} steps "
         "with zero vectors. Queries and keys come from two different projections of the layer, so the weights "
-        "change with each mask.", a).format(count=a, half=_half(a), steps=LAB_STEPS)
+        "change with each mask.", a).format(count=a, half=_half(a), steps=LAB_STEPS),
+        [Claim("tokens of A", a), Claim("tokens of B", _half(a)), Claim("steps", LAB_STEPS)])
 
 
-def valid_code(view: MaskingView) -> str:
+def valid_code(view: MaskingView) -> Said:
     """valid_lens as Python writes the list."""
-    return f"valid_lens = {[list(v) if isinstance(v, tuple) else v for v in view.valid]}"
+    return Said(f"valid_lens = {[list(v) if isinstance(v, tuple) else v for v in view.valid]}",
+                [Claim("valid lengths", view.valid)])
 
 
-def padding_statement(view: MaskingView) -> str:
+def padding_statement(view: MaskingView) -> Said:
     """When the valid length counts padding steps (``view.counts_padding``): how many."""
     extra = view.length - view.real
     real = ngettext("Sequence {show} has {count} real token; ", "Sequence {show} has {count} real tokens; ",
@@ -295,10 +303,11 @@ def padding_statement(view: MaskingView) -> str:
     padding = ngettext("a valid length of {length} counts {count} padding step as if they were words.",
                        "a valid length of {length} counts {count} padding steps as if they were words.",
                        extra).format(length=view.length, count=extra)
-    return real + padding
+    return Said(real + padding, [Claim("real tokens", view.real), Claim("valid length", view.length),
+                                 Claim("padding steps counted", extra)])
 
 
-def masked_statement(view: MaskingView) -> str:
+def masked_statement(view: MaskingView) -> Said:
     """The mask of the sequence shown (``view.show``), and whether the other one masks keys."""
     rows = view.zero_rows
     pairs = LAB_STEPS * LAB_STEPS
@@ -323,31 +332,44 @@ def masked_statement(view: MaskingView) -> str:
                        "nothing would divide 0 by 0).",
                        "Rows {rows} have a valid length of 0: pekit gives all zeros, never NaN (a plain softmax over "
                        "nothing would divide 0 by 0).", len(rows)).format(rows=", ".join(map(str, rows)))
-    return (_("Total weight on masked keys in sequence {show}: **{total}** (exactly zero). ").format(show=view.show, total=number(view.masked_total)) + moved + end)
+    claims = [Claim("weight on masked keys", view.masked_total, "equal", Reference(0.0, "exactly zero, as stated")),
+              Claim("steps", LAB_STEPS)]
+    if view.hidden_pairs:
+        claims += [Claim("hidden pairs", view.hidden_pairs), Claim("pairs", pairs), Claim("largest move", view.moved)]
+    elif view.other_hidden:
+        claims += [Claim("other's hidden pairs", view.other_hidden), Claim("pairs", pairs)]
+    claims += [Claim("rows of valid length 0", rows)] if rows else [Claim("each row's sum over its valid keys", 1)]
+    return Said(_("Total weight on masked keys in sequence {show}: **{total}** (exactly zero). ").format(
+        show=view.show, total=number(view.masked_total)) + moved + end, claims)
 
 
-def book_statement(view: MaskingView) -> str:
+def book_statement(view: MaskingView) -> Said:
     """The book's convention for a query of valid length 0 (when ``view.zero_rows``)."""
-    return _("**Two conventions for a length of 0.** The book's `masked_softmax` replaces masked scores by −1e6 and "
+    return Said(_("**Two conventions for a length of 0.** The book's `masked_softmax` replaces masked scores by −1e6 and "
              "applies an ordinary softmax. When every key of a row is masked, all its scores are −1e6, and the "
              "softmax spreads the weight evenly: row {row} gets {weight} = 1/{steps} on every key, padding included. "
              "pekit gives such a row zero weight, so a query with nothing to look at contributes nothing (and no "
              "gradient flows into keys that are only padding). Both maps, side by side:").format(
-        row=view.zero_rows[0], weight=number(view.book_row[0], ".4f"), steps=LAB_STEPS)
+        row=view.zero_rows[0], weight=number(view.book_row[0], ".4f"), steps=LAB_STEPS),
+        [Claim("row", view.zero_rows[0]), Claim("steps", LAB_STEPS),
+         Claim("book's weight", view.book_row[0], "equal", Reference(1 / LAB_STEPS, "1/steps", 5e-5))])
 
 
-def book_example_code(example: BookExample) -> str:
+def book_example_code(example: BookExample) -> Said:
     batch, heads, queries, keys = example.weights_shape
     # the rows as Python prints numbers: this is program output, in a code block
     rows0 = "\n".join("  " + "  ".join(f"{v:.4f}" for v in row) for row in example.first)
     rows1 = "\n".join("  " + "  ".join(f"{v:.4f}" for v in row) for row in example.second)
-    return _("output shape: {output_shape}\n"
+    return Said(_("output shape: {output_shape}\n"
              "attention weights, pekit's shape (batch, heads, queries, keys): {weights_shape}\n"
              "the same weights in the book's shape (batch·heads, queries, keys): ({merged}, {queries}, {keys})\n"
              "sequence 0, head 0 (3 valid keys):\n{rows0}\n"
              "sequence 1, head 0 (2 valid keys):\n{rows1}").format(
         output_shape=example.output_shape, weights_shape=example.weights_shape, merged=batch * heads,
-        queries=queries, keys=keys, rows0=rows0, rows1=rows1)
+        queries=queries, keys=keys, rows0=rows0, rows1=rows1),
+        [Claim("output shape", example.output_shape), Claim("weights shape", example.weights_shape),
+         Claim("batch times heads", batch * heads), Claim("sequence 0 weights", example.first),
+         Claim("sequence 1 weights", example.second)])
 
 
 ROUND_OFF = 1e-5  # the lesson's fixed bound (lab.views.lesson); this page measures its own, below

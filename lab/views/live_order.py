@@ -87,6 +87,7 @@ def order_statement(view: OrderView) -> Said:
                       "by {with_p} with P. Press Shuffle again for another order.").format(without=without_gap,
                                                                                           with_p=with_gap), claims)
     if view.moved == 0:
+        claims.append(Claim("slots taking a copy of their own token", view.permuted))
         start = _("This shuffle only swaps identical tokens ({count} slots take a copy of their own token from "
                   "another slot): the shuffled sentence is the sentence as typed, and the layer gives it the same "
                   "outputs. Putting its rows back in the original order therefore compares each copy of a token with "
@@ -128,9 +129,10 @@ def order_statement(view: OrderView) -> Said:
     return Said(without + with_p, claims)
 
 
-def shuffled_line(view: OrderView) -> str:
+def shuffled_line(view: OrderView) -> Said:
     """The shuffled sentence, each token with the slot it came from (shown as code: it quotes the sentence)."""
-    return " | ".join(f"{token} ←{origin}" for token, origin in zip(view.shuffled, view.origins))
+    return Said(" | ".join(f"{token} ←{origin}" for token, origin in zip(view.shuffled, view.origins)),
+                [Claim("origins", tuple(view.origins))])
 
 
 # views -----------------------------------------------------------------------------------------

@@ -48,11 +48,13 @@ def listed(numbers: str) -> list[int]:
 def test_counting_caption_says_where_the_codes_start_over(n, bits, d, base):
     view = analogy_view(n, bits, d, base)
     caption = counting_caption(view)
-    assert f"here 0 … {n - 1} with {bits} bit{'' if bits == 1 else 's'}," in caption
+    assert caption.claim("last position").value == n - 1 and caption.claim("bits").value == bits
+    assert caption.startswith("The book prints 0 … 7 with three bits; here 0 … ")
     needed = max(1, (n - 1).bit_length())
+    assert [c.value for c in caption.claims if c.what == "bits needed"] == ([needed] if bits < needed else [])
+    assert caption.holds()
     if bits < needed:
-        assert f"{n - 1} needs {needed} bits, so with {bits} the codes start over at {2**bits}: " \
-               f"position {2**bits} gets the code of 0." in caption
+        assert caption.claim("codes").value == 2**bits
         assert view.codes["lsb_first"].iloc[2**bits] == view.codes["lsb_first"].iloc[0]
     else:
         assert "start over" not in caption
@@ -78,20 +80,24 @@ def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
     lo, hi = float(binary_steps.min()), float(binary_steps.max())
     flips_at = [sum(a != b for a, b in zip(format(i - 1 & 2**bits - 1, f"0{bits}b"), format(i & 2**bits - 1, f"0{bits}b")))
                 for i in range(1, n)]
+    assert sentence.claim("binary step, smallest").value == pytest.approx(lo, rel=1e-12)
+    assert sentence.claim("binary step, largest").value == pytest.approx(hi, rel=1e-12)
     if lo == hi:
-        assert f"the binary code moves by {number(lo, '.3g')} at every step ({flips_at[0]} bit" in sentence
+        assert sentence.claim("bits flipped").value == flips_at[0] and "at every step (" in sentence
         assert len(set(flips_at)) == 1
     else:
-        assert f"jumps by anything from {number(lo, '.3g')} to {number(hi, '.3g')}" in sentence
         found = re.search(r"\((\d+) → (\d+) flips (\d+) bits? at once: ([01]+) → ([01]+)\)", sentence)
         before, at, flips, code_before, code_at = found.groups()
         assert int(at) == int(before) + 1 and int(at) == int(binary_steps.argmax()) + 1
         assert int(flips) == sum(a != b for a, b in zip(code_before, code_at)) == round(hi**2) == max(flips_at)
+        assert sentence.claim("bits flipped").value == int(flips)
         assert (f"{int(flips)} bit " if int(flips) == 1 else f"{int(flips)} bits ") in sentence
         assert code_before == format(int(before) % 2**bits, f"0{bits}b") and code_at == format(int(at) % 2**bits, f"0{bits}b")
     s_lo, s_hi = float(sin_steps.min()), float(sin_steps.max())
+    assert sentence.claim("sinusoidal step, smallest").value == pytest.approx(s_lo, rel=1e-9)
+    assert sentence.claim("sinusoidal step, largest").value == pytest.approx(s_hi, rel=1e-9)
     if "the same step everywhere" in sentence:
-        assert s_hi - s_lo <= 2e-11 and f"always moves by {number(s_lo, '.6g')}: the same step everywhere (up to float64" in sentence
+        assert s_hi - s_lo <= 2e-11
     else:
         assert d % 2 == 1 and s_hi - s_lo > 5e-12  # (an even width's steps agree: the odd column is the cause)
         if "to six digits" in sentence:
@@ -106,13 +112,15 @@ def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
             assert f"{s_lo:.6g}" != f"{s_hi:.6g}"
         paired = (P[1:, :-1] - P[:-1, :-1]).norm(dim=1)
         assert float(paired.max() - paired.min()) <= 1e-11  # the pairs' step is the same everywhere
-    assert f"binary tells at most 2^{bits} = {2**bits} positions apart" in sentence
+    assert sentence.claim("bits").value == bits and sentence.claim("codes").value == 2**bits
     shape = {1: "the two ends of a segment", 2: "the corners of a square", 3: "the corners of a cube"}.get(
         bits, f"the corners of {'an' if bits in (8, 11, 18) or 80 <= bits <= 89 else 'a'} {bits}-dimensional cube")
     assert f"uses only {shape};" in sentence and cube(bits) == shape
     distinct = distinct_codes(P) if n <= 300 else n - int(
         torch.triu(torch.cdist(P, P) <= 1e-3, diagonal=1).any(dim=0).sum())
-    assert f"{d} real-valued columns tell {distinct} of the {n} positions here apart (counting distinct codes: {RULE})" in sentence
+    assert sentence.claim("positions told apart").value == distinct
+    assert sentence.claim("d").value == d and sentence.claim("positions").value == n
+    assert f"(counting distinct codes: {RULE})" in sentence
     assert "from every other" not in sentence
     assert ("leave room between them" in sentence) == (distinct == n)
     assert sentence.holds()
@@ -138,31 +146,33 @@ def test_dial_sentence_lists_the_positions_that_return_to_zero(n, bits, d, base)
         assert returns == list(range(1, n))
     else:
         half = 2 ** (bits - 2)
-        assert f"after 2^{bits - 1} = {2 ** (bits - 1)} positions" in sentence
-        assert f"agree halfway, every {half} position{'' if half == 1 else 's'}: " in sentence
+        assert sentence.claim("last bit").value == bits - 1 and sentence.claim("full turn").value == 2 ** (bits - 1)
+        assert sentence.claim("half turn").value == half and (f"every {half} positions: " in sentence) == (half != 1)
         # every dial has made whole turns at 2^(bits−1); the sines alone agree at half of it
         assert all(abs(math.sin(2 * math.pi * 2 ** (bits - 1) / 2**j)) < 1e-9 for j in range(bits))
     if returns:
-        found = re.search(r"positions? ([\d, ]+)( …)? (?:all )?gets? the code of position 0", sentence)
-        assert listed(found.group(1)) == returns[:8]
-        assert bool(found.group(2)) == (len(returns) > 8)
+        assert sentence.claim("returns shown").value == tuple(returns[:8])
+        assert (" … " in sentence) == (len(returns) > 8)
     else:
         assert "within this range none collide yet" in sentence
     P = pekit.sinusoidal_encoding(n, d, base=base, dtype=torch.float64)  # (n, d)
     far = (P[1:] - P[0]).norm(dim=1)
     closest, where = float(far.min()), int(far.argmin()) + 1
-    assert f"its smallest distance to position 0 here is {number(closest, '.3g')} (position {where})" in sentence
+    assert sentence.claim("closest position").value == where and "its smallest distance to position 0 here is " in sentence
+    assert math.isclose(sentence.claim("the table's smallest distance from position 0").value, closest, rel_tol=1e-9,
+                        abs_tol=1e-12)
     # the table against the dials over the same positions (the reference the sentence compares with)
     dial_far = (dials[1:] - dials[0]).norm(dim=1)
     dial_far = torch.where(dial_far < 1e-9, 0.0, dial_far)  # a return, up to float rounding (sin 2πk)
     dial_closest, dial_where = float(dial_far.min()), int(dial_far.argmin()) + 1
-    assert f"the dials' {number(dial_closest, '.3g')} (position {dial_where})" in sentence
+    assert math.isclose(sentence.claim("dials' distance").value, dial_closest, rel_tol=1e-9, abs_tol=1e-12)
+    assert sentence.claim("dials' closest position").value == dial_where
     assert sentence.holds()
     if closest <= 1e-3:
         assert "the table comes back to its start too" in sentence
         assert sentence.claim("the table's smallest distance from position 0").reference.value == 1e-3
     else:
-        against = [c for c in sentence.claims if c.reference.value != 1e-3][0]
+        against = [c for c in sentence.comparisons if c.reference.value != 1e-3][0]
         assert math.isclose(against.reference.value, dial_closest, rel_tol=1e-9, abs_tol=1e-12)
         assert ("stays further from its starting point than the dials" in sentence) == (closest > dial_closest)
         assert ("the dials stay further from their start" in sentence) == (closest <= dial_closest)
@@ -204,6 +214,9 @@ def test_ladders_sentence_names_the_bits_without_a_partner(bits, d, base):
             assert ("climb at different rates" in sentence) == (bits > 1)
     assert sentence.holds()
     assert math.isclose(sentence.claim("the fastest pair's wavelength").value, 2 * math.pi, rel_tol=1e-6)
+    assert sentence.claim("fast bits").value == tuple(fast) and sentence.claim("slow bits").value == tuple(slow)
+    assert math.isclose(sentence.claim("longest wavelength").value, max(waves), rel_tol=1e-6)
+    assert math.isclose(sentence.claim("growth").value, growth, rel_tol=1e-9) and sentence.claim("d").value == d
     if len(waves) > 1:
         growth_claims = [c for c in sentence.claims if c.what == "growth per pair"]
         assert math.isclose(growth_claims[0].reference.value, waves[1] / waves[0], rel_tol=1e-6)
@@ -244,25 +257,26 @@ def test_overlay_caption_states_the_closest_pair(n, bits, d, base, pick):
     period = 2 ** (bit + 1)
     waves = wavelengths(d, base)
     pair = min(range(len(waves)), key=lambda j: abs(math.log(waves[j] / period)))
-    assert caption.startswith(f"Positions 0 to {window - 1}" + (f" of the {n}" if window < n else "")
-                              + f": {number(window / period, '.3g')} of the bit's periods")
+    assert caption.claim("last position shown").value == window - 1 and caption.claim("window").value == window
+    assert [c.value for c in caption.claims if c.what == "positions"] == ([n] if window < n else [])
+    assert math.isclose(caption.claim("periods shown").value, window / period, rel_tol=1e-12)
     assert ("the rest repeats" in caption) == (window < n and window >= period)
-    assert f"Bit {bit} repeats every {period} positions" in caption
+    assert caption.claim("bit").value == bit and caption.claim("period").value == period
     assert match.pair == pair or math.isclose(abs(math.log(waves[match.pair] / period)),
                                               abs(math.log(waves[pair] / period)), rel_tol=1e-9)
-    columns = (f"columns {2 * match.pair} and {2 * match.pair + 1}" if 2 * match.pair + 1 < d
-               else f"column {2 * match.pair}, a sine without its cosine")
-    assert f"pair {match.pair} ({columns}) at {number(waves[match.pair], '.4g')} positions, " \
-           f"{number(waves[match.pair] / period, '.3g')} times the bit's period" in caption
+    assert caption.claim("pair").value == match.pair and caption.claim("sine column").value == 2 * match.pair
+    assert [c.value for c in caption.claims if c.what == "cosine column"] == (
+        [2 * match.pair + 1] if 2 * match.pair + 1 < d else [])
+    assert math.isclose(caption.claim("wavelength").value, waves[match.pair], rel_tol=1e-5)
+    assert math.isclose(caption.claim("ratio").value, waves[match.pair] / period, rel_tol=1e-5)
     bit_values = {(i >> bit) & 1 for i in range(window)}
     assert ("stays 0 (−1 here) at every position shown" in caption) == (bit_values == {0})
+    assert caption.claim("bit values").value == len(bit_values)
     if bit_values == {0}:
-        assert f"it first turns 1 at position {2**bit}." in caption and 2**bit >= window
-    else:
-        assert "The bit takes two values, −1 and +1" in caption
+        assert caption.claim("first position where the bit is 1").value == 2**bit and 2**bit >= window
     column = [math.sin(i * base ** (-2 * match.pair / d)) for i in range(window)]
     values = len(set(torch.tensor(column, dtype=torch.float32).tolist()))
-    assert f"takes {values} different value{'' if values == 1 else 's'} over these {window} positions." in caption
+    assert caption.claim("column values").value == values
 
 
 @EXAMPLES
@@ -275,11 +289,11 @@ def test_overlay_caption_states_the_closest_pair(n, bits, d, base, pick):
 def test_equal_width_sentence_counts_the_positions_each_code_tells_apart(n, width, base):
     eq = same_width(n, width, base)
     sentence = equal_width_sentence(eq)
-    assert f"a binary code has 2^{width} = {2**width:,} different codes" in sentence
+    assert sentence.claim("width").value == width and sentence.claim("codes").value == 2**width
     told_binary = min(n, 2**width)
-    assert f"tells **{told_binary} of the {n}** positions apart" in sentence
+    assert sentence.claim("positions binary tells apart").value == told_binary and sentence.claim("positions").value == n
     if n > 2**width:  # the first repeat: position 2^width wraps to the code of 0
-        assert f"(position {2**width} gets the code of position 0)" in sentence
+        assert sentence.claim("binary's repeated pair").value == (0, 2**width) and "gets the code of position" in sentence
     else:
         assert "gets the code of" not in sentence
     P = pekit.sinusoidal_encoding(n, width, base=base, dtype=torch.float64)  # (n, width)
@@ -287,18 +301,18 @@ def test_equal_width_sentence_counts_the_positions_each_code_tells_apart(n, widt
     i, k = eq.sinusoidal.pair
     closest = float(D.min())
     assert math.isclose(float(D[i, k]), closest, rel_tol=1e-6, abs_tol=1e-9)
-    says = "still" if closest > 1e-3 else "only"
-    assert f"the closest two (positions {i} and {k}) {says} {number(eq.sinusoidal.min_distance, '.3g')} apart" in sentence
+    assert sentence.claim("closest pair").value == (i, k)
+    assert math.isclose(sentence.claim("closest distance").value, closest, rel_tol=1e-6, abs_tol=1e-9)
     assert ("which counts as one code" in sentence) == (closest <= 1e-3)
     distinct = distinct_codes(P) if n <= 300 else n - int(torch.triu(D <= 1e-3, diagonal=1).any(dim=0).sum())
-    assert f"{'tells' if width == 1 else 'tell'} **{distinct} of the {n}** apart" in sentence
+    assert sentence.claim("positions the sinusoidal code tells apart").value == distinct
     assert f"Count the distinct codes: {RULE}." in sentence and "from every other" not in sentence
     B = pekit.binary_encoding(n, width)
     assert told_binary == (distinct_codes(B) if n <= 300 else len({tuple(r) for r in B.tolist()}))
     if n == 1024 and width == 1:  # every sin(i) has another within 0.001: none is apart from every other
         assert distinct == 337 and int((D > 1e-3).all(dim=1).sum()) == 0
     many = "s" if width != 1 else ""
-    assert f"With {width} number{many} per position" in sentence and f"{width} sinusoidal column{many} tell" in sentence
+    assert f" number{many} per position" in sentence and f" sinusoidal column{many} tell" in sentence
     if distinct > told_binary:
         assert sentence.endswith("the book calls continuous representations more space-efficient.")
     elif distinct == told_binary:
@@ -336,16 +350,16 @@ def test_captions_and_labels_name_what_they_show(n, bits, d, base):
     if view.p_exact or view.p_block_rows == 1 or not fast:
         assert "within two blocks" not in text
     else:
-        said = int(re.search(r"(\d+) pairs? repeats? within two blocks", text)[1])
-        assert said == len(fast) and f"({2 * view.p_block_rows} positions)" in text
+        said = text.claim("pairs repeating within two blocks").value
+        assert said == len(fast) and text.claim("two blocks").value == 2 * view.p_block_rows
     if len(waves) > 1:
         assert [round(w, 3) for w in text.claims[0].reference.value] == [round(w, 3) for w in waves]
     if d == 2:
         assert "one sine/cosine pair, wavelength 2π" in text and len(waves) == 1
     else:
-        assert f"{len(waves)} column pairs, slower from left to right" in text
+        assert text.claim("pairs").value == len(waves) and "column pairs, slower from left to right" in text
         assert all(b > a for a, b in zip(waves, waves[1:]))
-    assert (f"(the last, column {d - 1}, a sine without its cosine)" in text) == (d % 2 == 1)
+    assert [c.value for c in text.claims if c.what == "last column"] == ([d - 1] if d % 2 else [])
     # the metrics' help states the rule the counts follow
     assert DISTINCT_HELP.startswith(f"Distinct codes: {RULE};") and distinct_help() == DISTINCT_HELP
     P = pekit.sinusoidal_encoding(n, d, base=base, dtype=torch.float64)
@@ -396,7 +410,8 @@ def test_the_flip_explanation_states_the_pages_own_numbers():
     assert f"every {spacing} positions" in explanation
     # the section the question opens: the bit against its column, whose period is two changes
     match = bit_match(s["n"], s["bit"], ladders(s["bits"], s["d"], s["base"]))
-    assert match.period == 2 * spacing and f"Bit {s['bit']} repeats every {match.period} positions" in overlay_caption(match)
+    caption = overlay_caption(match)
+    assert match.period == 2 * spacing and caption.claim("period").value == match.period == 2 * spacing
 
 
 def test_the_bits_explanation_states_the_pages_own_numbers():

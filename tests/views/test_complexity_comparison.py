@@ -99,7 +99,7 @@ def test_fuller_caption_says_how_attentions_slope_rises_along_the_chart(n, d, k)
     view = theory_view(n, d, k)
     caption = fuller_caption(view)
     # 2n²d = 4nd² exactly at n = 2d: below, the projections weigh more; above, the n² terms
-    assert f"passing 1.5 at n = 2·d = {2 * d:,}, where its n² terms and its projections are equal" in caption
+    assert caption.claim("2·d").value == 2 * d and "where its n² terms and its projections are equal" in caption
     assert 2 * (2 * d) ** 2 * d == 4 * (2 * d) * d * d
     # the slope of the drawn line, by numpy's finite differences of log(count) on the chart's own points
     line = chart_lines(view.full_chart)["Self-attention (with projections)"]
@@ -115,7 +115,9 @@ def test_fuller_caption_says_how_attentions_slope_rises_along_the_chart(n, d, k)
     for i in range(1, len(ns) - 1):
         assert local[i - 1] - 1e-9 <= slopes[i] <= local[i] + 1e-9
     first, last = slopes[0], slopes[-1]
-    assert f"from {first:.2f} at n = {int(ns[0]):,} to {last:.2f} at n = {int(ns[-1]):,}" in caption
+    assert caption.claim("first length").value == ns[0] and caption.claim("last length").value == ns[-1]
+    assert caption.claim("slope at the first length").value == first
+    assert caption.claim("slope at the chart's end").value == last
     assert last < 2 and caption.claim("slope at n = 2·d").value == pytest.approx(1.5, abs=1e-12)
 
 
@@ -128,9 +130,10 @@ def test_cost_sentence_ranks_the_layers_as_the_table_counts_them(n, d, k):
     costs = costs_of(n, d, k)
     assert dict(view.costs) == costs  # the record holds the whole count's numbers
     names = {"CNN": "the CNN", "RNN": "the RNN", "Self-attention": "self-attention"}
-    assert sentence.startswith(f"At n = {n:,}, counted whole: the CNN {big_number(costs['CNN'])}, the RNN "
-                               f"{big_number(costs['RNN'])}, self-attention {big_number(costs['Self-attention'])} "
-                               "multiply-adds; from the cheapest: ")
+    assert sentence.claim("length n").value == n
+    assert (sentence.claim("CNN").value, sentence.claim("RNN").value) == (costs["CNN"], costs["RNN"])
+    assert sentence.claim("self-attention").value == costs["Self-attention"]
+    assert sentence.startswith("At n = ") and " multiply-adds; from the cheapest: " in sentence
     order = sentence.split("from the cheapest: ")[1].split(".")[0]
     groups = [group.replace(" (equal)", "").split(" and ") for group in order.split(", then ")]
     said = [[next(layer for layer, name in names.items() if name == g) for g in group] for group in groups]
@@ -144,15 +147,15 @@ def test_cost_sentence_ranks_the_layers_as_the_table_counts_them(n, d, k):
     brute_less_than_cnn = [m for m in (1, 2, 3, n, max(1, (k - 4) * d // 2), max(1, (k - 4) * d // 2 + 1))
                            if 2 * m * m * d + 4 * m * d * d < k * m * d * d]
     if k <= 4:
-        assert f"With k = {k} it never costs less than the CNN either" in sentence and not brute_less_than_cnn
+        assert sentence.claim("k").value == k and not brute_less_than_cnn
         assert costs["Self-attention"] > costs["CNN"]
     else:
         limit = (k - 4) * d / 2
-        assert f"while n < (k − 4)·d/2 = {limit:,g}" in sentence
+        assert sentence.claim("(k − 4)·d/2").value == limit
         assert ("which no length n ≥ 1 is" in sentence) == (not brute_less_than_cnn)
         for m in (1, max(1, math.ceil(limit) - 1), math.ceil(limit), n):
             assert (2 * m * m * d + 4 * m * d * d < k * m * d * d) == (m < limit)
-        assert f"At n = {n:,} it costs {words(costs['Self-attention'], costs['CNN'])} the CNN." in sentence
+        assert f" it costs {words(costs['Self-attention'], costs['CNN'])} the CNN." in sentence
     mixing = 2 * n * n * d
     assert "n² terms" not in sentence  # the chapter's count is the table's, above
     assert (mixing < costs["RNN"]) == (n < d) and (mixing < costs["CNN"]) == (n < k * d / 2)  # the formulas shown
@@ -194,19 +197,16 @@ def test_path_sentence_counts_layers_and_steps(path_n, k):
         x = torch.arange(1.0, 2.0 * k + 2)[None, None]
         torch_left = int(x[0, 0, k] - conv(x)[0, 0, k])
     assert torch_left == (k - 1) // 2
-    if k % 2:
-        assert f"centred on its own ({(k - 1) // 2} on each side, as `Conv1d(padding={k // 2})` does)" in sentence
-    else:
-        assert (f"{(k - 1) // 2} to the left of its own and {k - 1 - (k - 1) // 2} to the right (as "
-                "`Conv1d(padding=\"same\")`") in sentence
+    assert sentence.claim("left").value == torch_left and sentence.claim("right").value == k - 1 - torch_left
+    assert [c.value for c in sentence.claims if c.what == "padding"] == ([k // 2] if k % 2 else [])
+    assert ("centred on its own" in sentence) == (k % 2 == 1)
     if i - (k - 1) // 2 >= 0 and i + k - 1 - (k - 1) // 2 < path_n:  # the whole window exists
         assert (left, right) == ((k - 1) // 2, k - 1 - (k - 1) // 2)
-    assert f"reads up to {k} neighbouring positions" in sentence and f"k − 1 = {k - 1} further:" in sentence
-    assert f"**⌈(n−1)/(k−1)⌉ = {layers} layer{'s' if layers != 1 else ''}**" in sentence
+    assert sentence.claim("kernel").value == k and sentence.claim("reach per layer").value == k - 1
+    assert sentence.claim("CNN layers").value == layers
     assert view.cnn_layers == layers == graph.rows["CNN"] - 1
-    assert f"the last of the {path_n} tokens" in sentence
-    assert f"An RNN needs **{steps} step{'s' if steps != 1 else ''}** along its chain" in sentence
-    assert "in **one step**" in sentence
+    assert sentence.claim("tokens").value == path_n
+    assert sentence.claim("RNN steps").value == steps and sentence.claim("self-attention steps").value == 1
     assert "The chapter argues that shorter paths" in sentence  # the chapter's claim, not measured here
 
 
@@ -329,13 +329,13 @@ def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, devi
         shown = float(row.iloc[1])
         assert abs(shown - slope) <= 0.005 + 1e-9
         assert row["slope of the count timed (same lengths)"] == round(expected, 2)
-        assert line.startswith(f"- **{layer}**: slope {slope_text(shown)} against {expected:.2f}, the slope of its "
-                               f"count over these lengths (the chapter's leading term alone: n^{THEORY[layer]}): "
-                               f"{shown_verdict(shown, expected)}")
+        assert line.startswith(f"- **{layer}**: slope ") and f": {shown_verdict(shown, expected)}" in line
         assert ("grows" in line) == (round(shown, 2) > 0)  # time that fell or stayed flat did not grow
         verdict = next(v for v in result.verdicts if v.layer == layer)
         assert slope_line(verdict) == line
         said = slope_line(verdict)
+        assert said.claim("count's slope, as stated").value == round(expected, 2)
+        assert said.claim("leading term's exponent").value == THEORY[layer]
         assert said.holds() and said.claim("slope").value == shown
         if said.claim("slope").relation == "equal" and said.claim("slope").reference.value != 0:
             assert said.claim("slope").reference.value == round(expected, 2)

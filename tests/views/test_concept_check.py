@@ -86,7 +86,7 @@ def test_the_class_gain_follows_its_definition(pre, post):
     assert gain.matched == len(both)
     said = concept.gain_sentence(gain)
     if not both:
-        assert gain.gain is None and said.startswith("The gain needs")
+        assert gain.gain is None and said.startswith("The gain needs") and said.claim("took both").value == 0
         return
     before = sum(percent(pre[t]) for t in both) / len(both)
     after = sum(percent(post[t]) for t in both) / len(both)
@@ -95,8 +95,10 @@ def test_the_class_gain_follows_its_definition(pre, post):
         assert gain.gain is None and "undefined" in said
     else:
         assert gain.gain == pytest.approx((after - before) / (100 - before))
-        assert f"⟨g⟩ = {number(gain.gain, '.2f')}" in said
-    assert f"{number(before, '.0f')} % right before, {number(after, '.0f')} % after" in said
+        assert said.claim("normalized gain").value == pytest.approx((after - before) / (100 - before))
+    assert said.claim("took both").value == len(both)
+    assert said.claim("percent right before").value == pytest.approx(before)
+    assert said.claim("percent right after").value == pytest.approx(after)
 
 
 @settings(max_examples=20, deadline=None)
@@ -105,10 +107,11 @@ def test_a_learner_is_told_how_many_were_right(answers, phase):
     key = concept.answer_key()
     right = sum(answers.get(q) == str(c) for q, c in key.items())
     when = "before the lesson" if phase == "pre" else "after the lesson"
-    assert concept.own_sentence(phase, answers, key) == f"{right} of 8 right {when}."
+    own = concept.own_sentence(phase, answers, key)
+    assert own.claim("right").value == right and own.claim("questions").value == 8 and own.endswith(f" right {when}.")
     assert concept.phase_sentence(phase).startswith("Before the lesson:" if phase == "pre" else "After the lesson:")
     if phase == "post":  # the count it states is the questions asked
-        assert f"the same {len(concept.QUESTIONS)} questions" in concept.phase_sentence(phase)
+        assert concept.phase_sentence(phase).claim("questions").value == len(concept.QUESTIONS) == 8
     assert concept.score(answers, key) == pytest.approx(100 * right / 8)
 
 
@@ -122,7 +125,9 @@ def test_the_report_counts_each_vote_and_its_share_right(rows, before, after):
     reports = [concept.QuestionReport(f"question {i}", first, second, right)
                for i, (first, second, right) in enumerate(rows)]
     gain = concept.Gain(1, 50.0, 75.0, 0.5)
-    table = list(csv.reader(io.StringIO(concept.report_csv(reports, gain))))
+    report = concept.report_csv(reports, gain)
+    assert report.claim("questions").value == len(reports) and report.claim("normalized gain").value == 0.5
+    table = list(csv.reader(io.StringIO(report)))
     assert table[0][0] == "question"
     for report, line in zip(reports, table[1:]):
         total = sum(report.first)
@@ -132,7 +137,9 @@ def test_the_report_counts_each_vote_and_its_share_right(rows, before, after):
     assert table[-1][1:] == ["1", "50.0", "75.0", "0.500"]
     frame = concept.report_frame(reports)
     assert len(frame) == len(reports)
-    assert concept.takers_sentence(before, after) == f"Handed in: {before} before the lesson, {after} after it."
+    takers = concept.takers_sentence(before, after)
+    assert takers.claim("before").value == before and takers.claim("after").value == after
+    assert takers.startswith("Handed in: ")
 
 
 @settings(max_examples=20, deadline=None)

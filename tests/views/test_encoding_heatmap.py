@@ -84,6 +84,7 @@ def table(setting) -> views.TableView:
 def check_table_caption(view: views.TableView) -> None:
     caption, drawing = views.table_caption(view), view.drawing
     assert drawing.shape == (view.n, view.d)
+    assert [caption.claim(w).value for w in ("positions", "columns", "entries")] == [view.n, view.d, view.n * view.d]
     if drawing.exact:
         one = view.n * view.d == 1
         assert ("The one entry drawn" if one else f"All {view.n:,} × {view.d:,} ") in caption
@@ -91,10 +92,10 @@ def check_table_caption(view: views.TableView) -> None:
     else:
         rows, cols = drawing.block
         grid = drawing.grid
-        assert f"{view.n:,} × {view.d:,} = {view.cells:,} entries" in caption
         even = grid[0] * rows == view.n and grid[1] * cols == view.d
-        assert (f"a block of {'' if even else 'up to '}{rows:,} position{'s' if rows != 1 else ''} × {cols:,} "
-                f"column{'s' if cols != 1 else ''} ({grid[0]:,} × {grid[1]:,} pixels" in caption)
+        assert caption.claim("positions per block").value == rows and caption.claim("columns per block").value == cols
+        assert (caption.claim("pixel rows").value, caption.claim("pixel columns").value) == grid
+        assert ("a block of up to " in caption) == (not even)
         assert ("the last blocks are smaller" in caption) == (not even)
         assert caption.endswith(" Lower n or d to see every entry.")
         # the blocks named cover the whole table, and the picture has the pixels the caption counts
@@ -108,8 +109,8 @@ def check_table_caption(view: views.TableView) -> None:
         if rows == 1:
             assert "two blocks" not in caption
         elif fast:
-            said = int(re.search(r"(\d+) frequenc(?:y repeats|ies repeat) within two blocks", caption)[1])
-            assert said == len(fast) and f"({2 * rows:,} positions)" in caption
+            said = caption.claim("frequencies repeating within two blocks").value
+            assert said == len(fast) and caption.claim("two blocks").value == 2 * rows
             claim = caption.claim("slowest wavelength drawn with false stripes")
             assert math.isclose(claim.value, max(fast), rel_tol=1e-5) and claim.reference.value == 2 * rows
         else:
@@ -123,17 +124,19 @@ def check_csv_limit_caption(view: views.TableView) -> None:
         assert caption is None  # the page offers the download instead
         return
     assert caption.holds() and caption.claim("entries").reference.value == 1 << 20 < view.n * view.d
-    assert f"up to {charts.MAX_CSV_CELLS:,} entries (this table has {view.n * view.d:,})" in caption
+    assert caption.claim("limit").value == 1 << 20 and caption.claim("entries").value == view.n * view.d
+    assert [caption.claim(w).value for w in ("n", "d", "base", "start")] == [view.n, view.d, view.base, view.start]
     assert f"pekit.sinusoidal_encoding({view.n}, {view.d}, base={view.base}, start={view.start}, " in caption
 
 
 def check_columns_help(view: views.TableView) -> None:
     assert view.last_column == view.d - 1
     text = views.columns_help(view)
+    assert text.claim("columns at most").value == 8 and "columns" in text
     if view.d == 1:
-        assert "d = 1 has column 0 only" in text
+        assert text.claim("d").value == 1
     else:
-        assert f"from 0 to {view.d - 1}, e.g. 0,{view.d - 1}." in text
+        assert text.claim("last column").value == view.d - 1
 
 
 def check_formula_latex(view: views.TableView) -> None:
@@ -155,25 +158,24 @@ def check_pairs_caption(view: views.TableView) -> None:
     caption, pairs = views.pairs_caption(view), view.frequencies
     P = table64(4, view.d, view.base, 0, view.layout)  # positions 0 to 3: sin 0 = 0, cos 0 = 1
     if view.d == 1:
-        assert caption.startswith("d = 1 ")
+        assert caption.claim("d").value == 1
         assert ("one column is zero" in caption) == (not P.any())
         return
+    odd = [c.value for c in caption.claims if c.what == "last column"]
+    assert odd == ([view.d - 1] if view.d % 2 else [])
     if view.layout == "interleaved":
         assert caption.startswith("Columns 2j and 2j+1 share a frequency")
         paired = pairs[pairs.cos_column >= 0]
         assert (paired.cos_column == paired.sin_column + 1).all()
-        assert (f"the last column, {view.d - 1}, is a sine without its cosine" in caption) == (view.d % 2 == 1)
         assert (P[0, 0::2] == 0).all() and (P[0, 1::2] == 1).all()
         return
     k = view.d // 2
+    assert caption.claim("pairs").value == k and caption.claim("last sine column").value == k - 1
+    assert caption.claim("last cosine column").value == 2 * k - 1
     if k == 1:
         assert caption.startswith("Columns 0 and 1 share the one frequency")
-    else:
-        assert f"Column j and column {k}+j share a frequency: the sines (columns 0 to {k - 1}) come first, " \
-               f"then the cosines (columns {k} to {2 * k - 1})" in caption
     assert (pairs.cos_column == pairs.sin_column + k).all()
     assert (P[0, :k] == 0).all() and (P[0, k : 2 * k] == 1).all()
-    assert (f"the last column, {view.d - 1}, is zero" in caption) == (view.d % 2 == 1)
     if view.d % 2:
         assert not P[:, -1].any()
 
@@ -188,8 +190,8 @@ def check_gram_caption(view: views.TableView) -> None:
         b, g = gram.block[0], gram.grid[0]
         assert gram.block == (b, b) and gram.grid == (g, g) and g * b >= view.n
         even = g * b == view.n
-        assert (f"P·Pᵀ ({view.n} × {view.n}) in {g} × {g} pixels: each pixel is the exact mean over a block of "
-                f"{'' if even else 'up to '}{b} × {b} positions") in caption
+        assert caption.claim("positions").value == view.n and caption.claim("pixels per side").value == g
+        assert caption.claim("block").value == b and ("a block of up to " in caption) == (not even)
         assert ("the last ones smaller" in caption) == (not even) and caption.holds()
         if not even:  # the last block holds what is left of the positions, fewer than b
             assert caption.claim("positions in the last block").value == view.n - (g - 1) * b < b
@@ -216,12 +218,11 @@ def check_offsets_caption(view: views.TableView) -> None:
     assert view.starts == min(view.n, 64) == len(starts_of(view.n))  # every row, or 64 evenly spaced ones
     if view.n == 1:
         assert "at the table's one row i," in caption and "all 1" not in caption
-    elif view.starts == view.n:
-        assert f"at all {view.n} rows i," in caption
     else:
-        assert f"at {view.starts} evenly spaced starting rows i" in caption
+        assert caption.claim("starting rows").value == min(view.n, 64)
+        assert ("evenly spaced starting rows" in caption) == (view.n > 64)
     top = min(view.n - 1, 512)
-    assert view.max_offset == top and f"δ from 0 to {top}" in caption
+    assert view.max_offset == top and caption.claim("largest offset drawn").value == top
     assert ("larger offsets are not drawn" in caption) == (view.n - 1 > 512)
     assert caption.holds()
     if view.n - 1 > 512:
@@ -235,12 +236,12 @@ def check_offsets_text(view: views.TableView) -> None:
     scale = max(1.0, view.d / 2)
     assert abs(view.max_spread - spread) <= 1e-5 * scale  # float32 against float64
     if view.d == 1 and view.layout == "tensor2tensor":
-        assert text.endswith("every product is 0.") and not means.any()
+        assert text.claim("every product").value == 0 and not means.any()
         return
+    widest = [c.value for c in text.claims if c.what == "widest band"]
+    assert widest == ([] if view.d == 1 and view.n == 1 else [view.max_spread])
     if view.unpaired_sine:
-        band = (f"the band is {number(view.max_spread, '.2g')} wide at its widest." if view.n > 1 else
-                "with one row there is no other start to compare, so the band cannot show it.")
-        assert f"does depend on i: {band}" in text
+        assert "does depend on i: " in text
         # d = 1 has no pair at all: the text does not speak of pairs adding up
         assert ("no sine/cosine pair" in text and "Every sine/cosine pair" not in text) == (view.d == 1)
         # without the unpaired column the band is a line: all of the width comes from it
@@ -252,30 +253,30 @@ def check_offsets_text(view: views.TableView) -> None:
                 assert max(vals) - min(vals) <= 1e-9 * scale
     else:
         assert spread <= 1e-9 * scale  # a line, in float64
-        assert f"(widest {number(view.max_spread, '.2g')}, float32 rounding)" in text
         assert view.max_spread <= 1e-6 * scale
     if view.n == 1:
-        assert text.endswith("only δ = 0 is measured.")
+        assert text.claim("offsets measured").value == 1
         return
-    found = re.search(rf"largest at δ = (\d+) \({NUMBER}\) and smallest at δ = (\d+) \({NUMBER}\)\.$", text)
-    assert "-" not in found[2] + found[4]  # minus signs, not hyphens
-    top, low = int(found[1]), int(found[3])
-    top_value, low_value = (read(v) for v in (found[2], found[4]))
+    assert "-" not in text.rsplit("Over the offsets shown", 1)[1]  # minus signs, not hyphens
+    assert text.holds()
+    top, low = text.claim("offset of the largest mean").value, text.claim("offset of the smallest mean").value
+    top_value, low_value = text.claim("largest mean").value, text.claim("smallest mean").value
     tol = 1e-5 * scale
-    assert abs(means[top] - top_value) <= tol + 5e-3 * abs(top_value) and means[top] >= means.max() - tol
-    assert abs(means[low] - low_value) <= tol + 5e-3 * abs(low_value) and means[low] <= means.min() + tol
+    assert abs(means[top] - top_value) <= tol and means[top] >= means.max() - tol
+    assert abs(means[low] - low_value) <= tol and means[low] <= means.min() + tol
 
 
 def check_wavelengths_caption(view: views.TableView) -> None:
     caption = views.wavelengths_caption(view)
     w = omegas(view.d, view.base, view.layout)
     if view.layout == "tensor2tensor" and view.d == 1:
-        assert caption == "d = 1 in the tensor2tensor layout has no sine/cosine pair: its one column is zero."
+        assert caption.claim("d").value == 1 and caption.endswith("has no sine/cosine pair: its one column is zero.")
         return
     waves = [2 * math.pi / o for o in w]
     assert len(view.frequencies) == len(waves)
     if len(waves) == 1:
-        assert caption.startswith(f"One frequency only: wavelength 2π ≈ {number(waves[0], '.4g')} positions")
+        assert caption.startswith("One frequency only: wavelength 2π ≈ ")
+        assert math.isclose(caption.claim("first wavelength").value, waves[0], rel_tol=1e-6)
     else:
         assert caption.holds()
         rises = caption.claim("wavelengths, pair by pair")
@@ -285,15 +286,16 @@ def check_wavelengths_caption(view: views.TableView) -> None:
         ratios = [b / a for a, b in zip(waves, waves[1:])]
         assert max(ratios) - min(ratios) <= 1e-9 * max(ratios)  # geometrically
         assert waves[-1] <= 2 * math.pi * view.base * (1 + 1e-12)  # towards 2π·base
-        assert f"from 2π ≈ {number(waves[0], '.4g')} positions towards 2π·base = {2 * math.pi * view.base:,.0f} " \
-               f"(the last pair here: {waves[-1]:,.0f} positions)" in caption
+        assert math.isclose(caption.claim("first wavelength").value, waves[0], rel_tol=1e-6)
+        assert math.isclose(caption.claim("2π·base").value, 2 * math.pi * view.base, rel_tol=1e-9)
+        assert math.isclose(caption.claim("last wavelength").value, waves[-1], rel_tol=1e-6)
     if view.unpaired_sine:
         assert caption.endswith("a sine and no cosine (cos column −1).")
         assert (view.frequencies.cos_column == -1).sum() == 1
     else:
         assert (view.frequencies.cos_column == -1).sum() == 0
-        extra = f", and the extra column {view.d - 1} is zero." if view.zero_column else "."
-        assert caption.endswith("each pair is one sine/cosine frequency" + extra)
+        assert [c.value for c in caption.claims if c.what == "zero column"] == ([view.d - 1] if view.zero_column else [])
+        assert caption.endswith("is zero." if view.zero_column else "each pair is one sine/cosine frequency.")
         if view.zero_column:
             assert not table64(3, view.d, view.base, 0, "tensor2tensor")[:, -1].any()
 
@@ -303,41 +305,43 @@ def check_reading_text(setting) -> None:
     flips = views.column_flips(*setting)
     text = views.reading_text(flips)
     if n == 1:
-        assert text.startswith("With one position there are no neighbouring rows")
+        assert text.startswith("With one position there are no neighbouring rows") and text.claim("positions").value == 1
         return
     P = table64(n, d, base, start, layout)
     changes = ((P[1:] * P[:-1]) < 0).sum(axis=0)  # (d,) sign changes per column, float64
     assert list(changes) == list(flips.flips)
     if layout == "tensor2tensor" and d == 1:
-        assert text == "d = 1 in tensor2tensor's layout is one column of zeros: there is nothing to read."
+        assert text.claim("d").value == 1 and text.endswith("there is nothing to read.")
         return
     fastest = int(np.argmax(changes))
+    assert text.claim("fastest column").value == fastest and text.claim("its sign changes").value == changes.max()
     if changes.max() == 0:
-        assert f"over these {n} rows no column changes sign" in text
+        assert text.claim("rows").value == n and "no column changes sign." in text
     elif changes.max() == n - 1:
-        assert f"column {fastest} changes sign at every step" in text
+        assert text.claim("its sign changes").reference.value == n - 1 and "changes sign at every step" in text
     else:
         assert "no column changes sign at every step" in text and changes.max() < n - 1
         f = changes[fastest]
         share = 100 * f / (n - 1)
         shown = "under 1%" if share < 1 else "over 99%" if share > 99 else f"{share:.0f}%"
         assert views.percent(int(f), n - 1) == shown
-        assert (f"The fastest, column {fastest}, changes sign between {f} of the {n - 1} pairs of neighbouring "
-                f"rows ({shown}).") in text
+        assert text.claim("steps").value == n - 1
+        assert math.isclose(text.claim("its share of the steps, percent").value, share, rel_tol=1e-12)
+        assert f"of neighbouring rows ({shown})." in text
     last = d - 1
     if last != fastest:
+        assert text.claim("last column").value == last
         if layout == "tensor2tensor" and d % 2:
-            assert f"The last column, {last}, is all zeros" in text and not P[:, last].any()
+            assert "is all zeros" in text and not P[:, last].any()
         else:
             f = changes[last]
-            says = "never changes sign" if f == 0 else f"changes sign between {f} of the {n - 1} pairs"
-            assert f"The last column, {last}, {says}" in text
+            assert text.claim("last column's sign changes").value == f and ("never changes sign" in text) == (f == 0)
             lo, hi = P[:, last].min(), P[:, last].max()
-            found = re.search(rf"within a range of {NUMBER} over the whole table \(from {NUMBER} to {NUMBER}\)", text)
-            assert math.isclose(read(found[1]), hi - lo, rel_tol=5e-3, abs_tol=1e-6)
-            assert "-" not in found[2] + found[3]  # minus signs, not hyphens
-            assert math.isclose(read(found[2]), lo, rel_tol=1e-5, abs_tol=1e-6)
-            assert math.isclose(read(found[3]), hi, rel_tol=1e-5, abs_tol=1e-6)
+            assert math.isclose(text.claim("last column's range").value, hi - lo, rel_tol=1e-5, abs_tol=1e-6)
+            found = re.search(rf"over the whole table \(from {NUMBER} to {NUMBER}\)", text)
+            assert "-" not in found[1] + found[2]  # minus signs, not hyphens
+            assert math.isclose(text.claim("last column's lowest").value, lo, rel_tol=1e-5, abs_tol=1e-6)
+            assert math.isclose(text.claim("last column's highest").value, hi, rel_tol=1e-5, abs_tol=1e-6)
     waves = [2 * math.pi / w for w in omegas(d, base, layout)]
     several = len(set(waves)) > 1
     assert ("like the hands of a clock" in text) == several
@@ -346,7 +350,8 @@ def check_reading_text(setting) -> None:
     if several:
         # the hands as this table has them: how many speeds, the fastest and slowest turn, and
         # whether the slowest comes round within the rows drawn (an hour hand only if it does not)
-        assert f"here {len(waves)} speeds, from one turn every {number(waves[0], '.3g')} positions" in text
+        assert text.claim("speeds").value == len(waves) and text.claim("rows").value == n
+        assert math.isclose(text.claim("fastest wavelength").value, waves[0], rel_tol=1e-6)
         slow = [c for c in text.claims if c.what == "slowest wavelength"]
         assert math.isclose(slow[0].value, waves[-1], rel_tol=1e-6)
         assert math.isclose(slow[0].reference.value, waves[0], rel_tol=1e-6)
@@ -426,8 +431,8 @@ def test_curves_caption_says_how_the_curves_are_drawn(n, d, layout, start, picks
         assert caption is None
     else:
         run = drawn.drawing.block[0]
-        assert f"{n:,} positions are more than the chart has room for" in caption
-        assert f"over every {run:,} consecutive positions" in caption and run > 1
+        assert caption.claim("positions").value == n and "more than the chart has room for" in caption
+        assert caption.claim("positions per band").value == run and run > 1
         assert run * drawn.drawing.grid[0] >= n  # the runs cover every position
 
 

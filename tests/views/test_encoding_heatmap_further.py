@@ -75,10 +75,12 @@ def check_add_or_concat_text(setting) -> None:
     p_add, p_cat = 12 * d * d + 13 * d, 12 * 4 * d * d + 26 * d
     m_add = n * 12 * d * d + 2 * n * n * d
     m_cat = n * 12 * 4 * d * d + 2 * n * n * 2 * d
-    assert f"every vector {2 * d} wide instead of {d}" in text
-    assert f"holds {p_cat:,} parameters instead of {p_add:,} ({p_cat / p_add:.2f}×)" in text
-    assert f"costs {m_cat:,} multiply-adds instead of {m_add:,} for {n} token{'' if n == 1 else 's'} " \
-           f"({m_cat / m_add:.2f}×)" in text
+    assert text.claim("width, concatenated").value == 2 * d and text.claim("width").value == d
+    assert text.claim("parameters, concatenated").value == p_cat and text.claim("parameters, added").value == p_add
+    assert text.claim("multiply-adds, concatenated").value == m_cat and text.claim("multiply-adds, added").value == m_add
+    assert math.isclose(text.claim("parameters ratio").value, p_cat / p_add, rel_tol=1e-12)
+    assert math.isclose(text.claim("multiply-adds ratio").value, m_cat / m_add, rel_tol=1e-12)
+    assert text.claim("tokens").value == n and (f" for {n} tokens (" in text) == (n != 1)
     rows = sorted({round(i * (n - 1) / 255) for i in range(256)}) if n > 256 else list(range(n))
     g = torch.Generator().manual_seed(0)
     E = torch.randn(256, d, generator=g, dtype=torch.float64).numpy()
@@ -91,13 +93,15 @@ def check_add_or_concat_text(setting) -> None:
     overlap, expected = np.abs(cos).mean(), expected_abs_cosine(d)
     assert math.isclose(view.overlap, overlap, rel_tol=1e-9)
     assert math.isclose(view.expected, expected, rel_tol=1e-4)
-    assert f"{len(P)} row{'' if len(P) == 1 else 's'} of P" in text
-    assert f"have a mean |cos| of {number(overlap, '.3g')}; the control, {len(P)} random vector" in text
+    assert text.claim("rows of P").value == len(P) and text.claim("embeddings").value == 256
+    assert math.isclose(text.claim("overlap").value, overlap, rel_tol=1e-9)
+    assert "two random directions" not in text  # drawn in the chart (view.expected), not written
     # the control: as many Gaussian vectors (seed 1) against the same embeddings
     R = torch.randn(len(P), d, generator=torch.Generator().manual_seed(1), dtype=torch.float64).numpy()
     against = (R / np.linalg.norm(R, axis=1, keepdims=True)) @ (E / np.linalg.norm(E, axis=1, keepdims=True)).T
     control = np.abs(against).mean()
-    assert math.isclose(view.control, control, rel_tol=1e-9) and f"gives {number(control, '.3g')}" in text
+    assert math.isclose(view.control, control, rel_tol=1e-9)
+    assert math.isclose(text.claim("control").value, control, rel_tol=1e-9)
     like = "no more than any vector would" in text
     assert like == (overlap <= 1.25 * control) and ("more than random vectors do" in text) == (not like)
     assert math.isclose(text.claim("mean |cos| of P's rows").reference.value, 1.25 * control, rel_tol=1e-9)
@@ -106,9 +110,10 @@ def check_add_or_concat_text(setting) -> None:
     series = [o for o in view.overlaps if not math.isnan(o)]
     monotone = all(b <= a for a, b in zip(series, series[1:]))
     assert ("falls at every wider width" in text) == monotone and ("with bumps" in text) == (not monotone)
-    found = re.search(r"from (\S+) at d = (\d+) to (\S+) at d = (\d+)", text)
-    assert float(found[1]) > float(found[3]) and int(found[2]) < int(found[4]) == 1024
-    assert math.isclose(float(found[1]), view.overlaps[view.widths.index(int(found[2]))], rel_tol=1e-2)
+    first, last = text.claim("overlap at the narrowest width").value, text.claim("overlap at the widest").value
+    w0, w1 = text.claim("narrowest width").value, text.claim("widest width").value
+    assert first > last and w0 < w1 == 1024 and w0 == (1 if layout == "interleaved" else 2)
+    assert first == series[0] and last == series[-1]
     assert ("The rows of P have no point at d = 1" in text) == (layout == "tensor2tensor")
 
 
@@ -118,11 +123,10 @@ def check_properties_text(view: views.PropertiesView, setting) -> None:
     assert view.text == text and text.holds()
     rows = max(n, 2)
     assert view.rows == rows and view.d == d and view.n == n and view.start == start
-    if n == 1:
-        assert (f"Measured on positions {start} and {start + 1} (one position has no distances to measure; d = "
-                f"{d}, float64)") in text
-    else:
-        assert f"Measured on this table (positions {start} to {start + n - 1}, d = {d}, float64)" in text
+    assert text.claim("first position").value == start and text.claim("last position").value == start + rows - 1
+    assert text.claim("d").value == d and ("(one position has no distances to measure;" in text) == (n == 1)
+    assert text.claim("positions beyond").value == rows and text.claim("first position beyond").value == start + rows
+    assert text.claim("last position beyond").value == start + 2 * rows - 1
     P = table64(rows, d, base, start, layout)  # the rows drawn (two for n = 1)
     D = np.array([[np.linalg.norm(P[i] - P[k]) if i != k else np.inf for k in range(rows)] for i in range(rows)]) \
         if rows <= 64 else None

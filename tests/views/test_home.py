@@ -56,13 +56,13 @@ def test_home_caption_states_the_picture_and_its_wavelengths(n, d):
     assert caption.holds()  # every comparison it makes is true of its numbers
     rows = "position" if n == 1 else "positions"
     columns = "column" if d == 1 else "columns"
-    assert caption.startswith(f"The chapter's positional encoding P for {n} {rows} (rows) and {d} {columns}: ")
+    assert caption.claim("positions").value == n and caption.claim("columns").value == d
+    assert caption.startswith("The chapter's positional encoding P for ") and f" {rows} (rows) and " in caption
+    assert caption.split(": ", 1)[0].endswith(f" {columns}")
     pairs = (d + 1) // 2
     first = 2 * math.pi  # pair 0 has frequency 1
-    if d >= 2:
-        assert f"Columns 0 and 1 complete a cycle every {first:.1f} positions" in caption
-    else:
-        assert f"Column 0 completes a cycle every {first:.1f} positions" in caption
+    assert math.isclose(caption.claim("first wavelength").value, first, rel_tol=1e-9)
+    assert caption.claim("first pair's columns").value == ((0, 1) if d >= 2 else (0,))
     # 2π is no whole number of positions: no row of columns 0 and 1 comes back exactly, so none "repeats"
     assert "repeat" not in caption
     if pairs > 1:
@@ -70,9 +70,10 @@ def test_home_caption_states_the_picture_and_its_wavelengths(n, d):
         last = 2 * math.pi * BASE ** (2 * j / d)
         cols = f"columns {2 * j} and {2 * j + 1}" if 2 * j + 1 < d else f"column {2 * j}"
         assert _columns(2 * j, 2 * j + 1 if 2 * j + 1 < d else -1) == cols
-        assert f"; the last, {cols}, every {last:,.0f} positions, " in caption
-        assert (f"longer than the {n:,} drawn" in caption) == (last > n)
-        assert (f"within the {n:,} drawn" in caption) == (last <= n)
+        assert f"; the last, {cols}, every " in caption
+        assert caption.claim("last pair's columns").value == ((2 * j, 2 * j + 1) if 2 * j + 1 < d else (2 * j,))
+        assert math.isclose(caption.claim("last wavelength").value, last, rel_tol=1e-9)
+        assert ("longer than the" in caption) == (last > n)
         assert caption.claim("last wavelength").reference.value == n
     else:
         assert "the last" not in caption

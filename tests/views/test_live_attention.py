@@ -9,7 +9,6 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from lab.display import number
 from lab.views import live_attention as live
 
 SENTENCES = ["The animal didn't cross the street because it was too tired.", "man bites dog", "x",
@@ -30,14 +29,12 @@ def test_sentence_records_count_tokens_and_what_is_cut():
 def test_shape_sentences_state_the_shapes(n, hidden, heads):
     shape = live.LayerShape(n, hidden, heads)
     text = live.shapes_statement(shape)
-    assert f"Input: (1, {n}, {hidden})" in text and f"Weights: (1, {heads}, {n}, {n}), one {n} × {n} map" in text
+    assert [text.claim(w).value for w in ("tokens", "hidden", "heads")] == [n, hidden, heads]
     assert (f"{n} tokens," in text) == (n != 1)
     qkv = live.qkv_statement(shape)
-    assert (f"{heads} heads of {hidden // heads} columns" in qkv) == (heads > 1)
-    assert f"the same input X ({n} × {hidden}, a row per token)" in qkv and f"different {hidden} × {hidden} matrices" in qkv
+    assert [qkv.claim(w).value for w in ("tokens", "hidden", "heads", "head size")] == [n, hidden, heads, hidden // heads]
     # the page's layer is untrained: its matrices are not called learned without saying they are random here
     assert "learned in training; random in this untrained layer" in qkv and f"learned {hidden}" not in qkv
-    assert f"({n} × {hidden})" in qkv.split("W_v.", 1)[1]  # the heads' outputs (or the one head's), side by side
     assert ("one head of" in qkv) == (heads == 1) and "1 heads" not in qkv
     assert shape.last_head == heads - 1 and shape.several_heads == (heads > 1)
     assert [h for row in shape.gallery_rows for h in row] == list(range(heads))
@@ -51,10 +48,10 @@ def test_effect_caption_states_the_largest_change(sentence, hidden, heads, seed,
     tokens = live.sentence_view(sentence).tokens
     effect = live.effect_chart(tokens, hidden, heads, seed, head)
     caption = live.effect_caption(effect)
-    assert caption == f"The largest change here is {number(effect.biggest, '.3f')}."  # (the chart's title names the head)
+    assert caption.startswith("The largest change here is ")  # (the chart's title names the head)
     without = live.attention_view(tokens, hidden, heads, seed, False)[head]
     with_p = live.attention_view(tokens, hidden, heads, seed, True)[head]
-    assert effect.biggest == pytest.approx(float((with_p - without).abs().max()), abs=1e-6)
+    assert caption.claim("largest change").value == pytest.approx(float((with_p - without).abs().max()), abs=1e-6)
 
 
 TYPED = st.lists(st.sampled_from(["the", "cat", "didn't", "2024", "café", "🙂", ",", "well-known", "東京", "x"]),
@@ -74,13 +71,14 @@ def test_sentence_statements_count_the_tokens(typed):
     every = text.tokenize(typed, max_tokens=10**6).tokens
     assert list(s.tokens) == every[:live.MAX_TOKENS] and s.dropped == max(0, len(every) - live.MAX_TOKENS)
     line = live.tokens_line(s)
-    assert line == f"{len(s.tokens)} token{'s' if len(s.tokens) != 1 else ''}: " + " | ".join(every[:live.MAX_TOKENS])
+    assert line.claim("tokens").value == len(every[:live.MAX_TOKENS])
+    assert line.endswith(": " + " | ".join(every[:live.MAX_TOKENS]))  # the tokens, quoted
     said = live.dropped_statement(s)
+    assert said.claim("tokens").value == len(every)
     if len(every) > live.MAX_TOKENS:
-        assert said == (f"The sentence has {len(every)} tokens; the first {live.MAX_TOKENS} are used and "
-                        f"{len(every) - live.MAX_TOKENS} are cut.")
+        assert said.claim("used").value == live.MAX_TOKENS and said.claim("cut").value == len(every) - live.MAX_TOKENS
     else:
-        assert said == f"The sentence has {len(every)} token{'s' if len(every) != 1 else ''}; all are used."
+        assert said.endswith("; all are used.") and [c.what for c in said.claims] == ["tokens"]
 
 
 @settings(max_examples=20, deadline=None)
@@ -91,8 +89,9 @@ def test_batch_statement_counts_the_two_sequences(sentence):
     s = live.sentence_view(sentence)
     a = min(s.count, live.LAB_STEPS)
     text = live.batch_statement(s)
-    assert f"sequence A is the first {a} token{'s' if a != 1 else ''} of your sentence" in text
-    assert f"B the first {max(1, a // 2)}," in text and f"padded to {live.LAB_STEPS} steps" in text
+    assert text.claim("tokens of A").value == a and text.claim("tokens of B").value == max(1, a // 2)
+    assert text.claim("steps").value == live.LAB_STEPS == 8
+    assert (f"the first {a} tokens of your sentence" in text) == (a != 1)
 
 
 def _lab_weights(first, hidden, seed, len_a, len_b, form, show):
@@ -147,45 +146,44 @@ def test_masking_sentences_follow_the_lab(sentence, hidden, seed, len_a, len_b, 
     code = live.valid_code(view)
     lens = [int(v) for v in re.findall(r"\d+", code)]
     assert code.startswith("valid_lens = [") and (len(lens) == 2 if form == "one per sequence" else len(lens) == 16)
+    flat = [int(w) for v in code.claim("valid lengths").value for w in (v if isinstance(v, tuple) else (v,))]
+    assert flat == lens
     if view.counts_padding:
         extra = view.length - view.real
         assert extra > 0
-        assert f"Sequence {show} has {real} real token{'s' if real != 1 else ''}; a valid length of {length} counts " \
-               f"{extra} padding step{'s' if extra != 1 else ''}" in live.padding_statement(view)
+        padding = live.padding_statement(view)
+        assert padding.claim("real tokens").value == real and padding.claim("valid length").value == length
+        assert padding.claim("padding steps counted").value == extra and "as if they were words" in padding
     else:
         assert length <= real
     masked = live.masked_statement(view)
-    assert "**0** (exactly zero)" in masked and view.masked_total == 0
+    assert masked.holds() and masked.claim("weight on masked keys").value == 0 and "(exactly zero)" in masked
     assert masked.startswith(f"Total weight on masked keys in sequence {show}:")
     other = "B" if show == "A" else "A"
     other_pairs = _lab_weights(s.first, hidden, seed, len_a, len_b, form, other)[2]
     if hidden_pairs:
         moved = float((weights - plain).abs().max())
-        assert f"In sequence {show} the mask hides {hidden_pairs} of the {live.LAB_STEPS ** 2} query–key pairs" \
-            in masked
-        said = float(re.search(r"moves a weight by up to ([0-9.]+) ", masked).group(1))
-        assert said == pytest.approx(moved, abs=6e-4)
+        assert masked.claim("hidden pairs").value == hidden_pairs and masked.claim("pairs").value == live.LAB_STEPS ** 2
+        assert masked.claim("largest move").value == pytest.approx(moved, abs=1e-6)
         assert moved > 1e-3  # "the weights change with each mask" (the batch statement)
         assert "No key" not in masked and "every valid length" not in masked
     else:
-        assert f"No key of sequence {show} is masked (its valid length covers all {live.LAB_STEPS} steps)" in masked
+        assert f"No key of sequence {show} is masked" in masked and masked.claim("steps").value == live.LAB_STEPS
         assert length >= live.LAB_STEPS and form == "one per sequence"
         assert float((weights - plain).abs().max()) < 1e-6
-        if other_pairs:
-            assert f"Sequence {other}'s valid length does hide {other_pairs} of its {live.LAB_STEPS ** 2} pairs: " \
-                   f"show {other} to see them." in masked
-        else:
-            assert f"Sequence {other} has no key masked either." in masked
+        assert [c.value for c in masked.claims if c.what == "other's hidden pairs"] == ([other_pairs] if other_pairs else [])
+        assert (f"Sequence {other} has no key masked either." in masked) == (not other_pairs)
     assert "every valid length" not in masked
     if zero_rows:
-        rows = ", ".join(map(str, zero_rows))
-        assert f" {rows} {'have' if len(zero_rows) > 1 else 'has'} a valid length of 0" in masked
+        assert masked.claim("rows of valid length 0").value == zero_rows
+        assert ("have a valid length of 0" in masked) == (len(zero_rows) > 1)
         assert all(float(weights[q].abs().sum()) == 0 for q in zero_rows)
         book = live.book_statement(view)
-        assert f"row {zero_rows[0]} gets {1 / live.LAB_STEPS:.4f} = 1/{live.LAB_STEPS}" in book
-        assert view.book_row[0] == pytest.approx(1 / live.LAB_STEPS)
+        assert book.holds() and book.claim("row").value == zero_rows[0] and book.claim("steps").value == live.LAB_STEPS
+        assert book.claim("book's weight").value == pytest.approx(1 / live.LAB_STEPS)
+        assert book.claim("book's weight").reference.value == pytest.approx(1 / 8)
     else:
-        assert "Every row sums to 1 over its valid keys." in masked
+        assert masked.claim("each row's sum over its valid keys").value == 1
         assert torch_sums_are_one(weights)
 
 
@@ -225,8 +223,8 @@ def test_book_example_code_states_both_shapes(seed):
     assert all(abs(w - (1 / 3 if k < 3 else 0)) < 1e-6 for row in example.first for k, w in enumerate(row))
     assert all(abs(w - (1 / 2 if k < 2 else 0)) < 1e-6 for row in example.second for k, w in enumerate(row))
     assert "sequence 0, head 0 (3 valid keys)" in code and "sequence 1, head 0 (2 valid keys)" in code
-    assert "output shape: (2, 4, 100)" in code and "(batch, heads, queries, keys): (2, 5, 4, 4)" in code
-    assert "(batch·heads, queries, keys): (10, 4, 4)" in code
+    assert code.claim("output shape").value == (2, 4, 100) and code.claim("weights shape").value == (2, 5, 4, 4)
+    assert code.claim("batch times heads").value == 10 and code.claim("sequence 0 weights").value == example.first
     assert "  0.3333  0.3333  0.3333  0.0000" in code and "  0.5000  0.5000  0.0000  0.0000" in code
 
 
@@ -276,34 +274,40 @@ def test_query_step_statement_states_the_three_steps(sentence, hidden, heads, se
     layer = live.attention_view(tokens, hidden, heads, seed, positional)[head][query].double()
     assert torch.allclose(layer, weights, atol=1e-5)  # the row of the map above
     said = live.query_step_statement(step)
-    assert said.startswith(f"**Query {query} ({live.plain(tokens[query])}), head {head}.**")
-    assert f"score_j = q·k_j / √{hs}" in said
+    assert said.claim("query").value == query and said.claim("head").value == head
+    assert said.startswith(f"**Query {query} ({live.plain(tokens[query])}), head {head}.**")  # the token, quoted
+    assert said.claim("head size").value == hs and said.claim("keys").value == n
     top = int(torch.argmax(weights))
     tied = [j for j in range(n) if float(weights[top] - weights[j]) <= 1e-9]  # ties found here, in float64
     assert said.holds()  # every comparison it makes is true of its numbers
     assert step.tops == tuple(tied) and said.claim("keys tied for the most").value == len(tied)
     assert said.claim("largest weight").reference.value == pytest.approx(float(weights.max()), abs=1e-6)
     if n > 1 and len(tied) == n:  # all scores equal: "from x to x" and "the most goes to key 0" were wrong
-        assert f"here {_signed(scores[0])} for every key" in said and "the most" not in said
-        assert f"{n} equal weights of {1 / n:.3f} = 1/{n}" in said
+        assert said.claim("lowest score").value == pytest.approx(float(scores[0]), abs=1e-5)
+        assert "for every key" in said and "the most" not in said
+        assert said.claim("largest weight").value == pytest.approx(1 / n, abs=1e-6)
     elif n > 1:
-        assert f"here from {_signed(scores.min())} to {_signed(scores.max())}." in said
+        assert said.claim("lowest score").value == pytest.approx(float(scores.min()), abs=1e-5)
+        assert said.claim("highest score").value == pytest.approx(float(scores.max()), abs=1e-5)
         order = said.claim("weights in the order of the scores")
         assert order.reference.value == tuple(sorted(step.scores))
     else:
-        assert f"here {_signed(scores[0])}, its only key." in said
+        assert said.claim("lowest score").value == pytest.approx(float(scores[0]), abs=1e-5)
+        assert ", its only key." in said
     assert "-" not in said.split("here ", 1)[1].split(", ", 1)[0]  # minus signs, not hyphens
     if n > 1 and len(tied) == 1:
-        assert f"the most, {float(weights[top]):.3f}, goes to key {top} ({live.plain(tokens[top])})" in said
-        assert f"turns the {n} scores into {n} weights that sum to 1" in said
+        assert said.claim("key with the most weight").value == top
+        assert said.claim("largest weight").value == pytest.approx(float(weights[top]), abs=1e-6)
+        assert f"goes to key {top} ({live.plain(tokens[top])})" in said
     elif 1 < len(tied) < n:  # ties named together, never one of them alone
         assert len({tokens[j] for j in tied}) == 1
-        assert (f"the most, {float(weights[top]):.3f} each, goes to {len(tied)} keys tied (the same token, the same "
-                f"key): " + ", ".join(f"{j} ({live.plain(tokens[j])})" for j in tied)) in said
+        assert said.claim("largest weight").value == pytest.approx(float(weights[top]), abs=1e-6)
+        assert ("keys tied (the same token, the same key): "
+                + ", ".join(f"{j} ({live.plain(tokens[j])})" for j in tied)) in said
     elif n == 1:  # one key: no plural, no comparison
-        assert f"turns the only score into a weight of exactly {float(weights[top]):.3f}" in said
+        assert said.claim("largest weight").value == 1.0 and "turns the only score into a weight of exactly" in said
         assert "1 score" not in said and "1 weight" not in said
     assert abs(float(weights.sum()) - 1) < 1e-12  # "weights that sum to 1"
     assert all((scores[i] < scores[j]) == (weights[i] < weights[j]) for i in range(n) for j in range(n))  # larger→larger
     shown = min(8, hs)
-    assert (f"all {hs} of them shown" if shown == hs else f"the first {shown} of {hs} shown") in said
+    assert said.claim("values shown").value == shown and ("of them shown" in said) == (shown == hs)

@@ -130,8 +130,10 @@ def test_pair_speeds_and_sentence(n, d):
                     for i in range(n - 1)) / (2 * (n - 1))
         assert speeds.steps[j] == pytest.approx(naive, rel=1e-9, abs=1e-12)
     text = heatmap_q.fastest_sentence(speeds)
-    assert shown(speeds.steps[0], ".3g") in text and shown(2 * math.pi / speeds.angles[-1], ".3g") in text
-    assert f"columns {d - 2} and {d - 1}" in text and f"the {n} positions" in text
+    assert text.claim("first pair's mean change per step").value == speeds.steps[0]
+    assert text.claim("last pair's wavelength").value == pytest.approx(2 * math.pi * 10000 ** ((d - 2) / d), rel=1e-9)
+    assert text.claim("last pair's columns").value == (d - 2, d - 1) and text.claim("positions").value == n
+    assert text.claim("last pair's frequency").value == pytest.approx(10000 ** (-(d - 2) / d), rel=1e-12)
     assert text.holds()  # "falls" read from every pair's frequency, the fastest against the other options
     if d > 2:
         assert text.claim("frequency of each pair, first to last").reference.value == pytest.approx(
@@ -150,8 +152,10 @@ def test_offset_dots_depend_on_the_offset_only(d, offset, first, second):
     assert dots.near == pytest.approx(closed, abs=1e-9) and dots.far == pytest.approx(closed, abs=1e-9)
     assert heatmap_q.offset_answer(dots) == 2
     text = heatmap_q.offset_sentence(dots)
-    assert text.count(shown(closed, ".6g")) == 2 or shown(dots.near, ".6g") in text
-    assert f"P{first + offset}" in text and f"P{second + offset}" in text
+    assert text.claim("near dot product").value == pytest.approx(closed, abs=1e-9)
+    assert text.claim("far dot product").value == pytest.approx(closed, abs=1e-9)
+    assert [text.claim(w).value for w in ("first start", "second start", "offset")] == [first, second, offset]
+    assert "the dot product depends on the offset alone" in text
 
 
 def test_odd_width_refused_for_offset_dots():
@@ -171,14 +175,14 @@ def test_bit_flips(bit, n):
     assert text.holds()
     if naive:
         assert flips.spacing == 2 ** bit
-        assert f"every {2 ** bit} positions" in text and str(naive[0]) in text
+        assert text.claim("place value").value == 2 ** bit and text.claim("changes shown").value == tuple(naive[:6])
         assert "because" not in text  # the spacing is stated, not explained by a cause
         if bit:  # half as often: the previous bit's changes, counted by a loop, are twice as close
             previous = [i for i in range(1, n) if (i >> (bit - 1)) & 1 != ((i - 1) >> (bit - 1)) & 1]
             assert text.claim("spacing of the changes").reference.value == 2 * (previous[1] - previous[0]
                                                                                 if len(previous) > 1 else previous[0])
     else:
-        assert f"position {2 ** bit}" in text and 2 ** bit >= n
+        assert text.claim("first change").value == 2 ** bit >= n and text.claim("last position").value == n - 1
     assert binary_q.flip_answer(flips) == (binary_q.FLIP_OPTIONS.index(flips.spacing) if flips.spacing in binary_q.FLIP_OPTIONS else -1)
 
 
@@ -191,10 +195,12 @@ def test_bits_sentence(n):
     bits = binary_q.bits_needed(n)
     assert bits == (n - 1).bit_length()
     text = binary_q.bits_sentence(n, bits)
-    assert f"{bits} bit{'s count' if bits > 1 else ' counts'} from 0 to {2 ** bits - 1}" in text and f"0 to {n - 1}" in text
+    assert text.claim("bits").value == bits and text.claim("largest count").value == 2 ** bits - 1
+    assert text.claim("positions").value == n and text.claim("last position").value == n - 1
+    assert (" bits count from 0 to " in text) == (bits > 1)
     assert 2 ** bits >= n and (bits == 1 or 2 ** (bits - 1) < n)
     if bits > 1:
-        assert f"stop at {2 ** (bits - 1) - 1}" in text
+        assert text.claim("largest count with one bit fewer").value == 2 ** (bits - 1) - 1
     assert text.holds() and text.claim("largest count").reference.value == n - 1
 
 
@@ -268,8 +274,10 @@ def test_cnn_path(n, k):
     path = complexity_q.cnn_path(n, k)
     assert path == -(-(n - 1) // (k - 1))
     text = complexity_q.cnn_path_sentence(n, k)
-    assert f"= {path} layers" in text and f"needs {n - 1} steps" in text
-    assert f"reaches {k - 1} tokens further" in text
+    assert text.claim("CNN layers").value == path and text.claim("RNN steps").value == n - 1
+    assert text.claim("reach per layer").value == k - 1 and text.claim("self-attention steps").value == 1
+    assert [text.claim(w).value for w in ("tokens", "kernel")] == [n, k]
+    assert text.startswith("Each convolution layer with k = ")
 
 
 def test_the_path_questions_numbers_are_those_of_the_picture_it_opens():
@@ -277,10 +285,11 @@ def test_the_path_questions_numbers_are_those_of_the_picture_it_opens():
 
     check = q.find("complexity-path")
     view = path_view(int(check.settings["path_n"]), int(check.settings["k"]))  # what the revealed page draws
-    text = check.solve().explanation
-    assert f"= {view.cnn_layers} layers" in text and f"needs {view.rnn_steps} steps" in text
-    assert f"of {view.path_n} tokens" in text and f"reaches {view.widening} tokens further" in text
-    assert f"**⌈(n−1)/(k−1)⌉ = {view.cnn_layers} layers**" in path_sentence(view)
+    text, page = check.solve().explanation, path_sentence(view)
+    for what in ("CNN layers", "RNN steps", "tokens", "reach per layer", "kernel", "self-attention steps"):
+        assert text.claim(what).value == page.claim(what).value, what
+    assert (text.claim("CNN layers").value, text.claim("RNN steps").value) == (view.cnn_layers, view.rnn_steps)
+    assert (text.claim("tokens").value, text.claim("reach per layer").value) == (view.path_n, view.widening)
 
 
 @EXAMPLES
@@ -293,12 +302,10 @@ def test_growth(n, d):
     text = complexity_q.growth_sentence(n, d)
     assert text.holds()  # 4 times the n² terms, less counted whole, 2 times an RNN
     # the counts recomputed here: the chapter's two n²·d products, the whole layer, the RNN's 2·n·d²
-    from lab.display import big_number
-
     whole = {m: 2 * m * m * d + 4 * m * d * d for m in (n, 2 * n)}
-    assert big_number(2 * n * n * d) in text and big_number(2 * (2 * n) ** 2 * d) in text
-    assert big_number(whole[n]) in text and big_number(whole[2 * n]) in text
-    assert big_number(2 * n * d * d) in text and big_number(4 * n * d * d) in text
+    assert text.claim("n² terms at n").value == 2 * n * n * d and text.claim("n² terms at 2n").value == 2 * (2 * n) ** 2 * d
+    assert text.claim("self-attention at n").value == whole[n] and text.claim("self-attention at 2n").value == whole[2 * n]
+    assert text.claim("RNN at n").value == 2 * n * d * d and text.claim("RNN at 2n").value == 4 * n * d * d
     claim = text.claim("growth counted whole")
     assert claim.value == pytest.approx(whole[2 * n] / whole[n], rel=1e-12) and claim.value < 4
     assert "4 times" in text and "2 times" in text
@@ -342,8 +349,9 @@ def test_shuffled(sentence, shuffle):
     perm = seeded.permutation(len(tokens), shuffle).tolist()
     unmoved = all(tokens[p] == tokens[i] for i, p in enumerate(perm))  # the sentence shuffled is the sentence
     assert live_q.shuffle_answer(result) == (2 if unmoved else 0)
-    assert f"({len(tokens)} tokens)" in text
-    assert (shown(gap.unmoved, ".2g") in text) or (unmoved and "stays as it was" in text)
+    assert text.claim("tokens").value == len(tokens) and text.claim("shuffle").value == shuffle
+    assert text.claim("weights as they stand against the original").value == gap.unmoved
+    assert (shown(gap.unmoved, ".2g") in text) or (unmoved and "stays as it was" in text)  # the wording of each case
 
 
 def test_the_shuffle_questions_numbers_are_those_of_the_tab_it_opens():
@@ -363,7 +371,9 @@ def test_empty_rows(sentence):
     row = view.zero_row
     assert row == (0.0,) * live.LAB_STEPS and live_q.empty_answer(row) == 0
     text = live_q.empty_sentence(view)
-    assert text.holds() and "(" + "; ".join(["0"] * live.LAB_STEPS) + ")" in text and "summing to 0" in text
+    assert text.holds() and text.claim("row").value == (0.0,) * live.LAB_STEPS and text.claim("row's total").value == 0
+    assert text.claim("query").value == view.zero_rows[0] and "summing to 0" in text
+    assert text.claim("book's weight").value == pytest.approx(1 / live.LAB_STEPS)
     assert live_q.empty_answer((float("nan"),)) == 1 and live_q.empty_answer((0.5, 0.5)) == 2 and live_q.empty_answer((1.0, 0.0)) == 3
 
 

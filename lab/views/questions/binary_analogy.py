@@ -43,17 +43,20 @@ def flip_answer(flips: BitFlips) -> int:
 def flip_sentence(flips: BitFlips) -> Said:
     if not flips.flips:
         return Said(_("Bit {bit} never changes between positions 0 and {last}: it first turns on at position "
-                      "{first}.").format(bit=flips.bit, last=flips.n - 1, first=2 ** flips.bit))
+                      "{first}.").format(bit=flips.bit, last=flips.n - 1, first=2 ** flips.bit),
+                    [Claim("bit", flips.bit), Claim("last position", flips.n - 1), Claim("first change", 2 ** flips.bit)])
+    numbers = [Claim("bit", flips.bit), Claim("changes shown", tuple(flips.flips[:6])), Claim("place value", 2 ** flips.bit)]
     shown = ", ".join(str(p) for p in flips.flips[:6]) + (" …" if len(flips.flips) > 6 else "")
     text = _("Bit {bit} changes at positions {shown}: every {spacing} positions, the place value 2^{bit} = {spacing} "
              "of that bit.").format(bit=flips.bit, shown=shown, spacing=2 ** flips.bit)
     if flips.previous_spacing is None or flips.spacing is None:
-        return Said(text, [Claim("spacing of the changes", flips.spacing or 0)])
+        return Said(text, numbers + [Claim("spacing of the changes", flips.spacing or 0)])
     return Said(text + " " + _("Each bit flips half as often as the one before it: bit {previous} every {gap} "
                                "positions.").format(previous=flips.bit - 1, gap=flips.previous_spacing),
-                [Claim("spacing of the changes", flips.spacing, "equal",
-                       Reference(2 * flips.previous_spacing, "twice the spacing of the previous bit's changes, counted "
-                                 "over the same positions"))])
+                numbers + [Claim("previous bit's spacing", flips.previous_spacing),
+                           Claim("spacing of the changes", flips.spacing, "equal",
+                                 Reference(2 * flips.previous_spacing, "twice the spacing of the previous bit's "
+                                           "changes, counted over the same positions"))])
 
 
 def _solve_flip() -> Solved:
@@ -79,7 +82,8 @@ def bits_sentence(n: int, bits: int) -> Said:
                     "`binary_encoding({n})` has {bits} columns: {bits} bits count from 0 to {top}, which covers positions "
                     "0 to {last}.", bits).format(n=n, bits=bits, top=2 ** bits - 1, last=n - 1)
     last = Reference(n - 1, "the last position to count")
-    claims = [Claim("largest count", 2 ** bits - 1, "at least", last)]
+    claims = [Claim("positions", n), Claim("bits", bits), Claim("last position", n - 1),
+              Claim("largest count", 2 ** bits - 1, "at least", last)]
     if bits > 1:
         claims.append(Claim("largest count with one bit fewer", 2 ** (bits - 1) - 1, "below", last))
         text += " " + ngettext("With {fewer} bit the count would stop at {short}.",

@@ -21,13 +21,15 @@ def path_answer(path: int) -> int:
     return PATH_OPTIONS.index(path) if path in PATH_OPTIONS else -1
 
 
-def cnn_path_sentence(n: int, k: int) -> str:
+def cnn_path_sentence(n: int, k: int) -> Said:
     table = pekit.complexity_table(n, 1, k)
-    return _("Each convolution layer with k = {k} reaches {reach} tokens further, so the first and the last of {n} "
+    paths = {layer: int(table.loc[layer, "max_path_length"]) for layer in ("CNN", "RNN", "Self-attention")}
+    return Said(_("Each convolution layer with k = {k} reaches {reach} tokens further, so the first and the last of {n} "
              "tokens meet after ⌈({n} − 1)/({k} − 1)⌉ = {cnn} layers. An RNN needs {rnn} steps; self-attention "
              "joins every pair in {sa}.").format(
-        k=k, reach=k - 1, n=n, cnn=int(table.loc["CNN", "max_path_length"]),
-        rnn=int(table.loc["RNN", "max_path_length"]), sa=int(table.loc["Self-attention", "max_path_length"]))
+        k=k, reach=k - 1, n=n, cnn=paths["CNN"], rnn=paths["RNN"], sa=paths["Self-attention"]),
+        [Claim("kernel", k), Claim("reach per layer", k - 1), Claim("tokens", n), Claim("CNN layers", paths["CNN"]),
+         Claim("RNN steps", paths["RNN"]), Claim("self-attention steps", paths["Self-attention"])])
 
 
 def _solve_path() -> Solved:
@@ -59,7 +61,11 @@ def growth_sentence(n: int, d: int, k: int = 3) -> Said:
                     Reference(4.0, "(2n)²/n²: the n² terms' own factor", tolerance=1e-12)),
               Claim("growth counted whole", whole, "below",
                     Reference(4.0, "the n² terms' factor; the projections 4·n·d² only double")),
-              Claim("RNN's growth", rnn, "equal", Reference(2.0, "2n/n: linear in n", tolerance=1e-12))]
+              Claim("RNN's growth", rnn, "equal", Reference(2.0, "2n/n: linear in n", tolerance=1e-12)),
+              Claim("n² terms at n", small.attention_mixing), Claim("n² terms at 2n", large.attention_mixing),
+              Claim("self-attention at n", small.cost("Self-attention")),
+              Claim("self-attention at 2n", large.cost("Self-attention")),
+              Claim("RNN at n", small.cost("RNN")), Claim("RNN at 2n", large.cost("RNN"))]
     return Said(_("As the chapter counts it, self-attention's two n²·d products go from {a} to {b} multiply-adds: {sa} "
                   "times as many, every token meeting every other one. Counted whole, its projections (4·n·d²) only "
                   "double, so the layer goes from {c} to {e}, {whole} times as many. An RNN's 2·n·d² go from {f} to "

@@ -55,6 +55,11 @@ def fastest_sentence(speeds: PairSpeeds) -> Said:
                     Reference(max(others), "the largest mean change per step of the other pairs the options name")),
               Claim("frequency of each pair, first to last", speeds.angles, "falls",
                     Reference(speeds.angles, "ω_j of every pair of the table"))] if last else []
+    claims += [Claim(what, value) for what, value in (
+        ("first pair's frequency", speeds.angles[0]), ("first pair's wavelength", speeds.periods[0]),
+        ("first pair's mean change per step", speeds.steps[0]), ("positions", speeds.n),
+        ("last pair's columns", (2 * last, 2 * last + 1)), ("last pair's frequency", speeds.angles[last]),
+        ("last pair's wavelength", speeds.periods[last]), ("last pair's mean change per step", speeds.steps[last]))]
     return Said(_("Columns 0 and 1 turn by {fast} radian per position (one wave every {fast_period} positions) and change "
              "by {fast_step} per step on average over the {n} positions; columns {a} and {b} turn by {slow} radian per "
              "position (one wave every {slow_period} positions) and change by {slow_step} per step. Each pair's "
@@ -94,12 +99,14 @@ def offset_answer(dots: OffsetDots) -> int:
     return {-1: 0, 1: 1, 0: 2}[compare(dots.near, dots.far)]
 
 
-def offset_sentence(dots: OffsetDots) -> str:
-    return _("P{i}·P{j} = {near} and P{k}·P{l} = {far}. Each pair of columns adds sin·sin + cos·cos of its two angles, "
+def offset_sentence(dots: OffsetDots) -> Said:
+    return Said(_("P{i}·P{j} = {near} and P{k}·P{l} = {far}. Each pair of columns adds sin·sin + cos·cos of its two angles, "
              "which is the cosine of their difference, (j − i)·ω: the dot product depends on the offset alone, "
              "wherever the two positions are.").format(
         i=dots.first, j=dots.first + dots.offset, k=dots.second, l=dots.second + dots.offset,
-        near=number(dots.near, ".6g"), far=number(dots.far, ".6g"))
+        near=number(dots.near, ".6g"), far=number(dots.far, ".6g")),
+        [Claim("first start", dots.first), Claim("second start", dots.second), Claim("offset", dots.offset),
+         Claim("near dot product", dots.near), Claim("far dot product", dots.far)])
 
 
 def _solve_offset() -> Solved:

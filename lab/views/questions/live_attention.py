@@ -55,7 +55,9 @@ def shuffle_sentence(result: Shuffled) -> Said:
     moved = gap.weights <= gap.weights_rounding
     claims = [Claim("weights put back against the original", gap.weights, "at most" if moved else "above", rounding),
               Claim("weights as they stand against the original", gap.unmoved,
-                    "above" if gap.unmoved > gap.weights_rounding else "at most", rounding)]
+                    "above" if gap.unmoved > gap.weights_rounding else "at most", rounding),
+              Claim("tokens", result.tokens), Claim("shuffle", result.shuffle), Claim("head", result.head),
+              Claim("float rounding", gap.weights_rounding)]
     if gap.unmoved <= gap.weights_rounding:
         text = _("On the page's sentence ({tokens} tokens), shuffle {shuffle} swaps only identical tokens: the "
                  "shuffled sentence is the sentence, and head {head}'s map stays as it was, to {moved} (float "
@@ -105,7 +107,8 @@ def empty_sentence(view: live.MaskingView) -> Said:
                   "every key instead.)").format(
         show=view.show, query=view.zero_rows[0], row="(" + "; ".join(number(v, "g") for v in row) + ")",
         total=number(sum(row), "g"), book=number(view.book_row[0], ".4f")),
-        [Claim("row's total", sum(row)), Claim("zero rows", len(view.zero_rows))])
+        [Claim("row's total", sum(row)), Claim("zero rows", len(view.zero_rows)), Claim("query", view.zero_rows[0]),
+         Claim("row", tuple(row)), Claim("book's weight", view.book_row[0])])
 
 
 def _solve_empty() -> Solved:
