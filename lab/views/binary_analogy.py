@@ -500,7 +500,8 @@ def bit_match(n: int, bit: int, ladder: Ladders) -> BitMatch:
     row = ladder.matches.iloc[bit]
     window = binary.overlay_window(n, bit)
     column, wavelength = int(row["sin_column"]), float(row["wavelength"])
-    values = pekit.sinusoidal_columns(window, ladder.d, [column], base=ladder.base)[:, 0]  # (window,)
+    # (window,) in float64: the values the formula gives (float32 can round two of them to one)
+    values = pekit.sinusoidal_columns(window, ladder.d, [column], base=ladder.base, dtype=torch.float64)[:, 0]
     return BitMatch(n=n, bit=bit, window=window, period=int(row["period"]), pair=int(row["pair"]),
                     sin_column=column, wavelength=wavelength, ratio=float(row["ratio"]), d=ladder.d,
                     bit_values=len(binary.bit_wave(window, bit).unique()), column_values=len(values.unique()),
