@@ -176,7 +176,8 @@ def test_every_sentence_test_passes_again_in_portuguese():
 
     from tests.test_sentence_coverage import MODULES, text_functions
 
-    files = sorted({str(test.relative_to(ROOT)) for test in MODULES.values()})
+    files = sorted({str(test.relative_to(ROOT)) for test in MODULES.values() if test.exists()})  # (a module
+    # that writes no text may have no test file of its own)
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                            "-p", "tests.bilingual_plugin", *files],
                           cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=1800)

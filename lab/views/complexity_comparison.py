@@ -142,8 +142,7 @@ def fuller_caption(view: TheoryView) -> Said:
     (first, low), (last, high) = view.whole_slopes[0], view.whole_slopes[-1]
     slopes = tuple(slope for _n, slope in view.whole_slopes)
     return Said(_("Counted whole, self-attention's slope rises along this chart from {low} at n = {first} to {high} at "
-                  "n = {last}, passing 1.5 at n = 2·d = {bend}, where its n² terms and its projections are equal; it "
-                  "approaches 2 as n grows far beyond d.").format(
+                  "n = {last}, passing 1.5 at n = 2·d = {bend}; it approaches 2 as n grows far beyond d.").format(
         low=number(low, ".2f"), first=number(first, ","), high=number(high, ".2f"), last=number(last, ","),
         bend=number(2 * view.d, ",")),
         [Claim("self-attention's slope along the chart", slopes, "rises",

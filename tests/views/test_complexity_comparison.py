@@ -99,7 +99,7 @@ def test_fuller_caption_says_how_attentions_slope_rises_along_the_chart(n, d, k)
     view = theory_view(n, d, k)
     caption = fuller_caption(view)
     # 2n²d = 4nd² exactly at n = 2d: below, the projections weigh more; above, the n² terms
-    assert caption.claim("2·d").value == 2 * d and "where its n² terms and its projections are equal" in caption
+    assert caption.claim("2·d").value == 2 * d and "passing 1.5 at n = 2·d" in caption
     assert 2 * (2 * d) ** 2 * d == 4 * (2 * d) * d * d
     # the slope of the drawn line, by numpy's finite differences of log(count) on the chart's own points
     line = chart_lines(view.full_chart)["Self-attention (with projections)"]
