@@ -128,9 +128,8 @@ def context_statement(results: llama.LongContext) -> Said:
         last = _("Past the context no rule is clearly best: the lowest mean loss, {rule}'s {value}, is within {same} "
                  "nats of another.").format(rule=_(RULE_NAMES[best]), value=_nats(w[best][1]), same=number(SAME, ".2f"))
     else:
-        claims.append(Claim(f"{best}'s mean loss past the context", w[best][1], "below",
-                            Reference(runner - SAME, "the next lowest rule's mean loss past the context, less the "
-                                                     "margin of the same")))
+        claims.append(Claim("gap between the two lowest mean losses past the context", runner - w[best][1], "above",
+                            Reference(SAME, "the losses read as the same")))
         last = _("Past the context {rule} has the lowest mean loss.").format(rule=_(RULE_NAMES[best]))
     return Said(" ".join([first, rules, last]), claims)
 

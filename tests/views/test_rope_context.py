@@ -65,6 +65,9 @@ def _points_past(r: llama.LongContext, rule: str) -> list[tuple[int, float]]:
 @example(llama.LongContext(17, 4, 8, 2.0, {"plain": (3.0, 3.0, 3.6, 3.6, 3.6), "linear": (3.2,) * 5,
                                             "ntk": (3.01,) * 5}, {"plain": 329.3, "linear": 195.2, "ntk": 104.5}, "cpu"))
 @example(llama.shipped_context())  # breaks down 3,072 positions past the context; linear lower only from there
+@example(llama.LongContext(tokens=4, bucket=1, context=2, factor=2.0,  # the two lowest 0.05 apart, to float rounding
+                           means={"plain": (1.0,) * 3, "linear": (0.5,) * 3, "ntk": (0.55,) * 3},
+                           seconds={"plain": 0.0, "linear": 0.0, "ntk": 0.0}, machine="cpu"))
 def test_the_context_sentences_state_the_windows_means(results):
     naive = _naive_windows(results)
     for rule, (inside, past) in rc.context_windows(results).items():
