@@ -233,7 +233,10 @@ def arrow_turns(dim: int, delta: int, pair: int, *, base: float = 10000.0, start
     of each position ``i = start .. start + num_positions − 1`` to that of ``i + δ``, each
     measured as the angle between its two radii and compared with :math:`\delta\omega_j`."""
     num_positions = check_int("num_positions", num_positions, minimum=1)
-    pair = check_int("pair", pair, minimum=0, maximum=_check_even(dim, "the circle") // 2 - 1)
+    dim = _check_even(dim, "the circle")
+    pair = check_int("pair", pair, minimum=0)
+    if pair >= dim // 2:
+        raise ValueError(f"pair={pair} must be one of the pairs 0 .. dim / 2 - 1 = {dim // 2 - 1}")
     delta = check_int("delta", delta, minimum=-MAX_DELTA, maximum=MAX_DELTA)
     cols = [2 * pair, 2 * pair + 1]
     a = _columns(num_positions, dim, cols, base, start)  # (positions, 2): the drawn points, float32 read as float64

@@ -112,13 +112,14 @@ if AVAILABLE:
     register(llama.shift_effect, {"model": MODELS, "ids": TOKEN_IDS, "shift": INTS},
              lambda: {"model": model(), "ids": IDS, "shift": 100})
     register(llama.conventions, {"model": MODELS, "ids": TOKEN_IDS}, lambda: {"model": model(), "ids": IDS})
+    register(llama.rounding_control, {"model": MODELS, "ids": TOKEN_IDS}, lambda: {"model": model(), "ids": IDS})
     register(llama.loaded.SmolLM2.queries_keys, {"ids": TOKEN_IDS}, lambda: {"ids": IDS},
              call=lambda **kw: model().queries_keys(**kw), label="SmolLM2.queries_keys")
     register(llama.loss_by_rule, {"model": MODELS, "ids": TOKEN_IDS,
                                   "rules": among("plain", ("plain", "yarn"), ["ntk", None], (), None, 3, {"plain": 1})},
              lambda: {"model": model(), "ids": IDS, "rules": ("plain", "ntk")}, finite=lambda d: torch.cat(list(d.values())))
 else:  # the model is absent: its measures are still reached by the sweep, refusing what is not a model
-    for f in (llama.shift_effect, llama.conventions, llama.loss_by_rule):
+    for f in (llama.shift_effect, llama.conventions, llama.loss_by_rule, llama.rounding_control):
         register(f, {"model": MODELS}, lambda: {"model": None, "ids": IDS, "shift": 1}, call=lambda f=f, **kw: _absent(f, kw))
 
 

@@ -11,7 +11,7 @@ import torch
 import pekit
 from pekit import rotation
 
-from .sweep import DTYPE, INTS, NAME, REALS, SEQ, SIZES, Cases, T, device_args, raises_naming, sweep, tensors
+from .sweep import BOOL, DTYPE, INTS, NAME, REALS, SEQ, SIZES, Cases, T, device_args, raises_naming, sweep, tensors
 
 CASES = Cases()
 register = CASES.register
@@ -34,6 +34,16 @@ for f in (rotation.rope_scores, rotation.additive_scores):
     register(f, {"q": tensors((8,)), "k": tensors((8,)), "num_positions": SIZES, "base": REALS},
              lambda: {"q": T(8, seed=1), "k": T(8, seed=2), "num_positions": 6})
 register(rotation.diagonal_spread, {"S": tensors((5, 5))}, lambda: {"S": T(5, 5)})
+register(rotation.residual_rounding,
+         {"num_positions": SIZES, "dim": SIZES, "delta": INTS, "base": REALS, "start": INTS},
+         lambda: {"num_positions": 5, "dim": 8, "delta": 3})
+register(rotation.arrow_turns,
+         {"dim": SIZES, "delta": INTS, "pair": SIZES, "base": REALS, "start": INTS, "num_positions": SIZES},
+         lambda: {"dim": 8, "delta": 3, "pair": 1, "num_positions": 4})
+register(rotation.score_rounding, {"q": tensors((8,)), "k": tensors((8,)), "num_positions": SIZES, "base": REALS},
+         lambda: {"q": T(8, seed=1), "k": T(8, seed=2), "num_positions": 6})
+register(rotation.point_turns, {"here": tensors((4, 2)), "there": tensors((4, 2)), "degrees": BOOL},
+         lambda: {"here": T(4, 2, seed=1), "there": T(4, 2, seed=2)})
 
 test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)
 
