@@ -379,41 +379,41 @@ def test_setting_sentences_state_the_table(check, setting):
     check(setting)
 
 
-@settings(max_examples=25, deadline=None)
-@given(SMALL)
-@example((1, 1, 2, 0, "interleaved"))
-@example((2, 1, 10000, 1, "tensor2tensor"))
-@example((2, 2, 10000, 0, "interleaved"))
-@example((3, 3, 10000, 0, "tensor2tensor"))
-@example((60, 32, 10000, 0, "interleaved"))
-@example((4096, 1, 2, 1, "interleaved"))
-@example((4096, 3, 10000, 0, "interleaved"))  # steps spread over 2.4e-6: not the same distance
-def test_every_sentence_at_small_and_edge_sizes(setting):
+def check_every_sentence(setting):
     view = table(setting)
     for check in TABLE_CHECKS:
         check(view)
     for check in SETTING_CHECKS:
         check(setting)
+
+
+EDGES = [(1, 1, 2, 0, "interleaved"), (2, 1, 10000, 1, "tensor2tensor"), (2, 2, 10000, 0, "interleaved"),
+         (3, 3, 10000, 0, "tensor2tensor"), (60, 32, 10000, 0, "interleaved"), (4096, 1, 2, 1, "interleaved"),
+         (4096, 3, 10000, 0, "interleaved")]  # the last: steps spread over 2.4e-6, not the same distance
+LARGEST = [(4096, 1024, 2, 1, "tensor2tensor"), (4096, 1024, 1_000_000, 0, "tensor2tensor")]
+
+
+def with_examples(settings_list):
+    def decorate(test):
+        for setting in reversed(settings_list):
+            test = example(setting)(test)
+        return test
+    return decorate
+
+
+@settings(max_examples=25, deadline=None)
+@given(SMALL)
+@with_examples(EDGES)
+def test_every_sentence_at_small_and_edge_sizes(setting):
+    check_every_sentence(setting)
 
 
 @pytest.mark.slow  # the largest tables (4096 × 1024) take most of a minute: the slow tier's sweep
 @settings(max_examples=25, deadline=None)
 @given(WHOLE)
-@example((1, 1, 2, 0, "interleaved"))
-@example((2, 1, 10000, 1, "tensor2tensor"))
-@example((2, 2, 10000, 0, "interleaved"))
-@example((3, 3, 10000, 0, "tensor2tensor"))
-@example((60, 32, 10000, 0, "interleaved"))
-@example((4096, 1, 2, 1, "interleaved"))
-@example((4096, 3, 10000, 0, "interleaved"))  # steps spread over 2.4e-6: not the same distance
-@example((4096, 1024, 2, 1, "tensor2tensor"))
-@example((4096, 1024, 1_000_000, 0, "tensor2tensor"))
+@with_examples(EDGES + LARGEST)
 def test_every_sentence_over_the_whole_range(setting):
-    view = table(setting)
-    for check in TABLE_CHECKS:
-        check(view)
-    for check in SETTING_CHECKS:
-        check(setting)
+    check_every_sentence(setting)
 
 
 @settings(max_examples=20, deadline=None)
