@@ -33,10 +33,14 @@ _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 def number(value: float, spec: str = "") -> str:
     """A number as the lab prints it: ``format(value, spec)`` with a true minus sign (−), not a
     hyphen, a power of ten written out (``1.8 × 10⁻¹⁵``, not ``1.8e-15``), and the reader's
-    decimal and group symbols (``1.234,5`` in Portuguese); zero is ``0``."""
+    decimal and group symbols (``1.234,5`` in Portuguese); zero is ``0``, and a value that rounds
+    to zero is written without a sign."""
     if value == 0:
         return "0"
-    text = local_number(format(value, spec))
+    raw = format(value, spec)
+    if raw.startswith("-") and not any(c in "123456789" for c in raw.split("e")[0]):
+        raw = raw[1:]  # a value that rounds to zero has no sign: "0.00", not "−0.00"
+    text = local_number(raw)
     if "e" in text and "inf" not in text and "nan" not in text:
         mantissa, exponent = text.split("e")
         text = f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
