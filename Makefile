@@ -32,9 +32,11 @@ run: $(VENV)/.app-installed
 	$(VENV)/bin/python -m streamlit run streamlit_app.py
 
 # the fast tier: the package against its references, the contract sweeps, views at small and
-# edge sizes, an AppTest of every page, the layering and sentence-coverage checks
+# edge sizes, an AppTest of every page, the layering and sentence-coverage checks; one worker
+# per core (pytest-xdist, at most 4: each worker holds its own torch), one torch thread each
+TEST_WORKERS ?= auto
 test: $(VENV)/.dev-installed
-	$(VENV)/bin/python -m pytest
+	$(VENV)/bin/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4
 
 # the slow tier: browser, replicas, Redis, packaging, the optional model, the sentences again in Portuguese
 test-slow: $(VENV)/.dev-installed

@@ -10,6 +10,12 @@ settings.register_profile("fixed", derandomize=True, database=None)
 if os.environ.get("CI") and not os.environ.get("PEKIT_HYPOTHESIS_RANDOM"):
     settings.load_profile("fixed")
 
+# `make test` runs the fast tier on every core, one pytest worker per core (pytest-xdist): each
+# worker computes with one torch thread, as each session of the app does, so that the workers
+# do not fight over the cores
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    torch.set_num_threads(1)
+
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
 

@@ -178,7 +178,7 @@ def test_every_control_changes_the_view_and_the_link():
                         "cols": "0,511,1022"}
     body = texts(at)
     assert "mean of a block of" in body  # the reduced picture says what it draws
-    assert "consecutive positions" in body  # the bucketed curves say so too
+    assert "consecutive points" in body  # the bucketed curves say so too
     assert not at.main.get("download_button") and "CSV download up to 1,048,576 entries" in body
     assert "tensor2tensor versus the paper's layout" in [e.label for e in at.main.expander]
     assert len(charts(at)) == 4

@@ -303,7 +303,7 @@ def table_caption(view: TableView) -> Said:
     drawing = view.drawing
     counted = [Claim("positions", view.n), Claim("columns", view.d), Claim("entries", view.cells)]
     if drawing.exact:
-        return Said(drawing.describe((_("position"), _("positions")), (_("column"), _("columns"))), counted)
+        return Said(drawing.describe(), counted)
     (rows, cols), (grid_rows, grid_cols) = drawing.block, drawing.grid
     sizes = dict(rows=number(view.n, ","), columns=number(view.d, ","), count=number(view.cells, ","),
                  grid_rows=number(grid_rows, ","), grid_columns=number(grid_cols, ","),
@@ -372,7 +372,7 @@ def curves_caption(drawn: Curves) -> Said | None:
     if drawing.exact:
         return None
     claims = [Claim("positions", drawing.shape[0]), Claim("positions per band", drawing.block[0])]
-    return Said(drawing.describe((_("position"), _("positions"))), claims if drawing.kind == "bands" else claims[:1])
+    return Said(drawing.describe(), claims if drawing.kind == "bands" else claims[:1])
 
 
 def pairs_caption(view: TableView) -> Said:

@@ -47,8 +47,6 @@ class Picture(NamedTuple):
     chart: dict  # Vega-Lite spec
     drawing: Drawing
     colours: pretrained.ColourRange
-    rows: tuple[str, str]  # what a row and a column of the matrix are, for the caption: (singular, plural),
-    columns: tuple[str, str]  # in English (the caption translates them)
 
 
 class TablePictures(NamedTuple):
@@ -137,8 +135,7 @@ def colour_statement(colours: pretrained.ColourRange, unit: str = "entries") -> 
 def blocks_caption(picture: Picture) -> str:
     """What a heatmap shows of its matrix: every entry, or the means of blocks of them (the two
     tables share their shape, so one sentence serves both)."""
-    rows, columns = (tuple(_(noun) for noun in nouns) for nouns in (picture.rows, picture.columns))
-    return picture.drawing.describe(rows, columns)
+    return picture.drawing.describe()
 
 
 def colours_caption(picture: Picture) -> str:
@@ -389,10 +386,8 @@ def tables() -> tuple[TablePictures, TablePictures]:
         gram_colours = pretrained.colour_range(gram.mean, symmetric=True)
         gram_chart = charts.heatmap(gram, x_title=_("Position"), y_title=_("Position"), value_title="P[i]·P[k]",
                                     palette="diverging", domain=(gram_colours.low, gram_colours.high), height=300)
-        positions, columns = (N_("position"), N_("positions")), (N_("column"), N_("columns"))
-        out.append(TablePictures(
-            name, Picture(table_chart.spec(), table_chart.drawing, colours, positions, columns),
-            Picture(gram_chart.spec(), gram_chart.drawing, gram_colours, positions, positions)))
+        out.append(TablePictures(name, Picture(table_chart.spec(), table_chart.drawing, colours),
+                                 Picture(gram_chart.spec(), gram_chart.drawing, gram_colours)))
     return tuple(out)
 
 

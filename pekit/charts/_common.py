@@ -79,19 +79,17 @@ class Drawing(NamedTuple):
         """True when every value is drawn as it is (nothing averaged or banded)."""
         return self.block == (1, 1)
 
-    def describe(self, rows: str | tuple[str, str] = ("row", "rows"),
-                 columns: str | tuple[str, str] = ("column", "columns")) -> str:
-        """A sentence saying honestly what the picture shows. ``rows`` and ``columns`` name what
-        the rows and columns are: a ``(singular, plural)`` pair in the caller's language
-        (``("position", "positions")``), or an English plural (``"positions"``; ``"position(s)"``
-        reads the same). Words and numbers follow the caller's :class:`Wording`."""
+    def describe(self) -> str:
+        """A sentence saying honestly what the picture shows, one whole message per kind of
+        drawing (rows and columns are the chart's). Words and numbers follow the caller's
+        :class:`Wording`."""
         r, c = self.shape
         n = lambda value: local_number(f"{value:,}")  # noqa: E731
         if self.kind == "bands":
-            return _("{count} {rows} are more than the chart has room for: each line is drawn as the band "
-                     "between its smallest and largest value over every {run} consecutive {run_rows} "
-                     "(a fast line fills its band, a slow one stays a line).").format(
-                count=n(r), rows=_counted(r, rows), run=n(self.block[0]), run_rows=_counted(self.block[0], rows))
+            # banded only when a line has more points than the chart has room for: r > run ≥ 2
+            return _("{count} points per line are more than the chart has room for: each line is drawn as the band "
+                     "between its smallest and largest value over every {run} consecutive points (a fast line "
+                     "fills its band, a slow one stays a line).").format(count=n(r), run=n(self.block[0]))
         if self.kind == "lines":
             return (_("Every value is a point on its line; hover for values.") if self.hover
                     else _("Every value is a point on its line."))
@@ -103,23 +101,13 @@ class Drawing(NamedTuple):
         if self.exact:
             return _("All {rows} × {columns} = {count} entries drawn, one pixel each.").format(
                 rows=n(r), columns=n(c), count=n(r * c))
-        br, bc = self.block
+        br, bc = self.block  # a block of at least two entries
         return _("{rows} × {columns} = {count} entries are more than a chart can show one by one: each pixel is "
-                 "the mean of a block of {block_rows} {row_noun} × {block_columns} {column_noun} ({grid_rows} × "
-                 "{grid_columns} blocks), so nothing is skipped or aliased, but what changes faster than a block "
-                 "averages out.").format(
-            rows=n(r), columns=n(c), count=n(r * c), block_rows=n(br), row_noun=_counted(br, rows),
-            block_columns=n(bc), column_noun=_counted(bc, columns), grid_rows=n(self.grid[0]),
-            grid_columns=n(self.grid[1]))
-
-
-def _counted(count: int, noun: str | tuple[str, str]) -> str:
-    """``noun`` as said of ``count`` things: a ``(singular, plural)`` pair, or an English plural
-    (``"positions"`` or ``"position(s)"``)."""
-    if isinstance(noun, tuple):
-        return noun[0] if count == 1 else noun[1]
-    stem = noun[:-3] if noun.endswith("(s)") else noun[:-1] if noun.endswith("s") else noun
-    return stem if count == 1 else stem + "s"
+                 "the mean of a block of {block_rows} × {block_columns} entries (rows × columns; {grid_rows} × "
+                 "{grid_columns} blocks), so nothing is skipped or aliased, but what changes faster than a block averages "
+                 "out.").format(
+            rows=n(r), columns=n(c), count=n(r * c), block_rows=n(br), block_columns=n(bc),
+            grid_rows=n(self.grid[0]), grid_columns=n(self.grid[1]))
 
 
 class Drawn(NamedTuple):
