@@ -12,7 +12,8 @@ import torch
 from pekit import charts, sinusoidal_encoding
 from pekit.charts._png import PALETTES, colorize, png_bytes, png_data_url
 from pekit.charts import lines, matrices
-from pekit.charts.matrices import CELL_TEXTS, COL_NAMES, HOVER, ROW_NAMES
+from pekit.charts import tokens as token_maps
+from pekit.charts.tokens import CELL_TEXTS, COL_NAMES, HOVER, ROW_NAMES
 from pekit.reduce import block_summary
 from pekit.similarity import gram_block_means, similarity_by_offset
 
@@ -254,7 +255,7 @@ def test_large_token_map_is_one_image_with_a_read_out():
     drawn = charts.token_heatmap(M, tokens, tokens, x_title="key token", y_title="query token")
     assert drawn.drawing.kind == "image" and drawn.drawing.hover
     chart = drawn.chart
-    assert isinstance(chart, alt.LayerChart) and n * n > matrices.MAX_TOKEN_RECTS
+    assert isinstance(chart, alt.LayerChart) and n * n > token_maps.MAX_TOKEN_RECTS
     spec = chart.to_dict()  # validates
     urls = [row["url"] for rows in spec["datasets"].values() for row in rows if "url" in row]
     assert len(urls) == 1 and sum(len(rows) for rows in spec["datasets"].values()) <= 5  # + the grey legend entry

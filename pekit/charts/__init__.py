@@ -25,8 +25,9 @@ from .lines import (
     line_chart,
     offset_similarity_chart,
 )
-from .matrices import MAX_RECT_MARKS, drawing_blocks, heatmap, token_heatmap
+from .matrices import MAX_RECT_MARKS, drawing_blocks, heatmap
 from .pretrained import head_gallery, neighbour_distance_chart, offset_similarity_comparison, position_components_chart
+from .tokens import token_heatmap
 
 # Spec (a spec with its digest, for a chart the app retitles), MAX_CSV_CELLS, MAX_RECT_MARKS, drawing_blocks
 # and legend_room are imported for the app, which

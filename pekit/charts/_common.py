@@ -19,7 +19,7 @@ import torch
 from torch import Tensor
 
 from ._wording import _, local_number, wording
-from .style import AXIS_FONT, READABLE
+from .style import READABLE
 
 P = ParamSpec("P")
 R = TypeVar("R")

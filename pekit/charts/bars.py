@@ -13,7 +13,7 @@ from torch import Tensor
 from .._checks import check_float, check_int, check_range, check_str, check_tensor
 from ._common import SERIES_COLORS, Drawing, Drawn, texts, tip, unchecked
 from ._wording import _, local_number
-from .matrices import TOKEN_LABEL_LIMIT
+from .tokens import TOKEN_LABEL_LIMIT
 
 __all__ = ["accuracy_bars", "answer_bars", "token_bars"]
 
