@@ -45,7 +45,7 @@ from .encodings import (
     sinusoidal_encoding,
     wavelengths,
 )
-from .families import rope_frequencies
+from .rope_variants import rope_frequencies
 from .positions import alibi_bias, alibi_slopes, t5_relative_buckets
 from .pretrained import (
     PretrainedAttention,

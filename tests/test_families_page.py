@@ -4,7 +4,7 @@ from pekit's numbers, links with bad values fall back with a note, no exception.
 
 import pytest
 
-from pekit import families
+from pekit import families, rope_variants
 from tests.page_text import open_expanders
 from tests.test_app import charts, open_app, texts
 
@@ -105,7 +105,7 @@ def test_side_by_side_views_follow_only_their_settings():
 
 def test_conventions_quote_the_measured_check():
     at = open_app(PAGE, {"section": "Conventions", "n": "24", "d": "128", "heads": "2"})
-    check = families.rope_pairing_check(64, 24, seed=0)
+    check = rope_variants.rope_pairing_check(64, 24, seed=0)
     body = texts(at)
     mantissa, exponent = f"{check.score_difference:.1e}".split("e")
     shown = f"{mantissa} × 10{str(int(exponent)).translate(str.maketrans('0123456789-', '⁰¹²³⁴⁵⁶⁷⁸⁹⁻'))}"
@@ -150,8 +150,8 @@ def test_past_the_training_length_follows_the_numbers():
 
 def test_context_extension_quotes_each_rule():
     at = open_app(PAGE, {"section": "Context extension", "s": "8", "hd": "64", "orig": "4096"})
-    y = families.rope_scaling(64, scaling="yarn", factor=8.0, original_max_len=4096)
-    ntk = families.rope_scaling(64, scaling="ntk", factor=8.0)
+    y = rope_variants.rope_scaling(64, scaling="yarn", factor=8.0, original_max_len=4096)
+    ntk = rope_variants.rope_scaling(64, scaling="ntk", factor=8.0)
     body = texts(at)
     assert f"0.1·ln s + 1 = {y.attention_factor:.4g}" in body
     assert f"b' = {ntk.base:,.6g}" in body

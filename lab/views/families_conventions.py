@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pekit
-from pekit import charts, families
+from pekit import charts, families, rope_variants
 from lab.claims import Claim, Reference, Said
 from lab.display import number
 from lab.i18n import _, language, localized_resource, ngettext
@@ -37,7 +37,7 @@ class ConventionsView:
     n: int
     d: int
     head_dim: int
-    check: families.PairingCheck
+    check: rope_variants.PairingCheck
     permutation: tuple[int, ...]
     slopes8: pd.DataFrame
     slopes6: pd.DataFrame
@@ -69,7 +69,7 @@ def conventions(n: int, d: int, heads: int) -> ConventionsView:
     import pandas as pd
 
     head_dim = d // heads
-    check = families.rope_pairing_check(head_dim, n, seed=0)
+    check = rope_variants.rope_pairing_check(head_dim, n, seed=0)
     curve = families.t5_bucket_curve(160, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
     frame = pd.concat([pd.DataFrame({"offset": curve.offsets.tolist(), "bucket": curve.bidirectional.tolist(),
                                      "model": _("bidirectional (encoder)")}),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pekit import charts, families
+from pekit import charts, rope_variants
 from lab.display import number
 from lab.i18n import N_, _, localized_resource, ngettext
 from lab.views.encoding_families import runs_of
@@ -34,9 +34,9 @@ class ExtensionView:
     factor: float
     original: int
     seq_len: int
-    ntk: families.RopeScaling
-    dynamic: families.RopeScaling
-    yarn: families.RopeScaling
+    ntk: rope_variants.RopeScaling
+    dynamic: rope_variants.RopeScaling
+    yarn: rope_variants.RopeScaling
     linear_ratio: float
     ntk_first_ratio: float
     ntk_last_ratio: float
@@ -51,7 +51,7 @@ def extension(head_dim: int, base: float, factor: float, original: int) -> Exten
     import pandas as pd
 
     seq_len = int(round(factor * original))
-    results = {r: families.rope_scaling(head_dim, base=base, scaling=r, factor=factor, original_max_len=original,
+    results = {r: rope_variants.rope_scaling(head_dim, base=base, scaling=r, factor=factor, original_max_len=original,
                                         seq_len=seq_len) for r in RULES}
     plain = results["none"].inv_freq  # (head_dim // 2,)
     ratios = {r: res.inv_freq / plain for r, res in results.items()}  # (head_dim // 2,) each

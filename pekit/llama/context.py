@@ -51,7 +51,7 @@ def long_text() -> str:
 def rule_frequencies(rule: str, *, dim: int, base: float, context: int) -> torch.Tensor:
     """The rotary frequencies ``(dim/2,)`` float64 of ``rule`` (a key of :data:`RULES`) for a
     model of context ``context`` and RoPE base ``base``."""
-    from ..families import rope_frequencies
+    from ..rope_variants import rope_frequencies
 
     if rule not in RULES:
         raise ValueError(f"rule={str(rule)[:40]!r} must be one of {tuple(RULES)}")

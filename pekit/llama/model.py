@@ -33,7 +33,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from ..attention import _masked_softmax
-from ..families import rope_pair_permutation
+from ..rope_variants import rope_pair_permutation
 from ..rotation import PAIRINGS, rotate_pairs
 from .gguf_file import SmolLM2Config
 

@@ -1,5 +1,4 @@
-"""The contract of ``pekit.families`` (the families of position schemes compared side by side, and
-RoPE's scalings): its calls with their hostile arguments.
+"""The contract of ``pekit.families`` (the families of position schemes compared side by side): its calls with their hostile arguments.
 
 The harness (the hostile values, the check of one call, the property each call keeps) is
 ``sweep.py`` beside this file."""
@@ -13,7 +12,7 @@ from hypothesis import strategies as st
 import pekit
 from pekit import families
 
-from .sweep import BOOL, INTS, NAME, REALS, SIZES, Cases, T, device_args, raises_naming, sweep, tensors
+from .sweep import BOOL, NAME, REALS, SIZES, Cases, T, device_args, raises_naming, sweep, tensors
 
 CASES = Cases()
 register = CASES.register
@@ -37,14 +36,6 @@ register(families.scheme_matrix,
 register(families.alibi_slope_table, {"num_heads": SIZES}, lambda: {"num_heads": 6})
 register(families.t5_bucket_curve, {"max_offset": SIZES, "num_buckets": SIZES, "max_distance": SIZES},
          lambda: {"max_offset": 20})
-register(families.rope_pair_permutation, {"dim": SIZES}, lambda: {"dim": 8})
-register(families.rope_pairing_check, {"dim": SIZES, "num_positions": SIZES, "seed": INTS, "base": REALS},
-         lambda: {"dim": 8, "num_positions": 5})
-SCALING_NAMES = st.one_of(NAME, st.sampled_from(list(families.SCALINGS) + [None, "NTK", "longrope"]))
-ROPE_SCALING = {"dim": SIZES, "base": REALS, "scaling": SCALING_NAMES, "factor": REALS, "original_max_len": INTS,
-                "seq_len": st.one_of(INTS, st.none()), "beta_fast": REALS, "beta_slow": REALS}
-for f in (families.rope_scaling, families.rope_frequencies):
-    register(f, ROPE_SCALING, lambda: {"dim": 8, "scaling": "yarn", "factor": 4.0, "original_max_len": 64})
 register(families.beyond_training,
          {"position": SIZES, "train_len": SIZES, "num_hiddens": SIZES, "num_heads": SIZES, "base": REALS,
           "num_buckets": SIZES, "t5_max_distance": SIZES, "shaw_max_distance": SIZES},
@@ -65,7 +56,6 @@ def test_tables_past_a_gibibyte_are_refused_naming_the_callers_sizes():
     raises_naming(lambda: families.scheme_matrix("t5", 1 << 14, 1), "num_positions")
     raises_naming(lambda: families.scheme_matrix("alibi", 8192, 16), "num_positions")
     raises_naming(lambda: families.shaw_relative_indices(1 << 14, 1 << 14, 4), "num_queries")
-    raises_naming(lambda: families.rope_pairing_check(2, 1 << 14), "num_positions")
 
 
 def test_the_largest_curve_and_offset_are_computed_not_blamed_on_num_keys():
@@ -76,9 +66,3 @@ def test_the_largest_curve_and_offset_are_computed_not_blamed_on_num_keys():
     assert torch.equal(small.bidirectional, ref)
     assert families.beyond_training(families.MAX_STEPS, 64).t5_bucket == 15  # the last backward bucket
     assert families.beyond_training(300, 64).t5_bucket == int(pekit.t5_relative_buckets(1, 301)[0, 0])
-
-
-def test_yarn_betas_too_small_for_a_float_are_refused():
-    raises_naming(lambda: families.rope_scaling(8, scaling="yarn", factor=4.0, beta_slow=5e-324), "beta_slow")
-    raises_naming(lambda: families.rope_scaling(8, scaling="yarn", factor=4.0, beta_fast=1e-320, beta_slow=1e-321),
-                  "beta_fast")
