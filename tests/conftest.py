@@ -11,10 +11,17 @@ if os.environ.get("CI") and not os.environ.get("PEKIT_HYPOTHESIS_RANDOM"):
     settings.load_profile("fixed")
 
 # `make test` runs the fast tier on every core, one pytest worker per core (pytest-xdist): each
-# worker computes with one torch thread, as each session of the app does, so that the workers
-# do not fight over the cores
+# worker computes with one torch thread, as each session of the app does, and numpy's BLAS on
+# one thread too, so that the workers do not fight over the cores
 if os.environ.get("PYTEST_XDIST_WORKER"):
     torch.set_num_threads(1)
+
+
+def pytest_configure(config):
+    """Before the workers start (they inherit the environment; a BLAS reads it when loaded)."""
+    if getattr(config.option, "numprocesses", None) and not os.environ.get("PYTEST_XDIST_WORKER"):
+        for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(variable, "1")
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
