@@ -49,7 +49,8 @@ def test_an_odd_width_is_shown_as_the_even_width_next_to_it(d):
     assert shown % 2 == 0 and 2 <= shown <= D_MAX and abs(shown - d) <= 1
     assert (shown == d) == (d % 2 == 0)
     note = views.odd_width_note(d, shown)
-    assert note.startswith(f"d={d} is odd, and an odd width cannot be rotated") and note.endswith(f"Showing d={shown}.")
+    assert note.claim("width asked").value == d and note.claim("width shown").value == shown and note.holds()
+    assert note.startswith(f"d={d} is odd") and note.endswith(f"Showing d={shown}.")
 
 
 @pytest.mark.parametrize("d", [2, 4, 16, 510, 512])
@@ -216,9 +217,12 @@ def test_block_latex_states_the_pair_s_block_of_T(setting):
     angle = delta * base ** (-2 * pair / d)
     c, s = math.cos(angle), math.sin(angle)
     shown = [f"{round(v, 4) + 0.0:.4f}" for v in (c, s, -s, c)]
-    assert views.block_latex(view) == (rf"T_{{{pair}}}({delta})=\begin{{bmatrix}}{shown[0]} & {shown[1]}\\ "
-                                       rf"{shown[2]} & {shown[3]}\end{{bmatrix}}")
-    assert "-0.0000" not in views.block_latex(view)
+    latex = views.block_latex(view)
+    assert latex == (rf"T_{{{pair}}}({delta})=\begin{{bmatrix}}{shown[0]} & {shown[1]}\\ "
+                     rf"{shown[2]} & {shown[3]}\end{{bmatrix}}")
+    assert "-0.0000" not in latex
+    assert latex.claim("pair").value == pair and latex.claim("delta").value == delta
+    assert np.allclose(latex.claim("block of T(δ), row by row").value, (c, s, -s, c), rtol=0, atol=1e-12)
     # the block is the pair's part of the whole matrix
     T = pekit.offset_rotation(d, delta, base=base, dtype=torch.float64)
     block = T[2 * pair : 2 * pair + 2, 2 * pair : 2 * pair + 2]  # (2, 2)
@@ -246,6 +250,7 @@ def test_rotation_sentences_state_their_numbers(setting):
     # the matrix: blocks on the diagonal, zeros elsewhere; the identity at δ = 0
     caption = views.matrix_caption(view)
     assert caption.startswith(f"T({minus}) for d = {d}: ")
+    assert caption.claim("delta").value == delta and caption.claim("d").value == d and caption.holds()
     off = T.copy()
     for j in range(d // 2):
         off[2 * j : 2 * j + 2, 2 * j : 2 * j + 2] = 0
