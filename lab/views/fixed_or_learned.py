@@ -17,7 +17,7 @@ from pekit.charts import Drawing
 from pekit.reduce import block_summary
 from pekit.similarity import gram_block_means
 from lab.memo import shared
-from lab.claims import Claim, Reference, Said
+from lab.claims import Claim, Reference, Said, joined
 from lab.display import number
 from lab.i18n import N_, _, local_number, localized_resource, ngettext, pgettext
 from lab.settings import IntSetting
@@ -106,11 +106,13 @@ def _table(name: str) -> str:
     return pgettext("table", "learned") if name == "learned" else _("sinusoidal")
 
 
-def colour_statement(colours: pretrained.ColourRange, unit: str = "entries") -> str:
+def colour_statement(colours: pretrained.ColourRange, unit: str = "entries") -> Said:
     """What the colour scale of a picture leaves out, counted in ``unit`` (what was coloured:
     ``"entries"``, or ``"blocks drawn"`` when each pixel is a block's mean)."""
     span = {"low": number(colours.low, ".3g"), "high": number(colours.high, ".3g"),
             "total": _n(colours.total, ","), "beyond": _n(colours.beyond, ",")}
+    claims = [Claim("colour scale's low end", colours.low), Claim("colour scale's high end", colours.high),
+              Claim(f"{unit} coloured", colours.total), Claim(f"{unit} beyond the scale", colours.beyond)]
     entries = unit == "entries"
     if not colours.beyond:  # each message is counted: Portuguese says "each of the 1" and "each of the 5" apart
         within = (ngettext("Colours from {low} to {high}; every one of the {total} entries lies within.",
@@ -119,7 +121,7 @@ def colour_statement(colours: pretrained.ColourRange, unit: str = "entries") -> 
                   ngettext("Colours from {low} to {high}; every one of the {total} blocks drawn lies within.",
                            "Colours from {low} to {high}; every one of the {total} blocks drawn lies within.",
                            colours.total))
-        return within.format(**span)
+        return Said(within.format(**span), claims)
     beyond = (ngettext("Colours from {low} to {high}: {beyond} of the {total} entries lie beyond and take the end "
                        "colours.",
                        "Colours from {low} to {high}: {beyond} of the {total} entries lie beyond and take the end "
@@ -129,23 +131,40 @@ def colour_statement(colours: pretrained.ColourRange, unit: str = "entries") -> 
                        "end colours.",
                        "Colours from {low} to {high}: {beyond} of the {total} blocks drawn lie beyond and take the "
                        "end colours.", colours.beyond))
-    return beyond.format(**span)
+    return Said(beyond.format(**span), claims)
 
 
-def blocks_caption(picture: Picture) -> str:
+def _drawing_claims(drawing: Drawing) -> list[Claim]:
+    """The numbers :meth:`pekit.charts.Drawing.describe` writes of a heatmap, as claims: its rows,
+    columns and entries (those it states), and for block means each block's rows and columns and
+    the blocks drawn."""
+    (rows, columns), entries = drawing.shape, drawing.shape[0] * drawing.shape[1]
+    if drawing.exact and entries == 1:
+        return [Claim("entries", 1)]
+    claims = [Claim("rows", rows), Claim("columns", columns)]
+    if drawing.exact and drawing.hover:
+        return claims
+    claims.append(Claim("entries", entries))
+    if not drawing.exact:
+        claims += [Claim("rows per block", drawing.block[0]), Claim("columns per block", drawing.block[1]),
+                   Claim("block rows drawn", drawing.grid[0]), Claim("block columns drawn", drawing.grid[1])]
+    return claims
+
+
+def blocks_caption(picture: Picture) -> Said:
     """What a heatmap shows of its matrix: every entry, or the means of blocks of them (the two
     tables share their shape, so one sentence serves both)."""
-    return picture.drawing.describe()
+    return Said(picture.drawing.describe(), _drawing_claims(picture.drawing))
 
 
-def colours_caption(picture: Picture) -> str:
+def colours_caption(picture: Picture) -> Said:
     """What a heatmap's colour scale leaves out, counted in what was coloured."""
     return colour_statement(picture.colours, "entries" if picture.drawing.exact else "blocks drawn")
 
 
-def picture_caption(picture: Picture) -> str:
+def picture_caption(picture: Picture) -> Said:
     """What a heatmap shows of its matrix, and what its colour scale leaves out."""
-    return blocks_caption(picture) + " " + colours_caption(picture)
+    return joined([blocks_caption(picture), colours_caption(picture)])
 
 
 def _against(value: float, reference: float) -> str:

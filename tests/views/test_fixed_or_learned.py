@@ -48,6 +48,9 @@ KS = st.integers(lp.K.minimum, lp.K.maximum)
 def test_colour_statement_counts_what_the_scale_leaves_out(low, width, total, data, unit):
     beyond = data.draw(st.integers(0, total)) if data is not None else 0
     text = lp.colour_statement(pt.ColourRange(low, low + width, beyond, total), unit)
+    assert text.holds() and text.claim("colour scale's low end").value == low
+    assert text.claim("colour scale's high end").value == low + width
+    assert text.claim(f"{unit} coloured").value == total and text.claim(f"{unit} beyond the scale").value == beyond
     said = re.match(rf"Colours from ({NUMBER}) to ({NUMBER})[;:]", text)
     assert said and close_3g(said[1], low) and close_3g(said[2], low + width)
     assert "-" not in text and "e-" not in text  # minus signs and powers of ten as people write them
@@ -69,6 +72,15 @@ def test_picture_captions_count_what_was_coloured(table, which):
     blocks = matrix.reshape(matrix.shape[0] // br, br, matrix.shape[1] // bc, bc).mean(axis=(1, 3))
     caption = lp.picture_caption(picture)
     assert caption == f"{lp.blocks_caption(picture)} {lp.colours_caption(picture)}"  # the page shows them apart too
+    assert caption.claims == lp.blocks_caption(picture).claims + lp.colours_caption(picture).claims
+    assert caption.holds()
+    # what the drawing states, against the matrix and its blocks as numpy has them
+    stated = {c.what: c.value for c in lp.blocks_caption(picture).claims}
+    assert (stated["rows"], stated["columns"], stated["entries"]) == (*matrix.shape, matrix.size)
+    if (br, bc) != (1, 1):
+        assert (stated["rows per block"], stated["columns per block"]) == (br, bc)
+        assert (stated["block rows drawn"], stated["block columns drawn"]) == blocks.shape
+        assert all(f"{v:,}" in caption for v in (br, bc, *blocks.shape))
     assert lp.colours_caption(picture).startswith("Colours from ")
     c = picture.colours
     margin = 1e-5 * float(np.abs(blocks).max())  # pekit sums in float32: entries at the very ends may tip
@@ -82,6 +94,12 @@ def test_picture_captions_count_what_was_coloured(table, which):
         assert charts.PALETTES["diverging"][0] in json.dumps(picture.chart)
     said = re.search(rf"Colours from ({NUMBER}) to ({NUMBER})[;:]", caption)
     assert said and close_3g(said[1], c.low) and close_3g(said[2], c.high) and "-" not in caption.split("Colours")[1]
+    assert caption.claim(f"{unit} coloured").value == blocks.size
+    assert surely <= caption.claim(f"{unit} beyond the scale").value <= maybe
+    # the scale holds all but about 0.1% of the blocks (pekit.pretrained.colour_range's share), the same low and high
+    low, high = np.quantile(np.abs(blocks), 0.999) * np.array([-1, 1])
+    assert caption.claim("colour scale's low end").value == pytest.approx(low, rel=1e-4)
+    assert caption.claim("colour scale's high end").value == pytest.approx(high, rel=1e-4)
     if c.beyond:
         assert f"{c.beyond:,} of the {blocks.size:,} {unit} lie beyond" in caption and surely <= c.beyond <= maybe
     else:
