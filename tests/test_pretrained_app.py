@@ -82,8 +82,10 @@ def test_learned_positions_statements_follow_the_numbers():
     assert f"the longest between positions {learned.largest_step} and {learned.largest_step + 1}" in steps
     text = lp.offset_statement(offsets)
     assert f"δ = 1: {learned.similarity_at(1):.2f} learned, {sinusoidal.similarity_at(1):.2f} sinusoidal" in text
-    assert "for the sinusoidal table the band stays a line" in text
-    assert f"for the learned table the band is up to {offsets.learned.offsets.max_spread:.2f} wide" in text
+    assert text.holds() and text.claim("sinusoidal: widest band").relation == "below"  # a line, within SAME
+    width = text.claim("learned: widest band")
+    assert width.relation == "at least" and width.value == offsets.learned.offsets.max_spread
+    assert f" {width.value:.2f} wide" in text
     comps = lp.components_statement(learned_pcs)
     components = learned_pcs.summary.components
     assert comps.startswith("Learned: ")

@@ -17,7 +17,7 @@ from pekit.charts import Drawing
 from pekit.reduce import block_summary
 from pekit.similarity import gram_block_means
 from lab.memo import shared
-from lab.claims import Claim, Reference, Said
+from lab.claims import Claim, Reference, Said, joined
 from lab.display import number
 from lab.i18n import N_, _, local_number, localized_resource, ngettext, pgettext
 from lab.settings import IntSetting
@@ -100,17 +100,13 @@ def _numbers(values) -> str:
     return pgettext("between numbers in a list", ", ").join(values)
 
 
-def _table(name: str) -> str:
-    """``"learned"`` or ``"sinusoidal"`` as the sentences name a table."""
-    # "sinusoidal" reads the same for a table as for a series (senoidal): one message serves both
-    return pgettext("table", "learned") if name == "learned" else _("sinusoidal")
-
-
-def colour_statement(colours: pretrained.ColourRange, unit: str = "entries") -> str:
+def colour_statement(colours: pretrained.ColourRange, unit: str = "entries") -> Said:
     """What the colour scale of a picture leaves out, counted in ``unit`` (what was coloured:
     ``"entries"``, or ``"blocks drawn"`` when each pixel is a block's mean)."""
     span = {"low": number(colours.low, ".3g"), "high": number(colours.high, ".3g"),
             "total": _n(colours.total, ","), "beyond": _n(colours.beyond, ",")}
+    claims = [Claim("colour scale's low end", colours.low), Claim("colour scale's high end", colours.high),
+              Claim(f"{unit} coloured", colours.total), Claim(f"{unit} beyond the scale", colours.beyond)]
     entries = unit == "entries"
     if not colours.beyond:  # each message is counted: Portuguese says "each of the 1" and "each of the 5" apart
         within = (ngettext("Colours from {low} to {high}; every one of the {total} entries lies within.",
@@ -119,7 +115,7 @@ def colour_statement(colours: pretrained.ColourRange, unit: str = "entries") -> 
                   ngettext("Colours from {low} to {high}; every one of the {total} blocks drawn lies within.",
                            "Colours from {low} to {high}; every one of the {total} blocks drawn lies within.",
                            colours.total))
-        return within.format(**span)
+        return Said(within.format(**span), claims)
     beyond = (ngettext("Colours from {low} to {high}: {beyond} of the {total} entries lie beyond and take the end "
                        "colours.",
                        "Colours from {low} to {high}: {beyond} of the {total} entries lie beyond and take the end "
@@ -129,23 +125,40 @@ def colour_statement(colours: pretrained.ColourRange, unit: str = "entries") -> 
                        "end colours.",
                        "Colours from {low} to {high}: {beyond} of the {total} blocks drawn lie beyond and take the "
                        "end colours.", colours.beyond))
-    return beyond.format(**span)
+    return Said(beyond.format(**span), claims)
 
 
-def blocks_caption(picture: Picture) -> str:
+def _drawing_claims(drawing: Drawing) -> list[Claim]:
+    """The numbers :meth:`pekit.charts.Drawing.describe` writes of a heatmap, as claims: its rows,
+    columns and entries (those it states), and for block means each block's rows and columns and
+    the blocks drawn."""
+    (rows, columns), entries = drawing.shape, drawing.shape[0] * drawing.shape[1]
+    if drawing.exact and entries == 1:
+        return [Claim("entries", 1)]
+    claims = [Claim("rows", rows), Claim("columns", columns)]
+    if drawing.exact and drawing.hover:
+        return claims
+    claims.append(Claim("entries", entries))
+    if not drawing.exact:
+        claims += [Claim("rows per block", drawing.block[0]), Claim("columns per block", drawing.block[1]),
+                   Claim("block rows drawn", drawing.grid[0]), Claim("block columns drawn", drawing.grid[1])]
+    return claims
+
+
+def blocks_caption(picture: Picture) -> Said:
     """What a heatmap shows of its matrix: every entry, or the means of blocks of them (the two
     tables share their shape, so one sentence serves both)."""
-    return picture.drawing.describe()
+    return Said(picture.drawing.describe(), _drawing_claims(picture.drawing))
 
 
-def colours_caption(picture: Picture) -> str:
+def colours_caption(picture: Picture) -> Said:
     """What a heatmap's colour scale leaves out, counted in what was coloured."""
     return colour_statement(picture.colours, "entries" if picture.drawing.exact else "blocks drawn")
 
 
-def picture_caption(picture: Picture) -> str:
+def picture_caption(picture: Picture) -> Said:
     """What a heatmap shows of its matrix, and what its colour scale leaves out."""
-    return blocks_caption(picture) + " " + colours_caption(picture)
+    return joined([blocks_caption(picture), colours_caption(picture)])
 
 
 def _against(value: float, reference: float) -> str:
@@ -197,38 +210,44 @@ def values_statement(view: WholeTables) -> Said:
 
 def offset_statement(view: Offsets) -> Said:
     """Mean similarity of rows δ apart in both tables and in the control (the learned entries
-    shuffled at random: how alike neighbours are when their order means nothing), and whether the
-    band over every start stays a line (its width against SAME)."""
+    shuffled at random: how alike neighbours are when their order means nothing), and whether each
+    table's band over every start stays a line (its width against SAME; one whole sentence per
+    table and case)."""
     learned, sinusoidal, control = view.learned, view.sinusoidal, view.control
-    claims = []
-
-    def band(s: pretrained.PositionTableSummary, name: str) -> str:
-        width = s.offsets.max_spread
-        line = Reference(SAME, "SAME (1e-4): a band narrower is a line")
-        if width < SAME:
-            claims.append(Claim(f"{name}: widest band", width, "below", line))
-            return _("for the {name} table the band stays a line (largest width {width}): how alike two rows are "
-                     "depends on their offset alone").format(name=_table(name), width=number(width, ".1e"))
-        claims.append(Claim(f"{name}: widest band", width, "at least", line))
-        return _("for the {name} table the band is up to {width} wide: how alike two rows are depends on where they "
-                 "are, not only on how far apart").format(name=_table(name), width=_n(width, ".2f"))
-
+    line = Reference(SAME, "SAME (1e-4): a band narrower is a line")
     shown = [d for d in (1, 2, 5, 10) if d < len(learned.offsets.mean) and d < len(sinusoidal.offsets.mean)]
     values = "; ".join(_("δ = {offset}: {learned} learned, {sinusoidal} sinusoidal").format(
         offset=d, learned=number(learned.similarity_at(d), ".2f"),
         sinusoidal=number(sinusoidal.similarity_at(d), ".2f"))
         for d in shown)
-    said = _("Mean cosine similarity of rows δ apart: {values}. Over every start, {sinusoidal}; {learned}.").format(
-        values=values, sinusoidal=band(sinusoidal, "sinusoidal"), learned=band(learned, "learned"))
+    said = [_("Mean cosine similarity of rows δ apart: {values}.").format(values=values)]
+    claims = [Claim("offsets shown", tuple(shown)),
+              Claim("sinusoidal: mean similarity at each offset shown",
+                    tuple(sinusoidal.similarity_at(d) for d in shown))]
+    sin_width, learned_width = sinusoidal.offsets.max_spread, learned.offsets.max_spread
+    if sin_width < SAME:
+        said.append(_("Over every start, the band of the sinusoidal table stays a line (largest width {width}): how "
+                      "alike two rows are depends on their offset alone.").format(width=number(sin_width, ".1e")))
+    else:
+        said.append(_("Over every start, the band of the sinusoidal table is up to {width} wide: how alike two rows "
+                      "are depends on where they are, not only on how far apart.").format(width=_n(sin_width, ".2f")))
+    claims.append(Claim("sinusoidal: widest band", sin_width, "below" if sin_width < SAME else "at least", line))
+    if learned_width < SAME:
+        said.append(_("Over every start, the band of the learned table stays a line (largest width {width}): how "
+                      "alike two rows are depends on their offset alone.").format(width=number(learned_width, ".1e")))
+    else:
+        said.append(_("Over every start, the band of the learned table is up to {width} wide: how alike two rows are "
+                      "depends on where they are, not only on how far apart.").format(width=_n(learned_width, ".2f")))
+    claims.append(Claim("learned: widest band", learned_width, "below" if learned_width < SAME else "at least", line))
     controls = _numbers([_("{value} at δ = {offset}").format(value=number(control.similarity_at(d), ".2f"), offset=d)
                          for d in shown])
-    said += " " + _("A control, the learned entries shuffled at random over the table: {values}.").format(
-        values=controls)
+    said.append(_("A control, the learned entries shuffled at random over the table: {values}.").format(
+        values=controls))
     for d in shown:
         value, reference = learned.similarity_at(d), control.similarity_at(d)
         claims.append(Claim(f"learned: mean similarity at δ = {d}", value, _against(value, reference),
                             Reference(reference, CONTROL_HOW)))
-    return Said(said, claims)
+    return Said(" ".join(said), claims)
 
 
 def components_statement(view: Components) -> Said:
@@ -312,51 +331,70 @@ def same_period(c: pretrained.PositionComponents, i: int, j: int) -> bool:
 
 def steps_statement(view: WholeTables) -> Said:
     """The distances between neighbouring rows of both tables: equal everywhere (within SAME) or
-    their range, median and the steps more than twice the median; and the learned table's median
-    step against its control's (the same entries shuffled at random: neighbours that owe nothing
-    to order)."""
-    claims = []
-
-    def describe(s: pretrained.PositionTableSummary, name: str) -> str:
-        lo, hi = s.step_range
-        median = s.step_median
-        if hi - lo <= SAME * hi:
-            claims.append(Claim(f"{name}: longest − shortest step", hi - lo, "at most",
-                                Reference(SAME * hi, "SAME (1e-4) of the longest step")))
-            return _("every step of the {name} table has the same length, {length}").format(
-                name=_table(name), length=_n(lo, ".4f"))
-        claims.append(Claim(f"{name}: longest − shortest step", hi - lo, "above",
-                            Reference(SAME * hi, "SAME (1e-4) of the longest step")))
-        i, long_steps = s.largest_step, s.long_steps
-        twice = Reference(2 * median, "twice the median step")
-        if long_steps:
-            jumps = _(", and more than twice the median at {steps}").format(
-                steps=", ".join(_("{start} → {end} ({length})").format(
-                    start=j, end=j + 1, length=_n(float(s.steps[j]), ".3f")) for j in long_steps))
-            claims.append(Claim(f"{name}: shortest of the steps named long", min(float(s.steps[j]) for j in long_steps),
-                                "above", twice))
-        else:
-            jumps = _(", and no step is more than twice the median")
-            claims.append(Claim(f"{name}: longest step", hi, "at most", twice))
-        return _("the {name} table's steps run from {low} to {high} (median {median}), the longest between positions "
-                 "{start} and {end}{jumps}").format(
-            name=_table(name), low=_n(lo, ".4f"), high=_n(hi, ".4f"), median=_n(median, ".4f"),
-            start=i, end=i + 1, jumps=jumps)
-
-    first = describe(view.sinusoidal, "sinusoidal")
-    said = f"{first[:1].upper()}{first[1:]}; {describe(view.learned, 'learned')}."
-    control, learned = view.control, view.learned
-    said += " " + ngettext("A control, the learned entries shuffled at random over the table: median step {median}, "
-                           "{count} step more than twice it.",
-                           "A control, the learned entries shuffled at random over the table: median step {median}, "
-                           "{count} steps more than twice it.", len(control.long_steps)).format(
-        median=_n(control.step_median, ".4f"), count=len(control.long_steps))
+    their range, median and the steps more than twice the median (one whole sentence per table and
+    case); and the learned table's median step against its control's (the same entries shuffled at
+    random: neighbours that owe nothing to order)."""
+    sinusoidal, learned, control = view.sinusoidal, view.learned, view.control
+    sin_case, sin_fields, claims = _steps_case(sinusoidal, "sinusoidal")
+    learned_case, learned_fields, learned_claims = _steps_case(learned, "learned")
+    claims += learned_claims
+    if sin_case != "same":  # the learned median step is claimed against its control's, below
+        claims.append(Claim("sinusoidal: median step", sinusoidal.step_median))
+    if sin_case == "same":
+        said = [_("Every step of the sinusoidal table has the same length, {length}.").format(**sin_fields)]
+    elif sin_case == "jumps":
+        said = [_("The sinusoidal table's steps run from {low} to {high} (median {median}), the longest between "
+                  "positions {start} and {end}, and more than twice the median at {steps}.").format(**sin_fields)]
+    else:
+        said = [_("The sinusoidal table's steps run from {low} to {high} (median {median}), the longest between "
+                  "positions {start} and {end}, and no step is more than twice the median.").format(**sin_fields)]
+    if learned_case == "same":
+        said.append(_("Every step of the learned table has the same length, {length}.").format(**learned_fields))
+    elif learned_case == "jumps":
+        said.append(_("The learned table's steps run from {low} to {high} (median {median}), the longest between "
+                      "positions {start} and {end}, and more than twice the median at {steps}.").format(
+            **learned_fields))
+    else:
+        said.append(_("The learned table's steps run from {low} to {high} (median {median}), the longest between "
+                      "positions {start} and {end}, and no step is more than twice the median.").format(
+            **learned_fields))
+    said.append(ngettext("A control, the learned entries shuffled at random over the table: median step {median}, "
+                         "{count} step more than twice it.",
+                         "A control, the learned entries shuffled at random over the table: median step {median}, "
+                         "{count} steps more than twice it.", len(control.long_steps)).format(
+        median=_n(control.step_median, ".4f"), count=len(control.long_steps)))
     claims += [Claim("learned: median step", learned.step_median, _against(learned.step_median, control.step_median),
                      Reference(control.step_median, CONTROL_HOW)),
                Claim("learned: steps more than twice the median", len(learned.long_steps),
                      _against(len(learned.long_steps), len(control.long_steps)),
                      Reference(len(control.long_steps), CONTROL_HOW))]
-    return Said(said, claims)
+    return Said(" ".join(said), claims)
+
+
+def _steps_case(s: pretrained.PositionTableSummary, name: str) -> tuple[str, dict, list[Claim]]:
+    """Which sentence states a table's steps (``"same"``: every step one length; ``"jumps"``: some
+    more than twice the median; ``"none"``: none), the numbers it writes, and their claims (all but
+    the median step, which :func:`steps_statement` claims)."""
+    lo, hi = s.step_range
+    spread = Reference(SAME * hi, "SAME (1e-4) of the longest step")
+    if hi - lo <= SAME * hi:
+        return "same", {"length": _n(lo, ".4f")}, [
+            Claim(f"{name}: longest − shortest step", hi - lo, "at most", spread), Claim(f"{name}: step length", lo)]
+    i, long_steps, median = s.largest_step, s.long_steps, s.step_median
+    twice = Reference(2 * median, "twice the median step")
+    fields = {"low": _n(lo, ".4f"), "high": _n(hi, ".4f"), "median": _n(median, ".4f"), "start": i, "end": i + 1}
+    claims = [Claim(f"{name}: longest − shortest step", hi - lo, "above", spread),
+              Claim(f"{name}: shortest step", lo),
+              Claim(f"{name}: where the longest step starts", i)]
+    if not long_steps:
+        return "none", fields, claims + [Claim(f"{name}: longest step", hi, "at most", twice)]
+    lengths = tuple(float(s.steps[j]) for j in long_steps)
+    fields["steps"] = ", ".join(_("{start} → {end} ({length})").format(start=j, end=j + 1, length=_n(length, ".3f"))
+                                for j, length in zip(long_steps, lengths))
+    return "jumps", fields, claims + [
+        Claim(f"{name}: longest step", hi), Claim(f"{name}: where the steps named long start", tuple(long_steps)),
+        Claim(f"{name}: lengths of the steps named long", lengths),
+        Claim(f"{name}: shortest of the steps named long", min(lengths), "above", twice)]
 
 
 # cached work -----------------------------------------------------------------------------------

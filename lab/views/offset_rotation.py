@@ -41,10 +41,11 @@ def even_width(d: int, maximum: int) -> int:
     return d + 1 if d < maximum else d - 1
 
 
-def odd_width_note(odd: int, even: int) -> str:
+def odd_width_note(odd: int, even: int) -> Said:
     """Why an odd width from the link is shown as ``even`` instead."""
-    return _("d={odd} is odd, and an odd width cannot be rotated: its last column is a sine without a cosine "
-             "partner, and a sine alone cannot be shifted by a fixed linear map. Showing d={even}.").format(odd=odd, even=even)
+    return Said(_("d={odd} is odd, and an odd width cannot be rotated: its last column is a sine without a cosine "
+                  "partner, and a sine alone cannot be shifted by a fixed linear map. Showing d={even}.").format(
+        odd=odd, even=even), [Claim("width asked", odd), Claim("width shown", even)])
 
 
 def last_pair(d: int) -> int:
@@ -254,14 +255,17 @@ def circle_text(view: PairTurn) -> Said:
     return Said(point + arrows.format(step=step, j=j, radians=number(turn.radians, ".6g"), sweep=sweep), same)
 
 
-def block_latex(view: PairTurn) -> str:
-    """The pair's 2×2 block of T(δ), to four decimals (a value that rounds to zero is 0.0000, never −0.0000)."""
+def block_latex(view: PairTurn) -> Said:
+    """The pair's 2×2 block of T(δ), to four decimals (a value that rounds to zero is 0.0000, never
+    −0.0000), as LaTeX; its claims are the pair, δ and the block's entries as computed."""
     a, b, c, e = (round(v, 4) + 0.0 for v in (view.a, view.b, view.c, view.e))
-    return (rf"T_{{{view.pair}}}({view.delta})=\begin{{bmatrix}}{a:.4f} & {b:.4f}\\ "
-            rf"{c:.4f} & {e:.4f}\end{{bmatrix}}")
+    return Said(rf"T_{{{view.pair}}}({view.delta})=\begin{{bmatrix}}{a:.4f} & {b:.4f}\\ "
+                rf"{c:.4f} & {e:.4f}\end{{bmatrix}}",
+                [Claim("pair", view.pair), Claim("delta", view.delta),
+                 Claim("block of T(δ), row by row", (view.a, view.b, view.c, view.e))])
 
 
-def matrix_caption(view: RotationView) -> str:
+def matrix_caption(view: RotationView) -> Said:
     """What the heatmap of T(δ) draws: every entry, or block means."""
     if view.delta and view.matrix_exact:
         text = _("T({delta}) for d = {d}: one 2×2 rotation block per pair on the diagonal, zeros elsewhere.")
@@ -274,7 +278,7 @@ def matrix_caption(view: RotationView) -> str:
     else:
         text = _("T({delta}) for d = {d}: δ = 0 turns nothing, so T is the identity (each 2×2 block is "
                  "[[1, 0], [0, 1]]); each pixel is the mean of a block of entries.")
-    return text.format(delta=number(view.delta, "d"), d=view.d)
+    return Said(text.format(delta=number(view.delta, "d"), d=view.d), [Claim("delta", view.delta), Claim("d", view.d)])
 
 
 def residuals_caption(view: RotationView) -> Said:

@@ -3,6 +3,7 @@ sliders' whole range and checked against the numbers it states."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -13,12 +14,28 @@ import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from lab.display import number
 from lab.views import fixed_or_learned as lp
 from pekit import charts
 from pekit import pretrained as pt
 from tests.test_pretrained import missing
 
 pytestmark = pytest.mark.skipif(missing is not None, reason=missing or "")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_blas_thread():
+    """numpy's BLAS on one thread while these tests run, as torch computes in each test worker
+    (tests/conftest.py): two workers each running numpy's products and least squares on every core
+    fight over the cores (the sine-only check took ten times as long under two workers). Without
+    threadpoolctl (it comes with scikit-learn) numpy keeps its threads."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 OFFSETS = st.integers(lp.MAX_OFFSET.minimum, lp.MAX_OFFSET.maximum)
 # a number as the lab prints it: a true minus sign, a power of ten written out
@@ -48,6 +65,9 @@ KS = st.integers(lp.K.minimum, lp.K.maximum)
 def test_colour_statement_counts_what_the_scale_leaves_out(low, width, total, data, unit):
     beyond = data.draw(st.integers(0, total)) if data is not None else 0
     text = lp.colour_statement(pt.ColourRange(low, low + width, beyond, total), unit)
+    assert text.holds() and text.claim("colour scale's low end").value == low
+    assert text.claim("colour scale's high end").value == low + width
+    assert text.claim(f"{unit} coloured").value == total and text.claim(f"{unit} beyond the scale").value == beyond
     said = re.match(rf"Colours from ({NUMBER}) to ({NUMBER})[;:]", text)
     assert said and close_3g(said[1], low) and close_3g(said[2], low + width)
     assert "-" not in text and "e-" not in text  # minus signs and powers of ten as people write them
@@ -69,6 +89,15 @@ def test_picture_captions_count_what_was_coloured(table, which):
     blocks = matrix.reshape(matrix.shape[0] // br, br, matrix.shape[1] // bc, bc).mean(axis=(1, 3))
     caption = lp.picture_caption(picture)
     assert caption == f"{lp.blocks_caption(picture)} {lp.colours_caption(picture)}"  # the page shows them apart too
+    assert caption.claims == lp.blocks_caption(picture).claims + lp.colours_caption(picture).claims
+    assert caption.holds()
+    # what the drawing states, against the matrix and its blocks as numpy has them
+    stated = {c.what: c.value for c in lp.blocks_caption(picture).claims}
+    assert (stated["rows"], stated["columns"], stated["entries"]) == (*matrix.shape, matrix.size)
+    if (br, bc) != (1, 1):
+        assert (stated["rows per block"], stated["columns per block"]) == (br, bc)
+        assert (stated["block rows drawn"], stated["block columns drawn"]) == blocks.shape
+        assert all(f"{v:,}" in caption for v in (br, bc, *blocks.shape))
     assert lp.colours_caption(picture).startswith("Colours from ")
     c = picture.colours
     margin = 1e-5 * float(np.abs(blocks).max())  # pekit sums in float32: entries at the very ends may tip
@@ -82,6 +111,12 @@ def test_picture_captions_count_what_was_coloured(table, which):
         assert charts.PALETTES["diverging"][0] in json.dumps(picture.chart)
     said = re.search(rf"Colours from ({NUMBER}) to ({NUMBER})[;:]", caption)
     assert said and close_3g(said[1], c.low) and close_3g(said[2], c.high) and "-" not in caption.split("Colours")[1]
+    assert caption.claim(f"{unit} coloured").value == blocks.size
+    assert surely <= caption.claim(f"{unit} beyond the scale").value <= maybe
+    # the scale holds all but about 0.1% of the blocks (pekit.pretrained.colour_range's share), the same low and high
+    low, high = np.quantile(np.abs(blocks), 0.999) * np.array([-1, 1])
+    assert caption.claim("colour scale's low end").value == pytest.approx(low, rel=1e-4)
+    assert caption.claim("colour scale's high end").value == pytest.approx(high, rel=1e-4)
     if c.beyond:
         assert f"{c.beyond:,} of the {blocks.size:,} {unit} lie beyond" in caption and surely <= c.beyond <= maybe
     else:
@@ -170,37 +205,53 @@ def test_values_statement_states_both_ranges_and_the_long_rows(table):
     assert f"{c_long} row{'' if c_long == 1 else 's'} {'is' if c_long == 1 else 'are'} more than twice its median" in text
 
 
+def check_steps(said, name: str, steps: np.ndarray) -> None:
+    """One table's sentence of ``said`` against its steps ``steps`` (float64, by numpy): one length
+    within SAME, or the range, median, longest step and those more than twice the median."""
+    lo, hi = float(steps.min()), float(steps.max())
+    median = float(np.sort(steps)[(len(steps) - 1) // 2])  # torch's median: the lower middle
+    width = said.claim(f"{name}: longest − shortest step")
+    assert width.value == pytest.approx(hi - lo, abs=1e-5 * hi)
+    if width.relation == "at most":  # every step one length
+        assert np.ptp(steps) <= 1.01 * lp.SAME * hi
+        assert said.claim(f"{name}: step length").value == pytest.approx(lo, rel=1e-5)
+        assert f"Every step of the {name} table has the same length, {said.claim(f'{name}: step length').value:.4f}." \
+            in said
+        return
+    assert np.ptp(steps) > 0.99 * lp.SAME * hi and f"The {name} table's steps run from " in said
+    assert said.claim(f"{name}: shortest step").value == pytest.approx(lo, rel=1e-5)
+    assert said.claim(f"{name}: longest step").value == pytest.approx(hi, rel=1e-5)
+    assert said.claim(f"{name}: median step").value == pytest.approx(median, rel=1e-5)
+    i = said.claim(f"{name}: where the longest step starts").value
+    assert steps[i] >= hi * (1 - 1e-5)
+    written = [said.claim(f"{name}: {what}").value for what in ("shortest step", "longest step", "median step")]
+    assert f"run from {written[0]:.4f} to {written[1]:.4f} (median {written[2]:.4f}), the longest between " \
+           f"positions {i} and {i + 1}, and " in said
+    long_steps = [j for j, step in enumerate(steps) if step > 2 * median]
+    clear = [j for j, step in enumerate(steps) if abs(step - 2 * median) > 1e-5 * median]  # clear of the line
+    if said.claim(f"{name}: longest step").relation == "at most":  # none more than twice the median
+        assert not [j for j in long_steps if j in clear]
+        return
+    named = said.claim(f"{name}: where the steps named long start").value
+    assert [j for j in named if j in clear] == [j for j in long_steps if j in clear]
+    lengths = said.claim(f"{name}: lengths of the steps named long").value
+    assert np.allclose(lengths, steps[list(named)], rtol=1e-5)
+    assert all(f"{j} → {j + 1} ({length:.3f})" in said for j, length in zip(named, lengths))
+
+
 @settings(max_examples=20, deadline=None)
 @given(learned_tables())
 def test_steps_statement_states_the_range_median_and_jumps(table):
     view = whole_view_with(table)
     said = lp.steps_statement(view)
-    text = said.split(" A control, ")[0]  # the two tables' steps, then the control's
+    assert said.holds()  # one length within SAME, or not; the long steps above twice the median
     S = lp.position_tables()[1].double().numpy()
-    sin = np.linalg.norm(np.diff(S, axis=0), axis=1)
-    assert np.ptp(sin) <= lp.SAME * sin.max()
-    assert text.startswith(f"Every step of the sinusoidal table has the same length, {sin.min():.4f}")
+    check_steps(said, "sinusoidal", np.linalg.norm(np.diff(S, axis=0), axis=1))
     steps = np.linalg.norm(np.diff(table.double().numpy(), axis=0), axis=1)
+    check_steps(said, "learned", steps)
     c_steps = np.linalg.norm(np.diff(control_of(table), axis=0), axis=1)
     check_against_control(said, "learned: median step", lower_median(steps), lower_median(c_steps), tol=1e-4)
-    if "every step of the learned table has the same length" in text:
-        length = text.split("every step of the learned table has the same length, ")[1].rstrip(".")
-        assert np.ptp(steps) <= 1.01 * lp.SAME * steps.max() and near(length, steps.min(), 4)
-        return
-    assert np.ptp(steps) > 0.99 * lp.SAME * steps.max()
-    low, high, median = text.split("the learned table's steps run from ")[1].split(", the longest")[0] \
-        .replace("(median ", "").replace(")", "").split(" to ")[0:1] + \
-        text.split("the learned table's steps run from ")[1].split(" to ", 1)[1].split(", the longest")[0] \
-        .replace("(median ", "").replace(")", "").split()
-    assert near(low, steps.min(), 4) and near(high, steps.max(), 4)
-    assert near(median, float(np.sort(steps)[(len(steps) - 1) // 2]), 4)  # torch's median: the lower middle
-    i = int(text.split("the longest between positions ")[1].split()[0])
-    assert steps[i] >= steps.max() * (1 - 1e-5)
-    med = float(np.sort(steps)[(len(steps) - 1) // 2])
-    for j, step in enumerate(steps):
-        if abs(step - 2 * med) > 1e-5 * med:  # clear of the line
-            assert (f"{j} → {j + 1} (" in text) == (step > 2 * med)
-    assert ("no step is more than twice the median" in text) == (" → " not in text)
+    assert said.index("sinusoidal table") < said.index("learned table") < said.index("A control, ")
 
 
 def near(said: str, value: float, digits: int) -> bool:
@@ -209,41 +260,59 @@ def near(said: str, value: float, digits: int) -> bool:
     return abs(read(said) - value) <= 0.5 * 10**-digits + 1e-5 * abs(value)
 
 
-def cosine_by_offset(table: np.ndarray, delta: int) -> np.ndarray:
+@functools.cache
+def by_offset(which: str) -> tuple[np.ndarray, np.ndarray]:
+    """Of the real ``"learned"`` or ``"sinusoidal"`` table, or the learned table's ``"control"``:
+    per offset δ = 0 .. 511, the mean cosine similarity of rows δ apart and the band's width (the
+    largest minus the smallest over every start), from the diagonals of its unit rows' Gram
+    matrix, float64."""
+    learned, sinusoidal = lp.position_tables()
+    table = {"learned": learned.double().numpy(), "sinusoidal": sinusoidal.double().numpy(),
+             "control": real_control()}[which]
     unit = table / np.linalg.norm(table, axis=1, keepdims=True)
-    return (unit[: len(unit) - delta] * unit[delta:]).sum(axis=1)
+    G = unit @ unit.T  # (512, 512): row i · row k
+    diagonals = [np.diagonal(G, d) for d in range(len(G))]
+    return np.array([v.mean() for v in diagonals]), np.array([np.ptp(v) for v in diagonals])
 
 
-@settings(max_examples=25, deadline=None)
+@functools.cache
+def real_control() -> np.ndarray:
+    """The control beside MiniLM's table: its entries shuffled at the page's seed, float64."""
+    return control_of(lp.position_tables()[0])
+
+
+@settings(max_examples=12, deadline=None)
 @given(OFFSETS)
 @example(lp.MAX_OFFSET.minimum)
+@example(9)  # the last offset before δ = 10 is shown
 @example(lp.MAX_OFFSET.maximum)
 def test_offset_statement_states_the_similarities_shown(max_offset):
     view = lp.offsets_view(max_offset)
     text = lp.offset_statement(view)
-    tables = [t.double().numpy() for t in lp.position_tables()]
+    assert text.holds()  # each band against SAME, each learned similarity against its control's
     shown = [d for d in (1, 2, 5, 10) if d <= max_offset]
+    assert text.claim("offsets shown").value == tuple(shown)
     for d in (1, 2, 5, 10):
         assert (f"δ = {d}:" in text) == (d in shown)
-    for d in shown:
-        learned, sinusoidal = (float(cosine_by_offset(t, d).mean()) for t in tables)
+    (learned, learned_width), (sinusoidal, sin_width) = by_offset("learned"), by_offset("sinusoidal")
+    assert np.allclose(text.claim("sinusoidal: mean similarity at each offset shown").value, sinusoidal[shown],
+                       rtol=0, atol=1e-5)
+    control, _width = by_offset("control")
+    for d in shown:  # beside the learned similarities, the control's at the same offsets: neighbours alike by chance
+        check_against_control(text, f"learned: mean similarity at δ = {d}", learned[d], control[d], tol=1e-4)
         said = re.search(rf"δ = {d}: ({NUMBER}) learned, ({NUMBER}) sinusoidal", text)
-        a, b = read(said[1]), read(said[2])
-        assert abs(a - learned) <= 0.0051 and abs(b - sinusoidal) <= 0.0051, (said, learned, sinusoidal)
-    for name, table in (("learned", tables[0]), ("sinusoidal", tables[1])):
-        width = max(float(np.ptp(cosine_by_offset(table, d))) for d in range(0, min(max_offset, 511) + 1))
-        if width < lp.SAME:
-            assert f"for the {name} table the band stays a line (largest width " in text
-            said = re.search(rf"for the {name} table the band stays a line \(largest width ({NUMBER})\)", text)
-            assert said and read(said[1]) < lp.SAME
+        assert abs(read(said[1]) - learned[d]) <= 0.0051 and abs(read(said[2]) - sinusoidal[d]) <= 0.0051
+        assert f"{number(control[d], '.2f')} at δ = {d}" in text
+    for name, widths in (("learned", learned_width), ("sinusoidal", sin_width)):
+        width = float(widths[: min(max_offset, 511) + 1].max())
+        claim = text.claim(f"{name}: widest band")
+        assert claim.value == pytest.approx(width, abs=1e-5) and claim.reference.value == lp.SAME
+        assert (f"the band of the {name} table stays a line" in text) == (claim.relation == "below")
+        if claim.relation == "below":
+            assert width < lp.SAME / 2 and f"(largest width {number(claim.value, '.1e')})" in text
         else:
-            said = read(text.split(f"for the {name} table the band is up to ")[1].split()[0])
-            assert abs(said - width) <= 0.0051 + 1e-4
-    # beside the learned similarities, the control's at the same offsets: neighbours alike by chance
-    control = control_of(lp.position_tables()[0])
-    for d in shown:
-        check_against_control(text, f"learned: mean similarity at δ = {d}", float(cosine_by_offset(tables[0], d).mean()),
-                              float(cosine_by_offset(control, d).mean()), tol=1e-4)
+            assert width > 2 * lp.SAME and abs(read(text.split(f"the band of the {name} table is up to ")[1].split()[0])
+                                               - width) <= 0.0051
 
 
 def numpy_gap(scores: np.ndarray, a: int, b: int) -> float:
@@ -299,7 +368,14 @@ def check_components_statement(view, k):
     return pairs
 
 
-@settings(max_examples=8, deadline=None)
+@functools.cache
+def control_pairs(k: int) -> int:
+    """How many pairs like a sine and its cosine the control's first ``k`` components hold."""
+    control = pt.position_components(torch.from_numpy(real_control()).float(), k)
+    return len(control.pairs(tolerance=lp.PERIOD_TOLERANCE, phase_tolerance=lp.PHASE_TOLERANCE))
+
+
+@settings(max_examples=5, deadline=None)
 @given(KS)
 @example(1).via("one component")
 @example(5).via("PC4 and PC5 of MiniLM share a period but not a phase")
@@ -312,10 +388,8 @@ def test_components_statement_states_each_component_and_pairs_by_period_and_phas
     if k >= 2:
         assert (0, 1) in found  # MiniLM's fastest wave, period ~5.8, 90° apart
         # beside the pairs found, the control's: a random table's components do not pair up
-        control = pt.position_components(torch.from_numpy(control_of(lp.position_tables()[0])).float(), k)
         said = lp.components_statement(learned)
-        check_against_control(said, "pairs like a sine and its cosine", len(found), len(control.pairs(
-            tolerance=lp.PERIOD_TOLERANCE, phase_tolerance=lp.PHASE_TOLERANCE)))
+        check_against_control(said, "pairs like a sine and its cosine", len(found), control_pairs(k))
     assert lp.components_statement(sinusoidal).holds() and "control" not in lp.components_statement(sinusoidal)
     assert (3, 4) not in found and (4, 5) not in found  # one period, but 131° and 33° apart
 
