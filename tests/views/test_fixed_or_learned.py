@@ -23,20 +23,6 @@ from tests.test_pretrained import missing
 pytestmark = pytest.mark.skipif(missing is not None, reason=missing or "")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_blas_thread():
-    """numpy's BLAS on one thread while these tests run, as torch computes in each test worker
-    (tests/conftest.py): two workers each running numpy's products and least squares on every core
-    fight over the cores (the sine-only check took ten times as long under two workers). Without
-    threadpoolctl (it comes with scikit-learn) numpy keeps its threads."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        yield
-        return
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
-
 OFFSETS = st.integers(lp.MAX_OFFSET.minimum, lp.MAX_OFFSET.maximum)
 # a number as the lab prints it: a true minus sign, a power of ten written out
 NUMBER = r"−?[\d.]+(?: × 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"

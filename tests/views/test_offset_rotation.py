@@ -19,20 +19,6 @@ from pekit import rotation, seeded
 D_MAX = 512  # the page's widest d
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_blas_thread():
-    """numpy's BLAS on one thread while these tests run, as torch computes in each test worker
-    (tests/conftest.py): two workers each running numpy's products and least squares on every core
-    fight over the cores (the sine-only check took ten times as long under two workers). Without
-    threadpoolctl (it comes with scikit-learn) numpy keeps its threads."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        yield
-        return
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
-
 # (d, base, delta, first, count): the page's corners and the widths on either side of a heatmap
 # drawn cell by cell (44² = 1936 entries) and as an image (46² = 2116)
 GRID = [
@@ -327,7 +313,7 @@ def test_rotation_sentences_state_their_numbers(setting):
     elif not over:
         assert f"None of the {k} pairs turns a full turn" in text
     else:
-        span = f"j = 0" if len(over) == 1 else f"j = 0 to {len(over) - 1}"
+        span = "j = 0" if len(over) == 1 else f"j = 0 to {len(over) - 1}"
         assert f"{len(over)} of the {k} pairs ({span}) turn" in text and over == list(range(len(over)))
         rest = f"j = {len(over)}" if len(over) == k - 1 else f"j = {len(over)} to {k - 1}"
         assert f"the other {k - len(over)} ({rest})" in text
