@@ -216,7 +216,8 @@ CAUSES_NOT_YET: set[tuple[str, str]] = {
 # states), whether it compares or not: a function of these annotated ``-> str`` fails below
 SAID_EVERYWHERE: tuple[str, ...] = (
     "binary_analogy", "classroom", "complexity_comparison", "concept_check", "encoding_heatmap",
-    "encoding_heatmap_further", "families_conventions", "home", "live_attention", "live_order",
+    "encoding_heatmap_further", "families_beyond", "families_conventions", "families_extension", "home",
+    "live_attention", "live_order",
     "questions.binary_analogy", "questions.complexity_comparison", "questions.encoding_families",
     "questions.encoding_heatmap", "questions.live_attention",
 )

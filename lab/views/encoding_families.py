@@ -93,23 +93,38 @@ FORMULA = {  # one or more lines of LaTeX each, narrow enough for half a project
 FORMULA_WORDS = (N_("learned"), N_("T5 leaves out "), N_(" in place of "))
 
 
-def runs_of(items: tuple[int, ...] | list[int]) -> str:
-    """Sorted integers as ranges read aloud: ``pair 3``, ``pairs 3 and 4``, ``pairs 1, 4 and 6 to 9``;
-    more than three runs as their count and span, ``76 pairs between 150 and 255``."""
+def _runs(items: tuple[int, ...] | list[int]) -> list[tuple[int, int]]:
+    """Sorted integers as runs of consecutive ones, each (first, last)."""
+    runs: list[tuple[int, int]] = []
+    for x in items:
+        if runs and x == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], x)
+        else:
+            runs.append((x, x))
+    return runs
+
+
+# the most runs a sentence lists; with more, it says how many items lie between which two
+LISTED_RUNS = 3
+
+
+def listed(items: tuple[int, ...] | list[int]) -> bool:
+    """Whether a sentence lists ``items`` as runs (:func:`runs_of`), or, past LISTED_RUNS runs,
+    says how many there are between the first and the last."""
+    return len(_runs(items)) <= LISTED_RUNS
+
+
+def runs_of(items: tuple[int, ...] | list[int]) -> Said:
+    """Sorted integers (at least one) as runs read aloud, the numbers a sentence slots in after
+    its own noun: ``3``, ``3 and 4``, ``1, 4 and 6 to 9`` (a run of three or more is ``first to
+    last``, of two its two numbers); the claim: the items."""
     if not items:
-        return _("no pair")
-    parts, start = [], None
-    for i, x in enumerate(items):
-        if start is None:
-            start = x
-        if i + 1 == len(items) or items[i + 1] != x + 1:
-            parts.extend([str(start)] if start == x else [str(start), str(x)] if x == start + 1 else
-                         [_("{first} to {last}").format(first=start, last=x)])
-            start = None
-    if len(parts) > 3:
-        return _("{count} pairs between {first} and {last}").format(count=len(items), first=items[0], last=items[-1])
-    said = parts[0] if len(parts) == 1 else _and(parts)
-    return ngettext("pair {pairs}", "pairs {pairs}", len(items)).format(pairs=said)
+        raise ValueError("items must hold at least one number")
+    parts: list[str] = []
+    for first, last in _runs(items):
+        parts.extend([str(first)] if first == last else [str(first), str(last)] if last == first + 1 else
+                     [_("{first} to {last}").format(first=first, last=last)])
+    return Said(_and(parts), [Claim("items", tuple(items))])
 
 
 def _and(parts: list[str]) -> str:
