@@ -215,10 +215,11 @@ CAUSES_NOT_YET: set[tuple[str, str]] = {
 # Modules whose every public text function returns Said (its text and a claim per number it
 # states), whether it compares or not: a function of these annotated ``-> str`` fails below
 SAID_EVERYWHERE: tuple[str, ...] = (
-    "binary_analogy", "classroom", "complexity_comparison", "concept_check", "encoding_heatmap",
-    "encoding_heatmap_further", "fixed_or_learned", "home", "live_attention", "live_order", "offset_rotation",
-    "questions.binary_analogy", "questions.complexity_comparison", "questions.encoding_heatmap",
-    "questions.live_attention",
+    "binary_analogy", "classroom", "complexity_comparison", "concept_check", "encoding_families",
+    "encoding_heatmap", "encoding_heatmap_further", "families_beyond", "families_conventions", "families_extension",
+    "fixed_or_learned", "home", "live_attention", "live_order", "offset_rotation",
+    "questions.binary_analogy", "questions.complexity_comparison", "questions.encoding_families",
+    "questions.encoding_heatmap", "questions.live_attention",
 )
 # (module, function) of those modules returning a str no one reads: why it is not a sentence
 NOT_READ: dict[tuple[str, str], str] = {

@@ -143,7 +143,7 @@ def test_past_the_training_length_follows_the_numbers():
     assert f"{b.sinusoidal_nearest:.3g} away" in body
     assert f"falls in bucket {b.t5_bucket}" in body and "never trained" in body
     unseen = [r.pair for r in b.rope if r.unseen]
-    assert f"pairs {unseen[0]} to {unseen[-1]}" in body
+    assert f"Pairs {unseen[0]} to {unseen[-1]} now turn" in body
     # the tiny models' accuracy past their training length is the training page's
     assert [link.proto.page for link in at.get("page_link")][0].endswith("train")
 
@@ -155,7 +155,7 @@ def test_context_extension_quotes_each_rule():
     body = texts(at)
     assert f"0.1·ln s + 1 = {y.attention_factor:.4g}" in body
     assert f"b' = {ntk.base:,.6g}" in body
-    assert f"pairs 0 to {int(y.low)} keep their frequency" in body
+    assert f"keeps the frequencies of pairs 0 to {int(y.low)}." in body
 
 
 def test_published_results_have_a_source_each():

@@ -93,23 +93,38 @@ FORMULA = {  # one or more lines of LaTeX each, narrow enough for half a project
 FORMULA_WORDS = (N_("learned"), N_("T5 leaves out "), N_(" in place of "))
 
 
-def runs_of(items: tuple[int, ...] | list[int]) -> str:
-    """Sorted integers as ranges read aloud: ``pair 3``, ``pairs 3 and 4``, ``pairs 1, 4 and 6 to 9``;
-    more than three runs as their count and span, ``76 pairs between 150 and 255``."""
+def _runs(items: tuple[int, ...] | list[int]) -> list[tuple[int, int]]:
+    """Sorted integers as runs of consecutive ones, each (first, last)."""
+    runs: list[tuple[int, int]] = []
+    for x in items:
+        if runs and x == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], x)
+        else:
+            runs.append((x, x))
+    return runs
+
+
+# the most runs a sentence lists; with more, it says how many items lie between which two
+LISTED_RUNS = 3
+
+
+def listed(items: tuple[int, ...] | list[int]) -> bool:
+    """Whether a sentence lists ``items`` as runs (:func:`runs_of`), or, past LISTED_RUNS runs,
+    says how many there are between the first and the last."""
+    return len(_runs(items)) <= LISTED_RUNS
+
+
+def runs_of(items: tuple[int, ...] | list[int]) -> Said:
+    """Sorted integers (at least one) as runs read aloud, the numbers a sentence slots in after
+    its own noun: ``3``, ``3 and 4``, ``1, 4 and 6 to 9`` (a run of three or more is ``first to
+    last``, of two its two numbers); the claim: the items."""
     if not items:
-        return _("no pair")
-    parts, start = [], None
-    for i, x in enumerate(items):
-        if start is None:
-            start = x
-        if i + 1 == len(items) or items[i + 1] != x + 1:
-            parts.extend([str(start)] if start == x else [str(start), str(x)] if x == start + 1 else
-                         [_("{first} to {last}").format(first=start, last=x)])
-            start = None
-    if len(parts) > 3:
-        return _("{count} pairs between {first} and {last}").format(count=len(items), first=items[0], last=items[-1])
-    said = parts[0] if len(parts) == 1 else _and(parts)
-    return ngettext("pair {pairs}", "pairs {pairs}", len(items)).format(pairs=said)
+        raise ValueError("items must hold at least one number")
+    parts: list[str] = []
+    for first, last in _runs(items):
+        parts.extend([str(first)] if first == last else [str(first), str(last)] if last == first + 1 else
+                     [_("{first} to {last}").format(first=first, last=last)])
+    return Said(_and(parts), [Claim("items", tuple(items))])
 
 
 def _and(parts: list[str]) -> str:
@@ -362,38 +377,47 @@ def side_by_side(n: int, d: int, heads: int, causal: bool, k: int, head: int,
     return SideBySide(panels, parameters_view(d, heads, k))
 
 
-def learns_sentence(params: ParametersView, scheme: str, drawn: SchemeView | None = None) -> str:
+def learns_sentence(params: ParametersView, scheme: str, drawn: SchemeView | None = None) -> Said:
     """How many numbers ``scheme`` learns at the width set, and what they are; for the learned
     table, when the trained table ``drawn`` beside it has another size, that table's size and
     count too (the picture is not the table counted)."""
     count = params.count(scheme)
     said = number(count, ",")
+    claims = [Claim("numbers learned", count)]
     if scheme == "learned":
         learns = ngettext("Learns {count} number (a table of {rows} rows of width {d}).",
                           "Learns {count} numbers (a table of {rows} rows of width {d}).", count).format(
             count=said, rows=LEARNED_ROWS, d=params.d)
+        claims += [Claim("table rows", LEARNED_ROWS), Claim("table width", params.d)]
         if isinstance(drawn, LearnedView) and (drawn.table_rows, drawn.table_width) != (LEARNED_ROWS, params.d):
             learns += " " + _("The trained table drawn beside it is {table}, {rows} × {width}: {count} numbers.").format(
                 table=_table_name(drawn), rows=drawn.table_rows, width=drawn.table_width,
                 count=number(drawn.table_entries, ","))
-        return learns
+            claims += [Claim("trained table rows", drawn.table_rows), Claim("trained table width", drawn.table_width),
+                       Claim("trained table entries", drawn.table_entries)]
+        return Said(learns, claims)
     if scheme == "t5" and params.heads == 1:
-        return ngettext("Learns {count} number ({buckets} buckets × {heads} head).",
-                        "Learns {count} numbers ({buckets} buckets × {heads} head).", count).format(
-            count=said, buckets=T5_BUCKETS, heads=params.heads)
+        return Said(ngettext("Learns {count} number ({buckets} buckets × {heads} head).",
+                             "Learns {count} numbers ({buckets} buckets × {heads} head).", count).format(
+            count=said, buckets=T5_BUCKETS, heads=params.heads), claims + [Claim("buckets", T5_BUCKETS),
+                                                                          Claim("heads", params.heads)])
     if scheme == "t5":
-        return ngettext("Learns {count} number ({buckets} buckets × {heads} heads).",
-                        "Learns {count} numbers ({buckets} buckets × {heads} heads).", count).format(
-            count=said, buckets=T5_BUCKETS, heads=params.heads)
+        return Said(ngettext("Learns {count} number ({buckets} buckets × {heads} heads).",
+                             "Learns {count} numbers ({buckets} buckets × {heads} heads).", count).format(
+            count=said, buckets=T5_BUCKETS, heads=params.heads), claims + [Claim("buckets", T5_BUCKETS),
+                                                                          Claim("heads", params.heads)])
     if scheme == "shaw":
-        return ngettext("Learns {count} number (2 × (2·{k} + 1) vectors of the head width {width}, per layer).",
-                        "Learns {count} numbers (2 × (2·{k} + 1) vectors of the head width {width}, per layer).",
-                        count).format(count=said, k=params.k, width=params.d // params.heads)
+        width = params.d // params.heads
+        return Said(ngettext(
+            "Learns {count} number (2 × (2·{k} + 1) vectors of the head width {width}, per layer).",
+            "Learns {count} numbers (2 × (2·{k} + 1) vectors of the head width {width}, per layer).",
+            count).format(count=said, k=params.k, width=width), claims + [Claim("k", params.k),
+                                                                          Claim("head width", width)])
     if scheme == "none":
-        return ngettext("Learns {count} number (there is nothing to learn).",
-                        "Learns {count} numbers (there is nothing to learn).", count).format(count=said)
-    return ngettext("Learns {count} number (a fixed formula).", "Learns {count} numbers (a fixed formula).",
-                    count).format(count=said)
+        return Said(ngettext("Learns {count} number (there is nothing to learn).",
+                             "Learns {count} numbers (there is nothing to learn).", count).format(count=said), claims)
+    return Said(ngettext("Learns {count} number (a fixed formula).", "Learns {count} numbers (a fixed formula).",
+                         count).format(count=said), claims)
 
 
 def _blocks(view: SchemeView) -> str:
@@ -405,14 +429,16 @@ def _blocks(view: SchemeView) -> str:
     return " " + _("Each cell is the mean of a block of entries.")
 
 
-def table_caption(view: TableView) -> str:
+def table_caption(view: TableView) -> Said:
     """The table's size and its column order (interleaved or sines first)."""
+    claims = [Claim("positions", view.n), Claim("width", view.d)]
     if view.scheme == "sinusoidal":
         said = _("The added table, {n} × {d}: sine and cosine columns alternate.").format(n=view.n, d=view.d)
     else:
         said = _("The added table, {n} × {d}: all {half} sines first, then their cosines.").format(
             n=view.n, d=view.d, half=view.d // 2)
-    return said + _blocks(view)
+        claims.append(Claim("sine columns", view.d // 2))
+    return Said(said + _blocks(view), claims)
 
 
 def learned_caption(view: LearnedView) -> Said:
@@ -446,14 +472,14 @@ def learned_caption(view: LearnedView) -> Said:
     return Said(said + _blocks(view) + " " + ends, claims)
 
 
-def binary_caption(view: BinaryView) -> str:
+def binary_caption(view: BinaryView) -> Said:
     """The positions drawn and the bits they take."""
-    return ngettext("Positions 0 to {last} in {bits} bit, least significant first.",
-                    "Positions 0 to {last} in {bits} bits, least significant first.", view.bits).format(
-        last=view.n - 1, bits=view.bits) + _blocks(view)
+    return Said(ngettext("Positions 0 to {last} in {bits} bit, least significant first.",
+                         "Positions 0 to {last} in {bits} bits, least significant first.", view.bits).format(
+        last=view.n - 1, bits=view.bits) + _blocks(view), [Claim("last position", view.n - 1), Claim("bits", view.bits)])
 
 
-def rope_caption(view: RopeView) -> str:
+def rope_caption(view: RopeView) -> Said:
     """How many pairs a head of that width turns."""
     if view.pairs == 1:
         said = _("The angle m·ω_j (mod 2π) by which the one pair of a head of width {width} turns at position m; "
@@ -461,7 +487,7 @@ def rope_caption(view: RopeView) -> str:
     else:
         said = _("The angle m·ω_j (mod 2π) by which each of the {pairs} pairs of a head of width {width} turns at "
                  "position m; the same for every head.").format(pairs=view.pairs, width=view.head_width)
-    return said + _blocks(view)
+    return Said(said + _blocks(view), [Claim("pairs", view.pairs), Claim("head width", view.head_width)])
 
 
 def alibi_caption(view: AlibiView) -> Said:
@@ -482,22 +508,28 @@ def alibi_caption(view: AlibiView) -> Said:
     ])
 
 
-def t5_caption(view: T5View) -> str:
-    """How many of T5's buckets occur at n."""
-    return ngettext(
+def t5_caption(view: T5View) -> Said:
+    """How many of T5's buckets occur at n (the claim: at most all of them)."""
+    return Said(ngettext(
         "The bucket of every query-key pair ({used} of the {buckets} buckets occurs at n = {n}).",
-        "The bucket of every query-key pair ({used} of the {buckets} buckets occur at n = {n}).", view.buckets_used).format(used=view.buckets_used, buckets=T5_BUCKETS,
-                                                             n=view.n) + _blocks(view)
+        "The bucket of every query-key pair ({used} of the {buckets} buckets occur at n = {n}).",
+        view.buckets_used).format(used=view.buckets_used, buckets=T5_BUCKETS, n=view.n) + _blocks(view), [
+        Claim("buckets that occur", view.buckets_used, "at most", Reference(T5_BUCKETS, "T5's buckets")),
+        Claim("buckets", T5_BUCKETS), Claim("positions", view.n)])
 
 
-def shaw_caption(view: ShawView) -> str:
-    """How many of Shaw's 2k + 1 vectors occur at n, and, in a decoder, that only the offsets −k to 0 can."""
+def shaw_caption(view: ShawView) -> Said:
+    """How many of Shaw's 2k + 1 vectors occur at n, and, in a decoder, that only the offsets −k to 0
+    can (the claim: the vectors that occur, at most those of the offsets a query sees)."""
+    claims = [Claim("vectors", 2 * view.k + 1), Claim("positions", view.n), Claim("k", view.k)]
     if not view.causal:
         said = ngettext(
             "Which of the 2k + 1 = {count} learned vectors each pair uses ({used} occurs at n = {n}); every offset "
             "beyond ±{k} uses the edge vector.",
             "Which of the 2k + 1 = {count} learned vectors each pair uses ({used} occur at n = {n}); every offset "
             "beyond ±{k} uses the edge vector.", view.used)
+        claims.append(Claim("vectors that occur", view.used, "at most",
+                            Reference(2 * view.k + 1, "the 2k + 1 vectors, offsets −k .. k")))
     else:
         said = ngettext(
             "Which of the 2k + 1 = {count} learned vectors each pair uses: keys after the query are masked (grey), "
@@ -506,13 +538,17 @@ def shaw_caption(view: ShawView) -> str:
             "Which of the 2k + 1 = {count} learned vectors each pair uses: keys after the query are masked (grey), "
             "so only the {kept} vectors of the offsets −{k} to 0 can be used ({used} occur at n = {n}); every "
             "offset beyond −{k} uses the edge vector.", view.used)
-    return said.format(count=2 * view.k + 1, used=view.used, n=view.n, k=view.k, kept=view.k + 1) + _blocks(view)
+        claims += [Claim("vectors a decoder can use", view.k + 1),
+                   Claim("vectors that occur", view.used, "at most",
+                         Reference(view.k + 1, "the k + 1 vectors of the offsets −k .. 0 a decoder's query sees"))]
+    return Said(said.format(count=2 * view.k + 1, used=view.used, n=view.n, k=view.k, kept=view.k + 1) + _blocks(view),
+                claims)
 
 
 CAPTIONS = {TableView: table_caption, LearnedView: learned_caption, BinaryView: binary_caption,
             RopeView: rope_caption, AlibiView: alibi_caption, T5View: t5_caption, ShawView: shaw_caption}
 
 
-def caption(view: SchemeView) -> str:
+def caption(view: SchemeView) -> Said:
     """The caption under a scheme's matrix: what it shows, with the numbers of its view."""
     return CAPTIONS[type(view)](view)

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import pekit
 from pekit import binary, charts, families
-from lab.claims import Claim, Reference, Said
+from lab.claims import Claim, Reference, Said, joined
 from lab.display import number
 from lab.i18n import _, localized_resource, ngettext
-from lab.views.encoding_families import POSITION, T5_BUCKETS, T5_MAX_DISTANCE, _and, runs_of
+from lab.views.encoding_families import POSITION, T5_BUCKETS, T5_MAX_DISTANCE, listed, runs_of
 
 
 # past the training length ------------------------------------------------------------------------
@@ -122,37 +122,58 @@ def beyond(p: int, train: int, d: int, heads: int, k: int) -> BeyondView:
                       t5_sharing_p=row[:train].count(row[p]), t5_tail_buckets=len(set(row[T5_MAX_DISTANCE:])))
 
 
-def offset_heading(view: BeyondView) -> str:
+TRAINING = "the training length L: positions 0 .. L − 1 seen in training"
+ALIKE = 1e-9  # two rows of P closer than this are the same row to float64 rounding (values in [−1, 1])
+FULL_TURN = 6.283185307179586  # 2π, one full turn
+
+
+def offset_heading(view: BeyondView) -> Said:
     """The offset and the training length, and whether the offset is inside it."""
     p, train = number(view.p, ","), number(view.train, ",")
     if view.p < view.train:
-        return _("**At offset p = {p}, after training on L = {train} positions** (inside the training length: nothing "
-                 "here is new):").format(p=p, train=train)
-    return _("**At offset p = {p}, after training on L = {train} positions**:").format(p=p, train=train)
+        return Said(_("**At offset p = {p}, after training on L = {train} positions** (inside the training length: "
+                      "nothing here is new):").format(p=p, train=train),
+                    [Claim("offset p", view.p, "below", Reference(view.train, TRAINING)),
+                     Claim("training length L", view.train)])
+    return Said(_("**At offset p = {p}, after training on L = {train} positions**:").format(p=p, train=train),
+                [Claim("offset p", view.p, "at least", Reference(view.train, TRAINING)),
+                 Claim("training length L", view.train)])
 
 
-def learned_line(view: BeyondView) -> str:
-    """Whether the learned table has a row for p."""
+def learned_line(view: BeyondView) -> Said:
+    """Whether the learned table has a row for p (the claim: p against the table's rows)."""
     if view.b.learned_has_row:
-        return _("**Learned**: row {p} exists.").format(p=number(view.p, ","))
-    return _("**Learned**: no row: the table stops at row {last}.").format(last=number(view.train - 1, ","))
+        return Said(_("**Learned**: row {p} exists.").format(p=number(view.p, ",")),
+                    [Claim("row p", view.p, "below", Reference(view.train, "the rows of a table learned on L "
+                                                                           "positions, 0 .. L − 1"))])
+    return Said(_("**Learned**: no row: the table stops at row {last}.").format(last=number(view.train - 1, ",")),
+                [Claim("last row", view.train - 1, "below", Reference(view.p, "the offset p asked about"))])
 
 
-def sinusoidal_line(view: BeyondView) -> str:
-    """How far row p is from the rows seen in training, against the step between neighbouring rows."""
+def sinusoidal_line(view: BeyondView) -> Said:
+    """How far row p is from the rows seen in training, against the step between neighbouring rows;
+    inside the training length row p is one of them (the claim: its distance to the nearest is
+    float64 rounding)."""
     b = view.b
+    claims = [Claim("row p", view.p), Claim("step between neighbouring rows", b.sinusoidal_step)]
     if view.p < view.train:
-        return _("**Sinusoidal**: row {p} is one of the {train} rows seen in training (neighbouring rows are {step} "
-                 "apart).").format(p=number(view.p, ","), train=number(view.train, ","),
-                                   step=number(b.sinusoidal_step, ".3g"))
-    return _("**Sinusoidal**: row {p} is defined by the formula; the nearest row seen in training is {nearest} away "
-             "from it (neighbouring rows are {step} apart).").format(
-        p=number(view.p, ","), nearest=number(b.sinusoidal_nearest, ".3g"), step=number(b.sinusoidal_step, ".3g"))
+        return Said(_("**Sinusoidal**: row {p} is one of the {train} rows seen in training (neighbouring rows are "
+                      "{step} apart).").format(p=number(view.p, ","), train=number(view.train, ","),
+                                               step=number(b.sinusoidal_step, ".3g")),
+                    claims + [Claim("rows seen in training", view.train),
+                              Claim("distance to the nearest row seen in training", b.sinusoidal_nearest, "at most",
+                                    Reference(ALIKE, "float64 rounding of a distance between two rows of P"))])
+    return Said(_("**Sinusoidal**: row {p} is defined by the formula; the nearest row seen in training is {nearest} "
+                  "away from it (neighbouring rows are {step} apart).").format(
+        p=number(view.p, ","), nearest=number(b.sinusoidal_nearest, ".3g"), step=number(b.sinusoidal_step, ".3g")),
+        claims + [Claim("distance to the nearest row seen in training", b.sinusoidal_nearest)])
 
 
-def binary_line(view: BeyondView) -> str:
-    """The bits position p needs against those of training, and whether a new bit turns on."""
-    if view.bits_p > view.bits_train:
+def binary_line(view: BeyondView) -> Said:
+    """The bits position p needs against those of training, and whether a new bit turns on (the
+    claim: the bits p needs against those of training)."""
+    more = view.bits_p > view.bits_train
+    if more:
         said = ngettext("**Binary**: position {p} needs {bits} bit; training used {train_bits}, so a bit that was never "
                         "set turns on.",
                         "**Binary**: position {p} needs {bits} bits; training used {train_bits}, so a bit that was never "
@@ -160,46 +181,101 @@ def binary_line(view: BeyondView) -> str:
     else:
         said = ngettext("**Binary**: position {p} needs {bits} bit; training used {train_bits}.",
                         "**Binary**: position {p} needs {bits} bits; training used {train_bits}.", view.bits_p)
-    return said.format(p=number(view.p, ","), bits=view.bits_p, train_bits=view.bits_train)
+    used = Reference(view.bits_train, "the bits positions 0 .. L − 1 need (pekit.binary.bits_needed)")
+    return Said(said.format(p=number(view.p, ","), bits=view.bits_p, train_bits=view.bits_train), [
+        Claim("position p", view.p), Claim("bits p needs", view.bits_p, "above" if more else "at most", used),
+        Claim("bits training used", view.bits_train)])
 
 
-def rope_line(view: BeyondView) -> str:
-    """How many of a head's pairs turned a full circle within L, and which meet new angles at p."""
-    new, back, short = view.new_pairs, view.round_pairs, view.pairs - view.full
+def _turned(view: BeyondView) -> Said:
+    """How many of a head's pairs turned a full circle within L (the claims: each pair's largest
+    angle in training against a full turn)."""
+    claims = [Claim("pairs per head", view.pairs), Claim("pairs that turned a full circle within L", view.full)]
+    turn = Reference(FULL_TURN, "one full turn, 2π")
+    claims += [Claim(f"pair {r.pair}: largest angle met in training, (L − 1)·ω", r.largest_seen,
+                     "at least" if r.full_turn else "below", turn) for r in view.b.rope]
     if view.pairs == 1 and view.full:
-        turned = _("**RoPE**: the one pair of a head turned a full circle within L, so it met angles all round the "
-                   "circle")
+        said = _("**RoPE**: the one pair of a head turned a full circle within L, so it met angles all round the "
+                 "circle.")
     elif view.pairs == 1:
-        turned = _("**RoPE**: the one pair of a head never turned a full circle within L")
+        said = _("**RoPE**: the one pair of a head never turned a full circle within L.")
     elif view.full == view.pairs:
-        turned = _("**RoPE**: all {pairs} pairs of a head turned a full circle within L, so they met angles all round "
-                   "the circle").format(pairs=view.pairs)
+        said = _("**RoPE**: all {pairs} pairs of a head turned a full circle within L, so they met angles all round "
+                 "the circle.").format(pairs=view.pairs)
     elif view.full:
-        turned = _("**RoPE**: {full} of the {pairs} pairs of a head turned a full circle within L, so they met angles "
-                   "all round the circle").format(full=view.full, pairs=view.pairs)
+        said = ngettext("**RoPE**: {full} of the {pairs} pairs of a head turned a full circle within L, so it met "
+                        "angles all round the circle.",
+                        "**RoPE**: {full} of the {pairs} pairs of a head turned a full circle within L, so they met "
+                        "angles all round the circle.", view.full).format(full=view.full, pairs=view.pairs)
     else:
-        turned = _("**RoPE**: {full} of the {pairs} pairs of a head turned a full circle within L").format(
-            full=view.full, pairs=view.pairs)
+        said = _("**RoPE**: none of the {pairs} pairs of a head turned a full circle within L.").format(
+            pairs=view.pairs)
+    return Said(said, claims)
+
+
+def _new_pairs(view: BeyondView) -> Said:
+    """The pairs that turn at p past the largest angle they met in training (the claims: each one's
+    angle at p, mod 2π, against that angle)."""
+    new = view.new_pairs
+    rows = {r.pair: r for r in view.b.rope}
+    claims = [Claim("pairs past the largest angle met in training", tuple(new))]
+    claims += [Claim(f"pair {j}: angle at p, mod 2π", rows[j].turned, "above",
+                     Reference(rows[j].largest_seen, f"(L − 1)·ω of pair {j}, the largest angle it met in training"))
+               for j in new]
+    if listed(new):
+        said = ngettext("Pair {pairs} now turns past the largest angle it met in training (never seen).",
+                        "Pairs {pairs} now turn past the largest angle they met in training (never seen).",
+                        len(new)).format(pairs=runs_of(new))
+    else:
+        said = ngettext("{count} pair between {first} and {last} now turns past the largest angle it met in training "
+                        "(never seen).",
+                        "{count} pairs between {first} and {last} now turn past the largest angle they met in "
+                        "training (never seen).", len(new)).format(count=len(new), first=new[0], last=new[-1])
+    return Said(said, claims)
+
+
+def _round_pairs(view: BeyondView) -> Said:
+    """The pairs short of a full turn in training whose angle at p has passed 2π and come round into
+    the arc met in training (the claims: each one's angle at p against 2π, and mod 2π against the
+    largest angle it met)."""
+    back = view.round_pairs
+    rows = {r.pair: r for r in view.b.rope}
+    claims = [Claim("pairs come round into the arc met in training", tuple(back))]
+    for j in back:
+        claims += [Claim(f"pair {j}: angle at p", rows[j].angle, "at least", Reference(FULL_TURN, "one full turn, 2π")),
+                   Claim(f"pair {j}: angle at p, mod 2π", rows[j].turned, "at most",
+                         Reference(rows[j].largest_seen, f"(L − 1)·ω of pair {j}, the largest angle it met in "
+                                                         "training"))]
+    if listed(back):
+        said = ngettext("Pair {pairs}, short of a full turn in training, has come round past 2π into the arc met in "
+                        "training.",
+                        "Pairs {pairs}, short of a full turn in training, have come round past 2π into the arc met in "
+                        "training.", len(back)).format(pairs=runs_of(back))
+    else:
+        said = ngettext("{count} pair between {first} and {last}, short of a full turn in training, has come round "
+                        "past 2π into the arc met in training.",
+                        "{count} pairs between {first} and {last}, short of a full turn in training, have come round "
+                        "past 2π into the arc met in training.", len(back)).format(
+            count=len(back), first=back[0], last=back[-1])
+    return Said(said, claims)
+
+
+def rope_line(view: BeyondView) -> Said:
+    """How many of a head's pairs turned a full circle within L, and which meet new angles at p:
+    one sentence each, every one whole (the claims: each pair's angles against a full turn and
+    against the largest angle it met in training)."""
     if view.p < view.train:
-        return turned + "; " + _("inside the training length every angle at p was met in training.")
-    if not short:
-        return turned + "; " + _("no pair meets an angle it never saw.")
-    said = []
-    if new:
-        said.append(ngettext("{pairs} now turns past the largest angle it met in training (never seen)",
-                             "{pairs} now turn past the largest angle they met in training (never seen)",
-                             len(new)).format(pairs=runs_of(new)))
-    if back:
-        said.append(ngettext("{pairs}, short of a full turn in training, has come round past 2π into the arc met in "
-                             "training",
-                             "{pairs}, short of a full turn in training, have come round past 2π into the arc met in "
-                             "training", len(back)).format(pairs=runs_of(back)))
-    return turned + "; " + _and(said) + "."
+        return joined([_turned(view), Said(_("Inside the training length every angle at p was met in training."),
+                                           [Claim("offset p", view.p, "below", Reference(view.train, TRAINING))])])
+    if view.full == view.pairs:
+        return joined([_turned(view), Said(_("No pair meets an angle it never saw."))])
+    return joined([_turned(view), _new_pairs(view) if view.new_pairs else "",
+                   _round_pairs(view) if view.round_pairs else ""])
 
 
-def bias_text(bias: float) -> str:
+def bias_text(bias: float) -> Said:
     """An ALiBi bias as the sentence quotes it: whole from a thousand on (−11,585), else 4 digits."""
-    return number(bias, ",.0f") if abs(bias) >= 999.5 else number(bias, ",.4g")
+    return Said(number(bias, ",.0f") if abs(bias) >= 999.5 else number(bias, ",.4g"), [Claim("bias", bias)])
 
 
 FLOAT32 = 2.0 ** -23  # float32's relative rounding (two units of its last place)
@@ -276,11 +352,13 @@ def t5_line(view: BeyondView) -> Said:
     ])
 
 
-def shaw_line(view: BeyondView) -> str:
+def shaw_line(view: BeyondView) -> Said:
     """Shaw's vector for offset p, whether it is clipped to the edge, and whether training on L
-    positions (offsets up to ±(L − 1)) ever used it."""
+    positions (offsets up to ±(L − 1)) ever used it (the claims: p against k, and the offset whose
+    vector is used against the largest offset training reaches)."""
     reach = view.train - 1
-    trained = min(view.p, view.k) <= reach
+    used = min(view.p, view.k)  # the offset whose vector p uses
+    trained = used <= reach
     if view.b.shaw_clipped and trained:
         said = _("**Shaw**: offset {p} uses vector {index} of 0 to {top}, clipped to the edge vector of ±{k}: one "
                  "trained on (training on L = {train} reaches offsets up to ±{reach}).")
@@ -294,6 +372,16 @@ def shaw_line(view: BeyondView) -> str:
     else:
         said = _("**Shaw**: offset {p} uses vector {index} of 0 to {top}: **never trained**, it holds no learned value "
                  "(training on L = {train} reaches offsets up to ±{reach} only, vectors {low} to {high}).")
-    return said.format(p=number(view.p, ","), index=view.b.shaw_index, top=2 * view.k, k=view.k,
-                       train=number(view.train, ","), reach=number(reach, ","), low=view.k - reach,
-                       high=view.k + reach)
+    claims = [Claim("offset p", view.p, "above" if view.b.shaw_clipped else "at most",
+                    Reference(view.k, "Shaw's clipping distance k")),
+              Claim("vector index", view.b.shaw_index), Claim("last vector index, 2k", 2 * view.k),
+              Claim("training length L", view.train), Claim("largest offset training reaches, L − 1", reach),
+              Claim("offset of the vector used", used, "at most" if trained else "above",
+                    Reference(reach, "the largest offset training on L positions reaches, L − 1"))]
+    if view.b.shaw_clipped:
+        claims.append(Claim("k", view.k))
+    if not trained:
+        claims.append(Claim("vectors trained", (view.k - reach, view.k + reach)))
+    return Said(said.format(p=number(view.p, ","), index=view.b.shaw_index, top=2 * view.k, k=view.k,
+                            train=number(view.train, ","), reach=number(reach, ","), low=view.k - reach,
+                            high=view.k + reach), claims)

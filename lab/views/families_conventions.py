@@ -60,6 +60,10 @@ class ConventionsView:
     t5_later_decoder: tuple[int, int] = (0, 0)
     t5_later_encoder_lowest: int = 0
     t5_tail_buckets: tuple[int, int, int] = (0, 0, 0)
+    # the smallest and largest ratio of a head's slope to the one before it, among 8 heads; and
+    # the largest gap between 6 heads' slopes and the 4 of 4 heads followed by heads 1 and 3 of 8
+    halvings: tuple[float, float] = (0.0, 0.0)
+    six_gap: float = 0.0
 
 
 @localized_resource(max_entries=32)
@@ -91,6 +95,10 @@ def conventions(n: int, d: int, heads: int) -> ConventionsView:
     later = [(b, c) for o, b, c in zip(offsets, both, causal) if o > 0]
     far = [(b, c, o) for o, b, c in zip(offsets, both, causal) if abs(o) >= curve.max_distance]
     permutation = tuple(check.permutation.tolist())
+    eight, six, four = (families.alibi_slope_table(h) for h in (8, 6, 4))
+    slopes = list(eight["slope"])
+    ratios = [b / a for a, b in zip(slopes, slopes[1:])]
+    six_from = list(four["slope"]) + [slopes[0], slopes[2]]  # the 4 of 4 heads, then heads 1 and 3 of 8
     return ConventionsView(
         n=n, d=d, head_dim=head_dim, check=check, permutation=permutation,
         columns_moved=sum(i != j for i, j in enumerate(permutation)),
@@ -101,8 +109,8 @@ def conventions(n: int, d: int, heads: int) -> ConventionsView:
         t5_later_encoder_lowest=min(b for b, _c in later),
         t5_tail_buckets=(len({b for b, _c, o in far if o < 0}), len({b for b, _c, o in far if o > 0}),
                          len({c for _b, c, o in far if o < 0})),
-        slopes8=families.alibi_slope_table(8), slopes6=families.alibi_slope_table(6),
-        slopes4=families.alibi_slope_table(4), t5=curve, t5_spec=t5_spec, omega_spec=omega_spec,
+        slopes8=eight, slopes6=six, slopes4=four, halvings=(min(ratios), max(ratios)),
+        six_gap=max(abs(a - b) for a, b in zip(six["slope"], six_from)), t5=curve, t5_spec=t5_spec, omega_spec=omega_spec,
         last_inter=float(layouts["omega_interleaved"].iloc[-1]), last_t2t=float(layouts["omega_tensor2tensor"].iloc[-1]),
         largest_gap=float(layouts["max_abs_difference"].max()))
 
@@ -168,18 +176,28 @@ def pairing_sentence(view: ConventionsView) -> Said:
     return Said(f"{seeded} {agree} {unpermuted}", claims)
 
 
-def slopes8_sentence(view: ConventionsView) -> str:
-    """The first and last of 8 heads' slopes."""
-    slopes = view.slopes8["slope"]
-    return _("8 heads: slopes from {first} down to {last}, halving from head to head.").format(
-        first=number(slopes.iloc[0], "g"), last=number(slopes.iloc[-1], "g"))
+def slopes8_sentence(view: ConventionsView) -> Said:
+    """The first and last of 8 heads' slopes (the claims: the slopes fall, each half the one before)."""
+    slopes = tuple(view.slopes8["slope"])
+    half = Reference(0.5, "half the slope before: halving", 1e-12)
+    return Said(_("8 heads: slopes from {first} down to {last}, halving from head to head.").format(
+        first=number(slopes[0], "g"), last=number(slopes[-1], "g")), [
+        Claim("first slope", slopes[0]), Claim("last slope", slopes[-1]),
+        Claim("slopes", slopes, "falls", Reference(slopes, "the table of 8 heads' slopes shown")),
+        Claim("smallest ratio of a slope to the one before", view.halvings[0], "equal", half),
+        Claim("largest ratio of a slope to the one before", view.halvings[1], "equal", half)])
 
 
-def slopes6_sentence(view: ConventionsView) -> str:
-    """Where 6 heads' slopes come from: the 4 slopes of 4 heads, then two of the 8-head sequence."""
-    a, b, c, d = (number(x, "g") for x in view.slopes4["slope"])
-    return _("6 heads: the 4 slopes of 4 heads ({first}, {second}, {third}, {fourth}), then heads 1 and 3 of the "
-             "8-head sequence.").format(first=a, second=b, third=c, fourth=d)
+def slopes6_sentence(view: ConventionsView) -> Said:
+    """Where 6 heads' slopes come from: the 4 slopes of 4 heads, then two of the 8-head sequence
+    (the claim: the largest gap between 6 heads' slopes and those)."""
+    four = tuple(view.slopes4["slope"])
+    a, b, c, d = (number(x, "g") for x in four)
+    return Said(_("6 heads: the 4 slopes of 4 heads ({first}, {second}, {third}, {fourth}), then heads 1 and 3 of "
+                  "the 8-head sequence.").format(first=a, second=b, third=c, fourth=d), [
+        Claim("4 heads' slopes", four), Claim("6 heads' slopes", tuple(view.slopes6["slope"])),
+        Claim("largest gap from the 4 slopes of 4 heads, then heads 1 and 3 of 8", view.six_gap, "equal",
+              Reference(0.0, "the same slopes: no gap", 1e-15))])
 
 
 def slope_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -231,11 +249,14 @@ def t5_sentence(view: ConventionsView) -> Said:
     ])
 
 
-def layouts_sentence(view: ConventionsView) -> str:
+def layouts_sentence(view: ConventionsView) -> Said:
     """The slowest pair's frequency in the two layouts, and how far apart their tables are."""
-    return _("The book uses ω_j = b^(−2j/d); tensor2tensor's `get_timing_signal_1d` (`common_attention.py`) "
-             "spaces its timescales from 1 to b inclusive, ω_j = b^(−j/(d/2 − 1)), sines before cosines. At d = {d} "
-             "the slowest pair has ω = {t2t} in tensor2tensor against {book} in the book; with the columns reordered, "
-             "the two tables at {n} positions differ by up to {gap}.").format(
+    return Said(_("The book uses ω_j = b^(−2j/d); tensor2tensor's `get_timing_signal_1d` (`common_attention.py`) "
+                  "spaces its timescales from 1 to b inclusive, ω_j = b^(−j/(d/2 − 1)), sines before cosines. At d = {d} "
+                  "the slowest pair has ω = {t2t} in tensor2tensor against {book} in the book; with the columns "
+                  "reordered, the two tables at {n} positions differ by up to {gap}.").format(
         d=view.d, t2t=number(view.last_t2t, ".4g"), book=number(view.last_inter, ".4g"), n=view.n,
-        gap=number(view.largest_gap, ".3g"))
+        gap=number(view.largest_gap, ".3g")), [
+        Claim("width d", view.d), Claim("tensor2tensor: slowest pair's ω", view.last_t2t),
+        Claim("book: slowest pair's ω", view.last_inter), Claim("positions", view.n),
+        Claim("largest difference between the reordered tables", view.largest_gap)])

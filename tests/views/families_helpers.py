@@ -35,6 +35,23 @@ def t5_bucket(rel: int, bidirectional: bool, num_buckets: int = 32, max_distance
     return ret + min(max_exact + int(np.float32(large) * np.float32(num_buckets - max_exact)), num_buckets - 1)
 
 
+def t5_buckets(rel: np.ndarray, bidirectional: bool, num_buckets: int = 32, max_distance: int = 128) -> np.ndarray:
+    """:func:`t5_bucket` of many offsets at once (numpy, the same float32 logarithm)."""
+    n = -np.asarray(rel, dtype=np.int64)
+    ret = np.zeros_like(n)
+    if bidirectional:
+        num_buckets //= 2
+        ret += np.where(n < 0, num_buckets, 0)
+        n = np.abs(n)
+    else:
+        n = np.maximum(n, 0)
+    max_exact = num_buckets // 2
+    with np.errstate(divide="ignore", invalid="ignore"):  # distances below max_exact are not read from the log
+        large = np.log(n.astype(np.float32) / np.float32(max_exact)) / np.float32(math.log(max_distance / max_exact))
+        large = max_exact + (large.astype(np.float32) * np.float32(num_buckets - max_exact)).astype(np.int64)
+    return ret + np.where(n < max_exact, n, np.minimum(large, num_buckets - 1))
+
+
 def get_slopes(n: int) -> list[float]:
     """ALiBi's ``get_slopes`` (ofirpress/attention_with_linear_biases), written out."""
     def power_of_2(n):
@@ -60,16 +77,17 @@ def sinusoid(positions, d: int, layout: str = "interleaved") -> np.ndarray:
 
 def rope(x: torch.Tensor, pairing: str) -> torch.Tensor:
     """RoPE from its formula, float64: pair j is columns (2j, 2j + 1) (adjacent) or (j, j + d/2)
-    (halves), turned by m·10000^(−2j/d) at row m."""
+    (halves), turned by m·10000^(−2j/d) at row m (computed in numpy, handed back as a tensor)."""
+    x = x.double().numpy()
     m, d = x.shape
-    omega = 10000.0 ** (-2 * torch.arange(d // 2, dtype=torch.float64) / d)
-    angle = torch.arange(m, dtype=torch.float64)[:, None] * omega
-    a, b = (torch.arange(0, d, 2), torch.arange(1, d, 2)) if pairing == "adjacent" else (
-        torch.arange(d // 2), torch.arange(d // 2, d))
-    out = x.clone()
-    out[:, a] = x[:, a] * angle.cos() - x[:, b] * angle.sin()
-    out[:, b] = x[:, a] * angle.sin() + x[:, b] * angle.cos()
-    return out
+    omega = 10000.0 ** (-2 * np.arange(d // 2, dtype=np.float64) / d)
+    angle = np.arange(m, dtype=np.float64)[:, None] * omega
+    cos, sin = np.cos(angle), np.sin(angle)
+    a, b = (slice(0, d, 2), slice(1, d, 2)) if pairing == "adjacent" else (slice(0, d // 2), slice(d // 2, d))
+    out = np.empty_like(x)
+    out[:, a] = x[:, a] * cos - x[:, b] * sin
+    out[:, b] = x[:, a] * sin + x[:, b] * cos
+    return torch.from_numpy(out)
 
 
 def no_hyphen_minus(said: str) -> None:

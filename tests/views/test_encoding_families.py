@@ -41,31 +41,30 @@ def test_numbers_are_written_with_a_minus_sign_and_powers_of_ten(value, spec):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.integers(0, 300), min_size=0, max_size=40, unique=True).map(sorted))
-@example([]).via("none")
+@given(st.lists(st.integers(0, 300), min_size=1, max_size=40, unique=True).map(sorted))
 @example([0]).via("one pair")
 @example([3, 4]).via("two neighbours")
 @example([1, 2, 5, 6, 7]).via("three runs")
 @example([1, 3, 5, 7]).via("four runs")
 def test_runs_of_names_every_item_once_as_ranges(items):
     said = fam.runs_of(items)
-    if not items:
-        assert said == "no pair"
-        return
+    assert said.claim("items").value == tuple(items)
     runs = [[items[0]]]
     for x in items[1:]:
         runs[-1].append(x) if x == runs[-1][-1] + 1 else runs.append([x])
     parts = [p for r in runs for p in ([str(r[0])] if len(r) == 1 else [str(r[0]), str(r[1])] if len(r) == 2
                                       else [f"{r[0]} to {r[-1]}"])]
-    if len(parts) > 3:
-        assert said == f"{len(items)} pairs between {items[0]} and {items[-1]}"
-    else:
-        assert said.startswith("pair " if len(items) == 1 else "pairs ")
-        named = said.split(" ", 1)[1].replace(" and ", ", ").split(", ")
-        assert named == parts
-        covered = [x for p in named for x in (range(int(p.split(" to ")[0]), int(p.split(" to ")[1]) + 1)
-                                             if " to " in p else [int(p)])]
-        assert covered == items
+    assert fam.listed(items) == (len(runs) <= 3)  # past three runs a sentence says how many, between which two
+    named = said.replace(" and ", ", ").split(", ")
+    assert named == parts
+    covered = [x for p in named for x in (range(int(p.split(" to ")[0]), int(p.split(" to ")[1]) + 1)
+                                         if " to " in p else [int(p)])]
+    assert covered == items
+
+
+def test_runs_of_needs_an_item():
+    with pytest.raises(ValueError, match="at least one"):
+        fam.runs_of([])
 
 
 # the side-by-side section ------------------------------------------------------------------------
@@ -91,14 +90,15 @@ def parameters_of(scheme: str, d: int, heads: int, k: int) -> int:
 
 def drawn_means(matrix: np.ndarray) -> np.ndarray:
     """The cells a heatmap draws of ``matrix``: its entries, or the means of the blocks pekit cuts
-    it into (the edges from pekit, the means taken here)."""
+    it into (the edges from pekit, the means taken here: block sums over the block sizes)."""
     from pekit import charts
     from pekit.reduce import block_summary
 
     blocks = block_summary(torch.from_numpy(matrix), *charts.drawing_blocks(*matrix.shape, max_marks=fam.MAX_MARKS),
                            extremes=False)
-    rows, cols = blocks.row_edges.tolist(), blocks.col_edges.tolist()
-    return np.array([[matrix[r0:r1, c0:c1].mean() for c0, c1 in zip(cols, cols[1:])] for r0, r1 in zip(rows, rows[1:])])
+    rows, cols = np.array(blocks.row_edges.tolist()), np.array(blocks.col_edges.tolist())
+    sums = np.add.reduceat(np.add.reduceat(matrix, rows[:-1], axis=0), cols[:-1], axis=1)
+    return sums / np.outer(np.diff(rows), np.diff(cols))
 
 
 def check_learned_colours(view, table: np.ndarray, said) -> None:
@@ -123,49 +123,60 @@ def check_learned_colours(view, table: np.ndarray, said) -> None:
         assert f"the {beyond:,} larger of the {cells.size:,}" in said and "take the end colours." in said
 
 
-@settings(max_examples=25, deadline=None)
-@given(side_settings())
-@with_examples(SIDE_CORNERS)
-def test_side_by_side_sentences_state_each_matrix_drawn(setting):
+def check_learns(view, setting) -> None:
+    """Each scheme's parameter count against its definition, and the trained table drawn beside the
+    learned one, counted from the table itself."""
     n, d, heads, causal, k, head = setting
-    view = fam.side_by_side(*setting)
-    assert [p.scheme for p in view.panels] == list(families.FAMILIES)
-    assert [p.scheme for p in view.panels if p.view is None] == ["none"]
-
     counts = [parameters_of(s, d, heads, k) for s in families.FAMILIES]
     assert [view.params.count(s) for s in families.FAMILIES] == counts
     for scheme, count in zip(families.FAMILIES, counts):
         said = fam.learns_sentence(view.params, scheme)
+        assert said.holds() and said.claim("numbers learned").value == count
         assert said.startswith(f"Learns {count:,} number{'' if count == 1 else 's'} (")
-    assert f"(a table of 512 rows of width {d})" in fam.learns_sentence(view.params, "learned")
+        no_hyphen_minus(said)
+    said = fam.learns_sentence(view.params, "learned")
+    assert (said.claim("table rows").value, said.claim("table width").value) == (512, d)
+    assert f"(a table of 512 rows of width {d})" in said
     # beside the trained table drawn, the count is of a table at the width set: the drawn one is named
     # with its own size and count when they differ (one quantity, two tables)
     table, _name = fam.learned_table()
     beside = fam.learns_sentence(view.params, "learned", view.panel("learned").view)
     if tuple(table.shape) != (fam.LEARNED_ROWS, d):
+        assert [beside.claim(f"trained table {what}").value for what in ("rows", "width", "entries")] == [
+            table.shape[0], table.shape[1], table.numel()]
         assert (f"is {fam._table_name(view.panel('learned').view)}, {table.shape[0]} × {table.shape[1]}: "
                 f"{table.numel():,} numbers." in beside), beside
     else:
-        assert beside == fam.learns_sentence(view.params, "learned")
-    assert f"(32 buckets × {heads} head{'' if heads == 1 else 's'})" in fam.learns_sentence(view.params, "t5")
-    assert (f"(2 × (2·{k} + 1) vectors of the head width {d // heads}, per layer)"
-            in fam.learns_sentence(view.params, "shaw"))
-    assert fam.learns_sentence(view.params, "none") == "Learns 0 numbers (there is nothing to learn)."
-    # the page's first picture: the same panels, one scheme of each place position enters
-    first = fam.side_by_side(*setting, schemes=fam.KEY_IDEA)
-    assert [p.scheme for p in first.panels] == list(fam.KEY_IDEA) and first.params == view.params
-    assert all(p == view.panel(p.scheme) for p in first.panels)
+        assert beside == said and beside.claims == said.claims
+    said = fam.learns_sentence(view.params, "t5")
+    assert (said.claim("buckets").value, said.claim("heads").value) == (32, heads)
+    assert f"(32 buckets × {heads} head" in said
+    said = fam.learns_sentence(view.params, "shaw")
+    assert (said.claim("k").value, said.claim("head width").value) == (k, d // heads)
+    assert f"2 × (2·{k} + 1) vectors of the head width {d // heads}" in said
+    said = fam.learns_sentence(view.params, "none")
+    assert said.claim("numbers learned").value == 0 and said.startswith("Learns 0 numbers (")
 
+
+def check_tables(view, n, d) -> None:
+    """The two sinusoidal tables: drawn from the formula, captioned with their size (and the
+    tensor2tensor layout's count of sines first)."""
     for scheme in ("sinusoidal", "tensor2tensor"):
         table = view.panel(scheme).view
         drawn = families.scheme_matrix(scheme, n, 1, num_hiddens=d).double().numpy()
         assert np.abs(drawn - sinusoid(range(n), d, "interleaved" if scheme == "sinusoidal" else "t2t")).max() < 1e-5
-        assert fam.caption(table).startswith(f"The added table, {n} × {d}: ")
+        said = fam.caption(table)
+        assert said.holds() and (said.claim("positions").value, said.claim("width").value) == (n, d)
+        assert said.startswith(f"The added table, {n} × {d}: ")
+        # interleaved: column 2j is a sine, 2j + 1 its cosine; tensor2tensor: the d/2 sines, then the cosines
+        if scheme == "tensor2tensor":
+            assert said.claim("sine columns").value == d // 2 and f"all {d // 2} sines first" in said
+        else:
+            assert "sine columns" not in [c.what for c in said.claims]
         check_blocks(table, n, d)
-    # interleaved: column 2j is a sine, 2j + 1 its cosine; tensor2tensor: the d/2 sines, then the cosines
-    assert "sine and cosine columns alternate" in fam.caption(view.panel("sinusoidal").view)
-    assert f"all {d // 2} sines first, then their cosines" in fam.caption(view.panel("tensor2tensor").view)
 
+
+def check_learned(view, n) -> None:
     learned = view.panel("learned").view
     table, name = fam.learned_table()
     rows = min(n, table.shape[0])
@@ -176,12 +187,15 @@ def test_side_by_side_sentences_state_each_matrix_drawn(setting):
     check_learned_colours(learned, table[:rows].double().numpy(), said)
     check_blocks(learned, rows, table.shape[1])
 
+
+def check_binary_and_rope(view, n, d, heads) -> None:
     binary = view.panel("binary").view
     bits = max(1, (n - 1).bit_length())
     matrix = families.scheme_matrix("binary", n, 1)
     assert matrix.tolist() == [[(i >> c) & 1 for c in range(bits)] for i in range(n)]  # least significant first
-    assert fam.caption(binary).startswith(f"Positions 0 to {n - 1} in {bits} bit{'' if bits == 1 else 's'}, "
-                                          "least significant first.")
+    said = fam.caption(binary)
+    assert said.holds() and (said.claim("last position").value, said.claim("bits").value) == (n - 1, bits)
+    assert said.startswith(f"Positions 0 to {n - 1} in {bits} bit{'' if bits == 1 else 's'}, ")
     check_blocks(binary, n, bits)
 
     rope_view = view.panel("rope").view
@@ -190,22 +204,22 @@ def test_side_by_side_sentences_state_each_matrix_drawn(setting):
     omega = 10000.0 ** (-2 * np.arange(hw // 2) / hw)
     expected = np.mod(np.arange(n)[:, None] * omega, 2 * np.pi)
     assert np.abs(np.angle(np.exp(1j * (angles - expected)))).max() < 1e-4  # equal mod 2π
-    which = "the one pair" if hw == 2 else f"each of the {hw // 2} pairs"
-    assert f"by which {which} of a head of width {hw} turns at position m" in fam.caption(rope_view)
+    said = fam.caption(rope_view)
+    assert said.holds() and (said.claim("pairs").value, said.claim("head width").value) == (hw // 2, hw)
+    assert f"of a head of width {hw} turns" in said and (hw == 2 or f" {hw // 2} pairs " in said)
     check_blocks(rope_view, n, hw // 2)
 
+
+def check_alibi(view, n, heads, causal, head) -> None:
     alibi = view.panel("alibi").view
     slope = get_slopes(heads)[head - 1]
     bias = families.scheme_matrix("alibi", n, heads, causal=causal)[head - 1].double().numpy()
     said = fam.caption(alibi)
-    assert said.startswith(f"Head {head} of {heads}: slope m = {number(slope, '.6g')}, the bias falls by that much "
-                           "per step of distance.")
-    for i in range(n):
-        for j in range(n):
-            if causal and j > i:
-                assert bias[i, j] == -math.inf
-            else:
-                assert bias[i, j] == pytest.approx(-slope * abs(i - j), rel=1e-6)
+    assert said.startswith(f"Head {head} of {heads}: slope m = {number(slope, '.6g')}, ")
+    i, j = np.indices((n, n))
+    masked = (j > i) if causal else np.zeros((n, n), dtype=bool)
+    assert (bias[masked] == -np.inf).all()
+    assert np.allclose(bias[~masked], -slope * np.abs(i - j)[~masked], rtol=1e-6, atol=0)
     assert colour_domain(alibi.spec) == pytest.approx([-slope * (n - 1), slope * (n - 1)])  # 0 in the middle
     assert said.holds()  # the bias falls by the slope at every step: the drawn row against the authors' slope
     assert said.claim("bias by distance").value == pytest.approx([-slope * k for k in range(n)], rel=1e-6, abs=0)
@@ -220,19 +234,26 @@ def test_side_by_side_sentences_state_each_matrix_drawn(setting):
         assert "masked" not in said
     check_blocks(alibi, n, n)
 
+
+def check_t5_and_shaw(view, n, causal, k) -> None:
     t5 = view.panel("t5").view
-    used = len({t5_bucket(j - i, not causal) for i in range(n) for j in range(n)})
-    assert f"({used} of the 32 buckets {'occurs' if used == 1 else 'occur'} at n = {n})" in fam.caption(t5)
+    # the bucket of a pair depends on its offset j − i alone: every offset −(n − 1) .. n − 1 occurs
+    used = len({t5_bucket(o, not causal) for o in range(-(n - 1), n)})
+    said = fam.caption(t5)
+    assert said.holds() and said.claim("buckets that occur").value == used
+    assert (said.claim("buckets").value, said.claim("positions").value) == (32, n)
+    assert f"({used} of the 32 buckets " in said and f" at n = {n})" in said
     check_blocks(t5, n, n)
 
     shaw = view.panel("shaw").view
     # a decoder's query sees the keys at or before it only: offsets j − i ≤ 0
-    used = len({min(max(j - i, -k), k) for i in range(n) for j in range(n) if not (causal and j > i)})
+    used = len({min(max(o, -k), k) for o in range(-(n - 1), (0 if causal else n - 1) + 1)})
     said = fam.caption(shaw)
-    occur = "occurs" if used == 1 else "occur"
-    assert f"2k + 1 = {2 * k + 1} learned vectors" in said and f"({used} {occur} at n = {n})" in said
+    assert said.holds() and said.claim("vectors that occur").value == used
+    assert (said.claim("vectors").value, said.claim("k").value, said.claim("positions").value) == (2 * k + 1, k, n)
+    assert f"2k + 1 = {2 * k + 1} learned vectors" in said and f"({used} " in said and f" at n = {n})" in said
     if causal:
-        assert used <= k + 1
+        assert used <= k + 1 and said.claim("vectors that occur").reference.value == k + 1
         assert f"so only the {k + 1} vectors of the offsets −{k} to 0 can be used" in said
         assert f"beyond −{k} uses the edge vector" in said and "masked (grey)" in said
         assert "±" not in said
@@ -240,14 +261,45 @@ def test_side_by_side_sentences_state_each_matrix_drawn(setting):
         assert any(layer.get("encoding", {}).get("fill", {}).get("scale", {}).get("domain") == ["masked"]
                    for layer in layers)
     else:
+        assert said.claim("vectors that occur").reference.value == 2 * k + 1
         assert f"beyond ±{k} uses the edge vector" in said and "masked" not in said
     check_blocks(shaw, n, n)
+
+
+def check_side_by_side(setting) -> None:
+    n, d, heads, causal, k, head = setting
+    view = fam.side_by_side(*setting)
+    assert [p.scheme for p in view.panels] == list(families.FAMILIES)
+    assert [p.scheme for p in view.panels if p.view is None] == ["none"]
+    check_learns(view, setting)
+    # the page's first picture: the same panels, one scheme of each place position enters
+    first = fam.side_by_side(*setting, schemes=fam.KEY_IDEA)
+    assert [p.scheme for p in first.panels] == list(fam.KEY_IDEA) and first.params == view.params
+    assert all(p == view.panel(p.scheme) for p in first.panels)
+    check_tables(view, n, d)
+    check_learned(view, n)
+    check_binary_and_rope(view, n, d, heads)
+    check_alibi(view, n, heads, causal, head)
+    check_t5_and_shaw(view, n, causal, k)
     direct = {"sinusoidal": fam.table_caption, "tensor2tensor": fam.table_caption, "learned": fam.learned_caption,
               "binary": fam.binary_caption, "rope": fam.rope_caption, "alibi": fam.alibi_caption,
               "t5": fam.t5_caption, "shaw": fam.shaw_caption}
     for p in view.panels:
         if p.view is not None:  # caption() is each scheme's own caption function
-            assert direct[p.scheme](p.view) == fam.caption(p.view)
-        no_hyphen_minus(fam.learns_sentence(view.params, p.scheme))
-        if p.view is not None:
-            no_hyphen_minus(fam.caption(p.view))
+            said = fam.caption(p.view)
+            assert said == direct[p.scheme](p.view) and said.claims == direct[p.scheme](p.view).claims
+            no_hyphen_minus(said)
+
+
+@settings(max_examples=5, deadline=None)
+@given(side_settings())
+@with_examples(SIDE_CORNERS)
+def test_side_by_side_sentences_state_each_matrix_drawn(setting):
+    check_side_by_side(setting)
+
+
+@pytest.mark.slow  # the whole range drawn at random: the slow tier's sweep
+@settings(max_examples=40, deadline=None)
+@given(side_settings())
+def test_side_by_side_sentences_over_the_whole_range(setting):
+    check_side_by_side(setting)

@@ -14,7 +14,7 @@ from lab.views import encoding_families as fam
 from lab.views import families_beyond as past
 
 from tests.views.families_helpers import (
-    WIDTHS, get_slopes, no_hyphen_minus, rows_drawn, sinusoid, t5_bucket, with_examples)
+    WIDTHS, get_slopes, no_hyphen_minus, rows_drawn, sinusoid, t5_bucket, t5_buckets, with_examples)
 
 
 # past the training length ------------------------------------------------------------------------
@@ -65,61 +65,111 @@ BEYOND_CORNERS = [(16383, 1024, 512, 1, 64), (16383, 1024, 32, 16, 1), (1, 2, 32
                   (300, 64, 128, 2, 4), (256, 64, 64, 8, 4), (1024, 1024, 256, 2, 1)]
 
 
-@settings(max_examples=40, deadline=None)
-@given(beyond_settings())
-@with_examples(BEYOND_CORNERS)
-def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
-    p, train, d, heads, k = setting
-    view = past.beyond(*setting)
+def test_t5_buckets_written_out_agree_one_by_one_and_all_at_once():
+    """The vectorized bucket the checks below read agrees with HF's written out, offset by offset;
+    an encoder's keys after the query take the upper half, mirroring those before; every distance
+    from max_distance on shares the last bucket of its half."""
+    offsets = np.arange(-3000, 3001)
+    for bidirectional in (True, False):
+        assert t5_buckets(offsets, bidirectional).tolist() == [t5_bucket(int(o), bidirectional) for o in offsets]
+    before, after = t5_buckets(-np.arange(1, 3001), True), t5_buckets(np.arange(1, 3001), True)
+    assert (after == before + 16).all() and set(before[127:].tolist()) == {15}
+
+
+def check_heading_and_learned(view, p, train) -> None:
     inside = p < train
+    said = past.offset_heading(view)
+    assert said.holds() and said.claim("offset p").value == p and said.claim("training length L").value == train
+    assert said.claim("offset p").relation == ("below" if inside else "at least")
+    assert f"p = {p:,}" in said and f"L = {train:,}" in said
+    said = past.learned_line(view)
+    assert said.holds()
+    if inside:  # rows 0 .. L − 1: row p is one of them
+        assert said.claim("row p").value == p and said.claim("row p").reference.value == train
+        assert f"row {p:,} " in said
+    else:
+        assert said.claim("last row").value == train - 1 and said.claim("last row").reference.value == p
+        assert f"row {train - 1:,}." in said
 
-    assert past.offset_heading(view) == (f"**At offset p = {p:,}, after training on L = {train:,} positions**"
-                                        + (" (inside the training length: nothing here is new)" if inside else "") + ":")
-    assert past.learned_line(view) == (f"**Learned**: row {p:,} exists." if inside
-                                      else f"**Learned**: no row: the table stops at row {train - 1:,}.")
 
+def check_sinusoidal_and_binary(view, p, train, d) -> None:
     table, row = sinusoid(range(train), d), sinusoid([p], d)[0]
     nearest, step = float(np.linalg.norm(table - row, axis=1).min()), float(np.linalg.norm(table[1] - table[0]))
     said = past.sinusoidal_line(view)
-    assert f"(neighbouring rows are {number(step, '.3g')} apart)" in said
-    if inside:
-        assert nearest < 1e-9 and f"row {p:,} is one of the {train:,} rows seen in training" in said
+    assert said.holds() and said.claim("row p").value == p and f"row {p:,} " in said
+    assert said.claim("step between neighbouring rows").value == pytest.approx(step, rel=1e-9)
+    assert number(step, ".3g") in said
+    claim = said.claim("distance to the nearest row seen in training")
+    assert claim.value == pytest.approx(nearest, abs=1e-9)
+    if p < train:  # row p is one of the rows seen: no distance but float rounding
+        assert nearest < 1e-9 and claim.relation == "at most" and claim.reference.value == 1e-9
+        assert said.claim("rows seen in training").value == train and f"{train:,} rows" in said
     else:
-        assert view.b.sinusoidal_nearest == pytest.approx(nearest, abs=1e-9)
-        assert f"the nearest row seen in training is {number(view.b.sinusoidal_nearest, '.3g')} away" in said
+        assert claim.relation is None and number(claim.value, ".3g") in said
 
     bits_p, bits_train = max(1, p.bit_length()), max(1, (train - 1).bit_length())
     said = past.binary_line(view)
+    assert said.holds() and said.claim("position p").value == p
+    assert said.claim("bits p needs").value == bits_p and said.claim("bits training used").value == bits_train
+    assert said.claim("bits p needs").relation == ("above" if bits_p > bits_train else "at most")
     assert f"position {p:,} needs {bits_p} bit{'' if bits_p == 1 else 's'}; training used {bits_train}" in said
     set_in_training = {c for i in range(train) for c in range(i.bit_length()) if (i >> c) & 1}
-    assert said.endswith(", so a bit that was never set turns on.") == (bits_p > bits_train)
     if bits_p > bits_train:  # p's top bit was never set by a position below L
         assert (bits_p - 1) not in set_in_training and (p >> (bits_p - 1)) & 1
 
-    hw = d // heads  # RoPE: per pair, the largest angle of training (L − 1)·ω and the angle at p mod 2π
+
+def runs(items: list[int]) -> int:
+    """How many runs of consecutive numbers ``items`` (sorted) holds."""
+    return sum(1 for i, x in enumerate(items) if i == 0 or x != items[i - 1] + 1)
+
+
+def check_pairs_named(said, pairs: list[int]) -> None:
+    """The pairs a RoPE sentence names: every run up to three, else their count, first and last."""
+    if runs(pairs) <= 3:
+        assert f"{'Pair' if len(pairs) == 1 else 'Pairs'} {fam.runs_of(pairs)}" in said
+    else:
+        assert f"{len(pairs)} pairs between {pairs[0]} and {pairs[-1]}" in said
+
+
+def check_rope(view, p, train, d, heads) -> None:
+    """Per pair, the largest angle of training (L − 1)·ω and the angle at p mod 2π, from ω_j."""
+    inside = p < train
+    hw = d // heads
     omega = [10000.0 ** (-2 * j / hw) for j in range(hw // 2)]
     full = [j for j, w in enumerate(omega) if (train - 1) * w >= 2 * math.pi]
     short = [j for j in range(len(omega)) if j not in full]
     new = [j for j in short if not inside and math.fmod(p * omega[j], 2 * math.pi) > (train - 1) * omega[j]]
     back = [j for j in short if not inside and j not in new]
     said = past.rope_line(view)
-    pairs = len(omega)
-    if pairs == 1:
-        assert said.startswith("**RoPE**: the one pair of a head " + (
-            "turned a full circle within L, so it met" if full else "never turned a full circle within L;"))
-    else:
-        assert said.startswith(f"**RoPE**: {f'all {pairs}' if len(full) == pairs else f'{len(full)} of the {pairs}'} "
-                               "pairs of a head turned a full circle within L")
-    assert ("all round the circle" in said) == bool(full)
+    assert said.holds()  # each pair's angles against a full turn and the largest angle met, as the record has them
+    assert said.claim("pairs per head").value == len(omega) and said.claim(
+        "pairs that turned a full circle within L").value == len(full)
+    for j, w in enumerate(omega):
+        claim = said.claim(f"pair {j}: largest angle met in training, (L − 1)·ω")
+        assert claim.value == pytest.approx((train - 1) * w, rel=1e-9)
+        assert claim.relation == ("at least" if j in full else "below") and claim.reference.value == 2 * math.pi
+    if len(omega) > 1:
+        assert f" {len(omega)} pairs of a head" in said and (not full or len(full) == len(omega)
+                                                            or f"{len(full)} of the" in said)
     if inside:
-        assert said.endswith("inside the training length every angle at p was met in training.")
-    elif not short:
-        assert said.endswith("no pair meets an angle it never saw.")
+        assert said.claim("offset p").value == p and said.claim("offset p").reference.value == train
+    if new:
+        assert said.claim("pairs past the largest angle met in training").value == tuple(new)
+        for j in new:
+            claim = said.claim(f"pair {j}: angle at p, mod 2π")
+            assert claim.value == pytest.approx(math.fmod(p * omega[j], 2 * math.pi), rel=1e-9, abs=1e-9)
+            assert claim.reference.value == pytest.approx((train - 1) * omega[j], rel=1e-9)
+        check_pairs_named(said, new)
     else:
-        assert (f"{fam.runs_of(new)} now turn" in said) if new else "now turn" not in said
-        assert (f"{fam.runs_of(back)}, short of a full turn in training," in said) if back else "come round" not in said
-        for j in back:  # come round: the angle mod 2π lies inside the arc met in training
+        assert "pairs past the largest angle met in training" not in [c.what for c in said.claims]
+    if back:  # come round: the angle passed 2π, and mod 2π lies inside the arc met in training
+        assert said.claim("pairs come round into the arc met in training").value == tuple(back)
+        for j in back:
             assert p * omega[j] >= 2 * math.pi and math.fmod(p * omega[j], 2 * math.pi) <= (train - 1) * omega[j]
+            assert said.claim(f"pair {j}: angle at p").value == pytest.approx(p * omega[j], rel=1e-9)
+        check_pairs_named(said, back)
+    else:
+        assert "pairs come round into the arc met in training" not in [c.what for c in said.claims]
 
     # the chart beside it: per pair, (L − 1)·ω_j, p·ω_j and one full turn; many pairs are drawn as bands
     # (each the range of its run of pairs), which must hold exactly the values of their pairs
@@ -134,6 +184,8 @@ def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
         values = curves[r["what"].split(",")[0]][int(r["first"]): int(r["last"]) + 1]
         assert (r["low"], r["high"]) == pytest.approx((min(values), max(values)), rel=1e-9)
 
+
+def check_alibi(view, p, train, heads) -> None:
     slopes = get_slopes(heads)
     b = view.b
     assert b.alibi_bias == pytest.approx([-m * p for m in slopes], rel=1e-12)
@@ -149,8 +201,10 @@ def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
         assert "(head 1) to " in said and f" (head {heads}) at p" in said and f"L − 1 = {train - 1:,}, it was" in said
         expected = [now[0], now[-1], seen[0], seen[-1]]
     assert quoted == pytest.approx(expected, rel=6e-4)  # 4 significant digits, or whole numbers from 1,000 on
-    assert [past.bias_text(x) for x in expected] == re.findall(r"−[\d,]+(?:\.\d+)?", said)
-    if not inside:  # past L − 1 the penalty is larger than any met in training, in every head
+    written = [past.bias_text(x) for x in expected]
+    assert written == re.findall(r"−[\d,]+(?:\.\d+)?", said)
+    assert [w.claim("bias").value for w in written] == expected
+    if p >= train:  # past L − 1 the penalty is larger than any met in training, in every head
         assert all(a < b_ for a, b_ in zip(now, seen))
     check_alibi_claims(said, view, p, train, heads, slopes)
 
@@ -161,36 +215,70 @@ def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
                and not (r["bias"] == 0 and math.copysign(1, r["bias"]) < 0) for r in rows)
     assert {r["offset"] for r in rows} >= {0, max(p, train)}
 
-    bucket, reached = t5_bucket(-p, True), {t5_bucket(-x, True) for x in range(train)}
+
+def check_t5(view, p, train) -> None:
+    top = max(p, train)
+    row = t5_buckets(-np.arange(max(top, 512) + 1), True)  # the encoder's bucket of distances 0 .. before the query
+    bucket, reached = int(row[p]), set(row[:train].tolist())
     # the T5 chart: the encoder's bucket of each distance before the query, from 0 to max(p, L); the keys
     # after the query mirror them (the same distance, the upper half of the buckets)
-    top = max(p, train)
     drawn = rows_drawn(view.t5_spec, "bucket")
     if len(drawn) == top + 1:  # every distance drawn (larger ranges are drawn as bands, labelled so)
-        assert [r["bucket"] for r in sorted(drawn, key=lambda r: r["offset"])] == [t5_bucket(-x, True)
-                                                                                   for x in range(top + 1)]
-    assert all(t5_bucket(x, True) == t5_bucket(-x, True) + 16 for x in range(1, min(top, 3000) + 1))
+        assert [r["bucket"] for r in sorted(drawn, key=lambda r: r["offset"])] == row[:top + 1].tolist()
     said = past.t5_line(view)
     assert f"distance {p:,} falls in bucket {bucket}, " in said
     assert f"(they reach {len(reached)} bucket{'' if len(reached) == 1 else 's'})" in said
-    assert ("one trained on" in said) == (bucket in reached) and ("**never trained**" in said) == (bucket not in reached)
-    assert {t5_bucket(-x, True) for x in range(128, 400)} == {15} and "every distance from 128 on shares one bucket" in said
+    assert ("**never trained**" in said) == (bucket not in reached) and "from 128 on" in said
     assert said.holds()  # each claim against the row drawn; the references against HF's bucket written out
     assert said.claim("bucket of p").reference.value == bucket
     assert said.claim("buckets distances 0 .. L − 1 reach").reference.value == len(reached)
-    sharing = sum(t5_bucket(-x, True) == bucket for x in range(train))
+    sharing = int((row[:train] == bucket).sum())
     assert said.claim("distances below L in the bucket of p").value == sharing
     assert said.claim("distances below L in the bucket of p").relation == ("above" if sharing else "equal")
-    tail = {t5_bucket(-x, True) for x in range(128, max(top, 512) + 1)}
-    assert said.claim("buckets of the distances from max_distance on").value == len(tail) == 1
+    assert said.claim("buckets of the distances from max_distance on").value == len(set(row[128:].tolist())) == 1
 
+
+def check_shaw(view, p, train, k) -> None:
     said = past.shaw_line(view)
-    assert said.startswith(f"**Shaw**: offset {p:,} uses vector {min(p, k) + k} of 0 to {2 * k}")
-    assert (f", clipped to the edge vector of ±{k}:" in said) == (p > k)
+    used = min(p, k) + k
+    assert said.holds() and said.claim("vector index").value == used and said.claim("last vector index, 2k").value == 2 * k
+    assert said.startswith(f"**Shaw**: offset {p:,} uses vector {used} of 0 to {2 * k}")
+    assert said.claim("offset p").relation == ("above" if p > k else "at most")  # clipped to the edge vector
+    assert said.claim("offset p").reference.value == k and (f"±{k}:" in said) == (p > k)
     # the offsets a training of L positions meets are −(L − 1) .. L − 1: their vectors are the trained ones
     met = {min(max(i - j, -k), k) + k for i in range(min(train, 2 * k + 3)) for j in range(min(train, 2 * k + 3))}
-    used = min(p, k) + k
-    assert ("one trained on" in said) == (used in met) and ("**never trained**" in said) == (used not in met)
+    claim = said.claim("offset of the vector used")
+    assert claim.value == min(p, k) and claim.reference.value == train - 1
+    assert claim.relation == ("at most" if used in met else "above")
+    assert said.claim("largest offset training reaches, L − 1").value == train - 1 and f"±{train - 1:,}" in said
+    if used not in met:
+        assert said.claim("vectors trained").value == (k - (train - 1), k + (train - 1))
+        assert f"vectors {k - (train - 1)} to {k + (train - 1)})" in said
+
+
+def check_past(setting) -> None:
+    p, train, d, heads, k = setting
+    view = past.beyond(*setting)
+    check_heading_and_learned(view, p, train)
+    check_sinusoidal_and_binary(view, p, train, d)
+    check_rope(view, p, train, d, heads)
+    check_alibi(view, p, train, heads)
+    check_t5(view, p, train)
+    check_shaw(view, p, train, k)
     for line in (past.offset_heading, past.learned_line, past.sinusoidal_line, past.binary_line, past.rope_line,
                  past.alibi_line, past.t5_line, past.shaw_line):
         no_hyphen_minus(line(view))
+
+
+@settings(max_examples=10, deadline=None)
+@given(beyond_settings())
+@with_examples(BEYOND_CORNERS)
+def test_past_the_training_length_sentences_state_each_schemes_numbers(setting):
+    check_past(setting)
+
+
+@pytest.mark.slow  # the whole range drawn at random: the slow tier's sweep
+@settings(max_examples=40, deadline=None)
+@given(beyond_settings())
+def test_past_the_training_length_sentences_over_the_whole_range(setting):
+    check_past(setting)

@@ -12,7 +12,8 @@ from lab.display import number
 from lab.views import encoding_families as fam
 from lab.views import families_conventions as conv
 
-from tests.views.families_helpers import WIDTHS, get_slopes, no_hyphen_minus, rope, sinusoid, t5_bucket, with_examples
+from tests.views.families_helpers import (
+    WIDTHS, get_slopes, no_hyphen_minus, rope, sinusoid, t5_bucket, t5_buckets, with_examples)
 
 
 # conventions --------------------------------------------------------------------------------------
@@ -29,14 +30,7 @@ def conventions_settings(draw):
     return draw(st.integers(fam.N.minimum, fam.N.maximum)), d, heads
 
 
-@settings(max_examples=25, deadline=None)
-@given(conventions_settings())
-@with_examples([(2, 32, 16), (256, 32, 16), (256, 64, 16), (2, 512, 1), (256, 512, 1), (37, 64, 1), (24, 128, 2)])
-def test_conventions_sentences_state_the_measured_check(setting):
-    n, d, heads = setting
-    view = conv.conventions(*setting)
-    hw = d // heads
-
+def check_permutation_and_pairing(view, n, hw) -> None:
     perm = list(range(0, hw, 2)) + list(range(1, hw, 2))  # even columns first, then odd
     said = conv.permutation_sentence(view)
     assert said.startswith(f"Permutation for a head of width {hw}: ")
@@ -86,48 +80,94 @@ def test_conventions_sentences_state_the_measured_check(setting):
     assert agree <= bound and (disagree > bound) == (hw > 2)
     assert said.claim("unpermuted: largest score difference").relation == ("above" if hw > 2 else "at most")
 
+
+def check_slopes(view) -> None:
+    """ALiBi's slopes for 8, 6 and 4 heads against the authors' get_slopes written out."""
     eight, six, four = get_slopes(8), get_slopes(6), get_slopes(4)
     assert list(view.slopes8["slope"]) == eight and list(view.slopes6["slope"]) == six
-    assert all(b / a == 0.5 for a, b in zip(eight, eight[1:]))  # halving from head to head
-    assert conv.slopes8_sentence(view) == f"8 heads: slopes from {eight[0]:g} down to {eight[-1]:g}, halving from head to head."
+    said = conv.slopes8_sentence(view)
+    assert said.holds()  # the slopes fall, each half the one before
+    assert said.claim("slopes").value == tuple(eight) and said.claim("slopes").relation == "falls"
+    assert (said.claim("first slope").value, said.claim("last slope").value) == (eight[0], eight[-1])
+    ratios = [b / a for a, b in zip(eight, eight[1:])]
+    assert all(r == 0.5 for r in ratios)  # halving from head to head
+    for end in ("smallest", "largest"):
+        claim = said.claim(f"{end} ratio of a slope to the one before")
+        assert claim.value == (min if end == "smallest" else max)(ratios) and claim.reference.value == 0.5
+    assert f"{eight[0]:g}" in said and f"{eight[-1]:g}" in said
+    said = conv.slopes6_sentence(view)
     assert six == four + [eight[0], eight[2]]  # the 4 of 4 heads, then heads 1 and 3 of 8
-    assert conv.slopes6_sentence(view) == (f"6 heads: the 4 slopes of 4 heads ({', '.join(f'{x:g}' for x in four)}), "
-                                          "then heads 1 and 3 of the 8-head sequence.")
+    assert said.holds() and said.claim("4 heads' slopes").value == tuple(four)
+    assert said.claim("6 heads' slopes").value == tuple(six)
+    gap = said.claim("largest gap from the 4 slopes of 4 heads, then heads 1 and 3 of 8")
+    assert gap.value == max(abs(a - b) for a, b in zip(six, four + [eight[0], eight[2]])) == 0
+    assert f"({', '.join(f'{x:g}' for x in four)})" in said
 
+
+def check_t5(view) -> None:
+    """T5's buckets, read from HF's bucket written out over offsets −160 .. 160."""
     said = conv.t5_sentence(view)
-    before = {dist: t5_bucket(-dist, True) for dist in range(161)}  # keys before the query
-    exact = [dist for dist in before if list(before.values()).count(before[dist]) == 1]
+    offsets = np.arange(-160, 161)
+    both, causal = t5_buckets(offsets, True), t5_buckets(offsets, False)
+    assert view.t5.bidirectional.tolist() == both.tolist() and view.t5.causal.tolist() == causal.tolist()  # drawn
+    assert [t5_bucket(int(o), True) for o in offsets[::16]] == both[::16].tolist()  # the vectorized one, spot-checked
+    before, after = both[160::-1].tolist(), both[161:].tolist()  # keys before the query by distance 0 .. 160; after
+    causal_before, causal_after = causal[160::-1].tolist(), causal[161:].tolist()
+    exact = [dist for dist, b in enumerate(before) if before.count(b) == 1]
+    causal_exact = [dist for dist, b in enumerate(causal_before) if causal_before.count(b) == 1]
     assert exact == list(range(len(exact))) and f"distances 0 to {len(exact) - 1} get a bucket each" in said
-    assert {t5_bucket(r, True) for r in range(1, 161)} <= set(range(16, 32))  # keys after: the upper half
-    causal_before = {dist: t5_bucket(-dist, False) for dist in range(161)}
-    causal_exact = [dist for dist in causal_before if list(causal_before.values()).count(causal_before[dist]) == 1]
-    assert set(causal_before.values()) == set(range(32)) and "all 32 buckets for keys at or before" in said
+    assert set(after) <= set(range(16, 32))  # keys after: the upper half
+    assert set(causal_before) == set(range(32)) and "all 32 buckets for keys at or before" in said
     assert f"{len(causal_exact)} exact distances" in said and causal_exact == list(range(len(causal_exact)))
-    assert {t5_bucket(r, False) for r in range(1, 161)} == {0} and "falls in bucket 0" in said
-    assert "max_distance = 128" in said and "From ±128 on, every distance shares the last bucket" in said
-    assert {t5_bucket(-x, True) for x in range(128, 161)} == {15} and {t5_bucket(x, True) for x in range(128, 161)} == {31}
-    assert {t5_bucket(-x, False) for x in range(128, 161)} == {31}
-    assert view.t5.bidirectional.tolist() == [t5_bucket(o, True) for o in range(-160, 161)]  # the curve drawn
-    assert view.t5.causal.tolist() == [t5_bucket(o, False) for o in range(-160, 161)]
-    said = conv.t5_sentence(view)
+    assert set(causal_after) == {0} and "falls in bucket 0" in said
+    assert "max_distance = 128" in said and "From ±128 on" in said
+    assert set(before[128:]) == {15} and set(after[127:]) == {31} and set(causal_before[128:]) == {31}
     assert said.holds()  # each number against the curve drawn; the references against HF's bucket written out
     assert said.claim("encoder: distances with a bucket each").reference.value == len(exact)
     assert said.claim("decoder: exact distances").reference.value == len(causal_exact)
-    assert said.claim("decoder: buckets of keys at or before the query").value == len(set(causal_before.values()))
-    assert said.claim("decoder: largest bucket of a later key").value == max(t5_bucket(r, False) for r in range(1, 161))
-    assert said.claim("encoder: lowest bucket of a later key").value == min(t5_bucket(r, True) for r in range(1, 161))
+    assert said.claim("decoder: buckets of keys at or before the query").value == len(set(causal_before))
+    assert said.claim("decoder: largest bucket of a later key").value == max(causal_after)
+    assert said.claim("encoder: lowest bucket of a later key").value == min(after)
     assert [said.claim(f"{w}: buckets from max_distance on").value
             for w in ("encoder, keys before", "encoder, keys after", "decoder")] == [
-        len({t5_bucket(-x, True) for x in range(128, 161)}), len({t5_bucket(x, True) for x in range(128, 161)}),
-        len({t5_bucket(-x, False) for x in range(128, 161)})]
+        len(set(before[128:])), len(set(after[127:])), len(set(causal_before[128:]))]
 
+
+def check_layouts(view, n, d) -> None:
     said = conv.layouts_sentence(view)
     t2t_last, inter_last = 10000.0 ** -1, 10000.0 ** (-2 * (d // 2 - 1) / d)
-    assert f"At d = {d} the slowest pair has ω = {number(t2t_last, '.4g')} in tensor2tensor" in said
-    assert f"against {number(inter_last, '.4g')} in the book" in said
     inter, t2t = sinusoid(range(n), d), sinusoid(range(n), d, "t2t")
     gap = float(np.abs(np.concatenate([inter[:, 0::2], inter[:, 1::2]], axis=1) - t2t).max())
-    assert view.largest_gap == pytest.approx(gap, abs=1e-5)
-    assert f"the two tables at {n} positions differ by up to {number(view.largest_gap, '.3g')}." in said
-    for text in (conv.pairing_sentence(view), conv.layouts_sentence(view), *conv.metric_values(view)):
+    assert said.holds() and said.claim("width d").value == d and said.claim("positions").value == n
+    assert said.claim("tensor2tensor: slowest pair's ω").value == pytest.approx(t2t_last, rel=1e-9)
+    assert said.claim("book: slowest pair's ω").value == pytest.approx(inter_last, rel=1e-9)
+    assert said.claim("largest difference between the reordered tables").value == pytest.approx(gap, abs=1e-5)
+    assert f"d = {d} " in said and f"at {n} positions" in said
+    for value, spec in ((t2t_last, ".4g"), (inter_last, ".4g"), (view.largest_gap, ".3g")):
+        assert number(value, spec) in said
+
+
+def check_conventions(setting) -> None:
+    n, d, heads = setting
+    view = conv.conventions(*setting)
+    check_permutation_and_pairing(view, n, d // heads)
+    check_slopes(view)
+    check_t5(view)
+    check_layouts(view, n, d)
+    for text in (conv.pairing_sentence(view), conv.layouts_sentence(view), conv.slopes8_sentence(view),
+                 conv.slopes6_sentence(view), conv.t5_sentence(view), *conv.metric_values(view)):
         no_hyphen_minus(text)
+
+
+@settings(max_examples=8, deadline=None)
+@given(conventions_settings())
+@with_examples([(2, 32, 16), (256, 32, 16), (256, 64, 16), (2, 512, 1), (256, 512, 1), (37, 64, 1), (24, 128, 2)])
+def test_conventions_sentences_state_the_measured_check(setting):
+    check_conventions(setting)
+
+
+@pytest.mark.slow  # the whole range drawn at random: the slow tier's sweep
+@settings(max_examples=25, deadline=None)
+@given(conventions_settings())
+def test_conventions_sentences_over_the_whole_range(setting):
+    check_conventions(setting)

@@ -424,19 +424,43 @@ def test_pattern(layers, heads, T, seed):
 
 @EXAMPLES
 @given(st.integers(1, 64))
+@example(1)
+@example(3)  # not a power of two: the last head is not the gentlest, the third the steepest
+@example(8)  # the question's
 def test_slopes_sentence(heads):
+    from tests.views.families_helpers import get_slopes  # ALiBi's get_slopes, written out
+
     slopes = pekit.alibi_slopes(heads).tolist()
     text = families_q.slopes_sentence(heads)
-    assert f"alibi_slopes({heads})" in text and shown(slopes[0], ".4g") in text and shown(slopes[-1], ".4g") in text
+    assert text.holds() and text.claim("heads").value == heads
+    assert text.claim("slopes").value == pytest.approx(get_slopes(heads), rel=1e-6)
+    assert f"alibi_slopes({heads})" in text and all(shown(s, ".4g") in text for s in slopes)
+    if heads > 1:  # the steepest and the gentlest head, by the authors' slopes
+        reference = get_slopes(heads)
+        steep, gentle = reference.index(max(reference)), reference.index(min(reference))
+        assert text.claim("steepest head").value == steep + 1 and text.claim("gentlest head").value == gentle + 1
+        assert text.claim("largest slope").value == pytest.approx(reference[steep], rel=1e-6)
+        assert text.claim("smallest slope").value == pytest.approx(reference[gentle], rel=1e-6)
+        assert f"head {steep + 1} takes {shown(slopes[steep], '.4g')}" in text
+        assert f"head {gentle + 1} only {shown(slopes[gentle], '.4g')}" in text
     if heads & (heads - 1) == 0:
         assert slopes[0] == pytest.approx(2 ** (-8 / heads))
 
 
 @EXAMPLES
 @given(st.integers(2, 128).map(lambda h: 2 * h), st.floats(1.0, 64.0))
+@example(128, 4.0)  # the question's
 def test_linear_sentence(dim, factor):
     assert families_q.linear_ratio(dim, factor) == pytest.approx(1 / factor, rel=1e-6)
     text = families_q.linear_sentence(dim, factor)
+    assert text.holds()  # every pair's angle, scaled ÷ plain, is 1 / factor
+    assert text.claim("dim").value == dim and text.claim("factor").value == factor
+    plain = [10000.0 ** (-2 * j / dim) for j in range(dim // 2)]
+    assert text.claim("first pair's angle per position, plain").value == pytest.approx(plain[0]) == 1.0
+    assert text.claim("first pair's angle per position, scaled").value == pytest.approx(1 / factor, rel=1e-12)
+    for end in ("smallest", "largest"):
+        claim = text.claim(f"{end} ratio scaled ÷ plain")
+        assert claim.value == pytest.approx(1 / factor, rel=1e-12) and claim.reference.value == pytest.approx(1 / factor)
     assert shown(1 / factor, ".4g") in text and f"by {shown(factor, 'g')}" in text
 
 
