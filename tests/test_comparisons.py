@@ -216,7 +216,7 @@ CAUSES_NOT_YET: set[tuple[str, str]] = {
 # states), whether it compares or not: a function of these annotated ``-> str`` fails below
 SAID_EVERYWHERE: tuple[str, ...] = (
     "binary_analogy", "classroom", "complexity_comparison", "concept_check", "encoding_heatmap",
-    "encoding_heatmap_further", "home", "live_attention", "live_order",
+    "encoding_heatmap_further", "home", "live_attention", "live_order", "minilm",
     "questions.binary_analogy", "questions.complexity_comparison", "questions.encoding_heatmap",
     "questions.live_attention",
 )
