@@ -216,7 +216,8 @@ CAUSES_NOT_YET: set[tuple[str, str]] = {
 # states), whether it compares or not: a function of these annotated ``-> str`` fails below
 SAID_EVERYWHERE: tuple[str, ...] = (
     "binary_analogy", "classroom", "complexity_comparison", "concept_check", "encoding_heatmap",
-    "encoding_heatmap_further", "home", "live_attention", "live_order", "minilm",
+    "encoding_heatmap_further", "home", "live_attention", "live_order", "minilm", "rope_context",
+    "rope_in_a_real_model", "rope_offsets",
     "questions.binary_analogy", "questions.complexity_comparison", "questions.encoding_heatmap",
     "questions.live_attention",
 )
