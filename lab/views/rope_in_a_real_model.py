@@ -46,14 +46,13 @@ MAX_PAGE_TOKENS = 160  # every layer's attention of a 160-token text: 28 MB, kep
 
 class Run(NamedTuple):
     """The model on one text: its tokens (as the text they stand for), every layer's attention,
-    where the heads look, the norm per rotary pair, the pairing conventions and the rollout."""
+    where the heads look, the norm per rotary pair and the rollout."""
 
     ids: tuple[int, ...]
     tokens: tuple[str, ...]
     attentions: torch.Tensor  # (layers, heads, T, T) float32
     habits: llama.HeadHabits
     shares: llama.PairShares
-    conventions: llama.Conventions
     rollout: torch.Tensor  # (layers, T, T) float64
     queries: torch.Tensor  # (layers, heads, T, head_dim), before rotation: kept for the offset curves
     keys: torch.Tensor  # (layers, kv_heads, T, head_dim)
@@ -438,34 +437,47 @@ def shared_model() -> llama.loaded.SmolLM2:
     return pekit.smollm2()
 
 
-@shared(max_entries=8)
-def run_view(text: str) -> Run:
-    """Raises ``ValueError`` when the text has fewer than three tokens (with two, the first token is also
-    the one just before the only query that can look back) or more than :data:`MAX_PAGE_TOKENS`."""
-    model = shared_model()
-    ids = model.tokenize(text)
+@shared(max_entries=16)
+def token_ids(text: str) -> tuple[int, ...]:
+    """The text as the model's token ids. Raises ``ValueError`` when the text has fewer than three
+    tokens (with two, the first token is also the one just before the only query that can look
+    back) or more than :data:`MAX_PAGE_TOKENS`."""
+    ids = shared_model().tokenize(text)
     if len(ids) < 3:
         raise ValueError(_("The text has fewer than three tokens: write a few words for the model to read."))
     if len(ids) > MAX_PAGE_TOKENS:  # 300 characters of some scripts are over a thousand tokens
         raise ValueError(_("The text reads as {count} tokens; this page runs the model on at most {limit}. Shorten "
                            "it.").format(count=number(len(ids), ","), limit=MAX_PAGE_TOKENS))
+    return tuple(ids)
+
+
+@shared(max_entries=8)
+def run_view(text: str) -> Run:
+    """The model's run on the text, for the sections under "Explore further" (the shift at the top
+    needs only the text's tokens: :func:`token_ids`). Raises ``ValueError`` as :func:`token_ids`."""
+    model = shared_model()
+    ids = token_ids(text)
     attentions = model.attentions(ids)
     q, k = model.queries_keys(ids)
-    return Run(tuple(ids), tuple(model.pieces(ids)), attentions, llama.head_habits(attentions),
-               llama.pair_shares(q, k, model.inv_freq), llama.conventions(model, ids), attention_rollout(attentions),
-               q, k)
+    return Run(ids, tuple(model.pieces(ids)), attentions, llama.head_habits(attentions),
+               llama.pair_shares(q, k, model.inv_freq), attention_rollout(attentions), q, k)
+
+
+@shared(max_entries=8)
+def conventions_view(text: str) -> llama.Conventions:
+    """The next-token loss with each pairing convention (three more runs: computed when its section opens)."""
+    return llama.conventions(shared_model(), token_ids(text))
 
 
 @shared(max_entries=16)
 def shift_view(text: str, shift: int) -> ShiftView:
-    ids = run_view(text).ids
-    return ShiftView(*llama.shift_effect(shared_model(), ids, shift), *rounding_control(text))
+    return ShiftView(*llama.shift_effect(shared_model(), token_ids(text), shift), *rounding_control(text))
 
 
 @shared(max_entries=8)
 def rounding_control(text: str) -> llama.RoundingControl:
     """What rounding alone changes on the text (the control of every shift)."""
-    return llama.rounding_control(shared_model(), run_view(text).ids)
+    return llama.rounding_control(shared_model(), token_ids(text))
 
 
 @shared(max_entries=4)
