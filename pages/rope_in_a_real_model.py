@@ -31,6 +31,7 @@ from lab.views.rope_in_a_real_model import (
     SHIFTING,
     TEXT,
     conventions_statement,
+    conventions_view,
     habits_charts,
     habits_statement,
     layout_statement,
@@ -50,6 +51,7 @@ from lab.views.rope_in_a_real_model import (
     shift_chart,
     shift_statement,
     shift_view,
+    token_ids,
 )
 from lab.views.questions import rope_in_a_real_model as page_questions
 
@@ -73,8 +75,7 @@ with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS, questions=pa
         shift = page.slider_and_box(SHIFT, help=_("Positions c to c + T − 1 instead of 0 to T − 1 (the model was "
                                                   "trained on {positions} positions).").format(
             positions=number(model.config.context_length, ",")))
-    with st.spinner(_(RUNNING)):
-        run = run_view(text)
+    token_ids(text)  # a text the page cannot run is refused here, before any run
     with st.spinner(_(SHIFTING)):
         shifted = shift_view(text, shift)
     show_chart(shift_chart(text, shift), title=_("Largest change of an attention weight, per layer, after the shift"))
@@ -85,6 +86,12 @@ with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS, questions=pa
         st.markdown(minilm_shift_statement(minilm, shift))
 
     explore_further(_("how SmolLM2's heads use positions, and texts past its training length"))
+
+    def the_run():
+        """The model's run on the text, made when a section below first needs it (they are closed at first)."""
+        with st.spinner(_(RUNNING)):
+            return run_view(text)
+
     c1, c2 = st.columns(2)
     with c1:
         layer = page.slider(LAYER, help=_("0 is the layer nearest the input; the sections below show this layer."))
@@ -94,10 +101,11 @@ with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS, questions=pa
     if box := opened(_("The model and your text as its tokens"), key="ropelm.model"):
         with box:
             st.markdown(model_statement(model.config))
-            st.caption(run.listing)
+            st.caption(the_run().listing)
 
     if box := opened(_("Where the heads look"), key="ropelm.heads"):
         with box:
+            run = the_run()
             sink, previous = habits_charts(text)
             c1, c2 = st.columns(2)
             with c1:
@@ -111,6 +119,7 @@ with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS, questions=pa
     if box := opened(_("Score against offset, with the content held fixed"), key="ropelm.offsets"):
         with box:
             max_offset = page.slider_and_box(MAX_OFFSET, help=_("The curves run from offset 0 to this one."))
+            the_run()  # the queries and keys the curves are made of
             scores, bound = offsets_charts(text, layer, head, max_offset)
             show_chart(scores, title=_("Layer {layer}, head {head}: score against offset").format(layer=layer,
                                                                                                  head=head))
@@ -121,6 +130,7 @@ with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS, questions=pa
 
     if box := opened(_("Frequencies per head: which pairs carry the norm"), key="ropelm.pairs"):
         with box:
+            run = the_run()
             layer_map, mean_share = pairs_charts(text, layer)
             c1, c2 = st.columns(2)
             with c1:
@@ -134,7 +144,9 @@ with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS, questions=pa
     if box := opened(_("Conventions: adjacent pairs or split halves"), key="ropelm.conventions"):
         with box:
             st.markdown(layout_statement(model.config))
-            st.markdown(conventions_statement(run.conventions))
+            with st.spinner(_(RUNNING)):
+                conventions = conventions_view(text)
+            st.markdown(conventions_statement(conventions))
 
     if box := opened(_("Past the context: the loss along a long text"), key="ropelm.context"):
         with box:
@@ -153,13 +165,14 @@ with lab_page("ropelm", _("RoPE in a real model"), INTRO, SETTINGS, questions=pa
                       help=_("Runs the model now on the start of the text with each rule (a few seconds per rule)."))
             if st.session_state.get("ropelm.recomputed"):
                 with st.spinner(_(RECOMPUTING)):
-                    live, shipped = context_live()
+                    live, shipped = context_live(LIVE_TOKENS)
                 st.markdown(live_statement(live, shipped, LIVE_TOKENS))
 
     if box := opened(_("Attention across layers: rollout"), key="ropelm.rollout"):
         with box:
             st.latex(r"R_l = \tilde A_l \tilde A_{l-1}\cdots\tilde A_0,\qquad \tilde A_l = \tfrac12 I + \tfrac12\,"
                      r"\overline{A_l}\ \text{(%s)}" % _("heads averaged"))
+            run = the_run()
             c1, c2 = st.columns(2)
             with c1:
                 show_chart(rollout_chart(text, layer), title=_("SmolLM2: rollout after layer {layer}").format(

@@ -217,7 +217,8 @@ CAUSES_NOT_YET: set[tuple[str, str]] = {
 SAID_EVERYWHERE: tuple[str, ...] = (
     "binary_analogy", "classroom", "complexity_comparison", "concept_check", "encoding_families",
     "encoding_heatmap", "encoding_heatmap_further", "families_beyond", "families_conventions", "families_extension",
-    "fixed_or_learned", "home", "live_attention", "live_order", "offset_rotation",
+    "fixed_or_learned", "home", "live_attention", "live_order", "minilm", "offset_rotation", "rope_context",
+    "rope_in_a_real_model", "rope_offsets",
     "questions.binary_analogy", "questions.complexity_comparison", "questions.encoding_families",
     "questions.encoding_heatmap", "questions.live_attention",
 )

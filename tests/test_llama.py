@@ -278,9 +278,16 @@ def test_microscope_on_the_model(model):
     assert conv.wrong > conv.right + 0.5 and abs(conv.reordered - conv.right) < 1e-4
     # the rounding-only control: the reordered run against the file's, logits and every weight
     control = llama.rounding_control(model, ids)
-    assert control.logit_gap == conv.reordered_gap and 0 < control.logit_gap < 1e-4 * conv.logit_scale
+    assert 0 < control.logit_gap < 1e-4 * conv.logit_scale
+    assert control.logit_gap == pytest.approx(conv.reordered_gap, rel=1.0)  # the same runs on the other attention path
     maps = model.attentions(ids, pairing="halves", reorder=True).double() - model.attentions(ids).double()
     assert control.attention_gap == float(maps.abs().max()) and 0 < control.attention_gap < 1e-4
+    # the shift's and the control's logits come from the explicit attention path, the one the maps come from
+    explicit = [model._run(ids, None, None, pairing, reorder, True)[0] for pairing, reorder in (("halves", True),
+                                                                                              ("adjacent", False))]
+    assert control.logit_gap == float((explicit[0] - explicit[1]).abs().max())
+    moved = model._run(ids, list(range(4000, 4000 + len(ids))), None, "adjacent", False, True)[0]
+    assert shift.logit_gap == float((moved - explicit[1]).abs().max())
     with pytest.raises(ValueError, match="model"):
         llama.rounding_control(object(), ids)
     assert conv.reordered_gap < 1e-4 * conv.logit_scale

@@ -49,10 +49,13 @@ def markdown_free_of(at, text: str) -> None:
 
 def test_statements_follow_the_numbers():
     split = mini.pieces_statement(mini.Pieces(6, 2, (("tokenization", ("token", "##ization")),), 1))
-    assert split.startswith("6 word pieces: [CLS] first, [SEP] last, and 4 pieces of 2 written words in between; "
+    assert split.startswith("6 word pieces: [CLS] first, [SEP] last, and 4 pieces of 2 written words in between. "
                             "1 written word became several pieces, e.g. tokenization → token \\| \\#\\#ization.")
     assert split.endswith("(1 piece here).")
-    assert "each written word is one piece" in mini.pieces_statement(mini.Pieces(4, 2, (), 0))
+    assert [split.claim(w).value for w in ("word pieces", "pieces between [CLS] and [SEP]", "written words read whole",
+                                           "written words read as several pieces", "pieces continuing a word")] == [
+        6, 4, 2, 1, 1]
+    assert "Each written word is one piece" in mini.pieces_statement(mini.Pieces(4, 2, (), 0))
     shares = torch.full((6, 12, 6), 0.2)
     shares[2, 3] = torch.tensor([0.1, 0.1, 0.1, 0.6, math.nan, 0.1])
     patterns = pt.HeadPatterns(shares, pt.PATTERNS)

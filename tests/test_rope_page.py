@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import pekit
+from pekit import llama
 from pekit.llama import files, loaded
 from tests.page_text import open_expanders
 
@@ -19,15 +20,20 @@ MISSING = pekit.smollm2_missing()
 needs_model = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
 
 
-def open_page(query: dict | None = None, *, everything: bool = False) -> AppTest:
+def open_page(query: dict | None = None, *, everything: bool = False, sections: tuple[str, ...] = ()) -> AppTest:
     """The page as a link opens it; with ``everything``, each section under "Explore further"
-    opened too (they are closed expanders, drawn only while open)."""
+    opened too (they are closed expanders, drawn only while open); else the ``sections`` named
+    (their expanders' keys)."""
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
     at.query_params.update(query or {})
     at.run()
     at.switch_page(PAGE).run()
     if everything:
         open_expanders(at)
+    elif sections:
+        for key in sections:
+            at.session_state[key] = True
+        at.run()
     assert not at.exception, [str(e) for e in at.exception]
     return at
 
@@ -83,29 +89,42 @@ def test_defaults_draw_every_section_once_opened():
 
 
 @needs_model
-def test_the_first_tokens_are_recomputed_on_demand_and_match_the_shipped_run():
-    at = open_page(everything=True)
+@pytest.mark.parametrize("tokens", [
+    256,  # the shipped run's first point (its means cover 256 positions each)
+    pytest.param(512, marks=pytest.mark.slow),  # what the page recomputes (LIVE_TOKENS)
+])
+def test_the_first_tokens_are_recomputed_on_demand_and_match_the_shipped_run(tokens, monkeypatch):
+    from lab.views import rope_context
+
+    assert rope_context.LIVE_TOKENS == 512 and llama.shipped_context().bucket == 256
+    monkeypatch.setattr(rope_context, "LIVE_TOKENS", tokens)
+    at = open_page(sections=("ropelm.context",))  # the section alone: the others do not run the model for it
     assert "Recomputed now" not in said(at)
-    next(b for b in at.button if b.label.startswith("Recompute the first")).click().run()
+    next(b for b in at.button if b.label == f"Recompute the first {tokens} tokens here").click().run()
     assert not at.exception
     text = said(at)
-    assert "Recomputed now on the first 512 tokens" in text and "the same, to a thousandth of a nat" in text, text
+    assert f"Recomputed now on the first {tokens} tokens" in text and "the same, to a thousandth of a nat" in text, text
+
+
+EVERY_SECTION = None
 
 
 @needs_model
-@pytest.mark.parametrize("query, expected", [
-    ({"shift": "0"}, "both runs are the same run"),
-    ({"shift": "16000"}, "moved 16,000 positions on"),
-    ({"shift": "300"}, "mean cosine similarity of the two rows of each slot pair"),
-    ({"layer": "29", "head": "8"}, "after layer 29"),
-    ({"layer": "0", "head": "0"}, "after layer 0"),
-    ({"offset": "16384"}, "at offset 16,384"),
-    ({"offset": "16"}, "at offset 16 "),
-    ({"text": "日本語のテキスト 🙂 and naïve café, 1234567."}, "tokens moved"),
-    ({"text": "a" * 300}, "tokens moved"),
+@pytest.mark.parametrize("query, expected, sections", [
+    # the shift moves the top of the page only: the sections below do not read it
+    ({"shift": "0"}, "both runs are the same run", ()),
+    ({"shift": "16000"}, "moved 16,000 positions on", ()),
+    ({"shift": "300"}, "mean cosine similarity of the two rows of each slot pair", ()),
+    ({"layer": "29", "head": "8"}, "after layer 29", EVERY_SECTION),
+    ({"layer": "0", "head": "0"}, "after layer 0", EVERY_SECTION),
+    # the largest offset is the score curves' alone
+    ({"offset": "16384"}, "at offset 16,384", ("ropelm.offsets",)),
+    ({"offset": "16"}, "at offset 16 ", ("ropelm.offsets",)),
+    ({"text": "日本語のテキスト 🙂 and naïve café, 1234567."}, "tokens moved", EVERY_SECTION),
+    ({"text": "a" * 300}, "tokens moved", EVERY_SECTION),
 ])
-def test_edges_of_every_setting(query, expected):
-    at = open_page(query, everything=True)
+def test_edges_of_every_setting(query, expected, sections):
+    at = open_page(query, everything=sections is EVERY_SECTION, sections=sections or ())
     assert expected in said(at)
     assert not at.error
 

@@ -10,8 +10,7 @@ pekit computes (``pekit.pretrained``) and draws (``pekit.charts``).
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import pandas as pd
@@ -24,6 +23,10 @@ from lab.claims import Claim, Reference, Said
 from lab.display import number, plain
 from lab.i18n import N_, _, language, local_number, localized_resource, ngettext, pgettext
 from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, TextSetting
+from lab.views import minilm_patterns as kinds  # each pattern's own messages
+# the lookups the page and the RoPE views find here
+from lab.views.minilm_lookups import (PICK, HeadChoice, MissingModel, expander_open,  # noqa: F401
+                                      model_missing, picked_head)
 
 UNTRAINED = N_("untrained")  # the options stay English in the link; the reader sees them translated
 PRETRAINED = N_("MiniLM (pretrained)")
@@ -38,17 +41,9 @@ M_VIEW = ChoiceSetting("mview", N_("MiniLM section"), default="Heads",
 SETTINGS = [MODEL, LAYER, M_HEAD, WORD, M_SHUFFLE, M_VIEW]
 THRESHOLD = 0.5  # a head is named after a pattern that takes at least this share of its weight
 ROUND_OFF = 1e-4  # weight changes below this are float round-off
-PICK = charts.pretrained.PICK  # the gallery's click selection
 
 
 # records ---------------------------------------------------------------------------------------
-
-
-class MissingModel(NamedTuple):
-    """Why the pretrained model cannot run here, and the command that adds it."""
-
-    reason: str  # what is missing (pekit's message without its install command)
-    command: str
 
 
 class MiniLMRun(NamedTuple):
@@ -94,13 +89,6 @@ class Pieces(NamedTuple):
     @property
     def inner(self) -> int:
         return self.count - 2
-
-
-class HeadChoice(NamedTuple):
-    """A head clicked in the gallery."""
-
-    layer: int
-    head: int
 
 
 class Followed(NamedTuple):
@@ -175,8 +163,6 @@ class OrderView(NamedTuple):
 
 # sentences from numbers ------------------------------------------------------------------------
 
-# the head patterns (pekit.pretrained.PATTERNS) as the reader reads them; [CLS] and [SEP] stay
-PATTERN_LABELS = (N_("previous token"), N_("next token"), N_("same word"), N_("itself"))
 # the column headers of the views' tables (pekit's frames keep English names: CSV, tests)
 COLUMN_LABELS = (N_("layer"), N_("head"), N_("named"), N_("most weight on"), N_("its weight"), N_("on [CLS]"),
                  N_("on [SEP]"), N_("on itself"), N_("shuffle, learned positions: largest change"),
@@ -199,10 +185,10 @@ def _pattern_label(name: str) -> str:
     return _(name) if name else name
 
 
-def column_label(name: str) -> str:
+def column_label(name: str) -> Said:
     """A column of one of the views' tables (``MiniLMRun.frame``, ``FollowView.frame``,
     ``OrderView.frame``) as the reader reads it; a pattern's column is named after its pattern."""
-    return _(name) if name else name
+    return Said(_(name) if name else name)
 
 
 def shown_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -216,49 +202,71 @@ def shown_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return shown.rename(columns=column_label)
 
 
-def pieces_statement(pieces: Pieces) -> str:
-    """How the written words became word pieces (a word cut at MAX_PIECES told apart)."""
-    inner, written, partial = pieces.inner, pieces.written, pieces.partial
+def _pieces_claims(pieces: Pieces) -> list[Claim]:
+    claims = [Claim("word pieces", pieces.count), Claim("pieces between [CLS] and [SEP]", pieces.inner),
+              Claim("written words read whole", pieces.written), Claim("pieces continuing a word", pieces.continued)]
+    if pieces.partial:
+        claims.append(Claim("pieces read of the cut word", pieces.partial))
+    if pieces.split:
+        claims.append(Claim("written words read as several pieces", len(pieces.split)))
+    return claims
+
+
+def pieces_statement(pieces: Pieces) -> Said:
+    """How the written words became word pieces (a word cut at MAX_PIECES told apart): how many
+    pieces, then what became of the written words, each sentence one message per case."""
+    inner, written, partial, c = pieces.inner, pieces.written, pieces.partial, pieces.continued
     inner_text = ngettext("{count} piece", "{count} pieces", inner).format(count=inner)
     written_text = ngettext("{count} written word", "{count} written words", written).format(count=written)
     if not partial:
-        start = _("{count} word pieces: [CLS] first, [SEP] last, and {inner} of {written} in between; ").format(
+        start = _("{count} word pieces: [CLS] first, [SEP] last, and {inner} of {written} in between.").format(
             count=pieces.count, inner=inner_text, written=written_text)
     elif written:
         first = ngettext("the first piece", "the first {count} pieces", partial).format(count=partial)
         start = _("{count} word pieces: [CLS] first, [SEP] last, and {inner} in between: those of {written}, then "
-                  "{first} of one more word, whose other pieces are cut; ").format(
+                  "{first} of one more word, whose other pieces are cut.").format(
             count=pieces.count, inner=inner_text, written=written_text, first=first)
     else:
         start = ngettext("{count} word pieces: [CLS] first, [SEP] last, and {inner} in between: the first {partial} "
-                         "of one written word, whose other pieces are cut; ",
+                         "of one written word, whose other pieces are cut.",
                          "{count} word pieces: [CLS] first, [SEP] last, and {inner} in between: the first {partial} "
-                         "of one written word, whose other pieces are cut; ", partial).format(
+                         "of one written word, whose other pieces are cut.", partial).format(
             count=pieces.count, inner=inner_text, partial=partial)
-    if not pieces.split:
-        c = pieces.continued
-        lead = ""
-        if written:
-            lead = _("each whole written word is one piece; ") if partial else _("each written word is one piece; ")
-        if not c:
-            return start + lead + _("no piece continues a word (##), so the share 'same word' in the table of heads "
-                                    "is empty.")
-        return start + lead + _("the pieces that continue a word (##) here, {count}, are all of the cut word.").format(
-            count=c)
-    n = len(pieces.split)
-    if partial:
-        became = ngettext("{count} whole written word became several pieces, e.g. {example}.",
-                          "{count} whole written words became several pieces, e.g. {example}.", n)
+    if not pieces.split and not c:
+        if not written:
+            rest = _("No piece continues a word (##), so the share 'same word' in the table of heads is empty.")
+        elif partial:
+            rest = _("Each whole written word is one piece; no piece continues a word (##), so the share 'same word' "
+                     "in the table of heads is empty.")
+        else:
+            rest = _("Each written word is one piece; no piece continues a word (##), so the share 'same word' in the "
+                     "table of heads is empty.")
+    elif not pieces.split:  # the pieces continuing a word are the cut word's
+        rest = (ngettext("Each whole written word is one piece; the {count} piece that continues a word (##) here is "
+                         "of the cut word.",
+                         "Each whole written word is one piece; the {count} pieces that continue a word (##) here are "
+                         "all of the cut word.", c)
+                if written else
+                ngettext("The {count} piece that continues a word (##) here is of the cut word.",
+                         "The {count} pieces that continue a word (##) here are all of the cut word.", c)).format(count=c)
     else:
-        became = ngettext("{count} written word became several pieces, e.g. {example}.",
-                          "{count} written words became several pieces, e.g. {example}.", n)
-    said = (start + became.format(count=n, example=pieces.example or _split_example(pieces.split)) + " "
-            + _("The tokenizer cuts at punctuation and splits unknown words into known pieces; a piece continuing a "
-                "word starts with ##"))
-    if pieces.continued:
-        return said + " " + ngettext("({count} piece here).", "({count} pieces here).", pieces.continued).format(
-            count=pieces.continued)
-    return said + " " + _("(none here, so the share 'same word' in the table of heads is empty).")
+        n = len(pieces.split)
+        if partial:
+            became = ngettext("{count} whole written word became several pieces, e.g. {example}.",
+                              "{count} whole written words became several pieces, e.g. {example}.", n)
+        else:
+            became = ngettext("{count} written word became several pieces, e.g. {example}.",
+                              "{count} written words became several pieces, e.g. {example}.", n)
+        how = (ngettext("The tokenizer cuts at punctuation and splits unknown words into known pieces; a piece "
+                        "continuing a word starts with ## ({count} piece here).",
+                        "The tokenizer cuts at punctuation and splits unknown words into known pieces; a piece "
+                        "continuing a word starts with ## ({count} pieces here).", c)
+               if c else
+               _("The tokenizer cuts at punctuation and splits unknown words into known pieces; a piece continuing a "
+                 "word starts with ## (none here, so the share 'same word' in the table of heads is empty)."))
+        rest = became.format(count=n, example=pieces.example or _split_example(pieces.split)) + " " + how.format(
+            count=c)
+    return Said(f"{start} {rest}", _pieces_claims(pieces))
 
 
 _plain = plain  # typed text (or the model's word pieces) shown as itself in Markdown
@@ -272,78 +280,104 @@ def _split_example(split: Sequence[tuple[str, Sequence[str]]]) -> str:
     return f"{_plain(shown)} → {_plain(' | '.join(parts[:12]))}{' …' if len(parts) > 12 else ''}"
 
 
-def cut_statement(run: MiniLMRun) -> str:
-    """How many word pieces the model did not read."""
+def cut_statement(run: MiniLMRun) -> Said:
+    """How many word pieces the model did not read (the text's pieces against those it reads)."""
     total = len(run.tokens) - 2 + run.cut  # the pieces between [CLS] and [SEP], those cut included
-    return ngettext("The text has {total} word pieces; the model reads {read} including [CLS] and [SEP], so the last "
-                    "{count} are cut.",
-                    "The text has {total} word pieces; the model reads {read} including [CLS] and [SEP], so the last "
-                    "{count} are cut.", run.cut).format(total=total, read=pretrained.MAX_PIECES, count=run.cut)
+    read = pretrained.MAX_PIECES
+    return Said(ngettext("The text has {total} word pieces; the model reads {read} including [CLS] and [SEP], so the "
+                         "last {count} is cut.",
+                         "The text has {total} word pieces; the model reads {read} including [CLS] and [SEP], so the "
+                         "last {count} are cut.", run.cut).format(total=total, read=read, count=run.cut),
+                [Claim("word pieces of the text", total, "above",
+                       Reference(read - 2, "the pieces the model reads between [CLS] and [SEP] (MAX_PIECES − 2)")),
+                 Claim("pieces read", read), Claim("pieces cut", run.cut)])
 
 
 def head_statement(patterns: pretrained.HeadPatterns, layer: int, head: int) -> Said:
     """What one head's word pieces attend to, on average; its largest share against half of the
     weight (the claim: :data:`THRESHOLD`)."""
     shares, names = patterns.shares[layer, head].tolist(), patterns.names
-    parts = [_("{pattern} {share}").format(pattern=_pattern_label(name), share=_n(share, ".2f"))
+    parts = [_(kinds.SHARE[name]).format(share=_n(share, ".2f"))
              for name, share in zip(names, shares) if not math.isnan(share)]
     best = max((s, n) for s, n in zip(shares, names) if not math.isnan(s))
-    verdict = (_("It is a **{pattern}** head for this text: at least half of the weight goes there.").format(
-                   pattern=_pattern_label(best[1]))
-               if best[0] >= THRESHOLD else
-               _("No single kind of token takes half of its weight (the most, {share}, goes to {pattern}).").format(
-                   share=_n(best[0], ".2f"), pattern=_pattern_label(best[1])))
-    shares = pgettext("between shares in a list", ", ").join(parts)
+    verdict = (_(kinds.NAMED[best[1]]) if best[0] >= THRESHOLD else
+               _(kinds.MOST[best[1]]).format(share=_n(best[0], ".2f")))
+    listed = pgettext("between shares in a list", ", ").join(parts)
     return Said(_("Layer {layer}, head {head}: the word pieces put on average {shares} of their weight on each kind of "
-                  "token. {verdict}").format(layer=layer, head=head, shares=shares, verdict=verdict),
-                [Claim("largest share", best[0], "at least" if best[0] >= THRESHOLD else "below",
+                  "token.").format(layer=layer, head=head, shares=listed) + " " + verdict,
+                [Claim("layer", layer), Claim("head", head),
+                 *(Claim(f"share on {name}", share) for name, share in zip(names, shares) if not math.isnan(share)),
+                 Claim("largest share", best[0], "at least" if best[0] >= THRESHOLD else "below",
                        Reference(THRESHOLD, "THRESHOLD: half of a word piece's weight"))])
 
 
-def named_statement(named: Sequence[pretrained.NamedHead], total: int = LAYERS * HEADS) -> str:
-    """How many heads have a named pattern, and which."""
+def named_statement(named: Sequence[pretrained.NamedHead], total: int = LAYERS * HEADS) -> Said:
+    """How many heads have a named pattern (each with at least half of its weight there), how many
+    per pattern, and the one with the largest share."""
     if not named:
-        return _("None of the {total} heads puts half of its weight on one kind of token for this text.").format(
-            total=total)
+        return Said(_("None of the {total} heads puts half of its weight on one kind of token for this text.").format(
+            total=total), [Claim("heads", total), Claim("named heads", 0)])
     counts: dict[str, int] = {}
     for h in named:
         counts[h.pattern] = counts.get(h.pattern, 0) + 1
-    listing = ", ".join(_("{count} on {pattern}").format(count=n, pattern=_pattern_label(p))
-                        for p, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    listing = ", ".join(_(kinds.COUNT[p]).format(count=n) for p, n in ordered)
     top = named[0]
-    return ngettext("{count} of the {total} heads put at least half of their weight on one kind of token: {listing}. "
-                    "The most single-minded is layer {layer}, head {head}: {share} on {pattern}.",
-                    "{count} of the {total} heads put at least half of their weight on one kind of token: {listing}. "
-                    "The most single-minded is layer {layer}, head {head}: {share} on {pattern}.", len(named)).format(
-        count=len(named), total=total, listing=listing, layer=top.layer, head=top.head, share=_n(top.share, ".2f"),
-        pattern=_pattern_label(top.pattern))
+    half = Reference(THRESHOLD, "THRESHOLD: half of a word piece's weight")
+    claims = [Claim("heads", total), Claim("named heads", len(named)),
+              *(Claim(f"heads named {p}", n) for p, n in ordered),
+              Claim("smallest share of a named head", min(h.share for h in named), "at least", half),
+              Claim("most single-minded head", (top.layer, top.head)),
+              Claim("most single-minded head's share", top.share, "at least",
+                    Reference(max(h.share for h in named), "the largest share of any named head"))]
+    return Said(ngettext("{count} of the {total} heads put at least half of their weight on one kind of token: "
+                         "{listing}.",
+                         "{count} of the {total} heads put at least half of their weight on one kind of token: "
+                         "{listing}.", len(named)).format(count=len(named), total=total, listing=listing)
+                + " " + _(kinds.TOP[top.pattern]).format(layer=top.layer, head=top.head, share=_n(top.share, ".2f")),
+                claims)
 
 
-def follow_statement(view: FollowView) -> str:
-    """Where the followed piece looks in each layer (plain text: it quotes the sentence)."""
+def follow_statement(view: FollowView) -> Said:
+    """Where the followed piece looks in each layer (plain text: it quotes the sentence), and the
+    piece it favours: the one that leads in the most layers, against every other piece's count."""
     tokens = view.tokens
+    weights = tuple(w for _j, w in view.top)
+    claims = [Claim("heads averaged", HEADS)]
     if len(tokens) <= 3 and 0 < view.index < len(tokens) - 1:
-        return _("The text is the one word piece {token} between [CLS] and [SEP]: it has no other word piece to look "
-                 "at (its weight on itself, averaged over the {heads} heads, layer by layer: {weights}).").format(
-            token=repr(view.token), heads=HEADS, weights=_numbers([_n(w, ".3f") for _j, w in view.top]))
-    per_layer = "; ".join(_("layer {layer}: {token} {weight}").format(layer=layer, token=repr(tokens[j]),
-                                                                       weight=_n(w, ".3f"))
-                          for layer, (j, w) in enumerate(view.top))
+        return Said(_("The text is the one word piece {token} between [CLS] and [SEP]: it has no other word piece to "
+                      "look at (its weight on itself, averaged over the {heads} heads, layer by layer: {weights})."
+                      ).format(token=repr(view.token), heads=HEADS, weights=_numbers([_n(w, ".3f") for w in weights])),
+                    [*claims, Claim("weight on itself per layer", weights)])
+    per_layer = "; ".join(
+        _("layer {layer}: {token} {weight}").format(layer=layer, token=repr(tokens[j]), weight=_n(w, ".3f"))
+        for layer, (j, w) in enumerate(view.top))
     favourite: dict[int, int] = {}
     for j, _w in view.top:
         favourite[j] = favourite.get(j, 0) + 1
     n = max(favourite.values())
     leaders = sorted(j for j, count in favourite.items() if count == n)
+    others = max((count for j, count in favourite.items() if count != n), default=0)
+    claims += [Claim("piece with the most weight per layer", tuple(j for j, _w in view.top)),
+               Claim("its weight per layer", weights), Claim("layers", len(view.top))]
     if len(leaders) > 1:  # a tie: no piece is favoured, the leaders are named together
-        return _("Averaged over the {heads} heads, {token} puts the most weight (besides [CLS], [SEP] and itself) on "
-                 "{per_layer}. No one piece is favoured: {pieces} lead in {count} of the {layers} layers each.").format(
-            heads=HEADS, token=repr(view.token), per_layer=per_layer, count=n, layers=len(view.top),
-            pieces=_numbers([_("{token} (piece {index})").format(token=repr(tokens[j]), index=j) for j in leaders]))
+        return Said(_("Averaged over the {heads} heads, {token} puts the most weight (besides [CLS], [SEP] and itself) "
+                      "on {per_layer}. No one piece is favoured: {pieces} lead in {count} of the {layers} layers "
+                      "each.").format(heads=HEADS, token=repr(view.token), per_layer=per_layer, count=n,
+                                      layers=len(view.top), pieces=_numbers([
+                                          _("{token} (piece {index})").format(token=repr(tokens[j]), index=j)
+                                          for j in leaders])),
+                    [*claims, Claim("leading pieces", tuple(leaders)),
+                     Claim("layers each leading piece leads", n, "above",
+                           Reference(others, "the most layers a piece that does not lead leads"))])
     j = leaders[0]
-    return _("Averaged over the {heads} heads, {token} puts the most weight (besides [CLS], [SEP] and itself) on "
-             "{per_layer}. It favours {favourite} (piece {index}) in {count} of the {layers} layers.").format(
+    return Said(_("Averaged over the {heads} heads, {token} puts the most weight (besides [CLS], [SEP] and itself) on "
+                  "{per_layer}. It favours {favourite} (piece {index}) in {count} of the {layers} layers.").format(
         heads=HEADS, token=repr(view.token), per_layer=per_layer, favourite=repr(tokens[j]), index=j, count=n,
-        layers=len(view.top))
+        layers=len(view.top)),
+        [*claims, Claim("favoured piece", j),
+         Claim("layers the favoured piece leads", n, "above",
+               Reference(others, "the most layers any other piece leads"))])
 
 
 def _round_off(gap: float) -> str:
@@ -420,56 +454,35 @@ def order_statement(numbers: OrderNumbers) -> Said:
     return Said(f"{learned_text} {zero_text}", _order_claims(numbers))
 
 
-def positions_statement(numbers: PositionNumbers) -> str:
-    """What zeroing the position embeddings does to the maps."""
+def positions_statement(numbers: PositionNumbers) -> Said:
+    """What zeroing the position embeddings does to the maps; the head most devoted to the
+    previous token "needs the positions" where its share falls below half of what it was."""
     change = numbers.layer_change
     values = {"low": _n(min(change), ".2f"), "high": _n(max(change), ".2f"),
               "layer": numbers.layer, "head": numbers.head,
               "before": _n(numbers.before, ".2f"), "after": _n(numbers.after, ".2f")}
+    claims = [Claim("mean change per layer", tuple(change)), Claim("smallest mean change of a layer", min(change)),
+              Claim("largest mean change of a layer", max(change))]
     if math.isnan(numbers.before):  # one word piece: its previous token would be [CLS] (see head_patterns)
-        return _("Zeroing the position embeddings moves between {low} and {high} of each query's weight to other "
-                 "keys, depending on the layer (0: unchanged, 1: no overlap). The text has one word piece: there is "
-                 "no previous piece for a head to find.").format(**values)
+        return Said(_("Zeroing the position embeddings moves between {low} and {high} of each query's weight to other "
+                      "keys, depending on the layer (0: unchanged, 1: no overlap). The text has one word piece: there "
+                      "is no previous piece for a head to find.").format(**values), claims)
+    claims += [Claim("previous-token head", (numbers.layer, numbers.head)),
+               Claim("its share on the previous token", numbers.before)]
     if numbers.after < numbers.before / 2:
-        return _("Zeroing the position embeddings moves between {low} and {high} of each query's weight to other "
-                 "keys, depending on the layer (0: unchanged, 1: no overlap). The head most devoted to the "
-                 "previous token (layer {layer}, head {head}, {before}) puts {after} there without them: it needs the "
-                 "positions to find its neighbour.").format(**values)
-    return _("Zeroing the position embeddings moves between {low} and {high} of each query's weight to other keys, "
-             "depending on the layer (0: unchanged, 1: no overlap). The head most devoted to the previous token "
-             "(layer {layer}, head {head}, {before}) puts {after} there without them.").format(**values)
+        return Said(_("Zeroing the position embeddings moves between {low} and {high} of each query's weight to other "
+                      "keys, depending on the layer (0: unchanged, 1: no overlap). The head most devoted to the "
+                      "previous token (layer {layer}, head {head}, {before}) puts {after} there without them: it needs "
+                      "the positions to find its neighbour.").format(**values),
+                    [*claims, Claim("its share without positions", numbers.after, "below",
+                                    Reference(numbers.before / 2, "half of its share with the positions"))])
+    return Said(_("Zeroing the position embeddings moves between {low} and {high} of each query's weight to other "
+                  "keys, depending on the layer (0: unchanged, 1: no overlap). The head most devoted to the previous "
+                  "token (layer {layer}, head {head}, {before}) puts {after} there without them.").format(**values),
+                [*claims, Claim("its share without positions", numbers.after)])
 
 
-# small lookups ---------------------------------------------------------------------------------
-
-
-def model_missing() -> MissingModel | None:
-    """``None`` when the pretrained model can run here."""
-    missing = pretrained.pretrained_missing()
-    return None if missing is None else MissingModel(_missing_reason(missing.split(" Add ")[0]),
-                                                     pretrained.INSTALL_COMMAND)
-
-
-def _missing_reason(reason: str) -> str:
-    """pekit's reason the model cannot run (English), in the reader's language where it is one of
-    the reasons pekit gives; the names of packages, files and folders stay as they are."""
-    needs = re.fullmatch(r"The pretrained model (\S+) needs (.+), which (is|are) not installed\.", reason, re.S)
-    if needs:
-        return ngettext("The pretrained model {model} needs {packages}, which is not installed.",
-                        "The pretrained model {model} needs {packages}, which are not installed.",
-                        1 if needs[3] == "is" else 2).format(model=needs[1], packages=needs[2])
-    absent = re.fullmatch(r"The (\S+) package is installed but (.+) is missing from (.+)\. Reinstall it with: (.+)",
-                          reason, re.S)
-    if absent:
-        return _("The {package} package is installed but {files} is missing from {folder}. Reinstall it with: "
-                 "{command}").format(package=absent[1], files=absent[2], folder=absent[3], command=absent[4])
-    return reason
-
-
-def picked_head(event: Mapping | None) -> HeadChoice | None:
-    """The head a click in the gallery chose (the gallery's selection event), if any."""
-    points = (event or {}).get("selection", {}).get(PICK) or []
-    return HeadChoice(int(points[0]["layer"]), int(points[0]["head"])) if points else None
+# small lookups (more in lab.views.minilm_lookups) ----------------------------------------------
 
 
 def followed_piece(run: MiniLMRun, word: str) -> Followed:
@@ -552,7 +565,7 @@ def gallery_chart(text: str, layer: int, head: int) -> dict:
 
 def _strongest(shares: list[float], names: Sequence[str]) -> str:
     share, name = max((s, n) for s, n in zip(shares, names) if not math.isnan(s))
-    return f"{_pattern_label(name)} {_n(share, '.2f')}"
+    return _(kinds.SHARE[name]).format(share=_n(share, ".2f"))
 
 
 @localized_resource(max_entries=16)
@@ -582,17 +595,3 @@ def order_view(text: str, seed: int, layer: int, head: int) -> OrderView:
             for r in (learned, order.shuffled, zero)]
     return OrderView(order.shuffled.tokens, *maps, OrderNumbers.of(order), PositionNumbers.of(effect),
                      pretrained.layer_effects_frame(order, effect))
-
-
-def expander_open(shown: bool | None, linked: bool, last: bool | None) -> bool:
-    """Whether MiniLM's expander is open this run. ``shown``: its state as the reader left it
-    (None before it was ever drawn); ``linked``: the link names MiniLM (``model=``); ``last``:
-    whether it was open when the last run ended (None on the page's first run in the session).
-    On the first run it opens when the link names MiniLM (or it was opened already); later it
-    follows the link only when the link's setting changed since the last run (a link opened, a
-    presenter followed, the page reset), and otherwise stays as the reader left it."""
-    if last is None:
-        return bool(shown) or linked
-    if linked != last:
-        return linked
-    return bool(shown)

@@ -21,6 +21,17 @@ RECOMPUTING = N_("Running SmolLM2 on the first tokens with each rule…")
 
 # the rules as the chart and the sentences name them
 RULE_NAMES = {"plain": N_("plain RoPE"), "linear": N_("linear interpolation ×2"), "ntk": N_("NTK-aware ×2")}
+# the context statement's last sentence, one whole message per rule: the rule with the lowest mean
+# loss past the context, or (within SAME of another) that none is clearly best
+BEST = {"plain": N_("Past the context plain RoPE has the lowest mean loss."),
+        "linear": N_("Past the context linear interpolation ×2 has the lowest mean loss."),
+        "ntk": N_("Past the context NTK-aware ×2 has the lowest mean loss.")}
+NO_BEST = {"plain": N_("Past the context no rule is clearly best: the lowest mean loss, plain RoPE's {value}, is within "
+                       "{same} nats of another."),
+           "linear": N_("Past the context no rule is clearly best: the lowest mean loss, linear interpolation ×2's "
+                        "{value}, is within {same} nats of another."),
+           "ntk": N_("Past the context no rule is clearly best: the lowest mean loss, NTK-aware ×2's {value}, is "
+                     "within {same} nats of another.")}
 LIVE_TOKENS = 512  # the first positions the page recomputes live (three runs of a few seconds on a CPU)
 SAME = 0.05  # nats per token: two losses closer than this read as the same
 BREAKS = 0.5  # nats per token: a loss this much higher past the context than inside it has broken down
@@ -84,9 +95,7 @@ def context_statement(results: llama.LongContext) -> Said:
     # the loss at position t scores the token after it: positions 0 to tokens − 2 have one
     span = {"context": number(results.context, ","), "last": number(results.context - 1, ","),
             "end": number(results.tokens - 2, ","), "model": model_name()}
-    first = _("With plain RoPE, {model}, trained on {context} positions, has a loss of {inside} nats per token inside "
-              "the context (positions 0 to {last}) and {past} past it ({context} to {end})").format(
-        inside=_nats(inside), past=_nats(past), **span)
+    values = dict(inside=_nats(inside), past=_nats(past), **span)
     at, claims = _breakdown(results)
     if at is not None:
         plain = past_points(results, "plain")
@@ -94,43 +103,70 @@ def context_statement(results: llama.LongContext) -> Said:
         stays = _mean(after) >= inside + BREAKS
         claims.append(Claim(f"plain RoPE's mean loss from {at} on", _mean(after), "at least" if stays else "below",
                             Reference(inside + BREAKS, f"the mean inside plus {BREAKS} nats")))
-        fields = dict(gap=_nats(past - inside), at=number(at, ","), after=number(at - results.context, ","),
+        values.update(gap=_nats(past - inside), at=number(at, ","), after=number(at - results.context, ","),
                       breaks=number(BREAKS, ".1f"), mean=_nats(_mean(after)))
         if stays:
-            first += _(": {gap} nats more on average, but not from the end of the context: the first point {breaks} "
-                       "nats or more above the inside mean starts at position {at}, {after} positions past it, and "
-                       "from there the loss averages {mean}: the model breaks down there, not where its positions "
-                       "end.").format(**fields)
+            first = _("With plain RoPE, {model}, trained on {context} positions, has a loss of {inside} nats per token "
+                      "inside the context (positions 0 to {last}) and {past} past it ({context} to {end}): {gap} nats "
+                      "more on average, but not from the end of the context: the first point {breaks} nats or more "
+                      "above the inside mean starts at position {at}, {after} positions past it, and from there the "
+                      "loss averages {mean}: the model breaks down there, not where its positions end.")
         else:
-            first += _(": {gap} nats more on average. One point, from position {at}, is {breaks} nats or more above "
-                       "the inside mean, but from there the loss averages {mean}, less than {breaks} nats above it: "
-                       "worse, not broken down.").format(**fields)
+            first = _("With plain RoPE, {model}, trained on {context} positions, has a loss of {inside} nats per token "
+                      "inside the context (positions 0 to {last}) and {past} past it ({context} to {end}): {gap} nats "
+                      "more on average. One point, from position {at}, is {breaks} nats or more above the inside mean, "
+                      "but from there the loss averages {mean}, less than {breaks} nats above it: worse, not broken "
+                      "down.")
     elif past - inside > SAME:
         claims.append(Claim("plain RoPE's mean loss past the context", past, "above",
                             Reference(inside + SAME, f"the mean inside plus {SAME} nats")))
-        first += _(": {gap} nats more, and no point {breaks} nats above the inside mean: worse but not broken."
-                   ).format(gap=_nats(past - inside), breaks=number(BREAKS, ".1f"))
+        values.update(gap=_nats(past - inside), breaks=number(BREAKS, ".1f"))
+        first = _("With plain RoPE, {model}, trained on {context} positions, has a loss of {inside} nats per token "
+                  "inside the context (positions 0 to {last}) and {past} past it ({context} to {end}): {gap} nats "
+                  "more, and no point {breaks} nats above the inside mean: worse but not broken.")
     elif inside - past > SAME:
         claims.append(Claim("plain RoPE's mean loss past the context", past, "below",
                             Reference(inside - SAME, f"the mean inside less {SAME} nats")))
-        first += _(": {gap} nats less, the far half reads better.").format(gap=_nats(inside - past))
+        values.update(gap=_nats(inside - past))
+        first = _("With plain RoPE, {model}, trained on {context} positions, has a loss of {inside} nats per token "
+                  "inside the context (positions 0 to {last}) and {past} past it ({context} to {end}): {gap} nats "
+                  "less, the far half reads better.")
     else:
         claims.append(Claim("plain RoPE's mean loss past the context", past, "equal",
                             Reference(inside, "plain RoPE's mean loss inside the context", SAME)))
-        first += _(": about the same.")
+        first = _("With plain RoPE, {model}, trained on {context} positions, has a loss of {inside} nats per token "
+                  "inside the context (positions 0 to {last}) and {past} past it ({context} to {end}): about the "
+                  "same.")
+    first = first.format(**values)
+    stated = [Claim("positions trained on", results.context), Claim("plain RoPE's mean loss inside the context", inside),
+              Claim("last position with a next token", results.tokens - 2)]
+    if at is not None:
+        stated += [Claim("plain RoPE's mean loss past the context", past),
+                   Claim("mean loss past the context less inside", past - inside), Claim("breakdown point", at),
+                   Claim("breakdown point's distance past the context", at - results.context),
+                   Claim("nats above the inside mean that break down", BREAKS)]
+    elif past - inside > SAME:
+        stated += [Claim("mean loss past the context less inside", past - inside),
+                   Claim("nats above the inside mean that break down", BREAKS)]
+    elif inside - past > SAME:
+        stated.append(Claim("mean loss inside the context less past", inside - past))
+    claims[:0] = stated
     rules = _("Linear interpolation ×2 gives {li} inside and {lp} past; NTK-aware ×2 gives {ni} and {np}.").format(
         li=_nats(w["linear"][0]), lp=_nats(w["linear"][1]), ni=_nats(w["ntk"][0]), np=_nats(w["ntk"][1]))
+    claims += [Claim(f"{rule}'s mean loss {where}", w[rule][k]) for rule in ("linear", "ntk")
+               for k, where in enumerate(("inside the context", "past the context"))]
     best = min(llama.RULES, key=lambda rule: w[rule][1])
     runner = min(w[rule][1] for rule in llama.RULES if rule != best)
+    claims.append(Claim("lowest mean loss past the context", w[best][1], "at most",
+                        Reference(runner, "the other rules' lowest mean loss past the context")))
     if runner - w[best][1] <= SAME:
         claims.append(Claim("gap between the two lowest mean losses past the context", runner - w[best][1], "at most",
                             Reference(SAME, "the losses read as the same")))
-        last = _("Past the context no rule is clearly best: the lowest mean loss, {rule}'s {value}, is within {same} "
-                 "nats of another.").format(rule=_(RULE_NAMES[best]), value=_nats(w[best][1]), same=number(SAME, ".2f"))
+        last = _(NO_BEST[best]).format(value=_nats(w[best][1]), same=number(SAME, ".2f"))
     else:
         claims.append(Claim("gap between the two lowest mean losses past the context", runner - w[best][1], "above",
                             Reference(SAME, "the losses read as the same")))
-        last = _("Past the context {rule} has the lowest mean loss.").format(rule=_(RULE_NAMES[best]))
+        last = _(BEST[best])
     return Said(" ".join([first, rules, last]), claims)
 
 
@@ -182,13 +218,16 @@ def papers_statement(results: llama.LongContext) -> Said:
     return Said(" ".join(parts), claims)
 
 
-def context_caption(results: llama.LongContext) -> str:
+def context_caption(results: llama.LongContext) -> Said:
     """How the shipped curve was computed, and where."""
-    return _("The first {tokens} tokens of Theodore Roosevelt's 1907 message to Congress (public domain, shipped with "
-             "pekit), each point the mean over {bucket} positions, computed once by `python -m pekit.llama.context "
-             "regenerate` ({machine}; up to {seconds} s per rule).").format(
+    slowest = max(results.seconds.values())
+    return Said(_("The first {tokens} tokens of Theodore Roosevelt's 1907 message to Congress (public domain, shipped "
+                  "with pekit), each point the mean over {bucket} positions, computed once by `python -m "
+                  "pekit.llama.context regenerate` ({machine}; up to {seconds} s per rule).").format(
         tokens=number(results.tokens, ","), bucket=results.bucket, machine=results.machine,
-        seconds=number(max(results.seconds.values()), ",.0f"))
+        seconds=number(slowest, ",.0f")),
+        [Claim("tokens", results.tokens), Claim("positions per point", results.bucket),
+         Claim("seconds of the slowest rule", slowest)])
 
 
 def live_statement(live: dict[str, float], shipped: dict[str, float], tokens: int) -> Said:

@@ -46,14 +46,13 @@ MAX_PAGE_TOKENS = 160  # every layer's attention of a 160-token text: 28 MB, kep
 
 class Run(NamedTuple):
     """The model on one text: its tokens (as the text they stand for), every layer's attention,
-    where the heads look, the norm per rotary pair, the pairing conventions and the rollout."""
+    where the heads look, the norm per rotary pair and the rollout."""
 
     ids: tuple[int, ...]
     tokens: tuple[str, ...]
     attentions: torch.Tensor  # (layers, heads, T, T) float32
     habits: llama.HeadHabits
     shares: llama.PairShares
-    conventions: llama.Conventions
     rollout: torch.Tensor  # (layers, T, T) float64
     queries: torch.Tensor  # (layers, heads, T, head_dim), before rotation: kept for the offset curves
     keys: torch.Tensor  # (layers, kv_heads, T, head_dim)
@@ -89,42 +88,50 @@ class MiniLMRollout(NamedTuple):
 # sentences from numbers ------------------------------------------------------------------------
 
 
-def model_name() -> str:
-    """The model as its numbers require: its exact name and the weights it runs."""
-    return _("{model} (its 4-bit {quantisation} weights, dequantised to float32)").format(
-        model=MODEL_NAME, quantisation=QUANTISATION)
+def model_name() -> Said:
+    """The model as its numbers require: its exact name and the weights it runs (a name: no claim)."""
+    return Said(_("{model} (its 4-bit {quantisation} weights, dequantised to float32)").format(
+        model=MODEL_NAME, quantisation=QUANTISATION))
 
 
-def model_statement(config: llama.SmolLM2Config) -> str:
+def model_statement(config: llama.SmolLM2Config) -> Said:
     """The model's sizes, as its file gives them."""
     c = config
     layers = ngettext("{count} layer", "{count} layers", c.num_layers).format(count=c.num_layers)
     heads = ngettext("{count} query head", "{count} query heads", c.num_heads).format(count=c.num_heads)
-    return ngettext(
+    return Said(ngettext(
         "{model}: {layers}, {heads} sharing {count} key/value head of {dims} dimensions, RoPE base {base}, "
         "trained on {positions} positions.",
         "{model}: {layers}, {heads} sharing {count} key/value heads of {dims} dimensions, RoPE base {base}, "
         "trained on {positions} positions.", c.num_kv_heads).format(
         model=model_name(), layers=layers, heads=heads, count=c.num_kv_heads, dims=c.head_dim,
-        base=local_number(f"{c.rope_base:,g}"), positions=number(c.context_length, ","))
+        base=local_number(f"{c.rope_base:,g}"), positions=number(c.context_length, ",")),
+        [Claim("layers", c.num_layers), Claim("query heads", c.num_heads), Claim("key/value heads", c.num_kv_heads),
+         Claim("dimensions of a head", c.head_dim), Claim("RoPE base", c.rope_base),
+         Claim("positions trained on", c.context_length)])
 
 
-def pairs_caption(config: llama.SmolLM2Config) -> str:
+def pairs_caption(config: llama.SmolLM2Config) -> Said:
     """How fast the first and the last rotary pair turn, and what a pair's share is."""
     pairs = config.head_dim // 2
     freqs = pekit.rope_frequencies(config.head_dim, base=config.rope_base)
     fast, slow = 2 * math.pi / float(freqs[0]), 2 * math.pi / float(freqs[-1])
-    return _("Pair j turns by θ_j = {base}^(−2j/{dims}) radians per position: pair 0 once every {fast} positions, "
-             "pair {last} once every {slow}. A pair's share: its mean length over the text's tokens, over the sum of "
-             "all {pairs}.").format(base=local_number(f"{config.rope_base:g}"), dims=config.head_dim,
-                                    fast=number(fast, ".3g"), last=pairs - 1, slow=number(slow, ",.0f"), pairs=pairs)
+    return Said(_("Pair j turns by θ_j = {base}^(−2j/{dims}) radians per position: pair 0 once every {fast} positions, "
+                  "pair {last} once every {slow}. A pair's share: its mean length over the text's tokens, over the sum "
+                  "of all {pairs}.").format(base=local_number(f"{config.rope_base:g}"), dims=config.head_dim,
+                                            fast=number(fast, ".3g"), last=pairs - 1, slow=number(slow, ",.0f"),
+                                            pairs=pairs),
+                [Claim("RoPE base", config.rope_base), Claim("dimensions of a head", config.head_dim),
+                 Claim("positions per turn of pair 0", fast), Claim("last pair", pairs - 1),
+                 Claim("positions per turn of the last pair", slow), Claim("pairs", pairs)])
 
 
-def layout_statement(config: llama.SmolLM2Config) -> str:
+def layout_statement(config: llama.SmolLM2Config) -> Said:
     """Which rows of a head each convention pairs."""
-    return _("The file pairs rows (2j, 2j + 1) of each head's queries and keys; Hugging Face's Llama code pairs row "
-             "j with row j + {half}, reordering the rows as it reads the file. Rotating the wrong pairs of the same "
-             "weights:").format(half=config.head_dim // 2)
+    return Said(_("The file pairs rows (2j, 2j + 1) of each head's queries and keys; Hugging Face's Llama code pairs "
+                  "row j with row j + {half}, reordering the rows as it reads the file. Rotating the wrong pairs of "
+                  "the same weights:").format(half=config.head_dim // 2),
+                [Claim("rows between the two of a pair in Hugging Face's pairing", config.head_dim // 2)])
 
 
 class ShiftView(NamedTuple):
@@ -222,28 +229,77 @@ def minilm_shift_statement(view: MiniLMShift, shift: int) -> Said:
                Reference(1.0, "the similarity of identical rows"))])
 
 
-def _heads(mask: torch.Tensor, limit: int = 4) -> str:
-    found = [(int(lay), int(h)) for lay, h in mask.nonzero().tolist()]
-    shown = ", ".join(f"{lay}.{h}" for lay, h in found[:limit])
+def _sinks_sentence(habits: llama.HeadHabits, sinks: torch.Tensor, last: int) -> tuple[str, list[Claim]]:
+    """How many heads put more than half of their weight on the first token, and in which layers:
+    one whole message per case."""
+    total, all_layers = habits.sink.numel(), habits.sink.shape[0]
+    count = int(sinks.sum())
+    fields = dict(last=last, total=total, count=count)
+    if not count:
+        return _("Averaged over the queries 2 to {last} (query 1's first token is also the one just before), none of "
+                 "the {total} heads puts more than half of its weight on the first token.").format(**fields), []
+    layers = sinks.any(dim=1).nonzero().flatten().tolist()
+    fields.update(found=len(layers), layers=all_layers, first=layers[0])
+    claims = [Claim("heads with more than half on the first token", count),
+              Claim("layers holding them", len(layers)), Claim("first layer holding one", layers[0])]
+    if count == 1:
+        text = _("Averaged over the queries 2 to {last} (query 1's first token is also the one just before), {count} of "
+                 "the {total} heads puts more than half of its weight on the first token (an attention sink, Xiao et "
+                 "al. 2023), in layer {first}.")
+    elif len(layers) == 1:
+        text = ngettext("Averaged over the queries 2 to {last} (query 1's first token is also the one just before), "
+                        "{count} of the {total} heads puts more than half of its weight on the first token (an "
+                        "attention sink, Xiao et al. 2023), all in layer {first}.",
+                        "Averaged over the queries 2 to {last} (query 1's first token is also the one just before), "
+                        "{count} of the {total} heads put more than half of their weight on the first token (attention "
+                        "sinks, Xiao et al. 2023), all in layer {first}.", count)
+    else:
+        text = ngettext("Averaged over the queries 2 to {last} (query 1's first token is also the one just before), "
+                        "{count} of the {total} heads puts more than half of its weight on the first token (an "
+                        "attention sink, Xiao et al. 2023), in {found} of the {layers} layers, the first of them layer "
+                        "{first}.",
+                        "Averaged over the queries 2 to {last} (query 1's first token is also the one just before), "
+                        "{count} of the {total} heads put more than half of their weight on the first token (attention "
+                        "sinks, Xiao et al. 2023), in {found} of the {layers} layers, the first of them layer {first}.",
+                        count)
+    return text.format(**fields), claims
+
+
+def _previous_sentence(previous: torch.Tensor, limit: int = 4) -> tuple[str, list[Claim]]:
+    """How many heads put more than half of their weight on the token just before, the first
+    ``limit`` of them named: one whole message per case."""
+    found = [(int(lay), int(h)) for lay, h in previous.nonzero().tolist()]
+    if not found:
+        return _("No head puts more than half of its weight on the token just before."), []
+    listed = ", ".join(f"{lay}.{h}" for lay, h in found[:limit])
+    claims = [Claim("heads with more than half on the token just before", len(found)),
+              Claim("heads listed (layer, head)", tuple(found[:limit]))]
     if len(found) > limit:
-        return _("{heads} and {count} more").format(heads=shown, count=len(found) - limit)
-    return shown
+        claims.append(Claim("heads not listed", len(found) - limit))
+        return ngettext("{count} heads (layer.head {heads} and {more} more) put more than half on the token just "
+                        "before: previous-token heads.",
+                        "{count} heads (layer.head {heads} and {more} more) put more than half on the token just "
+                        "before: previous-token heads.", len(found)).format(
+            count=len(found), heads=listed, more=len(found) - limit), claims
+    return ngettext("{count} head (layer.head {heads}) puts more than half on the token just before: a previous-token "
+                    "head.",
+                    "{count} heads (layer.head {heads}) put more than half on the token just before: previous-token "
+                    "heads.", len(found)).format(count=len(found), heads=listed), claims
 
 
 def habits_statement(habits: llama.HeadHabits, tokens: int) -> Said:
     """How many heads put more than half of their weight on the first token or on the one just
-    before (each count claimed at its boundary heads against half), and which looks farthest back."""
-    total = habits.sink.numel()
+    before (each count claimed at its boundary heads against half), and which looks farthest back;
+    each sentence one whole message."""
     sinks = habits.sink > MOST
     previous = habits.previous > MOST
-    n_sinks, n_prev = int(sinks.sum()), int(previous.sum())
     if tokens < 3:
         return Said(_("With fewer than three tokens, the first token is also the one just before every query that can "
                       "look back: write a longer text to tell attention sinks from previous-token heads."),
                     [Claim("tokens", tokens, "below", Reference(3, "three tokens: query 2 is the first whose first "
                                                                    "token is not also the one just before"))])
     half = Reference(MOST, "half of a head's weight")
-    claims = []
+    claims = [Claim("last query", tokens - 1), Claim("heads", habits.sink.numel())]
     for name, weights, counted in (("first token", habits.sink, sinks), ("token just before", habits.previous, previous)):
         inside, outside = weights[counted], weights[~counted]
         if inside.numel():
@@ -251,37 +307,17 @@ def habits_statement(habits: llama.HeadHabits, tokens: int) -> Said:
         if outside.numel():
             claims.append(Claim(f"most weight on the {name} of a head not counted", float(outside.max()), "at most",
                                 half))
-    parts = []
-    if n_sinks:
-        layers = sinks.any(dim=1).nonzero().flatten().tolist()
-        all_layers = habits.sink.shape[0]
-        where = ngettext("in {found} of the {count} layer, the first of them layer {first}",
-                         "in {found} of the {count} layers, the first of them layer {first}", all_layers).format(
-            found=len(layers), count=all_layers, first=layers[0])
-        parts.append(ngettext(
-            "{count} of the {total} heads puts more than half of its weight on the first token (an attention sink, "
-            "Xiao et al. 2023), {where}",
-            "{count} of the {total} heads put more than half of their weight on the first token (attention sinks, "
-            "Xiao et al. 2023), {where}", n_sinks).format(count=n_sinks, total=total, where=where))
-    else:
-        parts.append(_("none of the {total} heads puts more than half of its weight on the first token").format(
-            total=total))
-    if n_prev:
-        parts.append(ngettext(
-            "{count} head (layer.head {heads}) puts more than half on the token just before: a previous-token head",
-            "{count} heads (layer.head {heads}) put more than half on the token just before: previous-token heads",
-            n_prev).format(count=n_prev, heads=_heads(previous)))
-    else:
-        parts.append(_("no head puts more than half of its weight on the token just before"))
+    first, first_claims = _sinks_sentence(habits, sinks, tokens - 1)
+    before, before_claims = _previous_sentence(previous)
     far = int(habits.distance.flatten().argmax())
     lay, h = divmod(far, habits.distance.shape[1])
     farthest = float(habits.distance[lay, h])
-    claims.append(Claim("mean distance back of the head named farthest", farthest, "at least",
-                        Reference(float(habits.distance.max()), "the largest mean distance back of any head")))
-    text = "; ".join(parts)
-    return Said(_("Averaged over the queries 2 to {last} (query 1's first token is also the one just before): "
-                  "{findings}. On average layer {layer}, head {head} looks farthest back: {distance} tokens.").format(last=tokens - 1, findings=text[0].upper() + text[1:], layer=lay, head=h,
-                                         distance=number(farthest, ".1f")), claims)
+    claims += [*first_claims, *before_claims, Claim("head looking farthest back", (lay, h)),
+               Claim("mean distance back of the head named farthest", farthest, "at least",
+                     Reference(float(habits.distance.max()), "the largest mean distance back of any head"))]
+    back = _("On average layer {layer}, head {head} looks farthest back: {distance} tokens.").format(
+        layer=lay, head=h, distance=number(farthest, ".1f"))
+    return Said(" ".join([first, before, back]), claims)
 
 
 def _percent(share: float) -> str:
@@ -365,15 +401,23 @@ def conventions_statement(c: llama.Conventions) -> Said:
         back=back, gap=number(c.reordered_gap, ".1g")), claims)
 
 
-def rollout_statement(name: str, tokens: tuple[str, ...], row: torch.Tensor, layer: int) -> str:
-    """Where the rollout of the last token's position traces its input, after ``layer``."""
+def rollout_statement(name: str, tokens: tuple[str, ...], row: torch.Tensor, layer: int) -> Said:
+    """Where the rollout of the last token's position traces its input, after ``layer``; the
+    largest shares listed, against the largest of those not listed."""
     T = len(tokens)
     order = row.argsort(descending=True).tolist()
-    top = ", ".join(f"{i} {tokens[i]!r} {local_number(f'{float(row[i]):.1%}')}" for i in order[:3])
-    return _("{name}, after layer {layer}: rollout traces {first_share} of the last position's input to the first "
-             "token {first} and {last_share} to the last token itself; the largest shares: {top}.").format(
+    shares = [float(row[i]) for i in order]
+    top = ", ".join(f"{i} {tokens[i]!r} {local_number(f'{share:.1%}')}" for i, share in zip(order[:3], shares))
+    claims = [Claim("layer", layer), Claim("share traced to the first token", float(row[0])),
+              Claim("share traced to the last token", float(row[T - 1])),
+              Claim("positions of the largest shares", tuple(order[:3])), Claim("largest shares", tuple(shares[:3]))]
+    if T > 3:
+        claims.append(Claim("smallest of the largest shares listed", shares[2], "at least",
+                            Reference(shares[3], "the largest share of a position not listed")))
+    return Said(_("{name}, after layer {layer}: rollout traces {first_share} of the last position's input to the "
+                  "first token {first} and {last_share} to the last token itself; the largest shares: {top}.").format(
         name=name, layer=layer, first_share=local_number(f"{float(row[0]):.1%}"), first=repr(tokens[0]),
-        last_share=local_number(f"{float(row[T - 1]):.1%}"), top=top)
+        last_share=local_number(f"{float(row[T - 1]):.1%}"), top=top), claims)
 
 
 # cached work -----------------------------------------------------------------------------------
@@ -393,34 +437,47 @@ def shared_model() -> llama.loaded.SmolLM2:
     return pekit.smollm2()
 
 
-@shared(max_entries=8)
-def run_view(text: str) -> Run:
-    """Raises ``ValueError`` when the text has fewer than three tokens (with two, the first token is also
-    the one just before the only query that can look back) or more than :data:`MAX_PAGE_TOKENS`."""
-    model = shared_model()
-    ids = model.tokenize(text)
+@shared(max_entries=16)
+def token_ids(text: str) -> tuple[int, ...]:
+    """The text as the model's token ids. Raises ``ValueError`` when the text has fewer than three
+    tokens (with two, the first token is also the one just before the only query that can look
+    back) or more than :data:`MAX_PAGE_TOKENS`."""
+    ids = shared_model().tokenize(text)
     if len(ids) < 3:
         raise ValueError(_("The text has fewer than three tokens: write a few words for the model to read."))
     if len(ids) > MAX_PAGE_TOKENS:  # 300 characters of some scripts are over a thousand tokens
         raise ValueError(_("The text reads as {count} tokens; this page runs the model on at most {limit}. Shorten "
                            "it.").format(count=number(len(ids), ","), limit=MAX_PAGE_TOKENS))
+    return tuple(ids)
+
+
+@shared(max_entries=8)
+def run_view(text: str) -> Run:
+    """The model's run on the text, for the sections under "Explore further" (the shift at the top
+    needs only the text's tokens: :func:`token_ids`). Raises ``ValueError`` as :func:`token_ids`."""
+    model = shared_model()
+    ids = token_ids(text)
     attentions = model.attentions(ids)
     q, k = model.queries_keys(ids)
-    return Run(tuple(ids), tuple(model.pieces(ids)), attentions, llama.head_habits(attentions),
-               llama.pair_shares(q, k, model.inv_freq), llama.conventions(model, ids), attention_rollout(attentions),
-               q, k)
+    return Run(ids, tuple(model.pieces(ids)), attentions, llama.head_habits(attentions),
+               llama.pair_shares(q, k, model.inv_freq), attention_rollout(attentions), q, k)
+
+
+@shared(max_entries=8)
+def conventions_view(text: str) -> llama.Conventions:
+    """The next-token loss with each pairing convention (three more runs: computed when its section opens)."""
+    return llama.conventions(shared_model(), token_ids(text))
 
 
 @shared(max_entries=16)
 def shift_view(text: str, shift: int) -> ShiftView:
-    ids = run_view(text).ids
-    return ShiftView(*llama.shift_effect(shared_model(), ids, shift), *rounding_control(text))
+    return ShiftView(*llama.shift_effect(shared_model(), token_ids(text), shift), *rounding_control(text))
 
 
 @shared(max_entries=8)
 def rounding_control(text: str) -> llama.RoundingControl:
     """What rounding alone changes on the text (the control of every shift)."""
-    return llama.rounding_control(shared_model(), run_view(text).ids)
+    return llama.rounding_control(shared_model(), token_ids(text))
 
 
 @shared(max_entries=4)

@@ -41,11 +41,6 @@ def offset_statement(scores: llama.OffsetScores, layer: int) -> Said:
     if others:  # "most" among the layer's heads
         claims.append(Claim(f"head {h}'s drop in size from offset 0", shrink[h], "at least" if smaller else "at most",
                             Reference(max(others) if smaller else min(others), "the other heads' drops in size")))
-    if smaller:
-        change = _("head {head}'s score drops most in size (from {start} to {end})")
-    else:
-        change = _("none is smaller, and head {head}'s score gains most in size (from {start} to {end})")
-    change = change.format(head=h, start=number(start[h], ".2f"), end=number(end[h], ".2f"))
     bound = tuple(scores.bound.tolist())
     trends = [_trend(row) for row in rows]
     wiggle = trends.count("not monotone")
@@ -57,16 +52,27 @@ def offset_statement(scores: llama.OffsetScores, layer: int) -> Said:
                         Reference(bound, "the bound at every offset the chart draws")) if shape else
                   Claim("RoFormer's bound over the offsets drawn", bound))
     claims.append(Claim("heads whose score rises and falls between the two", wiggle))
-    text = ngettext(
-        "Layer {layer}, the text's mean query against its mean key: at offset 0 the {heads} heads score {start_low} to "
-        "{start_high}, at offset {far} {end_low} to {end_high}; {count} of the {heads} scores is smaller in size at "
-        "{far} than at 0, and {change}.",
-        "Layer {layer}, the text's mean query against its mean key: at offset 0 the {heads} heads score {start_low} to "
-        "{start_high}, at offset {far} {end_low} to {end_high}; {count} of the {heads} scores are smaller in size at "
-        "{far} than at 0, and {change}.", smaller).format(
-        layer=layer, heads=heads, start_low=number(min(start), ".2f"), start_high=number(max(start), ".2f"),
-        far=number(far, ","), end_low=number(min(end), ".2f"), end_high=number(max(end), ".2f"), count=smaller,
-        change=change)
+    fields = dict(layer=layer, heads=heads, start_low=number(min(start), ".2f"), start_high=number(max(start), ".2f"),
+                  far=number(far, ","), end_low=number(min(end), ".2f"), end_high=number(max(end), ".2f"),
+                  count=smaller, head=h, start=number(start[h], ".2f"), end=number(end[h], ".2f"))
+    claims += [Claim("layer", layer), Claim("heads", heads), Claim("lowest score at offset 0", min(start)),
+               Claim("highest score at offset 0", max(start)), Claim("last offset", far),
+               Claim(f"lowest score at offset {far}", min(end)), Claim(f"highest score at offset {far}", max(end)),
+               Claim(f"head {h}'s score at offset 0", start[h]), Claim(f"head {h}'s score at offset {far}", end[h])]
+    if smaller:
+        text = ngettext(
+            "Layer {layer}, the text's mean query against its mean key: at offset 0 the {heads} heads score {start_low} "
+            "to {start_high}, at offset {far} {end_low} to {end_high}; {count} of the {heads} scores is smaller in size "
+            "at {far} than at 0, and head {head}'s score drops most in size (from {start} to {end}).",
+            "Layer {layer}, the text's mean query against its mean key: at offset 0 the {heads} heads score {start_low} "
+            "to {start_high}, at offset {far} {end_low} to {end_high}; {count} of the {heads} scores are smaller in "
+            "size at {far} than at 0, and head {head}'s score drops most in size (from {start} to {end}).", smaller)
+    else:
+        text = _("Layer {layer}, the text's mean query against its mean key: at offset 0 the {heads} heads score "
+                 "{start_low} to {start_high}, at offset {far} {end_low} to {end_high}; none of the {heads} scores is "
+                 "smaller in size at {far} than at 0, and head {head}'s score gains most in size (from {start} to "
+                 "{end}).")
+    text = text.format(**fields)
     between = ngettext("Between the two, {count} of the {heads} scores rises and falls on the way.",
                        "Between the two, {count} of the {heads} scores rise and fall on the way.", wiggle).format(
         count=wiggle, heads=heads)

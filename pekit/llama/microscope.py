@@ -73,13 +73,22 @@ class ShiftEffect(NamedTuple):
     layer_gaps: Tensor
 
 
+def _logits_and_maps(model: SmolLM2, ids: Sequence[int] | Tensor, position_ids: Sequence[int] | None = None, *,
+                     pairing: str = "adjacent", reorder: bool = False) -> tuple[Tensor, Tensor]:
+    """One run's logits and attention maps (``SmolLM2.logits`` and ``SmolLM2.attentions`` make a
+    run each): both from the explicit attention path, so that two runs compared this way differ
+    by what changed between them and rounding, not by the path."""
+    logits, maps = model._run(ids, position_ids, None, pairing, reorder, True)
+    return logits, torch.stack(maps).float().cpu()
+
+
 def shift_effect(model: SmolLM2, ids: Sequence[int] | Tensor, shift: int) -> ShiftEffect:
     model = _check_model(model)
     T = len(model._ids(ids))
     shift = check_int("shift", shift, minimum=0, maximum=MAX_POSITION - T)
     moved = list(range(shift, shift + T))
-    base_logits, moved_logits = model.logits(ids), model.logits(ids, position_ids=moved)
-    base_maps, moved_maps = model.attentions(ids), model.attentions(ids, position_ids=moved)
+    (base_logits, base_maps), (moved_logits, moved_maps) = (_logits_and_maps(model, ids),
+                                                            _logits_and_maps(model, ids, moved))
     per_layer = (moved_maps - base_maps).abs().flatten(1).max(dim=1).values.to(torch.float64)
     return ShiftEffect(
         shift, T, float((moved_logits - base_logits).abs().max()), float(base_logits.abs().max()),
@@ -233,6 +242,7 @@ def rounding_control(model: SmolLM2, ids: Sequence[int] | Tensor) -> RoundingCon
     """The rounding-only control of :func:`shift_effect` on ``ids``, at positions ``0 .. T - 1``."""
     model = _check_model(model)
     tokens = model._ids(ids)
-    logits = (model.logits(tokens, pairing="halves", reorder=True) - model.logits(tokens)).abs().max()
-    maps = (model.attentions(tokens, pairing="halves", reorder=True) - model.attentions(tokens)).abs().max()
-    return RoundingControl(float(logits), float(maps))
+    (reordered_logits, reordered_maps), (logits, maps) = (_logits_and_maps(model, tokens, pairing="halves",
+                                                                           reorder=True),
+                                                          _logits_and_maps(model, tokens))
+    return RoundingControl(float((reordered_logits - logits).abs().max()), float((reordered_maps - maps).abs().max()))

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import math
 import re
+import string
 
+import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -97,44 +99,34 @@ def test_pieces_statement_follows_the_word_pieces(words, space):
     said = mini.pieces_statement(pieces)
     inner = len(encoded.tokens) - 2
     written = len(by_span)
-    head = f"{len(encoded.tokens)} word pieces: [CLS] first, [SEP] last, and {inner} piece{'s' if inner != 1 else ''} "
-    if not partial:
-        assert said.startswith(head + f"of {written} written word{'s' if written != 1 else ''} in between; ")
-    elif written:
-        first = "the first piece" if partial == 1 else f"the first {partial} pieces"
-        assert said.startswith(head + f"in between: those of {written} written word{'s' if written != 1 else ''}, "
-                               f"then {first} of one more word, whose other pieces are cut; ")
-    else:
-        assert said.startswith(head + f"in between: the first {partial} of one written word, whose other pieces "
-                               "are cut; ")
     assert inner == sum(len(v) for v in by_span.values()) + partial
-    whole = "whole " if partial else ""
-    run = mini.minilm_run(text)
-    same_word_empty = bool(run.frame["same word"].isna().all())
+    # the claims, against the counts made here
+    claims = {c.what: c.value for c in said.claims}  # a count of 0 that the sentence does not state is not claimed
+    assert claims == {"word pieces": len(encoded.tokens), "pieces between [CLS] and [SEP]": inner,
+                      "written words read whole": written, "pieces continuing a word": hashes,
+                      **({"pieces read of the cut word": partial} if partial else {}),
+                      **({"written words read as several pieces": len(split)} if split else {})}
+    # the numbers written, and the language: which case the sentence tells
+    assert said.startswith(f"{len(encoded.tokens)} word pieces: [CLS] first, [SEP] last, and {inner} piece")
+    assert (f" of {written} written word" in said) == (written > 0)
+    assert ("whose other pieces are cut" in said) == bool(partial)
+    # 'same word' is empty when no written word has two pieces read (pekit.pretrained.head_patterns)
+    ids = [w for w in encoded.word_ids if w is not None]
+    same_word_empty = len(set(ids)) == len(ids)
+    assert ("the share 'same word' in the table of heads is empty" in said) == same_word_empty
     if not split:
         assert "became several pieces" not in said
-        if written:
-            assert f"each {whole}written word is one piece; " in said
-        if hashes:
-            assert partial and said.endswith(f"the pieces that continue a word (##) here, {hashes}, are all of the "
-                                             "cut word.") and not same_word_empty
-        else:
-            assert said.endswith("no piece continues a word (##), so the share 'same word' in the table of heads is "
-                                 "empty.") and same_word_empty
+        assert bool(hashes) == bool(re.search(rf"\b{hashes} pieces? that continues? a word \(##\) here", said))
+        assert not hashes or partial
     else:
-        n = len(split)
-        assert f"{n} {whole}written word{'s' if n != 1 else ''} became several pieces, e.g. " in said
+        assert f"{len(split)} {'whole ' if partial else ''}written word" in said and "became several pieces" in said
         first = by_span[split[0]]
         word = read[encoded.offsets[first[0]][0]:encoded.offsets[first[-1]][1]]
         example_said = _unescape(said.split(", e.g. ", 1)[1].split(" → ", 1)[0])
         assert example_said == (word if len(word) <= 40 else word[:39] + "…")
         parts = _unescape(said.split(" → ", 1)[1].split(". The tokenizer", 1)[0])
         assert parts.removesuffix(" …").split(" | ") == [encoded.tokens[i] for i in first][:12]
-        if hashes:
-            assert f"({hashes} piece{'s' if hashes != 1 else ''} here)." in said and not same_word_empty
-        else:
-            assert "(none here, so the share 'same word'" in said and same_word_empty
-    assert "no word was split" not in said
+        assert (f"({hashes} piece{'s' if hashes != 1 else ''} here)." in said) == bool(hashes)
 
 
 TEXTS_ANY = st.one_of(st.sampled_from(TEXTS + ["x y", "[CLS] it", "a.b-c 12,5 l'été", "it it it"]),
@@ -152,8 +144,12 @@ def test_cut_statement_counts_what_the_model_does_not_read(repeat, word):
     assert total == every
     assert len(run.tokens) == min(every + 2, pt.MAX_PIECES) and run.cut == max(0, every + 2 - pt.MAX_PIECES)
     if run.cut:
-        assert mini.cut_statement(run) == (f"The text has {every} word pieces; the model reads {pt.MAX_PIECES} "
-                                           f"including [CLS] and [SEP], so the last {run.cut} are cut.")
+        said = mini.cut_statement(run)
+        assert said.holds() and said.claim("word pieces of the text").value == every
+        assert said.claim("pieces read").value == pt.MAX_PIECES
+        assert said.claim("pieces cut").value == every + 2 - pt.MAX_PIECES
+        assert said.startswith(f"The text has {every} word pieces; the model reads {pt.MAX_PIECES} ")
+        assert said.endswith(f"so the last {run.cut} {'is' if run.cut == 1 else 'are'} cut.")
 
 
 def _all_pieces(text: str) -> list[str]:
@@ -200,6 +196,9 @@ def test_head_statement_states_the_shares_and_the_verdict(text, layer, head):
     largest = max(v for v in shares.values() if not math.isnan(v))
     assert said.claim("largest share").value == pytest.approx(largest, abs=1e-6)
     assert said.startswith(f"Layer {layer}, head {head}:")
+    assert said.claim("layer").value == layer and said.claim("head").value == head
+    claimed = {c.what.removeprefix("share on "): c.value for c in said.claims if c.what.startswith("share on ")}
+    assert claimed == pytest.approx({n: v for n, v in shares.items() if not math.isnan(v)}, abs=1e-6)
     for name, share in shares.items():
         if math.isnan(share):
             assert f"{name} " not in said.split(" of their weight")[0]
@@ -208,10 +207,29 @@ def test_head_statement_states_the_shares_and_the_verdict(text, layer, head):
             assert m and abs(float(m.group(1)) - share) <= 0.0051, (name, share, said)
     best = max((s, n) for n, s in shares.items() if not math.isnan(s))
     if best[0] >= mini.THRESHOLD:
-        assert f"It is a **{best[1]}** head" in said
+        from lab.views.minilm_patterns import NAMED
+
+        assert NAMED[best[1]] in said
     else:
         m = re.search(r"\(the most, ([0-9.]+), goes to (.+)\)\.", said)
         assert m and abs(float(m.group(1)) - best[0]) <= 0.0051 and m.group(2) == best[1]
+
+
+def test_every_pattern_has_its_own_message_in_each_sentence():
+    """Each of pekit's patterns has a whole message of its own in every sentence that names one
+    (lab.views.minilm_patterns), and in English each reads as the pattern's name in its place."""
+    from lab.views import minilm_patterns as kinds
+
+    fields = {"SHARE": {"share"}, "NAMED": set(), "MOST": {"share"}, "COUNT": {"count"},
+              "TOP": {"layer", "head", "share"}}
+    for name, wanted in fields.items():
+        table = getattr(kinds, name)
+        assert set(table) == set(pt.PATTERNS), name
+        for pattern, message in table.items():
+            assert {f for _, f, _, _ in string.Formatter().parse(message) if f} == wanted, (name, pattern)
+            # the pattern is named in its own message ("itself" is a "self" head)
+            assert (pattern if pattern != "itself" else "self") in message, (name, pattern)
+    assert {p for p in pt.PATTERNS if not p.startswith("[")} == set(kinds.PATTERN_LABELS)
 
 
 @settings(max_examples=5, deadline=None)
@@ -249,11 +267,19 @@ def test_named_statement_counts_the_named_heads(text):
                 named.append((layer, head, best[0], best[1]))
     assert abs(len(named) - len(run.named)) <= 1  # a share within float32 round-off of the threshold may tip
     assert len(run.named) == int((run.frame["named"] != "").sum())
+    assert said.holds() and said.claim("heads").value == 72 and said.claim("named heads").value == len(run.named)
     if run.named:
         assert said.startswith(f"{len(run.named)} of the 72 heads")
         for pattern in {h.pattern for h in run.named}:
-            assert f"{sum(h.pattern == pattern for h in run.named)} on {pattern}" in said
+            count = sum(h.pattern == pattern for h in run.named)
+            assert said.claim(f"heads named {pattern}").value == count
+            assert abs(count - sum(h[2] == pattern for h in named)) <= 1  # the loop's, to the threshold's round-off
+            assert f"{count} on {pattern}" in said
         top = max(named, key=lambda h: h[3])
+        assert said.claim("most single-minded head").value == (top[0], top[1])
+        assert said.claim("most single-minded head's share").value == pytest.approx(top[3], abs=1e-5)
+        assert said.claim("smallest share of a named head").value == pytest.approx(
+            min(h[3] for h in named if (h[0], h[1]) in {(n.layer, n.head) for n in run.named}), abs=1e-5)
         assert f"layer {top[0]}, head {top[1]}: {top[3]:.2f} on {top[2]}." in said
     else:
         assert said.startswith("None of the 72 heads") and not named
@@ -273,8 +299,10 @@ def test_follow_statement_names_the_top_piece_of_every_layer(text, word, layer):
     T, i = len(run.tokens), followed.index
     others = [k for k in range(T) if k not in (0, T - 1, i)]
     mean = run.result.attentions[:, :, i, :].double().mean(dim=1)  # (layers, T)
+    assert said.holds() and said.claim("heads averaged").value == mini.HEADS
     if not others:
         assert said.startswith(f"The text is the one word piece {run.tokens[i]!r} between [CLS] and [SEP]")
+        assert said.claim("weight on itself per layer").value == pytest.approx(mean[:, i].tolist(), abs=1e-6)
         for lay in range(mini.LAYERS):
             assert f"{float(mean[lay, i]):.3f}" in said
         return
@@ -283,13 +311,23 @@ def test_follow_statement_names_the_top_piece_of_every_layer(text, word, layer):
         j = max(others, key=lambda k: (float(mean[lay, k]), -k))
         tops.append(j)
         assert f"layer {lay}: {run.tokens[j]!r} {float(mean[lay, j]):.3f}" in said
+    assert said.claim("piece with the most weight per layer").value == tuple(tops)
+    assert said.claim("its weight per layer").value == pytest.approx([float(mean[lay, j]) for lay, j in enumerate(tops)],
+                                                                      abs=1e-6)
     counts = {j: tops.count(j) for j in tops}
     best = max(counts.values())
     leaders = sorted(k for k, n in counts.items() if n == best)
+    runner_up = max([n for n in counts.values() if n < best], default=0)
     if len(leaders) == 1:
         j = leaders[0]
+        assert said.claim("favoured piece").value == j
+        lead = said.claim("layers the favoured piece leads")
+        assert (lead.value, lead.reference.value) == (best, runner_up)
         assert f"It favours {run.tokens[j]!r} (piece {j}) in {best} of the {mini.LAYERS} layers." in said
     else:  # a tie is said as one: every leader named, none favoured
+        assert said.claim("leading pieces").value == tuple(leaders)
+        lead = said.claim("layers each leading piece leads")
+        assert (lead.value, lead.reference.value) == (best, runner_up)
         assert "It favours" not in said, f"a tie of {leaders} said as one piece favoured: {said}"
         assert all(f"{run.tokens[j]!r} (piece {j})" in said.split("No one piece is favoured: ")[1] for j in leaders)
         assert f"lead in {best} of the {mini.LAYERS} layers each." in said
@@ -303,31 +341,26 @@ def test_follow_statement_names_the_top_piece_of_every_layer(text, word, layer):
 def test_order_and_positions_statements_state_the_gaps(text, seed):
     view = mini.order_view(text, seed, 0, 0)
     order, positions = view.order, view.positions
-    learned_run = pt.pretrained_attention(text)
-    zero_run = pt.pretrained_attention(text, positions="zero")
     said = mini.order_statement(order)
-    # the gaps recomputed: each piece's weights followed to its slot in the shuffled text
+    # the gaps recomputed: each piece's weights followed to its slot in the shuffled text (float64,
+    # numpy's fancy indexing: slot s of the shuffled text holds piece perm[s] of the original)
     encoded = pt.encode_text(text)
     moved = pt.shuffle_words(encoded, seed)
     perm = moved.order.tolist()
-    gaps = {}
-    for kind in ("learned", "zero"):
-        a = pt.pretrained_attention(encoded, positions=kind).attentions.double()
-        b = pt.pretrained_attention(moved.encoded, positions=kind).attentions.double()
-        gaps[kind] = [max(abs(float(b[lay, h, i, j]) - float(a[lay, h, perm[i], perm[j]]))
-                               for h in range(mini.HEADS) for i in range(len(perm)) for j in range(len(perm)))
-                           for lay in range(mini.LAYERS)]
+    P = np.array(perm)
+    typed = {kind: pt.pretrained_attention(encoded, positions=kind).attentions.double().numpy()
+             for kind in ("learned", "zero")}
+    shuffled = {kind: pt.pretrained_attention(moved.encoded, positions=kind).attentions.double().numpy()
+                for kind in ("learned", "zero")}
+    gaps = {kind: np.abs(shuffled[kind] - typed[kind][:, :, P][:, :, :, P]).max(axis=(1, 2, 3)).tolist()
+            for kind in typed}
     assert order.gap_learned == pytest.approx(gaps["learned"], abs=1e-6)
     assert order.gap_zero == pytest.approx(gaps["zero"], abs=1e-6)
     learned, zero = max(gaps["learned"]), max(gaps["zero"])
     same = list(moved.encoded.tokens) == list(encoded.tokens)
     identity = perm == list(range(len(perm)))
-    copies = {}  # the largest weight difference between copies of one piece, following the shuffle
-    for kind in ("learned", "zero"):
-        a = pt.pretrained_attention(encoded, positions=kind).attentions.double()
-        copies[kind] = max(abs(float(a[lay, h, i, j]) - float(a[lay, h, perm[i], perm[j]]))
-                           for lay in range(mini.LAYERS) for h in range(mini.HEADS) for i in range(len(perm))
-                           for j in range(len(perm)))
+    # the largest weight difference between copies of one piece, following the shuffle
+    copies = {kind: float(np.abs(a - a[:, :, P][:, :, :, P]).max()) for kind, a in typed.items()}
     layers = ", ".join(f"{g:.2f}" for g in order.gap_learned)
     if identity:
         assert len({w for w in encoded.word_ids if w is not None}) == 1 and learned == 0 and zero == 0
@@ -338,7 +371,7 @@ def test_order_and_positions_statements_state_the_gaps(text, seed):
         assert moves and moves[0].endswith("nothing to move"), f"the sentence says {moves[0]!r}, and 0 words moved"
     elif same:
         # the shuffled text is the text as typed: its weights are those typed, compared at other slots
-        assert pt.pretrained_attention(moved.encoded).attentions.equal(learned_run.attentions)
+        assert np.array_equal(shuffled["learned"], typed["learned"])
         assert learned == pytest.approx(copies["learned"], abs=1e-6) and zero == pytest.approx(copies["zero"], abs=1e-6)
         assert said.startswith("This shuffle only swaps identical words: the shuffled pieces are the pieces as typed")
         assert "the model reads the order" not in said and "new place" not in said
@@ -364,27 +397,32 @@ def test_order_and_positions_statements_state_the_gaps(text, seed):
     assert list(view.frame["shuffle, learned positions: largest change"]) == pytest.approx(order.gap_learned)
     said = mini.positions_statement(positions)
     # per layer: half the summed |difference| of a query's weights, averaged over queries and heads
-    change = [float((learned_run.attentions[lay].double() - zero_run.attentions[lay].double()).abs().sum(-1).mean() / 2)
-              for lay in range(mini.LAYERS)]
+    change = (np.abs(typed["learned"] - typed["zero"]).sum(-1).mean(axis=(1, 2)) / 2).tolist()
     assert positions.layer_change == pytest.approx(change, abs=1e-4)
+    assert said.claim("mean change per layer").value == pytest.approx(change, abs=1e-4)
+    assert said.claim("smallest mean change of a layer").value == pytest.approx(min(change), abs=1e-4)
+    assert said.claim("largest mean change of a layer").value == pytest.approx(max(change), abs=1e-4)
     assert f"between {min(positions.layer_change):.2f} and {max(positions.layer_change):.2f} of each query's weight" \
         in said
-    T = len(learned_run.tokens)
+    assert said.holds()
+    T = len(encoded.tokens)
     if T == 3:  # one word piece: no piece before it (its previous token would be [CLS]); no head is named
         assert math.isnan(positions.before) and said.endswith("there is no previous piece for a head to find.")
-        assert "nan" not in said
+        assert "nan" not in said and "previous-token head" not in [c.what for c in said.claims]
         return
 
-    def previous(run, lay, h):  # the mean weight a word piece puts on the piece before it
-        A = run.attentions[lay, h].double()
-        return sum(float(A[q, q - 1]) for q in range(1, T - 1)) / (T - 2)
+    def previous(A):  # (layers, heads): the mean weight a word piece (queries 1 to T - 2) puts on the piece before it
+        return np.diagonal(A, offset=-1, axis1=-2, axis2=-1)[..., :T - 2].mean(-1)
 
-    before, lay, h = max((previous(learned_run, lay, h), lay, h) for lay in range(mini.LAYERS)
-                         for h in range(mini.HEADS))
-    after = previous(zero_run, lay, h)
-    assert (positions.layer, positions.head) == (lay, h)
+    with_positions, without = previous(typed["learned"]), previous(typed["zero"])
+    lay, h = np.unravel_index(with_positions.argmax(), with_positions.shape)
+    before, after = float(with_positions[lay, h]), float(without[lay, h])
+    assert (positions.layer, positions.head) == (lay, h) == said.claim("previous-token head").value
+    assert said.claim("its share on the previous token").value == pytest.approx(before, abs=1e-5)
+    assert said.claim("its share without positions").value == pytest.approx(after, abs=1e-5)
     assert f"(layer {lay}, head {h}, {before:.2f}) puts {after:.2f}" in said
-    assert said.endswith("find its neighbour.") == (after < before / 2)
+    needs = said.claim("its share without positions").relation == "below"
+    assert said.endswith("find its neighbour.") == needs == (after < before / 2)
     assert list(view.frame["zeroing positions: mean change"]) == pytest.approx(positions.layer_change)
 
 

@@ -81,12 +81,23 @@ def test_the_context_sentences_state_the_windows_means(results):
     inside, past = naive["plain"]
     assert close(said[1], inside, 2) and close(said[3], past, 2), text
     assert [read(said[i]) for i in (2, 4, 5)] == [results.context - 1, results.context, results.tokens - 2]
+    # the numbers stated, as claims against this test's own means
+    assert text.claim("positions trained on").value == results.context
+    assert text.claim("last position with a next token").value == results.tokens - 2
+    for rule, (naive_inside, naive_past) in naive.items():
+        name = "plain RoPE's" if rule == "plain" else f"{rule}'s"
+        assert math.isclose(text.claim(f"{name} mean loss inside the context").value, naive_inside, rel_tol=1e-9)
+        assert math.isclose(text.claim(f"{name} mean loss past the context").value, naive_past, rel_tol=1e-9)
+    assert math.isclose(text.claim("lowest mean loss past the context").value, min(v[1] for v in naive.values()),
+                        rel_tol=1e-9)
     # where it breaks down: the first point BREAKS above the inside mean, by a loop over the points
     points = _points_past(results, "plain")
     at = next((start for start, value in points if value >= inside + rc.BREAKS), None)
     gap = past - inside
     if at is not None:
         assert f"from position {at:,}" in text or f"starts at position {at:,}" in text
+        assert text.claim("breakdown point").value == at
+        assert text.claim("breakdown point's distance past the context").value == at - results.context
         after = [v for start, v in points if start >= at]
         stays = sum(after) / len(after) >= inside + rc.BREAKS
         assert ("the model breaks down there, not where its positions end" in text) == stays
@@ -128,6 +139,8 @@ def test_the_context_sentences_state_the_windows_means(results):
     assert f"{results.tokens:,} tokens" in caption and f"over {results.bucket} positions" in caption
     slowest = re.search(rf"up to ({FIGURE}) s per rule", caption)[1]
     assert read(slowest) == round(max(results.seconds.values())) and results.machine in caption
+    assert [caption.claim(w).value for w in ("tokens", "positions per point", "seconds of the slowest rule")] == [
+        results.tokens, results.bucket, max(results.seconds.values())]
 
 
 def test_the_shipped_run_breaks_down_later_than_the_context_ends():

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 
+import pytest
 import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -131,32 +132,34 @@ def test_habits_statement(data, layers, heads, tokens):
             assert claim.reference.value == 0.5
             assert claim.value == (float(picked.min()) if "not counted" not in claim.what else float(picked.max()))
     assert not bool((sinks & prev).any())  # no head is counted as both
-    if sinks.any():
-        said = re.search(r"(\d+) of the (\d+) heads puts? more than half of (its|their) weight on the first token .*? "
-                         r"in (\d+) of the (\d+) layers?, the first of them layer (\d+)", text)
-        assert "nowhere better" not in text and "need positions" not in text  # causes the page did not measure
-        assert said, text
-        sink_layers = sinks.any(dim=1).nonzero().flatten().tolist()
-        n = int(sinks.sum())
-        assert [int(said[i]) for i in (1, 2, 4, 5, 6)] == [n, layers * heads, len(sink_layers), layers, sink_layers[0]]
-        assert (said[3] == "its") == (n == 1) and ("puts more" in said[0]) == (n == 1)
+    assert "nowhere better" not in text and "need positions" not in text  # causes the page did not measure
+    claims = {c.what: c.value for c in text.claims}
+    assert claims["last query"] == tokens - 1 and claims["heads"] == layers * heads
+    # the counts and the heads named, by loops over every head of this file's own
+    sink_heads = [(lay, hd) for lay in range(layers) for hd in range(heads) if float(h.sink[lay, hd]) > 0.5]
+    prev_heads = [(lay, hd) for lay in range(layers) for hd in range(heads) if float(h.previous[lay, hd]) > 0.5]
+    sink_layers = sorted({lay for lay, _hd in sink_heads})
+    assert claims.get("heads with more than half on the first token", 0) == len(sink_heads)
+    if sink_heads:
+        assert claims["layers holding them"] == len(sink_layers) and claims["first layer holding one"] == sink_layers[0]
+        assert re.search(rf"\b{len(sink_heads)} of the {layers * heads} heads puts? more than half of (its|their) "
+                         rf"weight on the first token .*?layer {sink_layers[0]}\.", text), text
+        assert (f"in {len(sink_layers)} of the {layers} layers" in text) == (len(sink_layers) > 1)
+        assert ("heads puts more than half of its weight" in text) == (len(sink_heads) == 1)
     else:
-        assert f"one of the {layers * heads} heads puts more than half" in text
-    if prev.any():
-        said = re.search(r"(\d+) heads? \(layer\.head ([\d., ]+?)(?: and (\d+) more)?\) puts? more", text)
-        assert said, text
-        listed = [tuple(map(int, x.split("."))) for x in said[2].split(", ")]
-        expected = [tuple(x) for x in prev.nonzero().tolist()]
-        assert int(said[1]) == len(expected) and listed == expected[:4]
-        assert int(said[3] or 0) == max(0, len(expected) - 4)
-        assert ("puts more" in said[0]) == (len(expected) == 1)
+        assert f"none of the {layers * heads} heads puts more than half" in text
+    assert claims.get("heads with more than half on the token just before", 0) == len(prev_heads)
+    if prev_heads:
+        assert claims["heads listed (layer, head)"] == tuple(prev_heads[:4])
+        assert claims.get("heads not listed", 0) == max(0, len(prev_heads) - 4)
+        listed = ", ".join(f"{lay}.{hd}" for lay, hd in prev_heads[:4])
+        assert f"{len(prev_heads)} head{'s' if len(prev_heads) != 1 else ''} (layer.head {listed}" in text
     else:
-        assert "no head puts more than half of its weight on the token just before" in text
-    far = re.search(rf"On average layer (\d+), head (\d+) looks farthest back: ({NUMBER}) tokens", text)
-    assert far, text
-    lay, head = int(far[1]), int(far[2])
+        assert "No head puts more than half of its weight on the token just before" in text
+    lay, head = claims["head looking farthest back"]
     assert float(h.distance[lay, head]) == float(h.distance.max())
-    assert abs(read(far[3]) - float(h.distance.max())) <= 0.051
+    far = re.search(rf"On average layer {lay}, head {head} looks farthest back: ({NUMBER}) tokens", text)
+    assert far and abs(read(far[1]) - float(h.distance.max())) <= 0.051
 
 
 @settings(max_examples=80, deadline=None)
@@ -237,6 +240,15 @@ def test_rollout_statement(data, T, layer):
     assert len(listed) == min(3, T)
     values = [float(row[i]) for i in listed]
     assert values == sorted(values, reverse=True) and values[0] == float(row.max())
+    # the claims, against a sort of this file's own
+    shares = sorted(((float(row[i]), i) for i in range(T)), key=lambda si: -si[0])
+    assert text.holds() and text.claim("layer").value == layer
+    assert text.claim("share traced to the first token").value == float(row[0])
+    assert text.claim("share traced to the last token").value == float(row[-1])
+    assert text.claim("positions of the largest shares").value == tuple(listed)
+    assert text.claim("largest shares").value == tuple(s for s, _i in shares[:3])
+    if T > 3:
+        assert text.claim("smallest of the largest shares listed").reference.value == shares[3][0]
 
 
 CONFIGS = st.builds(
@@ -266,6 +278,14 @@ def test_model_facts_are_the_configs(config):
     assert abs(read(found[1]) - 2 * math.pi) <= 0.01 and int(found[2]) == pairs - 1 == int(found[4]) - 1
     assert abs(int(found[3].replace(",", "")) - slowest) <= 0.5 + 1e-9 * slowest
     assert f"row j + {c.head_dim // 2}" in rv.layout_statement(c)
+    assert rv.layout_statement(c).claims[0].value == c.head_dim // 2
+    assert {k.what: k.value for k in said.claims} == {
+        "layers": c.num_layers, "query heads": c.num_heads, "key/value heads": c.num_kv_heads,
+        "dimensions of a head": c.head_dim, "RoPE base": c.rope_base, "positions trained on": c.context_length}
+    assert caption.claim("positions per turn of pair 0").value == pytest.approx(2 * math.pi, rel=1e-12)
+    assert caption.claim("positions per turn of the last pair").value == pytest.approx(slowest, rel=1e-9)
+    assert caption.claim("last pair").value == pairs - 1 and caption.claim("pairs").value == pairs
+    assert rv.model_name().claims == ()  # a name
 
 
 def test_a_change_fifty_times_the_rounding_control_is_not_called_rounding():
@@ -279,8 +299,6 @@ def test_a_change_fifty_times_the_rounding_control_is_not_called_rounding():
 def test_minilm_is_counted_as_minilm_reads_the_text():
     """MiniLM's sentence counts MiniLM's word pieces ([CLS] and [SEP] included: 24 for the default
     text), not SmolLM2's 22 tokens; the similarity is its rows' own, by a loop."""
-    import pytest
-
     from lab.views.minilm import model_missing
 
     if model_missing() is not None:

@@ -67,9 +67,9 @@ def test_offset_statement(scores, layer):
     heads, far = len(rows), int(scores.offsets[-1])
     start, end = [r[0] for r in rows], [r[-1] for r in rows]
     said = re.search(rf"Layer (\d+), .*? the (\d+) heads score ({NUMBER}) to ({NUMBER}), at offset ([\d,]+) ({NUMBER}) "
-                     rf"to ({NUMBER}); (\d+) of the (\d+) scores (?:is|are) smaller in size at [\d,]+ than at 0, and "
-                     rf"(?:head (\d+)'s score drops most in size|none is smaller, and head (\d+)'s "
-                     rf"score gains most in size) \(from ({NUMBER}) to ({NUMBER})\)\.", text)
+                     rf"to ({NUMBER}); (?:(\d+) of the (\d+) scores (?:is|are)|none of the (\d+) scores is) smaller in "
+                     rf"size at [\d,]+ than at 0, and head (\d+)'s score (drops|gains) most in size \(from ({NUMBER}) to "
+                     rf"({NUMBER})\)\.", text)
     assert said, text
     g = said.groups()
     assert int(g[0]) == layer and int(g[1]) == heads and read(g[4]) == far
@@ -77,11 +77,18 @@ def test_offset_statement(scores, layer):
         assert abs(read(got) - value) <= 0.0051
     change = [abs(a) - abs(b) for a, b in zip(start, end)]
     smaller = sum(c > 0 for c in change)
-    assert int(g[7]) == smaller and int(g[8]) == heads
-    h = int(g[9] if smaller else g[10])
+    assert int(g[7] or 0) == smaller and int(g[8] or g[9]) == heads and (g[11] == "drops") == (smaller > 0)
+    h = int(g[10])
     assert change[h] == (max(change) if smaller else min(change))
-    assert abs(read(g[11]) - start[h]) <= 0.0051 and abs(read(g[12]) - end[h]) <= 0.0051
+    assert abs(read(g[12]) - start[h]) <= 0.0051 and abs(read(g[13]) - end[h]) <= 0.0051
     assert text.claim(f"head {h}'s size at offset {far}").reference.value == abs(start[h])
+    # the numbers the first sentence states, as claims against this test's own values
+    assert [text.claim(w).value for w in ("layer", "heads", "last offset", "heads smaller in size at the last offset "
+                                                                           "than at 0")] == [layer, heads, far, smaller]
+    assert [text.claim(w).value for w in ("lowest score at offset 0", "highest score at offset 0",
+                                          f"lowest score at offset {far}", f"highest score at offset {far}",
+                                          f"head {h}'s score at offset 0", f"head {h}'s score at offset {far}")] == [
+        min(start), max(start), min(end), max(end), start[h], end[h]]
     # "rises and falls": counted over every offset drawn, by this file's loop
     wiggle = sum(trend(r) == "not monotone" for r in rows)
     assert re.search(rf"Between the two, {wiggle} of the {heads} scores? rises? and falls? on the way\.", text)
