@@ -135,25 +135,20 @@ def layout_statement(config: llama.SmolLM2Config) -> Said:
 
 
 class ShiftView(NamedTuple):
-    """What moving every position by ``shift`` changed (:class:`pekit.llama.ShiftEffect`'s numbers),
-    beside a rounding-only control on the same text: the same run with each head's rows reordered
-    into split halves (the same arithmetic in another order), its largest change of a logit
-    (``control_logit``) and of an attention weight (``control_weight``)."""
+    """What moving every position by the shift changed (``effect``), beside a rounding-only
+    control on the same text: the same run with each head's rows reordered into split halves (the
+    same arithmetic in another order), its largest change of a logit (``control_logit``) and of an
+    attention weight (``control_weight``)."""
 
-    shift: int
-    tokens: int
-    logit_gap: float
-    logit_scale: float
-    attention_gap: float
-    changed_predictions: int
-    layer_gaps: torch.Tensor
+    effect: llama.ShiftEffect
     control_logit: float
     control_weight: float
 
 
-def shift_statement(effect: ShiftView) -> Said:
+def shift_statement(view: ShiftView) -> Said:
     """What moving every position by c changed, against what rounding alone changes on the same
     text (the control): within :data:`ROUNDING_ROOM` times it, the shift changed nothing but rounding."""
+    effect = view.effect
     c, T = effect.shift, effect.tokens
     if c == 0:
         return Said(_("With c = 0 both runs are the same run: move the slider to shift every position."),
@@ -169,7 +164,7 @@ def shift_statement(effect: ShiftView) -> Said:
         count=T, moved=moved, logit_gap=number(effect.logit_gap, ".2g"),
         logit_scale=number(effect.logit_scale, ".3g"), weight_gap=number(effect.attention_gap, ".2g"),
         changed=effect.changed_predictions)
-    logit_room, weight_room = ROUNDING_ROOM * effect.control_logit, ROUNDING_ROOM * effect.control_weight
+    logit_room, weight_room = ROUNDING_ROOM * view.control_logit, ROUNDING_ROOM * view.control_weight
     how = ("ten times the largest change of a {} between the run at positions 0 to T − 1 and the same run with each "
            "head's rows reordered (rounding alone)")
     rounding = effect.logit_gap <= logit_room and effect.attention_gap <= weight_room
@@ -186,7 +181,7 @@ def shift_statement(effect: ShiftView) -> Said:
                             Reference(1.0, "the change equal to ten times its control")))
     control = _("A run that differs by rounding alone (each head's rows reordered) changes a logit by up to {logit} "
                 "and a weight by up to {weight}.").format(
-        logit=number(effect.control_logit, ".2g"), weight=number(effect.control_weight, ".2g"))
+        logit=number(view.control_logit, ".2g"), weight=number(view.control_weight, ".2g"))
     if rounding and effect.changed_predictions == 0:
         verdict = _("The shift's changes are within ten times those: the model computes the same thing wherever the "
                     "text starts, up to float32 rounding.")
@@ -471,7 +466,7 @@ def conventions_view(text: str) -> llama.Conventions:
 
 @shared(max_entries=16)
 def shift_view(text: str, shift: int) -> ShiftView:
-    return ShiftView(*llama.shift_effect(shared_model(), token_ids(text), shift), *rounding_control(text))
+    return ShiftView(llama.shift_effect(shared_model(), token_ids(text), shift), *rounding_control(text))
 
 
 @shared(max_entries=8)
@@ -507,7 +502,7 @@ def minilm_rollout(text: str) -> MiniLMRollout | None:
 
 @localized_resource(max_entries=16)
 def shift_chart(text: str, shift: int) -> dict:
-    gaps = shift_view(text, shift).layer_gaps
+    gaps = shift_view(text, shift).effect.layer_gaps
     frame = pd.DataFrame({"layer": range(len(gaps)), "gap": gaps.numpy()})  # on a weight's whole scale, 0 to 1
     return charts.line_chart(frame, x="layer", y="gap", x_title=_("layer"), y_title=_("largest change of a weight"),
                              points=True, y_domain=(0.0, 1.0), height=220).spec()

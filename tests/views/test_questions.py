@@ -564,9 +564,10 @@ def test_kv_sentence(shape):
     assert f"{heads} query heads and {kv} key/value heads" in text and f"every {heads // kv} query heads" in text
     assert rope_q.kv_answer(kv) == (rope_q.KV_OPTIONS.index(kv) if kv in rope_q.KV_OPTIONS else -1)
     from lab.views.rope_in_a_real_model import ShiftView
+    from pekit.llama import ShiftEffect
 
     def effect(gap, changed):
-        return ShiftView(1000, 22, gap, 31.8, 2.7e-6, changed, torch.zeros(30), 3.8e-5, 2.4e-6)
+        return ShiftView(ShiftEffect(1000, 22, gap, 31.8, 2.7e-6, changed, torch.zeros(30)), 3.8e-5, 2.4e-6)
     # the page's own reading: within ten times the rounding-only control (3.8 × 10⁻⁴ here), no prediction changed
     assert rope_q.real_shift_answer(effect(1e-4, 0)) == 0 and rope_q.real_shift_answer(effect(2e-3, 0)) == 1
     assert rope_q.real_shift_answer(effect(0.0, 1)) == 1

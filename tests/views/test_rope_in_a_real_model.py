@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from lab.views import rope_in_a_real_model as rv
 from pekit import llama
+from pekit.llama import ShiftEffect
 
 NUMBER = r"−?[\d.,]+(?: × 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"
 
@@ -48,7 +49,7 @@ SMALL = st.floats(0, 50, allow_nan=False)
 @example(shift=1000, tokens=22, data=None, gap=2e-3, scale=31.8, agap=2.7e-6, control=3.8e-5, wcontrol=2.4e-6)  # 50× the control
 def test_shift_statement(shift, tokens, data, gap, scale, agap, control, wcontrol):
     changed = data.draw(st.integers(0, tokens)) if data is not None else (5 if gap in (3.0, 1e-5) else 0)
-    effect = rv.ShiftView(shift, tokens, gap, scale, agap, changed, torch.full((30,), agap), control, wcontrol)
+    effect = rv.ShiftView(ShiftEffect(shift, tokens, gap, scale, agap, changed, torch.full((30,), agap)), control, wcontrol)
     text = rv.shift_statement(effect)
     assert text.holds()
     if shift == 0:
@@ -291,7 +292,7 @@ def test_model_facts_are_the_configs(config):
 def test_a_change_fifty_times_the_rounding_control_is_not_called_rounding():
     """A logit change of 2 × 10⁻³ is under 10⁻⁴ of the largest logit (31.8), the old fixed rule, but
     fifty times what rounding alone changes on the same text: more than rounding."""
-    effect = rv.ShiftView(1000, 22, 2e-3, 31.8, 2.7e-6, 0, torch.zeros(30), 3.8e-5, 2.4e-6)
+    effect = rv.ShiftView(ShiftEffect(1000, 22, 2e-3, 31.8, 2.7e-6, 0, torch.zeros(30)), 3.8e-5, 2.4e-6)
     text = rv.shift_statement(effect)
     assert "more than rounding" in text and "computes the same thing" not in text and text.holds()
 

@@ -33,13 +33,14 @@ def _solve_kv() -> Solved:
     return Solved(kv_answer(c.num_kv_heads), kv_sentence(c.num_heads, c.num_kv_heads, c.head_dim))
 
 
-def real_shift_answer(effect) -> int:
+def real_shift_answer(view) -> int:
     """0: nothing changes beyond what rounding alone changes (the page's own reading: within ten
     times the rounding-only control, no prediction changed), 1: noticeable changes."""
     from lab.views.rope_in_a_real_model import ROUNDING_ROOM
 
-    within = (effect.logit_gap <= ROUNDING_ROOM * effect.control_logit
-              and effect.attention_gap <= ROUNDING_ROOM * effect.control_weight)
+    effect = view.effect
+    within = (effect.logit_gap <= ROUNDING_ROOM * view.control_logit
+              and effect.attention_gap <= ROUNDING_ROOM * view.control_weight)
     return 0 if within and effect.changed_predictions == 0 else 1
 
 
