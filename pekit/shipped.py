@@ -54,6 +54,7 @@ DEFAULTS = {"task": "reverse", "seq_len": 8, "vocab": 16, "dim": 64, "layers": 2
 STEPS = 1500  # the step cap of the page's defaults (both kinds)
 TARGET = 1.0  # stop once every held-out sequence is right
 WEIGHT_TOLERANCE = 1e-4  # largest |difference| of a retrained weight allowed across machines
+THREADS = 1  # CPU threads every shipped run trains on (torch.set_num_threads)
 
 
 def _check_kind(kind: object, name: str = "kind") -> str:
@@ -140,9 +141,9 @@ def _digest(path: Path) -> str:
 
 
 def retrain(kind: str, positions: str) -> TrainResult:
-    """The shipped run of ``kind`` and ``positions`` again, on one CPU thread."""
+    """The shipped run of ``kind`` and ``positions`` again, on :data:`THREADS` CPU thread."""
     previous = torch.get_num_threads()
-    torch.set_num_threads(1)
+    torch.set_num_threads(THREADS)
     try:
         return train_tiny(positions=positions, device="cpu", **default_settings(kind))
     finally:
@@ -255,7 +256,7 @@ def regenerate_direction(*, out=None) -> dict:
     out = sys.stdout if out is None else _check_out(out)
     settings = {**default_settings("encoder"), "task": DIRECTION_TASK}
     previous = torch.get_num_threads()
-    torch.set_num_threads(1)
+    torch.set_num_threads(THREADS)
     try:
         result = train_tiny(positions="alibi", device="cpu", **settings)
     finally:
