@@ -219,10 +219,13 @@ SAID_EVERYWHERE: tuple[str, ...] = (
     "encoding_heatmap_further", "home", "live_attention", "live_order",
     "questions.binary_analogy", "questions.complexity_comparison", "questions.encoding_heatmap",
     "questions.live_attention",
+    "lesson", "misconceptions", "questions.train", "train", "train_maps",
 )
 # (module, function) of those modules returning a str no one reads: why it is not a sentence
 NOT_READ: dict[tuple[str, str], str] = {
     ("concept_check", "widget_key"): "a Streamlit widget's key (concept.<phase>.<question>), never shown",
+    ("train_maps", "fallback_scheme"): "a scheme's key (none, sinusoidal, ...) the page sets the maps' scheme widget "
+                                       "to; the widget shows it through its own label",
 }
 
 GETTEXT = {"_", "ngettext", "gettext", "pgettext", "npgettext"}
