@@ -213,11 +213,17 @@ def test_a_nan_loss_stops_training_and_says_why():
     assert f"step {r.steps + 1}" in r.message and "learning rate" in r.message
 
 
+@pytest.mark.slow  # a training of 500 steps: the slow tier's (the fast tier trains a few steps above)
 def test_histogram_is_learned_without_positions():
     """The control: its answer does not depend on order, so an encoder without positions learns
-    it (about 80% of the tokens after 500 steps, where reversal stays at the order-blind ceiling)."""
+    it: about 77 % of the tokens after 500 steps, where reversal stays at the order-blind ceiling
+    (28 %), and well above a constant answer: "1" everywhere gets 63 % (most tokens of 8 drawn
+    from 16 occur once). It cannot train less and show it: through 200 steps the model answers
+    that constant, 62.7 %, and at 300 steps it is barely past it (63.8 %)."""
     r = train_tiny("histogram", "none", max_steps=500, device="cpu")
-    assert training_ceiling("histogram") == 1.0 and r.token_accuracy > 0.6
+    answers = tasks.make_examples("histogram", 1000, 8, 16, seed=TEST_SEED)[1]
+    constant = max(float((answers == value).double().mean()) for value in answers.unique())
+    assert training_ceiling("histogram") == 1.0 and r.token_accuracy > constant + 0.1
     assert r.token_accuracy > training_ceiling("reverse") + 0.3
 
 
