@@ -310,6 +310,12 @@ def test_each_checkpoint_reproduces_its_recorded_accuracy(kind, positions):
     # the same examples and weights: only float rounding (thread count) could flip a near-tie
     assert tok == pytest.approx(record["token_accuracy"], abs=2e-3)
     assert seq == pytest.approx(record["seq_accuracy"], abs=2e-3)
+    # the share right at each answer position, and the answers to mirrored inputs against the mirrored answers
+    x, y = tasks.make_examples("reverse", training.TEST_EXAMPLES, 8, 16, seed=TEST_SEED)
+    answers = training.predict(model, x)
+    assert (answers == y).double().mean(0).tolist() == pytest.approx(record["by_position"], abs=2e-3)
+    mirrored = training.predict(model, x.flip(-1)).flip(-1)
+    assert float((answers == mirrored).double().mean()) == pytest.approx(record["mirror"], abs=2e-3)
     for row in extrapolation(model, "reverse", [r["seq_len"] for r in record["extrapolation"][-1:]]):
         want = record["extrapolation"][-1]
         assert (row["seq_accuracy"] is None) == (want["seq_accuracy"] is None)

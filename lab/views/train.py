@@ -89,9 +89,8 @@ def train_work(run: Run, positions: str):
                                      max_steps=run.steps, seed=run.seed, target=shipped.TARGET, callback=report,
                                      batch_size=BATCH_SIZE,
                                      max_seconds=MAX_SECONDS)
-        record = shipped.run_record(result)
+        record = shipped.run_record(result)  # with the share right per position and on mirrored inputs
         record["attention"] = training.compare_attention(result.model, seed=run.seed)
-        record.update(measured(result.model))
         return record  # plain numbers and small tensors; the model is dropped here
 
     return work
@@ -285,8 +284,8 @@ def result(run: Run, source: Source) -> Result:
 
 
 def maps_of(run: Run, source: Source) -> Maps:
-    """The attention maps of the result ``source`` points at; a shipped checkpoint's without
-    measuring its accuracy per position and on mirrored inputs, which the maps do not need."""
+    """The attention maps of the result ``source`` points at (a shipped checkpoint's without
+    reading its record, which the maps do not need)."""
     if source.origin == "trained":
         return result(run, source).maps
     return shipped_maps(run.kind, source.positions)
@@ -300,19 +299,10 @@ def shipped_maps(kind: str, positions: str) -> Maps:
 
 @shared(max_entries=16)
 def shipped_result(kind: str, positions: str) -> Result:
-    """A shipped checkpoint's recorded metrics, what the page measures of it and its attention
+    """A shipped checkpoint's recorded metrics (its share right per position and on mirrored
+    inputs among them, as pekit measured them when it built the checkpoint) and its attention
     maps, read once for the server."""
-    record = shipped.recorded_metrics()[f"{kind}-{positions}"]
-    record.update(measured(shipped.load_checkpoint(kind, positions, device="cpu")))
-    return as_result(record, shipped_maps(kind, positions))
-
-
-def measured(model) -> dict:
-    """What the page measures of a trained model beyond its record: the held-out share right at
-    each answer position, and how often its answers to mirrored inputs are its mirrored answers."""
-    task = model.config.task
-    return {"by_position": training.position_accuracy(model, task).tolist(),
-            "mirror": training.mirror_agreement(model, task)}
+    return as_result(shipped.recorded_metrics()[f"{kind}-{positions}"], shipped_maps(kind, positions))
 
 
 @shared(max_entries=64)
