@@ -104,9 +104,8 @@ def maps_section(page, run: Run, board, schemes: list, names: dict, layers: int,
         st.caption(_("The decoder reads the input, then one answer slot `?` per input token, and never looks at a "
                      "later token (the upper triangle is masked). The bottom rows are the answer slots: what they "
                      "take from the input is the left half of those rows."))
-    for title, short, rows in ((_("Trained"), _("Trained"), maps.trained),
-                               (_("The same model before training (same seed)"), _("Untrained"), maps.untrained)):
-        st.markdown(layer_heading(maps, title))
+    for trained, short, rows in ((True, _("Trained"), maps.trained), (False, _("Untrained"), maps.untrained)):
+        st.markdown(layer_heading(maps, trained))
         for row in rows:
             for head_map, column in zip(row, st.columns(MAPS_PER_ROW)):
                 with column:

@@ -5,7 +5,8 @@ For the training page's default settings (reversal of 8 tokens, vocabulary 16, d
 ``pekit/checkpoints/<kind>-<scheme>.pt`` (the state dict and the config), and
 ``pekit/checkpoints/metrics.json`` records what each run gave: held-out accuracies, steps,
 seconds (one CPU thread on the machine that made them), why it stopped, every step's history,
-and the accuracy at longer test lengths. The files are package data (``pyproject.toml``).
+the accuracy at longer test lengths, the held-out share right at each answer position and the
+agreement of answers to mirrored inputs. The files are package data (``pyproject.toml``).
 
 Regenerate them (and check that a second run reproduces the weights) with::
 
@@ -42,6 +43,8 @@ from .training import (
     TrainResult,
     compare_attention,
     extrapolation,
+    mirror_agreement,
+    position_accuracy,
     train_tiny,
 )
 
@@ -54,6 +57,7 @@ DEFAULTS = {"task": "reverse", "seq_len": 8, "vocab": 16, "dim": 64, "layers": 2
 STEPS = 1500  # the step cap of the page's defaults (both kinds)
 TARGET = 1.0  # stop once every held-out sequence is right
 WEIGHT_TOLERANCE = 1e-4  # largest |difference| of a retrained weight allowed across machines
+THREADS = 1  # CPU threads every shipped run trains on (torch.set_num_threads)
 
 
 def _check_kind(kind: object, name: str = "kind") -> str:
@@ -125,13 +129,18 @@ def recorded_metrics() -> dict:
 
 def run_record(result: TrainResult) -> dict:
     """A training run as plain data (no model): its summary, every step's history (rounded to
-    6 significant digits), and the accuracy at test lengths up to twice the training length."""
+    6 significant digits), the accuracy at test lengths up to twice the training length, the
+    held-out share right at each answer position (:func:`pekit.training.position_accuracy`,
+    ``by_position``) and how often answers to mirrored inputs are the mirrored answers
+    (:func:`pekit.training.mirror_agreement`, ``mirror``)."""
     if not isinstance(result, TrainResult):
         raise ValueError(f"result must be a TrainResult (from train_tiny); got a {type(result).__name__}")
     record = result.summary()
     record["history"] = [[r.step, float(f"{r.loss:.6g}"), float(f"{r.token_accuracy:.6g}"),
                           float(f"{r.seq_accuracy:.6g}")] for r in result.history]
     record["extrapolation"] = extrapolation(result.model, result.config.task)
+    record["by_position"] = position_accuracy(result.model, result.config.task).tolist()
+    record["mirror"] = mirror_agreement(result.model, result.config.task)
     return record
 
 
@@ -140,9 +149,9 @@ def _digest(path: Path) -> str:
 
 
 def retrain(kind: str, positions: str) -> TrainResult:
-    """The shipped run of ``kind`` and ``positions`` again, on one CPU thread."""
+    """The shipped run of ``kind`` and ``positions`` again, on :data:`THREADS` CPU thread."""
     previous = torch.get_num_threads()
-    torch.set_num_threads(1)
+    torch.set_num_threads(THREADS)
     try:
         return train_tiny(positions=positions, device="cpu", **default_settings(kind))
     finally:
@@ -255,7 +264,7 @@ def regenerate_direction(*, out=None) -> dict:
     out = sys.stdout if out is None else _check_out(out)
     settings = {**default_settings("encoder"), "task": DIRECTION_TASK}
     previous = torch.get_num_threads()
-    torch.set_num_threads(1)
+    torch.set_num_threads(THREADS)
     try:
         result = train_tiny(positions="alibi", device="cpu", **settings)
     finally:

@@ -11,6 +11,7 @@ from functools import lru_cache
 import pytest
 
 from lab.i18n import use
+from lab.registry import LAB_PAGES
 from lab.views import lesson, questions
 from tests.page_text import _chart_texts, visible_texts
 from tests.test_app import open_app
@@ -147,25 +148,37 @@ def test_the_registry_knows_the_step_that_explores_each_page():
     assert [p.url_path for p in listed_pages()][:len(READING_ORDER)] == list(READING_ORDER)
 
 
-@pytest.mark.parametrize("index", range(9))
-def test_every_page_ends_with_the_next_one_and_the_way_back_to_the_lesson(index):
+def check_page_end(at, url_path: str) -> None:
+    """The page ``url_path``, as ``at`` drew it, ends with a link to the next page in reading order
+    (none after the last) and one back to the lesson's step that explores it (its start if none)."""
     from lab.registry import EXPLORED_AT, listed_pages
 
     pages = listed_pages()
-    if index >= len(pages):
-        pytest.skip("the optional page is not installed here")
-    page = pages[index]
-    at = open_app(page.path, fresh=False)
+    index = [page.url_path for page in pages].index(url_path)
     links = {link.proto.label: link.proto for link in at.main.get("page_link")}
     back = links["Back to the lesson"]
     assert back.page.endswith("lesson")
-    step = EXPLORED_AT.get(page.url_path)
+    step = EXPLORED_AT.get(url_path)
     assert back.query_string == (f"step={step}" if step else "")
     following = pages[index + 1] if index + 1 < len(pages) else None
     nexts = [label for label in links if label.startswith("Next: ")]
     assert nexts == ([f"Next: {following.title}"] if following else [])
     if following:
         assert links[nexts[0]].page.endswith(following.url_path)
+
+
+# the optional model's page loads SmolLM2 to draw: the slow tier opens it here, and the fast tier checks
+# its end where it opens the page anyway (tests/test_rope_page.py, at its defaults)
+@pytest.mark.parametrize("index", [pytest.param(i, marks=[pytest.mark.slow] if i >= len(LAB_PAGES) else [])
+                                   for i in range(len(LAB_PAGES) + 1)])
+def test_every_page_ends_with_the_next_one_and_the_way_back_to_the_lesson(index):
+    from lab.registry import listed_pages
+
+    pages = listed_pages()
+    if index >= len(pages):
+        pytest.skip("the optional page is not installed here")
+    page = pages[index]
+    check_page_end(open_app(page.path, fresh=False), page.url_path)
 
 
 def test_the_numbers_in_the_steps_prose_are_those_of_their_pictures():

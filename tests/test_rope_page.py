@@ -13,6 +13,7 @@ import pekit
 from pekit import llama
 from pekit.llama import files, loaded
 from tests.page_text import open_expanders
+from tests.test_lesson_page import check_page_end
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/rope_in_a_real_model.py"
@@ -62,6 +63,7 @@ def test_defaults_show_the_key_idea_and_its_picture_and_keep_the_rest_closed():
                           "Frequencies per head: which pairs carry the norm",
                           "Conventions: adjacent pairs or split halves",
                           "Past the context: the loss along a long text", "Attention across layers: rollout"], closed
+    check_page_end(at, "rope_in_a_real_model")  # its end: the next page in reading order, and back to the lesson
 
 
 @needs_model

@@ -96,9 +96,10 @@ def word_choices(tokens: tuple[str, ...]) -> range:
     return range(len(tokens))
 
 
-def step_heading(index: int) -> str:
+def step_heading(index: int) -> Said:
     """``index`` from 1: "Step k of K: title"."""
-    return _("Step {k} of {count}: {title}").format(k=index, count=COUNT, title=_(STEPS[index - 1].title))
+    return Said(_("Step {k} of {count}: {title}").format(k=index, count=COUNT, title=_(STEPS[index - 1].title)),
+                [Claim("step", index), Claim("steps", COUNT)])
 
 
 def tokens_of(sentence: str) -> tuple[str, ...]:
@@ -332,10 +333,14 @@ def counter_view(bits: int = BINARY_BITS) -> binary_view.AnalogyView:
     return binary_view.analogy_view(BINARY_N, bits, int(TABLE_D), BASE)
 
 
-def counter_sentence(view: binary_view.AnalogyView) -> str:
-    return ngettext("Bit 0 flips at every position; bit {bit} flips once every {count} position.",
-                    "Bit 0 flips at every position; bit {bit} flips once every {count} positions.",
-                    2 ** view.last_bit).format(bit=view.last_bit, count=2 ** view.last_bit)
+def counter_sentence(view: binary_view.AnalogyView) -> Said:
+    """How often bit 0 and the last bit of the step's codes flip: bit b once every 2^b positions."""
+    every = 2 ** view.last_bit
+    return Said(ngettext("Bit 0 flips at every position; bit {bit} flips once every {count} position.",
+                         "Bit 0 flips at every position; bit {bit} flips once every {count} positions.",
+                         every).format(bit=view.last_bit, count=every),
+                [Claim("first bit", 0), Claim("positions per flip of bit 0", 1), Claim("last bit", view.last_bit),
+                 Claim("positions per flip of the last bit", every)])
 
 
 # -- step 6: the rotation ------------------------------------------------------------------------
@@ -431,14 +436,22 @@ def masking(tokens: tuple[str, ...], length: int) -> live.MaskingView:
     return live.masking_view(tokens[:live.LAB_STEPS], HIDDEN, SEED, str(length), "own", "one per sequence", "A")
 
 
-def masking_sentence(view: live.MaskingView) -> str:
+def masking_sentence(view: live.MaskingView) -> Said:
+    """What the mask hides at the step's valid length; "exactly 0" is claimed of the weight the
+    view measured (on the masked keys, or the whole row of a query with nothing to look at)."""
+    zero = Reference(0.0, "exactly 0, as the sentence says")
     if view.zero_rows:
-        return _("With a valid length of 0 there is nothing to look at: every weight is 0, not NaN.")
+        return Said(_("With a valid length of 0 there is nothing to look at: every weight is 0, not NaN."),
+                    [Claim("valid length", view.length),
+                     Claim("total |weight| of that query's row", sum(abs(w) for w in view.zero_row), "equal", zero)])
+    hidden = live.LAB_STEPS - view.length
     if not view.hidden_pairs:
-        return _("No key is hidden: every word may look at every step, padding included.")
-    return ngettext("The mask hides {count} key from every query; its weight is exactly 0.",
-                    "The mask hides {count} keys from every query; their weight is exactly 0.",
-                    live.LAB_STEPS - view.length).format(count=live.LAB_STEPS - view.length)
+        return Said(_("No key is hidden: every word may look at every step, padding included."),
+                    [Claim("hidden keys", hidden)])
+    return Said(ngettext("The mask hides {count} key from every query; its weight is exactly 0.",
+                         "The mask hides {count} keys from every query; their weight is exactly 0.",
+                         hidden).format(count=hidden),
+                [Claim("hidden keys", hidden), Claim("weight on the hidden keys", view.masked_total, "equal", zero)])
 
 
 # -- the questions, by the step they end ----------------------------------------------------------

@@ -10,6 +10,7 @@ a reason, and each reason to an option its question's computed answer is not.
 
 from __future__ import annotations
 
+from lab.claims import Said
 from lab.i18n import N_, _
 
 # question id → (the tempting option's index, why it is wrong); English, marked for the catalog
@@ -98,11 +99,14 @@ def tempting(qid: str) -> int | None:
     return None if reason is None else reason[0]
 
 
-def why_not(qid: str, options: tuple[str, ...]) -> str:
+def why_not(qid: str, options: tuple[str, ...]) -> Said:
     """Why the tempting option of question ``qid`` (``options``: its options, English, marked for
-    the catalog) is wrong, in the reader's language; empty where none is listed."""
+    the catalog) is wrong, in the reader's language; empty where none is listed. It quotes the
+    option and a fixed reason and computes no number: the numbers a reason states are fixed text
+    for a fixed question, each checked against pekit by
+    ``tests/views/test_misconceptions.py::test_the_numbers_the_reasons_state_are_pekits``."""
     reason = REASONS.get(qid)
     if reason is None:
-        return ""
+        return Said("")
     index, why = reason
-    return _("Why not “{option}”? {reason}").format(option=_(options[index]), reason=_(why))
+    return Said(_("Why not “{option}”? {reason}").format(option=_(options[index]), reason=_(why)))

@@ -19,16 +19,16 @@ from typing import TYPE_CHECKING, NamedTuple
 from pekit import charts, shipped, training
 from pekit.charts.bars import accuracy_bars
 from pekit.training import HistoryRow
-from lab.claims import Claim, Reference, Said
+from lab.claims import Claim, Reference, Said, claims_of, joined
 from lab.memo import shared
-from lab.i18n import N_, _, localized_resource, ngettext
+from lab.i18n import _, localized_resource, ngettext
 from lab.jobs import DONE, FAILED, RUNNING, WAITING, Job, job_board
 from lab.views.train_alibi import direction_demo, direction_lesson, mirror_bound
 from lab.views.train_curves import Curves, curves_specs
 from lab.views.train_longer import LengthAccuracy, extrapolation_lesson
 from lab.views.train_table import lesson
-from lab.views.train_names import (BATCH_SIZE, MAX_SECONDS, STOPPED, TEST_EXAMPLES, TRAIN_ORDER, _heads, _kind,
-                                   _layers, _n, _pct, _scheme, _schemes, _task)
+from lab.views.train_names import (BATCH_SIZE, MAX_SECONDS, STOPPED, TEST_EXAMPLES, TRAIN_ORDER, _kind, _n, _pct,
+                                   _scheme, _schemes, _task)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -89,19 +89,20 @@ def train_work(run: Run, positions: str):
                                      max_steps=run.steps, seed=run.seed, target=shipped.TARGET, callback=report,
                                      batch_size=BATCH_SIZE,
                                      max_seconds=MAX_SECONDS)
-        record = shipped.run_record(result)
+        record = shipped.run_record(result)  # with the share right per position and on mirrored inputs
         record["attention"] = training.compare_attention(result.model, seed=run.seed)
-        record.update(measured(result.model))
         return record  # plain numbers and small tensors; the model is dropped here
 
     return work
 
 
-def _step_text(positions: str, row: HistoryRow, steps: int) -> str:
+def _step_text(positions: str, row: HistoryRow, steps: int) -> Said:
     """What a running training reports: its scheme, step, loss and share of the batch right."""
-    return _("{scheme}: step {step} of at most {steps}, loss {loss}, {share} of the batch's sequences right").format(
-        scheme=_scheme(positions), step=row.step, steps=steps, loss=_n(row.loss, ".3f"),
-        share=_n(row.seq_accuracy, ".0%"))
+    return Said(_("{scheme}: step {step} of at most {steps}, loss {loss}, {share} of the batch's sequences "
+                  "right").format(scheme=_scheme(positions), step=row.step, steps=steps, loss=_n(row.loss, ".3f"),
+                                  share=_n(row.seq_accuracy, ".0%")),
+                [Claim("step", row.step), Claim("step cap", steps), Claim("loss", row.loss),
+                 Claim("batch's sequences right", row.seq_accuracy)])
 
 
 def training_order(schemes: Sequence[str]) -> list[str]:
@@ -175,42 +176,44 @@ def trainings(run: Run, schemes: Sequence[str]) -> Trainings:
                      sum(s in (DONE, FAILED) for s in states.values()))
 
 
-def failure_sentence(failure: Failure) -> str:
-    return _("Training {scheme} failed: {error}").format(scheme=_scheme(failure.positions), error=failure.error)
+def failure_sentence(failure: Failure) -> Said:
+    """A training that failed, with its error as raised (quoted: the sentence states no number of its own)."""
+    return Said(_("Training {scheme} failed: {error}").format(scheme=_scheme(failure.positions), error=failure.error))
 
 
-def press_train_sentence(run: Run, schemes: Sequence[str]) -> str:
-    """What **Train** would train, while nothing is known for these settings."""
+def press_train_sentence(run: Run, schemes: Sequence[str]) -> Said:
+    """What **Train** would train, while nothing is known for these settings, and the settings whose
+    results show at once (the shipped ones). The model, task and schemes are named as values of a
+    list of settings, as the sidebar names them, never slotted into the sentence's grammar."""
     d = shipped.DEFAULTS
-    return _("Press **Train** to train the {kind} on {task} with {schemes}: {length} tokens, d = {dim}, {layers}, "
-             "{heads}, at most {steps} steps, seed {seed}. Results show at once for the settings shipped with pekit "
-             "({shipped}, d = {shipped_dim}, {shipped_layers}, {shipped_heads}, {shipped_steps} steps, seed "
-             "{shipped_seed}) and for settings already trained on this server.").format(
+    return Said(_("Press **Train** to train with these settings: model {kind}, task {task}, schemes {schemes}, "
+                  "{length} tokens, d = {dim}, layers = {layers}, heads = {heads}, at most {steps} steps, seed {seed}. "
+                  "Results show at once for the settings shipped with pekit (task {shipped_task}, {shipped_length} "
+                  "tokens, d = {shipped_dim}, layers = {shipped_layers}, heads = {shipped_heads}, {shipped_steps} "
+                  "steps, seed {shipped_seed}) and for settings already trained on this server.").format(
         kind=_kind(run.kind), task=_task(run.task), schemes=_schemes(schemes), length=run.seq_len, dim=run.dim,
-        layers=_layers(run.layers), heads=_heads(run.heads), steps=_n(run.steps, ","), seed=run.seed,
-        shipped=_(SHIPPED_TASK[d["task"]]).format(count=d["seq_len"]), shipped_dim=d["dim"],
-        shipped_layers=_layers(d["layers"]), shipped_heads=_heads(d["heads"]), shipped_steps=_n(shipped.STEPS, ","),
-        shipped_seed=d["seed"])
+        layers=run.layers, heads=run.heads, steps=_n(run.steps, ","), seed=run.seed, shipped_task=_task(d["task"]),
+        shipped_length=d["seq_len"], shipped_dim=d["dim"], shipped_layers=d["layers"], shipped_heads=d["heads"],
+        shipped_steps=_n(shipped.STEPS, ","), shipped_seed=d["seed"]),
+        [Claim("tokens", run.seq_len), Claim("d", run.dim), Claim("layers", run.layers), Claim("heads", run.heads),
+         Claim("step cap", run.steps), Claim("seed", run.seed), Claim("shipped tokens", d["seq_len"]),
+         Claim("shipped d", d["dim"]), Claim("shipped layers", d["layers"]), Claim("shipped heads", d["heads"]),
+         Claim("shipped step cap", shipped.STEPS), Claim("shipped seed", d["seed"])])
 
 
-# the shipped task and its length, as the sentence above names them
-SHIPPED_TASK = {"reverse": N_("reversal of {count} tokens"), "sort": N_("sorting {count} tokens"),
-                "shift": N_("shifting {count} tokens"), "histogram": N_("counting in {count} tokens")}
-
-
-def nothing_yet_sentence(run: Run, schemes: Sequence[str], running: bool, *, attendee: bool = False) -> str:
+def nothing_yet_sentence(run: Run, schemes: Sequence[str], running: bool, *, attendee: bool = False) -> Said:
     """What the page says while it has no result for these settings: that they are training
     (``running``: started here or by anyone on this server with the same settings), or what
     **Train** would train; to an ``attendee`` of a class (who has no Train button), that the
     presenter trains."""
     if running:
-        return _("The {kind} on {task} with {schemes} is training on this server with these settings (started here "
-                 "or by someone else asking for the same ones): the results show here when it finishes.").format(
-            kind=_kind(run.kind), task=_task(run.task), schemes=_schemes(schemes))
+        return Said(_("A run with these settings (model {kind}, task {task}, schemes {schemes}) is training on this "
+                      "server, started here or by someone else asking for the same ones: the results show here when "
+                      "it finishes.").format(kind=_kind(run.kind), task=_task(run.task), schemes=_schemes(schemes)))
     if attendee:
-        return _("Nothing is trained yet with these settings. In a class the presenter runs the trainings, so that "
-                 "the class does not wait in line: these results show here once the presenter trains them, and "
-                 "**Reset** brings back the settings shipped with pekit, whose results show at once.")
+        return Said(_("Nothing is trained yet with these settings. In a class the presenter runs the trainings, so "
+                      "that the class does not wait in line: these results show here once the presenter trains them, "
+                      "and **Reset** brings back the settings shipped with pekit, whose results show at once."))
     return press_train_sentence(run, schemes)
 
 
@@ -255,7 +258,13 @@ class Result:
     mirror: float | None = None  # training.mirror_agreement: answers to mirrored inputs mirror the answers
 
 
-def as_result(record: dict, maps: dict) -> Result:
+def as_maps(maps: dict) -> Maps:
+    """Attention maps as :func:`pekit.training.compare_attention` returns them, as :class:`Maps`."""
+    return Maps(maps["trained"], maps["untrained"], tuple(maps["labels"]), maps["inputs"], maps["answers"],
+                maps["predicted"])
+
+
+def as_result(record: dict, maps: dict | Maps) -> Result:
     """A run record (:func:`pekit.shipped.run_record`, as ``metrics.json`` keeps them too) and
     its attention maps (:func:`pekit.training.compare_attention`) as a :class:`Result`."""
     return Result(
@@ -263,8 +272,7 @@ def as_result(record: dict, maps: dict) -> Result:
         seconds=record["seconds"], stopped=STOPPED.get(record["stopped"], record["message"]),
         history=tuple(HistoryRow(*row) for row in record["history"]),
         extrapolation=tuple(LengthAccuracy(e["seq_len"], e["token_accuracy"]) for e in record["extrapolation"]),
-        maps=Maps(maps["trained"], maps["untrained"], tuple(maps["labels"]), maps["inputs"], maps["answers"],
-                  maps["predicted"]),
+        maps=maps if isinstance(maps, Maps) else as_maps(maps),
         by_position=tuple(record.get("by_position", ())), mirror=record.get("mirror"))
 
 
@@ -275,20 +283,26 @@ def result(run: Run, source: Source) -> Result:
     return shipped_result(run.kind, source.positions)
 
 
+def maps_of(run: Run, source: Source) -> Maps:
+    """The attention maps of the result ``source`` points at (a shipped checkpoint's without
+    reading its record, which the maps do not need)."""
+    if source.origin == "trained":
+        return result(run, source).maps
+    return shipped_maps(run.kind, source.positions)
+
+
+@shared(max_entries=16)
+def shipped_maps(kind: str, positions: str) -> Maps:
+    """A shipped checkpoint's attention maps, computed once for the server."""
+    return as_maps(shipped.shipped_attention(kind, positions))
+
+
 @shared(max_entries=16)
 def shipped_result(kind: str, positions: str) -> Result:
-    """A shipped checkpoint's recorded metrics and attention maps, read once for the server."""
-    record = shipped.recorded_metrics()[f"{kind}-{positions}"]
-    record.update(measured(shipped.load_checkpoint(kind, positions, device="cpu")))
-    return as_result(record, shipped.shipped_attention(kind, positions))
-
-
-def measured(model) -> dict:
-    """What the page measures of a trained model beyond its record: the held-out share right at
-    each answer position, and how often its answers to mirrored inputs are its mirrored answers."""
-    task = model.config.task
-    return {"by_position": training.position_accuracy(model, task).tolist(),
-            "mirror": training.mirror_agreement(model, task)}
+    """A shipped checkpoint's recorded metrics (its share right per position and on mirrored
+    inputs among them, as pekit measured them when it built the checkpoint) and its attention
+    maps, read once for the server."""
+    return as_result(shipped.recorded_metrics()[f"{kind}-{positions}"], shipped_maps(kind, positions))
 
 
 @shared(max_entries=64)
@@ -371,20 +385,26 @@ def stopped_short(live: Result, recorded: Result) -> bool:
     return live.stopped == STOPPED["time"] and live.steps < recorded.steps
 
 
-def differs_sentence(runs: Sequence[tuple[str, Result, Result]]) -> str:
+def differs_sentence(runs: Sequence[tuple[str, Result, Result]]) -> Said:
     """Why runs trained here can differ from the shipped runs of the same settings: ``runs`` holds
     each scheme, its live result and the shipped one, for the runs that stopped at the time cap
-    before the shipped run's steps."""
-    each = "; ".join(_("{scheme} after {steps} steps, {share} of sequences right (shipped: {shipped} after "
-                       "{shipped_steps})").format(scheme=_scheme(positions), steps=_n(live.steps, ","),
-                                                  share=_pct(live.seq_accuracy), shipped=_pct(recorded.seq_accuracy),
-                                                  shipped_steps=_n(recorded.steps, ","))
-                     for positions, live, recorded in runs)
-    return ngettext("Trained here, {count} run stopped at the time cap of {seconds} s, before the shipped run's "
-                    "steps, so its numbers can differ: {runs}.",
-                    "Trained here, {count} runs stopped at the time cap of {seconds} s, before the shipped runs' "
-                    "steps, so their numbers can differ: {runs}.", len(runs)).format(
-        count=len(runs), seconds=_n(MAX_SECONDS, "g"), runs=each)
+    before the shipped run's steps (:func:`stopped_short`). A sentence for them all, then one per
+    run, each a whole message; each run's steps are claimed below the shipped run's."""
+    head = Said(ngettext("Trained here, {count} run stopped at the time cap of {seconds} s, before the shipped run's "
+                         "steps, so its numbers can differ.",
+                         "Trained here, {count} runs stopped at the time cap of {seconds} s, before the shipped runs' "
+                         "steps, so their numbers can differ.", len(runs)).format(
+        count=len(runs), seconds=_n(MAX_SECONDS, "g")), [Claim("runs", len(runs)), Claim("time cap (s)", MAX_SECONDS)])
+    each = [Said(_("{scheme} stopped after {steps} steps with {share} of the sequences right; the shipped run took "
+                   "{shipped_steps} steps and got {shipped}.").format(
+        scheme=_scheme(positions), steps=_n(live.steps, ","), share=_pct(live.seq_accuracy),
+        shipped_steps=_n(recorded.steps, ","), shipped=_pct(recorded.seq_accuracy)),
+        [Claim(f"{positions} steps", live.steps, "below", Reference(recorded.steps, f"the shipped {positions} run's "
+                                                                                   "steps (its record)")),
+         Claim(f"{positions} sequences right", live.seq_accuracy),
+         Claim(f"shipped {positions} sequences right", recorded.seq_accuracy)])
+        for positions, live, recorded in runs]
+    return joined([head, *each])
 
 
 def bars_caption(view: Results, run: Run) -> Said:
@@ -412,15 +432,17 @@ def bars_caption(view: Results, run: Run) -> Said:
     return Said(text, claims)
 
 
-def missing_sentence(view: Results) -> str:
-    return _("Not trained yet with these settings: {names}.").format(names=_schemes(view.missing))
+def missing_sentence(view: Results) -> Said:
+    """The chosen schemes without a result (names: no number)."""
+    return Said(_("Not trained yet with these settings: {names}.").format(names=_schemes(view.missing)))
 
 
-def measured_caption(view: Results) -> str | None:
-    """How the shipped checkpoints among the table's results were trained (None without one)."""
+def measured_caption(view: Results) -> Said | None:
+    """How the shipped checkpoints among the table's results were trained (None without one): on
+    :data:`pekit.shipped.THREADS` CPU thread (the claim; the message says "one")."""
     if view.shipped:
-        return _("Shipped checkpoints were trained with these settings on one CPU thread when pekit was built, and "
-                 "the tests measure them again.")
+        return Said(_("The shipped checkpoints were trained with these settings on one CPU thread; the tests "
+                      "measure them again."), [Claim("CPU threads", shipped.THREADS)])
     return None
 
 
@@ -434,6 +456,7 @@ class Progress:
     waiting: tuple[str, ...]  # schemes still in line
     ahead: int  # jobs in line before the first of them
     curves: Curves | None  # what they have streamed so far
+    workers: int = 1  # trainings the board runs at once
 
 
 def progress(run: Run, schemes: Sequence[str], shown: int = 0) -> Progress | None:
@@ -449,15 +472,22 @@ def progress(run: Run, schemes: Sequence[str], shown: int = 0) -> Progress | Non
     waiting = tuple(p for p, j in jobs.items() if j.state == WAITING)
     ahead = min((board.place(jobs[p]) for p in waiting), default=0)
     curves = curves_specs({p: tuple(j.rows) for p, j in jobs.items()})
-    return Progress(len(schemes), done / len(schemes), current, waiting, ahead, curves)
+    return Progress(len(schemes), done / len(schemes), current, waiting, ahead, curves, board.workers)
 
 
-def progress_text(view: Progress) -> str:
-    return ngettext("Training {count} scheme: {current}", "Training {count} schemes: {current}",
-                    view.schemes).format(count=view.schemes, current=view.current)
+def progress_text(view: Progress) -> Said:
+    """The trainings followed, and what the running one reports (its step, loss and share, the
+    report's claims)."""
+    return Said(ngettext("Training {count} scheme: {current}", "Training {count} schemes: {current}",
+                         view.schemes).format(count=view.schemes, current=view.current),
+                [Claim("schemes", view.schemes), *claims_of(view.current)])
 
 
-def waiting_sentence(view: Progress) -> str:
-    return ngettext("Waiting: {names} ({count} job ahead; one training runs at a time so nobody's page slows down).",
-                    "Waiting: {names} ({count} jobs ahead; one training runs at a time so nobody's page slows down).",
-                    view.ahead).format(names=_schemes(view.waiting), count=view.ahead)
+def waiting_sentence(view: Progress) -> Said:
+    """The schemes in line, the jobs ahead of them, and the trainings the board runs at once (the
+    message says "one")."""
+    return Said(ngettext(
+        "Waiting: {names} ({count} job ahead; one training runs at a time so nobody's page slows down).",
+        "Waiting: {names} ({count} jobs ahead; one training runs at a time so nobody's page slows down).",
+        view.ahead).format(names=_schemes(view.waiting), count=view.ahead),
+        [Claim("jobs ahead", view.ahead), Claim("trainings at a time", view.workers)])

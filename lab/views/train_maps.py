@@ -12,7 +12,7 @@ from pekit import charts, training
 from lab.display import number
 from lab.claims import Claim, Reference, Said
 from lab.i18n import _, localized_resource, ngettext
-from lab.views.train import Run, Source, result
+from lab.views.train import Run, Source, maps_of
 from lab.views.train_names import MAP_LAYER, MAPS_PER_ROW, _n
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ class AttentionView:
     causal: bool = False  # a decoder's maps: answer slot i sees the inputs and the slots up to i
     shares: tuple[float, ...] = ()  # every trained head's share, layer by layer (source_attention)
     shares_before: tuple[float, ...] = ()  # the same before training
+    layers: int = 1  # the model's layers
 
 
 def layer_options(layers: int) -> tuple[str, ...]:
@@ -61,7 +62,7 @@ def layer_options(layers: int) -> tuple[str, ...]:
 
 def fallback_scheme(schemes: Sequence[str]) -> str:
     """The scheme whose maps show when the link's is not among ``schemes``: the last one (none,
-    if chosen, comes first)."""
+    if chosen, comes first). A setting's value (the page sets its widget to it), not a sentence."""
     return schemes[-1]
 
 
@@ -80,7 +81,7 @@ def _map_rows(weights: Tensor, labels: list[str]) -> tuple[tuple[HeadMap, ...], 
 def attention_view(run: Run, source: Source, layer: str) -> AttentionView:
     """The maps of one layer (``layer``: ``"1"`` .. or ``"clearest"``, the layer of the head that
     looks hardest at the token each answer copies) for the result ``source`` points at."""
-    maps = result(run, source).maps
+    maps = maps_of(run, source)
     causal = run.kind == "decoder"
     best = training.clearest_head(maps.trained, run.task, causal=causal)
     before = training.clearest_head(maps.untrained, run.task, causal=causal)
@@ -93,16 +94,20 @@ def attention_view(run: Run, source: Source, layer: str) -> AttentionView:
         answers=tuple(maps.answers.tolist()), predicted=tuple(maps.predicted.tolist()), best=_head(best),
         before=_head(before), seq_len=run.seq_len, even=training.even_source_share(run.seq_len, causal=causal),
         causal=causal, shares=() if shares is None else tuple(v for row in shares.tolist() for v in row),
-        shares_before=() if before_shares is None else tuple(v for row in before_shares.tolist() for v in row))
+        shares_before=() if before_shares is None else tuple(v for row in before_shares.tolist() for v in row),
+        layers=maps.trained.shape[0])
 
 
-def example_sentence(view: AttentionView) -> str:
+def example_sentence(view: AttentionView) -> Said:
+    """The held-out example the maps draw: its input, right answer and the trained model's answer."""
     def tokens(ids: tuple[int, ...]) -> str:
         return " ".join(map(str, ids))
 
-    return _("One held-out example: input **{inputs}**, right answer **{answers}**, the trained model answers "
-             "**{predicted}**. In each map a row is a query, a column a key, the colour its weight.").format(inputs=tokens(view.inputs), answers=tokens(view.answers),
-                                      predicted=tokens(view.predicted))
+    return Said(_("One held-out example: input **{inputs}**, right answer **{answers}**, the trained model answers "
+                  "**{predicted}**. In each map a row is a query, a column a key, the colour its weight.").format(
+        inputs=tokens(view.inputs), answers=tokens(view.answers), predicted=tokens(view.predicted)),
+        [Claim("input", view.inputs), Claim("right answer", view.answers), Claim("trained model's answer",
+                                                                               view.predicted)])
 
 
 def ties(view: AttentionView) -> int:
@@ -147,7 +152,29 @@ def clearest_sentence(view: AttentionView) -> Said:
     ])
 
 
-def layer_heading(view: AttentionView, title: str) -> str:
-    if view.clearest:
-        return _("**{title}**, layer {layer} (the layer of the clearest head)").format(title=title, layer=view.layer)
-    return _("**{title}**, layer {layer} (as chosen)").format(title=title, layer=view.layer)
+def layer_heading(view: AttentionView, trained: bool) -> Said:
+    """The heading over the ``trained`` model's maps (else the same model's before training): the
+    layer drawn and why, one whole message per case. "The clearest" is the layer of the trained
+    model's clearest head, or the last layer for a task that copies no fixed position (no head is
+    clearest); the claim ``layer`` holds it against that layer."""
+    if view.clearest and view.best is not None:
+        if trained:
+            text = _("**Trained**, layer {layer} (the layer of the clearest head)")
+        else:
+            text = _("**The same model before training (same seed)**, layer {layer} (the layer of the trained model's "
+                     "clearest head)")
+        claim = Claim("layer", view.layer, "equal", Reference(view.best.layer, "the layer of the trained model's "
+                                                                               "clearest head (training.clearest_head)"))
+    elif view.clearest:
+        if trained:
+            text = _("**Trained**, layer {layer} (the last: this task copies no fixed position, so no head is the "
+                     "clearest)")
+        else:
+            text = _("**The same model before training (same seed)**, layer {layer} (the last: this task copies no "
+                     "fixed position, so no head is the clearest)")
+        claim = Claim("layer", view.layer, "equal", Reference(view.layers, "the model's last layer"))
+    else:
+        text = _("**Trained**, layer {layer} (as chosen)") if trained else _(
+            "**The same model before training (same seed)**, layer {layer} (as chosen)")
+        claim = Claim("layer", view.layer)
+    return Said(text.format(layer=view.layer), [claim])

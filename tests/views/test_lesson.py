@@ -189,10 +189,17 @@ def test_the_counter_sentence_counts_the_flips(bits):
     said = lesson.counter_sentence(view)
     bit = bits - 1
     # bit b of the positions 0 .. n − 1 changes between i − 1 and i once every 2**b positions
-    flips = [i for i in range(1, lesson.BINARY_N) if (i >> bit) & 1 != ((i - 1) >> bit) & 1]
-    assert flips[0] == 2 ** bit and all(b - a == 2 ** bit for a, b in zip(flips, flips[1:]))
+    def every(b: int) -> int:  # the positions between two flips of bit b, counted
+        flips = [i for i in range(1, lesson.BINARY_N) if (i >> b) & 1 != ((i - 1) >> b) & 1]
+        assert len({y - x for x, y in zip(flips, flips[1:])}) <= 1  # evenly spaced
+        return flips[0]
+
+    assert said.claim("first bit").value == 0 and said.claim("positions per flip of bit 0").value == every(0) == 1
+    assert said.claim("last bit").value == bit == view.bits - 1
+    assert said.claim("positions per flip of the last bit").value == every(bit)
     plural = "position" if bit == 0 else "positions"
-    assert said == f"Bit 0 flips at every position; bit {bit} flips once every {2 ** bit} {plural}."
+    assert said.startswith("Bit 0 flips at every position;") and f"bit {bit} " in said
+    assert said.endswith(f"every {every(bit)} {plural}.")
 
 
 @settings(max_examples=10, deadline=None)
@@ -236,13 +243,16 @@ def test_the_masking_sentence_counts_the_hidden_keys(length):
     view = lesson.masking(TOKENS, length)
     said = lesson.masking_sentence(view)
     hidden = 8 - length  # keys length .. 7 of the 8 steps
+    assert said.holds()  # "exactly 0", claimed of the weight the view measured
     if length == 0:
         assert "every weight is 0, not NaN" in said and view.zero_rows
+        assert said.claim("valid length").value == 0
+        assert said.claim("total |weight| of that query's row").value == 0 and len(view.zero_row) == 8
     elif hidden == 0:
-        assert said.startswith("No key is hidden")
+        assert said.startswith("No key is hidden") and said.claim("hidden keys").value == 0
     else:
-        assert re.search(rf"hides {hidden} keys? from every query", said)
-        assert view.hidden_pairs == 8 * hidden and view.masked_total == 0
+        assert said.claim("hidden keys").value == hidden and re.search(rf"hides {hidden} keys? from every query", said)
+        assert view.hidden_pairs == 8 * hidden and said.claim("weight on the hidden keys").value == 0
 
 
 @settings(max_examples=4, deadline=None)
@@ -259,7 +269,9 @@ def test_every_question_reads_whole_and_its_answer_is_an_option(qid, code):
 @settings(max_examples=9, deadline=None)
 @given(st.integers(1, lesson.COUNT))
 def test_step_headings_count_the_steps(k):
-    assert lesson.step_heading(k) == f"Step {k} of {lesson.COUNT}: {lesson.STEPS[k - 1].title}"
+    said = lesson.step_heading(k)
+    assert said.claim("step").value == k and said.claim("steps").value == len(lesson.STEPS) == 9
+    assert said == f"Step {k} of {lesson.COUNT}: {lesson.STEPS[k - 1].title}"  # the numbers written, then the title
     assert len(lesson.glossary()) == len(lesson.GLOSSARY)
 
 

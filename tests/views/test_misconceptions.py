@@ -46,6 +46,7 @@ def test_why_not_names_the_option_and_gives_its_reason(qid, code):
     check = next((c for c in EVERY if c.id == qid), None)
     with use(code):
         said = misconceptions.why_not(qid, check.options if check else ("a", "b", "c", "d"))
+    assert said.claims == ()  # it quotes the option and a fixed reason (whose numbers the test below checks)
     if check is None:
         assert said == "" and misconceptions.tempting(qid) is None
         return

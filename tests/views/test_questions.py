@@ -406,12 +406,23 @@ def test_share_sentence(none, tokens, sinusoidal, guess):
 def test_pattern(layers, heads, T, seed):
     weights = torch.randn(layers, heads, T, T, generator=torch.Generator().manual_seed(seed)).mul(3).softmax(-1)
     p = train_q.pattern(weights)
-    best_anti = max((sum(weights[l, h, i, T - 1 - i].item() for i in range(T)) / T, l, h)
-                    for l in range(layers) for h in range(heads))
+    # each pattern's share per head, by loops over the map: the anti-diagonal, the diagonal, the first key
+    per_head = {name: [(sum(weights[l, h, i, key(i)].item() for i in range(T)) / T, l, h)
+                       for l in range(layers) for h in range(heads)]
+                for name, key in (("anti", lambda i: T - 1 - i), ("diagonal", lambda i: i), ("first", lambda i: 0))}
+    best_anti = max(per_head["anti"])
     assert p.anti[2] == pytest.approx(best_anti[0], abs=1e-6)
     text = train_q.pattern_sentence(p)
-    assert shown(100 * p.anti[2], ".3g") in text and shown(100 / T, ".3g") in text
-    assert f"head {p.anti[1] + 1} of layer {p.anti[0] + 1}" in text
+    assert text.claim("anti-diagonal share").value == pytest.approx(best_anti[0], abs=1e-6)
+    runner_up = sorted(share for share, _l, _h in per_head["anti"])[-2] if layers * heads > 1 else -math.inf
+    if runner_up < best_anti[0] - 1e-6:  # one head puts the most there: the sentence names it
+        assert (text.claim("layer").value, text.claim("head").value) == (best_anti[1] + 1, best_anti[2] + 1)
+    for name, what in (("diagonal", "largest diagonal share"), ("first", "largest first-key share")):
+        assert text.claim(what).value == pytest.approx(max(per_head[name])[0], abs=1e-6)
+    assert text.claim("even share").value == pytest.approx(1 / T, abs=1e-15)
+    for claim in text.claims:  # each written: the shares as percents to three digits, the head and layer as counted
+        written = shown(100 * claim.value, ".3g") if "share" in claim.what else str(claim.value)
+        assert written in text, (claim, text)
     anti = torch.zeros(1, 1, T, T)
     anti[0, 0, torch.arange(T), T - 1 - torch.arange(T)] = 1
     assert train_q.pattern_answer(train_q.pattern(anti)) == 0

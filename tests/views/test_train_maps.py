@@ -9,7 +9,7 @@ import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from lab.views.train import trainings, shipped_result
+from lab.views.train import shipped_maps, trainings
 from lab.views.train_maps import (AttentionView, Head, attention_view, clearest_sentence, example_sentence,
                                   fallback_scheme, layer_heading, layer_options)
 from lab.views.train_names import LAYERS, LENGTH, MAPS_PER_ROW
@@ -38,12 +38,10 @@ def test_the_fallback_scheme_is_the_last_chosen(schemes):
 def test_attention_sentences_state_the_shipped_maps_numbers(kind, positions, layer):
     run = shipped_run(kind)
     view = attention_view(run, trainings(run, [positions]).source(positions), layer)
-    maps = shipped_result(kind, positions).maps
+    maps = shipped_maps(kind, positions)
     inputs, answers = training.held_out_example(run.task, run.seq_len, D["vocab"])
     said = example_sentence(view)
-    assert f"input **{' '.join(map(str, inputs.tolist()))}**" in said
-    assert f"right answer **{' '.join(map(str, answers.tolist()))}**" in said
-    assert f"the trained model answers **{' '.join(map(str, maps.predicted.tolist()))}**." in said
+    check_example(said, inputs.tolist(), answers.tolist(), maps.predicted.tolist())
 
     causal = kind == "decoder"
     shares = training.source_attention(maps.trained, run.task, causal=causal)  # (layers, heads)
@@ -61,12 +59,53 @@ def test_attention_sentences_state_the_shipped_maps_numbers(kind, positions, lay
     assert said.claim("other heads tied as shown").value == shown.count(f"{float(shares.max()):.0%}") - 1
 
     shown = best_layer + 1 if layer == "clearest" else int(layer)
-    how = "(the layer of the clearest head)" if layer == "clearest" else "(as chosen)"
-    assert view.layer == shown
-    assert layer_heading(view, "Trained") == f"**Trained**, layer {shown} {how}"
+    assert view.layer == shown and view.layers == maps.trained.shape[0]
+    for trained in (True, False):
+        check_heading(layer_heading(view, trained), view, trained, best_layer + 1)
     for rows in (view.trained, view.untrained):
         assert [m.head for row in rows for m in row] == list(range(1, run.heads + 1))
         assert all(0 < len(row) <= MAPS_PER_ROW for row in rows)
+
+
+def check_example(said, inputs: list[int], answers: list[int], predicted: list[int]) -> None:
+    """The example's tokens as claims, and each written in bold in the order the sentence gives them."""
+    assert (said.claim("input").value, said.claim("right answer").value, said.claim("trained model's answer").value
+            ) == (tuple(inputs), tuple(answers), tuple(predicted))
+    assert re.findall(r"\*\*([\d ]+)\*\*", said) == [" ".join(map(str, ids)) for ids in (inputs, answers, predicted)]
+
+
+def check_heading(said, view, trained: bool, clearest_layer: int | None) -> None:
+    """The heading names the model (trained, or the same before training), the layer drawn and why:
+    the clearest head's layer (``clearest_layer``, found by the test), or the last layer when no head
+    is clearest (None), or the layer chosen."""
+    title = "**Trained**" if trained else "**The same model before training (same seed)**"
+    assert said.startswith(f"{title}, layer {view.layer} (") and said.count("**") == 2
+    claim = said.claim("layer")
+    assert claim.value == view.layer and said.holds()
+    if view.clearest and clearest_layer is not None:
+        assert claim.reference.value == clearest_layer == view.layer and "clearest head" in said
+    elif view.clearest:
+        assert claim.reference.value == view.layers == view.layer and "no head is the clearest" in said
+    else:
+        assert claim.reference is None and said.endswith("(as chosen)")
+
+
+@given(layer=st.integers(LAYERS.minimum, LAYERS.maximum), layers=st.integers(LAYERS.minimum, LAYERS.maximum),
+       clearest=st.booleans(), copies=st.booleans(), trained=st.booleans(),
+       tokens=st.lists(st.integers(0, 15), min_size=LENGTH.minimum, max_size=LENGTH.maximum))
+@example(layer=2, layers=2, clearest=True, copies=False, trained=True, tokens=[1, 2, 3, 4])  # sort: no clearest head
+@settings(max_examples=30, deadline=None)
+def test_the_headings_and_the_example_state_what_they_are_given(layer, layers, clearest, copies, trained, tokens):
+    layer = min(layer, layers)
+    if clearest and not copies:
+        layer = layers  # the page draws the last layer when no head copies a fixed position
+    answers, predicted = sorted(tokens), tokens[::-1]
+    view = AttentionView(layer=layer, clearest=clearest, trained=(), untrained=(), inputs=tuple(tokens),
+                         answers=tuple(answers), predicted=tuple(predicted),
+                         best=Head(layer, 1, 0.5) if copies else None, before=None, seq_len=len(tokens), even=0.0,
+                         layers=layers)
+    check_heading(layer_heading(view, trained), view, trained, layer if copies else None)
+    check_example(example_sentence(view), tokens, answers, predicted)
 
 
 # a training on the job board ------------------------------------------------------------------

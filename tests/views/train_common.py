@@ -12,7 +12,7 @@ from lab.views.train_names import HEAD_COUNTS, KIND, LAYERS, LENGTH, SCHEMES_SET
 from pekit import shipped
 from pekit.positions import SCHEMES
 
-SHIPPED_NOTE = "Shipped checkpoints were trained with these settings"
+SHIPPED_NOTE = "The shipped checkpoints were trained with these settings"
 D = shipped.DEFAULTS
 
 

@@ -99,13 +99,19 @@ def pattern_answer(p: Pattern) -> int:
     return max(range(3), key=shares.__getitem__)
 
 
-def pattern_sentence(p: Pattern) -> str:
-    return _("In the shipped encoder with sinusoidal positions, head {head} of layer {layer} puts {anti} % of its "
-             "weight on the anti-diagonal (output i reads input n − 1 − i); the most any head puts on the diagonal is "
-             "{diagonal} %, on the first token {first} %, against {uniform} % for evenly spread weights.").format(
-        head=p.anti[1] + 1, layer=p.anti[0] + 1, anti=number(100 * p.anti[2], ".3g"),
-        diagonal=number(100 * p.diagonal[2], ".3g"), first=number(100 * p.first[2], ".3g"),
-        uniform=number(100 * p.uniform, ".3g"))
+def pattern_sentence(p: Pattern) -> Said:
+    """The head that puts the most weight on the anti-diagonal (counted from 1), its share, the most
+    any head puts on the diagonal and on the first key, and the share of evenly spread weights
+    (shares as fractions in the claims, written as percents)."""
+    return Said(_("In the shipped encoder with sinusoidal positions, head {head} of layer {layer} puts {anti} % of its "
+                  "weight on the anti-diagonal (output i reads input n − 1 − i); the most any head puts on the "
+                  "diagonal is {diagonal} %, on the first token {first} %, against {uniform} % for evenly spread "
+                  "weights.").format(head=p.anti[1] + 1, layer=p.anti[0] + 1, anti=number(100 * p.anti[2], ".3g"),
+                                     diagonal=number(100 * p.diagonal[2], ".3g"), first=number(100 * p.first[2], ".3g"),
+                                     uniform=number(100 * p.uniform, ".3g")),
+                [Claim("head", p.anti[1] + 1), Claim("layer", p.anti[0] + 1), Claim("anti-diagonal share", p.anti[2]),
+                 Claim("largest diagonal share", p.diagonal[2]), Claim("largest first-key share", p.first[2]),
+                 Claim("even share", p.uniform)])
 
 
 @functools.lru_cache(maxsize=1)
