@@ -529,3 +529,6 @@ def test_an_axis_of_tiny_values_is_labelled_in_powers_of_ten_not_ten_decimals():
     banded = pd.DataFrame({"i": range(5000), "r": [1e-9 * (k % 7) for k in range(5000)]})
     spec = charts.line_chart(banded, x="i", y="r").spec()
     assert spec["encoding"]["y"]["axis"]["format"] == "~e"  # the bands' axis too
+    # tiny values drawn on a given axis from 0 to 1 (a weight's whole scale) keep its usual labels
+    on_scale = charts.line_chart(tiny, x="i", y="r", y_domain=(0.0, 1.0)).spec()
+    assert "format" not in on_scale["encoding"]["y"].get("axis", {})

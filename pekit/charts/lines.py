@@ -221,10 +221,13 @@ def _whole(values: pd.Series) -> bool:
     return bool(numbers.notna().all() and (numbers == numbers.round()).all())
 
 
-def _y_axis(values: pd.Series, log: bool) -> alt.Axis:
-    """Powers of ten for an axis of tiny values (all below 10⁻³ in size, not all 0), whose labels
-    would otherwise run to ten digits after the point (0.00000010)."""
+def _y_axis(values: pd.Series, log: bool, domain: Sequence[float] | None = None) -> alt.Axis:
+    """Powers of ten for an axis of tiny values (all below 10⁻³ in size, not all 0, on an axis
+    whose given ``domain`` is no wider), whose labels would otherwise run to ten digits after the
+    point (0.00000010); tiny values on an axis from 0 to 1 keep its labels 0.2, 0.4, ..."""
     top = float(pd.to_numeric(values, errors="coerce").abs().max())
+    if domain is not None:
+        top = max(top, *(abs(float(v)) for v in domain))
     if not log and 0 < top < 1e-3:
         return alt.Axis(format="~e")
     return alt.Axis()
@@ -260,7 +263,7 @@ def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scal
             alt.Tooltip(x, type="quantitative", title=x_title or x), tip("y text", y_title or y)]
         mark = alt.Chart(frame).mark_line(point=points, interpolate="step-after" if step else "linear")
         chart = mark.encode(x=x_enc, y=alt.Y(y, type="quantitative", title=y_title or y, scale=scale,
-                                             axis=_y_axis(frame[y], log_y)),
+                                             axis=_y_axis(frame[y], log_y, y_domain)),
                             tooltip=tooltip, **color).properties(height=height)
         rows = len(frame) // len(names)
         return chart, Drawing("lines", (rows, len(names)), (rows, len(names)), (1, 1), hover=True)
@@ -300,7 +303,7 @@ def _lines(frame, *, x, y, series, x_title, y_title, series_title, log_y, x_scal
         alt.Chart(bands)
         .mark_area(opacity=0.5, strokeWidth=1)
         .encode(x=x_enc, y=alt.Y("low", type="quantitative", title=_("{title} (range per run)").format(title=y_title or y),
-                                   scale=scale, axis=_y_axis(bands["high"], log_y)),
+                                   scale=scale, axis=_y_axis(bands["high"], log_y, y_domain)),
                 y2=alt.Y2("high"), tooltip=tooltip, **color, **stroke)
         .properties(height=height)
     )
