@@ -12,6 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lab.display import number
+from lab.i18n import _
 from lab.views import encoding_heatmap as views
 from pekit import charts
 
@@ -87,8 +88,12 @@ def check_table_caption(view: views.TableView) -> None:
     assert [caption.claim(w).value for w in ("positions", "columns", "entries")] == [view.n, view.d, view.n * view.d]
     if drawing.exact:
         one = view.n * view.d == 1
-        assert ("The one entry drawn" if one else f"All {view.n:,} × {view.d:,} ") in caption
-        assert "Lower n or d" not in caption and "All 1 × 1 " not in caption  # (one entry: "The one entry")
+        assert caption == drawing.describe()  # the drawing's own message: every entry, no blocks
+        assert not any(c.what == "positions per block" for c in caption.claims)
+        if one:
+            assert "1 × 1" not in caption  # (one entry is not written as a table of one)
+        else:
+            assert f"{number(view.n, ',')} × {number(view.d, ',')}" in caption
     else:
         rows, cols = drawing.block
         grid = drawing.grid
@@ -97,7 +102,7 @@ def check_table_caption(view: views.TableView) -> None:
         assert (caption.claim("pixel rows").value, caption.claim("pixel columns").value) == grid
         assert ("a block of up to " in caption) == (not even)
         assert ("the last blocks are smaller" in caption) == (not even)
-        assert caption.endswith(" Lower n or d to see every entry.")
+        assert caption.endswith(" " + _("Lower n or d to see every entry."))
         # the blocks named cover the whole table, and the picture has the pixels the caption counts
         assert grid[0] * rows >= view.n and grid[1] * cols >= view.d
         assert caption.claim("pixels drawn").value == grid[0] * grid[1]
@@ -107,14 +112,17 @@ def check_table_caption(view: views.TableView) -> None:
         waves = [2 * math.pi / w for w in omegas(view.d, view.base, view.layout)]
         fast = [w for w in waves if w < 2 * rows]
         if rows == 1:
-            assert "two blocks" not in caption
+            assert not any(c.what == "two blocks" for c in caption.claims)
         elif fast:
             said = caption.claim("frequencies repeating within two blocks").value
             assert said == len(fast) and caption.claim("two blocks").value == 2 * rows
             claim = caption.claim("slowest wavelength drawn with false stripes")
             assert math.isclose(claim.value, max(fast), rel_tol=1e-5) and claim.reference.value == 2 * rows
         else:
-            assert "Every frequency takes at least two blocks" in caption and min(waves) >= 2 * rows * (1 - 1e-6)
+            assert min(waves) >= 2 * rows * (1 - 1e-6) and caption.claim("two blocks").value == 2 * rows
+            claim = caption.claim("fastest wavelength")  # every frequency takes at least two blocks
+            assert claim.relation == "at least" and claim.reference.value == 2 * rows
+            assert math.isclose(claim.value, min(waves), rel_tol=1e-5)
 
 
 def check_csv_limit_caption(view: views.TableView) -> None:
@@ -132,7 +140,7 @@ def check_csv_limit_caption(view: views.TableView) -> None:
 def check_columns_help(view: views.TableView) -> None:
     assert view.last_column == view.d - 1
     text = views.columns_help(view)
-    assert text.claim("columns at most").value == 8 and "columns" in text
+    assert text.claim("columns at most").value == 8 and "8" in text
     if view.d == 1:
         assert text.claim("d").value == 1
     else:
@@ -164,7 +172,7 @@ def check_pairs_caption(view: views.TableView) -> None:
     odd = [c.value for c in caption.claims if c.what == "last column"]
     assert odd == ([view.d - 1] if view.d % 2 else [])
     if view.layout == "interleaved":
-        assert caption.startswith("Columns 2j and 2j+1 share a frequency")
+        assert not any(c.what == "pairs" for c in caption.claims)  # pairs side by side: no count of pairs to name
         paired = pairs[pairs.cos_column >= 0]
         assert (paired.cos_column == paired.sin_column + 1).all()
         assert (P[0, 0::2] == 0).all() and (P[0, 1::2] == 1).all()
@@ -172,8 +180,6 @@ def check_pairs_caption(view: views.TableView) -> None:
     k = view.d // 2
     assert caption.claim("pairs").value == k and caption.claim("last sine column").value == k - 1
     assert caption.claim("last cosine column").value == 2 * k - 1
-    if k == 1:
-        assert caption.startswith("Columns 0 and 1 share the one frequency")
     assert (pairs.cos_column == pairs.sin_column + k).all()
     assert (P[0, :k] == 0).all() and (P[0, k : 2 * k] == 1).all()
     if view.d % 2:
@@ -184,15 +190,16 @@ def check_gram_caption(view: views.TableView) -> None:
     caption, gram = views.gram_caption(view), view.gram_drawing
     assert gram.shape == (view.n, view.n)
     if gram.exact:
-        assert "entry (i, k) is the dot product of rows i and k" in caption
+        assert caption.claims == ()  # every dot product drawn: no blocks to count
         assert caption.endswith(" (hover for values)." if gram.hover else ", one pixel per entry.")
     else:
         b, g = gram.block[0], gram.grid[0]
         assert gram.block == (b, b) and gram.grid == (g, g) and g * b >= view.n
         even = g * b == view.n
         assert caption.claim("positions").value == view.n and caption.claim("pixels per side").value == g
-        assert caption.claim("block").value == b and ("a block of up to " in caption) == (not even)
-        assert ("the last ones smaller" in caption) == (not even) and caption.holds()
+        assert caption.claim("block").value == b and caption.holds()
+        # blocks of up to b positions, the last ones smaller: said with the last block's count, below b
+        assert [c.relation for c in caption.claims if c.what == "positions in the last block"] == ([] if even else ["below"])
         if not even:  # the last block holds what is left of the positions, fewer than b
             assert caption.claim("positions in the last block").value == view.n - (g - 1) * b < b
 
@@ -217,17 +224,18 @@ def check_offsets_caption(view: views.TableView) -> None:
     caption = views.offsets_caption(view)
     assert view.starts == min(view.n, 64) == len(starts_of(view.n))  # every row, or 64 evenly spaced ones
     if view.n == 1:
-        assert "at the table's one row i," in caption and "all 1" not in caption
+        assert not any(c.what == "starting rows" for c in caption.claims)
     else:
         assert caption.claim("starting rows").value == min(view.n, 64)
         assert ("evenly spaced starting rows" in caption) == (view.n > 64)
     top = min(view.n - 1, 512)
     assert view.max_offset == top and caption.claim("largest offset drawn").value == top
-    assert ("larger offsets are not drawn" in caption) == (view.n - 1 > 512)
+    beyond = [c.relation for c in caption.claims if c.what == "largest offset in the table"]
+    assert beyond == (["above"] if view.n - 1 > 512 else [])  # larger offsets are said not to be drawn
     assert caption.holds()
     if view.n - 1 > 512:
         assert caption.claim("largest offset in the table").reference.value == 512
-    assert caption.endswith("the line is the mean, the band spans the smallest to the largest value.")
+        assert caption.claim("largest offset in the table").value == view.n - 1
 
 
 def check_offsets_text(view: views.TableView) -> None:
@@ -242,8 +250,8 @@ def check_offsets_text(view: views.TableView) -> None:
     assert widest == ([] if view.d == 1 and view.n == 1 else [view.max_spread])
     if view.unpaired_sine:
         assert "does depend on i: " in text
-        # d = 1 has no pair at all: the text does not speak of pairs adding up
-        assert ("no sine/cosine pair" in text and "Every sine/cosine pair" not in text) == (view.d == 1)
+        # d = 1 has no pair at all: the text says so, with d
+        assert [c.value for c in text.claims if c.what == "d"] == ([1] if view.d == 1 else [])
         # without the unpaired column the band is a line: all of the width comes from it
         if view.d > 1:
             P = table64(view.n, view.d, view.base, view.start, "interleaved")[:, :-1]
@@ -257,10 +265,12 @@ def check_offsets_text(view: views.TableView) -> None:
     if view.n == 1:
         assert text.claim("offsets measured").value == 1
         return
-    assert "-" not in text.rsplit("Over the offsets shown", 1)[1]  # minus signs, not hyphens
     assert text.holds()
     top, low = text.claim("offset of the largest mean").value, text.claim("offset of the smallest mean").value
     top_value, low_value = text.claim("largest mean").value, text.claim("smallest mean").value
+    # the means as written, with minus signs, not hyphens (the sentence after the first "δ = ")
+    assert number(top_value, ".3g") in text and number(low_value, ".3g") in text
+    assert "-" not in text.split("δ = ", 1)[1]
     tol = 1e-5 * scale
     assert abs(means[top] - top_value) <= tol and means[top] >= means.max() - tol
     assert abs(means[low] - low_value) <= tol and means[low] <= means.min() + tol
@@ -270,12 +280,13 @@ def check_wavelengths_caption(view: views.TableView) -> None:
     caption = views.wavelengths_caption(view)
     w = omegas(view.d, view.base, view.layout)
     if view.layout == "tensor2tensor" and view.d == 1:
-        assert caption.claim("d").value == 1 and caption.endswith("has no sine/cosine pair: its one column is zero.")
+        assert caption.claim("d").value == 1 and [c.what for c in caption.claims] == ["d"]  # no wavelength to state
         return
     waves = [2 * math.pi / o for o in w]
     assert len(view.frequencies) == len(waves)
     if len(waves) == 1:
-        assert caption.startswith("One frequency only: wavelength 2π ≈ ")
+        assert number(waves[0], ".4g") in caption
+        assert not any(c.what == "wavelengths, pair by pair" for c in caption.claims)  # one frequency: no series
         assert math.isclose(caption.claim("first wavelength").value, waves[0], rel_tol=1e-6)
     else:
         assert caption.holds()
@@ -290,12 +301,12 @@ def check_wavelengths_caption(view: views.TableView) -> None:
         assert math.isclose(caption.claim("2π·base").value, 2 * math.pi * view.base, rel_tol=1e-9)
         assert math.isclose(caption.claim("last wavelength").value, waves[-1], rel_tol=1e-6)
     if view.unpaired_sine:
-        assert caption.endswith("a sine and no cosine (cos column −1).")
+        assert caption.endswith("−1).")  # the last pair's cos column, −1
         assert (view.frequencies.cos_column == -1).sum() == 1
     else:
         assert (view.frequencies.cos_column == -1).sum() == 0
         assert [c.value for c in caption.claims if c.what == "zero column"] == ([view.d - 1] if view.zero_column else [])
-        assert caption.endswith("is zero." if view.zero_column else "each pair is one sine/cosine frequency.")
+        assert "−1" not in caption
         if view.zero_column:
             assert not table64(3, view.d, view.base, 0, "tensor2tensor")[:, -1].any()
 
@@ -305,47 +316,48 @@ def check_reading_text(setting) -> None:
     flips = views.column_flips(*setting)
     text = views.reading_text(flips)
     if n == 1:
-        assert text.startswith("With one position there are no neighbouring rows") and text.claim("positions").value == 1
+        assert [c.what for c in text.claims] == ["positions"] and text.claim("positions").value == 1
         return
     P = table64(n, d, base, start, layout)
     changes = ((P[1:] * P[:-1]) < 0).sum(axis=0)  # (d,) sign changes per column, float64
     assert list(changes) == list(flips.flips)
     if layout == "tensor2tensor" and d == 1:
-        assert text.claim("d").value == 1 and text.endswith("there is nothing to read.")
+        assert [c.what for c in text.claims] == ["d"] and text.claim("d").value == 1  # nothing to read
         return
     fastest = int(np.argmax(changes))
     assert text.claim("fastest column").value == fastest and text.claim("its sign changes").value == changes.max()
     if changes.max() == 0:
-        assert text.claim("rows").value == n and "no column changes sign." in text
+        assert text.claim("rows").value == n and text.claim("its sign changes").relation is None
     elif changes.max() == n - 1:
-        assert text.claim("its sign changes").reference.value == n - 1 and "changes sign at every step" in text
+        claim = text.claim("its sign changes")  # at every step
+        assert claim.relation == "equal" and claim.reference.value == n - 1
     else:
-        assert "no column changes sign at every step" in text and changes.max() < n - 1
+        assert text.claim("its sign changes").relation is None and changes.max() < n - 1
         f = changes[fastest]
         share = 100 * f / (n - 1)
         shown = "under 1%" if share < 1 else "over 99%" if share > 99 else f"{share:.0f}%"
         assert views.percent(int(f), n - 1) == shown
         assert text.claim("steps").value == n - 1
         assert math.isclose(text.claim("its share of the steps, percent").value, share, rel_tol=1e-12)
-        assert f"of neighbouring rows ({shown})." in text
+        assert f"({shown})" in text
     last = d - 1
     if last != fastest:
         assert text.claim("last column").value == last
         if layout == "tensor2tensor" and d % 2:
-            assert "is all zeros" in text and not P[:, last].any()
+            assert not any(c.what.startswith("last column's") for c in text.claims) and not P[:, last].any()
         else:
             f = changes[last]
             assert text.claim("last column's sign changes").value == f and ("never changes sign" in text) == (f == 0)
             lo, hi = P[:, last].min(), P[:, last].max()
             assert math.isclose(text.claim("last column's range").value, hi - lo, rel_tol=1e-5, abs_tol=1e-6)
-            found = re.search(rf"over the whole table \(from {NUMBER} to {NUMBER}\)", text)
-            assert "-" not in found[1] + found[2]  # minus signs, not hyphens
+            # the range's ends as written, with minus signs, not hyphens
+            assert number(text.claim("last column's lowest").value, ".6g") in text
+            assert number(text.claim("last column's highest").value, ".6g") in text
             assert math.isclose(text.claim("last column's lowest").value, lo, rel_tol=1e-5, abs_tol=1e-6)
             assert math.isclose(text.claim("last column's highest").value, hi, rel_tol=1e-5, abs_tol=1e-6)
     waves = [2 * math.pi / w for w in omegas(d, base, layout)]
     several = len(set(waves)) > 1
-    assert ("like the hands of a clock" in text) == several
-    assert ("only one hand on the clock" in text) == (not several)
+    assert any(c.what == "speeds" for c in text.claims) == several  # the clock's hands, or only one hand
     assert text.holds()
     if several:
         # the hands as this table has them: how many speeds, the fastest and slowest turn, and
@@ -356,8 +368,7 @@ def check_reading_text(setting) -> None:
         assert math.isclose(slow[0].value, waves[-1], rel_tol=1e-6)
         assert math.isclose(slow[0].reference.value, waves[0], rel_tol=1e-6)
         assert slow[1].reference.value == n - 1
-        assert ("does not come round within these" in text) == (waves[-1] > n - 1)
-        assert ("Even the slowest comes round" in text) == (waves[-1] <= n - 1)
+        assert slow[1].relation == ("above" if waves[-1] > n - 1 else "at most")  # comes round within the rows or not
         assert np.allclose(text.claim("wavelengths, fastest first").reference.value, waves, rtol=1e-6)
 
 
@@ -431,7 +442,7 @@ def test_curves_caption_says_how_the_curves_are_drawn(n, d, layout, start, picks
         assert caption is None
     else:
         run = drawn.drawing.block[0]
-        assert caption.claim("positions").value == n and "more than the chart has room for" in caption
+        assert caption.claim("positions").value == n and number(n, ",") in caption
         assert caption.claim("positions per band").value == run and run > 1
         assert run * drawn.drawing.grid[0] >= n  # the runs cover every position
 
@@ -484,17 +495,21 @@ def test_the_fastest_columns_explanation_states_the_pages_own_numbers():
     view = views.table_view(*setting)
     table = view.frequencies  # the wavelengths table the page shows
     last = len(table) - 1
-    for j in (0, last):
-        assert f"turn by {number(table['omega'].iloc[j], '.3g')} radian per position (one wave every " \
-               f"{number(table['wavelength'].iloc[j], '.3g')} positions)" in explanation
+    for j, which in ((0, "first"), (last, "last")):
+        omega, wavelength = table["omega"].iloc[j], table["wavelength"].iloc[j]
+        assert math.isclose(explanation.claim(f"{which} pair's frequency").value, omega, rel_tol=1e-6)
+        assert math.isclose(explanation.claim(f"{which} pair's wavelength").value, wavelength, rel_tol=1e-6)
+        assert number(omega, ".3g") in explanation and number(wavelength, ".3g") in explanation
+    assert explanation.claim("last pair's columns").value == (2 * last, 2 * last + 1)
     # the mean change per step, from the CSV the page offers of the table it draws
     rows = [[float(v) for v in row[1:]] for row in list(csv.reader(io.StringIO(views.csv_of_table(*setting)())))[1:]]
     P = np.array(rows)
     assert P.shape == (n, d)
-    for j in (0, last):
+    for j, which in ((0, "first"), (last, "last")):
         change = np.abs(np.diff(P[:, 2 * j : 2 * j + 2], axis=0)).mean()
-        assert f"change by {number(change, '.3g')} per step" in explanation
-    assert f"over the {n} positions" in explanation
+        said = explanation.claim(f"{which} pair's mean change per step").value
+        assert number(said, ".3g") == number(change, ".3g") and number(change, ".3g") in explanation
+    assert explanation.claim("positions").value == n and f" {n} " in explanation
 
 
 def test_the_offset_explanation_states_the_pages_own_numbers():
