@@ -56,17 +56,14 @@ def check_extrapolation(said: list[str], tables: dict, seq_len: int, kind: str, 
         assert not any(c.what.startswith("none against ") for sentence in said for c in sentence.claims)
     if known and guess is not None:
         low = [p for p in known if known[p] <= guess]
-        sentence = next(s for s in said if s.startswith("The best order-blind guess"))
-        assert sentence.startswith(f"The best order-blind guess gets {pct(guess)} of the tokens at that length: ")
-        if len(known) == 1:  # one scheme is named, not "every" or "no scheme"
-            (only,) = known
-            assert sentence.endswith(f": {_names([only])} does {'no better' if low else 'better'}.")
-        elif len(low) == len(known):
-            assert sentence.endswith("no scheme does better.")
-        elif low:
-            assert sorted(names_in(re.search(r": (.+) do(?:es)? no better\.", sentence)[1])) == sorted(low)
-        else:
-            assert sentence.endswith("every scheme does better.")
+        # the guess sentence: each scheme's share at or below the guess ("no better") or above it ("better")
+        sentence = next(s for s in said if s.claims and all(c.relation in ("at most", "above")
+                                                            and c.what.endswith(f" at {longest} tokens") for c in s.claims))
+        assert {c.what: c.relation for c in sentence.claims} == {
+            f"{p} at {longest} tokens": "at most" if p in low else "above" for p in known}
+        assert all(c.reference.value == guess for c in sentence.claims) and pct(guess) in sentence
+        if len(known) == 1 or 0 < len(low) < len(known):  # the schemes named: the one, or those no better
+            assert _names(low or list(known)) in sentence
     blind = [p for p, a in at.items() if a is None]
     if blind:
         last = seq_len * (2 if kind == "decoder" else 1) - 1
