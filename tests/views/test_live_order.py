@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from lab.views import live_attention as live
 from lab.views import live_order
+from tests.bilingual import digit_runs
 
 SENTENCES = ["The animal didn't cross the street because it was too tired.", "man bites dog", "x",
              "a b c d e f g h i j"]
@@ -59,6 +60,14 @@ def _round_off(gap) -> str:
         return "0: exactly the same"
     return (f"{_sci(gap.relative)} of the outputs' size, within float rounding (at most {_sci(gap.rounding)} here, "
             "measured against the same runs in float64)")
+
+
+def _within_rounding_written(said, what, gap, text) -> None:
+    """A gap the sentence reads as within float rounding: its claim says so, and the gap is written
+    (0 when exactly zero; otherwise in scientific notation)."""
+    _round_off(gap)  # within the measured rounding
+    assert said.claim(what).relation == "at most" and said.claim(what).value == gap.relative
+    assert "0" in digit_runs(text) if gap.relative == 0 else _sci(gap.relative) in text
 
 
 def _float32_rounding(tokens, hidden, heads, seed, positional) -> float:
@@ -126,30 +135,32 @@ def test_order_sentence_states_the_gaps(sentence, hidden, heads, shuffle, data):
     assert view.without.weights <= view.without.weights_rounding < 1e-5  # "the two maps are the same", measured
     if permuted and moved:
         assert said.claim("weights' gap without P").reference.value == view.without.weights_rounding
-    assert "press Shuffle again for another order" not in text  # the old sentence
+    named = {claim.what for claim in said.claims}
     if permuted == 0:  # the identity: nothing moves at all
         assert moved == 0 and with_p == 0 and without == 0
-        assert text.startswith("This shuffle keeps every token in its slot (the identity permutation)")
-        assert view.with_p.relative < 1e-6 and "order matters" not in text
+        assert named == {"gap without P", "gap with P"}  # the identity's message: no copies, no maps compared
+        assert view.with_p.relative < 1e-6
     elif moved == 0:  # only copies of a token swapped: the same sentence, the same outputs
         assert shuffled == list(tokens) and without_raw == 0 and with_raw == 0
         assert said.claim("slots taking a copy of their own token").value == permuted
-        assert text.startswith("This shuffle only swaps identical tokens (")
-        assert "order matters" not in text and "the outputs move by" not in text
+        assert str(permuted) in digit_runs(text)
+        assert named == {"gap without P", "gap with P", "slots taking a copy of their own token"}  # no maps compared
         # put back, the shuffled run's rows are the copies' outputs at each other's slots
         assert with_p <= with_copies + 1e-12 and without_copies == 0
-        assert f"the largest difference is {_round_off(view.without)}." in text
+        _within_rounding_written(said, "gap without P", view.without, text)
         if view.with_p.relative > view.with_p.rounding:
             assert with_copies > view.with_p.rounding / 2
-            assert "the copies' outputs differ by " in text  # the gap: the claim "gap with P", checked above
+            assert said.claim("gap with P").relation == "above"  # "the copies' outputs differ"
         else:
-            assert "With P too the copies' outputs stay within " in text
+            _within_rounding_written(said, "gap with P", view.with_p, text)
     else:
-        assert text.startswith("Without positions, the two maps are the same: the largest difference of an output "
-                               f"is {_round_off(view.without)}.")
+        assert said.claim("weights' gap without P").relation == "at most"  # "the two maps are the same"
+        _within_rounding_written(said, "gap without P", view.without, text)
         if view.with_p.relative > view.with_p.rounding:
-            assert "the outputs move by " in text  # the gap: the claim "gap with P", checked above
+            assert said.claim("gap with P").relation == "above"  # "the outputs move"
+            assert said.claim("weights' gap with P").relation == "above"  # "the maps differ"
             assert with_p > view.with_p.rounding / 2 and view.with_p.weights > 0  # "the maps differ"
         else:
-            assert "With P too the outputs stay within " in text
+            assert "weights' gap with P" not in named
+            _within_rounding_written(said, "gap with P", view.with_p, text)
     assert "e-" not in text and "-0" not in text

@@ -5,12 +5,14 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from lab.claims import claims_of
 from lab.views.train import results_view, shipped_result, trainings
 from lab.views.train_alibi import Direction, _against, _by_position, direction_demo, direction_lesson
 from lab.views.train_names import LENGTH, TASK
 from pekit import shipped, training
 from pekit.positions import SCHEMES
 from pekit.tiny import KINDS
+from tests.bilingual import digit_runs
 from tests.views.train_common import D, pct, result_of, shares, shipped_run
 
 
@@ -77,45 +79,54 @@ def check_direction(said: list[str], task: str, kind: str, results: dict, bound:
         return
     text = " ".join(said)
     assert all(s.holds() for s in said if hasattr(s, "holds"))
+    first = claims_of(said[0])
     if kind == "encoder" and alibi.mirror is not None and bound >= 1.0 and not any(
             p in results for p in ("sinusoidal", "learned", "rope", "t5")):
-        assert f"On {task} right answers mirror anyway, so this cannot tell it from a model that sees direction" in text
+        # no control: "right answers mirror anyway", claimed as the mirror bound (every token) it stands on
+        assert said[0].claim("mirror bound").value == bound and said[0].claim("mirror bound").relation == "at least"
     positions = " ".join(f"{100 * s:.0f}%" for s in alibi.by_position)
+    last = len(alibi.by_position) - 1
     if kind == "encoder":
-        assert "the same penalty for a key two places to the left as for one two places to the right" in text
-        assert ("Measured" in text) == (alibi.mirror is not None)
+        assert "−m·|i−j|" in said[0]  # the encoder's symmetric bias, the same both sides
+        assert any(c.what == "ALiBi's mirror agreement" for c in first) == (alibi.mirror is not None)
         if alibi.mirror is not None:
-            assert f"read backwards mirror its answers at {pct(alibi.mirror)} of the tokens." in text
+            assert said[0].claim("ALiBi's mirror agreement").value == alibi.mirror and pct(alibi.mirror) in said[0]
+        # the sentences: the bias; why it does (or does not) stand in the way; the demo when there is one
+        assert len(said) == 2 + (bound >= 1.0 and demo is not None)
         if bound >= 1.0:
-            assert f"does not stand in the way of {task}" in text
-            assert ("|L−1−2i|" in text) == (task == "reverse")
+            assert f"does not stand in the way of {task}" in said[1]  # the case: no claim says it (plain text)
+            assert ("|L−1−2i|" in said[1]) == (task == "reverse")
             if alibi.by_position:
-                assert (f"ALiBi gets {pct(alibi.token_accuracy)} of the tokens right; by position (0 to "
-                        f"{len(alibi.by_position) - 1}): {positions}.") in text
-            assert ("Where direction matters" in text) == (demo is not None)
+                assert pct(alibi.token_accuracy) in said[1] and positions in said[1]
+                assert str(last) in digit_runs(said[1])
             if demo is not None:
                 word = "at or below that bound" if demo.token_accuracy <= demo.bound else "a little above it"
-                assert (f"the ALiBi encoder gets {pct(demo.token_accuracy)} of the tokens and "
-                        f"{pct(demo.seq_accuracy)} of the sequences right, against at most {pct(demo.bound)} for a "
-                        f"model blind to direction ({word}") in text
-                assert f"mirror its answers at {pct(demo.mirror)} of the tokens." in text
-                assert (f"trained on {demo.task} ({demo.seq_len} tokens, d = {demo.dim}, {demo.layers} "
-                        f"layer{'s' if demo.layers != 1 else ''}, {demo.heads} head{'s' if demo.heads != 1 else ''};"
-                        ) in text
+                assert word in said[2]  # which side of the bound: no claim says it (plain text)
+                # every number written: the demo's length, width, layers, heads and its four shares
+                stated = (f"{demo.seq_len} {demo.dim} {demo.layers} {demo.heads} {pct(demo.token_accuracy)} "
+                          f"{pct(demo.seq_accuracy)} {pct(demo.bound)} {pct(demo.mirror)}")
+                assert digit_runs(said[2]) == digit_runs(stated), said[2]
+                assert said[2].index(pct(demo.token_accuracy)) < said[2].index(pct(demo.seq_accuracy)) or (
+                    pct(demo.token_accuracy) == pct(demo.seq_accuracy))
         else:
             word = "at or below that bound" if alibi.token_accuracy <= bound else "a little above it"
-            assert (f"can expect at most {pct(bound)} of the {task} tokens right on these examples" in text
-                    and f"ALiBi gets {pct(alibi.token_accuracy)}, {word}" in text)
+            assert word in said[1]  # which side of the bound: no claim says it (plain text)
+            assert digit_runs(said[1]) == digit_runs(f"{pct(bound)} {pct(alibi.token_accuracy)}"), said[1]
         return
-    assert "every key lies behind its query" in text
-    assert f"the decoder gets {pct(alibi.token_accuracy)} of the tokens and {pct(alibi.seq_accuracy)}" in text
-    if alibi.by_position:
-        assert f"By answer slot (0 to {len(alibi.by_position) - 1}): {positions}" in text
+    assert "−m·(i−j)" in text  # the decoder's signed bias
+    # every number written: the shares of tokens and sequences, the slots (0 to the last) with their shares, the
+    # shares without positions when they are recorded, and the 2 and 1 of "2i+1" on reversal
     none = results.get("none")
-    assert ("without positions:" in text) == bool(alibi.by_position and none is not None and none.by_position)
-    if "without positions:" in text:
-        assert f"without positions: {' '.join(f'{100 * s:.0f}%' for s in none.by_position)}." in text
-    assert ("2i+1 places back" in text) == (task == "reverse")
+    stated = f"{pct(alibi.token_accuracy)} {pct(alibi.seq_accuracy)}"
+    if alibi.by_position:
+        stated += f" 0 {last} {positions}"
+        assert positions in text
+        if none is not None and none.by_position:
+            stated += " " + " ".join(f"{100 * s:.0f}%" for s in none.by_position)
+    if task == "reverse":
+        stated += " 2 1"
+    assert digit_runs(text) == digit_runs(stated), text
+    assert ("2i+1" in text) == (task == "reverse")
 
 
 @given(task=st.sampled_from(TASK.options), kind=st.sampled_from(KINDS), alibi=st.one_of(st.none(), st.tuples(
@@ -184,7 +195,8 @@ def test_the_mirror_measurement_is_shown_beside_its_control(kind):
     view = results_view(run, trainings(run, list(SCHEMES)).where)
     text = view.direction[0]
     _right, control = measured_by_hand(shipped.load_checkpoint(kind, "sinusoidal", device="cpu"), "reverse")
-    assert f"So does the sinusoidal encoder, which tells left from right ({pct(control)})" in text, (
+    against = text.claim("ALiBi's mirror agreement against sinusoidal's")
+    assert pct(control) in text and pct(against.reference.value) == pct(control), (
         f"the sinusoidal encoder mirrors at {pct(control)} too; the sentence says: {text}")
-    assert text.holds() and text.claim("ALiBi's mirror agreement against sinusoidal's").relation == "at most"
-    assert "That alone does not stand in the way of reverse" in view.direction[1]  # why: a right answer mirrors
+    assert text.holds() and against.relation == "at most"  # "so does the sinusoidal encoder"
+    assert "|L−1−2i|" in view.direction[1]  # why: a right answer mirrors, and what reversal needs besides

@@ -1,7 +1,5 @@
 """The training page's curves: the caption says how the curves were drawn."""
 
-import re
-
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -10,6 +8,7 @@ from pekit.charts.lines import MAX_LINE_POINTS
 from pekit import training
 from pekit.positions import SCHEMES
 from pekit.training import HistoryRow
+from tests.bilingual import digit_runs
 from tests.views.train_common import shares
 
 
@@ -23,8 +22,6 @@ def test_the_curves_caption_says_how_the_curves_were_drawn(tables):
     hist = {p: tuple(HistoryRow(i + 1, *row) for i, row in enumerate(rows)) for p, rows in tables.items()}
     curves = curves_specs(hist)
     said = curves_caption(curves)
-    assert said.startswith(f"Each step's accuracy is measured on that step's {training.BATCH_SIZE} fresh examples, "
-                           "before the model learns from them.")
     longest = max(len(h) for h in hist.values())
     assert curves.longest == longest
     assert said.holds()
@@ -32,14 +29,18 @@ def test_the_curves_caption_says_how_the_curves_were_drawn(tables):
     assert said.claim("steps drawn").value == drawn
     assert said.claim("steps drawn").reference.value == MAX_LINE_POINTS
     assert curves.banded == (drawn > MAX_LINE_POINTS)
+    # the case: banded above the room, every step a point at most at it
+    assert said.claim("steps drawn").relation == ("above" if curves.banded else "at most")
     if curves.banded:
-        assert f"over up to {curves.block:,} consecutive steps." in said
+        # the numbers written: the batch size, the steps, the lines, the room and the band's steps
+        stated = f"{training.BATCH_SIZE} {drawn:,} {len(hist)} {MAX_LINE_POINTS:,} {curves.block:,}"
+        assert digit_runs(said) == digit_runs(stated)
         assert 1 < curves.block <= longest
         # the bands' run lengths as drawn: the longest is the one the caption states
         rows = [row for rows in curves.accuracy["datasets"].values() for row in rows if "first" in row]
         assert max(row["last"] - row["first"] + 1 for row in rows) == curves.block
-    else:
-        assert said.endswith("Every step is a point on its line; hover for values.")
+    else:  # only the batch size is written
+        assert digit_runs(said) == digit_runs(str(training.BATCH_SIZE))
     if min(len(h) for h in hist.values()) < 2:  # a single step is drawn as a point, not lost
         assert '"point": true' in str(curves.accuracy).replace("'", '"').replace("True", "true")
 
@@ -55,7 +56,7 @@ def test_bands_are_explained_by_the_steps_over_all_lines(steps, lines):
     said = curves_caption(curves)
     assert curves.banded == (steps * lines > MAX_LINE_POINTS)
     if curves.banded:
-        found = re.search(r"([\d,]+) steps over (\d+) lines exceed the ([\d,]+) points drawn", said)
-        assert found, f"the caption does not count the steps it bands: {said!r}"
-        assert (int(found[1].replace(",", "")), int(found[2]), int(found[3].replace(",", ""))) == (
-            steps * lines, lines, MAX_LINE_POINTS)
+        assert said.claim("steps drawn").value == steps * lines  # over all the lines, not one
+        assert said.claim("steps drawn").relation == "above" and said.holds()
+        stated = f"{training.BATCH_SIZE} {steps * lines:,} {lines} {MAX_LINE_POINTS:,} {curves.block:,}"
+        assert digit_runs(said) == digit_runs(stated), f"the caption does not count the steps it bands: {said!r}"

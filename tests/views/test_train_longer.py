@@ -12,6 +12,7 @@ from lab.views.train_names import LENGTH, _names
 from pekit import shipped, training
 from pekit.positions import SCHEMES
 from pekit.tiny import KINDS
+from tests.bilingual import digit_runs
 from tests.views.train_common import D, names_in, pct, scheme_lists, shares, shipped_run
 
 
@@ -33,41 +34,45 @@ def check_extrapolation(said: list[str], tables: dict, seq_len: int, kind: str, 
         for n, v in groups:
             assert all(pct(known[p]) == f"{100 * v:.1f}%" for p in n)
         assert all(a > b for (_, a), (_, b) in zip(groups, groups[1:]))  # strictly falling, ties grouped
-    else:
-        assert "the share of tokens right" not in text
+    else:  # no share at the longest length: no sentence claims one
+        assert not any(c.what.endswith(f" at {longest} tokens") for sentence in said for c in sentence.claims)
     if "none" in known and len(known) > 1:
         mine = pct(known["none"])
         more = [p for p in known if p != "none" and pct(known[p]) != mine and known[p] < known["none"]]
         same = [p for p in known if p != "none" and pct(known[p]) == mine]
         fewer = [p for p in known if p != "none" and pct(known[p]) != mine and known[p] > known["none"]]
-        sentence = next(s for s in said if s.startswith("Without positions"))
+        sentence = next(s for s in said if any(c.what.startswith("none against ") for c in s.claims))
         for word, expected in (("more than", more), ("as many as", same), ("fewer than", fewer)):
             first, second = word.rsplit(" ", 1)  # "as many" + "as": the words around "tokens right there"
             found = re.search(f"{first} (?:tokens right there )?{second}" + r" ([a-z0-9, ]+?)(?:, (?:as|fewer)|\.)",
                               sentence)
             assert sorted(names_in(found[1])) == sorted(expected) if expected else found is None
-        assert ("the most tokens right" in sentence) == (not fewer)
+        # the case: "none" against each other scheme, above, level with or below it ("the most" when none is below)
+        assert {c.what: c.relation for c in sentence.claims} == {
+            **{f"none against {p}": "above" for p in more}, **{f"none against {p}": "equal" for p in same},
+            **{f"none against {p}": "below" for p in fewer}}
         assert ("Kazemnejad" in sentence) == (kind == "decoder" and bool(more) and not fewer and not same)
-    else:
-        assert "Without positions" not in text
+    else:  # no sentence compares "none" with another scheme
+        assert not any(c.what.startswith("none against ") for sentence in said for c in sentence.claims)
     if known and guess is not None:
         low = [p for p in known if known[p] <= guess]
-        sentence = next(s for s in said if s.startswith("The best order-blind guess"))
-        assert sentence.startswith(f"The best order-blind guess gets {pct(guess)} of the tokens at that length: ")
-        if len(known) == 1:  # one scheme is named, not "every" or "no scheme"
-            (only,) = known
-            assert sentence.endswith(f": {_names([only])} does {'no better' if low else 'better'}.")
-        elif len(low) == len(known):
-            assert sentence.endswith("no scheme does better.")
-        elif low:
-            assert sorted(names_in(re.search(r": (.+) do(?:es)? no better\.", sentence)[1])) == sorted(low)
-        else:
-            assert sentence.endswith("every scheme does better.")
+        # the guess sentence: each scheme's share at or below the guess ("no better") or above it ("better")
+        sentence = next(s for s in said if s.claims and all(c.relation in ("at most", "above")
+                                                            and c.what.endswith(f" at {longest} tokens") for c in s.claims))
+        assert {c.what: c.relation for c in sentence.claims} == {
+            f"{p} at {longest} tokens": "at most" if p in low else "above" for p in known}
+        assert all(c.reference.value == guess for c in sentence.claims) and pct(guess) in sentence
+        if len(known) == 1 or 0 < len(low) < len(known):  # the schemes named: the one, or those no better
+            assert _names(low or list(known)) in sentence
     blind = [p for p, a in at.items() if a is None]
     if blind:
         last = seq_len * (2 if kind == "decoder" else 1) - 1
-        assert f"{_names(blind)} cannot be asked at all: its table has no vector past position {last}" in text
-    assert ("cannot be asked" in text) == bool(blind)
+    # the sentence on the schemes that cannot be asked is the one that claims no number: it names them and the
+    # last position their table has
+    claimless = [s for s in said if not s.claims]
+    assert len(claimless) == (1 if blind else 0)
+    if blind:
+        assert _names(blind) in claimless[0] and str(last) in digit_runs(claimless[0])
 
 
 def check_series(said: list, tables: dict) -> None:
@@ -141,8 +146,10 @@ def test_the_shipped_decoder_without_positions_keeps_the_most_tokens_at_twice_th
     metrics = shipped.recorded_metrics()
     last = {p: metrics[f"decoder-{p}"]["extrapolation"][-1]["token_accuracy"] for p in SCHEMES}
     assert all(last["none"] > last[p] for p in ("sinusoidal", "rope", "alibi", "t5"))  # as recorded
-    assert any("Without positions the decoder keeps the most tokens right there: more than" in s
-               and "Kazemnejad" in s for s in said)
+    compared = [s for s in said if any(c.what.startswith("none against ") for c in s.claims)]
+    assert len(compared) == 1 and "Kazemnejad" in compared[0]
+    assert all(c.relation == "above" for c in compared[0].claims)  # more tokens right than every other scheme
+    assert {c.what for c in compared[0].claims} >= {f"none against {p}" for p in ("sinusoidal", "rope", "alibi", "t5")}
 
 
 def test_a_line_that_goes_up_and_down_is_not_read_at_its_last_length_alone():

@@ -16,6 +16,7 @@ from lab.views.train_names import LAYERS, LENGTH, MAPS_PER_ROW
 from pekit import training
 from pekit.positions import SCHEMES
 from pekit.tiny import KINDS
+from tests.bilingual import digit_runs
 from tests.views.train_common import D, scheme_lists, shipped_run
 
 
@@ -48,9 +49,11 @@ def test_attention_sentences_state_the_shipped_maps_numbers(kind, positions, lay
     best_layer, best_head = divmod(int(shares.argmax()), shares.shape[1])
     before = float(training.source_attention(maps.untrained, run.task, causal=causal).max())
     said = clearest_sentence(view)
-    assert (f"Trained, head {best_head + 1} of layer {best_layer + 1} puts **{float(shares.max()):.0%}** of the "
-            "answers' attention") in said
-    assert f"before training the best head put {before:.0%} there" in said
+    assert f"**{float(shares.max()):.0%}**" in said  # the clearest head's share, in bold
+    # the numbers written: the clearest head and its layer (1-based), its share and the best share before training
+    assert not digit_runs(f"{best_head + 1} {best_layer + 1} {float(shares.max()):.0%} {before:.0%}") - digit_runs(said)
+    assert said.claim("clearest head's share").value == pytest.approx(float(shares.max()), abs=1e-12)
+    assert said.claim("best head's share before training").value == pytest.approx(before, abs=1e-12)
     assert said.holds()
     assert said.claim("clearest head's share").reference.value == pytest.approx(float(shares.max()), abs=1e-12)
     assert said.claim("best head's share before training").reference.value == pytest.approx(before, abs=1e-12)
@@ -79,15 +82,16 @@ def check_heading(said, view, trained: bool, clearest_layer: int | None) -> None
     the clearest head's layer (``clearest_layer``, found by the test), or the last layer when no head
     is clearest (None), or the layer chosen."""
     title = "**Trained**" if trained else "**The same model before training (same seed)**"
-    assert said.startswith(f"{title}, layer {view.layer} (") and said.count("**") == 2
+    assert said.startswith(title) and said.count("**") == 2  # which model: no claim says it
+    assert digit_runs(said) == digit_runs(str(view.layer))
     claim = said.claim("layer")
     assert claim.value == view.layer and said.holds()
-    if view.clearest and clearest_layer is not None:
-        assert claim.reference.value == clearest_layer == view.layer and "clearest head" in said
-    elif view.clearest:
-        assert claim.reference.value == view.layers == view.layer and "no head is the clearest" in said
-    else:
-        assert claim.reference is None and said.endswith("(as chosen)")
+    if view.clearest and clearest_layer is not None:  # the clearest head's layer
+        assert claim.reference.value == clearest_layer == view.layer and view.best is not None
+    elif view.clearest:  # no head is the clearest: the last layer
+        assert claim.reference.value == view.layers == view.layer and view.best is None
+    else:  # as chosen: no reference
+        assert claim.reference is None
 
 
 @given(layer=st.integers(LAYERS.minimum, LAYERS.maximum), layers=st.integers(LAYERS.minimum, LAYERS.maximum),
@@ -128,13 +132,11 @@ def check_even(said, seq_len: int, causal: bool) -> None:
     measured; an encoder's is 1/seq_len, said as a fraction too."""
     even = even_by_hand(seq_len, causal)
     assert said.claim("even head's share").reference.value == pytest.approx(even, abs=1e-12)
-    found = re.search(r"would put (?:1/(\d+) there, )?([\d.]+)% there on average|would put 1/(\d+) there, ([\d.]+)%\)",
-                      said)
-    assert found, said
-    percent = float(found[2] or found[4])
+    percents = re.findall(r"(\d+(?:\.\d+)?)%", said)  # the clearest head's, the best before training, the even one
+    assert len(percents) == 3, said
+    percent = float(percents[2])
     assert abs(percent - 100 * even) <= 0.5 * 10 ** (math.floor(math.log10(100 * even)) - 3) + 1e-12
-    if not causal:
-        assert int(found[3]) == seq_len
+    assert re.findall(r"1/(\d+)", said) == ([] if causal else [str(seq_len)])
 
 
 # shares that tie as shown (0.97 and 0.9712 both read 97%), and the ends
@@ -157,17 +159,21 @@ def test_the_clearest_sentence_states_the_shares_it_is_given(seq_len, causal, sh
                          shares=tuple(shares), shares_before=tuple(before))
     said = clearest_sentence(view)
     assert said.holds()
-    trained = re.search(rf"Trained, head {head} of layer {layer} puts \*\*(\d+)%\*\* of the answers' attention", said)
-    untrained = re.search(r"before training the best head put (\d+)% there", said)
+    trained = re.search(r"\*\*(\d+)%\*\*", said)  # the clearest head's share, in bold
+    untrained = re.findall(r"(\d+(?:\.\d+)?)%", said)[1]  # then the best head's before training
     assert trained and abs(int(trained[1]) - 100 * max(shares)) <= 0.5 + 1e-9  # whole percents
-    assert untrained and abs(int(untrained[1]) - 100 * max(before)) <= 0.5 + 1e-9
+    assert abs(int(untrained) - 100 * max(before)) <= 0.5 + 1e-9
     check_even(said, seq_len, causal)
     tied = sum(f"{s:.0%}" == f"{max(shares):.0%}" for s in shares) - 1  # counted here, in Python's own format
     assert said.claim("other heads tied as shown").value == tied
-    found = re.search(r"(\d+) other heads? puts? as much there", said)
-    assert (int(found[1]) if found else 0) == tied
+    # every number written: the head, its layer, the shares, the even share, the length (twice with 1/length) and
+    # the tied heads' count when some tie
+    even = 100 * training.even_source_share(seq_len, causal=causal)
+    stated = [head, layer, f"{max(shares):.0%}", f"{max(before):.0%}", f"{even:.4g}",
+              *([seq_len] if causal else [seq_len, 1, seq_len]), *([tied] if tied else [])]
+    assert digit_runs(said) == digit_runs(" ".join(map(str, stated))), said
     if seq_len == 8 and not causal:
-        assert "1/8 there, 12.5%)" in said
+        assert "1/8" in said and "12.5%" in said
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -178,8 +184,8 @@ def test_a_decoder_s_even_head_is_even_over_the_keys_it_sees(kind):
     view = attention_view(run, trainings(run, ["none"]).source("none"), "clearest")
     said = clearest_sentence(view)
     even = even_by_hand(run.seq_len, kind == "decoder")
-    found = re.search(r"would put (?:1/\d+ there, )?([\d.]+)%", said)
-    assert abs(float(found[1]) - 100 * even) < 0.01, f"{kind}: the sentence says {found[1]}%, an even map measures {100 * even:.4g}%"
+    found = re.findall(r"(\d+(?:\.\d+)?)%", said)[2:3]  # the third percent: the even head's
+    assert found and abs(float(found[0]) - 100 * even) < 0.01, f"{kind}: the sentence says {found[0]}%, an even map measures {100 * even:.4g}%"
 
 
 @given(layers=st.integers(LAYERS.minimum, LAYERS.maximum))
