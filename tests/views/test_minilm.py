@@ -109,13 +109,13 @@ def test_pieces_statement_follows_the_word_pieces(words, space):
     # the numbers written, and the language: which case the sentence tells
     assert said.startswith(f"{len(encoded.tokens)} word pieces: [CLS] first, [SEP] last, and {inner} piece")
     assert (f" of {written} written word" in said) == (written > 0)
-    assert ("whose other pieces are cut" in said) == bool(partial)
-    # 'same word' is empty when no written word has two pieces read (pekit.pretrained.head_patterns)
+    # "whose other pieces are cut" only with a cut word: its claim is there only then (the claims above)
+    # 'same word' is empty when no word of the tokenizer has two pieces read (pekit.pretrained.head_patterns): the
+    # sentence says so exactly when it claims no piece continuing a word (##)
     ids = [w for w in encoded.word_ids if w is not None]
     same_word_empty = len(set(ids)) == len(ids)
-    assert ("the share 'same word' in the table of heads is empty" in said) == same_word_empty
-    if not split:
-        assert "became several pieces" not in said
+    assert (claims["pieces continuing a word"] == 0) == same_word_empty
+    if not split:  # no "became several pieces": no such claim (the claims above)
         assert bool(hashes) == bool(re.search(rf"\b{hashes} pieces? that continues? a word \(##\) here", said))
         assert not hashes or partial
     else:
@@ -257,7 +257,7 @@ def test_named_statement_counts_the_named_heads(text):
     said = mini.named_statement(run.named)
     if len(run.tokens) == 3:  # the degenerate text: a head resting on [CLS] is named after [CLS], not a neighbour
         assert not any(h.pattern in ("previous token", "next token") for h in run.named), said
-        assert "previous token" not in said and "next token" not in said
+        assert not {"heads named previous token", "heads named next token"} & {c.what for c in said.claims}
     named = []
     for layer in range(mini.LAYERS):
         for head in range(mini.HEADS):
@@ -301,7 +301,8 @@ def test_follow_statement_names_the_top_piece_of_every_layer(text, word, layer):
     mean = run.result.attentions[:, :, i, :].double().mean(dim=1)  # (layers, T)
     assert said.holds() and said.claim("heads averaged").value == mini.HEADS
     if not others:
-        assert said.startswith(f"The text is the one word piece {run.tokens[i]!r} between [CLS] and [SEP]")
+        assert f"{run.tokens[i]!r}" in said and "[CLS]" in said and "[SEP]" in said  # the one piece between them
+        assert "piece with the most weight per layer" not in {c.what for c in said.claims}
         assert said.claim("weight on itself per layer").value == pytest.approx(mean[:, i].tolist(), abs=1e-6)
         for lay in range(mini.LAYERS):
             assert f"{float(mean[lay, i]):.3f}" in said
@@ -323,14 +324,13 @@ def test_follow_statement_names_the_top_piece_of_every_layer(text, word, layer):
         assert said.claim("favoured piece").value == j
         lead = said.claim("layers the favoured piece leads")
         assert (lead.value, lead.reference.value) == (best, runner_up)
-        assert f"It favours {run.tokens[j]!r} (piece {j}) in {best} of the {mini.LAYERS} layers." in said
+        assert f"{run.tokens[j]!r} (piece {j})" in said and "leading pieces" not in {c.what for c in said.claims}
     else:  # a tie is said as one: every leader named, none favoured
         assert said.claim("leading pieces").value == tuple(leaders)
         lead = said.claim("layers each leading piece leads")
         assert (lead.value, lead.reference.value) == (best, runner_up)
-        assert "It favours" not in said, f"a tie of {leaders} said as one piece favoured: {said}"
-        assert all(f"{run.tokens[j]!r} (piece {j})" in said.split("No one piece is favoured: ")[1] for j in leaders)
-        assert f"lead in {best} of the {mini.LAYERS} layers each." in said
+        assert "favoured piece" not in {c.what for c in said.claims}, f"a tie of {leaders} said as one piece favoured: {said}"
+        assert all(f"{run.tokens[j]!r} (piece {j})" in said for j in leaders)
 
 
 @settings(max_examples=6, deadline=None)
@@ -376,14 +376,17 @@ def test_order_and_positions_statements_state_the_gaps(text, seed):
         assert said.startswith("This shuffle only swaps identical words: the shuffled pieces are the pieces as typed")
         assert "the model reads the order" not in said and "new place" not in said
         if learned >= mini.ROUND_OFF:
-            assert f"the copies' weights differ by up to {max(order.gap_learned):.2f} (layer by layer: {layers})" in said
+            assert f"{max(order.gap_learned):.2f}" in said and f"{layers})" in said
         assert (" 0: exactly the same." in said) == (zero == 0)
     elif learned >= mini.ROUND_OFF:
         assert f"the weights change by up to {max(order.gap_learned):.2f}, the last layer's outputs by up to " \
                f"{order.hidden_learned:.2f}: the model reads the order" in said  # each layer's: in the table
-        assert "the model reads the order" in said and not said.startswith("This shuffle only swaps")
-    else:
-        assert "nothing to reorder" in said
+        # "the model reads the order": the learned change above its control (checked below) and round-off
+        assert said.claim("learned positions: largest weight change").relation == "at least"
+        assert not said.startswith("This shuffle only swaps")
+    else:  # "nothing to reorder": the learned change below round-off, and not compared with its control
+        assert said.claim("learned positions: largest weight change").relation == "below"
+        assert "learned positions: largest weight change, against the control" not in {c.what for c in said.claims}
     assert ("float round-off" in said) == (0 < zero < mini.ROUND_OFF)
     # the claims: each change against round-off, the learned model's against its control (the same
     # shuffle with the positions zeroed), with the gaps recomputed here

@@ -74,8 +74,9 @@ def test_the_context_sentences_state_the_windows_means(results):
         assert math.isclose(inside, naive[rule][0], rel_tol=1e-9) and math.isclose(past, naive[rule][1], rel_tol=1e-9)
     text = rc.context_statement(results)
     assert text.holds()
-    assert "SmolLM2-135M-Instruct (its 4-bit Q4_1 weights, dequantised to float32), trained on " \
-           f"{results.context:,} positions" in text  # the model and the context its numbers belong to
+    # the model and the context its numbers belong to
+    assert rc.model_name() in text and "SmolLM2-135M-Instruct" in text and "Q4_1" in text
+    assert f"{results.context:,}" in text
     said = re.search(rf"has a loss of ({FIGURE}) nats per token inside the context \(positions 0 to ({FIGURE})\) and "
                      rf"({FIGURE}) past it \(({FIGURE}) to ({FIGURE})\)", text)
     inside, past = naive["plain"]
@@ -95,45 +96,68 @@ def test_the_context_sentences_state_the_windows_means(results):
     at = next((start for start, value in points if value >= inside + rc.BREAKS), None)
     gap = past - inside
     if at is not None:
-        assert f"from position {at:,}" in text or f"starts at position {at:,}" in text
+        assert f"{at:,}" in text
         assert text.claim("breakdown point").value == at
         assert text.claim("breakdown point's distance past the context").value == at - results.context
         after = [v for start, v in points if start >= at]
         stays = sum(after) / len(after) >= inside + rc.BREAKS
-        assert ("the model breaks down there, not where its positions end" in text) == stays
-        assert ("worse, not broken down" in text) == (not stays)
-    elif gap > rc.SAME:
-        assert "worse but not broken" in text
-    elif -gap > rc.SAME:
-        assert "reads better" in text
-    else:
-        assert "about the same" in text
+        # "breaks down there" or "worse, not broken down": the mean from the breakdown point on
+        there = text.claim(f"plain RoPE's mean loss from {at} on")
+        assert math.isclose(there.value, sum(after) / len(after), rel_tol=1e-9)
+        assert there.relation == ("at least" if stays else "below")
+        if stays:  # where it breaks down is written with its distance past the context
+            assert f"{at - results.context:,}" in text
+        assert math.isclose(there.reference.value, inside + rc.BREAKS, rel_tol=1e-9)
+    else:  # no point breaks down: "worse but not broken", "reads better" or "about the same"
+        assert "breakdown point" not in {c.what for c in text.claims}
+        mean_past = text.claim("plain RoPE's mean loss past the context")
+        if abs(abs(gap) - rc.SAME) > 1e-9:  # not on the boundary, where the two means' float rounding decides
+            assert mean_past.relation == ("above" if gap > rc.SAME else "below" if -gap > rc.SAME else "equal")
     best = min(llama.RULES, key=lambda rule: naive[rule][1])
     second = sorted(naive[rule][1] for rule in llama.RULES)[1]
-    if second - naive[best][1] > rc.SAME + 1e-9:
-        assert f"Past the context {rc.RULE_NAMES[best]} has the lowest mean loss" in text, text
-    elif second - naive[best][1] < rc.SAME - 1e-9:
-        assert "no rule is clearly best" in text
+    apart = text.claim("gap between the two lowest mean losses past the context")
+    assert math.isclose(apart.value, second - naive[best][1], rel_tol=1e-9, abs_tol=1e-12)
+    if second - naive[best][1] > rc.SAME + 1e-9:  # the best rule's own message
+        assert apart.relation == "above" and text.endswith(rc._(rc.BEST[best])), text
+    elif second - naive[best][1] < rc.SAME - 1e-9:  # "no rule is clearly best"
+        assert apart.relation == "at most" and rc._(rc.BEST[best]) not in text
     papers = rc.papers_statement(results)
     assert papers.holds()
-    assert "LLaMA models of 7 to 65 billion parameters trained on 2,048 positions" in papers  # Chen et al.'s setup
+    assert re.findall(FIGURE, papers)[:4] == ["2023", "7", "65", "2,048"]  # Chen et al.'s year, sizes and context
     linear = dict(_points_past(results, "linear"))
     over = [(start, linear[start] - value) for start, value in points]  # linear over plain, point by point
     lower = [start for start, d in over if d < 0]
-    if over and len(lower) == len(over):
-        assert "lower than plain RoPE at every one of the" in papers
-    elif not lower:
-        assert "is not lower than plain RoPE at any of the" in papers or not over
-    elif lower == [start for start, _ in over if start >= lower[0]]:
-        assert f"lower than plain RoPE from position {lower[0]:,} to the end of the text, and not before" in papers
+    compared = {c.what for c in papers.claims} - {"linear's cost inside the context",
+                                                  "NTK-aware's distance from plain RoPE inside the context"}
+    differences = [d for _, d in over]
+    if not over:  # no point to compare: no claim about linear against plain
+        assert compared == set()
+    elif len(lower) == len(over):  # "lower ... at every one of the points"
+        every = papers.claim("linear's highest loss over plain's, past the context")
+        assert compared == {every.what} and every.relation == "below"
+        assert math.isclose(every.value, max(differences), rel_tol=1e-9, abs_tol=1e-12)
+    elif not lower:  # "not lower ... at any of the points"
+        none = papers.claim("linear's lowest loss over plain's, past the context")
+        assert compared == {none.what} and none.relation == "at least"
+        assert math.isclose(none.value, min(differences), rel_tol=1e-9, abs_tol=1e-12)
+    elif lower == [start for start, _ in over if start >= lower[0]]:  # "from position ... to the end, not before"
+        assert f"{lower[0]:,}" in papers
+        since = papers.claim("linear's highest loss over plain's, from the first point it is lower")
+        before = papers.claim("linear's lowest loss over plain's, before that")
+        assert compared == {since.what, before.what} and (since.relation, before.relation) == ("below", "at least")
+        assert math.isclose(since.value, max(d for start, d in over if start >= lower[0]), rel_tol=1e-9, abs_tol=1e-12)
+        assert math.isclose(before.value, min(d for start, d in over if start < lower[0]), rel_tol=1e-9, abs_tol=1e-12)
     else:
         assert f"at {len(lower)} of the {len(over)} points past the context, not at all of them" in papers
-    assert ("stays lower there" not in papers) and ("breaks down past the context and" not in papers)
+        assert compared == {"points past the context where linear is lower"}
+        assert papers.claim("points past the context where linear is lower").value == len(lower)
     cost = naive["linear"][0] - naive["plain"][0]
-    if cost > rc.SAME + 1e-9:
-        assert close(re.findall(FIGURE, papers.split("it costs ")[1])[0], cost, 2)
-    elif cost < rc.SAME - 1e-9:
-        assert "costs nothing" in papers
+    costs = papers.claim("linear's cost inside the context")
+    assert math.isclose(costs.value, cost, rel_tol=1e-9, abs_tol=1e-12)
+    if cost > rc.SAME + 1e-9:  # the cost is written, after Chen et al.'s figures and before the NTK-aware gap
+        assert costs.relation == "above" and any(close(f, cost, 2) for f in re.findall(FIGURE, papers)[4:-1])
+    elif cost < rc.SAME - 1e-9:  # "costs nothing"
+        assert costs.relation == "at most"
     assert close(re.findall(FIGURE, papers)[-1], abs(naive["ntk"][0] - naive["plain"][0]), 2)
     caption = rc.context_caption(results)
     assert f"{results.tokens:,} tokens" in caption and f"over {results.bucket} positions" in caption
@@ -149,8 +173,13 @@ def test_the_shipped_run_breaks_down_later_than_the_context_ends():
     interpolation is higher than plain RoPE there."""
     r = llama.shipped_context()
     text, papers = rc.context_statement(r), rc.papers_statement(r)
-    assert "starts at position 11,264, 3,072 positions past it" in text
-    assert "from position 11,264 to the end of the text, and not before it" in papers
+    assert "11,264" in text and "3,072" in text
+    assert [text.claim(w).value for w in ("breakdown point", "breakdown point's distance past the context")] == [
+        11264, 3072]
+    assert text.claim("plain RoPE's mean loss from 11264 on").relation == "at least"  # "breaks down there"
+    assert "11,264" in papers  # linear lower from there to the end, and not before it
+    assert papers.claim("linear's highest loss over plain's, from the first point it is lower").relation == "below"
+    assert papers.claim("linear's lowest loss over plain's, before that").relation == "at least"
     before = [v for start, v in _points_past(r, "plain") if start < 11264]
     assert max(before) < _naive_windows(r)["plain"][0] + rc.BREAKS
 
@@ -171,7 +200,8 @@ def test_the_live_recomputation_is_compared_with_the_shipped_run(live, shipped, 
         for value, rule in zip(said[3:6], llama.RULES):
             assert close(value, theirs[rule], 4)
         gap = max(abs(live[r] - theirs[r]) for r in llama.RULES)
-        assert ("the same, to a thousandth of a nat" in text) == (gap <= 1e-3)
+        assert text.claim("largest difference from the shipped run").relation == ("at most" if gap <= 1e-3 else "above")
+        assert math.isclose(text.claim("largest difference from the shipped run").value, gap, rel_tol=1e-9)
         assert text.holds() and text.comparisons[0].reference.value == 1e-3
 
 

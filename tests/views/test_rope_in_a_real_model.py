@@ -52,8 +52,8 @@ def test_shift_statement(shift, tokens, data, gap, scale, agap, control, wcontro
     effect = rv.ShiftView(ShiftEffect(shift, tokens, gap, scale, agap, changed, torch.full((30,), agap)), control, wcontrol)
     text = rv.shift_statement(effect)
     assert text.holds()
-    if shift == 0:
-        assert "same run" in text
+    if shift == 0:  # "both runs are the same run": the one case whose only claim is the shift
+        assert [(c.what, c.value) for c in text.claims] == [("shift", 0)]
         return
     assert f"{tokens} token{'s' if tokens != 1 else ''} moved {shift:,} position{'s' if shift != 1 else ''} on" in text
     said = re.search(rf"logit is ({NUMBER}) \(the largest logit in size is ({NUMBER})\), of an attention weight "
@@ -64,9 +64,13 @@ def test_shift_statement(shift, tokens, data, gap, scale, agap, control, wcontro
     assert int(said[4]) == changed and int(said[5]) == tokens
     # the reading, from the numbers against ten times the rounding-only control (not a fixed 10⁻⁴)
     rounding = gap <= 10 * control and agap <= 10 * wcontrol
-    assert ("computes the same thing" in text) == (rounding and changed == 0)
-    assert ("almost tied" in text) == (rounding and changed > 0)
-    assert ("more than rounding" in text) == (not rounding)
+    # "computes the same thing" (rounding, no prediction changed), "almost tied" (rounding, some changed) or
+    # "more than rounding": the relations to the control and the count of predictions changed
+    assert text.claim("predictions changed").value == changed
+    assert text.claim("largest change of a logit").relation == ("at most" if rounding else None)
+    assert text.claim("largest change of an attention weight").relation == ("at most" if rounding else None)
+    over = [c for c in text.claims if c.what == "larger change over ten times its rounding-only control"]
+    assert [c.relation for c in over] == ([] if rounding else ["above"])
     ctrl = re.search(rf"changes a logit by up to ({NUMBER}) and a weight by up to ({NUMBER})\.", text)
     assert abs(read(ctrl[1]) - control) <= 0.051 * control + 1e-300 and abs(read(ctrl[2]) - wcontrol) <= 0.051 * wcontrol + 1e-300
     if rounding:
@@ -85,15 +89,17 @@ def test_minilm_shift_statement(similarity, shift, pieces):
         shift = 512  # the view gives None only where the rows do not reach
     text = rv.minilm_shift_statement(rv.MiniLMShift(pieces, similarity), shift)
     assert text.holds()
-    if shift == 0:
-        assert "same rows" in text
+    if shift == 0:  # "the same rows too at c = 0"
+        assert [(c.what, c.value) for c in text.claims] == [("shift", 0)]
         return
-    if similarity is None:
-        assert f"end in slot {shift + pieces - 1:,}" in text and "512 slots" in text and f"{pieces} word pieces" in text
+    if similarity is None:  # the text would end past MiniLM's 512 rows
+        assert f"{shift + pieces - 1:,}" in text and "512" in text and re.search(rf"(?<![\d,]){pieces}(?![\d,])", text)
         assert text.claim("last slot").value == shift + pieces - 1 > 511
+        assert text.claim("last slot").relation == "above" and text.claim("last slot").reference.value == 511
         return
     said = re.search(rf"each slot pair: ({NUMBER})\)", text)
     assert said and abs(read(said[1]) - similarity) <= 0.0051, text
+    assert text.claim("mean cosine similarity of rows i and i + c").value == similarity
     assert f"slots 0 to {pieces - 1}" in text and f"c + {pieces - 1}" in text and f"{pieces} word pieces" in text
 
 
@@ -119,8 +125,9 @@ def habits(data, layers, heads):
 def test_habits_statement(data, layers, heads, tokens):
     h = habits(data, layers, heads)
     text = rv.habits_statement(h, tokens)
-    if tokens < 3:
-        assert "fewer than three tokens" in text
+    if tokens < 3:  # "fewer than three tokens": the count against three
+        short = text.claim("tokens")
+        assert (short.value, short.relation, short.reference.value) == (tokens, "below", 3)
         return
     assert f"queries 2 to {tokens - 1}" in text
     assert text.holds()
@@ -146,17 +153,18 @@ def test_habits_statement(data, layers, heads, tokens):
         assert re.search(rf"\b{len(sink_heads)} of the {layers * heads} heads puts? more than half of (its|their) "
                          rf"weight on the first token .*?layer {sink_layers[0]}\.", text), text
         assert (f"in {len(sink_layers)} of the {layers} layers" in text) == (len(sink_layers) > 1)
-        assert ("heads puts more than half of its weight" in text) == (len(sink_heads) == 1)
-    else:
-        assert f"none of the {layers * heads} heads puts more than half" in text
+    else:  # "none of the … heads": no count, layers or first layer claimed, and the number of heads written
+        assert not {"heads with more than half on the first token", "layers holding them",
+                    "first layer holding one"} & set(claims)
+        assert f"{layers * heads}" in text
     assert claims.get("heads with more than half on the token just before", 0) == len(prev_heads)
     if prev_heads:
         assert claims["heads listed (layer, head)"] == tuple(prev_heads[:4])
         assert claims.get("heads not listed", 0) == max(0, len(prev_heads) - 4)
         listed = ", ".join(f"{lay}.{hd}" for lay, hd in prev_heads[:4])
         assert f"{len(prev_heads)} head{'s' if len(prev_heads) != 1 else ''} (layer.head {listed}" in text
-    else:
-        assert "No head puts more than half of its weight on the token just before" in text
+    else:  # "No head puts more than half of its weight on the token just before"
+        assert not {"heads with more than half on the token just before", "heads listed (layer, head)"} & set(claims)
     lay, head = claims["head looking farthest back"]
     assert float(h.distance[lay, head]) == float(h.distance.max())
     far = re.search(rf"On average layer {lay}, head {head} looks farthest back: ({NUMBER}) tokens", text)
@@ -188,10 +196,11 @@ def test_pairs_statement(data, pairs, heads):
     assert text.holds()
     assert text.claim("queries' slowest quarter's share").reference.value == q_fast
     assert text.claim("keys' slowest quarter's share").reference.value == k_fast
-    assert ("for both, as Barbero" in text) == (q and k)
-    assert ("hold no more than the fast ones, unlike" in text) == (not q and not k)
-    assert ("for the queries but not for the keys" in text) == (q and not k)
-    assert ("for the keys but not for the queries" in text) == (k and not q)
+    # which of the four verdicts (both, neither, queries only, keys only): each side's relation to its fast quarter
+    assert text.claim("queries' slowest quarter's share").relation == ("above" if q else "at most")
+    assert text.claim("keys' slowest quarter's share").relation == ("above" if k else "at most")
+    assert [text.claim(w).value for w in ("queries' slowest quarter's share", "keys' slowest quarter's share",
+                                          "an even spread's share")] == [q_slow, k_slow, quarter / pairs]
     assert "most of the norm" not in text  # a share is stated as measured, never as "most"
 
 
@@ -265,7 +274,7 @@ def test_model_facts_are_the_configs(config):
     """The page's facts about the model (sizes, pair speeds, which rows pair) come from its file's config."""
     c = config
     said = rv.model_statement(c)
-    assert said.startswith("SmolLM2-135M-Instruct (its 4-bit Q4_1 weights, dequantised to float32): ")  # the model run
+    assert "SmolLM2-135M-Instruct" in said and "Q4_1" in said  # the model run, by its name and weights
     assert said.startswith(rv.model_name() + ": ")
     assert (f"{c.num_layers} layer{'s' if c.num_layers != 1 else ''}, {c.num_heads} query "
             f"head{'s' if c.num_heads != 1 else ''} sharing {c.num_kv_heads} key/value "
@@ -278,7 +287,7 @@ def test_model_facts_are_the_configs(config):
     slowest = 2 * math.pi * c.rope_base ** (2 * (pairs - 1) / c.head_dim)  # 2π / θ, θ = base^(−2j/d)
     assert abs(read(found[1]) - 2 * math.pi) <= 0.01 and int(found[2]) == pairs - 1 == int(found[4]) - 1
     assert abs(int(found[3].replace(",", "")) - slowest) <= 0.5 + 1e-9 * slowest
-    assert f"row j + {c.head_dim // 2}" in rv.layout_statement(c)
+    assert f"j + {c.head_dim // 2}" in rv.layout_statement(c)
     assert rv.layout_statement(c).claims[0].value == c.head_dim // 2
     assert {k.what: k.value for k in said.claims} == {
         "layers": c.num_layers, "query heads": c.num_heads, "key/value heads": c.num_kv_heads,
@@ -294,7 +303,9 @@ def test_a_change_fifty_times_the_rounding_control_is_not_called_rounding():
     fifty times what rounding alone changes on the same text: more than rounding."""
     effect = rv.ShiftView(ShiftEffect(1000, 22, 2e-3, 31.8, 2.7e-6, 0, torch.zeros(30)), 3.8e-5, 2.4e-6)
     text = rv.shift_statement(effect)
-    assert "more than rounding" in text and "computes the same thing" not in text and text.holds()
+    assert text.holds() and text.claim("largest change of a logit").relation is None  # not "the same thing"
+    over = text.claim("larger change over ten times its rounding-only control")  # "more than rounding"
+    assert over.relation == "above" and math.isclose(over.value, 2e-3 / (10 * 3.8e-5), rel_tol=1e-9)
 
 
 def test_minilm_is_counted_as_minilm_reads_the_text():
@@ -310,7 +321,8 @@ def test_minilm_is_counted_as_minilm_reads_the_text():
     pieces = len(pretrained.encode_text(rv.DEFAULT_TEXT).tokens)
     far = rv.minilm_shift_view(rv.DEFAULT_TEXT, 1000)
     assert far == rv.MiniLMShift(pieces, None) and pieces == 24
-    assert f"would end in slot {1000 + pieces - 1:,}" in rv.minilm_shift_statement(far, 1000)
+    said = rv.minilm_shift_statement(far, 1000)
+    assert f"{1000 + pieces - 1:,}" in said and said.claim("last slot").value == 1000 + pieces - 1
     near = rv.minilm_shift_view(rv.DEFAULT_TEXT, 300)
     table = pekit.pretrained_position_table(device="cpu").double()
     cosines = [float(table[i] @ table[i + 300] / (table[i].norm() * table[i + 300].norm())) for i in range(pieces)]

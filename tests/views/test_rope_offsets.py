@@ -91,16 +91,22 @@ def test_offset_statement(scores, layer):
         min(start), max(start), min(end), max(end), start[h], end[h]]
     # "rises and falls": counted over every offset drawn, by this file's loop
     wiggle = sum(trend(r) == "not monotone" for r in rows)
+    assert text.claim("heads whose score rises and falls between the two").value == wiggle
     assert re.search(rf"Between the two, {wiggle} of the {heads} scores? rises? and falls? on the way\.", text)
     # the bound, read over the whole curve: "falls all the way" only where it does
     bound = scores.bound.tolist()
     shape = trend(bound)
-    assert ("falls all the way" in text) == (shape == "falls")
-    assert ("stays at its offset-0 value" in text) == (shape is None)
-    if shape not in ("falls", None) and bound[-1] <= min(bound):
-        assert "ends at its lowest" in text and "rises and falls on the way" in text
+    assert text.claim("RoFormer's bound over the offsets drawn").relation == shape
+    if shape is None:  # "stays at its offset-0 value"
+        last = text.claim(f"the bound at offset {far}")
+        assert (last.relation, last.value, last.reference.value) == ("equal", bound[-1], bound[0])
+    if shape not in ("falls", None) and bound[-1] <= min(bound):  # "ends at its lowest", not steadily
+        last = text.claim(f"the bound at offset {far}")
+        assert (last.relation, last.value, last.reference.value) == ("at most", bound[-1], min(bound))
     elif shape not in ("falls", None):
         low = min(bound)
+        lowest = text.claim("the bound's lowest value")
+        assert (lowest.relation, lowest.value, lowest.reference.value) == ("below", low, bound[-1])
         found = re.search(rf"lowest \(({NUMBER})\) at offset ([\d,]+)\.", text)
         assert abs(read(found[1]) - low) <= 0.0051
         assert bound[scores.offsets.tolist().index(int(read(found[2])))] == low
@@ -112,8 +118,10 @@ def test_the_default_bound_is_not_read_as_falling_from_its_two_ends():
     """At the default largest offset (512) RoFormer's bound is lower at offset ~400 than at 512: the
     old sentence said it "falls to 0.29 of its offset-0 value by offset 512"."""
     text = ro.offset_statement(real_bound(512), 6)
-    assert "falls all the way" not in text and "it rises and falls, lowest" in text
     assert text.claim("RoFormer's bound over the offsets drawn").relation == "not monotone"
+    bound = real_bound(512).bound.tolist()
+    lowest = text.claim("the bound's lowest value")  # "lowest (…) at offset …", not "falls all the way"
+    assert (lowest.relation, lowest.value, lowest.reference.value) == ("below", min(bound), bound[-1])
 
 
 @pytest.mark.parametrize("top", [16, 16384])
