@@ -117,14 +117,14 @@ def context_statement(results: llama.LongContext) -> Said:
                       "more on average. One point, from position {at}, is {breaks} nats or more above the inside mean, "
                       "but from there the loss averages {mean}, less than {breaks} nats above it: worse, not broken "
                       "down.")
-    elif past - inside > SAME:
+    elif past > inside + SAME:  # the claim's own arithmetic, so that rounding cannot split the two
         claims.append(Claim("plain RoPE's mean loss past the context", past, "above",
                             Reference(inside + SAME, f"the mean inside plus {SAME} nats")))
         values.update(gap=_nats(past - inside), breaks=number(BREAKS, ".1f"))
         first = _("With plain RoPE, {model}, trained on {context} positions, has a loss of {inside} nats per token "
                   "inside the context (positions 0 to {last}) and {past} past it ({context} to {end}): {gap} nats "
                   "more, and no point {breaks} nats above the inside mean: worse but not broken.")
-    elif inside - past > SAME:
+    elif past < inside - SAME:
         claims.append(Claim("plain RoPE's mean loss past the context", past, "below",
                             Reference(inside - SAME, f"the mean inside less {SAME} nats")))
         values.update(gap=_nats(inside - past))
@@ -132,8 +132,10 @@ def context_statement(results: llama.LongContext) -> Said:
                   "inside the context (positions 0 to {last}) and {past} past it ({context} to {end}): {gap} nats "
                   "less, the far half reads better.")
     else:
-        claims.append(Claim("plain RoPE's mean loss past the context", past, "equal",
-                            Reference(inside, "plain RoPE's mean loss inside the context", SAME)))
+        claims += [Claim("plain RoPE's mean loss past the context", past, "at most",
+                         Reference(inside + SAME, f"the mean inside plus {SAME} nats")),
+                   Claim("plain RoPE's mean loss past the context, from below", past, "at least",
+                         Reference(inside - SAME, f"the mean inside less {SAME} nats"))]
         first = _("With plain RoPE, {model}, trained on {context} positions, has a loss of {inside} nats per token "
                   "inside the context (positions 0 to {last}) and {past} past it ({context} to {end}): about the "
                   "same.")
@@ -145,10 +147,10 @@ def context_statement(results: llama.LongContext) -> Said:
                    Claim("mean loss past the context less inside", past - inside), Claim("breakdown point", at),
                    Claim("breakdown point's distance past the context", at - results.context),
                    Claim("nats above the inside mean that break down", BREAKS)]
-    elif past - inside > SAME:
+    elif past > inside + SAME:
         stated += [Claim("mean loss past the context less inside", past - inside),
                    Claim("nats above the inside mean that break down", BREAKS)]
-    elif inside - past > SAME:
+    elif past < inside - SAME:
         stated.append(Claim("mean loss inside the context less past", inside - past))
     claims[:0] = stated
     rules = _("Linear interpolation ×2 gives {li} inside and {lp} past; NTK-aware ×2 gives {ni} and {np}.").format(
