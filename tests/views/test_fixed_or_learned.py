@@ -15,6 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lab.display import number
+from lab.i18n import _
 from lab.views import fixed_or_learned as lp
 from pekit import charts
 from pekit import pretrained as pt
@@ -341,8 +342,10 @@ def check_components_statement(view, k):
             assert f"{start} while PC{taken + 1} already pairs with PC{mate + 1}" in text
         else:
             assert f"{start}, more than {lp.PHASE_TOLERANCE:.0f}° from the 90°" in text
-    assert ("No two components pair up" in text) == (not pairs and k > 1)
-    assert ("With one component shown there is no pair to look for." in text) == (k == 1)
+    no_pair = _("No two components pair up as a sine and its cosine would (one period, 90° apart in phase, "
+                "within {tolerance}°)").format(tolerance=lp._n(lp.PHASE_TOLERANCE, ".0f"))
+    assert (no_pair in text) == (not pairs and k > 1)  # the module's own messages for each case
+    assert (_("With one component shown there is no pair to look for") in text) == (k == 1)
     return pairs
 
 
