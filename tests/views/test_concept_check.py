@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import pekit
 from lab.display import number
+from lab.i18n import _
 from lab.views import concept_check as concept
 from lab.views import lesson
 from tests.views.test_lesson import TOKENS, independent_gap, naive_outputs
@@ -63,7 +64,7 @@ def test_explanations_state_the_numbers_they_rest_on():
     said = concept.solved("concept-qkv").explanation
     first = lesson.looking(TOKENS, 1).scores[4]
     assert number(first, ".3f") in said
-    _, outputs = naive_outputs(TOKENS, False)  # (the layer is the lesson's)
+    _weights, outputs = naive_outputs(TOKENS, False)  # (the layer is the lesson's)
     assert len(outputs) == len(TOKENS)
 
 
@@ -86,13 +87,13 @@ def test_the_class_gain_follows_its_definition(pre, post):
     assert gain.matched == len(both)
     said = concept.gain_sentence(gain)
     if not both:
-        assert gain.gain is None and said.startswith("The gain needs") and said.claim("took both").value == 0
+        assert gain.gain is None and [c.what for c in said.claims] == ["took both"] and said.claim("took both").value == 0
         return
     before = sum(percent(pre[t]) for t in both) / len(both)
     after = sum(percent(post[t]) for t in both) / len(both)
     assert gain.pre == pytest.approx(before) and gain.post == pytest.approx(after)
     if before == 100:
-        assert gain.gain is None and "undefined" in said
+        assert gain.gain is None and "normalized gain" not in [c.what for c in said.claims]
     else:
         assert gain.gain == pytest.approx((after - before) / (100 - before))
         assert said.claim("normalized gain").value == pytest.approx((after - before) / (100 - before))
@@ -106,10 +107,12 @@ def test_the_class_gain_follows_its_definition(pre, post):
 def test_a_learner_is_told_how_many_were_right(answers, phase):
     key = concept.answer_key()
     right = sum(answers.get(q) == str(c) for q, c in key.items())
-    when = "before the lesson" if phase == "pre" else "after the lesson"
     own = concept.own_sentence(phase, answers, key)
-    assert own.claim("right").value == right and own.claim("questions").value == 8 and own.endswith(f" right {when}.")
-    assert concept.phase_sentence(phase).startswith("Before the lesson:" if phase == "pre" else "After the lesson:")
+    assert own.claim("right").value == right and own.claim("questions").value == 8
+    other = "post" if phase == "pre" else "pre"  # the phase named, from the module's own names of them
+    assert _(concept.PHASE_NAMES[phase]) in own and _(concept.PHASE_NAMES[other]) not in own
+    # the check before the lesson states no number; the one after, the questions asked
+    assert ("questions" in [c.what for c in concept.phase_sentence(phase).claims]) == (phase == "post")
     if phase == "post":  # the count it states is the questions asked
         assert concept.phase_sentence(phase).claim("questions").value == len(concept.QUESTIONS) == 8
     assert concept.score(answers, key) == pytest.approx(100 * right / 8)
@@ -139,7 +142,6 @@ def test_the_report_counts_each_vote_and_its_share_right(rows, before, after):
     assert len(frame) == len(reports)
     takers = concept.takers_sentence(before, after)
     assert takers.claim("before").value == before and takers.claim("after").value == after
-    assert takers.startswith("Handed in: ")
 
 
 @settings(max_examples=20, deadline=None)
@@ -176,7 +178,7 @@ def test_each_questions_numbers_are_those_of_the_view_it_cites():
     order = concept._solve_order()
     view = lesson.shuffle_view(lesson.tokens_of(lesson.SENTENCE), lesson.SHUFFLE, False)
     assert order.explanation.holds() and order.explanation.claim("gap").value == view.gap
-    assert f"moved by {number(view.gap, '.0e') if view.gap else '0'} of the outputs' size" in order.explanation
+    assert f"{number(view.gap, '.0e') if view.gap else '0'}" in order.explanation
 
     qkv = concept._solve_qkv()
     tokens = lesson.tokens_of(lesson.SENTENCE)

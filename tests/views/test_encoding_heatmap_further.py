@@ -3,7 +3,6 @@ layouts compared, adding against concatenating; each sentence's numbers and clai
 the test's own float64 computation (numpy, torch's own layer)."""
 
 import math
-import re
 
 import numpy as np
 import pytest
@@ -11,8 +10,9 @@ import torch
 from hypothesis import example, given, settings
 
 from lab.display import number
+from lab.i18n import _
 from lab.views import encoding_heatmap_further as views
-from tests.views.test_encoding_heatmap import GRID, NUMBER, SMALL, WHOLE, omegas, read, table64
+from tests.views.test_encoding_heatmap import GRID, SMALL, WHOLE, omegas, table64
 
 
 def measured(setting) -> views.PropertiesView:
@@ -20,7 +20,7 @@ def measured(setting) -> views.PropertiesView:
 
 
 def check_layout_text(setting) -> None:
-    n, d, base, start, _ = setting
+    n, d, base, start, _layout = setting
     if d < 2:
         return
     compared = views.layout_comparison(n, d, base, start)
@@ -32,23 +32,31 @@ def check_layout_text(setting) -> None:
     reordered = np.concatenate([inter[:, 0::2], inter[:, 1::2]], axis=1)  # sines, then cosines
     diff = np.abs(reordered - t2t[:, : 2 * k])
     per_pair = np.maximum(diff[:, :k], diff[:, k:]).max(axis=0)
-    assert ("For an odd d the extra last column differs" in text) == (d % 2 == 1)
+    odd = _("For an odd d the extra last column differs: a sine in the paper's layout, zeros in tensor2tensor's "
+            "(left out below).")
+    assert (odd in text) == (d % 2 == 1)
+    gap = text.claim("largest difference after reordering")
     if d % 2:
         assert not t2t[:, -1].any() and np.abs(table64(n, d, base, start, "interleaved")[:, -1]).max() >= 0
     if k == 1:
-        assert per_pair.max() <= 1e-6 and "both use the frequency 1" in text
+        # one pair: both use the frequency 1 and agree; no frequencies to compare are claimed
+        assert per_pair.max() <= 1e-6 and gap.relation == "equal" and gap.reference.value == 0
+        assert "frequencies" not in [c.what for c in text.claims]
         return
     paper = omegas(d, base, "interleaved")
-    assert f"tensor2tensor's {k} frequencies run from 1 down to exactly 1/base" in text
+    assert text.claim("frequencies").value == k and f" {k} " in text
     assert math.isclose(omegas(d, base, "tensor2tensor")[-1], 1 / base, rel_tol=1e-12)
-    assert f"while the paper's stop at {number(paper[k - 1], '.4g')} " in text and paper[k - 1] > 1 / base
+    assert f"{number(paper[k - 1], '.4g')}" in text and paper[k - 1] > 1 / base
+    last_paper = text.claim("the paper's last frequency")
+    assert math.isclose(last_paper.value, paper[k - 1], rel_tol=1e-6) and last_paper.relation == "above"
     assert math.isclose(text.claim("tensor2tensor's last frequency").reference.value, 1 / base, rel_tol=1e-12)
-    if "still agree, to float32 rounding" in text:
-        assert per_pair.max() <= 1e-6
+    assert math.isclose(gap.value, per_pair.max(), rel_tol=1e-2, abs_tol=1e-6)
+    if gap.relation == "equal":  # the tables still agree, to float32 rounding
+        assert per_pair.max() <= 1e-6 and "worst pair" not in [c.what for c in text.claims]
     else:
-        found = re.search(r"differ, by up to (\S+) \(pair (\d+)\)", text)
-        assert math.isclose(float(found[1]), per_pair.max(), rel_tol=1e-2, abs_tol=1e-6)
-        assert per_pair[int(found[2])] >= per_pair.max() - 1e-6
+        assert gap.relation == "above" and per_pair.max() > 1e-6 and number(gap.value, ".3g") in text
+        worst = text.claim("worst pair").value
+        assert per_pair[worst] >= per_pair.max() - 1e-6 and f"{worst}" in text
 
 
 def expected_abs_cosine(w: int) -> float:
@@ -80,14 +88,15 @@ def check_add_or_concat_text(setting) -> None:
     assert text.claim("multiply-adds, concatenated").value == m_cat and text.claim("multiply-adds, added").value == m_add
     assert math.isclose(text.claim("parameters ratio").value, p_cat / p_add, rel_tol=1e-12)
     assert math.isclose(text.claim("multiply-adds ratio").value, m_cat / m_add, rel_tol=1e-12)
-    assert text.claim("tokens").value == n and (f" for {n} tokens (" in text) == (n != 1)
+    assert text.claim("tokens").value == n and f" {n} " in text
     rows = sorted({round(i * (n - 1) / 255) for i in range(256)}) if n > 256 else list(range(n))
     g = torch.Generator().manual_seed(0)
     E = torch.randn(256, d, generator=g, dtype=torch.float64).numpy()
     P = table64(n, d, base, start, layout)[rows]
     P = P[np.linalg.norm(P, axis=1) > 0]
     if not len(P):
-        assert f"At d = {d} this table is all zeros" in text
+        # all zeros: no overlap is measured, and none claimed
+        assert f"d = {d}" in text and "overlap" not in [c.what for c in text.claims]
         return
     cos = (P / np.linalg.norm(P, axis=1, keepdims=True)) @ (E / np.linalg.norm(E, axis=1, keepdims=True)).T
     overlap, expected = np.abs(cos).mean(), expected_abs_cosine(d)
@@ -95,26 +104,29 @@ def check_add_or_concat_text(setting) -> None:
     assert math.isclose(view.expected, expected, rel_tol=1e-4)
     assert text.claim("rows of P").value == len(P) and text.claim("embeddings").value == 256
     assert math.isclose(text.claim("overlap").value, overlap, rel_tol=1e-9)
-    assert "two random directions" not in text  # drawn in the chart (view.expected), not written
+    # drawn in the chart (view.expected), not written: no claim states it
+    assert all(c.value != view.expected for c in text.claims)
     # the control: as many Gaussian vectors (seed 1) against the same embeddings
     R = torch.randn(len(P), d, generator=torch.Generator().manual_seed(1), dtype=torch.float64).numpy()
     against = (R / np.linalg.norm(R, axis=1, keepdims=True)) @ (E / np.linalg.norm(E, axis=1, keepdims=True)).T
     control = np.abs(against).mean()
     assert math.isclose(view.control, control, rel_tol=1e-9)
     assert math.isclose(text.claim("control").value, control, rel_tol=1e-9)
-    like = "no more than any vector would" in text
-    assert like == (overlap <= 1.25 * control) and ("more than random vectors do" in text) == (not like)
-    assert math.isclose(text.claim("mean |cos| of P's rows").reference.value, 1.25 * control, rel_tol=1e-9)
-    assert ("nearly orthogonal." in text) == (overlap < 0.2)
+    like, orthogonal = [c for c in text.claims if c.what == "mean |cos| of P's rows"]
+    assert like.relation == ("at most" if overlap <= 1.25 * control else "above")
+    assert math.isclose(like.reference.value, 1.25 * control, rel_tol=1e-9)
+    assert orthogonal.relation == ("below" if overlap < 0.2 else "at least") and orthogonal.reference.value == 0.2
     # the trend word is read from the whole series the chart draws, not from its two ends
     series = [o for o in view.overlaps if not math.isnan(o)]
     monotone = all(b <= a for a, b in zip(series, series[1:]))
-    assert ("falls at every wider width" in text) == monotone and ("with bumps" in text) == (not monotone)
+    assert text.claim("overlap across the widths").relation == ("falls" if monotone else "not monotone")
+    assert text.claim("overlap across the widths").value == tuple(series)
     first, last = text.claim("overlap at the narrowest width").value, text.claim("overlap at the widest").value
     w0, w1 = text.claim("narrowest width").value, text.claim("widest width").value
     assert first > last and w0 < w1 == 1024 and w0 == (1 if layout == "interleaved" else 2)
     assert first == series[0] and last == series[-1]
-    assert ("The rows of P have no point at d = 1" in text) == (layout == "tensor2tensor")
+    no_point = _("(The rows of P have no point at d = 1: tensor2tensor's one column there is zero.)")
+    assert (no_point in text) == (layout == "tensor2tensor")
 
 
 def check_properties_text(view: views.PropertiesView, setting) -> None:
@@ -124,7 +136,9 @@ def check_properties_text(view: views.PropertiesView, setting) -> None:
     rows = max(n, 2)
     assert view.rows == rows and view.d == d and view.n == n and view.start == start
     assert text.claim("first position").value == start and text.claim("last position").value == start + rows - 1
-    assert text.claim("d").value == d and ("(one position has no distances to measure;" in text) == (n == 1)
+    one = _("Four properties are often asked of a positional encoding. Measured on positions {start} and {last} "
+            "(one position has no distances to measure; d = {d}, float64):").format(start=start, last=start + 1, d=d)
+    assert text.claim("d").value == d and (one in text) == (n == 1)
     assert text.claim("positions beyond").value == rows and text.claim("first position beyond").value == start + rows
     assert text.claim("last position beyond").value == start + 2 * rows - 1
     P = table64(rows, d, base, start, layout)  # the rows drawn (two for n = 1)
@@ -143,31 +157,34 @@ def check_properties_text(view: views.PropertiesView, setting) -> None:
     assert view.unique == (closest > 1e-9)
     if layout == "tensor2tensor" and d == 1:
         assert not view.unique
-    said = read(re.search(rf"The two closest positions are {NUMBER} apart", text)[1])
-    assert math.isclose(said, closest, rel_tol=6e-3, abs_tol=1e-9)
-    assert ("(never 0)." if view.unique else "(0: two positions share a code).") in text
+    assert math.isclose(text.claim("closest").value, closest, rel_tol=6e-3, abs_tol=1e-9)
+    assert number(text.claim("closest").value, ".3g") in text
+    assert text.claim("closest two positions").relation == ("above" if view.unique else "at most")
     longer = table64(2 * rows, d, base, start, layout)  # "a table twice as long" as the rows measured
     assert text.claim("rows of the longer table").value == 2 * rows
-    gap = read(re.search(rf"differ from these by at most {NUMBER};", text)[1])
+    gap = text.claim("largest difference from the longer table's first rows").value
+    assert number(gap, ".1e") in text
     assert gap < 1e-9 and np.abs(longer[:rows] - P).max() < 1e-9
     steps = np.linalg.norm(P[1:] - P[:-1], axis=1)
     spread = steps.max() - steps.min()
-    if "by the same distance everywhere" in text:
+    said = text.claim("spread of the neighbour steps")
+    if said.relation == "at most":  # the same distance everywhere
         assert spread <= 2e-11
-        assert "(the steps agree exactly)." in text or re.search(rf"\(the steps spread over {NUMBER}, float64", text)
     else:
-        said = read(re.search(rf"the steps spread over {NUMBER}, from the unpaired last sine column", text)[1])
-        assert math.isclose(said, spread, rel_tol=0.06) and spread > 5e-12
+        assert said.relation == "above" and number(said.value, ".1e") in text
+        assert math.isclose(said.value, spread, rel_tol=0.06) and spread > 5e-12
         assert layout == "interleaved" and d % 2 == 1
         rest = np.linalg.norm(P[1:, :-1] - P[:-1, :-1], axis=1)
         assert rest.max() - rest.min() <= 1e-11  # without that column the steps are the same
-    found = re.search(rf"The largest \|value\| is {NUMBER}, and the next (\d+) positions \((\d+) to (\d+)\), never "
-                      rf"asked for, stay within {NUMBER}:", text)
-    assert math.isclose(read(found[1]), np.abs(P).max(), rel_tol=1e-5, abs_tol=1e-12)
-    assert int(found[2]) == rows and int(found[3]) == start + rows and int(found[4]) == start + 2 * rows - 1
+    largest = text.claim("largest |value|").value
+    assert math.isclose(largest, np.abs(P).max(), rel_tol=1e-5, abs_tol=1e-12) and number(largest, ".6g") in text
+    assert f"{start + rows}" in text and f"{start + 2 * rows - 1}" in text  # the positions beyond (claims above)
     beyond = np.abs(table64(rows, d, base, start + rows, layout)).max()
-    assert math.isclose(read(found[5]), beyond, rel_tol=1e-5, abs_tol=1e-12) and beyond <= 1
-    assert text.endswith("the tables differ by 0.") and p.repeat_gap == 0
+    said = text.claim("largest |value| beyond the table")
+    assert math.isclose(said.value, beyond, rel_tol=1e-5, abs_tol=1e-12) and beyond <= 1
+    assert number(said.value, ".6g") in text
+    assert text.claim("largest difference of two computations").value == 0 and p.repeat_gap == 0
+    assert text.endswith(" 0.")
 
 
 @pytest.mark.parametrize("setting", [s for s in GRID if s[0] <= 1025], ids=str)

@@ -33,11 +33,11 @@ def conventions_settings(draw):
 def check_permutation_and_pairing(view, n, hw) -> None:
     perm = list(range(0, hw, 2)) + list(range(1, hw, 2))  # even columns first, then odd
     said = conv.permutation_sentence(view)
-    assert said.startswith(f"Permutation for a head of width {hw}: ")
+    assert f" {hw}: " in said
     shown = said.split("[..., [")[1].split("]]")[0]
     assert shown == (", ".join(map(str, perm)) if hw <= 32
                      else ", ".join(map(str, perm[:16])) + ", …, " + ", ".join(map(str, perm[-4:])))
-    assert ("the identity" in said) == (perm == list(range(hw))) == (hw == 2)
+    assert (said.claim("columns moved").relation == "equal") == (perm == list(range(hw))) == (hw == 2)  # the identity
     moved = sum(i != j for i, j in enumerate(perm))
     assert said.holds() and said.claim("columns moved").value == moved
     assert said.claim("columns moved").relation == ("equal" if moved == 0 else "above")
@@ -60,20 +60,21 @@ def check_permutation_and_pairing(view, n, hw) -> None:
                                        number(c.mismatched_score_difference, ".3g"))
 
     said = conv.pairing_sentence(view)
-    assert f"at {n} position{'' if n == 1 else 's'}" in said and f"up to {number(c.largest_score, '.3g')} in size" in said
-    assert ("agree exactly" in said) if c.score_difference == 0 else (
-        f"agree to {number(c.score_difference, '.1e')}: only rounding" in said)
+    assert f" {n} " in said and f" {number(c.largest_score, '.3g')} " in said
+    assert said.claim("permuted: largest score difference").value == c.score_difference
+    assert c.score_difference == 0 or f" {number(c.score_difference, '.1e')}" in said  # exactly, or to the rounding
     if hw == 2:  # one pair: adjacent pairs and halves are the same two columns
         assert disagree <= 1e-9 * largest and vectors == 0
-        assert f"Unpermuted they agree too (difference {number(c.mismatched_score_difference, '.1e')})" in said
-        assert "disagree" not in said
+        assert said.claim("unpermuted: largest score difference").relation == "at most"  # they agree too
+        assert number(c.mismatched_score_difference, '.1e') in said
         # "from a head width of 4 on" they disagree: measured at width 4
         q4, k4 = torch.randn(n, 4, generator=g, dtype=torch.float64), torch.randn(n, 4, generator=g, dtype=torch.float64)
         s4 = rope(q4, "adjacent") @ rope(k4, "adjacent").T
         assert float((s4 - rope(q4, "halves") @ rope(k4, "halves").T).abs().max()) > 1e-3 or n == 1
     else:
         assert disagree > 1e3 * max(agree, 1e-12)
-        assert f"Unpermuted, they disagree by {number(c.mismatched_score_difference, '.3g')}:" in said
+        assert said.claim("unpermuted: largest score difference").relation == "above"  # they disagree
+        assert f" {number(c.mismatched_score_difference, '.3g')}" in said
     assert said.holds()  # against float64 rounding of the largest score, recomputed here
     bound = said.claim("permuted: largest score difference").reference.value
     assert bound == pytest.approx(1e-9 * max(1.0, largest), rel=1e-9)
@@ -115,12 +116,14 @@ def check_t5(view) -> None:
     causal_before, causal_after = causal[160::-1].tolist(), causal[161:].tolist()
     exact = [dist for dist, b in enumerate(before) if before.count(b) == 1]
     causal_exact = [dist for dist, b in enumerate(causal_before) if causal_before.count(b) == 1]
-    assert exact == list(range(len(exact))) and f"distances 0 to {len(exact) - 1} get a bucket each" in said
+    assert exact == list(range(len(exact))) and said.claim("encoder: distances with a bucket each").value == len(exact)
+    assert f" {len(exact) - 1} " in said
     assert set(after) <= set(range(16, 32))  # keys after: the upper half
-    assert set(causal_before) == set(range(32)) and "all 32 buckets for keys at or before" in said
-    assert f"{len(causal_exact)} exact distances" in said and causal_exact == list(range(len(causal_exact)))
-    assert set(causal_after) == {0} and "falls in bucket 0" in said
-    assert "max_distance = 128" in said and "From ±128 on" in said
+    assert set(causal_before) == set(range(32)) and said.claim("decoder: buckets of keys at or before the query").value == 32
+    assert said.claim("decoder: exact distances").value == len(causal_exact) and f"({len(causal_exact)} " in said
+    assert causal_exact == list(range(len(causal_exact)))
+    assert set(causal_after) == {0} and said.claim("decoder: largest bucket of a later key").value == 0
+    assert "max_distance = 128" in said and "±128" in said
     assert set(before[128:]) == {15} and set(after[127:]) == {31} and set(causal_before[128:]) == {31}
     assert said.holds()  # each number against the curve drawn; the references against HF's bucket written out
     assert said.claim("encoder: distances with a bucket each").reference.value == len(exact)

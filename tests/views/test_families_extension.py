@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import pekit
 from lab.display import number
+from lab.i18n import _
 from lab.views import encoding_families as fam
 from lab.views import families_extension as ext
 
@@ -46,17 +47,18 @@ def test_context_extension_sentences_state_each_rules_numbers(setting):
     omega = np.array([base ** (-2 * j / hd) for j in range(pairs)])
     said = ext.extension_caption(view)
     assert said.claim("pairs per head").value == pairs and said.claim("target length s·L₀").value == target
-    assert said.startswith(f"{pairs} pairs per head") and f"s·L₀ = {target:,};" in said
+    assert said.startswith(f"{pairs} ") and f"s·L₀ = {target:,}" in said
 
     linear = pekit.rope_frequencies(hd, base=base, scaling="linear", factor=s).double().numpy() / omega
     assert linear == pytest.approx([1 / s] * pairs) and view.linear_ratio == pytest.approx(1 / s)
     said = ext.linear_line(view)
     assert said.holds()  # every pair's ratio is 1/s
-    assert said.claim("ratio").value == pytest.approx(1 / s) and f"ratio {number(1 / s, '.4g')}" in said
+    assert said.claim("ratio").value == pytest.approx(1 / s) and f" {number(1 / s, '.4g')}" in said
     assert said.claim("every pair: smallest ratio").value == pytest.approx(linear.min(), rel=1e-9)
     assert said.claim("every pair: largest ratio").value == pytest.approx(linear.max(), rel=1e-9)
     assert said.claim("every pair: largest ratio").reference.value == pytest.approx(1 / s, rel=1e-12)
-    assert ("at s = 1" in said) == (s == 1)
+    at_one = _("**Linear** (position interpolation) at s = 1 leaves every pair as it is: ratio {ratio}.")
+    assert (said == at_one.format(ratio=number(1 / s, ".4g"))) == (s == 1)  # the message of s = 1, and only there
 
     ntk_base = base * s ** (hd / (hd - 2))
     ntk = np.array([ntk_base ** (-2 * j / hd) for j in range(pairs)]) / omega
