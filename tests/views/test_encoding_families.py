@@ -4,7 +4,6 @@ with the corners as explicit examples), and each claim is checked against number
 independently: float64 formulas, naive loops over the matrices drawn, the authors' reference code
 (T5's bucket, ALiBi's ``get_slopes``) written out again."""
 
-import math
 
 import numpy as np
 import pytest

@@ -7,14 +7,12 @@ import re
 
 import numpy as np
 import pytest
-import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lab.display import number
 from lab.i18n import _
 from lab.views import encoding_heatmap as views
-from pekit import charts
 
 # (n, d, base, start, layout): the page's corners, the sizes where a picture or the download
 # changes kind, and odd widths in both layouts
