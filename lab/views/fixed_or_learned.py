@@ -166,6 +166,33 @@ def _against(value: float, reference: float) -> str:
     return "above" if value > reference else "below" if value < reference else "equal"
 
 
+# one whole message per table and case (a table's name slotted into a sentence cannot agree with it)
+BAND_LINE = {
+    "sinusoidal": N_("Over every start, the band of the sinusoidal table stays a line (largest width {width}): how "
+                     "alike two rows are depends on their offset alone."),
+    "learned": N_("Over every start, the band of the learned table stays a line (largest width {width}): how alike "
+                  "two rows are depends on their offset alone."),
+}
+BAND_WIDE = {
+    "sinusoidal": N_("Over every start, the band of the sinusoidal table is up to {width} wide: how alike two rows "
+                     "are depends on where they are, not only on how far apart."),
+    "learned": N_("Over every start, the band of the learned table is up to {width} wide: how alike two rows are "
+                  "depends on where they are, not only on how far apart."),
+}
+STEPS = {
+    ("sinusoidal", "same"): N_("Every step of the sinusoidal table has the same length, {length}."),
+    ("sinusoidal", "jumps"): N_("The sinusoidal table's steps run from {low} to {high} (median {median}), the longest "
+                                "between positions {start} and {end}, and more than twice the median at {steps}."),
+    ("sinusoidal", "none"): N_("The sinusoidal table's steps run from {low} to {high} (median {median}), the longest "
+                               "between positions {start} and {end}, and no step is more than twice the median."),
+    ("learned", "same"): N_("Every step of the learned table has the same length, {length}."),
+    ("learned", "jumps"): N_("The learned table's steps run from {low} to {high} (median {median}), the longest "
+                             "between positions {start} and {end}, and more than twice the median at {steps}."),
+    ("learned", "none"): N_("The learned table's steps run from {low} to {high} (median {median}), the longest "
+                            "between positions {start} and {end}, and no step is more than twice the median."),
+}
+
+
 def values_statement(view: WholeTables) -> Said:
     """Both tables' value ranges and row lengths, the learned rows more than twice the median, and
     the same count on the control (the learned entries shuffled at random): a long row made by a
@@ -225,20 +252,12 @@ def offset_statement(view: Offsets) -> Said:
               Claim("sinusoidal: mean similarity at each offset shown",
                     tuple(sinusoidal.similarity_at(d) for d in shown))]
     sin_width, learned_width = sinusoidal.offsets.max_spread, learned.offsets.max_spread
-    if sin_width < SAME:
-        said.append(_("Over every start, the band of the sinusoidal table stays a line (largest width {width}): how "
-                      "alike two rows are depends on their offset alone.").format(width=number(sin_width, ".1e")))
-    else:
-        said.append(_("Over every start, the band of the sinusoidal table is up to {width} wide: how alike two rows "
-                      "are depends on where they are, not only on how far apart.").format(width=_n(sin_width, ".2f")))
-    claims.append(Claim("sinusoidal: widest band", sin_width, "below" if sin_width < SAME else "at least", line))
-    if learned_width < SAME:
-        said.append(_("Over every start, the band of the learned table stays a line (largest width {width}): how "
-                      "alike two rows are depends on their offset alone.").format(width=number(learned_width, ".1e")))
-    else:
-        said.append(_("Over every start, the band of the learned table is up to {width} wide: how alike two rows are "
-                      "depends on where they are, not only on how far apart.").format(width=_n(learned_width, ".2f")))
-    claims.append(Claim("learned: widest band", learned_width, "below" if learned_width < SAME else "at least", line))
+    for name, width in (("sinusoidal", sin_width), ("learned", learned_width)):
+        if width < SAME:
+            said.append(_(BAND_LINE[name]).format(width=number(width, ".1e")))
+        else:
+            said.append(_(BAND_WIDE[name]).format(width=_n(width, ".2f")))
+        claims.append(Claim(f"{name}: widest band", width, "below" if width < SAME else "at least", line))
     controls = _numbers([_("{value} at δ = {offset}").format(value=number(control.similarity_at(d), ".2f"), offset=d)
                          for d in shown])
     said.append(_("A control, the learned entries shuffled at random over the table: {values}.").format(
@@ -340,24 +359,8 @@ def steps_statement(view: WholeTables) -> Said:
     claims += learned_claims
     if sin_case != "same":  # the learned median step is claimed against its control's, below
         claims.append(Claim("sinusoidal: median step", sinusoidal.step_median))
-    if sin_case == "same":
-        said = [_("Every step of the sinusoidal table has the same length, {length}.").format(**sin_fields)]
-    elif sin_case == "jumps":
-        said = [_("The sinusoidal table's steps run from {low} to {high} (median {median}), the longest between "
-                  "positions {start} and {end}, and more than twice the median at {steps}.").format(**sin_fields)]
-    else:
-        said = [_("The sinusoidal table's steps run from {low} to {high} (median {median}), the longest between "
-                  "positions {start} and {end}, and no step is more than twice the median.").format(**sin_fields)]
-    if learned_case == "same":
-        said.append(_("Every step of the learned table has the same length, {length}.").format(**learned_fields))
-    elif learned_case == "jumps":
-        said.append(_("The learned table's steps run from {low} to {high} (median {median}), the longest between "
-                      "positions {start} and {end}, and more than twice the median at {steps}.").format(
-            **learned_fields))
-    else:
-        said.append(_("The learned table's steps run from {low} to {high} (median {median}), the longest between "
-                      "positions {start} and {end}, and no step is more than twice the median.").format(
-            **learned_fields))
+    said = [_(STEPS[name, case]).format(**fields)
+            for name, case, fields in (("sinusoidal", sin_case, sin_fields), ("learned", learned_case, learned_fields))]
     said.append(ngettext("A control, the learned entries shuffled at random over the table: median step {median}, "
                          "{count} step more than twice it.",
                          "A control, the learned entries shuffled at random over the table: median step {median}, "
