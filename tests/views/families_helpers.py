@@ -101,43 +101,34 @@ def drawn_exactly(rows: int, cols: int) -> bool:
     return rows * cols <= fam.MAX_MARKS or (rows <= MAX_PIXELS[0] and cols <= MAX_PIXELS[1])
 
 
-def marks_drawn(spec: dict) -> set[str]:
-    found = set()
+def dicts(node: object):
+    """Every dict of a Vega-Lite spec, at any depth (a node's own dict before those inside it)."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from dicts(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from dicts(value)
 
-    def walk(node):
-        if isinstance(node, dict):
-            mark = node.get("mark")
-            if mark is not None:
-                found.add(mark if isinstance(mark, str) else mark.get("type"))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-    walk(spec)
-    return found
+
+def marks_drawn(spec: dict) -> set[str]:
+    return {mark if isinstance(mark, str) else mark.get("type")
+            for node in dicts(spec) if (mark := node.get("mark")) is not None}
 
 
 def rows_drawn(spec: dict, field: str) -> list[dict]:
     """Every data row of a Vega-Lite spec (its datasets, or inline values anywhere) holding ``field``."""
     found, seen = [], set()
-
-    def walk(node):
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key in ("datasets",) and isinstance(value, dict):
-                    for name, data in value.items():
-                        if name not in seen:
-                            seen.add(name)
-                            found.extend(r for r in data if isinstance(r, dict) and field in r)
-                elif key == "values" and isinstance(value, list):
-                    found.extend(r for r in value if isinstance(r, dict) and field in r)
-                else:
-                    walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-    walk(spec)
+    for node in dicts(spec):
+        datasets, values = node.get("datasets"), node.get("values")
+        if isinstance(datasets, dict):
+            for name, data in datasets.items():
+                if name not in seen:
+                    seen.add(name)
+                    found.extend(r for r in data if isinstance(r, dict) and field in r)
+        if isinstance(values, list):
+            found.extend(r for r in values if isinstance(r, dict) and field in r)
     return found
 
 
@@ -145,22 +136,13 @@ def colour_domain(spec: dict) -> list[float]:
     """The domain of a heatmap's colour scale (its legend): the colour of the values drawn, or of
     the unmasked ones where masked cells take a grey of their own."""
     found = []
-
-    def walk(node: object) -> None:
-        if isinstance(node, dict):
-            colour = node.get("color")
-            if isinstance(colour, dict):
-                colour = colour.get("condition", colour)
-                domain = colour.get("scale", {}).get("domain") if isinstance(colour, dict) else None
-                if domain and all(isinstance(v, (int, float)) for v in domain):
-                    found.append([float(v) for v in domain])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(spec)
+    for node in dicts(spec):
+        colour = node.get("color")
+        if isinstance(colour, dict):
+            colour = colour.get("condition", colour)
+            domain = colour.get("scale", {}).get("domain") if isinstance(colour, dict) else None
+            if domain and all(isinstance(v, (int, float)) for v in domain):
+                found.append([float(v) for v in domain])
     assert found, "no colour scale"
     return found[0]
 
