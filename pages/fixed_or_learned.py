@@ -23,7 +23,7 @@ from lab.views.fixed_or_learned import (
     values_statement,
     whole_table_view,
 )
-from lab.views.minilm import model_missing
+from lab.views.minilm_lookups import model_missing
 from lab.views.questions import fixed_or_learned as page_questions
 
 INTRO = N_(

@@ -8,7 +8,7 @@ from lab.page import lab_page
 from lab.settings import MAX_SEED, BoolSetting, ChoiceSetting, IntSetting, TextSetting
 from lab.views import live_attention as live
 from lab.views import live_order
-from lab.views import minilm
+from lab.views import minilm, minilm_lookups
 from lab.views.minilm import LAYER, M_HEAD, M_SHUFFLE, M_VIEW, MODEL, PRETRAINED, UNTRAINED, WORD
 from lab.views.questions import live_attention as page_questions
 
@@ -59,7 +59,7 @@ def head_label(head: int) -> str:
 
 def minilm_section(page, sentence: str) -> None:
     """MiniLM, a pretrained encoder, on the sentence: beyond the chapter, in its expander."""
-    missing = minilm.model_missing()
+    missing = minilm_lookups.model_missing()
     if missing is not None:
         st.warning(_("The pretrained model is not installed here. {reason}").format(reason=missing.reason),
                    icon=":material/download:")
@@ -100,7 +100,7 @@ def minilm_section(page, sentence: str) -> None:
 
     def picked() -> None:
         """A click in the gallery: show that head."""
-        choice = minilm.picked_head(st.session_state.get(GALLERY))
+        choice = minilm_lookups.picked_head(st.session_state.get(GALLERY))
         if choice is not None:
             st.session_state[page.key(LAYER)] = choice.layer
             st.session_state[page.key(M_HEAD)] = choice.head
@@ -111,7 +111,7 @@ def minilm_section(page, sentence: str) -> None:
         st.markdown(minilm.head_statement(run.patterns, layer, head))
         st.markdown(_("**All 72 heads** (layers down, heads across; click one to enlarge it):"))
         st.vega_lite_chart(spec=minilm.gallery_chart(sentence, layer, head), width="stretch", on_select=picked,
-                           selection_mode=minilm.PICK, key=GALLERY)
+                           selection_mode=minilm_lookups.PICK, key=GALLERY)
         st.markdown(minilm.named_statement(run.named))
         show_table(minilm.shown_frame(run.frame), hide_index=True, height=260,
                    column_config={minilm.column_label(name): st.column_config.NumberColumn(format="%.3f")
@@ -320,7 +320,7 @@ with lab_page("attention", _("Live attention"), _(INTRO), SETTINGS, questions=pa
 
     explore_further(_("a pretrained model's attention (MiniLM)"))
     # a link with model=MiniLM (or a presenter who opened it) opens the expander; the reader's click opens or closes it
-    st.session_state[MINILM_OPEN] = minilm.expander_open(st.session_state.get(MINILM_OPEN),
+    st.session_state[MINILM_OPEN] = minilm_lookups.expander_open(st.session_state.get(MINILM_OPEN),
                                                          page.value(MODEL) == PRETRAINED,
                                                          st.session_state.get(MINILM_LAST))
     box = opened(_("MiniLM: where a pretrained model looks in your sentence"), key=MINILM_OPEN)

@@ -25,8 +25,6 @@ from lab.i18n import N_, _, language, local_number, localized_resource, ngettext
 from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, TextSetting
 from lab.views import minilm_patterns as kinds  # each pattern's own messages
 # the lookups the page and the RoPE views find here
-from lab.views.minilm_lookups import (PICK, HeadChoice, MissingModel, expander_open,  # noqa: F401
-                                      model_missing, picked_head)
 
 UNTRAINED = N_("untrained")  # the options stay English in the link; the reader sees them translated
 PRETRAINED = N_("MiniLM (pretrained)")
@@ -482,7 +480,7 @@ def positions_statement(numbers: PositionNumbers) -> Said:
                 [*claims, Claim("its share without positions", numbers.after)])
 
 
-# small lookups (more in lab.views.minilm_lookups) ----------------------------------------------
+# small lookups (those the pages call are in lab.views.minilm_lookups) ---------------------------
 
 
 def followed_piece(run: MiniLMRun, word: str) -> Followed:

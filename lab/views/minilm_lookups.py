@@ -1,4 +1,4 @@
-"""Small lookups of MiniLM's views (:mod:`lab.views.minilm`, which names them too): whether the
+"""Small lookups beside MiniLM's views (:mod:`lab.views.minilm`): whether the
 pretrained model can run here and why not, in the reader's language; the head a click in the
 gallery chose; and whether MiniLM's expander is open."""
 

@@ -25,7 +25,7 @@ from lab.memo import shared
 from lab.display import number
 from lab.i18n import N_, _, local_number, localized_resource, ngettext
 from lab.settings import IntSetting, TextSetting
-from lab.views.minilm import model_missing
+from lab.views.minilm_lookups import model_missing
 
 # SmolLM2 was trained on English: its default text stays English in every language (data, not prose)
 DEFAULT_TEXT = "Alice gave the book to Bob, and then Bob gave the book back to Alice because she had read it."

@@ -13,6 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lab.views import minilm as mini
+from lab.views import minilm_lookups as lookups
 from pekit.text import MAX_CHARS
 from pekit import pretrained as pt
 from tests.test_pretrained import missing
@@ -430,8 +431,8 @@ def test_order_and_positions_statements_state_the_gaps(text, seed):
 
 
 def test_picked_head_reads_a_click():
-    assert mini.picked_head(None) is None and mini.picked_head({"selection": {}}) is None
-    assert mini.picked_head({"selection": {mini.PICK: [{"layer": 3, "head": 5}]}}) == mini.HeadChoice(3, 5)
+    assert lookups.picked_head(None) is None and lookups.picked_head({"selection": {}}) is None
+    assert lookups.picked_head({"selection": {lookups.PICK: [{"layer": 3, "head": 5}]}}) == lookups.HeadChoice(3, 5)
 
 
 @settings(max_examples=3, deadline=None)
@@ -466,13 +467,13 @@ def test_minilm_s_expander_follows_the_reader_unless_the_link_changed(shown, lin
     """MiniLM's expander (under "Explore further"): on the page's first run a link naming MiniLM
     opens it; later the link decides only when its setting changed since the last run (a link,
     a presenter followed, a reset); otherwise it stays as the reader left it."""
-    is_open = mini.expander_open(shown, linked, last)
+    is_open = lookups.expander_open(shown, linked, last)
     if last is None:
         assert is_open == (bool(shown) or linked)
     elif linked != last:
         assert is_open == linked
     else:
         assert is_open == bool(shown)
-    assert mini.expander_open(None, True, None) and not mini.expander_open(None, False, None)
-    assert not mini.expander_open(False, True, True)  # the reader closed it: the link (still naming it) follows
-    assert mini.expander_open(False, True, False)  # a presenter opened it: the follower's opens too
+    assert lookups.expander_open(None, True, None) and not lookups.expander_open(None, False, None)
+    assert not lookups.expander_open(False, True, True)  # the reader closed it: the link (still naming it) follows
+    assert lookups.expander_open(False, True, False)  # a presenter opened it: the follower's opens too

@@ -311,7 +311,7 @@ def test_a_change_fifty_times_the_rounding_control_is_not_called_rounding():
 def test_minilm_is_counted_as_minilm_reads_the_text():
     """MiniLM's sentence counts MiniLM's word pieces ([CLS] and [SEP] included: 24 for the default
     text), not SmolLM2's 22 tokens; the similarity is its rows' own, by a loop."""
-    from lab.views.minilm import model_missing
+    from lab.views.minilm_lookups import model_missing
 
     if model_missing() is not None:
         pytest.skip("MiniLM is not installed")
