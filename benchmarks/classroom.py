@@ -1,7 +1,7 @@
 """The classroom's speed, measured at the protocol level (``benchmarks.protocol.client``: each
-attendee is one browser tab as the server sees it; its page polls the room once a second, as the
-browser's timer runs an ``st.fragment(run_every=)``, and the poll reruns the whole page when the
-presenter moves).
+attendee is one browser tab as the server sees it; its page waits on the class's route as the
+browser runs the waiting component's script (``benchmarks.protocol.waiting``), and the route's
+answer reruns the whole page when the presenter moves).
 
     python -m benchmarks.classroom floors                       # the CPU figures, against their floors
     python -m benchmarks.classroom room --attendees 200         # follow latency, 2 replicas behind nginx
@@ -12,13 +12,16 @@ presenter moves).
 
 - an empty page's rerun and an empty ``st.fragment(run_every=1)`` poll (``benchmarks/apps``): the
   floor Streamlit itself sets;
-- an idle room (the room unchanged, ``--idle-attendees`` in it, each polling once a second and
-  sending its heartbeat every 3 s): the share of one core the server spends on it, against the
-  target for 100 attendees, and per attendee against one empty poll a second;
-- a follower's update: the rerun of the page at the presenter's settings that an attendee's poll
+- an idle room (the room unchanged, ``--idle-attendees`` in it, each waiting on the class's route,
+  a request every 3 s that is also its heartbeat): the share of one core the server spends on it,
+  against the target for 100 attendees, and per attendee against one empty poll a second;
+- a follower's update: the rerun of the page at the presenter's settings that the route's answer
   asks for when the presenter moves, every view a cache hit (the presenter's values were shown
-  once before), against the floor (an empty page's rerun) and the ~10 ms budget (the empty polls
-  made while the class waits for the move are counted in it).
+  once before), against the floor (an empty page's rerun) and the ~10 ms budget (the waiting
+  while the class waits for the move is counted in it).
+
+Each figure is printed beside the fragment poll's (every page polling once a second; measured with
+this benchmark on 2026-11-28, before the route) and the server-side push's (Streamlit internals).
 
 ``room``: a presenter and N attendees through nginx over K replicas (consistent hashing of a
 random route cookie spreads them), all on the heatmap; the presenter moves the positions slider
@@ -60,7 +63,11 @@ TARGET_IDLE_CORE = 0.35  # an idle room of 100 attendees: the share of one core 
 IDLE_ROOM = 100  # attendees the idle target is for
 TARGET_ACTION_MS = 25.0  # server CPU per widget action while a class runs
 SLIDER = "Positions n"
-# the figures of the server-side push this poll replaced (Streamlit internals; benchmarks/README.md)
+# the fragment poll's figures, which the route replaced (this benchmark, 2026-11-28, this 2-core machine)
+POLL_FOLLOWER_MS = 16.48  # a follower's server CPU per move with the polls while the class waits (rerun itself 13.34)
+POLL_LATENCY_P95 = 2.28  # seconds, 200 attendees on 2 replicas
+POLL_IDLE_CORE = 0.309  # an idle room of 100 (3.091 ms per attendee per second)
+# the figures of the server-side push before the poll (Streamlit internals; benchmarks/README.md)
 PUSH_FOLLOWER_MS = "9.56 to 9.71"  # a follower's server CPU per move, medians of two runs
 PUSH_LATENCY_P95 = "1.47 to 1.56"  # seconds, 200 attendees on 2 replicas
 PUSH_IDLE_CORE = 0.021  # an idle room of 100 (0.212 ms per attendee per second)
@@ -121,15 +128,15 @@ async def _class_figures(followers: int, changes: int, quiet: float, idle_attend
             await tab.open("", f"room={code}")
             if "encoding_heatmap" not in tab.pathname:
                 raise RuntimeError(f"a follower did not reach the presenter's page: {tab.pathname}")
-            if len(tab.auto_reruns) != 1:
-                raise RuntimeError(f"an attendee's page has not one poll: {tab.auto_reruns}")
+            if tab.waiting is None or tab.auto_reruns:
+                raise RuntimeError(f"an attendee's page does not wait on the class's route: {tab.auto_reruns}")
             tab.start_timers()
 
         async def show(value: int) -> None:
             runs = [asyncio.create_task(tab.unasked_run()) for tab in tabs]
             await asyncio.sleep(0)  # each tab listens before the presenter moves
             await presenter.change(slider_change(presenter, SLIDER, value))
-            await asyncio.gather(*runs)  # every follower's poll reran its page
+            await asyncio.gather(*runs)  # the route's answer reran every follower's page
             for tab in tabs:
                 if f"n={value}" not in tab.query:
                     raise RuntimeError(f"a follower shows {tab.query!r}, not n={value}")
@@ -154,7 +161,7 @@ async def _class_figures(followers: int, changes: int, quiet: float, idle_attend
             await tab.close()
     if present != len(tabs):
         raise RuntimeError(f"the room counts {present} attendees connected, not {len(tabs)}")
-    # the rerun itself: the update less what the follower's polls cost while the class waited
+    # the rerun itself: the update less what the follower's waiting cost while the class waited
     return {"update_ms": update, "idle_ms": idle, "idle_attendees": len(tabs),
             "rerun_ms": update - idle * move_seconds, "move_seconds": move_seconds}
 
@@ -173,18 +180,19 @@ def floors(args) -> None:
     print("## Classroom: server CPU per run (this machine, one thread per session, each figure alone)")
     print(f"floor: empty page rerun {page:.2f} ms | empty fragment poll {poll:.2f} ms")
     room_core = idle * IDLE_ROOM / 1e3  # CPU seconds per second for a room of IDLE_ROOM
-    print(f"idle room (each attendee polls once a second, heartbeat every {BEAT_SECONDS:g} s), "
+    print(f"idle room (each attendee waits on the class's route: a request every {BEAT_SECONDS:g} s, its heartbeat), "
           f"{launches[0]['idle_attendees']} in the room, per attendee per second, median of {args.launches} servers "
           f"({', '.join(f'{v:.3f}' for v in idles)}): {idle:.3f} ms | ratio to one empty poll a second "
           f"{idle / poll:.2f} | a room of {IDLE_ROOM}: {room_core:.3f} of a core, target <= {TARGET_IDLE_CORE:g}: "
-          f"ratio {room_core / TARGET_IDLE_CORE:.2f} | with the server-side push {PUSH_IDLE_CORE:g}")
-    print(f"follower update (its poll reruns the page at the presenter's settings, views cached, the polls "
-          f"while the class waits counted; "
+          f"ratio {room_core / TARGET_IDLE_CORE:.2f} | with the fragment poll {POLL_IDLE_CORE:g} | with the "
+          f"server-side push {PUSH_IDLE_CORE:g}")
+    print(f"follower update (the route's answer reruns the page at the presenter's settings, views cached, the "
+          f"waiting while the class waits counted; "
           f"{args.followers} followers x {args.changes} moves), median of {args.launches} servers "
           f"({', '.join(f'{v:.2f}' for v in updates)}): {update:.2f} ms | ratio to the floor (empty page rerun) "
           f"{update / page:.2f} | target <= {TARGET_FOLLOWER_MS:g} ms: ratio {update / TARGET_FOLLOWER_MS:.2f} "
-          f"(highest server {max(updates) / TARGET_FOLLOWER_MS:.2f})")
-    print(f"  of which the rerun itself (less the idle polls over the {statistics.median(lab['move_seconds'] for lab in launches):.2f} s "
+          f"(highest server {max(updates) / TARGET_FOLLOWER_MS:.2f}) | with the fragment poll {POLL_FOLLOWER_MS:g} ms")
+    print(f"  of which the rerun itself (less the idle waiting over the {statistics.median(lab['move_seconds'] for lab in launches):.2f} s "
           f"a move took to reach every follower), median ({', '.join(f'{v:.2f}' for v in reruns)}): {rerun:.2f} ms | "
           f"ratio to the floor {rerun / page:.2f} | target <= {TARGET_FOLLOWER_MS:g} ms: ratio {rerun / TARGET_FOLLOWER_MS:.2f}"
           f" | with the server-side push {PUSH_FOLLOWER_MS} ms")
@@ -209,7 +217,7 @@ async def _room(url: str, code: str, key: str, pids: dict, args) -> dict:
     runs = {"count": 0}
 
     def showing(i: int, tab: Tab):
-        def run_ended() -> None:  # the end of a run the attendee's poll asked for when the presenter moved
+        def run_ended() -> None:  # the end of a run the route's answer asked for when the presenter moved
             runs["count"] += 1
             value = current["value"]
             if value is not None and f"n={value}" in tab.query and i not in seen[value]:
@@ -266,8 +274,8 @@ def room(args) -> None:
     if lat:
         p95 = percentile(lat, 0.95)
         print(f"follow latency: p50 {statistics.median(lat):.2f} s | p95 {p95:.2f} s | max {max(lat):.2f} s | "
-              f"target p95 <= {TARGET_LATENCY:g} s: ratio {p95 / TARGET_LATENCY:.2f} | with the server-side push "
-              f"p95 {PUSH_LATENCY_P95} s")
+              f"target p95 <= {TARGET_LATENCY:g} s: ratio {p95 / TARGET_LATENCY:.2f} | with the fragment poll "
+              f"p95 {POLL_LATENCY_P95:g} s | with the server-side push p95 {PUSH_LATENCY_P95} s")
     print(f"errors: {out['missed']} updates never shown, {out['lost']} attendees not on the page, "
           f"{out['errors']} protocol errors")
     if updates:

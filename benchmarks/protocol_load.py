@@ -187,7 +187,7 @@ async def attendee(index: int, url: str, cfg: Config, t0: float, actions: list[A
     try:
         if not await act("first load", path or "/", tab.open(path.strip("/"), query)):
             return
-        tab.start_timers()  # a page's timed fragments (a class's poll) run as the browser runs them
+        tab.start_timers()  # a page's timed fragments and the class's waiting component run as the browser runs them
         if not tab.pages:
             actions.append(Action(index, "crash", "", time.perf_counter() - t0, None, error="no navigation message"))
             return

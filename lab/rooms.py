@@ -77,6 +77,11 @@ def new_attendee() -> str:
     return secrets.token_urlsafe(12)
 
 
+def is_token(value: object) -> bool:
+    """Whether ``value`` has the form of an attendee's token (as :func:`new_attendee` makes)."""
+    return isinstance(value, str) and _TOKEN.fullmatch(value) is not None
+
+
 def key_digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 

@@ -3,7 +3,8 @@ embedded SQLite store and once with Redis: a presenter on one replica, two atten
 (one on a 390 px phone), one more through nginx (1400 × 900). The attendees follow the presenter's
 page, slider and link; one explores on their own and follows again; a question is answered, its
 live histogram reaches the presenter, and the reveal reaches every attendee. The presenter's key
-never shows in an attendee's address bar or page."""
+never shows in an attendee's address bar or page. The attendees follow by waiting on the class's
+route (``lab.classroom.route``), through nginx too."""
 
 from __future__ import annotations
 
@@ -149,6 +150,8 @@ def test_a_class_across_two_replicas(browser, deployment):
 
         for attendee in (phone, laptop, through_nginx):
             assert key not in attendee.page.url and key not in attendee.text()
+            # each attendee followed by waiting on the class's route, not by the fallback poll
+            assert attendee.page.evaluate("Boolean(window.pekitClassWait) && !window.pekitClassWait.stopped")
         for reader in readers:
             assert not reader.watch.problems(), reader.watch.problems()
     finally:

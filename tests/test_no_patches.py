@@ -1,8 +1,9 @@
 """Nothing patches Streamlit or asyncio at run time (DESIGN: the app uses Streamlit's public API
 only). In a fresh interpreter, every attribute of every module of streamlit and asyncio already
 imported, and of every class defined in them, is remembered by identity; then every module of
-``lab`` is imported, the app's entry point runs once (AppTest: the server's preparation) and pekit
-is prepared; then the same attributes must be the same objects, and none added, except the one
+``lab`` is imported, the app's entry point runs once (AppTest: the server's preparation), pekit
+is prepared and the entry point is imported as ``streamlit run`` imports it (making the ``st.App``
+with the class's route); then the same attributes must be the same objects, and none added, except the one
 named exception (Streamlit's legacy ``pages/`` switch, ``lab.streamlit_internals``).
 
 The checker is shown to catch a patch: in the same interpreter, after the check, a function of a
@@ -37,6 +38,7 @@ from streamlit.testing.v1 import AppTest
 # lab does, not what a first run of Streamlit does by itself
 asyncio.get_event_loop_policy()
 AppTest.from_string("import streamlit as st\nst.write('warm')").run()
+streamlit.App(sys.argv[1])  # (the first st.App of a process pins its script's folder in Streamlit's config)
 
 
 def snapshot() -> dict:
@@ -84,11 +86,14 @@ modules = [info.name for info in pkgutil.walk_packages(lab.__path__, "lab.")]
 for name in modules:
     importlib.import_module(name)
 at = AppTest.from_file(sys.argv[1], default_timeout=60).run()
+import lab.classroom.route
 import lab.server
 
 lab.server.prepare_pekit()
+served = importlib.import_module("streamlit_app")  # as `streamlit run` imports it to serve its `app`
 result = {"modules": modules, "exceptions": [e.value for e in at.exception],
-          "differences": differences(before, snapshot())}
+          "differences": differences(before, snapshot()),
+          "app": isinstance(served.app, streamlit.App), "route": lab.classroom.route.served()}
 
 import asyncio.unix_events
 import streamlit.config
@@ -114,6 +119,7 @@ def test_the_lab_and_a_run_of_the_app_patch_nothing(checked):
     assert {"lab.server", "lab.i18n", "lab.page", "lab.streamlit_internals"} <= set(checked["modules"])
     assert any(name.startswith("lab.views.") for name in checked["modules"])
     assert checked["exceptions"] == []
+    assert checked["app"] and checked["route"]  # the entry point, imported, made the app with the class's route
     assert set(checked["differences"]) - ALLOWED == set(), checked["differences"]
 
 

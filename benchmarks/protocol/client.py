@@ -30,6 +30,7 @@ class's attendees rerun when the presenter moves) updates the tab as a run it as
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import re
 import time
@@ -44,6 +45,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
+from benchmarks.protocol import waiting
 from benchmarks.protocol.widgets import (
     TRIGGER_WIDGETS, VALUE_WIDGETS, WIDGET_KINDS, Change, Value, element_value, possible_change,
 )
@@ -107,6 +109,7 @@ class _Run:
     page_hash: str = ""
     auto_reruns: dict = field(default_factory=dict)  # fragment id -> seconds (st.fragment(run_every=))
     fragment: bool = False  # a fragment's own run (its elements update the page's, not replace them)
+    waiting: tuple | None = None  # the class's waiting component: (element id, its data), where drawn
 
 
 class Tab:
@@ -153,6 +156,8 @@ class Tab:
         self._check_view = False
         self._timers: asyncio.Task | None = None  # the page's timed fragments, rerun as the browser does
         self._timed_since = -1e9  # when the last timed fragment's rerun was sent (until its end)
+        self.waiting: tuple | None = None  # the class's waiting component as the last whole run gave it
+        self._waiter: asyncio.Task | None = None  # its script's loop (benchmarks.protocol.waiting)
         self.sent: list[bytes] = []  # every BackMsg sent, for comparison with a browser
 
     # ---- HTTP ---------------------------------------------------------------------------
@@ -219,9 +224,10 @@ class Tab:
 
     async def close(self) -> None:
         self._closing = True
-        if self._timers is not None:
-            self._timers.cancel()
-            await asyncio.gather(self._timers, return_exceptions=True)
+        for task in (self._timers, self._waiter):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
         if self._reconnecting is not None and not self._reconnecting.done():
             self._reconnecting.cancel()
             await asyncio.gather(self._reconnecting, return_exceptions=True)
@@ -307,6 +313,8 @@ class Tab:
                 self._run.exceptions.append(f"{el.exception.type}: {el.exception.message[:200]}")
             elif kind == "alert" and el.alert.format == el.alert.ERROR:
                 self._run.errors_shown.append(el.alert.body[:200])
+            elif kind == "bidi_component" and el.bidi_component.component_name == waiting.COMPONENT:
+                self._run.waiting = (el.bidi_component.id, json.loads(el.bidi_component.json))
             elif kind in VALUE_WIDGETS:
                 w = getattr(el, kind)
                 self.widget_scripts[w.id] = msg.metadata.active_script_hash
@@ -331,6 +339,7 @@ class Tab:
             return
         self.elements = run.elements
         self.auto_reruns = dict(run.auto_reruns)
+        self.waiting = run.waiting
         if run.page_hash and run.page_hash != self.page_hash:  # the server moved the page (st.switch_page)
             shown = next((p for p in self.pages if p.script_hash == run.page_hash), None)
             if shown is not None:
@@ -572,9 +581,24 @@ class Tab:
         """From now until :meth:`close`, rerun the page's timed fragments (``st.fragment(run_every=)``)
         on their timers as the browser does, each tab at a phase of its own: a rerun is sent every
         interval unless one of the tab's own runs is under way. A whole run the fragment asks for
-        (``st.rerun(scope="app")``) ends as an :meth:`unasked_run`."""
+        (``st.rerun(scope="app")``) ends as an :meth:`unasked_run`. The class's waiting component,
+        where a page draws it, runs its script's loop from now on too."""
         if self._timers is None:
             self._timers = asyncio.create_task(self._run_timers())
+        if self._waiter is None:  # the class's waiting component, where a page draws it
+            self._waiter = asyncio.create_task(waiting.wait_loop(self))
+
+    async def send_trigger(self, widget_id: str, event: str, value) -> None:
+        """What a component's ``setTriggerValue(event, value)`` sends: a rerun with every widget's
+        value and the trigger. Its whole run ends as an :meth:`unasked_run`."""
+        msg = self._rerun_msg(page_hash=self.page_hash, query=self.query, states=True, context_path=self.pathname)
+        state = msg.rerun_script.widget_states.widgets.add()
+        state.id = widget_id
+        state.json_trigger_value = json.dumps([{"event": event, "value": value}])
+        try:
+            await self.ws.send(msg.SerializeToString())
+        except (ConnectionClosed, AttributeError):
+            self._start_reconnect()
 
     def _timed_in_flight(self) -> bool:
         return time.perf_counter() - self._timed_since < self.timeout  # (a run that never ended: given up)

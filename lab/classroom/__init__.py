@@ -40,6 +40,7 @@ from lab.classroom.desk import (AttendeeLink, attendee_base, base_url, end_class
 from lab.classroom.following import (BEAT_SECONDS, POLL_SECONDS, _beat_if_due, _heartbeat, _moved, _poll,
                                      _question_state, _read, announce, follow, join, page_settings, publish,
                                      relinking, sidebar)
+from lab.classroom.route import routes
 from lab.classroom.seats import CLASSROOM_PAGE, NOTES, RELINK, SEAT, SOLO, Seat, leave, reason, room, seat
 from lab.classroom.storage import _RECENT, RECENT_SECONDS, recent_room, store
 from lab.page import hooks
@@ -48,7 +49,7 @@ __all__ = ["ask_here", "BEAT_SECONDS", "CLASSROOM_PAGE", "NOTES", "POLL_SECONDS"
            "announce", "attendee_base", "AttendeeLink", "base_url", "end_class", "follow", "is_loopback", "join",
            "join_typed", "leave", "network_address", "page_settings", "publish", "qr_svg", "question_card",
            "question_list", "reason",
-           "recent_room", "relinking", "room", "Seat", "seat", "set_nickname", "sidebar", "start_class", "store"]
+           "recent_room", "relinking", "room", "routes", "Seat", "seat", "set_nickname", "sidebar", "start_class", "store"]
 # (the private names imported above are the poll's pieces and the recent reads, which tests read here)
 
 hooks.register(relinking=relinking, before_compute=announce, question_card=question_card,

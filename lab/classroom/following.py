@@ -14,7 +14,7 @@ import time
 
 import streamlit as st
 
-from lab.classroom import storage
+from lab.classroom import route, storage, waiting
 from lab.classroom.seats import (CLASSROOM_PAGE, NOTES, RELINK, SEAT, Seat, _note, _page, _relink, _room, _seat,
                                  _settings, _show_notes, leave, reason, seat)
 from lab.display import PROJECTOR
@@ -216,12 +216,13 @@ def _drive(current: Seat | None, page_path: str, params: dict[str, str]) -> None
 # -- the sidebar ----------------------------------------------------------------------------------
 
 def sidebar() -> None:
-    """The class's line in the sidebar, the follow switch for attendees, and everyone's poll."""
+    """The class's line in the sidebar, the follow switch for attendees, and what keeps the page
+    up to date: an attendee's wait on the class's route where this server serves it, else a poll."""
     current = seat()
     if current is None:
         return
-    if _room.get() is None:  # the store out of reach this run: the poll alone, to catch up
-        _poll()
+    if _room.get() is None:  # the store out of reach this run: the wait or poll alone, to catch up
+        _keep_up(current)
         return
     if current.presenter:
         st.markdown(_("**Class {code}** · you present").format(code=current.code))
@@ -231,7 +232,17 @@ def sidebar() -> None:
         st.markdown(_("**Class {code}**").format(code=current.code))
         st.toggle(_("Follow the presenter"), value=current.following, key="lab.class_follow", on_change=_switch_follow,
                   help=_("Off: explore on your own. On: jump to the presenter's page and settings, and keep up."))
-    _poll()
+    _keep_up(current)
+
+
+def _keep_up(current: Seat) -> None:
+    """An attendee waits on the class's route (no run on the server until the room moves) where
+    this server serves it and the browser reaches it; the presenter, and everyone elsewhere, polls."""
+    if current.presenter or current.route_failed or not route.served():
+        _poll()
+        return
+    since = -1 if current.stale or _room.get() is None else current.seen
+    waiting.mount(current, route.wait_url(), route.question_token(current.question), since=since)
 
 
 def _switch_follow() -> None:

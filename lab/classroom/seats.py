@@ -41,6 +41,8 @@ class Seat:
     seen: int = -1  # the room version this session's last whole run read
     polled: int | None = None  # the room version whose change made the poll rerun the page
     stale: bool = False  # this session's last whole run could not read the room (the store out of reach)
+    runs: int = 0  # the session's runs that mounted the waiting component (each hands it new data)
+    route_failed: bool = False  # the class's route could not be reached from this browser: the page polls
 
     @property
     def presenter(self) -> bool:
