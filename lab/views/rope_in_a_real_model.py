@@ -88,24 +88,42 @@ class MiniLMRollout(NamedTuple):
 # sentences from numbers ------------------------------------------------------------------------
 
 
-def model_name() -> Said:
-    """The model as its numbers require: its exact name and the weights it runs (a name: no claim)."""
-    return Said(_("{model} (its 4-bit {quantisation} weights, dequantised to float32)").format(
-        model=MODEL_NAME, quantisation=QUANTISATION))
-
-
 def model_statement(config: llama.SmolLM2Config) -> Said:
     """The model's sizes, as its file gives them."""
     c = config
-    layers = ngettext("{count} layer", "{count} layers", c.num_layers).format(count=c.num_layers)
-    heads = ngettext("{count} query head", "{count} query heads", c.num_heads).format(count=c.num_heads)
-    return Said(ngettext(
-        "{model}: {layers}, {heads} sharing {count} key/value head of {dims} dimensions, RoPE base {base}, "
-        "trained on {positions} positions.",
-        "{model}: {layers}, {heads} sharing {count} key/value heads of {dims} dimensions, RoPE base {base}, "
-        "trained on {positions} positions.", c.num_kv_heads).format(
-        model=model_name(), layers=layers, heads=heads, count=c.num_kv_heads, dims=c.head_dim,
-        base=local_number(f"{c.rope_base:,g}"), positions=number(c.context_length, ",")),
+    # one whole message per case: the key/value heads counted by ngettext, one layer and one query
+    # head each by their own message; the model's name and weights are fixed names, not translated
+    if c.num_layers == 1 and c.num_heads == 1:
+        text = ngettext("{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layer, "
+                        "{heads} query head sharing {count} key/value head of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.",
+                        "{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layer, "
+                        "{heads} query head sharing {count} key/value heads of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.", c.num_kv_heads)
+    elif c.num_layers == 1:
+        text = ngettext("{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layer, "
+                        "{heads} query heads sharing {count} key/value head of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.",
+                        "{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layer, "
+                        "{heads} query heads sharing {count} key/value heads of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.", c.num_kv_heads)
+    elif c.num_heads == 1:
+        text = ngettext("{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layers, "
+                        "{heads} query head sharing {count} key/value head of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.",
+                        "{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layers, "
+                        "{heads} query head sharing {count} key/value heads of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.", c.num_kv_heads)
+    else:
+        text = ngettext("{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layers, "
+                        "{heads} query heads sharing {count} key/value head of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.",
+                        "{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layers, "
+                        "{heads} query heads sharing {count} key/value heads of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.", c.num_kv_heads)
+    return Said(text.format(
+        model=MODEL_NAME, quantisation=QUANTISATION, layers=c.num_layers, heads=c.num_heads, count=c.num_kv_heads,
+        dims=c.head_dim, base=local_number(f"{c.rope_base:,g}"), positions=number(c.context_length, ",")),
         [Claim("layers", c.num_layers), Claim("query heads", c.num_heads), Claim("key/value heads", c.num_kv_heads),
          Claim("dimensions of a head", c.head_dim), Claim("RoPE base", c.rope_base),
          Claim("positions trained on", c.context_length)])
@@ -153,15 +171,21 @@ def shift_statement(view: ShiftView) -> Said:
     if c == 0:
         return Said(_("With c = 0 both runs are the same run: move the slider to shift every position."),
                     [Claim("shift", 0)])
-    moved = ngettext("{shift} position", "{shift} positions", c).format(shift=number(c, ","))
-    gaps = ngettext(
-        "The {count} token moved {moved} on: the largest change of a logit is {logit_gap} (the "
+    # one whole message per case: the tokens counted by ngettext, a shift of one position by its own message
+    gaps = (ngettext(
+        "The {count} token moved {shift} position on: the largest change of a logit is {logit_gap} (the "
         "largest logit in size is {logit_scale}), of an attention weight {weight_gap}, and {changed} of the {count} "
         "next-token predictions changed.",
-        "All {count} tokens moved {moved} on: the largest change of a logit is {logit_gap} (the "
+        "All {count} tokens moved {shift} position on: the largest change of a logit is {logit_gap} (the "
         "largest logit in size is {logit_scale}), of an attention weight {weight_gap}, and {changed} of the {count} "
-        "next-token predictions changed.", T).format(
-        count=T, moved=moved, logit_gap=number(effect.logit_gap, ".2g"),
+        "next-token predictions changed.", T) if c == 1 else ngettext(
+        "The {count} token moved {shift} positions on: the largest change of a logit is {logit_gap} (the "
+        "largest logit in size is {logit_scale}), of an attention weight {weight_gap}, and {changed} of the {count} "
+        "next-token predictions changed.",
+        "All {count} tokens moved {shift} positions on: the largest change of a logit is {logit_gap} (the "
+        "largest logit in size is {logit_scale}), of an attention weight {weight_gap}, and {changed} of the {count} "
+        "next-token predictions changed.", T)).format(
+        count=T, shift=number(c, ","), logit_gap=number(effect.logit_gap, ".2g"),
         logit_scale=number(effect.logit_scale, ".3g"), weight_gap=number(effect.attention_gap, ".2g"),
         changed=effect.changed_predictions)
     logit_room, weight_room = ROUNDING_ROOM * view.control_logit, ROUNDING_ROOM * view.control_weight
