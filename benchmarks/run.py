@@ -139,7 +139,7 @@ def bench_redraw(cases: dict | None = None, repeat: int = 7) -> None:
 def bench_sweep() -> None:
     """The complexity page's default sweep (n = 64 .. 2048, d = 256, k = 3), as the page runs it
     (one torch thread), on every device here; attention TFLOP/s at the largest n."""
-    from pekit import complexity
+    from pekit import complexity, scaling
 
     print("## complexity page: default sweep (target <= 10 s on a 2-core CPU)")
     ns, d, k = [64, 128, 256, 512, 1024, 2048], 256, 3
@@ -148,9 +148,9 @@ def bench_sweep() -> None:
     try:
         for device in ["cpu"] + (["cuda"] if torch.cuda.is_available() else []):
             t0 = time.perf_counter()
-            frame = complexity.measure_layers(ns, d, k, num_heads=8, device=device)
+            frame = scaling.measure_layers(ns, d, k, num_heads=8, device=device)
             total = time.perf_counter() - t0
-            slopes = complexity.fitted_slopes(frame)
+            slopes = scaling.fitted_slopes(frame)
             print(f"{device:5s} sweep {total:5.2f} s | ratio to target {total / 10:4.2f}")
             for _, row in slopes.iterrows():
                 print(f"      {row['layer']:24s} fitted slope {row['slope']:5.2f} (theory 1 for CNN/RNN, 2 for attention)")

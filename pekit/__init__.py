@@ -8,7 +8,7 @@ positions.
 Modules, one concept each: :mod:`~pekit.encodings` (sinusoidal and binary tables),
 :mod:`~pekit.attention` (masked softmax, dot-product and multi-head attention),
 :mod:`~pekit.rotation` (a shift is a rotation; RoPE), :mod:`~pekit.complexity` (CNN / RNN /
-self-attention), :mod:`~pekit.similarity` and :mod:`~pekit.reduce` (measuring and summarising
+self-attention, counted) and :mod:`~pekit.scaling` (the same, timed), :mod:`~pekit.similarity` and :mod:`~pekit.reduce` (measuring and summarising
 tables), :mod:`~pekit.binary` (the binary analogy), :mod:`~pekit.text` and :mod:`~pekit.order`
 (attention on a sentence, masking, order), :mod:`~pekit.seeded` (reproducible demo inputs),
 :mod:`~pekit.timing` and :mod:`~pekit.devices`; :mod:`~pekit.positions` (position schemes used in

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import pandas as pd
 
 import pekit
-from pekit import charts, complexity
+from pekit import charts, complexity, scaling
 from lab.claims import Claim, Reference, Said, joined
 from lab.display import big_number, number
 from lab.i18n import N_, _, language, localized_resource, local_number, ngettext, use
@@ -124,8 +124,8 @@ def theory_view(n: int, d: int, k: int) -> TheoryView:
         costs=tuple((str(layer), int(v)) for layer, v in costs["multiply_adds"].items()),
         attention_mixing=int(costs.loc["Self-attention", "mixing_multiply_adds"]),
         attention_projections=int(terms.loc[terms["term"].str.startswith("projections"), "multiply_adds"].iloc[0]),
-        whole_slopes=tuple((int(m), complexity.whole_attention_slope(m, d)) for m in lengths),
-        bend_slope=complexity.whole_attention_slope(2 * d, d),
+        whole_slopes=tuple((int(m), scaling.whole_attention_slope(m, d)) for m in lengths),
+        bend_slope=scaling.whole_attention_slope(2 * d, d),
     )
 
 
@@ -314,10 +314,10 @@ class SweepPlan:
 def sweep_plan(low: str, high: str, d: int, k: int) -> SweepPlan:
     """The sweep between two of :data:`SWEEP_ENDS` (either order) on this server's device,
     checked before anything is allocated."""
-    ns = tuple(complexity.sweep_lengths(int(low), int(high)))
+    ns = tuple(scaling.sweep_lengths(int(low), int(high)))
     heads = heads_for(d)
     try:
-        complexity.check_sweep(ns, d, heads, budget_bytes=BUDGET_BYTES, k=k, max_multiply_adds=MAX_MULTIPLY_ADDS)
+        scaling.check_sweep(ns, d, heads, budget_bytes=BUDGET_BYTES, k=k, max_multiply_adds=MAX_MULTIPLY_ADDS)
     except ValueError as err:  # the page shows why
         refusal = str(err)
     else:
@@ -339,8 +339,8 @@ def sweep_caption(plan: SweepPlan) -> Said:
 
 class SlopeVerdict(NamedTuple):
     """One layer's fitted slope (rounded as shown), the chapter's exponent, the verdict of
-    :func:`pekit.complexity.slope_verdicts` against ``expected``: the slope of the count of what
-    is timed over the same lengths (:func:`pekit.complexity.count_slopes`, rounded as shown)."""
+    :func:`pekit.scaling.slope_verdicts` against ``expected``: the slope of the count of what
+    is timed over the same lengths (:func:`pekit.scaling.count_slopes`, rounded as shown)."""
 
     layer: str
     slope: float
@@ -379,17 +379,17 @@ def _slopes_frame(layers: list[str], slopes: list, theory: list[int], expected: 
 
 
 def sweep_result(measured: pd.DataFrame, device: str, d: int, k: int) -> SweepResult:
-    """The record of a sweep measured on ``device`` (a :func:`pekit.complexity.measure_layers`
+    """The record of a sweep measured on ``device`` (a :func:`pekit.scaling.measure_layers`
     frame of width ``d`` and kernel ``k``): each fitted slope judged against the slope of the
     count of what was timed over the same lengths."""
-    fitted = complexity.fitted_slopes(measured)
+    fitted = scaling.fitted_slopes(measured)
     low, high = int(fitted["from_n"].iloc[0]), int(fitted["to_n"].iloc[0])
     single = low == high  # one length: nothing to fit a slope to
     lengths = sorted(int(n) for n in measured["n"].unique() if low <= n <= high)
-    counted = {} if single else complexity.count_slopes(lengths, d, k)
+    counted = {} if single else scaling.count_slopes(lengths, d, k)
     # judged as shown (two decimals, the count's slope too): the table and the sentences agree
     verdicts = tuple(SlopeVerdict(*v, round(counted.get(v[0], float("nan")), 2))
-                     for v in complexity.slope_verdicts(fitted, decimals=2, expected=counted))
+                     for v in scaling.slope_verdicts(fitted, decimals=2, expected=counted))
     weights = [int(b) for b in fitted["weights_bytes"]]
     with use("en"):  # the shared record speaks the source language
         slopes = _slopes_frame(fitted["layer"].tolist(), [None if single else v.slope for v in verdicts],
@@ -468,7 +468,7 @@ def measure(plan: SweepPlan) -> Callable[[Job], SweepResult]:
     key = plan.key
 
     def work(job: Job) -> SweepResult:
-        measured = complexity.measure_layers(list(key.ns), key.d, key.k, num_heads=plan.heads, repeats=REPEATS,
+        measured = scaling.measure_layers(list(key.ns), key.d, key.k, num_heads=plan.heads, repeats=REPEATS,
                                              budget_bytes=BUDGET_BYTES, max_multiply_adds=MAX_MULTIPLY_ADDS,
                                              progress=lambda fraction, label: job.report(
                                                  fraction, functools.partial(progress_text, label)))
@@ -505,7 +505,7 @@ EXPECTED = {
     "fell": N_("the time fell as n grew, where the count's slope is {expected}"),
 }
 COUNTED = ("least-squares slope of log(multiply-adds of what is timed, pekit.complexity.cost_terms) against log(n) "
-           "over the fitted lengths (pekit.complexity.count_slopes), rounded as shown")
+           "over the fitted lengths (pekit.scaling.count_slopes), rounded as shown")
 
 
 def _slope_claims(v: SlopeVerdict, verdict: str) -> list[Claim]:

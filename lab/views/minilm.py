@@ -24,7 +24,6 @@ from lab.display import number, plain
 from lab.i18n import N_, _, language, local_number, localized_resource, ngettext, pgettext
 from lab.settings import MAX_SEED, ChoiceSetting, IntSetting, TextSetting
 from lab.views import minilm_patterns as kinds  # each pattern's own messages
-# the lookups the page and the RoPE views find here
 
 UNTRAINED = N_("untrained")  # the options stay English in the link; the reader sees them translated
 PRETRAINED = N_("MiniLM (pretrained)")
@@ -214,22 +213,29 @@ def pieces_statement(pieces: Pieces) -> Said:
     """How the written words became word pieces (a word cut at MAX_PIECES told apart): how many
     pieces, then what became of the written words, each sentence one message per case."""
     inner, written, partial, c = pieces.inner, pieces.written, pieces.partial, pieces.continued
-    inner_text = ngettext("{count} piece", "{count} pieces", inner).format(count=inner)
-    written_text = ngettext("{count} written word", "{count} written words", written).format(count=written)
-    if not partial:
-        start = _("{count} word pieces: [CLS] first, [SEP] last, and {inner} of {written} in between.").format(
-            count=pieces.count, inner=inner_text, written=written_text)
-    elif written:
-        first = ngettext("the first piece", "the first {count} pieces", partial).format(count=partial)
-        start = _("{count} word pieces: [CLS] first, [SEP] last, and {inner} in between: those of {written}, then "
-                  "{first} of one more word, whose other pieces are cut.").format(
-            count=pieces.count, inner=inner_text, written=written_text, first=first)
-    else:
-        start = ngettext("{count} word pieces: [CLS] first, [SEP] last, and {inner} in between: the first {partial} "
-                         "of one written word, whose other pieces are cut.",
-                         "{count} word pieces: [CLS] first, [SEP] last, and {inner} in between: the first {partial} "
-                         "of one written word, whose other pieces are cut.", partial).format(
-            count=pieces.count, inner=inner_text, partial=partial)
+    if not partial:  # each piece in between is a whole written word's: one written word, or as many pieces
+        start = (ngettext("{count} word pieces: [CLS] first, [SEP] last, and {inner} piece of {written} written word "
+                          "in between.", "{count} word pieces: [CLS] first, [SEP] last, and {inner} pieces of "
+                          "{written} written word in between.", inner) if written == 1 else
+                 _("{count} word pieces: [CLS] first, [SEP] last, and {inner} pieces of {written} written words in "
+                   "between."))
+    elif written:  # the whole words' pieces, then the cut word's: two pieces in between at least
+        start = (ngettext("{count} word pieces: [CLS] first, [SEP] last, and {inner} pieces in between: those of "
+                          "{written} written word, then the first piece of one more word, whose other pieces are cut.",
+                          "{count} word pieces: [CLS] first, [SEP] last, and {inner} pieces in between: those of "
+                          "{written} written word, then the first {partial} pieces of one more word, whose other "
+                          "pieces are cut.", partial) if written == 1 else
+                 ngettext("{count} word pieces: [CLS] first, [SEP] last, and {inner} pieces in between: those of "
+                          "{written} written words, then the first piece of one more word, whose other pieces are "
+                          "cut.", "{count} word pieces: [CLS] first, [SEP] last, and {inner} pieces in between: those "
+                          "of {written} written words, then the first {partial} pieces of one more word, whose other "
+                          "pieces are cut.", partial))
+    else:  # every piece in between is the cut word's (inner == partial)
+        start = ngettext("{count} word pieces: [CLS] first, [SEP] last, and {inner} piece in between: the first "
+                         "{partial} of one written word, whose other pieces are cut.", "{count} word pieces: [CLS] "
+                         "first, [SEP] last, and {inner} pieces in between: the first {partial} of one written word, "
+                         "whose other pieces are cut.", inner)
+    start = start.format(count=pieces.count, inner=inner, written=written, partial=partial)
     if not pieces.split and not c:
         if not written:
             rest = _("No piece continues a word (##), so the share 'same word' in the table of heads is empty.")
@@ -243,18 +249,15 @@ def pieces_statement(pieces: Pieces) -> Said:
         rest = (ngettext("Each whole written word is one piece; the {count} piece that continues a word (##) here is "
                          "of the cut word.",
                          "Each whole written word is one piece; the {count} pieces that continue a word (##) here are "
-                         "all of the cut word.", c)
-                if written else
+                         "all of the cut word.", c) if written else
                 ngettext("The {count} piece that continues a word (##) here is of the cut word.",
                          "The {count} pieces that continue a word (##) here are all of the cut word.", c)).format(count=c)
     else:
         n = len(pieces.split)
-        if partial:
-            became = ngettext("{count} whole written word became several pieces, e.g. {example}.",
-                              "{count} whole written words became several pieces, e.g. {example}.", n)
-        else:
-            became = ngettext("{count} written word became several pieces, e.g. {example}.",
-                              "{count} written words became several pieces, e.g. {example}.", n)
+        became = (ngettext("{count} whole written word became several pieces, e.g. {example}.",
+                           "{count} whole written words became several pieces, e.g. {example}.", n) if partial else
+                  ngettext("{count} written word became several pieces, e.g. {example}.",
+                           "{count} written words became several pieces, e.g. {example}.", n))
         how = (ngettext("The tokenizer cuts at punctuation and splits unknown words into known pieces; a piece "
                         "continuing a word starts with ## ({count} piece here).",
                         "The tokenizer cuts at punctuation and splits unknown words into known pieces; a piece "

@@ -13,9 +13,10 @@ from lab.claims import Claim, Reference, Said
 from lab.display import number
 from lab.i18n import N_, _, localized_resource, ngettext
 from lab.memo import shared
-from lab.views.rope_in_a_real_model import model_name, shared_model
+from lab.views.rope_in_a_real_model import shared_model
 from pekit import charts, llama
 from pekit.llama.context import bucket_means
+from pekit.llama.files import MODEL_NAME, QUANTISATION
 
 RECOMPUTING = N_("Running SmolLM2 on the first tokens with each rule…")
 
@@ -94,7 +95,7 @@ def context_statement(results: llama.LongContext) -> Said:
     inside, past = w["plain"]
     # the loss at position t scores the token after it: positions 0 to tokens − 2 have one
     span = {"context": number(results.context, ","), "last": number(results.context - 1, ","),
-            "end": number(results.tokens - 2, ","), "model": model_name()}
+            "end": number(results.tokens - 2, ","), "model": MODEL_NAME, "quantisation": QUANTISATION}
     values = dict(inside=_nats(inside), past=_nats(past), **span)
     at, claims = _breakdown(results)
     if at is not None:
@@ -106,13 +107,15 @@ def context_statement(results: llama.LongContext) -> Said:
         values.update(gap=_nats(past - inside), at=number(at, ","), after=number(at - results.context, ","),
                       breaks=number(BREAKS, ".1f"), mean=_nats(_mean(after)))
         if stays:
-            first = _("With plain RoPE, {model}, trained on {context} positions, has a loss of {inside} nats per token "
+            first = _("With plain RoPE, {model} (its 4-bit {quantisation} weights, dequantised to float32), trained on "
+                      "{context} positions, has a loss of {inside} nats per token "
                       "inside the context (positions 0 to {last}) and {past} past it ({context} to {end}): {gap} nats "
                       "more on average, but not from the end of the context: the first point {breaks} nats or more "
                       "above the inside mean starts at position {at}, {after} positions past it, and from there the "
                       "loss averages {mean}: the model breaks down there, not where its positions end.")
         else:
-            first = _("With plain RoPE, {model}, trained on {context} positions, has a loss of {inside} nats per token "
+            first = _("With plain RoPE, {model} (its 4-bit {quantisation} weights, dequantised to float32), trained on "
+                      "{context} positions, has a loss of {inside} nats per token "
                       "inside the context (positions 0 to {last}) and {past} past it ({context} to {end}): {gap} nats "
                       "more on average. One point, from position {at}, is {breaks} nats or more above the inside mean, "
                       "but from there the loss averages {mean}, less than {breaks} nats above it: worse, not broken "
@@ -121,14 +124,16 @@ def context_statement(results: llama.LongContext) -> Said:
         claims.append(Claim("plain RoPE's mean loss past the context", past, "above",
                             Reference(inside + SAME, f"the mean inside plus {SAME} nats")))
         values.update(gap=_nats(past - inside), breaks=number(BREAKS, ".1f"))
-        first = _("With plain RoPE, {model}, trained on {context} positions, has a loss of {inside} nats per token "
+        first = _("With plain RoPE, {model} (its 4-bit {quantisation} weights, dequantised to float32), trained on "
+                  "{context} positions, has a loss of {inside} nats per token "
                   "inside the context (positions 0 to {last}) and {past} past it ({context} to {end}): {gap} nats "
                   "more, and no point {breaks} nats above the inside mean: worse but not broken.")
     elif past < inside - SAME:
         claims.append(Claim("plain RoPE's mean loss past the context", past, "below",
                             Reference(inside - SAME, f"the mean inside less {SAME} nats")))
         values.update(gap=_nats(inside - past))
-        first = _("With plain RoPE, {model}, trained on {context} positions, has a loss of {inside} nats per token "
+        first = _("With plain RoPE, {model} (its 4-bit {quantisation} weights, dequantised to float32), trained on "
+                  "{context} positions, has a loss of {inside} nats per token "
                   "inside the context (positions 0 to {last}) and {past} past it ({context} to {end}): {gap} nats "
                   "less, the far half reads better.")
     else:
@@ -136,7 +141,8 @@ def context_statement(results: llama.LongContext) -> Said:
                          Reference(inside + SAME, f"the mean inside plus {SAME} nats")),
                    Claim("plain RoPE's mean loss past the context, from below", past, "at least",
                          Reference(inside - SAME, f"the mean inside less {SAME} nats"))]
-        first = _("With plain RoPE, {model}, trained on {context} positions, has a loss of {inside} nats per token "
+        first = _("With plain RoPE, {model} (its 4-bit {quantisation} weights, dequantised to float32), trained on "
+                  "{context} positions, has a loss of {inside} nats per token "
                   "inside the context (positions 0 to {last}) and {past} past it ({context} to {end}): about the "
                   "same.")
     first = first.format(**values)

@@ -88,24 +88,42 @@ class MiniLMRollout(NamedTuple):
 # sentences from numbers ------------------------------------------------------------------------
 
 
-def model_name() -> Said:
-    """The model as its numbers require: its exact name and the weights it runs (a name: no claim)."""
-    return Said(_("{model} (its 4-bit {quantisation} weights, dequantised to float32)").format(
-        model=MODEL_NAME, quantisation=QUANTISATION))
-
-
 def model_statement(config: llama.SmolLM2Config) -> Said:
     """The model's sizes, as its file gives them."""
     c = config
-    layers = ngettext("{count} layer", "{count} layers", c.num_layers).format(count=c.num_layers)
-    heads = ngettext("{count} query head", "{count} query heads", c.num_heads).format(count=c.num_heads)
-    return Said(ngettext(
-        "{model}: {layers}, {heads} sharing {count} key/value head of {dims} dimensions, RoPE base {base}, "
-        "trained on {positions} positions.",
-        "{model}: {layers}, {heads} sharing {count} key/value heads of {dims} dimensions, RoPE base {base}, "
-        "trained on {positions} positions.", c.num_kv_heads).format(
-        model=model_name(), layers=layers, heads=heads, count=c.num_kv_heads, dims=c.head_dim,
-        base=local_number(f"{c.rope_base:,g}"), positions=number(c.context_length, ",")),
+    # one whole message per case: the key/value heads counted by ngettext, one layer and one query
+    # head each by their own message; the model's name and weights are fixed names, not translated
+    if c.num_layers == 1 and c.num_heads == 1:
+        text = ngettext("{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layer, "
+                        "{heads} query head sharing {count} key/value head of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.",
+                        "{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layer, "
+                        "{heads} query head sharing {count} key/value heads of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.", c.num_kv_heads)
+    elif c.num_layers == 1:
+        text = ngettext("{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layer, "
+                        "{heads} query heads sharing {count} key/value head of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.",
+                        "{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layer, "
+                        "{heads} query heads sharing {count} key/value heads of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.", c.num_kv_heads)
+    elif c.num_heads == 1:
+        text = ngettext("{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layers, "
+                        "{heads} query head sharing {count} key/value head of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.",
+                        "{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layers, "
+                        "{heads} query head sharing {count} key/value heads of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.", c.num_kv_heads)
+    else:
+        text = ngettext("{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layers, "
+                        "{heads} query heads sharing {count} key/value head of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.",
+                        "{model} (its 4-bit {quantisation} weights, dequantised to float32): {layers} layers, "
+                        "{heads} query heads sharing {count} key/value heads of {dims} dimensions, RoPE base {base}, "
+                        "trained on {positions} positions.", c.num_kv_heads)
+    return Said(text.format(
+        model=MODEL_NAME, quantisation=QUANTISATION, layers=c.num_layers, heads=c.num_heads, count=c.num_kv_heads,
+        dims=c.head_dim, base=local_number(f"{c.rope_base:,g}"), positions=number(c.context_length, ",")),
         [Claim("layers", c.num_layers), Claim("query heads", c.num_heads), Claim("key/value heads", c.num_kv_heads),
          Claim("dimensions of a head", c.head_dim), Claim("RoPE base", c.rope_base),
          Claim("positions trained on", c.context_length)])
@@ -153,15 +171,21 @@ def shift_statement(view: ShiftView) -> Said:
     if c == 0:
         return Said(_("With c = 0 both runs are the same run: move the slider to shift every position."),
                     [Claim("shift", 0)])
-    moved = ngettext("{shift} position", "{shift} positions", c).format(shift=number(c, ","))
-    gaps = ngettext(
-        "The {count} token moved {moved} on: the largest change of a logit is {logit_gap} (the "
+    # one whole message per case: the tokens counted by ngettext, a shift of one position by its own message
+    gaps = (ngettext(
+        "The {count} token moved {shift} position on: the largest change of a logit is {logit_gap} (the "
         "largest logit in size is {logit_scale}), of an attention weight {weight_gap}, and {changed} of the {count} "
         "next-token predictions changed.",
-        "All {count} tokens moved {moved} on: the largest change of a logit is {logit_gap} (the "
+        "All {count} tokens moved {shift} position on: the largest change of a logit is {logit_gap} (the "
         "largest logit in size is {logit_scale}), of an attention weight {weight_gap}, and {changed} of the {count} "
-        "next-token predictions changed.", T).format(
-        count=T, moved=moved, logit_gap=number(effect.logit_gap, ".2g"),
+        "next-token predictions changed.", T) if c == 1 else ngettext(
+        "The {count} token moved {shift} positions on: the largest change of a logit is {logit_gap} (the "
+        "largest logit in size is {logit_scale}), of an attention weight {weight_gap}, and {changed} of the {count} "
+        "next-token predictions changed.",
+        "All {count} tokens moved {shift} positions on: the largest change of a logit is {logit_gap} (the "
+        "largest logit in size is {logit_scale}), of an attention weight {weight_gap}, and {changed} of the {count} "
+        "next-token predictions changed.", T)).format(
+        count=T, shift=number(c, ","), logit_gap=number(effect.logit_gap, ".2g"),
         logit_scale=number(effect.logit_scale, ".3g"), weight_gap=number(effect.attention_gap, ".2g"),
         changed=effect.changed_predictions)
     logit_room, weight_room = ROUNDING_ROOM * view.control_logit, ROUNDING_ROOM * view.control_weight
@@ -335,35 +359,40 @@ def pairs_statement(shares: llama.PairShares) -> Said:
               Claim("keys' slowest quarter's share", k_slow, "above" if k_more else "at most",
                     Reference(k_fast, "the keys' fastest quarter's share")),
               Claim("an even spread's share", even)]
+    # two sentences, each one whole message: the shares, with the quarter's pairs counted by their
+    # ngettext, then one message per verdict
     if q_more and k_more:
-        verdict = _("the slow pairs hold more than the fast ones for both, as Barbero et al. (2024) found the slowest "
-                    "pairs taking the largest share of the norm in Gemma 7B")
+        verdict = _("The slow pairs hold more than the fast ones for both, as Barbero et al. (2024) found the slowest "
+                    "pairs taking the largest share of the norm in Gemma 7B.")
     elif q_more:
-        verdict = _("the slow pairs hold more for the queries but not for the keys, where Barbero et al. (2024) found "
-                    "the slowest pairs taking the largest share of the norm in Gemma 7B")
+        verdict = _("The slow pairs hold more for the queries but not for the keys, where Barbero et al. (2024) found "
+                    "the slowest pairs taking the largest share of the norm in Gemma 7B.")
     elif k_more:
-        verdict = _("the slow pairs hold more for the keys but not for the queries, where Barbero et al. (2024) found "
-                    "the slowest pairs taking the largest share of the norm in Gemma 7B")
+        verdict = _("The slow pairs hold more for the keys but not for the queries, where Barbero et al. (2024) found "
+                    "the slowest pairs taking the largest share of the norm in Gemma 7B.")
     else:
-        verdict = _("the slow pairs hold no more than the fast ones, unlike what Barbero et al. (2024) found the "
-                    "slowest pairs taking the largest share of the norm in Gemma 7B")
+        verdict = _("The slow pairs hold no more than the fast ones, unlike what Barbero et al. (2024) found the "
+                    "slowest pairs taking the largest share of the norm in Gemma 7B.")
     return Said(ngettext(
-        "Averaged over every head, the {count} slowest pair hold {q_slow} of the queries' norm and {k_slow} of the "
-        "keys', the {count} fastest {q_fast} and {k_fast} (an even spread would give {even} each): {verdict}.",
+        "Averaged over every head, the {count} slowest pair holds {q_slow} of the queries' norm and {k_slow} of the "
+        "keys', the {count} fastest {q_fast} and {k_fast} (an even spread would give {even} each).",
         "Averaged over every head, the {count} slowest pairs hold {q_slow} of the queries' norm and {k_slow} of the "
-        "keys', the {count} fastest {q_fast} and {k_fast} (an even spread would give {even} each): {verdict}.",
+        "keys', the {count} fastest {q_fast} and {k_fast} (an even spread would give {even} each).",
         quarter).format(count=quarter, q_slow=_percent(q_slow), k_slow=_percent(k_slow), q_fast=_percent(q_fast),
-                        k_fast=_percent(k_fast), even=_percent(even), verdict=verdict), claims)
+                        k_fast=_percent(k_fast), even=_percent(even)) + " " + verdict, claims)
 
 
 def conventions_statement(c: llama.Conventions) -> Said:
     """What the wrong pairing does to the next-token loss (against the file's pairing), and that
     reordering brings it back (to the digits printed)."""
-    if f"{c.reordered:.3f}" == f"{c.right:.3f}":
-        back = _("gives {loss} again").format(loss=local_number(f"{c.reordered:.3f}"))
-    else:
-        back = _("gives {loss} against {right}").format(loss=local_number(f"{c.reordered:.4f}"),
-                                                         right=local_number(f"{c.right:.4f}"))
+    again = f"{c.reordered:.3f}" == f"{c.right:.3f}"  # the same to the three decimals printed
+    # one whole message per case: the loss after reordering, the same again or against the file's
+    back = (_("Reordering each head's rows first gives {loss} again (largest logit difference {gap}): the two "
+              "conventions are one rotation, with its dimensions permuted.") if again else
+            _("Reordering each head's rows first gives {loss} against {right} (largest logit difference {gap}): the "
+              "two conventions are one rotation, with its dimensions permuted.")).format(
+        loss=local_number(f"{c.reordered:.3f}" if again else f"{c.reordered:.4f}"),
+        right=local_number(f"{c.right:.4f}"), gap=number(c.reordered_gap, ".1g"))
     losses = dict(count=c.scored, right=local_number(f"{c.right:.3f}"), wrong=local_number(f"{c.wrong:.3f}"),
                   right_perplexity=number(min(float(torch.tensor(c.right).exp()), 1e30), ".3g"),
                   wrong_perplexity=number(min(float(torch.tensor(c.wrong).exp()), 1e30), ".3g"))
@@ -385,15 +414,12 @@ def conventions_statement(c: llama.Conventions) -> Said:
             "perplexity {right_perplexity} → {wrong_perplexity}).", c.scored)
     right = Reference(c.right, "the loss with the file's pairing")
     claims = [Claim("loss with split halves", c.wrong, "above" if c.wrong > c.right else "at most", right)]
-    if f"{c.reordered:.3f}" == f"{c.right:.3f}":  # "again": the same to the three decimals printed
+    if again:
         claims.append(Claim("loss after reordering", c.reordered, "equal",
                             Reference(c.right, "the loss with the file's pairing, to the 3 decimals printed", 5e-4)))
     else:
         claims.append(Claim("loss after reordering", c.reordered))
-    return Said(text.format(**losses) + " " + _(
-        "Reordering each head's rows first {back} (largest logit difference {gap}): the two conventions are one "
-        "rotation, with its dimensions permuted.").format(
-        back=back, gap=number(c.reordered_gap, ".1g")), claims)
+    return Said(text.format(**losses) + " " + back, claims)
 
 
 def rollout_statement(name: str, tokens: tuple[str, ...], row: torch.Tensor, layer: int) -> Said:

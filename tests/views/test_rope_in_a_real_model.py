@@ -183,7 +183,7 @@ def test_pairs_statement(data, pairs, heads):
     s = llama.PairShares(torch.ones(pairs), shares(heads), shares(1))
     text = rv.pairs_statement(s)
     quarter = max(1, pairs // 4)
-    said = re.search(r"the (\d+) slowest pairs? hold (\d+)% of the queries' norm and (\d+)% of the keys', the (\d+) "
+    said = re.search(r"the (\d+) slowest pairs? holds? (\d+)% of the queries' norm and (\d+)% of the keys', the (\d+) "
                      r"fastest (\d+)% and (\d+)% \(an even spread would give (\d+)% each\)", text)
     assert said, text
     q_slow, k_slow = float(s.query[..., -quarter:].sum(-1).mean()), float(s.key[..., -quarter:].sum(-1).mean())
@@ -275,7 +275,6 @@ def test_model_facts_are_the_configs(config):
     c = config
     said = rv.model_statement(c)
     assert "SmolLM2-135M-Instruct" in said and "Q4_1" in said  # the model run, by its name and weights
-    assert said.startswith(rv.model_name() + ": ")
     assert (f"{c.num_layers} layer{'s' if c.num_layers != 1 else ''}, {c.num_heads} query "
             f"head{'s' if c.num_heads != 1 else ''} sharing {c.num_kv_heads} key/value "
             f"head{'s' if c.num_kv_heads != 1 else ''} of {c.head_dim} dimensions") in said
@@ -295,7 +294,6 @@ def test_model_facts_are_the_configs(config):
     assert caption.claim("positions per turn of pair 0").value == pytest.approx(2 * math.pi, rel=1e-12)
     assert caption.claim("positions per turn of the last pair").value == pytest.approx(slowest, rel=1e-9)
     assert caption.claim("last pair").value == pairs - 1 and caption.claim("pairs").value == pairs
-    assert rv.model_name().claims == ()  # a name
 
 
 def test_a_change_fifty_times_the_rounding_control_is_not_called_rounding():
