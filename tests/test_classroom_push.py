@@ -1,7 +1,7 @@
-"""The class on a real server, at the protocol level: every attendee's page polls the room once a
-second (``st.fragment(run_every=)``, as the browser's timer runs it) and, when the presenter moves,
-the poll reruns the whole page (``st.rerun(scope="app")``), which moves to the presenter's view; the
-poll keeps every attendee counted as connected by its heartbeats."""
+"""The class on a real server, at the protocol level: every attendee's page waits on the class's
+route (the waiting component's loop, as the browser runs it; no fragment poll) and, when the
+presenter moves, the route's answer reruns the whole page, which moves to the presenter's view;
+the route's requests keep every attendee counted as connected by their heartbeats."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from benchmarks.browser import AppServer
 from benchmarks.classroom import SLIDER, slider_change
 from benchmarks.protocol.client import Tab
-from lab.classroom import POLL_SECONDS
+from lab.classroom import route
 from lab.rooms import open_rooms
 
 pytestmark = pytest.mark.slow  # two real servers
@@ -25,7 +25,7 @@ async def a_class(attendees: int, moves: list[int]) -> dict:
     env = {"PEKIT_ROOMS": f"{folder}/rooms.sqlite3"}
     rooms = open_rooms(env)
     code, key = rooms.create()
-    said: dict = {"polls": [], "shown": [], "ends": [], "seconds": []}
+    said: dict = {"polls": [], "waiting": [], "shown": [], "ends": [], "seconds": []}
     with AppServer(env=env) as desk, AppServer(env=env) as hall:
         presenter = Tab(desk.url, timeout=90)
         await presenter.open("encoding_heatmap", f"room={code}&key={key}")
@@ -33,6 +33,7 @@ async def a_class(attendees: int, moves: list[int]) -> dict:
         for tab in tabs:
             await tab.open("", f"room={code}")
             said["polls"].append(sorted(tab.auto_reruns.values()))
+            said["waiting"].append(tab.waiting is not None and tab.waiting[1]["room"] == code)
             tab.start_timers()
         for value in moves:
             runs = [asyncio.create_task(tab.unasked_run(timeout=60)) for tab in tabs]
@@ -50,10 +51,10 @@ async def a_class(attendees: int, moves: list[int]) -> dict:
     return said
 
 
-def test_the_attendees_polls_rerun_their_pages_when_the_presenter_moves():
+def test_the_class_s_route_reruns_the_attendees_pages_when_the_presenter_moves():
     said = asyncio.run(a_class(3, [40, 123, 40]))
-    assert said["polls"] == [[POLL_SECONDS]] * 3  # one poll a second on every attendee's page
+    assert said["polls"] == [[]] * 3 and said["waiting"] == [True] * 3  # no poll: every page waits on the route
     assert said["shown"] == [[True] * 3] * 3  # each move shown on every page, without a click
     assert said["ends"] == [[[]] * 3] * 3  # no exception in any of those runs
-    assert max(said["seconds"]) < 10 * POLL_SECONDS  # (within a few polls, however slow the machine)
+    assert max(said["seconds"]) < 10 * route.WAIT_SECONDS  # (however slow the machine)
     assert said["presence"] == (3, 3)  # their heartbeats: three connected, three following
