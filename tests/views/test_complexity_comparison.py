@@ -17,7 +17,7 @@ import pekit
 from lab.display import big_number, number
 from lab.i18n import _
 from lab.jobs import DONE, Job, JobBoard
-from lab.views.complexity_comparison import (BUDGET_BYTES, memory_cell, memory_column, memory_sentence,
+from lab.views.complexity_comparison import (BUDGET_BYTES, NAMES, _ranking_message, memory_cell, memory_column, memory_sentence,
                                              memory_size, MAX_MULTIPLY_ADDS, SWEEP_ENDS, SweepKey, SweepResult,
                                              cost_sentence, fuller_caption, measure, measured_caption, path_sentence, path_view,
                                              slope_line, slope_prose, sweep_caption, sweep_plan, sweep_result, theory_caption,
@@ -130,19 +130,24 @@ def test_cost_sentence_ranks_the_layers_as_the_table_counts_them(n, d, k):
     sentence = cost_sentence(view)
     costs = costs_of(n, d, k)
     assert dict(view.costs) == costs  # the record holds the whole count's numbers
-    names = {"CNN": "the CNN", "RNN": "the RNN", "Self-attention": "self-attention"}
     assert sentence.claim("length n").value == n
     assert (sentence.claim("CNN").value, sentence.claim("RNN").value) == (costs["CNN"], costs["RNN"])
     assert sentence.claim("self-attention").value == costs["Self-attention"]
-    assert sentence.startswith("At n = ") and " multiply-adds; from the cheapest: " in sentence
-    order = sentence.split("from the cheapest: ")[1].split(".")[0]
-    groups = [group.replace(" (equal)", "").split(" and ") for group in order.split(", then ")]
-    said = [[next(layer for layer, name in names.items() if name == g) for g in group] for group in groups]
-    for group in said:  # equal within a group, strictly rising from one group to the next
-        assert len({costs[layer] for layer in group}) == 1
-    assert [costs[g[0]] for g in said] == sorted({costs[g[0]] for g in said})
-    assert sorted(layer for group in said for layer in group) == sorted(costs)
-    assert all((" (equal)" in part) == (" and " in part) for part in order.split(", then "))
+    # the ranking, counted here: layers cheapest first (equal ones in the table's order), grouped where equal;
+    # the sentence is the module's message for that shape of ranking, naming the layers in that order
+    table_order = [layer for layer, _cost in view.costs]
+    ranked = sorted(costs, key=lambda layer: (costs[layer], table_order.index(layer)))
+    groups: list[list[str]] = []
+    for layer in ranked:
+        if groups and costs[groups[-1][0]] == costs[layer]:
+            groups[-1].append(layer)
+        else:
+            groups.append([layer])
+    first, second, third = (_(NAMES[layer]) for layer in ranked)
+    assert sentence.startswith(_ranking_message(groups).format(
+        n=number(n, ","), cnn=big_number(costs["CNN"]), rnn=big_number(costs["RNN"]),
+        attention=big_number(costs["Self-attention"]), first=first, second=second, third=third))
+    assert sentence.claim("costs from the cheapest").value == tuple(float(costs[layer]) for layer in ranked)
     assert costs["Self-attention"] > costs["RNN"]  # "never costs less than an RNN"
     assert sentence.claim("self-attention").relation == "above"  # never less than an RNN of the same width
     assert sentence.claim("self-attention").reference.value == costs["RNN"]
@@ -314,8 +319,8 @@ def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, devi
     table = result.slopes
     assert "nan" not in prose.lower()
     if len(ns) == 1:  # nothing to fit: said so, and the table shows no number
-        assert prose == (f"The sweep holds one length, n = {ns[0]}, and a slope needs at least two: choose a **to n** "
-                         "different from **from n** to see how each layer's time grows with n.")
+        assert prose.claim("lengths").value == 1 and prose.claim("n").value == ns[0] and len(prose.claims) == 2
+        assert str(ns[0]) in prose and not prose.comparisons
         assert table.columns[1] == "fitted slope (one length: none)" and table.iloc[:, 1].isna().all()
         return
     fitted = ns[len(ns) - max(2, math.ceil(len(ns) / 2)):]
