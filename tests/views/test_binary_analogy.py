@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import pekit
 from lab.display import number
+from lab.i18n import _
 from lab.views.binary_analogy import (DISTINCT_HELP, _distinct_rule, analogy_view, bit_match, bits_caption, counting_caption, cube, dial_sentence,
                                       distinct_help, equal_width_sentence, ladders, ladders_sentence, metric_labels,
                                       overlay_caption, same_width, steps_sentence, table_caption)
@@ -217,14 +218,20 @@ def test_ladders_sentence_names_the_bits_without_a_partner(bits, d, base):
     if len(waves) > 1:
         growth_claims = [c for c in sentence.claims if c.what == "growth per pair"]
         assert math.isclose(growth_claims[0].reference.value, waves[1] / waves[0], rel_tol=1e-6)
-    found = re.search(r"no column is slower than the (last pair|one pair|last one)'s ([\d,.]+) positions", sentence)
-    assert (found[1] == "one pair") == (len(waves) == 1)
-    assert (found[1] == "last one") == (len(waves) > 1 and d % 2 == 1)  # an odd d ends on a sine alone
-    longest = float(found[2].replace(",", ""))
-    if max(waves) < 100:  # three digits, as 2π ≈ 6.28 is written
-        assert found[2] == f"{max(waves):.3g}"
+    # the longest wavelength as written (three digits below 100, as 2π ≈ 6.28 is written; whole ones above), in the
+    # module's message for the case: one pair, an odd d's last column (a sine alone), or the last pair
+    if max(waves) < 100:
+        longest = f"{max(waves):.3g}"
     else:
-        assert abs(longest - max(waves)) <= 0.5
+        longest = next(x for x in re.findall(r"\d[\d,]*", sentence) if abs(int(x.replace(",", "")) - max(waves)) <= 0.5)
+    if len(waves) == 1:
+        case = _(", and no column is slower than the one pair's {longest} positions").format(longest=longest)
+    elif d % 2 == 1:
+        case = _(", and no column is slower than the last one's {longest} positions (column {column}, a sine without "
+                 "its cosine)").format(longest=longest, column=d - 1)
+    else:
+        case = _(", and no column is slower than the last pair's {longest} positions").format(longest=longest)
+    assert case in sentence
     unmatched = [c for c in sentence.claims if c.what == "the slowest unmatched fast bit's period"]
     if fast:  # no true partner: the bits and their periods, as written
         assert f" {', '.join(map(str, fast))} (" in sentence and f" {', '.join(str(2 ** (b + 1)) for b in fast)})" in sentence
@@ -336,7 +343,7 @@ def test_captions_and_labels_name_what_they_show(n, bits, d, base):
         flips = [i for i in range(1, n) if B[i, b] != B[i - 1, b]]
         assert flips == [i for i in range(1, n) if i % 2**b == 0]
     assert ("2^b" in caption) == (bits > 1)  # bit b's period, where there is more than bit 0
-    assert ("Each pixel is a block mean." in caption) == (not view.bits_exact)
+    assert caption.endswith(" " + _("Each pixel is a block mean.")) == (not view.bits_exact)  # the module's message
     text = table_caption(view)
     waves = wavelengths(d, base)
     assert text.holds()  # "slower from left to right": the whole row of wavelengths rises
