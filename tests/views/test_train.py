@@ -544,10 +544,15 @@ def test_progress_sentences_count_in_the_plural(count, ahead, waiting, running):
         assert [c.value for c in current.claims] == [step, cap, loss, share]
     now = Progress(count, 0.5, current, tuple(waiting), ahead, None)
     said = progress_text(now)
-    assert said.startswith(f"Training {count} scheme{'s' if count != 1 else ''}: ") and said.endswith(current)
+    # the module's message in the plural form for the count, ending with the running training's report
+    assert said == ngettext("Training {count} scheme: {current}", "Training {count} schemes: {current}", count).format(
+        count=count, current=current)
     assert said.claim("schemes").value == count and said.claims[1:] == getattr(current, "claims", ())
     said = waiting_sentence(now)
-    assert said.startswith(f"Waiting: {', '.join(waiting)} ({ahead} job{'s' if ahead != 1 else ''} ahead;")
+    assert said == ngettext(
+        "Waiting: {names} ({count} job ahead; one training runs at a time so nobody's page slows down).",
+        "Waiting: {names} ({count} jobs ahead; one training runs at a time so nobody's page slows down).",
+        ahead).format(names=", ".join(waiting), count=ahead)
     assert said.claim("jobs ahead").value == ahead and said.claim("trainings at a time").value == now.workers == 1
 
 # a click at the defaults: the informative contrast first, and a live run that stopped short says why ------
