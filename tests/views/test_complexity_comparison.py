@@ -54,10 +54,6 @@ def costs_of(n: int, d: int, k: int) -> dict[str, int]:
     return {"CNN": k * n * d * d, "RNN": n * d * d + n * d * d, "Self-attention": n * n * d + n * n * d + 4 * n * d * d}
 
 
-def words(a: int, b: int) -> str:
-    return "less than" if a < b else "as much as" if a == b else "more than"
-
-
 def chart_lines(spec: dict) -> dict[str, list[tuple[float, float]]]:
     """Each line of a cost chart: its (n, multiply-adds) points, by the legend's name."""
     rows = [row for values in spec["datasets"].values() for row in values if "multiply_adds" in row]
@@ -164,7 +160,9 @@ def test_cost_sentence_ranks_the_layers_as_the_table_counts_them(n, d, k):
         assert (never in sentence) == (not brute_less_than_cnn)
         for m in (1, max(1, math.ceil(limit) - 1), math.ceil(limit), n):
             assert (2 * m * m * d + 4 * m * d * d < k * m * d * d) == (m < limit)
-        assert f" it costs {words(costs['Self-attention'], costs['CNN'])} the CNN." in sentence
+        assert sentence.claim("self-attention against the CNN").relation == (  # less than, as much as, more than
+            "below" if costs["Self-attention"] < costs["CNN"] else "equal" if costs["Self-attention"] == costs["CNN"]
+            else "above")
     mixing = 2 * n * n * d
     assert "n² terms" not in sentence  # the chapter's count is the table's, above
     assert (mixing < costs["RNN"]) == (n < d) and (mixing < costs["CNN"]) == (n < k * d / 2)  # the formulas shown
@@ -365,18 +363,19 @@ def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, devi
     assert read_size(cells["Self-attention"]) == approx_size(explicit)
     for layer, value in (("CNN", 0), ("RNN", 0), ("Self-attention (fused)", fused_top)):
         assert (read_size(cells[layer]) == approx_size(value)) if cuda else cells[layer] == "none formed"
-    if cuda:
-        than = words(fused_top, explicit)
-        assert memory_sentence(result).claim("fused peak").reference.value == explicit
-        said = re.search(r"explicit attention peaked at (.+?) above what was allocated before the pass, and the fused "
-                         r"path \(torch's scaled_dot_product_attention, whose kernels can work in tiles without forming "
-                         r"the \(heads, n, n\) weights\) at (.+?): (.+?) the explicit one\.", prose)
-        assert said and said[3] == than, prose
-        assert read_size(said[1]) == approx_size(explicit) and read_size(said[2]) == approx_size(fused_top)
-    else:
-        said = re.search(rf"Explicit attention forms its \(heads, n, n\) weights, (.+?) at n = {top};", prose)
-        assert said and read_size(said[1]) == approx_size(explicit), prose
-        assert read_size(said[1]) > 0  # weights that exist are never written as nothing
+    memory = memory_sentence(result)
+    sizes = re.findall(r"\d[\d,.]* (?:B|KiB|MiB|GiB)\b", memory)  # the sizes it writes, in order
+    if cuda:  # explicit attention's peak, then the fused path's, and how the fused one stands to it
+        peak = memory.claim("fused peak")
+        assert peak.value == fused_top and peak.reference.value == explicit
+        assert peak.relation == ("below" if fused_top < explicit else "equal" if fused_top == explicit else "above")
+        assert memory.claim("n").value == top and memory.claim("explicit peak").value == explicit
+        assert len(sizes) == 2, memory
+        assert read_size(sizes[0]) == approx_size(explicit) and read_size(sizes[1]) == approx_size(fused_top)
+    else:  # the explicit weights' size at the largest n (memory is not measured off CUDA)
+        assert memory.claim("explicit weights' bytes").value == explicit and memory.claim("n").value == top
+        assert len(sizes) == 1 and read_size(sizes[0]) == approx_size(explicit), memory
+        assert read_size(sizes[0]) > 0 and f" {top}" in memory  # weights that exist are never written as nothing
 
 
 UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
