@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lab.i18n import _, ngettext
 from lab.views import classroom as v
 
 EXAMPLES = settings(max_examples=40, deadline=None)
@@ -40,10 +41,13 @@ def test_presence_sentence(connected, following):
     text = v.presence_sentence(connected, min(following, connected))
     assert text.claim("connected").value == connected
     if connected == 0:
-        assert "No attendee" in text
+        assert [c.what for c in text.claims] == ["connected"]  # the empty room's message: nobody to follow
     else:
         assert text.claim("following").value == min(following, connected)
-        assert (" attendees connected, " in text) == (connected != 1)
+        # the module's message in the plural form for the count, with both counts written
+        assert text == ngettext("{connected} attendee connected, {following} following you.",
+                                "{connected} attendees connected, {following} following you.", connected).format(
+            connected=f"{connected:,}", following=f"{min(following, connected):,}")
 
 
 @EXAMPLES
@@ -51,7 +55,10 @@ def test_presence_sentence(connected, following):
 def test_answered_sentence(answered, connected):
     text = v.answered_sentence(answered, connected)
     assert text.claim("answered").value == answered and text.claim("connected").value == connected
-    assert (" answers so far." in text) == (answered != 1)
+    assert text == " ".join((  # the module's messages in the plural form for each count
+        ngettext("{answered} answer so far.", "{answered} answers so far.", answered).format(answered=f"{answered:,}"),
+        ngettext("{connected} attendee connected.", "{connected} attendees connected.", connected).format(
+            connected=f"{connected:,}")))
 
 
 @EXAMPLES
@@ -61,11 +68,13 @@ def test_result_sentence(counts, data):
     text = v.result_sentence(v.Tally(tuple(counts), correct))
     total = sum(counts)
     if total == 0:
-        assert text == "Nobody answered this question."
+        assert text == _("Nobody answered this question.") and [(c.what, c.value) for c in text.claims] == [("answered", 0)]
     else:
         assert text.claim("right").value == counts[correct] and text.claim("answered").value == total
         assert text.claim("percent right").value == pytest.approx(100 * counts[correct] / total, abs=1e-12)
-        assert (" answers were right (" in text) == (total != 1)
+        assert text == ngettext("{right} of {answered} answer was right ({share} %).",  # the plural form for the count
+                                "{right} of {answered} answers were right ({share} %).", total).format(
+            right=f"{counts[correct]:,}", answered=f"{total:,}", share=f"{100 * counts[correct] / total:.0f}")
 
 
 @EXAMPLES
@@ -73,12 +82,14 @@ def test_result_sentence(counts, data):
 def test_verdict_sentence(mine, correct):
     text = v.verdict_sentence(mine, correct, OPTIONS)
     assert f"“{OPTIONS[correct]}”" in text
+    # no claim (the options are quoted): the module's message for the case, quoting the options
     if mine is None:
-        assert text.startswith("You did not answer")
+        assert text == _("You did not answer. The answer is “{answer}”.").format(answer=OPTIONS[correct])
     elif mine == correct:
-        assert text.endswith(": right.")
+        assert text == _("You answered “{answer}”: right.").format(answer=OPTIONS[mine])
     else:
-        assert f"“{OPTIONS[mine]}”" in text and "right" not in text
+        assert text == _("You answered “{mine}”; the answer is “{answer}”.").format(mine=OPTIONS[mine],
+                                                                                  answer=OPTIONS[correct])
 
 
 @EXAMPLES

@@ -17,7 +17,7 @@ import pekit
 from lab.display import big_number, number
 from lab.i18n import _
 from lab.jobs import DONE, Job, JobBoard
-from lab.views.complexity_comparison import (BUDGET_BYTES, memory_cell, memory_column, memory_sentence,
+from lab.views.complexity_comparison import (BUDGET_BYTES, NAMES, _ranking_message, memory_cell, memory_column, memory_sentence,
                                              memory_size, MAX_MULTIPLY_ADDS, SWEEP_ENDS, SweepKey, SweepResult,
                                              cost_sentence, fuller_caption, measure, measured_caption, path_sentence, path_view,
                                              slope_line, slope_prose, sweep_caption, sweep_plan, sweep_result, theory_caption,
@@ -52,10 +52,6 @@ def with_corners(test):
 def costs_of(n: int, d: int, k: int) -> dict[str, int]:
     """Every multiply-add of each layer, from the formulas (cost_terms' sums, recomputed)."""
     return {"CNN": k * n * d * d, "RNN": n * d * d + n * d * d, "Self-attention": n * n * d + n * n * d + 4 * n * d * d}
-
-
-def words(a: int, b: int) -> str:
-    return "less than" if a < b else "as much as" if a == b else "more than"
 
 
 def chart_lines(spec: dict) -> dict[str, list[tuple[float, float]]]:
@@ -130,19 +126,24 @@ def test_cost_sentence_ranks_the_layers_as_the_table_counts_them(n, d, k):
     sentence = cost_sentence(view)
     costs = costs_of(n, d, k)
     assert dict(view.costs) == costs  # the record holds the whole count's numbers
-    names = {"CNN": "the CNN", "RNN": "the RNN", "Self-attention": "self-attention"}
     assert sentence.claim("length n").value == n
     assert (sentence.claim("CNN").value, sentence.claim("RNN").value) == (costs["CNN"], costs["RNN"])
     assert sentence.claim("self-attention").value == costs["Self-attention"]
-    assert sentence.startswith("At n = ") and " multiply-adds; from the cheapest: " in sentence
-    order = sentence.split("from the cheapest: ")[1].split(".")[0]
-    groups = [group.replace(" (equal)", "").split(" and ") for group in order.split(", then ")]
-    said = [[next(layer for layer, name in names.items() if name == g) for g in group] for group in groups]
-    for group in said:  # equal within a group, strictly rising from one group to the next
-        assert len({costs[layer] for layer in group}) == 1
-    assert [costs[g[0]] for g in said] == sorted({costs[g[0]] for g in said})
-    assert sorted(layer for group in said for layer in group) == sorted(costs)
-    assert all((" (equal)" in part) == (" and " in part) for part in order.split(", then "))
+    # the ranking, counted here: layers cheapest first (equal ones in the table's order), grouped where equal;
+    # the sentence is the module's message for that shape of ranking, naming the layers in that order
+    table_order = [layer for layer, _cost in view.costs]
+    ranked = sorted(costs, key=lambda layer: (costs[layer], table_order.index(layer)))
+    groups: list[list[str]] = []
+    for layer in ranked:
+        if groups and costs[groups[-1][0]] == costs[layer]:
+            groups[-1].append(layer)
+        else:
+            groups.append([layer])
+    first, second, third = (_(NAMES[layer]) for layer in ranked)
+    assert sentence.startswith(_ranking_message(groups).format(
+        n=number(n, ","), cnn=big_number(costs["CNN"]), rnn=big_number(costs["RNN"]),
+        attention=big_number(costs["Self-attention"]), first=first, second=second, third=third))
+    assert sentence.claim("costs from the cheapest").value == tuple(float(costs[layer]) for layer in ranked)
     assert costs["Self-attention"] > costs["RNN"]  # "never costs less than an RNN"
     assert sentence.claim("self-attention").relation == "above"  # never less than an RNN of the same width
     assert sentence.claim("self-attention").reference.value == costs["RNN"]
@@ -159,7 +160,9 @@ def test_cost_sentence_ranks_the_layers_as_the_table_counts_them(n, d, k):
         assert (never in sentence) == (not brute_less_than_cnn)
         for m in (1, max(1, math.ceil(limit) - 1), math.ceil(limit), n):
             assert (2 * m * m * d + 4 * m * d * d < k * m * d * d) == (m < limit)
-        assert f" it costs {words(costs['Self-attention'], costs['CNN'])} the CNN." in sentence
+        assert sentence.claim("self-attention against the CNN").relation == (  # less than, as much as, more than
+            "below" if costs["Self-attention"] < costs["CNN"] else "equal" if costs["Self-attention"] == costs["CNN"]
+            else "above")
     mixing = 2 * n * n * d
     assert "n² terms" not in sentence  # the chapter's count is the table's, above
     assert (mixing < costs["RNN"]) == (n < d) and (mixing < costs["CNN"]) == (n < k * d / 2)  # the formulas shown
@@ -210,7 +213,9 @@ def test_path_sentence_counts_layers_and_steps(path_n, k):
     assert view.cnn_layers == layers == graph.rows["CNN"] - 1
     assert sentence.claim("tokens").value == path_n
     assert sentence.claim("RNN steps").value == steps and sentence.claim("self-attention steps").value == 1
-    assert "The chapter argues that shorter paths" in sentence  # the chapter's claim, not measured here
+    # the chapter's claim, not measured here: the module's message, which says it is the chapter's
+    assert sentence.endswith(_("self-attention joins every pair directly, in **one step**. The chapter argues that "
+                               "shorter paths make long-range dependencies easier to learn."))
 
 
 @settings(max_examples=40, deadline=None)
@@ -314,8 +319,8 @@ def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, devi
     table = result.slopes
     assert "nan" not in prose.lower()
     if len(ns) == 1:  # nothing to fit: said so, and the table shows no number
-        assert prose == (f"The sweep holds one length, n = {ns[0]}, and a slope needs at least two: choose a **to n** "
-                         "different from **from n** to see how each layer's time grows with n.")
+        assert prose.claim("lengths").value == 1 and prose.claim("n").value == ns[0] and len(prose.claims) == 2
+        assert str(ns[0]) in prose and not prose.comparisons
         assert table.columns[1] == "fitted slope (one length: none)" and table.iloc[:, 1].isna().all()
         return
     fitted = ns[len(ns) - max(2, math.ceil(len(ns) / 2)):]
@@ -358,18 +363,19 @@ def test_slope_prose_says_what_each_fitted_slope_says(low, high, exponents, devi
     assert read_size(cells["Self-attention"]) == approx_size(explicit)
     for layer, value in (("CNN", 0), ("RNN", 0), ("Self-attention (fused)", fused_top)):
         assert (read_size(cells[layer]) == approx_size(value)) if cuda else cells[layer] == "none formed"
-    if cuda:
-        than = words(fused_top, explicit)
-        assert memory_sentence(result).claim("fused peak").reference.value == explicit
-        said = re.search(r"explicit attention peaked at (.+?) above what was allocated before the pass, and the fused "
-                         r"path \(torch's scaled_dot_product_attention, whose kernels can work in tiles without forming "
-                         r"the \(heads, n, n\) weights\) at (.+?): (.+?) the explicit one\.", prose)
-        assert said and said[3] == than, prose
-        assert read_size(said[1]) == approx_size(explicit) and read_size(said[2]) == approx_size(fused_top)
-    else:
-        said = re.search(rf"Explicit attention forms its \(heads, n, n\) weights, (.+?) at n = {top};", prose)
-        assert said and read_size(said[1]) == approx_size(explicit), prose
-        assert read_size(said[1]) > 0  # weights that exist are never written as nothing
+    memory = memory_sentence(result)
+    sizes = re.findall(r"\d[\d,.]* (?:B|KiB|MiB|GiB)\b", memory)  # the sizes it writes, in order
+    if cuda:  # explicit attention's peak, then the fused path's, and how the fused one stands to it
+        peak = memory.claim("fused peak")
+        assert peak.value == fused_top and peak.reference.value == explicit
+        assert peak.relation == ("below" if fused_top < explicit else "equal" if fused_top == explicit else "above")
+        assert memory.claim("n").value == top and memory.claim("explicit peak").value == explicit
+        assert len(sizes) == 2, memory
+        assert read_size(sizes[0]) == approx_size(explicit) and read_size(sizes[1]) == approx_size(fused_top)
+    else:  # the explicit weights' size at the largest n (memory is not measured off CUDA)
+        assert memory.claim("explicit weights' bytes").value == explicit and memory.claim("n").value == top
+        assert len(sizes) == 1 and read_size(sizes[0]) == approx_size(explicit), memory
+        assert read_size(sizes[0]) > 0 and f" {top}" in memory  # weights that exist are never written as nothing
 
 
 UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}

@@ -185,9 +185,14 @@ def test_each_questions_numbers_are_those_of_the_view_it_cites():
     first = live.query_step(tokens, lesson.HIDDEN, lesson.HEADS, lesson.SEED, False, 0, 1)
     second = live.query_step(tokens, lesson.HIDDEN, lesson.HEADS, lesson.SEED, False, 0, 4)
     assert qkv.explanation.holds()
-    assert f"{number(first.scores[4], '.3f')} and {number(second.scores[1], '.3f')}" in qkv.explanation
-    # the lesson's layer is untrained: its matrices are not called learned without saying so
-    assert "random in the lesson's untrained layer" in qkv.explanation
+    # the module's message with the two scores, one way then the other; the lesson's layer is untrained: its
+    # matrices are not called learned without saying they are random there
+    assert qkv.explanation == _(
+        "Each token's query, key and value are made from its own vector by three different matrices (learned in "
+        "training; random in the lesson's untrained layer). Were query and key the same vector, the score of “{a}” "
+        "looking at “{b}” would equal the score the other way; in the lesson's layer they are {one} and "
+        "{other}.").format(a=tokens[1], b=tokens[4], one=number(first.scores[4], ".3f"),
+                           other=number(second.scores[1], ".3f"))
 
     shift = concept._solve_shift()
     table = heatmap_view.table_view(64, 32, 10000, 0, "interleaved")

@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lab.display import number
-from lab.i18n import _
+from lab.i18n import _, ngettext
 from lab.views import encoding_heatmap as views
 
 # (n, d, base, start, layout): the page's corners, the sizes where a picture or the download
@@ -98,8 +98,17 @@ def check_table_caption(view: views.TableView) -> None:
         even = grid[0] * rows == view.n and grid[1] * cols == view.d
         assert caption.claim("positions per block").value == rows and caption.claim("columns per block").value == cols
         assert (caption.claim("pixel rows").value, caption.claim("pixel columns").value) == grid
-        assert ("a block of up to " in caption) == (not even)
-        assert ("the last blocks are smaller" in caption) == (not even)
+        # the module's message for the case: blocks that tile the table evenly, or up to that size, the last smaller
+        sizes = dict(rows=number(view.n, ","), columns=number(view.d, ","), count=number(view.n * view.d, ","),
+                     grid_rows=number(grid[0], ","), grid_columns=number(grid[1], ","),
+                     block_rows=ngettext("{count} position", "{count} positions", rows).format(count=number(rows, ",")),
+                     block_columns=ngettext("{count} column", "{count} columns", cols).format(count=number(cols, ",")))
+        assert caption.startswith((
+            _("{rows} × {columns} = {count} entries are more than a chart can show one by one: each pixel is the mean "
+              "of a block of {block_rows} × {block_columns} ({grid_rows} × {grid_columns} pixels).") if even else
+            _("{rows} × {columns} = {count} entries are more than a chart can show one by one: each pixel is the mean "
+              "of a block of up to {block_rows} × {block_columns} ({grid_rows} × {grid_columns} pixels; the last "
+              "blocks are smaller).")).format(**sizes))
         assert caption.endswith(" " + _("Lower n or d to see every entry."))
         # the blocks named cover the whole table, and the picture has the pixels the caption counts
         assert grid[0] * rows >= view.n and grid[1] * cols >= view.d
@@ -165,7 +174,10 @@ def check_pairs_caption(view: views.TableView) -> None:
     P = table64(4, view.d, view.base, 0, view.layout)  # positions 0 to 3: sin 0 = 0, cos 0 = 1
     if view.d == 1:
         assert caption.claim("d").value == 1
-        assert ("one column is zero" in caption) == (not P.any())
+        # the module's message for the case: tensor2tensor's one column is zero, interleaved's is the sine
+        assert caption == (_("d = 1 in the tensor2tensor layout has no sine/cosine pair: its one column is zero.")
+                           if not P.any() else
+                           _("d = 1 holds one column: the sine of the fastest frequency, without its cosine."))
         return
     odd = [c.value for c in caption.claims if c.what == "last column"]
     assert odd == ([view.d - 1] if view.d % 2 else [])
@@ -225,7 +237,7 @@ def check_offsets_caption(view: views.TableView) -> None:
         assert not any(c.what == "starting rows" for c in caption.claims)
     else:
         assert caption.claim("starting rows").value == min(view.n, 64)
-        assert ("evenly spaced starting rows" in caption) == (view.n > 64)
+        assert (_("at {count} evenly spaced starting rows i").format(count=64) in caption) == (view.n > 64)
     top = min(view.n - 1, 512)
     assert view.max_offset == top and caption.claim("largest offset drawn").value == top
     beyond = [c.relation for c in caption.claims if c.what == "largest offset in the table"]
@@ -247,7 +259,14 @@ def check_offsets_text(view: views.TableView) -> None:
     widest = [c.value for c in text.claims if c.what == "widest band"]
     assert widest == ([] if view.d == 1 and view.n == 1 else [view.max_spread])
     if view.unpaired_sine:
-        assert "does depend on i: " in text
+        # the module's message for the case: the sine alone (d = 1) or the unpaired last sine column makes the
+        # product depend on i, as wide as the band measured (or one row: no other start to compare)
+        band = (_("the band is {width} wide at its widest.").format(width=number(widest[0], ".2g")) if view.n > 1
+                else _("with one row there is no other start to compare, so the band cannot show it."))
+        assert (_(r"With d = 1 there is no sine/cosine pair: the one column is the sine $\sin(i)$, and "
+                  r"$\sin(i)\sin(i+\delta)$ does depend on i: {band}") if view.d == 1 else
+                _(r"The unpaired last sine column of an odd d adds $\sin(i\omega)\sin((i+\delta)\omega)$, "
+                  r"which does depend on i: {band}")).format(band=band) in text
         # d = 1 has no pair at all: the text says so, with d
         assert [c.value for c in text.claims if c.what == "d"] == ([1] if view.d == 1 else [])
         # without the unpaired column the band is a line: all of the width comes from it
@@ -345,7 +364,14 @@ def check_reading_text(setting) -> None:
             assert not any(c.what.startswith("last column's") for c in text.claims) and not P[:, last].any()
         else:
             f = changes[last]
-            assert text.claim("last column's sign changes").value == f and ("never changes sign" in text) == (f == 0)
+            assert text.claim("last column's sign changes").value == f
+            # the module's message for a column that never changes sign, with the range claimed
+            never = _("The last column, {column}, never changes sign and moves within a range of {span} over the whole "
+                      "table (from {low} to {high}).").format(
+                column=last, span=number(text.claim("last column's range").value, ".3g"),
+                low=number(text.claim("last column's lowest").value, ".6g"),
+                high=number(text.claim("last column's highest").value, ".6g"))
+            assert (never in text) == (f == 0)
             lo, hi = P[:, last].min(), P[:, last].max()
             assert math.isclose(text.claim("last column's range").value, hi - lo, rel_tol=1e-5, abs_tol=1e-6)
             # the range's ends as written, with minus signs, not hyphens

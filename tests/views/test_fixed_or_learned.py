@@ -280,8 +280,8 @@ def test_offset_statement_states_the_similarities_shown(max_offset):
     control, _width = by_offset("control")
     for d in shown:  # beside the learned similarities, the control's at the same offsets: neighbours alike by chance
         check_against_control(text, f"learned: mean similarity at δ = {d}", learned[d], control[d], tol=1e-4)
-        said = re.search(rf"δ = {d}: ({NUMBER}) learned, ({NUMBER}) sinusoidal", text)
-        assert abs(read(said[1]) - learned[d]) <= 0.0051 and abs(read(said[2]) - sinusoidal[d]) <= 0.0051
+        said = re.findall(NUMBER, text.split(f"δ = {d}: ", 1)[1])  # the learned table's number, then the sinusoidal's
+        assert abs(read(said[0]) - learned[d]) <= 0.0051 and abs(read(said[1]) - sinusoidal[d]) <= 0.0051
         assert f"{number(control[d], '.2f')} at δ = {d}" in text
     for name, widths in (("learned", learned_width), ("sinusoidal", sin_width)):
         width = float(widths[: min(max_offset, 511) + 1].max())
@@ -290,8 +290,7 @@ def test_offset_statement_states_the_similarities_shown(max_offset):
         if claim.relation == "below":  # the band stays a line
             assert width < lp.SAME / 2 and f"{number(claim.value, '.1e')}" in text
         else:
-            assert width > 2 * lp.SAME and abs(read(text.split(f"the band of the {name} table is up to ")[1].split()[0])
-                                               - width) <= 0.0051
+            assert width > 2 * lp.SAME and number(claim.value, ".2f") in text
 
 
 def numpy_gap(scores: np.ndarray, a: int, b: int) -> float:
@@ -307,6 +306,14 @@ def numpy_periods(scores: np.ndarray) -> list[float]:
     return [scores.shape[0] / int(p) if p else math.inf for p in peak]
 
 
+def written_in_order(text: str, numbers: list[str]) -> None:
+    """Each of ``numbers`` is written in ``text``, one after another."""
+    at = 0
+    for written in numbers:
+        assert written in text[at:], f"{written!r} not after {text[:at]!r} in {text!r}"
+        at = text.index(written, at) + len(written)
+
+
 def check_components_statement(view, k):
     text = lp.components_statement(view)
     assert text.holds()  # each wave word against 2 sign changes, each phase against the tolerance
@@ -314,34 +321,58 @@ def check_components_statement(view, k):
     scores = c.scores.numpy()
     n = scores.shape[0]
     periods = numpy_periods(scores)
-    assert text.startswith(f"{view.title}: ") and text.count("of the variance") == k
+    assert text.startswith(f"{_(view.title)}: ")
+    # the components' clauses, then the pairs' (no number written ends in ". " or holds "; ")
+    components, pairing = text[len(_(view.title)) + 2:].split(". ")[:2]
+    components, pairing = components.split("; "), pairing.rstrip(".").split("; ")
+    assert len(components) == k
     for i in range(k):
         crossings = int((np.sign(scores[1:, i]) * np.sign(scores[:-1, i]) < 0).sum())
-        noun = "sign change" if crossings == 1 else "sign changes"
+        # each component's numbers, in order: its index, share of the variance, sign changes and period
+        written_in_order(components[i], [f"PC{i + 1}", f"{float(c.explained[i]):.1%}", f"{crossings}"]
+                         + ([f"{periods[i]:.1f}"] if periods[i] < n else []))
         # one wave over the table crosses 0 at most twice; more sign changes are faster wiggles over it
-        slow = ("one slow wave over the whole table" if crossings <= 2 else
-                "a strongest period as long as the whole table, with faster wiggles over it")
-        wave = ("a trend with no repeat" if periods[i] == math.inf else
-                slow if periods[i] >= n else f"a strongest period of {periods[i]:.1f}")
-        assert f"PC{i + 1} {float(c.explained[i]):.1%} of the variance, {crossings} {noun}, {wave}" in text
+        wave = [x for x in text.claims if x.what == f"PC{i + 1}: sign changes"]
+        if math.isfinite(periods[i]) and periods[i] >= n:
+            assert wave[0].value == crossings and wave[0].relation == ("at most" if crossings <= 2 else "above")
+        else:
+            assert wave == []
+        assert (f"{periods[i]:.1f}" in components[i]) == (periods[i] < n)  # a trend or the whole table: no period
     same = {(a, b) for a in range(k) for b in range(a + 1, k)
             if math.isfinite(periods[a]) and abs(periods[a] - periods[b]) <= 0.01 * periods[a]}
     gaps = {pair: numpy_gap(scores, *pair) for pair in same}
-    pairs = [pair for pair in sorted(same) if f"PC{pair[0] + 1} and PC{pair[1] + 1} share a period of "
-             f"{periods[pair[0]]:.1f} positions and are {gaps[pair]:.0f}° apart in phase, like the sine" in text]
+
+    def gap_claims(a, b):
+        return [x for x in text.claims if x.what == f"PC{a + 1}, PC{b + 1}: phase gap's distance from 90°"]
+
+    def clause(a, b):  # the one clause that names both components first
+        (said,) = [x for x in pairing if x.startswith(f"PC{a + 1}") and f"PC{b + 1}" in x[len(f"PC{a + 1}"):][:12]]
+        return said
+
+    # a pair: its phase gap claimed within the tolerance of 90°
+    pairs = [pair for pair in sorted(same) if any(x.relation == "at most" and x.reference.value == lp.PHASE_TOLERANCE
+                                                  for x in gap_claims(*pair))]
     used = [i for pair in pairs for i in pair]
     assert len(used) == len(set(used)), "a component partners two"
     assert all(abs(gaps[pair] - 90) <= lp.PHASE_TOLERANCE for pair in pairs)
+    for a, b in pairs:
+        assert math.isclose(gap_claims(a, b)[0].value, abs(gaps[(a, b)] - 90), abs_tol=0.5)
+        written_in_order(clause(a, b), [f"PC{a + 1}", f"PC{b + 1}", f"{periods[a]:.1f}", f"{gaps[(a, b)]:.0f}°"])
     for a, b in sorted(same - set(pairs)):  # every other shared period is said, with why it is no pair
-        start = f"PC{a + 1} and PC{b + 1} share a period of {periods[a]:.1f} positions but are {gaps[(a, b)]:.0f}° apart"
-        assert start in text
+        written = [f"PC{a + 1}", f"PC{b + 1}", f"{periods[a]:.1f}", f"{gaps[(a, b)]:.0f}°"]
         if abs(gaps[(a, b)] - 90) <= lp.PHASE_TOLERANCE:  # only because one of them is taken, closer to 90°
             taken = a if a in used else b
             mate = next(x for pair in pairs if taken in pair for x in pair if x != taken)
             assert taken in used and abs(gaps[tuple(sorted((taken, mate)))] - 90) <= abs(gaps[(a, b)] - 90)
-            assert f"{start} while PC{taken + 1} already pairs with PC{mate + 1}" in text
+            closer = [x for x in gap_claims(*sorted((taken, mate))) if x.reference.value != lp.PHASE_TOLERANCE]
+            assert [x.relation for x in closer] == ["at most"] and closer[0].holds()
+            assert math.isclose(closer[0].reference.value, abs(gaps[(a, b)] - 90), abs_tol=0.5)
+            written_in_order(clause(a, b), written + [f"PC{taken + 1}", f"PC{mate + 1}"])
         else:
-            assert f"{start}, more than {lp.PHASE_TOLERANCE:.0f}° from the 90°" in text
+            (off,) = gap_claims(a, b)
+            assert off.relation == "above" and off.reference.value == lp.PHASE_TOLERANCE
+            assert math.isclose(off.value, abs(gaps[(a, b)] - 90), abs_tol=0.5)
+            written_in_order(clause(a, b), written + [f"{lp.PHASE_TOLERANCE:.0f}°"])
     no_pair = _("No two components pair up as a sine and its cosine would (one period, 90° apart in phase, "
                 "within {tolerance}°)").format(tolerance=lp._n(lp.PHASE_TOLERANCE, ".0f"))
     assert (no_pair in text) == (not pairs and k > 1)  # the module's own messages for each case

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from lab.i18n import _
 from lab.views import live_attention as live
 from tests.bilingual import digit_runs
 
@@ -35,7 +36,10 @@ def test_shape_sentences_state_the_shapes(n, hidden, heads):
     qkv = live.qkv_statement(shape)
     assert [qkv.claim(w).value for w in ("tokens", "hidden", "heads", "head size")] == [n, hidden, heads, hidden // heads]
     # the page's layer is untrained: its matrices are not called learned without saying they are random here
-    assert "learned in training; random in this untrained layer" in qkv and f"learned {hidden}" not in qkv
+    assert qkv.startswith(_("In **self**-attention all three come from the same input X ({n} × {hidden}, a row per "
+                            "token), through three different {hidden} × {hidden} matrices (learned in training; random "
+                            "in this untrained layer): Q = XW_q, K = XW_k, V = XW_v. ").format(n=n, hidden=hidden))
+    assert f"learned {hidden}" not in qkv
     # every number written, once per place: X's n × hidden, the matrices' hidden × hidden, the heads (only when
     # several) and their columns, the heads' outputs n × hidden (the 1-head message names no count: no "1 heads")
     stated = f"{n} {hidden} {hidden} {hidden} {str(heads) + ' ' if heads > 1 else ''}{hidden // heads} {n} {hidden}"
@@ -316,4 +320,7 @@ def test_query_step_statement_states_the_three_steps(sentence, hidden, heads, se
     assert abs(float(weights.sum()) - 1) < 1e-12  # "weights that sum to 1"
     assert all((scores[i] < scores[j]) == (weights[i] < weights[j]) for i in range(n) for j in range(n))  # larger→larger
     shown = min(8, hs)
-    assert said.claim("values shown").value == shown and ("of them shown" in said) == (shown == hs)
+    assert said.claim("values shown").value == shown
+    # step 3 writes the head size, then all of them shown, or the first `shown` of them
+    assert re.findall(r"\d+", said.split(" 3. ", 1)[1])[:3 if shown < hs else 2] == (
+        [f"{hs}", f"{shown}", f"{hs}"] if shown < hs else [f"{hs}", f"{hs}"])

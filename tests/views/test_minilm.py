@@ -12,6 +12,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from lab.display import number
+from lab.i18n import _
 from lab.views import minilm as mini
 from lab.views import minilm_lookups as lookups
 from pekit.text import MAX_CHARS
@@ -30,10 +32,6 @@ WORDS = st.sampled_from(["didn't", "well-known", "2024", "3.14", "café", "naïv
 TYPED = st.lists(st.one_of(WORDS, st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)),
                                           min_size=1, max_size=8)), min_size=1, max_size=8)
 SPACES = st.sampled_from([" ", "  ", "\t", "\n", "\u00a0"])
-
-
-def _unescape(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text)
 
 
 @settings(max_examples=30, deadline=None)
@@ -108,8 +106,11 @@ def test_pieces_statement_follows_the_word_pieces(words, space):
                       **({"pieces read of the cut word": partial} if partial else {}),
                       **({"written words read as several pieces": len(split)} if split else {})}
     # the numbers written, and the language: which case the sentence tells
-    assert said.startswith(f"{len(encoded.tokens)} word pieces: [CLS] first, [SEP] last, and {inner} piece")
-    assert (f" of {written} written word" in said) == (written > 0)
+    # the first sentence writes the pieces, those between [CLS] and [SEP], the written words read whole (when there
+    # are any), and how many pieces of a cut word were read (where more than one): no typed text in it
+    start, rest = said.split(". ", 1)
+    assert re.findall(r"\d+", start) == [str(x) for x in (len(encoded.tokens), inner) + (
+        (written,) if written else ()) + ((partial,) if partial > 1 or (partial and not written) else ())]
     # "whose other pieces are cut" only with a cut word: its claim is there only then (the claims above)
     # 'same word' is empty when no word of the tokenizer has two pieces read (pekit.pretrained.head_patterns): the
     # sentence says so exactly when it claims no piece continuing a word (##)
@@ -117,17 +118,20 @@ def test_pieces_statement_follows_the_word_pieces(words, space):
     same_word_empty = len(set(ids)) == len(ids)
     assert (claims["pieces continuing a word"] == 0) == same_word_empty
     if not split:  # no "became several pieces": no such claim (the claims above)
-        assert bool(hashes) == bool(re.search(rf"\b{hashes} pieces? that continues? a word \(##\) here", said))
+        assert re.findall(r"\d+", rest) == ([str(hashes)] if hashes else [])  # the pieces continuing a word (##)
         assert not hashes or partial
     else:
-        assert f"{len(split)} {'whole ' if partial else ''}written word" in said and "became several pieces" in said
+        # their count written (whether a word was cut, the sentence's "whole", is the cut word's claim, above)
+        assert f"{len(split)} " in said
         first = by_span[split[0]]
         word = read[encoded.offsets[first[0]][0]:encoded.offsets[first[-1]][1]]
-        example_said = _unescape(said.split(", e.g. ", 1)[1].split(" → ", 1)[0])
-        assert example_said == (word if len(word) <= 40 else word[:39] + "…")
-        parts = _unescape(said.split(" → ", 1)[1].split(". The tokenizer", 1)[0])
-        assert parts.removesuffix(" …").split(" | ") == [encoded.tokens[i] for i in first][:12]
-        assert (f"({hashes} piece{'s' if hashes != 1 else ''} here)." in said) == bool(hashes)
+        # the example: the first written word that became several pieces, and its pieces (as the page writes words)
+        parts = [encoded.tokens[i] for i in first]
+        shown = word if len(word) <= 40 else word[:39] + "…"
+        example = f"{mini._plain(shown)} → {mini._plain(' | '.join(parts[:12]))}{' …' if len(parts) > 12 else ''}"
+        assert example in said
+        # after it, the pieces continuing a word (##) are counted, or said to be none
+        assert re.findall(r"\d+", said.split(example, 1)[1]) == ([str(hashes)] if hashes else [])
 
 
 TEXTS_ANY = st.one_of(st.sampled_from(TEXTS + ["x y", "[CLS] it", "a.b-c 12,5 l'été", "it it it"]),
@@ -365,30 +369,34 @@ def test_order_and_positions_statements_state_the_gaps(text, seed):
     layers = ", ".join(f"{g:.2f}" for g in order.gap_learned)
     if identity:
         assert len({w for w in encoded.word_ids if w is not None}) == 1 and learned == 0 and zero == 0
-        assert said.startswith("The shuffle leaves every word in its slot") and said.endswith(
-            "with the learned positions the weights differ by at most 0, with them zeroed by at most 0.")
-        # one word: the count of words the sentence says can move is the count that moved, none
-        moves = re.search(r"the text has (one|\w+) word(?:s)?(?: to move|: nothing to move)", said)
-        assert moves and moves[0].endswith("nothing to move"), f"the sentence says {moves[0]!r}, and 0 words moved"
+        # one word, nothing to move: the module's message for the case, both differences 0
+        assert said == _("The shuffle leaves every word in its slot (the text has one word: nothing to move): with the "
+                         "learned positions the weights differ by at most {learned}, with them zeroed by at most "
+                         "{zero}.").format(learned="0", zero="0")
     elif same:
         # the shuffled text is the text as typed: its weights are those typed, compared at other slots
         assert np.array_equal(shuffled["learned"], typed["learned"])
         assert learned == pytest.approx(copies["learned"], abs=1e-6) and zero == pytest.approx(copies["zero"], abs=1e-6)
-        assert said.startswith("This shuffle only swaps identical words: the shuffled pieces are the pieces as typed")
+        assert said.startswith(_("This shuffle only swaps identical words: the shuffled pieces are the pieces as "
+                                 "typed, so the model gives them the same weights. Following each word to its new slot "
+                                 "therefore compares each copy of a word with the copy whose slot it took."))
         assert "the model reads the order" not in said and "new place" not in said
         if learned >= mini.ROUND_OFF:
             assert f"{max(order.gap_learned):.2f}" in said and f"{layers})" in said
         assert (" 0: exactly the same." in said) == (zero == 0)
     elif learned >= mini.ROUND_OFF:
-        assert f"the weights change by up to {max(order.gap_learned):.2f}, the last layer's outputs by up to " \
-               f"{order.hidden_learned:.2f}: the model reads the order" in said  # each layer's: in the table
+        assert _("With the learned positions, following each word to its new place, the weights change by up to "
+                 "{gap}, the last layer's outputs by up to {hidden}: the model reads the order.").format(
+            gap=f"{max(order.gap_learned):.2f}", hidden=f"{order.hidden_learned:.2f}") in said  # each layer's: in the table
         # "the model reads the order": the learned change above its control (checked below) and round-off
         assert said.claim("learned positions: largest weight change").relation == "at least"
         assert not said.startswith("This shuffle only swaps")
     else:  # "nothing to reorder": the learned change below round-off, and not compared with its control
         assert said.claim("learned positions: largest weight change").relation == "below"
         assert "learned positions: largest weight change, against the control" not in {c.what for c in said.claims}
-    assert ("float round-off" in said) == (0 < zero < mini.ROUND_OFF)
+    round_off = _("{gap}: float round-off").format(  # the module's words for a gap within round-off, not 0
+        gap=number(said.claim("positions zeroed: largest weight change").value, ".1e"))
+    assert (round_off in said) == (0 < zero < mini.ROUND_OFF)
     # the claims: each change against round-off, the learned model's against its control (the same
     # shuffle with the positions zeroed), with the gaps recomputed here
     assert said.holds()

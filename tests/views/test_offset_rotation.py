@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import pekit
 from lab.display import number
+from lab.i18n import _
 from lab.views import offset_rotation as views
 from pekit import rotation, seeded
 from tests.bilingual import digit_runs
@@ -155,14 +156,26 @@ def test_circle_text_states_the_pair_s_frequency_and_turn(setting):
     text = views.circle_text(view)
     assert m(f"for ω_{pair} = {number(view.omega, '.6g')}. ") in text
     if delta == 0:
-        assert text.endswith("the angle δ·ω_j is 0 for every pair.")
+        assert text.endswith(_("With δ = 0 every position stays where it is: the angle δ·ω_j is 0 for every pair."))
         return
     step = f"i − {-delta}" if delta < 0 else f"i + {delta}"  # never "i + -5"
     assert step in text
-    if count > 1:
-        assert text.startswith("Each blue point") and "Every orange arrow" in text and text.endswith("wherever it starts.")
-    else:
-        assert text.startswith("The blue point") and "The orange arrow" in text and "wherever" not in text
+    # the module's messages for the case: many points and arrows or one, turning forwards or back (the angle's
+    # sign); each arrow message ends after the angle swept, in degrees
+    point = (_("Each blue point is one position i, drawn at (sin iω_j, cos iω_j) for ω_{j} = {omega}. ") if count > 1
+             else _("The blue point is position i, drawn at (sin iω_j, cos iω_j) for ω_{j} = {omega}. "))
+    arrows = {(True, False): _("Every orange arrow goes from i to i {step}, and every arrow sweeps the same angle "
+                               "δ·ω_{j} = {radians} rad ({sweep}), wherever it starts."),
+              (True, True): _("Every orange arrow goes from i to i {step}, and every arrow sweeps the same angle "
+                              "δ·ω_{j} = {radians} rad (−{sweep}, the other way), wherever it starts."),
+              (False, False): _("The orange arrow goes from i to i {step} and sweeps the angle δ·ω_{j} = {radians} rad "
+                                "({sweep})."),
+              (False, True): _("The orange arrow goes from i to i {step} and sweeps the angle δ·ω_{j} = {radians} rad "
+                               "(−{sweep}, the other way).")}[(count > 1, angle < 0)]
+    assert text.startswith(point.format(j=pair, omega=number(view.omega, ".6g")))
+    before, after = arrows.format(step=step.removeprefix("i "), j=pair, radians=m(number(angle, ".6g")),
+                                  sweep="{sweep}").split("{sweep}")
+    assert before in text and text.endswith(after)
     radians = m(f"{number(angle, '.6g')}")
     assert number(angle, ".6g") == m(radians) and number(view.omega, ".6g") == m(f"{number(view.omega, '.6g')}")
     assert f"δ·ω_{pair} = {radians} rad (" in text and "-" not in text  # a minus sign, never a hyphen
@@ -279,7 +292,15 @@ def test_rotation_sentences_state_their_numbers(setting):
     assert text.claim("largest error").value == view.max_residual and text.claim("largest rounding bound").value == view.rounding
     assert f"T({minus})" in text and m(number(view.max_residual, '.1e')) in text and m(number(view.rounding, '.1e')) in text
     assert not digit_runs(f"{count} {first} {first + count - 1}" if count > 1 else str(first)) - digit_runs(text), rows
-    assert ("at every i" in text) == (count > 1)
+    # the module's message for the case (on every setting of the page the error is within round-off)
+    fields = dict(delta=minus, count=count, first=first, last=first + count - 1, error=m(number(view.max_residual, ".1e")),
+                  bound=m(number(view.rounding, ".1e")))
+    assert text == (_("The same matrix T({delta}) moves the rows of P at the {count} positions shown ({first} to {last}) "
+                      "by δ = {delta}: the largest error is {error}, within float32 round-off (rounding alone can give "
+                      "up to {bound} at these positions), at every i, so one T serves every position.") if count > 1 else
+                    _("The same matrix T({delta}) moves the rows of P at the one position shown ({first}) by "
+                      "δ = {delta}: the largest error is {error}, within float32 round-off (rounding alone can give up "
+                      "to {bound} here).")).format(**fields)
     assert not re.search(r"\de[−-]", text)
     # the angles, from δ·ω_j
     angles = delta * omegas(d, base)
@@ -333,7 +354,8 @@ def test_rotation_sentences_state_their_numbers(setting):
     else:
         assert found is None and "barely" not in text
     # the closing reading holds only where fast pairs have wrapped and slow ones have not
-    assert ("tell near from far" in text) == (0 < len(over) < k)
+    assert (_("Fast pairs tell small offsets apart and slow pairs large ones, which is what lets attention tell near "
+              "from far.") in text) == (0 < len(over) < k)
 
 
 @settings(max_examples=10, deadline=None)

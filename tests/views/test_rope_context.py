@@ -77,11 +77,13 @@ def test_the_context_sentences_state_the_windows_means(results):
     # the model and the context its numbers belong to
     assert "SmolLM2-135M-Instruct" in text and "Q4_1" in text
     assert f"{results.context:,}" in text
-    said = re.search(rf"has a loss of ({FIGURE}) nats per token inside the context \(positions 0 to ({FIGURE})\) and "
-                     rf"({FIGURE}) past it \(({FIGURE}) to ({FIGURE})\)", text)
+    # the numbers written after the model's name and weights, in order: the context, the loss inside it (positions 0 to the last
+    # one of it), the loss past it (the context to the last position with a next token)
+    said = re.findall(FIGURE, text.split("float32", 1)[1])[:7]  # (after the model, its weights and their float32)
     inside, past = naive["plain"]
-    assert close(said[1], inside, 2) and close(said[3], past, 2), text
-    assert [read(said[i]) for i in (2, 4, 5)] == [results.context - 1, results.context, results.tokens - 2]
+    assert close(said[1], inside, 2) and close(said[4], past, 2), text
+    assert [read(said[i]) for i in (0, 2, 3, 5, 6)] == [results.context, 0, results.context - 1, results.context,
+                                                         results.tokens - 2], text
     # the numbers stated, as claims against this test's own means
     assert text.claim("positions trained on").value == results.context
     assert text.claim("last position with a next token").value == results.tokens - 2
@@ -160,9 +162,12 @@ def test_the_context_sentences_state_the_windows_means(results):
         assert costs.relation == "at most"
     assert close(re.findall(FIGURE, papers)[-1], abs(naive["ntk"][0] - naive["plain"][0]), 2)
     caption = rc.context_caption(results)
-    assert f"{results.tokens:,} tokens" in caption and f"over {results.bucket} positions" in caption
-    slowest = re.search(rf"up to ({FIGURE}) s per rule", caption)[1]
-    assert read(slowest) == round(max(results.seconds.values())) and results.machine in caption
+    # the numbers written, in order (the machine's name aside): the tokens, ..., the positions per point, the slowest
+    # rule's seconds
+    assert results.machine in caption
+    written = re.findall(FIGURE, caption.replace(results.machine, " "))
+    assert written[0] == f"{results.tokens:,}" and written[-2] == f"{results.bucket}", caption
+    assert read(written[-1]) == round(max(results.seconds.values()))
     assert [caption.claim(w).value for w in ("tokens", "positions per point", "seconds of the slowest rule")] == [
         results.tokens, results.bucket, max(results.seconds.values())]
 

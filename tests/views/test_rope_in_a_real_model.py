@@ -18,6 +18,13 @@ from pekit import llama
 from pekit.llama import ShiftEffect
 
 NUMBER = r"−?[\d.,]+(?: × 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"
+WRITTEN = r"−?\d+(?:[.,]\d+)*(?: × 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"  # a number in a sentence (no punctuation after it)
+
+
+def in_order(expected: list[str], written: list[str]) -> bool:
+    """Whether ``expected`` are among ``written``, one after another (other numbers may come between)."""
+    rest = iter(written)
+    return all(any(w == e for w in rest) for e in expected)
 
 
 def read(said: str) -> float:
@@ -55,13 +62,15 @@ def test_shift_statement(shift, tokens, data, gap, scale, agap, control, wcontro
     if shift == 0:  # "both runs are the same run": the one case whose only claim is the shift
         assert [(c.what, c.value) for c in text.claims] == [("shift", 0)]
         return
-    assert f"{tokens} token{'s' if tokens != 1 else ''} moved {shift:,} position{'s' if shift != 1 else ''} on" in text
-    said = re.search(rf"logit is ({NUMBER}) \(the largest logit in size is ({NUMBER})\), of an attention weight "
-                     rf"({NUMBER}), and (\d+) of the (\d+)", text)
-    assert said, text
-    assert abs(read(said[1]) - gap) <= 0.051 * gap + 1e-300 and abs(read(said[3]) - agap) <= 0.051 * agap + 1e-300
-    assert abs(read(said[2]) - scale) <= 0.0051 * scale + 1e-300
-    assert int(said[4]) == changed and int(said[5]) == tokens
+    # the numbers each sentence writes, in order: the tokens, the shift, the largest change of a logit, the largest
+    # logit, the largest change of a weight, the predictions changed of the tokens; then the control's two changes
+    first, second = text.split(". ", 2)[:2]
+    said = [None] + re.findall(WRITTEN, first)
+    assert len(said) == 8, text
+    assert int(said[1]) == tokens and said[2] == f"{shift:,}"
+    assert abs(read(said[3]) - gap) <= 0.051 * gap + 1e-300 and abs(read(said[5]) - agap) <= 0.051 * agap + 1e-300
+    assert abs(read(said[4]) - scale) <= 0.0051 * scale + 1e-300
+    assert int(said[6]) == changed and int(said[7]) == tokens
     # the reading, from the numbers against ten times the rounding-only control (not a fixed 10⁻⁴)
     rounding = gap <= 10 * control and agap <= 10 * wcontrol
     # "computes the same thing" (rounding, no prediction changed), "almost tied" (rounding, some changed) or
@@ -71,7 +80,8 @@ def test_shift_statement(shift, tokens, data, gap, scale, agap, control, wcontro
     assert text.claim("largest change of an attention weight").relation == ("at most" if rounding else None)
     over = [c for c in text.claims if c.what == "larger change over ten times its rounding-only control"]
     assert [c.relation for c in over] == ([] if rounding else ["above"])
-    ctrl = re.search(rf"changes a logit by up to ({NUMBER}) and a weight by up to ({NUMBER})\.", text)
+    ctrl = [None] + re.findall(WRITTEN, second)
+    assert len(ctrl) == 3, text
     assert abs(read(ctrl[1]) - control) <= 0.051 * control + 1e-300 and abs(read(ctrl[2]) - wcontrol) <= 0.051 * wcontrol + 1e-300
     if rounding:
         claim = text.claim("largest change of a logit")
@@ -97,10 +107,12 @@ def test_minilm_shift_statement(similarity, shift, pieces):
         assert text.claim("last slot").value == shift + pieces - 1 > 511
         assert text.claim("last slot").relation == "above" and text.claim("last slot").reference.value == 511
         return
-    said = re.search(rf"each slot pair: ({NUMBER})\)", text)
-    assert said and abs(read(said[1]) - similarity) <= 0.0051, text
+    # the numbers written, in order: the word pieces, the slots c to c + (pieces − 1) against 0 to pieces − 1, and the
+    # rows' mean similarity
+    said = re.findall(WRITTEN, text)
+    assert said[:4] == [f"{pieces}", f"{pieces - 1}", "0", f"{pieces - 1}"] and len(said) == 5, text
+    assert abs(read(said[4]) - similarity) <= 0.0051, text
     assert text.claim("mean cosine similarity of rows i and i + c").value == similarity
-    assert f"slots 0 to {pieces - 1}" in text and f"c + {pieces - 1}" in text and f"{pieces} word pieces" in text
 
 
 def habits(data, layers, heads):
@@ -129,7 +141,8 @@ def test_habits_statement(data, layers, heads, tokens):
         short = text.claim("tokens")
         assert (short.value, short.relation, short.reference.value) == (tokens, "below", 3)
         return
-    assert f"queries 2 to {tokens - 1}" in text
+    written = re.findall(WRITTEN, text)  # the numbers written, in order (the counts below appear among them in order)
+    assert written[:2] == ["2", f"{tokens - 1}"]  # the queries averaged over: 2 to the last
     assert text.holds()
     sinks, prev = h.sink > rv.MOST, h.previous > rv.MOST
     for claim in text.comparisons:  # each count's boundary heads, against half of a head's weight
@@ -150,9 +163,10 @@ def test_habits_statement(data, layers, heads, tokens):
     assert claims.get("heads with more than half on the first token", 0) == len(sink_heads)
     if sink_heads:
         assert claims["layers holding them"] == len(sink_layers) and claims["first layer holding one"] == sink_layers[0]
-        assert re.search(rf"\b{len(sink_heads)} of the {layers * heads} heads puts? more than half of (its|their) "
-                         rf"weight on the first token .*?layer {sink_layers[0]}\.", text), text
-        assert (f"in {len(sink_layers)} of the {layers} layers" in text) == (len(sink_layers) > 1)
+        # the heads of all, then (in several layers) the layers of all, then the first layer
+        sinks_written = [len(sink_heads), layers * heads] + (
+            [len(sink_layers), layers] if len(sink_layers) > 1 else []) + [sink_layers[0]]
+        assert in_order([f"{x}" for x in sinks_written], written), text
     else:  # "none of the … heads": no count, layers or first layer claimed, and the number of heads written
         assert not {"heads with more than half on the first token", "layers holding them",
                     "first layer holding one"} & set(claims)
@@ -161,14 +175,15 @@ def test_habits_statement(data, layers, heads, tokens):
     if prev_heads:
         assert claims["heads listed (layer, head)"] == tuple(prev_heads[:4])
         assert claims.get("heads not listed", 0) == max(0, len(prev_heads) - 4)
-        listed = ", ".join(f"{lay}.{hd}" for lay, hd in prev_heads[:4])
-        assert f"{len(prev_heads)} head{'s' if len(prev_heads) != 1 else ''} (layer.head {listed}" in text
+        listed = [f"{lay}.{hd}" for lay, hd in prev_heads[:4]]  # the count, then each head named as layer.head
+        assert in_order([f"{len(prev_heads)}", *listed] + ([f"{len(prev_heads) - 4}"] if len(prev_heads) > 4 else []),
+                        written), text
     else:  # "No head puts more than half of its weight on the token just before"
         assert not {"heads with more than half on the token just before", "heads listed (layer, head)"} & set(claims)
     lay, head = claims["head looking farthest back"]
     assert float(h.distance[lay, head]) == float(h.distance.max())
-    far = re.search(rf"On average layer {lay}, head {head} looks farthest back: ({NUMBER}) tokens", text)
-    assert far and abs(read(far[1]) - float(h.distance.max())) <= 0.051
+    # the last sentence: the layer and head looking farthest back, then how far
+    assert written[-3:-1] == [f"{lay}", f"{head}"] and abs(read(written[-1]) - float(h.distance.max())) <= 0.051, text
 
 
 @settings(max_examples=80, deadline=None)
@@ -183,15 +198,16 @@ def test_pairs_statement(data, pairs, heads):
     s = llama.PairShares(torch.ones(pairs), shares(heads), shares(1))
     text = rv.pairs_statement(s)
     quarter = max(1, pairs // 4)
-    said = re.search(r"the (\d+) slowest pairs? holds? (\d+)% of the queries' norm and (\d+)% of the keys', the (\d+) "
-                     r"fastest (\d+)% and (\d+)% \(an even spread would give (\d+)% each\)", text)
-    assert said, text
+    # the numbers written, in order: the slowest quarter's count and shares (queries, keys), the fastest quarter's,
+    # an even spread's (the verdict's citation comes after them)
+    said = [None] + re.findall(r"\d+(?:\.\d+)?", text)[:7]
+    assert len(said) == 8, text
     q_slow, k_slow = float(s.query[..., -quarter:].sum(-1).mean()), float(s.key[..., -quarter:].sum(-1).mean())
     q_fast, k_fast = float(s.query[..., :quarter].sum(-1).mean()), float(s.key[..., :quarter].sum(-1).mean())
     assert int(said[1]) == quarter == int(said[4])
-    for got, value in zip(said.groups()[1:], (q_slow, k_slow, None, q_fast, k_fast, quarter / pairs)):
+    for got, value in zip(said[2:], (q_slow, k_slow, None, q_fast, k_fast, quarter / pairs)):
         if value is not None:
-            assert abs(int(got) - 100 * value) <= 0.5 + 1e-9
+            assert abs(float(got) - 100 * value) <= 0.5 + 1e-9
     q, k = q_slow > q_fast, k_slow > k_fast
     assert text.holds()
     assert text.claim("queries' slowest quarter's share").reference.value == q_fast
@@ -212,20 +228,21 @@ def test_pairs_statement(data, pairs, heads):
 def test_conventions_statement(scored, right, wrong, drift, gap):
     again = right + drift
     text = rv.conventions_statement(llama.Conventions(scored, right, wrong, again, gap, 30.0))
-    said = re.search(r"over the (\d+) scored tokens? is ([\d.]+) nats per token; .*? gives ([\d.]+) \((worse|no worse "
-                     rf"on this text), perplexity ({NUMBER}) → ({NUMBER})\)\. .*? gives (?:([\d.]+) again|([\d.]+) "
-                     rf"against ([\d.]+)) \(largest logit difference ({NUMBER})\)", text)
-    assert said, text
+    # the numbers written, in order: the tokens scored, the loss with the file's pairing and with split halves, their
+    # perplexities, the loss after reordering (once where it prints as the first, else beside it), the logit difference
+    said = [None] + re.findall(WRITTEN, text)
     assert text.holds() and text.claim("loss with split halves").reference.value == right
     assert int(said[1]) == scored and ("tokens" in text) == (scored != 1)
     assert abs(float(said[2]) - right) <= 5e-4 and abs(float(said[3]) - wrong) <= 5e-4
-    assert (said[4] == "worse") == (wrong > right)
-    assert abs(read(said[5]) - min(torch.tensor(right).exp().item(), 1e30)) <= 0.0051 * read(said[5])
-    if said[7] is not None:  # "again" only where the two losses print the same
-        assert said[7] == f"{right:.3f}" == f"{again:.3f}"
+    # worse, or no worse on this text: the split halves' loss against the file's pairing
+    assert text.claim("loss with split halves").relation == ("above" if wrong > right else "at most")
+    assert abs(read(said[4]) - min(torch.tensor(right).exp().item(), 1e30)) <= 0.0051 * read(said[4])
+    if f"{again:.3f}" == f"{right:.3f}":  # "again" only where the two losses print the same: claimed equal
+        assert text.claim("loss after reordering").relation == "equal" and len(said) == 8, text
+        assert said[6] == f"{right:.3f}"
     else:
-        assert abs(float(said[8]) - again) <= 5e-5 and abs(float(said[9]) - right) <= 5e-5
-        assert f"{again:.3f}" != f"{right:.3f}"
+        assert text.claim("loss after reordering").relation is None and len(said) == 9, text
+        assert abs(float(said[6]) - again) <= 5e-5 and abs(float(said[7]) - right) <= 5e-5
 
 
 @settings(max_examples=60, deadline=None)
@@ -239,15 +256,18 @@ def test_rollout_statement(data, T, layer):
         row = raw / raw.sum()
     tokens = tuple(f"t{i}" for i in range(T))
     text = rv.rollout_statement("SmolLM2", tokens, row, layer)
-    said = re.search(r"after layer (\d+): rollout traces ([\d.]+)% .*? first token 't0' and ([\d.]+)% to the last "
-                     r"token itself; the largest shares: (.*)\.$", text)
-    assert said, text
+    # the numbers written, in order, past the model's name and the quoted tokens: the layer, the shares traced to the
+    # first and the last token, then each listed position and its share
+    assert text.startswith("SmolLM2") and "'t0'" in text
+    said = [None] + re.findall(r"\d+(?:\.\d+)?", re.sub(r"'t\d+'", "", text.removeprefix("SmolLM2")))
+    assert len(said) == 1 + 3 + 2 * min(3, T), text
     assert int(said[1]) == layer
     # one decimal: 99.6% is not rounded up to a whole 100%, 0.3% not down to 0%
     assert abs(float(said[2]) - 100 * float(row[0])) <= 0.05 + 1e-9
     assert abs(float(said[3]) - 100 * float(row[-1])) <= 0.05 + 1e-9
-    listed = [int(x.split(" ")[0]) for x in said[4].split(", ")]
+    listed = [int(x) for x in said[4::2]]
     assert len(listed) == min(3, T)
+    assert all(abs(float(x) - 100 * float(row[i])) <= 0.05 + 1e-9 for i, x in zip(listed, said[5::2]))
     values = [float(row[i]) for i in listed]
     assert values == sorted(values, reverse=True) and values[0] == float(row.max())
     # the claims, against a sort of this file's own
@@ -275,16 +295,17 @@ def test_model_facts_are_the_configs(config):
     c = config
     said = rv.model_statement(c)
     assert "SmolLM2-135M-Instruct" in said and "Q4_1" in said  # the model run, by its name and weights
-    assert (f"{c.num_layers} layer{'s' if c.num_layers != 1 else ''}, {c.num_heads} query "
-            f"head{'s' if c.num_heads != 1 else ''} sharing {c.num_kv_heads} key/value "
-            f"head{'s' if c.num_kv_heads != 1 else ''} of {c.head_dim} dimensions") in said
-    assert f"RoPE base {c.rope_base:,g}, trained on {c.context_length:,} positions." in said
+    # the sizes written, in order, after the model's name and weights: layers, query heads, key/value heads, a
+    # head's dimensions; then the base before the context
+    sizes = said.partition(": ")[2]
+    assert re.findall(WRITTEN, sizes)[:4] == [f"{c.num_layers}", f"{c.num_heads}", f"{c.num_kv_heads}", f"{c.head_dim}"], said
+    assert f"{c.rope_base:,g}" in said and said.index(f"{c.rope_base:,g}") < said.rindex(f"{c.context_length:,}")
     caption = rv.pairs_caption(c)
     pairs = c.head_dim // 2
-    found = re.search(rf"pair 0 once every ({NUMBER}) positions, pair (\d+) once every ([\d,]+)\. .* all (\d+)\.$", caption)
-    assert found, caption
+    # the last numbers written, in order: pair 0's positions per turn, the last pair, its positions per turn, the pairs
+    found = [None] + re.findall(WRITTEN, caption)[-4:]
     slowest = 2 * math.pi * c.rope_base ** (2 * (pairs - 1) / c.head_dim)  # 2π / θ, θ = base^(−2j/d)
-    assert abs(read(found[1]) - 2 * math.pi) <= 0.01 and int(found[2]) == pairs - 1 == int(found[4]) - 1
+    assert abs(read(found[1]) - 2 * math.pi) <= 0.01 and int(found[2]) == pairs - 1 == int(found[4]) - 1, caption
     assert abs(int(found[3].replace(",", "")) - slowest) <= 0.5 + 1e-9 * slowest
     assert f"j + {c.head_dim // 2}" in rv.layout_statement(c)
     assert rv.layout_statement(c).claims[0].value == c.head_dim // 2

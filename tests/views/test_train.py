@@ -11,7 +11,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from lab.i18n import _
+from lab.i18n import _, ngettext
 from lab.jobs import job_board
 from lab.views.train import (
     ceiling,
@@ -371,22 +371,36 @@ def test_the_lesson_states_the_table_s_numbers(none, others, kind, task, ceiling
     (last,) = rest
     best = expected_best(results)
     seq = results[best[0]].seq_accuracy
+    # the best (as counted here) against each other scheme, by name: equal where the shown shares of sequences are
+    against = {f"{_names(best)} against {p}": "equal" if pct(r.seq_accuracy) == pct(seq) else "above"
+               for p, r in results.items() if p not in best}
+    assert {c.what: c.relation for c in last.claims if c.what != "the most tokens right"} == against
+    assert pct(seq) in last
+    # which of the module's messages: the case is decided here, each message formatted with the numbers counted here
     if "none" in best:
-        assert last == f"No scheme with positions gets more of the sequences right than none ({pct(seq)})."
+        assert last == _("No scheme with positions gets more of the sequences right than none ({share}).").format(
+            share=pct(seq))
     elif len(results) == 1:
-        assert last == f"{best[0]} gets {pct(seq)} of the sequences right."
+        assert last == _("{name} gets {share} of the sequences right.").format(name=best[0], share=pct(seq))
     elif none and pct(seq) == pct(none[1]):
-        assert last == (f"No scheme with positions gets more of the sequences right than none ({pct(seq)}); "
-                        f"{_names(best)} {'gets' if len(best) == 1 else 'get'} the most tokens right: "
-                        f"{pct(results[best[0]].token_accuracy)} against {pct(none[0])}.")
+        tokens = last.claim("the most tokens right")
+        assert tokens.value == results[best[0]].token_accuracy and tokens.relation == "above"
+        assert tokens.reference.value == none[0] and tokens.holds()
+        assert last == ngettext(
+            "No scheme with positions gets more of the sequences right than none ({share}); {names} gets the most "
+            "tokens right: {tokens} against {none}.",
+            "No scheme with positions gets more of the sequences right than none ({share}); {names} get the most "
+            "tokens right: {tokens} against {none}.", len(best)).format(
+            share=pct(seq), names=_names(best), tokens=pct(results[best[0]].token_accuracy), none=pct(none[0]))
         assert results[best[0]].token_accuracy > none[0]
     elif none:
-        assert last == (f"With {_names(best, 'or')} positions it gets {pct(seq)} of the sequences right, against "
-                        f"{pct(none[1])} without.")
+        assert last == _("With {names} positions it gets {share} of the sequences right, against {none} without."
+                         ).format(names=_names(best, "or"), share=pct(seq), none=pct(none[1]))
         assert seq > none[1]
     else:
-        assert names_in(re.match(r"The best here (?:is|are) (.+): ", last)[1]) == best
-        assert last.endswith(f": {pct(seq)} of the sequences right.")
+        assert last == ngettext("The best here is {names}: {share} of the sequences right.",
+                                "The best here are {names}: {share} of the sequences right.", len(best)).format(
+            names=_names(best), share=pct(seq))
 
 
 def test_the_shipped_lessons_name_the_tied_best():
@@ -395,7 +409,9 @@ def test_the_shipped_lessons_name_the_tied_best():
         said = lesson("reverse", kind, results, training.held_out_ceiling("reverse", 8, D["vocab"]))
         metrics = shipped.recorded_metrics()
         perfect = [p for p in SCHEMES if metrics[f"{kind}-{p}"]["seq_accuracy"] == 1.0]
-        assert said[-1].startswith(f"With {_names(perfect, 'or')} positions it gets 100.0% of the sequences right")
+        # the best are the perfect ones, each against every other scheme; the message with the share without positions
+        assert {c.what for c in said[-1].claims} == {f"{_names(perfect)} against {p}" for p in SCHEMES if p not in perfect}
+        assert "100.0%" in said[-1] and pct(metrics[f"{kind}-none"]["seq_accuracy"]) in said[-1]
 
 
 # past the training length --------------------------------------------------------------------------
@@ -504,7 +520,7 @@ def test_at_the_shortest_length_the_caption_counts_the_held_out_inputs_training_
 @settings(max_examples=25)
 def test_a_failure_names_its_scheme_and_error(positions, error):
     said = failure_sentence(Failure(positions, error))
-    assert said.startswith(f"Training {positions} failed") and said.endswith(f": {error}")
+    assert said.endswith(error) and positions in said[:len(said) - len(error)]  # the scheme named, the error last
     assert said.claims == ()  # the error is quoted as raised: no number of the sentence's own
 
 
@@ -521,15 +537,22 @@ def test_progress_sentences_count_in_the_plural(count, ahead, waiting, running):
     else:  # what a running training reports: its scheme, step, step cap, loss and share of the batch right
         positions, step, cap, loss, share = running
         current = _step_text(positions, training.HistoryRow(step, loss, 0.0, share), cap)
-        assert current == (f"{positions}: step {step} of at most {cap}, loss {loss:.3f}, {share:.0%} of the "
-                           "batch's sequences right")
+        assert current.startswith(positions)  # the scheme first, then its numbers, written in that order
+        at = 0
+        for written in (f"{step}", f"{cap}", f"{loss:.3f}", f"{share:.0%}"):
+            at = current.index(written, at) + len(written)
         assert [c.value for c in current.claims] == [step, cap, loss, share]
     now = Progress(count, 0.5, current, tuple(waiting), ahead, None)
     said = progress_text(now)
-    assert said.startswith(f"Training {count} scheme{'s' if count != 1 else ''}: ") and said.endswith(current)
+    # the module's message in the plural form for the count, ending with the running training's report
+    assert said == ngettext("Training {count} scheme: {current}", "Training {count} schemes: {current}", count).format(
+        count=count, current=current)
     assert said.claim("schemes").value == count and said.claims[1:] == getattr(current, "claims", ())
     said = waiting_sentence(now)
-    assert said.startswith(f"Waiting: {', '.join(waiting)} ({ahead} job{'s' if ahead != 1 else ''} ahead;")
+    assert said == ngettext(
+        "Waiting: {names} ({count} job ahead; one training runs at a time so nobody's page slows down).",
+        "Waiting: {names} ({count} jobs ahead; one training runs at a time so nobody's page slows down).",
+        ahead).format(names=", ".join(waiting), count=ahead)
     assert said.claim("jobs ahead").value == ahead and said.claim("trainings at a time").value == now.workers == 1
 
 # a click at the defaults: the informative contrast first, and a live run that stopped short says why ------
@@ -567,15 +590,17 @@ def test_live_runs_that_stopped_short_of_the_shipped_ones_say_why(runs):
     assert said.holds()  # each run's steps below the shipped run's
     count = len(compared)
     assert said.claim("runs").value == count and said.claim("time cap (s)").value == MAX_SECONDS
-    runs_, owner = ("run", "run's") if count == 1 else ("runs", "runs'")
-    assert said.startswith(f"Trained here, {count} {runs_} stopped at the time cap of {MAX_SECONDS:g} s, before the "
-                           f"shipped {owner} steps")
+    head, *each = said.split(". ")  # a sentence for them all, then one per run (no number written ends in ". ")
+    assert f"{count}" in head and f"{MAX_SECONDS:g}" in head and len(each) == count
     for scheme, live, recorded in compared:
         steps = said.claim(f"{scheme} steps")
         assert steps.value == live.steps and steps.reference.value == recorded.steps
         assert said.claim(f"{scheme} sequences right").value == live.seq_accuracy
         assert said.claim(f"shipped {scheme} sequences right").value == recorded.seq_accuracy
-        # one sentence per run, with its numbers written
-        assert (f"{scheme} stopped after {live.steps:,} steps with {pct(live.seq_accuracy)} of the sequences right; "
-                f"the shipped run took {recorded.steps:,} steps and got {pct(recorded.seq_accuracy)}.") in said
+        # one sentence per run, with its numbers written in order: the live run's, then the shipped run's
+        sentence = each[[c[0] for c in compared].index(scheme)]
+        at = 0
+        for written in (scheme, f"{live.steps:,}", pct(live.seq_accuracy), f"{recorded.steps:,}",
+                        pct(recorded.seq_accuracy)):
+            at = sentence.index(written, at) + len(written)
     assert ";" not in said.split(".")[0]  # no run's clause slotted into the first sentence

@@ -6,9 +6,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lab.claims import claims_of
+from lab.i18n import _
 from lab.views.train import results_view, shipped_result, trainings
 from lab.views.train_alibi import Direction, _against, _by_position, direction_demo, direction_lesson
-from lab.views.train_names import LENGTH, TASK
+from lab.views.train_names import LENGTH, TASK, _task
 from pekit import shipped, training
 from pekit.positions import SCHEMES
 from pekit.tiny import KINDS
@@ -94,7 +95,9 @@ def check_direction(said: list[str], task: str, kind: str, results: dict, bound:
         # the sentences: the bias; why it does (or does not) stand in the way; the demo when there is one
         assert len(said) == 2 + (bound >= 1.0 and demo is not None)
         if bound >= 1.0:
-            assert f"does not stand in the way of {task}" in said[1]  # the case: no claim says it (plain text)
+            # the case: no claim says it (plain text), so the module's message for it, naming the task
+            assert said[1].startswith(_("That alone does not stand in the way of {task}: a mirrored input's right answer "
+                                        "is the mirrored right answer.").format(task=_task(task)))
             assert ("|L−1−2i|" in said[1]) == (task == "reverse")
             if alibi.by_position:
                 assert pct(alibi.token_accuracy) in said[1] and positions in said[1]
