@@ -165,8 +165,7 @@ TENSOR_METHODS = {"norm", "cdist", "matmul", "mm", "bmm", "einsum", "fill_diagon
 VIEWS_STILL_COMPUTING = {"binary_analogy.py", "encoding_families.py", "live_attention.py",
                          "minilm.py", "offset_rotation.py", "rope_in_a_real_model.py",
                          # every page's questions were one module; their share of it, by page
-                         "questions/binary_analogy.py",
-                         "questions/train.py"}
+                         "questions/binary_analogy.py"}
 
 
 def tensor_math(source: str) -> list[str]:
