@@ -13,7 +13,8 @@ tables), :mod:`~pekit.binary` (the binary analogy), :mod:`~pekit.text` and :mod:
 (attention on a sentence, masking, order), :mod:`~pekit.seeded` (reproducible demo inputs),
 :mod:`~pekit.timing` and :mod:`~pekit.devices`; :mod:`~pekit.positions` (position schemes used in
 practice), :mod:`~pekit.tasks`, :mod:`~pekit.tiny`, :mod:`~pekit.training` and :mod:`~pekit.shipped`
-(tiny transformers trained in seconds, and the trained ones shipped with pekit);
+(tiny transformers trained in seconds, and the trained ones shipped with pekit) and
+:mod:`~pekit.head_patterns` (which head shows which attention pattern);
 :mod:`~pekit.families` (the schemes side by side, their conventions, and RoPE context extension);
 :mod:`~pekit.pretrained` (a real pretrained model, all-MiniLM-L6-v2, run offline with pekit's
 attention); :mod:`~pekit.llama` (a real RoPE language model, SmolLM2-135M, run offline by pekit's

@@ -23,7 +23,7 @@ from torch import Tensor
 
 from ._checks import check_float, check_memory, check_tensor
 
-__all__ = ["attention_rollout"]
+__all__ = ["attention_rollout", "ranked_shares"]
 
 
 def attention_rollout(attentions: Tensor, *, residual: float = 0.5) -> Tensor:
@@ -50,3 +50,17 @@ def attention_rollout(attentions: Tensor, *, residual: float = 0.5) -> Tensor:
         joint = step[layer] @ joint
         out[layer] = joint
     return out
+
+
+def ranked_shares(row: Tensor) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """The positions of one row of a rollout ``(T,)`` (how much of each input token reaches a
+    position), largest share first, and their shares: ``(positions, shares)``, ``T`` of each."""
+    check_tensor("row", row, dims=1, floating=True, what="(T,)")
+    if row.numel() == 0:
+        raise ValueError("row must hold at least one share")
+    if not bool(torch.isfinite(row).all()):
+        raise ValueError("row must hold finite shares")
+    row = row.detach()
+    order = row.argsort(descending=True).tolist()
+    return tuple(order), tuple(float(row[i]) for i in order)
+

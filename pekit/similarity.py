@@ -23,6 +23,7 @@ from .reduce import BlockSummary, _summarise
 
 __all__ = ["gram_block_means", "OffsetSimilarity", "similarity_by_offset", "neighbour_distances",
            "StepRange", "step_range", "ColumnChanges", "column_changes", "sinusoidal_column_changes",
+           "pair_steps", "offset_dots",
            "EncodingProperties", "encoding_properties",
            "random_direction_overlap", "EmbeddingOverlap", "embedding_overlap"]
 
@@ -245,6 +246,38 @@ def sinusoidal_column_changes(num_positions: int, dim: int, *, base: float = 100
     """:func:`column_changes` of the rows ``start .. start + num_positions - 1`` of the sinusoidal
     table, measured in float64 on the CPU."""
     return column_changes(_table64(num_positions, dim, base, start, layout))
+
+
+def pair_steps(num_positions: int, dim: int, *, base: float = 10000.0) -> tuple[float, ...]:
+    """How fast each (sin, cos) column pair of the interleaved sinusoidal table (rows ``0 ..
+    num_positions - 1``, even ``dim``) changes, one entry per pair: the mean absolute change per
+    step of its two columns, ``mean_i (|P[i+1, 2j] − P[i, 2j]| + |P[i+1, 2j+1] − P[i, 2j+1]|) / 2``,
+    measured in float64 on the CPU. ``num_positions`` from 2."""
+    num_positions = check_int("num_positions", num_positions, minimum=2)
+    dim = check_int("dim", dim, minimum=2)
+    if dim % 2:
+        raise ValueError(f"dim={dim} must be even (every sine with its cosine)")
+    P = _table64(num_positions, dim, base, 0, "interleaved")
+    change = (P[1:] - P[:-1]).abs().mean(dim=0)  # (dim,)
+    return tuple(((change[0::2] + change[1::2]) / 2).tolist())
+
+
+def offset_dots(dim: int, offset: int, starts: Sequence[int], *, base: float = 10000.0) -> tuple[float, ...]:
+    r"""The dot products :math:`P_s \cdot P_{s + \delta}` of rows of the interleaved sinusoidal
+    table (even ``dim``) ``offset`` positions apart, one per start ``s`` of ``starts``, measured
+    in float64 on the CPU (one table of ``max(starts) + offset + 1`` rows). Each pair adds
+    :math:`\cos(\delta\,\omega_j)`, whatever the start."""
+    dim = check_int("dim", dim, minimum=2)
+    if dim % 2:
+        raise ValueError(f"dim={dim} must be even (every sine with its cosine)")
+    offset = check_int("offset", offset, minimum=0)
+    starts = [check_int("starts", s, minimum=0) for s in check_sequence("starts", starts)]
+    if not starts:
+        raise ValueError("starts must name at least one position")
+    rows = max(starts) + offset + 1
+    check_elements({"max(starts) + offset + 1": rows, "dim": dim})
+    P = _table64(rows, dim, base, 0, "interleaved")
+    return tuple(float(P[s] @ P[s + offset]) for s in starts)
 
 
 def random_direction_overlap(width: int) -> float:

@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
@@ -520,3 +521,25 @@ def test_the_shuffled_control_keeps_the_values_and_loses_the_order():
     control = pt.position_table_summary(pt.shuffled_table(learned), max_offset=10, k=2)
     # neighbours of the shuffled table are no longer alike: what the learned rows' likeness owes to order
     assert abs(control.similarity_at(1)) < 0.05 < pt.position_table_summary(learned, max_offset=10, k=2).similarity_at(1)
+
+
+@pytest.mark.parametrize("rows, dim, count, shift", [(1, 1, 1, 0), (5, 3, 5, 0), (12, 6, 4, 8), (40, 16, 7, 11),
+                                                     (9, 2, 1, 8)])
+def test_shifted_row_similarity_against_numpy(rows, dim, count, shift):
+    P = torch.randn(rows, dim, generator=torch.Generator().manual_seed(rows + dim))
+    X = P.numpy().astype(np.float64)
+    cosines = [float(X[i] @ X[i + shift] / (np.linalg.norm(X[i]) * np.linalg.norm(X[i + shift]))) for i in range(count)]
+    assert pt.shifted_row_similarity(P, count, shift) == pytest.approx(math.fsum(cosines) / count, abs=1e-12)
+    if shift == 0:
+        assert pt.shifted_row_similarity(P, count, 0) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_shifted_row_similarity_names_a_bad_argument():
+    P = torch.randn(6, 4)
+    for kwargs, name in (({"count": 0, "shift": 0}, "count"), ({"count": 2, "shift": -1}, "shift"),
+                         ({"count": 4, "shift": 3}, "shift")):
+        with pytest.raises(ValueError, match=name):
+            pt.shifted_row_similarity(P, **kwargs)
+    with pytest.raises(ValueError, match="P"):
+        pt.shifted_row_similarity(torch.full((6, 4), float("nan")), 2, 1)
+

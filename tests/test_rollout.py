@@ -9,7 +9,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pekit.rollout import attention_rollout
+from pekit.rollout import attention_rollout, ranked_shares
 
 
 def reference(att_mat: np.ndarray, residual: float) -> np.ndarray:
@@ -51,3 +51,25 @@ def test_bad_maps_are_named(bad, name):
         attention_rollout(bad)
     with pytest.raises(ValueError, match="residual"):
         attention_rollout(torch.ones(1, 1, 2, 2) / 2, residual=1.5)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(T=st.integers(1, 12), seed=st.integers(0, 999), ties=st.booleans())
+def test_ranked_shares_against_python_sorting(T, seed, ties):
+    g = torch.Generator().manual_seed(seed)
+    raw = torch.randint(1, 4, (T,), generator=g).double() if ties else torch.rand(T, generator=g, dtype=torch.float64)
+    row = raw / raw.sum()
+    positions, shares = ranked_shares(row)
+    values = row.tolist()
+    assert sorted(positions) == list(range(T)) and list(shares) == [values[i] for i in positions]
+    assert list(shares) == sorted(values, reverse=True)  # largest first (ties in any order)
+    if not ties:
+        assert list(positions) == sorted(range(T), key=lambda i: -values[i])
+
+
+@pytest.mark.parametrize("row", [torch.tensor([]), torch.ones(2, 2), torch.tensor([1, 2]), torch.tensor([0.5, float("nan")]),
+                                 [0.5, 0.5]])
+def test_ranked_shares_refuse_what_is_no_row(row):
+    with pytest.raises(ValueError, match="row"):
+        ranked_shares(row)
+

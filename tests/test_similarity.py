@@ -12,6 +12,8 @@ from pekit.similarity import (
     column_changes,
     embedding_overlap,
     encoding_properties,
+    offset_dots,
+    pair_steps,
     random_direction_overlap,
     sinusoidal_column_changes,
     step_range,
@@ -141,3 +143,44 @@ def test_embedding_overlap_names_a_bad_argument():
                          ({"embeddings": 0}, "embeddings"), ({"layout": "paper"}, "layout")):
         with pytest.raises(ValueError, match=name):
             embedding_overlap(4, **({"widths": [4]} | kwargs))
+
+
+@pytest.mark.parametrize("n, d, base", [(2, 2, 10000), (3, 4, 10000), (60, 32, 10000), (17, 6, 100), (200, 10, 2.5)])
+def test_pair_steps_match_a_loop_over_the_formula(n, d, base):
+    steps = pair_steps(n, d, base=base)
+    P = formula(n, d, base, 0, "interleaved")
+    assert len(steps) == d // 2
+    for j, step in enumerate(steps):
+        naive = math.fsum(abs(P[i + 1, c] - P[i, c]) for i in range(n - 1) for c in (2 * j, 2 * j + 1)) / (2 * (n - 1))
+        assert math.isclose(step, naive, rel_tol=1e-9, abs_tol=1e-13)
+
+
+def test_pair_steps_refuse_a_table_without_a_step_or_an_unpaired_column():
+    with pytest.raises(ValueError, match="num_positions"):
+        pair_steps(1, 4)
+    with pytest.raises(ValueError, match="dim"):
+        pair_steps(4, 5)
+    with pytest.raises(ValueError, match="dim"):
+        pair_steps(4, 0)
+
+
+@pytest.mark.parametrize("d, offset, starts, base", [
+    (2, 0, [0], 10000), (2, 1, [0, 3], 10000), (32, 5, [0, 40], 10000), (8, 64, [500, 0, 7], 100),
+    (64, 0, [13, 13], 10000), (6, 3, (2,), 10.0)])
+def test_offset_dots_match_the_closed_form_and_the_formula(d, offset, starts, base):
+    dots = offset_dots(d, offset, starts, base=base)
+    P = formula(max(starts) + offset + 1, d, base, 0, "interleaved")
+    closed = math.fsum(math.cos(offset / base ** (2 * j / d)) for j in range(d // 2))  # Σ_j cos(δ·ω_j)
+    assert len(dots) == len(starts)
+    for s, dot in zip(starts, dots):
+        assert math.isclose(dot, math.fsum(P[s, c] * P[s + offset, c] for c in range(d)), rel_tol=1e-12, abs_tol=1e-12)
+        assert math.isclose(dot, closed, rel_tol=1e-9, abs_tol=1e-9)
+    if offset == 0:
+        assert all(math.isclose(dot, d / 2, rel_tol=1e-14) for dot in dots)
+
+
+def test_offset_dots_name_a_bad_argument():
+    for args, name in (((7, 1, [0]), "dim"), ((8, -1, [0]), "offset"), ((8, 1, []), "starts"),
+                       ((8, 1, [-1]), "starts"), ((8, 1, "01"), "starts"), ((8, 1, [10**12]), "starts"), ((8, 10**12, [0]), "offset")):
+        with pytest.raises(ValueError, match=name):
+            offset_dots(*args)

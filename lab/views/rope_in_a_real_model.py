@@ -11,21 +11,23 @@ is installed (:mod:`lab.registry`).
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
-import torch
 
 import pekit
 from pekit import charts, llama, pretrained
 from pekit.llama.files import MODEL_NAME, QUANTISATION
-from pekit.rollout import attention_rollout
+from pekit.rollout import attention_rollout, ranked_shares
 from lab.claims import Claim, Reference, Said
 from lab.memo import shared
 from lab.display import number
 from lab.i18n import N_, _, local_number, localized_resource, ngettext
 from lab.settings import IntSetting, TextSetting
 from lab.views.minilm_lookups import model_missing
+
+if TYPE_CHECKING:
+    from torch import Tensor
 
 # SmolLM2 was trained on English: its default text stays English in every language (data, not prose)
 DEFAULT_TEXT = "Alice gave the book to Bob, and then Bob gave the book back to Alice because she had read it."
@@ -50,12 +52,12 @@ class Run(NamedTuple):
 
     ids: tuple[int, ...]
     tokens: tuple[str, ...]
-    attentions: torch.Tensor  # (layers, heads, T, T) float32
+    attentions: Tensor  # (layers, heads, T, T) float32
     habits: llama.HeadHabits
     shares: llama.PairShares
-    rollout: torch.Tensor  # (layers, T, T) float64
-    queries: torch.Tensor  # (layers, heads, T, head_dim), before rotation: kept for the offset curves
-    keys: torch.Tensor  # (layers, kv_heads, T, head_dim)
+    rollout: Tensor  # (layers, T, T) float64
+    queries: Tensor  # (layers, heads, T, head_dim), before rotation: kept for the offset curves
+    keys: Tensor  # (layers, kv_heads, T, head_dim)
 
     @property
     def count(self) -> int:
@@ -67,7 +69,7 @@ class Run(NamedTuple):
         return ngettext("{count} token: {tokens}", "{count} tokens: {tokens}", len(self.tokens)).format(
             count=len(self.tokens), tokens=" | ".join(repr(t) for t in self.tokens))
 
-    def last_row(self, layer: int) -> torch.Tensor:
+    def last_row(self, layer: int) -> Tensor:
         """The rollout of the last position after ``layer``, ``(T,)``."""
         return self.rollout[layer, -1]
 
@@ -77,11 +79,11 @@ class MiniLMRollout(NamedTuple):
     ([CLS] first, [SEP] last)."""
 
     tokens: tuple[str, ...]
-    rollout: torch.Tensor  # (T, T) float64
+    rollout: Tensor  # (T, T) float64
     layer: int
 
     @property
-    def last_row(self) -> torch.Tensor:
+    def last_row(self) -> Tensor:
         return self.rollout[-1]
 
 
@@ -248,16 +250,16 @@ def minilm_shift_statement(view: MiniLMShift, shift: int) -> Said:
                Reference(1.0, "the similarity of identical rows"))])
 
 
-def _sinks_sentence(habits: llama.HeadHabits, sinks: torch.Tensor, last: int) -> tuple[str, list[Claim]]:
+def _sinks_sentence(counts: llama.HabitCounts, last: int) -> tuple[str, list[Claim]]:
     """How many heads put more than half of their weight on the first token, and in which layers:
     one whole message per case."""
-    total, all_layers = habits.sink.numel(), habits.sink.shape[0]
-    count = int(sinks.sum())
+    total, all_layers = counts.heads, counts.layers
+    count = counts.sinks
     fields = dict(last=last, total=total, count=count)
     if not count:
         return _("Averaged over the queries 2 to {last} (query 1's first token is also the one just before), none of "
                  "the {total} heads puts more than half of its weight on the first token.").format(**fields), []
-    layers = sinks.any(dim=1).nonzero().flatten().tolist()
+    layers = list(counts.sink_layers)
     fields.update(found=len(layers), layers=all_layers, first=layers[0])
     claims = [Claim("heads with more than half on the first token", count),
               Claim("layers holding them", len(layers)), Claim("first layer holding one", layers[0])]
@@ -284,10 +286,10 @@ def _sinks_sentence(habits: llama.HeadHabits, sinks: torch.Tensor, last: int) ->
     return text.format(**fields), claims
 
 
-def _previous_sentence(previous: torch.Tensor, limit: int = 4) -> tuple[str, list[Claim]]:
+def _previous_sentence(found: tuple[tuple[int, int], ...], limit: int = 4) -> tuple[str, list[Claim]]:
     """How many heads put more than half of their weight on the token just before, the first
     ``limit`` of them named: one whole message per case."""
-    found = [(int(lay), int(h)) for lay, h in previous.nonzero().tolist()]
+    found = list(found)
     if not found:
         return _("No head puts more than half of its weight on the token just before."), []
     listed = ", ".join(f"{lay}.{h}" for lay, h in found[:limit])
@@ -310,30 +312,27 @@ def habits_statement(habits: llama.HeadHabits, tokens: int) -> Said:
     """How many heads put more than half of their weight on the first token or on the one just
     before (each count claimed at its boundary heads against half), and which looks farthest back;
     each sentence one whole message."""
-    sinks = habits.sink > MOST
-    previous = habits.previous > MOST
     if tokens < 3:
         return Said(_("With fewer than three tokens, the first token is also the one just before every query that can "
                       "look back: write a longer text to tell attention sinks from previous-token heads."),
                     [Claim("tokens", tokens, "below", Reference(3, "three tokens: query 2 is the first whose first "
                                                                    "token is not also the one just before"))])
+    counts = llama.habit_counts(habits, MOST)
     half = Reference(MOST, "half of a head's weight")
-    claims = [Claim("last query", tokens - 1), Claim("heads", habits.sink.numel())]
-    for name, weights, counted in (("first token", habits.sink, sinks), ("token just before", habits.previous, previous)):
-        inside, outside = weights[counted], weights[~counted]
-        if inside.numel():
-            claims.append(Claim(f"least weight on the {name} of a head counted", float(inside.min()), "above", half))
-        if outside.numel():
-            claims.append(Claim(f"most weight on the {name} of a head not counted", float(outside.max()), "at most",
-                                half))
-    first, first_claims = _sinks_sentence(habits, sinks, tokens - 1)
-    before, before_claims = _previous_sentence(previous)
-    far = int(habits.distance.flatten().argmax())
-    lay, h = divmod(far, habits.distance.shape[1])
-    farthest = float(habits.distance[lay, h])
+    claims = [Claim("last query", tokens - 1), Claim("heads", counts.heads)]
+    for name, least, most in (("first token", counts.least_sink, counts.most_other_sink),
+                              ("token just before", counts.least_previous, counts.most_other_previous)):
+        if least is not None:
+            claims.append(Claim(f"least weight on the {name} of a head counted", least, "above", half))
+        if most is not None:
+            claims.append(Claim(f"most weight on the {name} of a head not counted", most, "at most", half))
+    first, first_claims = _sinks_sentence(counts, tokens - 1)
+    before, before_claims = _previous_sentence(counts.previous)
+    lay, h = counts.farthest
+    farthest = counts.farthest_distance
     claims += [*first_claims, *before_claims, Claim("head looking farthest back", (lay, h)),
                Claim("mean distance back of the head named farthest", farthest, "at least",
-                     Reference(float(habits.distance.max()), "the largest mean distance back of any head"))]
+                     Reference(counts.largest_distance, "the largest mean distance back of any head"))]
     back = _("On average layer {layer}, head {head} looks farthest back: {distance} tokens.").format(
         layer=lay, head=h, distance=number(farthest, ".1f"))
     return Said(" ".join([first, before, back]), claims)
@@ -394,8 +393,8 @@ def conventions_statement(c: llama.Conventions) -> Said:
         loss=local_number(f"{c.reordered:.3f}" if again else f"{c.reordered:.4f}"),
         right=local_number(f"{c.right:.4f}"), gap=number(c.reordered_gap, ".1g"))
     losses = dict(count=c.scored, right=local_number(f"{c.right:.3f}"), wrong=local_number(f"{c.wrong:.3f}"),
-                  right_perplexity=number(min(float(torch.tensor(c.right).exp()), 1e30), ".3g"),
-                  wrong_perplexity=number(min(float(torch.tensor(c.wrong).exp()), 1e30), ".3g"))
+                  right_perplexity=number(llama.perplexity(c.right), ".3g"),
+                  wrong_perplexity=number(llama.perplexity(c.wrong), ".3g"))
     if c.wrong > c.right:
         text = ngettext(
             "With the file's pairing the next-token loss over the {count} scored token is "
@@ -422,12 +421,11 @@ def conventions_statement(c: llama.Conventions) -> Said:
     return Said(text.format(**losses) + " " + back, claims)
 
 
-def rollout_statement(name: str, tokens: tuple[str, ...], row: torch.Tensor, layer: int) -> Said:
+def rollout_statement(name: str, tokens: tuple[str, ...], row: Tensor, layer: int) -> Said:
     """Where the rollout of the last token's position traces its input, after ``layer``; the
     largest shares listed, against the largest of those not listed."""
     T = len(tokens)
-    order = row.argsort(descending=True).tolist()
-    shares = [float(row[i]) for i in order]
+    order, shares = ranked_shares(row)
     top = ", ".join(f"{i} {tokens[i]!r} {local_number(f'{share:.1%}')}" for i, share in zip(order[:3], shares))
     claims = [Claim("layer", layer), Claim("share traced to the first token", float(row[0])),
               Claim("share traced to the last token", float(row[T - 1])),
@@ -510,9 +508,8 @@ def minilm_shift_view(text: str, shift: int) -> MiniLMShift | None:
     pieces = len(pretrained.encode_text(text, device="cpu").tokens)
     if shift + pieces > MINILM_SLOTS:
         return MiniLMShift(pieces, None)
-    table = pekit.pretrained_position_table(device="cpu").double()
-    a, b = table[:pieces], table[shift:shift + pieces]
-    return MiniLMShift(pieces, float(torch.nn.functional.cosine_similarity(a, b, dim=-1).mean()))
+    table = pekit.pretrained_position_table(device="cpu")
+    return MiniLMShift(pieces, pretrained.shifted_row_similarity(table, pieces, shift))
 
 
 @shared(max_entries=4)
@@ -529,7 +526,7 @@ def minilm_rollout(text: str) -> MiniLMRollout | None:
 @localized_resource(max_entries=16)
 def shift_chart(text: str, shift: int) -> dict:
     gaps = shift_view(text, shift).effect.layer_gaps
-    frame = pd.DataFrame({"layer": range(len(gaps)), "gap": gaps.numpy()})  # on a weight's whole scale, 0 to 1
+    frame = pd.DataFrame({"layer": range(len(gaps)), "gap": gaps.tolist()})  # on a weight's whole scale, 0 to 1
     return charts.line_chart(frame, x="layer", y="gap", x_title=_("layer"), y_title=_("largest change of a weight"),
                              points=True, y_domain=(0.0, 1.0), height=220).spec()
 
@@ -537,10 +534,10 @@ def shift_chart(text: str, shift: int) -> dict:
 @localized_resource(max_entries=16)
 def habits_charts(text: str) -> tuple[dict, dict]:
     h = run_view(text).habits
-    sink = charts.heatmap(h.sink.float(), x_title=_("head"), y_title=_("layer"),
+    sink = charts.heatmap(llama.as_drawn(h.sink), x_title=_("head"), y_title=_("layer"),
                           value_title=_("weight on the first token"), palette="sequential", domain=(0.0, 1.0),
                           height=300)
-    prev = charts.heatmap(h.previous.float(), x_title=_("head"), y_title=_("layer"),
+    prev = charts.heatmap(llama.as_drawn(h.previous), x_title=_("head"), y_title=_("layer"),
                           value_title=_("weight on the token before"), palette="sequential", domain=(0.0, 1.0),
                           height=300)
     return sink.spec(), prev.spec()
@@ -557,19 +554,20 @@ def pairs_charts(text: str, layer: int) -> tuple[dict, dict]:
     s = run_view(text).shares
     pairs = s.query.shape[-1]
     axis = _("rotary pair (fastest 0 → slowest {last})").format(last=pairs - 1)
-    layer_map = charts.heatmap(s.query[layer].float(), x_title=axis,
+    layer_map = charts.heatmap(llama.as_drawn(s.query[layer]), x_title=axis,
                                y_title=_("query head"), value_title=_("share of the norm"), palette="sequential",
                                domain=None, height=240)
+    query_means, key_means = llama.mean_pair_shares(s)
     frame = pd.DataFrame({"pair": list(range(pairs)) * 2,
-                          "share": torch.cat([s.query.mean(dim=(0, 1)), s.key.mean(dim=(0, 1))]).numpy(),
+                          "share": [*query_means, *key_means],
                           "of": [_("queries")] * pairs + [_("keys")] * pairs})
     mean = charts.line_chart(frame, x="pair", y="share", series="of", x_title=axis,
                              y_title=_("mean share of the norm"), series_title=_("vectors"), points=True, height=240)
     return layer_map.spec(), mean.spec()
 
 
-def _rollout_map(tokens: tuple[str, ...], rollout: torch.Tensor) -> dict:
-    return charts.token_heatmap(rollout.float(), tokens, tokens, x_title=_("input token"), y_title=_("position"),
+def _rollout_map(tokens: tuple[str, ...], rollout: Tensor) -> dict:
+    return charts.token_heatmap(llama.as_drawn(rollout), tokens, tokens, x_title=_("input token"), y_title=_("position"),
                                 value_title=_("rollout"), scale="max", legend="right").spec()
 
 

@@ -30,7 +30,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from .._checks import check_int, check_memory, check_tensor
+from .._checks import check_float, check_int, check_memory, check_tensor
 from .loaded import MAX_POSITION, SmolLM2
 
 __all__ = [
@@ -38,18 +38,25 @@ __all__ = [
     "shift_effect",
     "HeadHabits",
     "head_habits",
+    "HabitCounts",
+    "habit_counts",
+    "as_drawn",
     "OffsetScores",
     "offset_scores",
     "PairShares",
     "pair_shares",
+    "mean_pair_shares",
+    "perplexity",
     "Conventions",
     "conventions",
     "RoundingControl",
     "rounding_control",
     "MAX_OFFSET",
+    "MAX_PERPLEXITY",
 ]
 
 MAX_OFFSET = 1 << 16  # offsets of a score curve: 65,536 (eight times the context)
+MAX_PERPLEXITY = 1e30  # the largest perplexity perplexity() reports
 
 
 def _check_model(model: object) -> SmolLM2:
@@ -121,6 +128,65 @@ def head_habits(attentions: Tensor) -> HeadHabits:
     offsets = i[:, None] - torch.arange(T, dtype=torch.float64, device=A.device)[None, :]  # (T-2, T): i - j
     previous = torch.diagonal(A, offset=1, dim1=-2, dim2=-1)  # A[:, :, q, q+1] is query q+2's weight on key q+1
     return HeadHabits(A[..., 0].mean(-1), previous.mean(-1), (A * offsets.clamp_min(0)).sum(-1).mean(-1))
+
+
+class HabitCounts(NamedTuple):
+    """:class:`HeadHabits` counted against a threshold (a share of a head's weight): ``heads`` and
+    ``layers`` of the model; ``sinks``, how many heads put more than it on the first token, and
+    ``sink_layers``, the layers holding one (ascending); ``previous``, the ``(layer, head)`` of each
+    head putting more than it on the token just before (layer-major). The boundary heads of each
+    count: ``least_sink`` / ``least_previous``, the least weight of a head counted, and
+    ``most_other_sink`` / ``most_other_previous``, the most of a head not counted (``None`` where
+    no head is in that group). ``farthest``, the ``(layer, head)`` looking farthest back on
+    average (the first in layer-major order on a tie), its mean distance ``farthest_distance``,
+    and ``largest_distance``, the largest of any head."""
+
+    heads: int
+    layers: int
+    sinks: int
+    sink_layers: tuple[int, ...]
+    previous: tuple[tuple[int, int], ...]
+    least_sink: float | None
+    most_other_sink: float | None
+    least_previous: float | None
+    most_other_previous: float | None
+    farthest: tuple[int, int]
+    farthest_distance: float
+    largest_distance: float
+
+
+def habit_counts(habits: HeadHabits, threshold: float) -> HabitCounts:
+    """:class:`HabitCounts` of ``habits`` (three ``(layers, heads)`` tensors, at least one head)
+    above ``threshold``: a head counts where its weight is strictly above it."""
+    if not isinstance(habits, HeadHabits):
+        raise ValueError(f"habits must be the HeadHabits head_habits returns; got {type(habits).__name__}")
+    threshold = check_float("threshold", threshold)
+    for name in HeadHabits._fields:
+        check_tensor(f"habits.{name}", getattr(habits, name), dims=2, floating=True, what="(layers, heads)")
+    shape = habits.sink.shape
+    if shape[0] == 0 or shape[1] == 0 or habits.previous.shape != shape or habits.distance.shape != shape:
+        raise ValueError("habits must hold three (layers, heads) tensors of one shape with at least one head; got "
+                         f"{[tuple(getattr(habits, n).shape) for n in HeadHabits._fields]}")
+    sink, previous, distance = (getattr(habits, n).detach() for n in HeadHabits._fields)
+    sinks, before = sink > threshold, previous > threshold
+
+    def boundaries(weights: Tensor, counted: Tensor) -> tuple[float | None, float | None]:
+        inside, outside = weights[counted], weights[~counted]
+        return (float(inside.min()) if inside.numel() else None, float(outside.max()) if outside.numel() else None)
+
+    far = int(distance.flatten().argmax())
+    layer, head = divmod(far, shape[1])
+    return HabitCounts(sink.numel(), shape[0], int(sinks.sum()), tuple(sinks.any(dim=1).nonzero().flatten().tolist()),
+                       tuple((int(lay), int(h)) for lay, h in before.nonzero().tolist()), *boundaries(sink, sinks),
+                       *boundaries(previous, before), (layer, head), float(distance[layer, head]),
+                       float(distance.max()))
+
+
+def as_drawn(x: Tensor) -> Tensor:
+    """``x`` in float32 on the CPU, detached: the precision the page's maps are drawn in (the
+    model's; the microscope's float64 measures rounded to it)."""
+    check_tensor("x", x, floating=True)
+    return x.detach().float().cpu()
 
 
 class OffsetScores(NamedTuple):
@@ -198,6 +264,29 @@ def pair_shares(queries: Tensor, keys: Tensor, inv_freq: Tensor) -> PairShares:
         return lengths / lengths.sum(-1, keepdim=True).clamp_min(torch.finfo(torch.float64).tiny)
 
     return PairShares(theta, shares(q), shares(k))
+
+
+def mean_pair_shares(shares: PairShares) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Each rotary pair's share of the norm averaged over every layer and head: ``(queries, keys)``,
+    one entry per pair, fastest first."""
+    if not isinstance(shares, PairShares):
+        raise ValueError(f"shares must be the PairShares pair_shares returns; got {type(shares).__name__}")
+    check_tensor("shares.query", shares.query, dims=3, floating=True, what="(layers, heads, pairs)")
+    check_tensor("shares.key", shares.key, dims=3, floating=True, what="(layers, kv_heads, pairs)")
+    if shares.query.shape[-1] != shares.key.shape[-1]:
+        raise ValueError(f"shares.query and shares.key must have as many pairs; got {shares.query.shape[-1]} and "
+                         f"{shares.key.shape[-1]}")
+    return (tuple(shares.query.detach().mean(dim=(0, 1)).tolist()), tuple(shares.key.detach().mean(dim=(0, 1)).tolist()))
+
+
+def perplexity(loss: float) -> float:
+    """``exp(loss)`` of a mean next-token loss (nats per token), in float32 like the losses the
+    model computes, at most :data:`MAX_PERPLEXITY` (``1e30``: a loss above about 69 is reported
+    there; float32 itself overflows above about 88.7)."""
+    if isinstance(loss, float) and loss == math.inf:
+        return MAX_PERPLEXITY
+    loss = check_float("loss", loss)
+    return min(float(torch.tensor(loss).exp()), MAX_PERPLEXITY)
 
 
 class Conventions(NamedTuple):

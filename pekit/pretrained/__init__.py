@@ -29,7 +29,7 @@ from .loading import MAX_PIECES, load_minilm, pretrained_position_table
 from .minilm import MiniLM, MiniLMConfig
 from .one_token import TokenAttention, token_attention, token_attention_frame
 from .position_table import (PositionComponents, PositionTableSummary, position_components, position_table_summary,
-                             shuffled_table)
+                             shifted_row_similarity, shuffled_table)
 from .word_order import (
     OrderEffect,
     PositionsEffect,
@@ -77,6 +77,7 @@ __all__ = [
     "position_components",
     "PositionTableSummary",
     "position_table_summary",
+    "shifted_row_similarity",
     "shuffled_table",
     "ColourRange",
     "colour_range",

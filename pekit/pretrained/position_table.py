@@ -19,7 +19,8 @@ from torch import Tensor
 
 from .._checks import check_float, check_int, check_tensor
 
-__all__ = ["PositionComponents", "position_components", "PositionTableSummary", "position_table_summary"]
+__all__ = ["PositionComponents", "position_components", "PositionTableSummary", "position_table_summary",
+           "shifted_row_similarity"]
 
 
 class PositionComponents(NamedTuple):
@@ -204,3 +205,23 @@ def shuffled_table(P: Tensor, *, seed: int = 0) -> Tensor:
     X = P.detach().cpu()
     order = torch.randperm(X.numel(), generator=torch.Generator().manual_seed(seed))
     return X.flatten()[order].reshape(X.shape)
+
+
+def shifted_row_similarity(P: Tensor, count: int, shift: int) -> float:
+    """The mean cosine similarity, in float64, of the rows ``i`` and ``i + shift`` of the position
+    table ``P`` ``(positions, dim)`` over ``i = 0 .. count - 1``: 1 where shifting every position
+    by ``shift`` leaves the rows a model adds unchanged. ``count`` from 1, and ``shift + count``
+    at most the table's positions."""
+    check_tensor("P", P, dims=2, floating=True, what="(positions, dim)")
+    count = check_int("count", count, minimum=1)
+    shift = check_int("shift", shift, minimum=0)
+    if shift + count > P.shape[0]:
+        raise ValueError(f"shift={shift:,} + count={count:,} must be at most P's {P.shape[0]:,} positions")
+    if P.shape[1] == 0:
+        raise ValueError("P must have at least one column")
+    if not bool(torch.isfinite(P).all()):
+        raise ValueError("P holds NaN or infinite entries")
+    table = P.detach().double()
+    a, b = table[:count], table[shift:shift + count]
+    return float(torch.nn.functional.cosine_similarity(a, b, dim=-1).mean())
+

@@ -22,6 +22,7 @@ from .sweep import (
     DTYPE,
     INTS,
     NAME,
+    REALS,
     SEQ,
     SIZES,
     TEXT,
@@ -104,6 +105,28 @@ register(llama.offset_scores, {"queries": tensors((3, 5, 8)), "keys": tensors((1
          lambda: {"queries": qk()[0], "keys": qk()[1], "inv_freq": FREQS8(), "max_offset": 20})
 register(llama.pair_shares, {"queries": tensors((2, 3, 5, 8)), "keys": tensors((2, 1, 5, 8)), "inv_freq": tensors((4,))},
          lambda: {"queries": qk(2)[0], "keys": qk(2)[1], "inv_freq": FREQS8()})
+
+
+def habits():
+    return llama.head_habits(torch.softmax(torch.randn(2, 3, 5, 5, generator=torch.Generator().manual_seed(0)),
+                                           dim=-1).tril())
+
+
+def shares():
+    return llama.pair_shares(qk(2)[0], qk(2)[1], FREQS8())
+
+
+HABITS = st.one_of(among(None, "habits", (1.0, 2.0, 3.0)), lazy(lambda: [
+    llama.HeadHabits(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2)),
+    llama.HeadHabits(torch.ones(0, 3), torch.ones(0, 3), torch.ones(0, 3)),
+    llama.HeadHabits(torch.ones(2, 3, dtype=torch.long), torch.ones(2, 3), torch.ones(2, 3)),
+    llama.HeadHabits(torch.ones(2, 3), "previous", torch.ones(2, 3)), shares()]))
+register(llama.habit_counts, {"habits": HABITS, "threshold": REALS}, lambda: {"habits": habits(), "threshold": 0.5})
+register(llama.as_drawn, {"x": tensors((2, 3))}, lambda: {"x": torch.rand(2, 3, dtype=torch.float64)})
+register(llama.mean_pair_shares, {"shares": st.one_of(among(None, "shares", (1.0,)), lazy(lambda: [
+    habits(), llama.PairShares(FREQS8(), torch.ones(2, 3, 4), torch.ones(2, 1, 3)),
+    llama.PairShares(FREQS8(), torch.ones(2, 3), torch.ones(2, 1, 4))]))}, lambda: {"shares": shares()})
+register(llama.perplexity, {"loss": REALS}, lambda: {"loss": 2.5})
 MODELS = among(None, "model", torch.nn.Linear(2, 2))
 # the shipped text and results of the long-context section: no arguments, no model needed
 register(llama.long_text, {}, finite=lambda text: torch.tensor(float(len(text))))

@@ -181,6 +181,8 @@ register(pretrained.position_components, {"P": tensors((12, 6)), "k": SIZES}, la
 register(pretrained.position_table_summary, {"P": tensors((12, 6)), "max_offset": SIZES, "k": SIZES},
          lambda: {"P": T(12, 6), "max_offset": 5, "k": 2},
          finite=lambda r: (r.value_range, r.norms, r.steps, r.offsets, r.components.scores, r.components.explained))
+register(pretrained.shifted_row_similarity, {"P": tensors((12, 6)), "count": SIZES, "shift": SIZES},
+         lambda: {"P": T(12, 6), "count": 5, "shift": 3})
 register(pretrained.shuffled_table, {"P": tensors((12, 6)), "seed": SIZES}, lambda: {"P": T(12, 6), "seed": 3})
 register(pretrained.colour_range, {"X": tensors((4, 5)), "share": THRESHOLDS, "symmetric": BOOL}, lambda: {"X": T(4, 5)})
 

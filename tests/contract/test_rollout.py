@@ -20,5 +20,6 @@ def weights():
 
 CASES.register(rollout.attention_rollout, {"attentions": tensors((2, 3, 4, 4)), "residual": PROB | REALS},
                lambda: {"attentions": weights()})
+CASES.register(rollout.ranked_shares, {"row": tensors((5,))}, lambda: {"row": weights()[0, 0, -1]})
 
 test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)

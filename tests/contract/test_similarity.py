@@ -25,6 +25,10 @@ register(similarity.column_changes, {"P": tensors((6, 4))}, lambda: {"P": T(6, 4
 TABLE = {"num_positions": SIZES, "dim": SIZES, "base": REALS, "start": INTS, "layout": NAME}
 register(similarity.sinusoidal_column_changes, TABLE, lambda: {"num_positions": 12, "dim": 5, "start": 1})
 register(similarity.step_range, TABLE, lambda: {"num_positions": 12, "dim": 5, "start": 1})
+register(similarity.pair_steps, {"num_positions": SIZES, "dim": SIZES, "base": REALS},
+         lambda: {"num_positions": 12, "dim": 6})
+register(similarity.offset_dots, {"dim": SIZES, "offset": SIZES, "starts": SEQ, "base": REALS},
+         lambda: {"dim": 8, "offset": 3, "starts": [0, 5]})
 register(similarity.random_direction_overlap, {"width": SIZES}, lambda: {"width": 8})
 register(similarity.embedding_overlap,
          {"num_positions": SIZES, "widths": SEQ, "base": REALS, "start": INTS, "layout": NAME, "max_rows": SIZES,

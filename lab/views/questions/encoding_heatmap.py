@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import torch
-
 import pekit
+from pekit import similarity
 from lab.claims import Claim, Reference, Said
 from lab.display import number
 from lab.i18n import N_, _
@@ -27,11 +26,9 @@ class PairSpeeds(NamedTuple):
 def pair_speeds(n: int, d: int, base: float = 10000.0) -> PairSpeeds:
     if n < 2 or d < 2 or d % 2:
         raise ValueError("n must be at least 2 and d an even number of at least 2")
-    P = pekit.sinusoidal_encoding(n, d, base=base, dtype=torch.float64)
-    change = (P[1:] - P[:-1]).abs().mean(dim=0)
-    steps = ((change[0::2] + change[1::2]) / 2).tolist()
+    steps = similarity.pair_steps(n, d, base=base)
     angles = pekit.frequencies(d, base=base).tolist()  # ω_j = base^(−2j/d), radian per position
-    return PairSpeeds(n, d, tuple(angles), tuple(steps), tuple(pekit.wavelengths(d, base=base).tolist()))
+    return PairSpeeds(n, d, tuple(angles), steps, tuple(pekit.wavelengths(d, base=base).tolist()))
 
 
 # the options' column pairs: the first, one in the middle, the last
@@ -89,9 +86,8 @@ class OffsetDots(NamedTuple):
 def offset_dots(d: int, offset: int, first: int, second: int) -> OffsetDots:
     if d < 2 or d % 2 or min(offset, first, second) < 0:
         raise ValueError("d must be even (every sine with its cosine) and the positions and offset at least 0")
-    P = pekit.sinusoidal_encoding(max(first, second) + offset + 1, d, dtype=torch.float64)
-    return OffsetDots(d, offset, first, second, float(P[first] @ P[first + offset]),
-                      float(P[second] @ P[second + offset]))
+    near, far = similarity.offset_dots(d, offset, (first, second))
+    return OffsetDots(d, offset, first, second, near, far)
 
 
 def offset_answer(dots: OffsetDots) -> int:

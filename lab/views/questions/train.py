@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import torch
-
+from pekit.head_patterns import strongest_heads
 from lab.claims import Claim, Reference, Said
 from lab.display import number
 from lab.i18n import N_, _
 from lab.views.questions import Check, Solved
+
+if TYPE_CHECKING:
+    from torch import Tensor
 
 
 class Shipped(NamedTuple):
@@ -76,19 +78,10 @@ class Pattern(NamedTuple):
     uniform: float
 
 
-def pattern(weights: torch.Tensor) -> Pattern:
-    """``weights`` ``(layers, heads, T, T)``: each pattern's strongest head."""
-    if weights.dim() != 4 or weights.shape[-1] != weights.shape[-2]:
-        raise ValueError("weights must have the shape (layers, heads, T, T)")
-    T = weights.shape[-1]
-    shares = {"anti": weights.flip(-1).diagonal(dim1=-2, dim2=-1).mean(-1),
-              "diagonal": weights.diagonal(dim1=-2, dim2=-1).mean(-1), "first": weights[..., 0].mean(-1)}
-    best = {}
-    for name, share in shares.items():
-        index = int(share.argmax())
-        layer, head = divmod(index, share.shape[1])
-        best[name] = (layer, head, float(share.flatten()[index]))
-    return Pattern(best["anti"], best["diagonal"], best["first"], 1 / T)
+def pattern(weights: Tensor) -> Pattern:
+    """``weights`` ``(layers, heads, T, T)``: each pattern's strongest head
+    (:func:`pekit.head_patterns.strongest_heads`)."""
+    return Pattern(*strongest_heads(weights))
 
 
 def pattern_answer(p: Pattern) -> int:
