@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # pandas is imported by the functions that return tables
 __all__ = [
     "bit_periods",
     "bit_wave",
+    "bit_changes",
     "binary_strings",
     "match_bits_to_pairs",
     "pairwise_distances",
@@ -64,6 +65,15 @@ def bit_wave(num_positions: int, bit: int) -> Tensor:
     bit = check_int("bit", bit, minimum=0, maximum=62)
     i = torch.arange(num_positions, dtype=torch.int64)
     return (((i >> bit) & 1) * 2 - 1).double()
+
+
+def bit_changes(num_positions: int, bit: int) -> tuple[int, ...]:
+    """The positions ``i`` in ``1 .. num_positions − 1`` where bit ``bit`` of the binary code
+    (:func:`pekit.binary_encoding`, with bits enough not to wrap) differs from position ``i − 1``'s."""
+    num_positions = check_int("num_positions", num_positions, minimum=1, maximum=1 << 26)
+    bit = check_int("bit", bit, minimum=0, maximum=61)
+    column = binary_encoding(num_positions, bits=max(bit + 1, (num_positions - 1).bit_length()), device="cpu")[:, bit]
+    return tuple(int(i) + 1 for i in torch.nonzero(column[1:] != column[:-1]).flatten())
 
 
 def binary_strings(num_positions: int, bits: int, *, lsb_first: bool = True) -> list[str]:

@@ -165,3 +165,18 @@ def test_overlay_values_names_a_column_outside_the_table():
         for column in (8, -1):
             with pytest.raises(ValueError, match="column"):
                 f(10, 1, 8, column)
+
+
+@pytest.mark.parametrize("n, bit", [(1, 0), (2, 0), (2, 1), (64, 2), (100, 0), (1000, 9), (1025, 10), (70, 61), (9, 3)])
+def test_bit_changes_against_a_loop_over_shifts(n, bit):
+    from pekit.binary import bit_changes
+
+    assert bit_changes(n, bit) == tuple(i for i in range(1, n) if (i >> bit) & 1 != ((i - 1) >> bit) & 1)
+
+
+def test_bit_changes_refuses_bad_input_by_name():
+    from pekit.binary import bit_changes
+
+    for args, name in [((0, 1), "num_positions"), ((10, -1), "bit"), ((10, 62), "bit"), ((1 << 27, 1), "num_positions")]:
+        with pytest.raises(ValueError, match=name):
+            bit_changes(*args)

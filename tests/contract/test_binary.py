@@ -18,6 +18,7 @@ register = CASES.register
 
 register(binary.bit_periods, {"bits": SIZES}, lambda: {"bits": 4})
 register(binary.bit_wave, {"num_positions": SIZES, "bit": SIZES}, lambda: {"num_positions": 9, "bit": 1})
+register(binary.bit_changes, {"num_positions": SIZES, "bit": SIZES}, lambda: {"num_positions": 40, "bit": 2})
 register(binary.binary_strings, {"num_positions": SIZES, "bits": SIZES, "lsb_first": BOOL},
          lambda: {"num_positions": 9, "bits": 3})
 register(binary.match_bits_to_pairs, {"bits": SIZES, "dim": SIZES, "base": REALS, "layout": NAME},
