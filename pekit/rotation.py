@@ -54,6 +54,7 @@ __all__ = [
     "rope_scores",
     "additive_scores",
     "diagonal_spread",
+    "map_extent",
     "score_rounding",
     "point_turns",
 ]
@@ -450,6 +451,20 @@ def diagonal_spread(S: Tensor) -> tuple[Tensor, Tensor]:
     diagonals = [torch.diagonal(S, offset=-int(o)) for o in offsets]  # S[m, m - o]
     spread = torch.stack([diag.max() - diag.min() for diag in diagonals])
     return offsets, spread
+
+
+class MapExtent(NamedTuple):
+    """A square score map's largest ``|score|`` (``scale``) and largest spread along a diagonal (``spread``)."""
+
+    scale: float
+    spread: float
+
+
+def map_extent(S: Tensor) -> MapExtent:
+    """How large the scores of ``S`` are, and how far they are from depending on ``m − n`` only
+    (the largest of :func:`diagonal_spread`; 0 when they do)."""
+    spread = diagonal_spread(S)[1]  # checks S
+    return MapExtent(float(S.abs().max()), float(spread.max()))
 
 
 def point_turns(here: Tensor, there: Tensor, *, degrees: bool = False) -> Tensor:

@@ -398,3 +398,29 @@ def test_sine_only_fit_refuses_bad_input_by_name():
                          ({"num_positions": 1 << 28}, "num_positions")]:
         with pytest.raises(ValueError, match=name):
             sine_only_fit(**{"dim": 8, "delta": 3, **kwargs})
+
+
+@pytest.mark.parametrize("N, seed", [(1, 0), (2, 1), (5, 2), (12, 3)])
+def test_map_extent_against_loops_over_the_diagonals(N, seed):
+    from pekit.rotation import map_extent
+
+    S = torch.randn(N, N, generator=torch.Generator().manual_seed(seed))
+    rows = S.tolist()
+    diagonals = {}
+    for m in range(N):
+        for n in range(N):
+            diagonals.setdefault(m - n, []).append(rows[m][n])
+    found = map_extent(S)
+    assert found.scale == max(abs(v) for row in rows for v in row)
+    # a float32 difference is the exact one (float64 holds it) rounded once to float32
+    assert found.spread == max(float(np.float32(max(d) - min(d))) for d in diagonals.values())
+    toeplitz = torch.tensor([[float(m - n) for n in range(N)] for m in range(N)])
+    assert map_extent(toeplitz) == (float(N - 1), 0.0)  # a function of m − n alone
+
+
+def test_map_extent_refuses_what_is_not_a_square_map():
+    from pekit.rotation import map_extent
+
+    for bad in (torch.zeros(2, 3), torch.zeros(0, 0), torch.zeros(3), torch.ones(2, 2, dtype=torch.bool), [[1.0]]):
+        with pytest.raises(ValueError, match="S"):
+            map_extent(bad)

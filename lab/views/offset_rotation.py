@@ -194,10 +194,10 @@ def rope_view(d: int, base: int, count: int, seed: int) -> RopeView:
         return charts.heatmap(S, x_title=_("Key position n"), y_title=_("Query position m"), value_title=_("score"),
                               domain="symmetric", height=300).spec()
 
+    rope, additive = rotation.map_extent(S_rope), rotation.map_extent(S_add)  # largest |score| and diagonal spread
     return RopeView(count=count, rope=scores(S_rope), additive=scores(S_add),
-                    rope_scale=float(S_rope.abs().max()), additive_scale=float(S_add.abs().max()),
-                    rope_spread=float(rotation.diagonal_spread(S_rope)[1].max()),
-                    additive_spread=float(rotation.diagonal_spread(S_add)[1].max()),
+                    rope_scale=rope.scale, additive_scale=additive.scale,
+                    rope_spread=rope.spread, additive_spread=additive.spread,
                     exact=rotation.score_rounding(q, k, count, base=base))
 
 

@@ -34,6 +34,7 @@ for f in (rotation.rope_scores, rotation.additive_scores):
     register(f, {"q": tensors((8,)), "k": tensors((8,)), "num_positions": SIZES, "base": REALS},
              lambda: {"q": T(8, seed=1), "k": T(8, seed=2), "num_positions": 6})
 register(rotation.diagonal_spread, {"S": tensors((5, 5))}, lambda: {"S": T(5, 5)})
+register(rotation.map_extent, {"S": tensors((5, 5))}, lambda: {"S": T(5, 5)})
 register(rotation.residual_rounding,
          {"num_positions": SIZES, "dim": SIZES, "delta": INTS, "base": REALS, "start": INTS},
          lambda: {"num_positions": 5, "dim": 8, "delta": 3})
