@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # pandas is imported by the functions that return tables
 __all__ = [
     "bit_periods",
     "bit_wave",
+    "bit_changes",
     "binary_strings",
     "match_bits_to_pairs",
     "pairwise_distances",
@@ -39,6 +40,12 @@ __all__ = [
     "distances_from_first",
     "CodeComparison",
     "compare_codes",
+    "CodeDistances",
+    "code_distances",
+    "OverlayValues",
+    "overlay_values",
+    "ValueCounts",
+    "value_counts",
     "EqualWidth",
     "equal_width",
     "wavelength_growth",
@@ -58,6 +65,15 @@ def bit_wave(num_positions: int, bit: int) -> Tensor:
     bit = check_int("bit", bit, minimum=0, maximum=62)
     i = torch.arange(num_positions, dtype=torch.int64)
     return (((i >> bit) & 1) * 2 - 1).double()
+
+
+def bit_changes(num_positions: int, bit: int) -> tuple[int, ...]:
+    """The positions ``i`` in ``1 .. num_positions − 1`` where bit ``bit`` of the binary code
+    (:func:`pekit.binary_encoding`, with bits enough not to wrap) differs from position ``i − 1``'s."""
+    num_positions = check_int("num_positions", num_positions, minimum=1, maximum=1 << 26)
+    bit = check_int("bit", bit, minimum=0, maximum=61)
+    column = binary_encoding(num_positions, bits=max(bit + 1, (num_positions - 1).bit_length()), device="cpu")[:, bit]
+    return tuple(int(i) + 1 for i in torch.nonzero(column[1:] != column[:-1]).flatten())
 
 
 def binary_strings(num_positions: int, bits: int, *, lsb_first: bool = True) -> list[str]:
@@ -205,6 +221,90 @@ def compare_codes(n: int, bits: int, dim: int, *, base: float = 10000.0) -> Code
         binary_steps, neighbour_distances(P), jump, int(flips[jump - 1]), distinct_positions(B), distinct_positions(P),
         dials, sin_from_first, returns, float(sin_from_first[1:].min()),
     )
+
+
+class CodeDistances(NamedTuple):
+    """:func:`compare_codes`'s distances as plain floats, and what the binary analogy reads off
+    them: each code's smallest and largest step between neighbours (``*_step_range``, float64),
+    the position (> 0) whose sinusoidal code is closest to position 0's (the first at that
+    distance), and the dials' smallest distance from position 0 with the first position at it
+    (0 at the first exact return, see ``CodeComparison.dial_returns``)."""
+
+    binary_steps: tuple[float, ...]
+    sinusoidal_steps: tuple[float, ...]
+    dial_distances: tuple[float, ...]
+    sinusoidal_distances: tuple[float, ...]
+    binary_step_range: tuple[float, float]
+    sinusoidal_step_range: tuple[float, float]
+    closest_to_first: int
+    dial_min_from_first: float
+    dial_closest_to_first: int
+
+
+def code_distances(stats: CodeComparison) -> CodeDistances:
+    """The distances of ``stats`` (a :class:`CodeComparison` of at least two positions)."""
+    if not isinstance(stats, CodeComparison):
+        raise ValueError(f"stats must be the CodeComparison compare_codes returns; got a {type(stats).__name__}")
+    tables = (stats.binary_steps, stats.sinusoidal_steps, stats.dial_distances, stats.sinusoidal_distances)
+    for field, table in zip(("binary_steps", "sinusoidal_steps", "dial_distances", "sinusoidal_distances"), tables):
+        check_tensor(f"stats.{field}", table, dims=1, what="(positions,)")
+    n = stats.sinusoidal_distances.numel()
+    if n < 2 or [t.numel() for t in tables] != [n - 1, n - 1, n, n]:
+        raise ValueError("stats must hold n − 1 steps and n distances from position 0 of each code, n >= 2")
+    returns = stats.dial_returns
+    if not isinstance(returns, list) or not all(type(i) is int and 0 < i < n for i in returns):
+        raise ValueError("stats.dial_returns must list positions 1 .. n − 1, as compare_codes returns")
+    binary_steps, sinusoidal_steps, dials, sinusoidal = (t.detach().double().cpu() for t in tables)
+    return CodeDistances(
+        tuple(binary_steps.tolist()), tuple(sinusoidal_steps.tolist()), tuple(dials.tolist()),
+        tuple(sinusoidal.tolist()), tuple(map(float, binary_steps.aminmax())),
+        tuple(map(float, sinusoidal_steps.aminmax())), int(sinusoidal[1:].argmin()) + 1,
+        0.0 if returns else float(dials[1:].min()), returns[0] if returns else int(dials[1:].argmin()) + 1,
+    )
+
+
+class OverlayValues(NamedTuple):
+    """Bit ``bit`` as a ±1 square wave (:func:`bit_wave`) and one column of the sinusoidal table
+    as drawn (float32, read as float64) over the same positions."""
+
+    bit_wave: tuple[float, ...]
+    column_wave: tuple[float, ...]
+
+
+class ValueCounts(NamedTuple):
+    """How many different values a bit (1 or 2) and a column take over the same positions, the
+    column's counted in float64 (float32 can round two of them to one)."""
+
+    bit_values: int
+    column_values: int
+
+
+def _check_overlay(num_positions: object, bit: object, dim: object, column: object) -> tuple[int, int, int, int]:
+    num_positions = check_int("num_positions", num_positions, minimum=1, maximum=1 << 26)
+    bit = check_int("bit", bit, minimum=0, maximum=62)
+    dim = check_int("dim", dim, minimum=1)
+    column = check_int("column", column, minimum=0)
+    if column >= dim:
+        raise ValueError(f"column={column} must be one of the columns 0 .. dim − 1 = {dim - 1}")
+    return num_positions, bit, dim, column
+
+
+def overlay_values(num_positions: int, bit: int, dim: int, column: int, *, base: float = 10000.0) -> OverlayValues:
+    """Bit ``bit`` against column ``column`` of the width-``dim`` table, positions ``0 .. num_positions − 1``."""
+    from .encodings import sinusoidal_columns
+
+    num_positions, bit, dim, column = _check_overlay(num_positions, bit, dim, column)
+    drawn = sinusoidal_columns(num_positions, dim, [column], base=base)[:, 0]  # (positions,), float32
+    return OverlayValues(tuple(bit_wave(num_positions, bit).tolist()), tuple(drawn.double().cpu().tolist()))
+
+
+def value_counts(num_positions: int, bit: int, dim: int, column: int, *, base: float = 10000.0) -> ValueCounts:
+    """The different values of :func:`overlay_values`' two curves, the column's in float64."""
+    from .encodings import sinusoidal_columns
+
+    num_positions, bit, dim, column = _check_overlay(num_positions, bit, dim, column)
+    exact = sinusoidal_columns(num_positions, dim, [column], base=base, dtype=torch.float64)[:, 0]
+    return ValueCounts(len(bit_wave(num_positions, bit).unique()), len(exact.unique()))
 
 
 def bits_needed(num_positions: int) -> int:

@@ -46,12 +46,15 @@ __all__ = [
     "rotation_block",
     "rotation_residuals",
     "residual_rounding",
+    "residual_summary",
+    "sine_only_fit",
     "arrow_turns",
     "offset_dot_product",
     "apply_rope",
     "rope_scores",
     "additive_scores",
     "diagonal_spread",
+    "map_extent",
     "score_rounding",
     "point_turns",
 ]
@@ -215,6 +218,71 @@ def residual_rounding(
               + (here - here64).abs() @ (T - T64).abs().T + (there - there64).abs())
     arithmetic = (2 * u / (1 - 2 * u)) * sizes + u * (sizes + there.abs())  # products and sum, then the subtraction
     return (inputs + arithmetic).amax(dim=1) * (1 + 4 * u)
+
+
+class ResidualSummary(NamedTuple):
+    """:func:`rotation_residuals` (float32, read as float64) of each position shown, in order, and
+    against :func:`residual_rounding`: ``largest`` residual, ``rounding`` the largest bound, and
+    ``excess`` the largest residual over its own position's bound (at most 1: rounding alone)."""
+
+    residuals: tuple[float, ...]
+    largest: float
+    rounding: float
+    excess: float
+
+
+def residual_summary(num_positions: int, dim: int, delta: int, *, base: float = 10000.0,
+                     start: int = 0) -> ResidualSummary:
+    """The residuals of positions ``start .. start + num_positions − 1`` and their rounding bounds."""
+    residuals = rotation_residuals(num_positions, dim, delta, base=base, start=start).double().cpu()
+    bounds = residual_rounding(num_positions, dim, delta, base=base, start=start)
+    return ResidualSummary(tuple(residuals.tolist()), float(residuals.max()), float(bounds.max()),
+                           float((residuals / bounds).max()))
+
+
+class SineOnlyFit(NamedTuple):
+    """:func:`sine_only_fit`: per position ``t``, the largest |entry| of map·code(t) − code(t+δ)
+    for the rotation (``rotation_errors``) and the best sine-only map (``sine_errors``); their
+    largest (``rotation_error``, ``sine_error``); the sine-only fit's root-mean-square error
+    (``sine_rms``) against that of the target sine columns (``sine_scale``); ``at_zero``:
+    max_j |sin(δ·ω_j)|, what every linear map of the sines misses at t = 0, where each sine is 0."""
+
+    rotation_errors: tuple[float, ...]
+    sine_errors: tuple[float, ...]
+    rotation_error: float
+    sine_error: float
+    sine_rms: float
+    sine_scale: float
+    at_zero: float
+
+
+SINE_FIT_BYTES = 48  # float64 bytes per (position, column): both tables, the rotated rows, the SVD's U, the fit
+
+
+def sine_only_fit(dim: int, delta: int, *, base: float = 10000.0, num_positions: int = 256,
+                  rank_tol: float = 1e-10) -> SineOnlyFit:
+    """Moving positions ``t = 0 .. num_positions − 1`` by ``delta`` with a fixed linear map, in
+    float64: with every sine/cosine pair (:func:`offset_rotation`), and with the ``dim / 2`` sine
+    columns alone (the best map by least squares: the projection of the shifted sines onto the
+    span of the sines, taken from the left singular vectors whose singular values exceed
+    ``rank_tol`` of the largest, since the slow sine columns are nearly parallel)."""
+    dim = _check_even(dim, "the offset rotation")
+    delta = check_int("delta", delta, minimum=-MAX_DELTA, maximum=MAX_DELTA)
+    num_positions = check_int("num_positions", num_positions, minimum=1)
+    rank_tol = check_float("rank_tol", rank_tol, minimum=0.0, maximum=1.0)
+    check_elements({"num_positions": num_positions, "dim": dim})
+    check_memory({"num_positions": num_positions, "dim": dim}, SINE_FIT_BYTES)
+    T = offset_rotation(dim, delta, base=base, device="cpu", dtype=torch.float64)  # (dim, dim); checks base, dim
+    here = sinusoidal_encoding(num_positions, dim, base=base, device="cpu", dtype=torch.float64)  # rows t
+    there = sinusoidal_encoding(num_positions, dim, base=base, start=delta, device="cpu", dtype=torch.float64)  # t + δ
+    rotated = (here @ T.T - there).abs()  # (positions, dim): T acts on the column vector P[t]
+    S, S_next = here[:, 0::2], there[:, 0::2]  # (positions, dim/2): the sine columns
+    U, sv, _right = torch.linalg.svd(S, full_matrices=False)
+    basis = U[:, sv > rank_tol * sv[0]]  # (positions, rank)
+    missed = (basis @ (basis.T @ S_next) - S_next).abs()  # (positions, dim/2)
+    return SineOnlyFit(tuple(rotated.amax(dim=1).tolist()), tuple(missed.amax(dim=1).tolist()),
+                       float(rotated.max()), float(missed.max()), float(missed.pow(2).mean().sqrt()),
+                       float(S_next.pow(2).mean().sqrt()), float(S_next[0].abs().max()))
 
 
 class ArrowTurns(NamedTuple):
@@ -383,6 +451,20 @@ def diagonal_spread(S: Tensor) -> tuple[Tensor, Tensor]:
     diagonals = [torch.diagonal(S, offset=-int(o)) for o in offsets]  # S[m, m - o]
     spread = torch.stack([diag.max() - diag.min() for diag in diagonals])
     return offsets, spread
+
+
+class MapExtent(NamedTuple):
+    """A square score map's largest ``|score|`` (``scale``) and largest spread along a diagonal (``spread``)."""
+
+    scale: float
+    spread: float
+
+
+def map_extent(S: Tensor) -> MapExtent:
+    """How large the scores of ``S`` are, and how far they are from depending on ``m − n`` only
+    (the largest of :func:`diagonal_spread`; 0 when they do)."""
+    spread = diagonal_spread(S)[1]  # checks S
+    return MapExtent(float(S.abs().max()), float(spread.max()))
 
 
 def point_turns(here: Tensor, there: Tensor, *, degrees: bool = False) -> Tensor:

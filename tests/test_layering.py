@@ -162,10 +162,7 @@ TENSOR_METHODS = {"norm", "cdist", "matmul", "mm", "bmm", "einsum", "fill_diagon
 # The views that still compute with tensors themselves, to move into pekit as the encoding
 # heatmap's, the home page's and the classroom's were. A view cleaned of it leaves this list
 # (the test says so); no view joins it.
-VIEWS_STILL_COMPUTING = {"binary_analogy.py", "encoding_families.py", "live_attention.py",
-                         "minilm.py", "offset_rotation.py",
-                         # every page's questions were one module; their share of it, by page
-                         "questions/binary_analogy.py"}
+VIEWS_STILL_COMPUTING = {"encoding_families.py", "live_attention.py", "minilm.py"}
 
 
 def tensor_math(source: str) -> list[str]:

@@ -4,6 +4,7 @@ the algebraic properties of rotations."""
 import cmath
 import math
 
+import numpy as np
 import pytest
 import torch
 from torch.testing import assert_close
@@ -329,3 +330,97 @@ def test_point_turns_is_each_point_s_angle_from_its_formula(first, delta, pair):
     assert all(min(abs(g - e), 2 * math.pi - abs(g - e)) < 1e-9 for g, e in zip(got, expected))
     with pytest.raises(ValueError, match="here"):
         point_turns(here[:, :1], there[:, :1])
+
+
+# ---------------------------------------------------------------------------------------------
+# residual_summary and sine_only_fit, against numpy and loops over math.sin
+
+
+def table_loop(num_positions, dim, base, start=0):
+    """The interleaved table in float64 by a loop over math.sin and math.cos."""
+    return np.array([[(math.sin if c % 2 == 0 else math.cos)((start + i) / base ** ((c - c % 2) / dim))
+                      for c in range(dim)] for i in range(num_positions)])
+
+
+@pytest.mark.parametrize("count, dim, delta, base, start", [(1, 2, 0, 10000, 0), (12, 16, 3, 10000, 0),
+                                                            (20, 32, -7, 100, 10), (5, 8, 1000, 10000, -40)])
+def test_residual_summary_against_numpy_float32_and_loops(count, dim, delta, base, start):
+    from pekit.rotation import residual_summary
+
+    found = residual_summary(count, dim, delta, base=base, start=start)
+    bound = residual_rounding(count, dim, delta, base=base, start=start).tolist()
+    T = explicit_T(dim, delta, base).numpy().astype(np.float32)
+    here = table_loop(count, dim, base, start).astype(np.float32)
+    there = table_loop(count, dim, base, start + delta).astype(np.float32)
+    reference = np.abs(here @ T.T - there).max(axis=1)  # float32 in numpy's own order of sums
+    assert len(found.residuals) == count and all(isinstance(r, float) for r in found.residuals)
+    for r, ref, b in zip(found.residuals, reference, bound):
+        assert abs(r - float(ref)) <= 2 * b  # both are within the rounding bound of the exact 0
+    assert found.largest == max(found.residuals)
+    assert found.rounding == max(bound)
+    assert found.excess == max(r / b for r, b in zip(found.residuals, bound)) and found.excess <= 1.0
+
+
+@pytest.mark.parametrize("dim, delta, base, positions", [(2, 1, 10000, 256), (4, 5, 10000, 64), (8, -3, 100, 100),
+                                                         (16, 37, 10000, 256), (32, 1000, 10000, 256),
+                                                         (8, 0, 10000, 30), (6, 2, 10, 1), (2, 3, 10000, 2)])
+def test_sine_only_fit_against_numpy_least_squares(dim, delta, base, positions):
+    from pekit.rotation import sine_only_fit
+
+    fit = sine_only_fit(dim, delta, base=base, num_positions=positions, rank_tol=1e-10)
+    here, there = table_loop(positions, dim, base), table_loop(positions, dim, base, delta)
+    T = explicit_T(dim, delta, base).numpy()
+    rotated = np.abs(here @ T.T - there)
+    S, S_next = here[:, 0::2], there[:, 0::2]
+    M = np.linalg.lstsq(S, S_next, rcond=1e-10)[0]  # the same rank rule: singular values below 1e-10 of the largest
+    missed = np.abs(S @ M - S_next)
+    assert len(fit.rotation_errors) == len(fit.sine_errors) == positions
+    np.testing.assert_allclose(fit.rotation_errors, rotated.max(axis=1), rtol=0, atol=1e-12)
+    # near the rank cut the two solvers round the nearly parallel slow sines differently (about 1e-9 at d = 16)
+    np.testing.assert_allclose(fit.sine_errors, missed.max(axis=1), rtol=0, atol=1e-7)
+    assert fit.rotation_error == max(fit.rotation_errors) and fit.sine_error == max(fit.sine_errors)
+    assert math.isclose(fit.sine_rms, math.sqrt((missed**2).mean()), rel_tol=1e-6, abs_tol=1e-12)
+    assert math.isclose(fit.sine_scale, math.sqrt(sum(v * v for v in S_next.flat) / S_next.size), rel_tol=1e-12,
+                        abs_tol=1e-300)
+    at_zero = max(abs(math.sin(delta / base ** (2 * j / dim))) for j in range(dim // 2))
+    assert math.isclose(fit.at_zero, at_zero, rel_tol=1e-12, abs_tol=1e-300)
+    # every sine is 0 at t = 0: a linear map of them gives 0 there and misses the whole target
+    assert math.isclose(fit.sine_errors[0], at_zero, rel_tol=1e-9, abs_tol=1e-15)
+    if delta == 0:
+        assert fit.rotation_error == 0.0 and fit.sine_error < 1e-12
+
+
+def test_sine_only_fit_refuses_bad_input_by_name():
+    from pekit.rotation import sine_only_fit
+
+    for kwargs, name in [({"dim": 7}, "dim"), ({"num_positions": 0}, "num_positions"), ({"rank_tol": 1.5}, "rank_tol"),
+                         ({"rank_tol": -1e-3}, "rank_tol"), ({"delta": 2**53}, "delta"),
+                         ({"num_positions": 1 << 28}, "num_positions")]:
+        with pytest.raises(ValueError, match=name):
+            sine_only_fit(**{"dim": 8, "delta": 3, **kwargs})
+
+
+@pytest.mark.parametrize("N, seed", [(1, 0), (2, 1), (5, 2), (12, 3)])
+def test_map_extent_against_loops_over_the_diagonals(N, seed):
+    from pekit.rotation import map_extent
+
+    S = torch.randn(N, N, generator=torch.Generator().manual_seed(seed))
+    rows = S.tolist()
+    diagonals = {}
+    for m in range(N):
+        for n in range(N):
+            diagonals.setdefault(m - n, []).append(rows[m][n])
+    found = map_extent(S)
+    assert found.scale == max(abs(v) for row in rows for v in row)
+    # a float32 difference is the exact one (float64 holds it) rounded once to float32
+    assert found.spread == max(float(np.float32(max(d) - min(d))) for d in diagonals.values())
+    toeplitz = torch.tensor([[float(m - n) for n in range(N)] for m in range(N)])
+    assert map_extent(toeplitz) == (float(N - 1), 0.0)  # a function of m − n alone
+
+
+def test_map_extent_refuses_what_is_not_a_square_map():
+    from pekit.rotation import map_extent
+
+    for bad in (torch.zeros(2, 3), torch.zeros(0, 0), torch.zeros(3), torch.ones(2, 2, dtype=torch.bool), [[1.0]]):
+        with pytest.raises(ValueError, match="S"):
+            map_extent(bad)

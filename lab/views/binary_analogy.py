@@ -5,7 +5,6 @@ import math
 from dataclasses import dataclass
 
 import pandas as pd
-import torch
 
 import pekit
 from lab.claims import Claim, Reference, Said, joined
@@ -102,22 +101,21 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
     bits_chart, bits_drawing = _heatmap(B, x_title=_("Bit (0 = least significant)"), domain=(0.0, 1.0))
     p_chart, p_drawing = _heatmap(P, x_title=_("Column (encoding dimension)"), domain=(-1.0, 1.0))
     stats = binary.compare_codes(n, bits, d, base=base)
+    distances = binary.code_distances(stats)  # plain floats, and what the sentences read off them
     binary_name = ngettext("binary, {count} bit", "binary, {count} bits", bits).format(count=bits)
     sin_name = _("sinusoidal, d = {d}").format(d=d)
     steps = pd.concat([
-        pd.DataFrame({"position": range(1, n), "distance": stats.binary_steps.numpy(), "code": binary_name}),
-        pd.DataFrame({"position": range(1, n), "distance": stats.sinusoidal_steps.numpy(), "code": sin_name}),
+        pd.DataFrame({"position": range(1, n), "distance": distances.binary_steps, "code": binary_name}),
+        pd.DataFrame({"position": range(1, n), "distance": distances.sinusoidal_steps, "code": sin_name}),
     ])
     dial = pd.concat([
-        pd.DataFrame({"position": range(n), "distance": stats.dial_distances.numpy(),
+        pd.DataFrame({"position": range(n), "distance": distances.dial_distances,
                       "code": ngettext("dials sin(2πi/2^j), {count} column", "dials sin(2πi/2^j), {count} columns",
                                        bits).format(count=bits)}),
-        pd.DataFrame({"position": range(n), "distance": stats.sinusoidal_distances.numpy(),
+        pd.DataFrame({"position": range(n), "distance": distances.sinusoidal_distances,
                       "code": _("sinusoidal, d = {d}, base {base}").format(d=d, base=base)}),
     ])
-    bin_lo, bin_hi = map(float, stats.binary_steps.aminmax())
-    P64 = pekit.sinusoidal_encoding(n, d, base=base, device="cpu", dtype=torch.float64)  # (n, d)
-    sin_lo, sin_hi = map(float, (P64[1:] - P64[:-1]).norm(dim=1).aminmax())  # float64: the sentence's steps
+    (bin_lo, bin_hi), (sin_lo, sin_hi) = distances.binary_step_range, distances.sinusoidal_step_range  # float64
     return AnalogyView(
         n=n, bits=bits, d=d, base=base, codes=codes,
         bits_chart=bits_chart, bits_exact=bits_drawing.exact, p_chart=p_chart, p_exact=p_drawing.exact,
@@ -129,11 +127,10 @@ def analogy_view(n: int, bits: int, d: int, base: int) -> AnalogyView:
         stats=stats, bits_needed=binary.bits_needed(n),
         binary_step_low=bin_lo, binary_step_high=bin_hi, sinusoidal_step_low=sin_lo, sinusoidal_step_high=sin_hi,
         jump_from_code=msb_first[stats.biggest_jump - 1], jump_to_code=msb_first[stats.biggest_jump],
-        closest_to_first=int(stats.sinusoidal_distances[1:].argmin()) + 1,
+        closest_to_first=distances.closest_to_first,
         # a dial code that returns (pekit's dial_returns, to 10⁻⁹) is at distance 0: the first return
-        dial_min_from_first=0.0 if stats.dial_returns else float(stats.dial_distances[1:].min()),
-        dial_closest_to_first=stats.dial_returns[0] if stats.dial_returns else int(stats.dial_distances[1:].argmin()) + 1,
-        wavelengths=tuple(float(w) for w in pekit.wavelengths(d, base=base)),
+        dial_min_from_first=distances.dial_min_from_first, dial_closest_to_first=distances.dial_closest_to_first,
+        wavelengths=tuple(pekit.wavelengths(d, base=base).tolist()),
     )
 
 
@@ -358,11 +355,11 @@ class Ladders:
 @localized_resource(max_entries=24)
 def ladders(bits: int, d: int, base: int) -> Ladders:
     matches = binary.match_bits_to_pairs(bits, d, base=base)
-    waves = pekit.wavelengths(d, base=base)
+    waves = pekit.wavelengths(d, base=base).tolist()
     periods = pd.concat([
-        pd.DataFrame({"index": range(bits), "positions": binary.bit_periods(bits).numpy(),
+        pd.DataFrame({"index": range(bits), "positions": binary.bit_periods(bits).tolist(),
                       "ladder": _("bit b: period 2^(b+1)")}),
-        pd.DataFrame({"index": range(len(waves)), "positions": waves.numpy(),
+        pd.DataFrame({"index": range(len(waves)), "positions": waves,
                       "ladder": _("column pair j: wavelength 2π·base^(2j/d)")}),
     ])
     chart = charts.line_chart(periods, x="index", y="positions", series="ladder", x_title=_("Bit b or pair j"),
@@ -370,10 +367,10 @@ def ladders(bits: int, d: int, base: int) -> Ladders:
                               points=len(periods) <= 128)
     return Ladders(
         bits=bits, d=d, base=base, matches=matches, chart=chart.spec(),
-        growth=binary.wavelength_growth(d, base=base), longest=float(waves[-1]),
+        growth=binary.wavelength_growth(d, base=base), longest=waves[-1],
         fast=tuple(int(b) for b in matches["bit"][matches["faster_than_every_pair"]]),
         slow=tuple(int(b) for b in matches["bit"][matches["slower_than_every_pair"]]),
-        wavelengths=tuple(float(w) for w in waves),
+        wavelengths=tuple(waves),
     )
 
 
@@ -483,11 +480,12 @@ class BitMatch:
 
 @localized_resource(max_entries=48)
 def overlay(n: int, bit: int, d: int, base: int, column: int, wavelength: float) -> dict:
+    values = binary.overlay_values(n, bit, d, column, base=base)
     frame = pd.concat([
-        pd.DataFrame({"position": range(n), "value": binary.bit_wave(n, bit).numpy(),
+        pd.DataFrame({"position": range(n), "value": values.bit_wave,
                       "series": _("bit {bit} as −1/+1 (period {period})").format(bit=bit, period=2 ** (bit + 1))}),
         pd.DataFrame({"position": range(n),
-                      "value": pekit.sinusoidal_columns(n, d, [column], base=base)[:, 0].double().cpu().numpy(),
+                      "value": values.column_wave,
                       "series": _("column {column}: sine, wavelength {wavelength}").format(
                           column=column, wavelength=number(wavelength, ".4g"))}),
     ])
@@ -500,11 +498,11 @@ def bit_match(n: int, bit: int, ladder: Ladders) -> BitMatch:
     row = ladder.matches.iloc[bit]
     window = binary.overlay_window(n, bit)
     column, wavelength = int(row["sin_column"]), float(row["wavelength"])
-    # (window,) in float64: the values the formula gives (float32 can round two of them to one)
-    values = pekit.sinusoidal_columns(window, ladder.d, [column], base=ladder.base, dtype=torch.float64)[:, 0]
+    # the different values over the window, the column's counted in float64 (float32 can round two of them to one)
+    values = binary.value_counts(window, bit, ladder.d, column, base=ladder.base)
     return BitMatch(n=n, bit=bit, window=window, period=int(row["period"]), pair=int(row["pair"]),
                     sin_column=column, wavelength=wavelength, ratio=float(row["ratio"]), d=ladder.d,
-                    bit_values=len(binary.bit_wave(window, bit).unique()), column_values=len(values.unique()),
+                    bit_values=values.bit_values, column_values=values.column_values,
                     chart=overlay(window, bit, ladder.d, ladder.base, column, wavelength))
 
 

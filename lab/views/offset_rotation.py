@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import math
 
 import pandas as pd
-import torch
 
 import pekit
 from lab.claims import Claim, Reference, Said
@@ -87,14 +86,13 @@ class RotationView:
 def rotation_view(d: int, base: int, delta: int, first: int, count: int) -> RotationView:
     T = pekit.offset_rotation(d, delta, base=base)  # (d, d)
     matrix = charts.heatmap(T, x_title=_("Column of T"), y_title=_("Row of T"), value_title="T[r, c]", height=320)
-    residuals = rotation.rotation_residuals(count, d, delta, base=base, start=first).double().cpu()  # (count,)
-    bounds = rotation.residual_rounding(count, d, delta, base=base, start=first)  # (count,)
-    res_frame = pd.DataFrame({"position": range(first, first + count), "residual": residuals.numpy()})
+    residuals = rotation.residual_summary(count, d, delta, base=base, start=first)  # one per position, and bounds
+    res_frame = pd.DataFrame({"position": range(first, first + count), "residual": residuals.residuals})
     return RotationView(
         d=d, delta=delta, first=first, count=count, matrix=matrix.spec(), matrix_exact=matrix.drawing.exact,
         residuals=charts.line_chart(res_frame, x="position", y="residual", x_title=_("Position i"),
                                     y_title="max |T(δ)·P[i] − P[i+δ]|", points=True).spec(),
-        max_residual=float(residuals.max()), rounding=float(bounds.max()), excess=float((residuals / bounds).max()),
+        max_residual=residuals.largest, rounding=residuals.rounding, excess=residuals.excess,
         angles=charts.line_chart(rotation.angle_table(d, delta, base=base), x="pair", y="angle", x_title=_("Pair j"),
                                  y_title=_("Rotation δ·ω_j (radians)"), points=True).spec(),
         pair_angles=tuple(float(a) for a in rotation.rotation_angles(d, delta, base=base)),
@@ -124,28 +122,16 @@ class SineOnly:
 @localized_resource(max_entries=32)
 def sine_only(d: int, base: int, delta: int) -> SineOnly:
     positions = SINE_POSITIONS
-    here = pekit.sinusoidal_encoding(positions, d, base=base, device="cpu", dtype=torch.float64)  # (positions, d): t
-    there = pekit.sinusoidal_encoding(positions, d, base=base, start=delta, device="cpu", dtype=torch.float64)  # t + δ
-    T = pekit.offset_rotation(d, delta, base=base, device="cpu", dtype=torch.float64)  # (d, d)
-    rotated = (here @ T.T - there).abs()  # (positions, d): T acts on the column vector P[t]
-    S, S_next = here[:, 0::2], there[:, 0::2]  # (positions, d/2): the sine columns
-    # the best linear map's predictions S·M are the projection of S_next onto the span of S's columns;
-    # the slow sine columns are nearly parallel, so the span is taken from the singular vectors whose
-    # singular values exceed SINE_RANK of the largest (a fixed rule, the same for every solver)
-    U, sv, _right = torch.linalg.svd(S, full_matrices=False)
-    basis = U[:, sv > SINE_RANK * sv[0]]  # (positions, rank)
-    missed = (basis @ (basis.T @ S_next) - S_next).abs()  # (positions, d/2)
+    fit = rotation.sine_only_fit(d, delta, base=base, num_positions=positions, rank_tol=SINE_RANK)
     frame = pd.concat([
-        pd.DataFrame({"position": range(positions), "error": rotated.amax(dim=1).numpy(),
-                      "map": _(SINES_AND_COSINES)}),
-        pd.DataFrame({"position": range(positions), "error": missed.amax(dim=1).numpy(),
-                      "map": _(SINES_ALONE)}),
+        pd.DataFrame({"position": range(positions), "error": fit.rotation_errors, "map": _(SINES_AND_COSINES)}),
+        pd.DataFrame({"position": range(positions), "error": fit.sine_errors, "map": _(SINES_ALONE)}),
     ])
     chart = charts.line_chart(frame, x="position", y="error", series="map", x_title=_("Position t"),
                               y_title=_("largest |map·code(t) − code(t+δ)|"), series_title=_("Map")).spec()
-    return SineOnly(d=d, delta=delta, positions=positions, rotation_error=float(rotated.max()),
-                    sine_error=float(missed.max()), sine_rms=float(missed.pow(2).mean().sqrt()),
-                    sine_scale=float(S_next.pow(2).mean().sqrt()), at_zero=float(S_next[0].abs().max()), chart=chart)
+    return SineOnly(d=d, delta=delta, positions=positions, rotation_error=fit.rotation_error,
+                    sine_error=fit.sine_error, sine_rms=fit.sine_rms, sine_scale=fit.sine_scale, at_zero=fit.at_zero,
+                    chart=chart)
 
 
 @localized_resource(max_entries=32)
@@ -208,10 +194,10 @@ def rope_view(d: int, base: int, count: int, seed: int) -> RopeView:
         return charts.heatmap(S, x_title=_("Key position n"), y_title=_("Query position m"), value_title=_("score"),
                               domain="symmetric", height=300).spec()
 
+    rope, additive = rotation.map_extent(S_rope), rotation.map_extent(S_add)  # largest |score| and diagonal spread
     return RopeView(count=count, rope=scores(S_rope), additive=scores(S_add),
-                    rope_scale=float(S_rope.abs().max()), additive_scale=float(S_add.abs().max()),
-                    rope_spread=float(rotation.diagonal_spread(S_rope)[1].max()),
-                    additive_spread=float(rotation.diagonal_spread(S_add)[1].max()),
+                    rope_scale=rope.scale, additive_scale=additive.scale,
+                    rope_spread=rope.spread, additive_spread=additive.spread,
                     exact=rotation.score_rounding(q, k, count, base=base))
 
 

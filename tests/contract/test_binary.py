@@ -7,6 +7,7 @@ The harness (the hostile values, the check of one call, the property each call k
 from __future__ import annotations
 
 import torch
+from hypothesis import strategies as st
 
 from pekit import binary
 
@@ -17,6 +18,7 @@ register = CASES.register
 
 register(binary.bit_periods, {"bits": SIZES}, lambda: {"bits": 4})
 register(binary.bit_wave, {"num_positions": SIZES, "bit": SIZES}, lambda: {"num_positions": 9, "bit": 1})
+register(binary.bit_changes, {"num_positions": SIZES, "bit": SIZES}, lambda: {"num_positions": 40, "bit": 2})
 register(binary.binary_strings, {"num_positions": SIZES, "bits": SIZES, "lsb_first": BOOL},
          lambda: {"num_positions": 9, "bits": 3})
 register(binary.match_bits_to_pairs, {"bits": SIZES, "dim": SIZES, "base": REALS, "layout": NAME},
@@ -33,6 +35,19 @@ register(binary.wavelength_growth, {"dim": SIZES, "base": REALS}, lambda: {"dim"
 register(binary.overlay_window, {"num_positions": SIZES, "bit": SIZES}, lambda: {"num_positions": 100, "bit": 2})
 register(binary.equal_width, {"n": SIZES, "width": SIZES, "base": REALS}, lambda: {"n": 20, "width": 3},
          finite=lambda r: (r.binary.distinct, r.sinusoidal.distinct))
+
+_STATS = binary.compare_codes(9, 4, 8)
+BAD_STATS = [None, 3, "stats", (), tuple(_STATS), _STATS._replace(binary_steps=None),
+             _STATS._replace(sinusoidal_distances=_STATS.sinusoidal_distances[:1]),
+             _STATS._replace(dial_distances=torch.zeros(9, dtype=torch.complex64)),
+             _STATS._replace(sinusoidal_steps=torch.zeros(8, device="meta")),
+             _STATS._replace(binary_steps=_STATS.binary_steps[None]), _STATS._replace(dial_returns=[0]),
+             _STATS._replace(dial_returns=[9]), _STATS._replace(dial_returns="ab"), _STATS._replace(dial_returns=[2.0]),
+             _STATS._replace(binary_steps=torch.full((8,), float("nan"), dtype=torch.float64))]
+register(binary.code_distances, {"stats": st.sampled_from(BAD_STATS)}, lambda: {"stats": _STATS})
+for f in (binary.overlay_values, binary.value_counts):
+    register(f, {"num_positions": SIZES, "bit": SIZES, "dim": SIZES, "column": SIZES, "base": REALS},
+             lambda: {"num_positions": 40, "bit": 2, "dim": 8, "column": 4})
 
 test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)
 

@@ -34,9 +34,16 @@ for f in (rotation.rope_scores, rotation.additive_scores):
     register(f, {"q": tensors((8,)), "k": tensors((8,)), "num_positions": SIZES, "base": REALS},
              lambda: {"q": T(8, seed=1), "k": T(8, seed=2), "num_positions": 6})
 register(rotation.diagonal_spread, {"S": tensors((5, 5))}, lambda: {"S": T(5, 5)})
+register(rotation.map_extent, {"S": tensors((5, 5))}, lambda: {"S": T(5, 5)})
 register(rotation.residual_rounding,
          {"num_positions": SIZES, "dim": SIZES, "delta": INTS, "base": REALS, "start": INTS},
          lambda: {"num_positions": 5, "dim": 8, "delta": 3})
+register(rotation.residual_summary,
+         {"num_positions": SIZES, "dim": SIZES, "delta": INTS, "base": REALS, "start": INTS},
+         lambda: {"num_positions": 5, "dim": 8, "delta": 3})
+register(rotation.sine_only_fit,
+         {"dim": SIZES, "delta": INTS, "base": REALS, "num_positions": SIZES, "rank_tol": REALS},
+         lambda: {"dim": 8, "delta": 3, "num_positions": 20})
 register(rotation.arrow_turns,
          {"dim": SIZES, "delta": INTS, "pair": SIZES, "base": REALS, "start": INTS, "num_positions": SIZES},
          lambda: {"dim": 8, "delta": 3, "pair": 1, "num_positions": 4})

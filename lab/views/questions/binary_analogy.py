@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import torch
-
 import pekit
 from lab.claims import Claim, Reference, Said
 from lab.i18n import N_, _, ngettext
 from lab.views.questions import Check, Solved
+from pekit import binary
 
 
 class BitFlips(NamedTuple):
@@ -25,8 +24,7 @@ class BitFlips(NamedTuple):
 def bit_flips(bit: int, n: int = 64) -> BitFlips:
     if bit < 0 or n < 2:
         raise ValueError("bit must be at least 0 and n at least 2")
-    column = pekit.binary_encoding(n, bits=max(bit + 1, (n - 1).bit_length()))[:, bit]
-    flips = tuple(int(i) + 1 for i in torch.nonzero(column[1:] != column[:-1]).flatten())
+    flips = binary.bit_changes(n, bit)
     gaps = {b - a for a, b in zip((0,) + flips, flips)}
     previous = bit_flips(bit - 1, n).spacing if bit else None
     return BitFlips(bit, n, flips, gaps.pop() if len(gaps) == 1 else None, previous)
