@@ -162,7 +162,7 @@ TENSOR_METHODS = {"norm", "cdist", "matmul", "mm", "bmm", "einsum", "fill_diagon
 # The views that still compute with tensors themselves, to move into pekit as the encoding
 # heatmap's, the home page's and the classroom's were. A view cleaned of it leaves this list
 # (the test says so); no view joins it.
-VIEWS_STILL_COMPUTING = {"binary_analogy.py", "encoding_families.py",
+VIEWS_STILL_COMPUTING = {"binary_analogy.py",
                          "offset_rotation.py", "rope_in_a_real_model.py",
                          # every page's questions were one module; their share of it, by page
                          "questions/binary_analogy.py", "questions/encoding_heatmap.py",
