@@ -59,6 +59,8 @@ __all__ = [
     "shaw_parameters",
     "scheme_parameters",
     "scheme_matrix",
+    "ShawPairs",
+    "shaw_pairs",
     "alibi_slope_table",
     "T5Curve",
     "t5_bucket_curve",
@@ -198,6 +200,27 @@ def scheme_matrix(scheme: str, num_positions: int, num_heads: int, *, num_hidden
     if scheme == "shaw":
         return shaw_relative_indices(num_positions, num_positions, shaw_max_distance, device="cpu").double()
     return torch.zeros(num_positions, 0, dtype=torch.float64)
+
+
+class ShawPairs(NamedTuple):
+    """Shaw's vector index of every query-key pair, ``indices`` ``(num_positions, num_positions)``
+    float64 (``NaN`` where a decoder's query meets a later key, which uses no vector), and ``used``:
+    how many of the ``2k + 1`` indices occur among the pairs not masked."""
+
+    indices: Tensor
+    used: int
+
+
+def shaw_pairs(num_positions: int, max_distance: int, *, causal: bool = False) -> ShawPairs:
+    """:func:`scheme_matrix` of ``shaw`` at ``num_positions`` positions, clipped at
+    ``max_distance``, with the pairs above the diagonal masked (``NaN``) when ``causal``, and the
+    indices in use counted."""
+    causal = check_bool("causal", causal)
+    indices = scheme_matrix("shaw", num_positions, 1, shaw_max_distance=max_distance)  # (n, n)
+    n = indices.shape[0]
+    if causal:  # a decoder's query never sees a later key
+        indices = indices.masked_fill(indices.new_ones((n, n)).triu(1).bool(), float("nan"))
+    return ShawPairs(indices, int(indices[~indices.isnan()].unique().numel()))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,10 +4,15 @@ Without positions, self-attention is permutation equivariant: shuffling the inpu
 shuffles the output rows and the weight matrix the same way and changes nothing else,
 :math:`f(\Pi X) = \Pi f(X)`, so no output can depend on where a token stood. Adding the
 positional table breaks this, because a token's vector then depends on its slot.
+
+Also here, for a page that shows one layer at work: one query of one head through its three
+steps (scores, softmax, weighted sum of values), and the numbers of the masking lab per
+sequence of a padded batch.
 """
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import torch
@@ -18,7 +23,8 @@ from .attention import MultiHeadAttention, _masked_softmax, _scores, _valid_leng
 from .encodings import sinusoidal_encoding
 
 __all__ = ["self_attention", "positional_effect", "OrderCheck", "order_check", "MaskingSteps", "masking_steps",
-           "causal_lengths", "padded_batch", "book_masked_softmax"]
+           "causal_lengths", "padded_batch", "book_masked_softmax", "self_attention_weights", "HeadEffect",
+           "head_effect", "QueryTrace", "query_trace", "query_key", "MaskedSequence", "MaskingLab", "masking_lab"]
 
 
 class OrderCheck(NamedTuple):
@@ -221,3 +227,150 @@ def book_masked_softmax(X: Tensor, valid_lens: Tensor | list | tuple | None) -> 
     lens = _valid_lengths(valid_lens, X.shape[0], X.shape[1], X.shape[2], X.device)  # (batch, queries)
     keep = torch.arange(X.shape[2], device=X.device)[None, None, :] < lens[..., None]
     return torch.softmax(X.masked_fill(~keep, max(-1e6, torch.finfo(X.dtype).min)), dim=-1)
+
+
+# one layer at work, for a page to show --------------------------------------------------------
+
+
+def _check_projections(model: object, X: object, *, dims: int | tuple[int, ...] = 2) -> None:
+    """``model`` a pekit MultiHeadAttention whose three projections all take ``X``'s rows."""
+    if not isinstance(model, MultiHeadAttention):
+        raise ValueError(f"model must be a pekit MultiHeadAttention; got a {type(model).__name__}")
+    check_tensor("X", X, dims=dims, floating=True, what="(n, num_hiddens)" if dims == 2 else "(..., n, num_hiddens)")
+    for W in (model.W_q, model.W_k, model.W_v):
+        if X.shape[-1] != W.in_features:
+            raise ValueError(f"X has {X.shape[-1]} features per token; the model's projections expect "
+                             f"{model.W_q.in_features}, {model.W_k.in_features} and {model.W_v.in_features}")
+    if X.dtype != model.W_q.weight.dtype or X.device != model.W_q.weight.device:
+        raise ValueError(f"X is {X.dtype} on {X.device}; the model is {model.W_q.weight.dtype} on {model.W_q.weight.device}")
+
+
+def self_attention_weights(model: MultiHeadAttention, X: Tensor, *, positional: bool,
+                           base: float = 10000.0) -> Tensor:
+    """The weights of :func:`self_attention` alone, ``(heads, n, n)``, on the CPU (where a chart
+    reads them and a cache keeps them)."""
+    return self_attention(model, X, positional=positional, base=base)[1].cpu()
+
+
+class HeadEffect(NamedTuple):
+    """What adding the sinusoidal table changes in one head's weights: ``change`` (weights with P
+    minus weights without, ``(n, n)``, on the CPU) and ``largest``, the largest ``|change|``."""
+
+    change: Tensor
+    largest: float
+
+
+def head_effect(model: MultiHeadAttention, X: Tensor, head: int, *, base: float = 10000.0) -> HeadEffect:
+    """:func:`positional_effect` for head ``head`` (``0 .. heads - 1``) of ``model``, with its
+    largest change (0 for an empty sequence)."""
+    _check_model_input(model, X)
+    head = check_int("head", head, minimum=0, maximum=model.num_heads - 1)
+    change = positional_effect(model, X, base=base)[head].cpu()
+    return HeadEffect(change, float(change.abs().max()) if change.numel() else 0.0)
+
+
+class QueryTrace(NamedTuple):
+    """One query of one head through the three steps, in float64 on the CPU: ``scores`` ``(n,)``,
+    q·k_j / √d_h against every key j; ``weights`` ``(n,)``, their softmax; ``values``
+    ``(n, columns)``, the first columns of every key's value row v_j; ``output`` ``(columns,)``,
+    the same columns of Σ_j weight_j v_j; ``head_size``: d_h, the head's columns in all."""
+
+    scores: Tensor
+    weights: Tensor
+    values: Tensor
+    output: Tensor
+    head_size: int
+
+    @property
+    def table(self) -> Tensor:
+        """The value rows with the output as one more row below, ``(n + 1, columns)``."""
+        return torch.cat([self.values, self.output[None]])
+
+    def numbers(self) -> tuple[tuple[float, ...], tuple[float, ...], tuple[tuple[float, ...], ...], tuple[float, ...]]:
+        """The scores, the weights, the value rows and the output as Python floats."""
+        return (tuple(self.scores.tolist()), tuple(self.weights.tolist()), tuple(map(tuple, self.values.tolist())),
+                tuple(self.output.tolist()))
+
+
+def query_trace(model: MultiHeadAttention, X: Tensor, *, head: int, query: int, positional: bool,
+                columns: int | None = None, base: float = 10000.0) -> QueryTrace:
+    """Query ``query`` of head ``head`` of ``model`` on one sequence ``X`` (``(n, num_hiddens)``,
+    the sinusoidal table added by slot when ``positional``), step by step from the layer's own
+    projections: Q, K, V are ``X`` through W_q, W_k, W_v, cut to the head's columns as the layer
+    splits them, in float64; the scores are ``K @ q / √d_h``, the weights their softmax, the
+    output ``weights @ V``. ``columns``: how many of the head's value columns to keep (all of
+    them by default, or when it has fewer)."""
+    _check_projections(model, X)
+    positional = check_bool("positional", positional)
+    n, d = X.shape
+    head = check_int("head", head, minimum=0, maximum=model.num_heads - 1)
+    if not n:
+        raise ValueError(f"query={query!r}: X has no token to ask from")
+    query = check_int("query", query, minimum=0, maximum=n - 1)
+    hs = model.num_hiddens // model.num_heads
+    shown = hs if columns is None else min(hs, check_int("columns", columns, minimum=0, maximum=1 << 30))
+    if positional:
+        X = X + sinusoidal_encoding(n, d, base=base, device=X.device, dtype=X.dtype)
+    cols = slice(head * hs, (head + 1) * hs)  # head h's columns, as the layer splits them
+    Q, K, V = (W(X).detach()[:, cols].double().cpu() for W in (model.W_q, model.W_k, model.W_v))
+    scores = K @ Q[query] / math.sqrt(hs)
+    weights = scores.softmax(0)
+    output = weights @ V
+    return QueryTrace(scores, weights, V[:, :shown], output[:shown], hs)
+
+
+def query_key(model: MultiHeadAttention, X: Tensor) -> tuple[Tensor, Tensor]:
+    """``X`` (``(n, num_hiddens)`` or a batch ``(batch, n, num_hiddens)``) through the layer's
+    query and key projections W_q and W_k, detached: the queries and keys its scores compare,
+    before the heads are split. (Without bias, a zero padding row stays zero.)"""
+    _check_projections(model, X, dims=(2, 3))
+    return model.W_q(X).detach(), model.W_k(X).detach()
+
+
+class MaskedSequence(NamedTuple):
+    """The masking lab's numbers for one sequence of the batch: ``score_bound``, the largest
+    ``|score|`` the mask keeps (1.0 when it keeps none: one colour range for the scores and the
+    masked scores); ``masked_weight``, the total weight on masked keys (0 exactly); ``moved``,
+    the largest change the mask makes to a weight against the softmax over every key;
+    ``hidden_pairs``, the query–key pairs masked; ``zero_rows``, the queries of valid length 0;
+    ``zero_row`` and ``book_row``, pekit's and the book's weights for the first of them (empty
+    when none)."""
+
+    score_bound: float
+    masked_weight: float
+    moved: float
+    hidden_pairs: int
+    zero_rows: tuple[int, ...]
+    zero_row: tuple[float, ...]
+    book_row: tuple[float, ...]
+
+
+class MaskingLab(NamedTuple):
+    """:func:`masking_steps` of a batch (``steps``), the book's masked softmax of the same scores
+    (``book``, ``(batch, queries, keys)``) and each sequence's numbers (``sequences``)."""
+
+    steps: MaskingSteps
+    book: Tensor
+    sequences: tuple[MaskedSequence, ...]
+
+
+def masking_lab(X: Tensor, valid_lens: Tensor | list | tuple, *, keys: Tensor | None = None) -> MaskingLab:
+    """The masking lab of a padded batch ``X`` (``(batch, steps, d)``, queries) against ``keys``
+    (the same shape; ``X`` itself by default) with ``valid_lens`` (``(batch,)`` or
+    ``(batch, queries)``): the masked steps, the book's convention, and per sequence what the mask
+    hides and moves (against the weights with every key valid)."""
+    result = masking_steps(X, valid_lens, keys=keys)
+    batch, steps = X.shape[0], X.shape[1]
+    unmasked = masking_steps(X, [steps] * batch, keys=keys).weights
+    book = book_masked_softmax(result.scores, valid_lens)
+    sequences = []
+    for i in range(batch):
+        kept = result.masked[i][result.masked[i].isfinite()]
+        bound = float(kept.abs().max()) if kept.numel() else 1.0
+        zero_rows = tuple(q for q, total in enumerate(result.row_sums[i].tolist()) if total == 0)
+        moved = float((result.weights[i] - unmasked[i]).abs().max()) if result.weights[i].numel() else 0.0
+        sequences.append(MaskedSequence(
+            bound, float(result.masked_weight[i]), moved, int(result.masked[i].isinf().sum()), zero_rows,
+            tuple(result.weights[i][zero_rows[0]].tolist()) if zero_rows else (),
+            tuple(book[i][zero_rows[0]].tolist()) if zero_rows else ()))
+    return MaskingLab(result, book, tuple(sequences))

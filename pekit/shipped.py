@@ -49,7 +49,7 @@ from .training import (
 )
 
 __all__ = ["default_settings", "load_checkpoint", "recorded_metrics", "retrain", "regenerate", "check",
-           "shipped_attention", "DIRECTION_TASK", "load_direction_demo", "direction_metrics", "regenerate_direction"]
+           "shipped_attention", "learned_position_table", "DIRECTION_TASK", "load_direction_demo", "direction_metrics", "regenerate_direction"]
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 METRICS = CHECKPOINT_DIR / "metrics.json"
@@ -115,6 +115,13 @@ def load_checkpoint(kind: str, positions: str, *, device: str | torch.device | N
     model = build_model(TinyConfig.from_dict(blob["config"]), device="cpu")
     model.load_state_dict(blob["state_dict"])
     return model.to(dev).eval()
+
+
+def learned_position_table(kind: str = "encoder", *, device: str | torch.device | None = None) -> Tensor:
+    """The trained position table of the shipped tiny ``kind`` with learned positions,
+    ``(context, dim)``, detached from the model."""
+    kind = _check_kind(kind)
+    return load_checkpoint(kind, "learned", device=device).positions.table.weight.detach()
 
 
 @functools.lru_cache(maxsize=1)

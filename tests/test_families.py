@@ -55,6 +55,41 @@ def test_shaw_indices_by_hand():
     assert F.shaw_relative_indices(3, 3, 1).tolist() == [[1, 2, 2], [0, 1, 2], [0, 0, 1]]
 
 
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 14), k=st.integers(0, 9), causal=st.booleans())
+def test_shaw_pairs_match_a_loop_with_the_decoders_mask(n, k, causal):
+    """The index of every pair (NaN above the diagonal for a decoder) and the indices in use,
+    against a Python loop over the pairs."""
+    pairs = F.shaw_pairs(n, k, causal=causal)
+    assert pairs.indices.dtype == torch.float64 and pairs.indices.shape == (n, n)
+    seen = set()
+    for i in range(n):
+        for j in range(n):
+            got = float(pairs.indices[i, j])
+            if causal and j > i:
+                assert math.isnan(got)
+            else:
+                want = min(max(j - i, -k), k) + k
+                assert got == want
+                seen.add(want)
+    assert pairs.used == len(seen) <= 2 * k + 1
+    if not causal:  # every offset from -(n-1) to n-1, clipped
+        assert pairs.used == 2 * min(k, n - 1) + 1
+    else:  # keys at or before the query: offsets -(n-1) .. 0
+        assert pairs.used == min(k, n - 1) + 1
+
+
+def test_shaw_pairs_edges_and_bad_input():
+    one = F.shaw_pairs(1, 4, causal=True)
+    assert one.indices.tolist() == [[4.0]] and one.used == 1  # the query itself, offset 0
+    assert F.shaw_pairs(3, 0).used == 1 and F.shaw_pairs(3, 0).indices.eq(0).all()
+    for kwargs, word in [(dict(num_positions=0, max_distance=1), "num_positions"),
+                         (dict(num_positions=3, max_distance=-1), "max_distance"),
+                         (dict(num_positions=3, max_distance=1, causal="yes"), "causal")]:
+        with pytest.raises(ValueError, match=word):
+            F.shaw_pairs(**kwargs)
+
+
 def test_shaw_learns_two_sets_of_2k_plus_1_head_vectors_per_layer():
     assert F.shaw_parameters(16, 64) == 2 * 33 * 64
     assert F.shaw_parameters(4, 8, layers=6) == 6 * 2 * 9 * 8

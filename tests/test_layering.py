@@ -159,12 +159,6 @@ TENSOR_METHODS = {"norm", "cdist", "matmul", "mm", "bmm", "einsum", "fill_diagon
                   "randn", "randperm", "manual_seed", "repeat_interleave", "flatten", "reshape", "permute",
                   "transpose", "unsqueeze", "squeeze", "cumprod", "topk", "svd", "eigh", "outer", "gather",
                   "masked_fill", "isfinite", "any", "all", "item", "detach", "clone", "copy_", "fmod"}
-# The views that still compute with tensors themselves, to move into pekit as the encoding
-# heatmap's, the home page's and the classroom's were. A view cleaned of it leaves this list
-# (the test says so); no view joins it.
-VIEWS_STILL_COMPUTING = {"encoding_families.py", "live_attention.py", "minilm.py"}
-
-
 def tensor_math(source: str) -> list[str]:
     """Where a view's source computes with tensors or arrays instead of calling pekit: an import
     of torch, numpy or scipy (one under ``if TYPE_CHECKING:`` names a type and is allowed), a name
@@ -199,10 +193,7 @@ def tensor_math(source: str) -> list[str]:
 @pytest.mark.parametrize("path", VIEWS, ids=view_name)
 def test_views_leave_tensor_math_to_pekit(path):
     found, name = tensor_math(path.read_text(encoding="utf-8")), view_name(path)
-    if name in VIEWS_STILL_COMPUTING:
-        assert found, f"{name} no longer computes with tensors: take it off VIEWS_STILL_COMPUTING"
-    else:
-        assert not found, f"{name} computes; call pekit instead: " + "; ".join(found)
+    assert not found, f"{name} computes; call pekit instead: " + "; ".join(found)
 
 
 BAD_VIEW = """

@@ -543,3 +543,41 @@ def test_shifted_row_similarity_names_a_bad_argument():
     with pytest.raises(ValueError, match="P"):
         pt.shifted_row_similarity(torch.full((6, 4), float("nan")), 2, 1)
 
+
+# what a page keeps of a run: the weights on the CPU, no hidden states; one head's map -----------
+
+
+@needs_peer
+def test_one_heads_weights_against_transformers(peer, device):
+    _, attentions, _ = peer_run(peer, SENTENCE)
+    ours = pekit.pretrained_attention(SENTENCE, device=device)
+    T = len(ours.tokens)
+    for layer, head in [(0, 0), (5, 11), (2, 7), (5, 0), (0, 11)]:
+        weights = pt.head_weights(ours, layer, head)
+        assert weights.shape == (T, T) and weights.device.type == "cpu"
+        torch.testing.assert_close(weights, attentions[layer, head], atol=1e-5, rtol=0)
+        assert all(abs(math.fsum(row) - 1) < 1e-5 for row in weights.tolist())  # rows are queries
+
+
+def test_one_heads_weights_refuse_a_layer_or_head_beyond_the_model():
+    r = pekit.pretrained_attention("a b", device="cpu")
+    for layer, head, word in [(6, 0, "layer"), (-1, 0, "layer"), (0, 12, "head"), (0, -1, "head"), (1.0, 0, "layer")]:
+        with pytest.raises(ValueError, match=word):
+            pt.head_weights(r, layer, head)
+    with pytest.raises(ValueError, match="result"):
+        pt.head_weights(tuple(r), 0, 0)
+
+
+@needs_peer
+def test_weights_only_keeps_the_weights_and_drops_the_hidden_states(peer, device):
+    tokens, attentions, _ = peer_run(peer, SENTENCE)
+    full = pekit.pretrained_attention(SENTENCE, device=device)
+    kept = pt.weights_only(full)
+    assert kept.attentions.device.type == "cpu" and kept.hidden_states.device.type == "cpu"
+    torch.testing.assert_close(kept.attentions, attentions, atol=1e-5, rtol=0)
+    assert torch.equal(kept.attentions, full.attentions.cpu())
+    assert kept.hidden_states.shape == (0, len(tokens), 384) and kept.hidden_states.dtype == full.hidden_states.dtype
+    assert list(kept.tokens) == tokens and kept[3:] == full[3:]  # ids, positions, cut, clipped: unchanged
+    assert kept.word_ids == full.word_ids
+    with pytest.raises(ValueError, match="result"):
+        pt.weights_only("result")

@@ -142,3 +142,158 @@ def test_shuffled_weights_put_back_and_positional_effect():
     assert (with_p.shuffled_back - with_p.weights).abs().max() > 1e-3
     change = positional_effect(model, X)
     assert_close(change, self_attention(model, X, positional=True)[1] - self_attention(model, X, positional=False)[1])
+
+
+# one layer at work: one query step by step, the weights on the CPU, one head's effect of P, the
+# masking lab's numbers; each against a float64 loop written from the layer's weights
+
+def _naive_head(model, X, head, *, positional=False, base=10000.0):
+    """Head ``head``'s scores, weights and values from W_q, W_k, W_v in float64, a loop per pair."""
+    import math
+
+    n, d = X.shape
+    hs = model.num_hiddens // model.num_heads
+    X = X.double()
+    if positional:
+        X = X + torch.tensor([[math.sin(p / base ** (j / d)) if j % 2 == 0 else math.cos(p / base ** ((j - 1) / d))
+                               for j in range(d)] for p in range(n)], dtype=torch.float64)
+
+    def project(W):
+        w = W.weight.detach().double()[head * hs:(head + 1) * hs]
+        b = W.bias.detach().double()[head * hs:(head + 1) * hs] if W.bias is not None else torch.zeros(hs, dtype=torch.float64)
+        return [[sum(float(X[i, k]) * float(w[c, k]) for k in range(d)) + float(b[c]) for c in range(hs)] for i in range(n)]
+
+    Q, K, V = project(model.W_q), project(model.W_k), project(model.W_v)
+    scores = [[sum(Q[i][c] * K[j][c] for c in range(hs)) / math.sqrt(hs) for j in range(n)] for i in range(n)]
+    weights = []
+    for row in scores:
+        top = max(row)
+        e = [math.exp(s - top) for s in row]
+        weights.append([v / sum(e) for v in e])
+    return scores, weights, V
+
+
+@pytest.mark.parametrize("hidden, heads, head, n, positional", [
+    (16, 4, 3, 5, True), (16, 1, 0, 5, False), (8, 8, 7, 3, True), (12, 2, 0, 1, False), (16, 2, 1, 4, False)])
+def test_query_trace_against_a_float64_loop(hidden, heads, head, n, positional):
+    from pekit.order import query_trace
+
+    model = seeded_attention(hidden, heads, seed=4, device="cpu")
+    X = token_embeddings(["a", "b", "a", "c", "d"][:n], hidden, seed=2, device="cpu")
+    scores, weights, V = _naive_head(model, X, head, positional=positional)
+    hs = hidden // heads
+    for query in range(n):
+        for columns in (None, 0, 1, 3, hs + 5):
+            trace = query_trace(model, X, head=head, query=query, positional=positional, columns=columns)
+            shown = hs if columns is None else min(columns, hs)
+            s, w, v, out = trace.numbers()
+            assert trace.head_size == hs and trace.scores.dtype == torch.float64 and trace.scores.device.type == "cpu"
+            assert s == pytest.approx(scores[query], abs=1e-5) and w == pytest.approx(weights[query], abs=1e-6)
+            assert len(v) == n and all(a == pytest.approx(row[:shown], abs=1e-5) for a, row in zip(v, V))
+            want = [sum(weights[query][j] * V[j][c] for j in range(n)) for c in range(shown)]
+            assert out == pytest.approx(want, abs=1e-5) and len(out) == shown
+            assert trace.table.shape == (n + 1, shown) and torch.equal(trace.table[-1], trace.output)
+            assert abs(sum(w) - 1) < 1e-12
+    if n == 1:  # one key: a weight of exactly 1, whatever the score
+        assert query_trace(model, X, head=head, query=0, positional=positional).numbers()[1] == (1.0,)
+
+
+def test_query_trace_of_identical_tokens_ties_them_and_refuses_bad_input():
+    from pekit.order import query_trace
+
+    model = seeded_attention(16, 2, seed=1, device="cpu")
+    X = token_embeddings(["la", "la", "la"], 16, seed=0, device="cpu")
+    w = query_trace(model, X, head=1, query=2, positional=False).numbers()[1]
+    assert max(w) - min(w) <= 1e-15 and w[0] == pytest.approx(1 / 3, abs=1e-12)
+    for bad, word in [(dict(head=2), "head"), (dict(head=-1), "head"), (dict(query=3), "query"),
+                      (dict(columns=-1), "columns"), (dict(positional="yes"), "positional")]:
+        with pytest.raises(ValueError, match=word):
+            query_trace(model, X, **{"head": 0, "query": 0, "positional": False, **bad})
+    with pytest.raises(ValueError, match="query"):
+        query_trace(model, X[:0], head=0, query=0, positional=False)
+    with pytest.raises(ValueError, match="X"):
+        query_trace(model, X.double(), head=0, query=0, positional=False)
+
+
+def test_the_weights_on_the_cpu_and_one_heads_effect_against_a_float64_loop():
+    from pekit.order import head_effect, self_attention_weights
+
+    model = seeded_attention(16, 4, seed=3, device="cpu")
+    X = token_embeddings(["dog", "bites", "man", "today"], 16, seed=5, device="cpu")
+    for positional in (False, True):
+        weights = self_attention_weights(model, X, positional=positional)
+        assert weights.shape == (4, 4, 4) and weights.device.type == "cpu"
+        for h in range(4):
+            assert_close(weights[h].double(), torch.tensor(_naive_head(model, X, h, positional=positional)[1],
+                                                           dtype=torch.float64), atol=1e-6, rtol=0)
+    for h in (0, 3):
+        effect = head_effect(model, X, h)
+        change = [[a - b for a, b in zip(ra, rb)] for ra, rb in zip(_naive_head(model, X, h, positional=True)[1],
+                                                                    _naive_head(model, X, h)[1])]
+        assert_close(effect.change.double(), torch.tensor(change, dtype=torch.float64), atol=1e-6, rtol=0)
+        assert effect.largest == pytest.approx(max(abs(v) for row in change for v in row), abs=1e-6)
+        assert effect.largest == float(effect.change.abs().max())
+    assert head_effect(model, X[:1], 0).largest == 0.0  # one token: P changes no weight of 1
+    for bad in (4, -1, 1.5):
+        with pytest.raises(ValueError, match="head"):
+            head_effect(model, X, bad)
+
+
+def test_query_key_against_the_projections_written_out():
+    from pekit.order import query_key
+
+    model = seeded_attention(8, 1, seed=6, device="cpu")
+    batch = padded_batch([token_embeddings(["a", "b", "c"], 8, seed=0, device="cpu"),
+                          token_embeddings(["d"], 8, seed=0, device="cpu")], 4)
+    q, k = query_key(model, batch)
+    assert q.shape == k.shape == (2, 4, 8) and not q.requires_grad
+    for W, got in ((model.W_q, q), (model.W_k, k)):
+        w = W.weight.detach().double()
+        want = [[[sum(float(batch[b, i, c]) * float(w[o, c]) for c in range(8)) for o in range(8)] for i in range(4)]
+                for b in range(2)]
+        assert_close(got.double(), torch.tensor(want, dtype=torch.float64), atol=1e-6, rtol=0)
+    assert torch.equal(q[1, 1:], torch.zeros(3, 8))  # no bias: padding stays zero
+    assert_close(query_key(model, batch[0])[0], q[0])
+    with pytest.raises(ValueError, match="X"):
+        query_key(model, torch.zeros(2, 4, 6))
+    with pytest.raises(ValueError, match="model"):
+        query_key(torch.nn.Linear(8, 8), batch)
+
+
+@pytest.mark.parametrize("valid", [[3, 1], [4, 4], [0, 2], [[1, 2, 3, 3], [0, 1, 1, 1]], [[0, 0, 0, 0], [4, 4, 4, 4]]])
+def test_masking_lab_against_a_float64_loop(valid):
+    import math
+
+    from pekit.order import masking_lab
+
+    steps = 4
+    g = torch.Generator().manual_seed(11)
+    X = padded_batch([torch.randn(3, 5, generator=g), torch.randn(1, 5, generator=g)], steps)
+    keys = padded_batch([torch.randn(3, 5, generator=g), torch.randn(1, 5, generator=g)], steps)
+    lab = masking_lab(X, valid, keys=keys)
+    assert len(lab.sequences) == 2
+    for b, seq in enumerate(lab.sequences):
+        lens = [valid[b]] * steps if isinstance(valid[b], int) else valid[b]
+        scores = [[sum(float(X[b, i, c]) * float(keys[b, j, c]) for c in range(5)) / math.sqrt(5) for j in range(steps)]
+                  for i in range(steps)]
+
+        def softmax(row):
+            e = [math.exp(v - max(row)) for v in row]
+            return [v / sum(e) for v in e]
+
+        plain = [softmax(row) for row in scores]
+        masked = [softmax(row[:n]) + [0.0] * (steps - n) if n else [0.0] * steps for row, n in zip(scores, lens)]
+        kept = [abs(v) for row, n in zip(scores, lens) for v in row[:n]]
+        assert seq.score_bound == (pytest.approx(max(kept), abs=1e-5) if kept else 1.0)
+        assert seq.masked_weight == 0.0
+        assert seq.hidden_pairs == sum(steps - n for n in lens)
+        assert seq.moved == pytest.approx(max(abs(a - p) for ra, rp in zip(masked, plain) for a, p in zip(ra, rp)),
+                                          abs=1e-6)
+        zero_rows = tuple(q for q, n in enumerate(lens) if n == 0)
+        assert seq.zero_rows == zero_rows
+        if zero_rows:
+            assert seq.zero_row == (0.0,) * steps  # pekit: nothing to look at, no weight
+            assert seq.book_row == pytest.approx((1 / steps,) * steps, abs=1e-7)  # the book: uniform over padding
+        else:
+            assert seq.zero_row == seq.book_row == ()
+    assert_close(lab.book, torch.softmax(lab.steps.scores.masked_fill(~torch.isfinite(lab.steps.masked), -1e6), -1))

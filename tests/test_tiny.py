@@ -416,3 +416,16 @@ def test_seen_in_training_refuses_more_inputs_than_it_draws_again():
         seen_in_training("reverse", 4, 16, seed=0, steps=MAX_SEEN_ROWS, batch_size=2)
     with pytest.raises(ValueError, match="seq_len"):
         seen_in_training("reverse", 1, 16, seed=0, steps=1)
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder"])
+def test_the_shipped_learned_position_table_is_the_checkpoints(kind):
+    """The table, against the checkpoint file read with torch.load (no model built)."""
+    blob = torch.load(shipped.checkpoint_path(kind, "learned"), map_location="cpu", weights_only=True)
+    stored = blob["state_dict"]["positions.table.weight"]
+    table = shipped.learned_position_table(kind, device="cpu")
+    assert not table.requires_grad and table.device.type == "cpu"
+    rows = blob["config"]["seq_len"] * (2 if kind == "decoder" else 1)  # a decoder has 2L positions
+    assert torch.equal(table, stored) and table.shape == (rows, blob["config"]["dim"])
+    with pytest.raises(ValueError, match="kind"):
+        shipped.learned_position_table("Encoder")

@@ -143,8 +143,7 @@ def learned_table():
     installed, else the shipped tiny encoder's; with what it is."""
     if pekit.pretrained_missing() is None:
         return pekit.pretrained_position_table(device="cpu"), MINILM_TABLE.format(model=MINILM)
-    model = shipped.load_checkpoint("encoder", "learned", device="cpu")
-    return model.positions.table.weight.detach(), SHIPPED_TABLE
+    return shipped.learned_position_table("encoder", device="cpu"), SHIPPED_TABLE
 
 
 # the trained tables' names (the English one is the name learned_table returns; translated where shown)
@@ -310,13 +309,11 @@ def scheme_view(scheme: str, n: int, d: int | None, heads: int | None, causal: b
         return T5View(**heat(buckets, _("key j"), _("query i"), _("bucket"), palette="sequential",
                              domain=(0.0, T5_BUCKETS - 1.0)), buckets_used=int(buckets.unique().numel()))
     if scheme == "shaw":
-        shaw = families.scheme_matrix("shaw", n, 1, shaw_max_distance=k)  # (n, n)
-        if causal:  # a decoder's query never sees a later key: those pairs use no vector (NaN: grey, "masked")
-            shaw = shaw.masked_fill(shaw.new_ones((n, n)).triu(1).bool(), float("nan"))
-        used = int(shaw[~shaw.isnan()].unique().numel())
-        return ShawView(**heat(shaw, _("key j"), _("query i"), _("vector index"), palette="sequential",
+        # a decoder's query never sees a later key: those pairs use no vector (NaN: grey, "masked")
+        shaw = families.shaw_pairs(n, k, causal=causal)  # (n, n)
+        return ShawView(**heat(shaw.indices, _("key j"), _("query i"), _("vector index"), palette="sequential",
                                 domain=(0.0, 2.0 * k)),
-                        k=k, causal=causal, used=used)
+                        k=k, causal=causal, used=shaw.used)
     raise ValueError(f"scheme={scheme!r} has no matrix to draw")
 
 

@@ -6,11 +6,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import math
-
-import torch
-
-from pekit import charts, order, seeded, sinusoidal_encoding, text
+from pekit import charts, order, seeded, text
 from lab.claims import Claim, Reference, Said
 from lab.memo import shared
 from lab.display import number, plain
@@ -412,7 +408,7 @@ def _layer(tokens: tuple[str, ...], hidden: int, heads: int, seed: int):
 @shared(max_entries=64)
 def attention_view(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, positional: bool):
     model, X = _layer(tokens, hidden, heads, seed)
-    return order.self_attention(model, X, positional=positional)[1].cpu()  # (heads, n, n)
+    return order.self_attention_weights(model, X, positional=positional)  # (heads, n, n)
 
 
 @localized_resource(max_entries=64)
@@ -439,44 +435,34 @@ def query_step(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, posi
                query: int) -> QueryStep:
     """One query of one head through the three steps, from the layer's own projections."""
     model, X = _layer(tokens, hidden, heads, seed)
-    n, hs = len(tokens), hidden // heads
-    if positional:
-        X = X + sinusoidal_encoding(n, hidden, device=X.device, dtype=X.dtype)
-    cols = slice(head * hs, (head + 1) * hs)  # head h's columns, as the layer splits them
-    Q, K, V = (W(X).detach()[:, cols].double().cpu() for W in (model.W_q, model.W_k, model.W_v))
-    scores = K @ Q[query] / math.sqrt(hs)
-    weights = scores.softmax(0)
-    output = weights @ V
-    shown = min(SHOWN_DIMS, hs)
+    trace = order.query_trace(model, X, head=head, query=query, positional=positional, columns=SHOWN_DIMS)
+    shown = trace.values.shape[1]
     names = list(tokens)
-    score_chart = charts.token_bars(scores, names, value_title=_("score q·k_j / √d_h"),
+    score_chart = charts.token_bars(trace.scores, names, value_title=_("score q·k_j / √d_h"),
                                     label_title=_("key token"), highlight=query, title=_("1. scores")).spec()
-    weight_chart = charts.token_bars(weights, names, value_title=_("weight (softmax of the scores)"),
+    weight_chart = charts.token_bars(trace.weights, names, value_title=_("weight (softmax of the scores)"),
                                      label_title=_("key token"), highlight=query, title=_("2. weights")).spec()
-    table = torch.cat([V[:, :shown], output[None, :shown]])
-    value_chart = charts.token_heatmap(table, names + [_("output")], [""] * shown, x_title=_("column of v"),
+    value_chart = charts.token_heatmap(trace.table, names + [_("output")], [""] * shown, x_title=_("column of v"),
                                        y_title=_("value vector v_j; last row: the output"), value_title=_("value"),
                                        palette="diverging", title=_("3. values and the output"), cell=20,
                                        legend="right").spec()
-    return QueryStep(head, query, tuple(tokens), hs, tuple(scores.tolist()), tuple(weights.tolist()),
-                     tuple(map(tuple, V[:, :shown].tolist())), tuple(output[:shown].tolist()), score_chart,
-                     weight_chart, value_chart)
+    return QueryStep(head, query, tuple(tokens), trace.head_size, *trace.numbers(), score_chart, weight_chart,
+                     value_chart)
 
 
 @localized_resource(max_entries=64)
 def effect_chart(tokens: tuple[str, ...], hidden: int, heads: int, seed: int, head: int) -> Effect:
     model, X = _layer(tokens, hidden, heads, seed)
-    change = order.positional_effect(model, X)[head].cpu()  # (n, n)
-    chart = charts.token_heatmap(change, tokens, tokens, x_title=_("key token"), y_title=_("query token"),
+    effect = order.head_effect(model, X, head)  # (n, n)
+    chart = charts.token_heatmap(effect.change, tokens, tokens, x_title=_("key token"), y_title=_("query token"),
                                  value_title=_("weight with P − without P"), palette="diverging", domain="symmetric")
-    return Effect(head, chart.spec(), float(change.abs().max()))
+    return Effect(head, chart.spec(), effect.largest)
 
 
 def _query_key(batch, hidden: int, seed: int):
     """The padded batch through the seeded layer's query and key projections (no bias: padding
     stays zero)."""
-    model = seeded.seeded_attention(hidden, 1, seed=seed, device=batch.device)
-    return model.W_q(batch).detach(), model.W_k(batch).detach()
+    return order.query_key(seeded.seeded_attention(hidden, 1, seed=seed, device=batch.device), batch)
 
 
 @localized_resource(max_entries=64)
@@ -493,27 +479,23 @@ def masking_view(first: tuple[str, ...], hidden: int, seed: int, len_a: str, len
     queries, keys = _query_key(batch, hidden, seed)
     lens = [len(a) if len_a == "own" else int(len_a), len(b) if len_b == "own" else int(len_b)]
     valid = lens if form == "one per sequence" else order.causal_lengths(lens, LAB_STEPS).tolist()
-    result = order.masking_steps(queries, valid, keys=keys)
-    unmasked = order.masking_steps(queries, [LAB_STEPS, LAB_STEPS], keys=keys).weights
-    book = order.book_masked_softmax(result.scores, valid)
+    lab = order.masking_lab(queries, valid, keys=keys)
+    result, book = lab.steps, lab.book
     i = 0 if show == "A" else 1
+    this = lab.sequences[i]
     names = (a if show == "A" else b) + ["<pad>"] * (LAB_STEPS - len(a if show == "A" else b))
     # the scores and the masked scores share one colour scale: that of the scores the mask keeps
-    kept = result.masked[i][result.masked[i].isfinite()]
-    bound = float(kept.abs().max()) if kept.numel() else 1.0
-    score_range = (-bound, bound)
-    zero_rows = tuple(q for q, total in enumerate(result.row_sums[i].tolist()) if total == 0)
+    score_range = (-this.score_bound, this.score_bound)
     return MaskingView(
         show, tuple(tuple(v) if isinstance(v, list) else v for v in valid), lens[i], len(a if show == "A" else b),
-        float(result.masked_weight[i]), float((result.weights[i] - unmasked[i]).abs().max()),
-        int(result.masked[i].isinf().sum()), zero_rows, tuple(book[i][zero_rows[0]].tolist()) if zero_rows else (),
+        this.masked_weight, this.moved, this.hidden_pairs, this.zero_rows, this.book_row,
         charts.token_heatmap(result.scores[i], names, names, value_title=_("score"), palette="diverging",
                              domain=score_range, title=_("1. scores QKᵀ/√d"), legend="right").spec(),
         charts.token_heatmap(result.masked[i], names, names, value_title=_("score"), palette="diverging",
                              domain=score_range, title=_("2. masked (grey)"), legend="right").spec(),
         charts.token_heatmap(result.weights[i], names, names, title=_("3. weights (pekit)"), legend="right").spec(),
         charts.token_heatmap(book[i], names, names, title=_("the book's masked_softmax"), legend="right").spec(),
-        int(result.masked[1 - i].isinf().sum()), tuple(result.weights[i][zero_rows[0]].tolist()) if zero_rows else ())
+        lab.sequences[1 - i].hidden_pairs, this.zero_row)
 
 
 @shared(max_entries=4)

@@ -509,7 +509,7 @@ def minilm_run(text: str) -> MiniLMRun:
     shared_model()
     result = pretrained.pretrained_attention(text)
     # the page shows weights only: the hidden states are not kept
-    result = result._replace(attentions=result.attentions.cpu(), hidden_states=result.hidden_states[:0].cpu())
+    result = pretrained.weights_only(result)
     patterns = pretrained.head_patterns(result)
     return MiniLMRun(result, patterns, tuple(pretrained.named_heads(patterns, threshold=THRESHOLD)),
                      pretrained.patterns_frame(patterns, threshold=THRESHOLD))
@@ -591,7 +591,7 @@ def order_view(text: str, seed: int, layer: int, head: int) -> OrderView:
     zero = pretrained.pretrained_attention(text, positions="zero")
     order = pretrained.order_effect(text, seed)
     effect = pretrained.positions_effect(learned, zero)
-    maps = [charts.token_heatmap(r.attentions[layer, head].cpu(), r.tokens, r.tokens, x_title=_("key"),
+    maps = [charts.token_heatmap(pretrained.head_weights(r, layer, head), r.tokens, r.tokens, x_title=_("key"),
                                  y_title=_("query"), value_title=_("weight")).spec()
             for r in (learned, order.shuffled, zero)]
     return OrderView(order.shuffled.tokens, *maps, OrderNumbers.of(order), PositionNumbers.of(effect),

@@ -23,7 +23,7 @@ Each module names its references. Shapes use the book's words: ``steps`` are wor
 
 from .colours import ColourRange, colour_range
 from .files import INSTALL_COMMAND, pretrained_available, pretrained_missing
-from .forward import POSITIONS, PretrainedAttention, pretrained_attention
+from .forward import POSITIONS, PretrainedAttention, head_weights, pretrained_attention, weights_only
 from .heads import PATTERNS, HeadPatterns, NamedHead, head_patterns, named_heads, patterns_frame
 from .loading import MAX_PIECES, load_minilm, pretrained_position_table
 from .minilm import MiniLM, MiniLMConfig
@@ -56,6 +56,8 @@ __all__ = [
     "encode_text",
     "PretrainedAttention",
     "pretrained_attention",
+    "weights_only",
+    "head_weights",
     "pretrained_position_table",
     "find_token",
     "HeadPatterns",

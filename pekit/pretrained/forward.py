@@ -12,11 +12,12 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
+from .._checks import check_int
 from ..devices import resolve_device
 from .loading import _load
 from .wordpieces import Encoded, _check_encoded, encode_text
 
-__all__ = ["POSITIONS", "PretrainedAttention", "pretrained_attention"]
+__all__ = ["POSITIONS", "PretrainedAttention", "pretrained_attention", "weights_only", "head_weights"]
 
 POSITIONS = ("learned", "zero")
 
@@ -64,3 +65,20 @@ def _check_result(name: str, result: object) -> PretrainedAttention:
     if not isinstance(result, PretrainedAttention):
         raise ValueError(f"{name} must come from pretrained_attention; got a {type(result).__name__}")
     return result
+
+
+def weights_only(result: PretrainedAttention) -> PretrainedAttention:
+    """``result`` as a page keeps it: its attention weights on the CPU and no hidden states (an
+    empty ``(0, T, num_hiddens)`` tensor of their dtype, on the CPU); everything else as it was."""
+    result = _check_result("result", result)
+    return result._replace(attentions=result.attentions.cpu(), hidden_states=result.hidden_states[:0].cpu())
+
+
+def head_weights(result: PretrainedAttention, layer: int, head: int) -> Tensor:
+    """One head's weights, ``(T, T)`` (rows are queries), of layer ``layer`` (``0 .. layers - 1``),
+    on the CPU."""
+    result = _check_result("result", result)
+    layers, heads = result.attentions.shape[:2]
+    layer = check_int("layer", layer, minimum=0, maximum=layers - 1)
+    head = check_int("head", head, minimum=0, maximum=heads - 1)
+    return result.attentions[layer, head].cpu()

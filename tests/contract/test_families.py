@@ -33,6 +33,8 @@ register(families.scheme_matrix,
           "table": tensors((6, 4))},
          lambda: {"scheme": "learned", "num_positions": 5, "num_heads": 2, "num_hiddens": 8, "table": T(6, 4)},
          finite=lambda r: r[torch.isfinite(r)] if isinstance(r, torch.Tensor) else r)
+register(families.shaw_pairs, {"num_positions": SIZES, "max_distance": SIZES, "causal": BOOL},
+         lambda: {"num_positions": 6, "max_distance": 2, "causal": True}, finite=lambda r: r.used)
 register(families.alibi_slope_table, {"num_heads": SIZES}, lambda: {"num_heads": 6})
 register(families.t5_bucket_curve, {"max_offset": SIZES, "num_buckets": SIZES, "max_distance": SIZES},
          lambda: {"max_offset": 20})

@@ -48,6 +48,20 @@ SEQUENCE_LISTS = lazy(lambda: [
     [torch.zeros(3, 4, device="meta")], T(2, 3, 4)])
 register(order.padded_batch, {"sequences": SEQUENCE_LISTS, "steps": SIZES},
          lambda: {"sequences": [T(3, 4), T(2, 4, seed=1)], "steps": 5})
+register(order.self_attention_weights, {"model": MODELS, "X": tensors((5, 8)), "positional": BOOL, "base": REALS},
+         lambda: {"model": model(), "X": T(5, 8), "positional": True})
+register(order.head_effect, {"model": MODELS, "X": tensors((5, 8)), "head": SIZES, "base": REALS},
+         lambda: {"model": model(), "X": T(5, 8), "head": 1})
+register(order.query_trace, {"model": MODELS, "X": tensors((5, 8)), "head": SIZES, "query": SIZES, "positional": BOOL,
+                             "columns": st.one_of(SIZES, among(None)), "base": REALS},
+         lambda: {"model": model(), "X": T(5, 8), "head": 1, "query": 4, "positional": True, "columns": 3},
+         finite=lambda r: (r.scores, r.weights, r.values, r.output, r.table))
+register(order.query_key, {"model": MODELS, "X": st.one_of(tensors((2, 5, 8)), tensors((5, 8)))},
+         lambda: {"model": model(), "X": T(2, 5, 8)})
+register(order.masking_lab, {"X": tensors((2, 4, 3)), "valid_lens": LENS,
+                             "keys": st.one_of(tensors((2, 4, 3)), among(None, T(2, 4, 2), T(2, 4, 3).double(), "k"))},
+         lambda: {"X": T(2, 4, 3), "valid_lens": [[0, 1, 2, 2], [4, 4, 4, 4]], "keys": T(2, 4, 3, seed=1)},
+         finite=lambda r: (r.steps.scores, r.steps.weights, r.book, r.sequences))
 
 test_the_valid_call_works, test_hostile_calls_keep_the_contract = sweep(CASES)
 

@@ -121,6 +121,9 @@ def known_patterns(patterns):
 
 
 register(pretrained.head_patterns, {"result": RESULTS}, lambda: {"result": minilm_result()}, finite=known_patterns)
+register(pretrained.weights_only, {"result": RESULTS}, lambda: {"result": minilm_result()})
+register(pretrained.head_weights, {"result": RESULTS, "layer": INTS, "head": INTS},
+         lambda: {"result": minilm_result(), "layer": 5, "head": 11})
 
 
 def broken_patterns():

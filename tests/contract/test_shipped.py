@@ -93,6 +93,8 @@ register(shipped.checkpoint_path, {"kind": KIND_NAMES, "positions": SCHEME_NAMES
          lambda: {"kind": "encoder", "positions": "t5"})
 register(shipped.load_checkpoint, {"kind": KIND_NAMES, "positions": SCHEME_NAMES, **device_args()},
          lambda: {"kind": "encoder", "positions": "alibi", "device": "cpu"})
+register(shipped.learned_position_table, {"kind": KIND_NAMES, **device_args()},
+         lambda: {"kind": "decoder", "device": "cpu"})
 register(shipped.recorded_metrics, {})
 register(shipped.run_record, {"result": lazy(lambda: [None, "result", small_model(), small_run().summary()])},
          lambda: {"result": small_run()})
