@@ -98,22 +98,29 @@ def _trend_holds(relation: str, series: Sequence[float]) -> bool:
 
 
 class Said(str):
-    """A sentence's text with its claims (``.claims``); it is the text wherever a ``str`` goes.
-    Operations on it (``+``, ``format``) return a plain ``str``: build a ``Said`` last, or join
-    several with :func:`joined`."""
+    """A sentence's text with its claims (``.claims``) and the cases it says (``.cases``: short
+    untranslated names of the message chosen where a sentence has one per case, say ``"δ = 0"``,
+    so that a test reads which case was said, not its wording); it is the text wherever a ``str``
+    goes. Operations on it (``+``, ``format``) return a plain ``str``: build a ``Said`` last, or
+    join several with :func:`joined`."""
 
     claims: tuple[Claim, ...]
+    cases: tuple[str, ...]
 
-    def __new__(cls, text: str, claims: Iterable[Claim] = ()):
+    def __new__(cls, text: str, claims: Iterable[Claim] = (), cases: Iterable[str] = ()):
         said = super().__new__(cls, text)
         said.claims = tuple(claims)
+        said.cases = tuple(cases)
         for claim in said.claims:
             if not isinstance(claim, Claim):
                 raise ValueError(f"claims must be Claim records, got {claim!r}")
+        for case in said.cases:
+            if not isinstance(case, str) or not case:
+                raise ValueError(f"cases must be non-empty strings, got {case!r}")
         return said
 
     def __reduce__(self):
-        return (Said, (str(self), self.claims))
+        return (Said, (str(self), self.claims, self.cases))
 
     @property
     def comparisons(self) -> tuple[Claim, ...]:
@@ -136,7 +143,12 @@ def claims_of(text: str | None) -> tuple[Claim, ...]:
     return text.claims if isinstance(text, Said) else ()
 
 
+def cases_of(text: str | None) -> tuple[str, ...]:
+    """A text's cases: those of a :class:`Said`, none for a plain string or ``None``."""
+    return text.cases if isinstance(text, Said) else ()
+
+
 def joined(parts: Iterable[str], sep: str = " ") -> Said:
-    """Texts joined by ``sep``, carrying every part's claims."""
+    """Texts joined by ``sep``, carrying every part's claims and cases."""
     parts = [p for p in parts if p]
-    return Said(sep.join(parts), [c for p in parts for c in claims_of(p)])
+    return Said(sep.join(parts), [c for p in parts for c in claims_of(p)], [k for p in parts for k in cases_of(p)])

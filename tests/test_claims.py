@@ -5,7 +5,7 @@ import pickle
 
 import pytest
 
-from lab.claims import Claim, Reference, Said, claims_of, joined
+from lab.claims import Claim, Reference, Said, cases_of, claims_of, joined
 
 REF = Reference(1.0, "a fixed number")
 
@@ -50,3 +50,15 @@ def test_said_is_its_text_and_keeps_its_claims_through_joins_and_pickling():
         a.claim("c")
     with pytest.raises(ValueError, match="Claim"):
         Said("x", ["not a claim"])
+
+
+def test_said_keeps_the_cases_it_says_through_joins_and_pickling():
+    a = Said("With δ = 0 nothing moves.", cases=["δ = 0"])
+    b = Said("Two points.", [Claim("b", 0.0, "above", REF)], cases=("many points",))
+    both = joined([a, "plain.", b])
+    assert both.cases == ("δ = 0", "many points") and [c.what for c in both.claims] == ["b"]
+    assert pickle.loads(pickle.dumps(a)).cases == ("δ = 0",) and Said("x").cases == ()
+    assert cases_of("text") == () and cases_of(None) == () and cases_of(b) == ("many points",)
+    for bad in ("", None, 3):
+        with pytest.raises(ValueError, match="cases"):
+            Said("x", cases=[bad])
