@@ -426,6 +426,11 @@ def _blocks(view: SchemeView) -> str:
     return " " + _("Each cell is the mean of a block of entries.")
 
 
+def _blocks_case(view: SchemeView) -> tuple[str, ...]:
+    """The case :func:`_blocks` says: none, "pixel blocks" or "cell blocks"."""
+    return () if view.exact else ("pixel blocks",) if view.image else ("cell blocks",)
+
+
 def table_caption(view: TableView) -> Said:
     """The table's size and its column order (interleaved or sines first)."""
     claims = [Claim("positions", view.n), Claim("width", view.d)]
@@ -435,7 +440,7 @@ def table_caption(view: TableView) -> Said:
         said = _("The added table, {n} × {d}: all {half} sines first, then their cosines.").format(
             n=view.n, d=view.d, half=view.d // 2)
         claims.append(Claim("sine columns", view.d // 2))
-    return Said(said + _blocks(view), claims)
+    return Said(said + _blocks(view), claims, _blocks_case(view))
 
 
 def learned_caption(view: LearnedView) -> Said:
@@ -445,6 +450,7 @@ def learned_caption(view: LearnedView) -> Said:
     said = ngettext("The first {count} row of {table} ({rows} × {width}).",
                     "The first {count} rows of {table} ({rows} × {width}).", view.rows).format(
         count=view.rows, table=_table_name(view), rows=view.table_rows, width=view.table_width)
+    cases = ("rows missing",) if view.rows < view.n else ()
     if view.rows < view.n:
         said += " " + _("It has no rows for positions {first} to {last}.").format(first=view.rows, last=view.n - 1)
     scale = view.scale
@@ -466,14 +472,15 @@ def learned_caption(view: LearnedView) -> Said:
               Claim("largest |value| within the colours", view.largest_within, "at most", range_end)]
     if scale.beyond:
         claims.append(Claim("smallest |value| beyond the colours", view.smallest_beyond, "above", range_end))
-    return Said(said + _blocks(view) + " " + ends, claims)
+    return Said(said + _blocks(view) + " " + ends, claims, cases + _blocks_case(view))
 
 
 def binary_caption(view: BinaryView) -> Said:
     """The positions drawn and the bits they take."""
     return Said(ngettext("Positions 0 to {last} in {bits} bit, least significant first.",
                          "Positions 0 to {last} in {bits} bits, least significant first.", view.bits).format(
-        last=view.n - 1, bits=view.bits) + _blocks(view), [Claim("last position", view.n - 1), Claim("bits", view.bits)])
+        last=view.n - 1, bits=view.bits) + _blocks(view), [Claim("last position", view.n - 1), Claim("bits", view.bits)],
+        _blocks_case(view))
 
 
 def rope_caption(view: RopeView) -> Said:
@@ -484,7 +491,8 @@ def rope_caption(view: RopeView) -> Said:
     else:
         said = _("The angle m·ω_j (mod 2π) by which each of the {pairs} pairs of a head of width {width} turns at "
                  "position m; the same for every head.").format(pairs=view.pairs, width=view.head_width)
-    return Said(said + _blocks(view), [Claim("pairs", view.pairs), Claim("head width", view.head_width)])
+    return Said(said + _blocks(view), [Claim("pairs", view.pairs), Claim("head width", view.head_width)],
+                _blocks_case(view))
 
 
 def alibi_caption(view: AlibiView) -> Said:
@@ -502,7 +510,7 @@ def alibi_caption(view: AlibiView) -> Said:
               Reference(view.slope, "the head's slope, pekit.alibi_slopes (float32)", tolerance)),
         Claim("largest fall per step of distance", view.steps[1], "equal",
               Reference(view.slope, "the head's slope, pekit.alibi_slopes (float32)", tolerance)),
-    ])
+    ], (("masked",) if view.causal else ()) + _blocks_case(view))
 
 
 def t5_caption(view: T5View) -> Said:
@@ -512,7 +520,7 @@ def t5_caption(view: T5View) -> Said:
         "The bucket of every query-key pair ({used} of the {buckets} buckets occur at n = {n}).",
         view.buckets_used).format(used=view.buckets_used, buckets=T5_BUCKETS, n=view.n) + _blocks(view), [
         Claim("buckets that occur", view.buckets_used, "at most", Reference(T5_BUCKETS, "T5's buckets")),
-        Claim("buckets", T5_BUCKETS), Claim("positions", view.n)])
+        Claim("buckets", T5_BUCKETS), Claim("positions", view.n)], _blocks_case(view))
 
 
 def shaw_caption(view: ShawView) -> Said:
@@ -539,7 +547,7 @@ def shaw_caption(view: ShawView) -> Said:
                    Claim("vectors that occur", view.used, "at most",
                          Reference(view.k + 1, "the k + 1 vectors of the offsets −k .. 0 a decoder's query sees"))]
     return Said(said.format(count=2 * view.k + 1, used=view.used, n=view.n, k=view.k, kept=view.k + 1) + _blocks(view),
-                claims)
+                claims, _blocks_case(view))
 
 
 CAPTIONS = {TableView: table_caption, LearnedView: learned_caption, BinaryView: binary_caption,
