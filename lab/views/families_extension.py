@@ -125,9 +125,9 @@ def linear_line(view: ExtensionView) -> Said:
         view.linear, Reference(1 / view.factor, "1 / s", RATIO_ROUNDING), "every pair")
     if view.factor == 1:
         return Said(_("**Linear** (position interpolation) at s = 1 leaves every pair as it is: ratio {ratio}.").format(
-            ratio=ratio), claims)
+            ratio=ratio), claims, ("s = 1",))
     return Said(_("**Linear** (position interpolation) slows every pair by s: ratio {ratio} for all.").format(
-        ratio=ratio), claims)
+        ratio=ratio), claims, ("s ≠ 1",))
 
 
 def ntk_line(view: ExtensionView) -> Said:
