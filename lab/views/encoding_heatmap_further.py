@@ -180,6 +180,7 @@ def layout_text(view: LayoutComparison) -> Said:
     parts = [_("Same ingredients, in another order: tensor2tensor puts all sines first and all cosines after them, "
                "where the paper interleaves sin/cos pairs; reordering the columns turns one arrangement into the "
                "other.")]
+    cases = ("odd d",) if d % 2 else ()
     if d % 2:
         parts.append(_("For an odd d the extra last column differs: a sine in the paper's layout, zeros in "
                        "tensor2tensor's (left out below)."))
@@ -188,7 +189,7 @@ def layout_text(view: LayoutComparison) -> Said:
     if k == 1:
         parts.append(_("With one pair both use the frequency 1, so after reordering the pairs agree (largest "
                        "difference {gap}).").format(gap=number(gap, ".2g")))
-        return Said(" ".join(parts), [Claim("largest difference after reordering", gap, "equal", agree)])
+        return Said(" ".join(parts), [Claim("largest difference after reordering", gap, "equal", agree)], cases)
     last_paper = float(table["omega_interleaved"].iloc[-1])
     last_t2t = float(table["omega_tensor2tensor"].iloc[-1])
     claims = [Claim("frequencies", k), Claim("tensor2tensor's last frequency", last_t2t, "equal",
@@ -206,7 +207,7 @@ def layout_text(view: LayoutComparison) -> Said:
         claims += [Claim("largest difference after reordering", gap, "above", agree), Claim("worst pair", worst)]
         parts.append(_("So even after reordering the tables differ, by up to {gap} (pair {pair}); pair by pair:").format(
             gap=number(gap, ".3g"), pair=worst))
-    return Said(" ".join(parts), claims)
+    return Said(" ".join(parts), claims, cases)
 
 
 def add_or_concat_text(view: AddOrConcat) -> Said:
@@ -266,11 +267,12 @@ def add_or_concat_text(view: AddOrConcat) -> Said:
         claims.append(Claim("mean |cos| of P's rows", view.overlap, "at least", threshold))
         verdict += " " + _("At so small a width they are far from orthogonal.")
     parts.append(verdict)
-    parts.append(_trend(view, claims))
-    return Said(" ".join(parts), claims)
+    trend = _trend(view, claims)
+    parts.append(trend)
+    return Said(" ".join(parts), claims, trend.cases)
 
 
-def _trend(view: AddOrConcat, claims: list[Claim]) -> str:
+def _trend(view: AddOrConcat, claims: list[Claim]) -> Said:
     """How the overlap of P's rows goes across the chart's widths, read from the whole series."""
     measured = [(w_, o) for w_, o in zip(view.widths, view.overlaps) if not math.isnan(o)]
     series = tuple(o for _w, o in measured)
@@ -289,13 +291,15 @@ def _trend(view: AddOrConcat, claims: list[Claim]) -> str:
         text = _("Across the chart it falls overall, with bumps, from {first} at d = {first_width} to {last} at d = "
                  "{last_width}, as the control's does: the wider the model, the more room for both.").format(**falls)
     if w0 == 1 or view.layout == "interleaved":
-        return text
-    return text + " " + _("(The rows of P have no point at d = 1: tensor2tensor's one column there is zero.)")
+        return Said(text)
+    return Said(text + " " + _("(The rows of P have no point at d = 1: tensor2tensor's one column there is zero.)"),
+                cases=("no point at d = 1",))
 
 
 def properties_text(view: PropertiesView) -> Said:
     """The four properties, each with the number that shows it holds, measured on the rows drawn."""
     p = view.measured
+    cases = ("whole table",) if view.rows == view.n else ("one position",)
     if view.rows == view.n:
         head = _("Four properties are often asked of a positional encoding. Measured on this table (positions {start} "
                  "to {last}, d = {d}, float64):")
@@ -343,4 +347,4 @@ def properties_text(view: PropertiesView) -> Said:
                Claim("closest", p.closest), Claim("largest |value|", p.largest), Claim("positions beyond", view.rows),
                Claim("first position beyond", view.last + 1), Claim("last position beyond", view.last + view.rows)]
     return Said("\n".join([head.format(start=view.start, last=view.last, d=view.d),
-                           unique.format(closest=number(p.closest, ".3g")), lengths, bounded, repeated]), claims)
+                           unique.format(closest=number(p.closest, ".3g")), lengths, bounded, repeated]), claims, cases)
