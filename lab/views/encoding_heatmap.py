@@ -244,9 +244,11 @@ def reading_text(view: ColumnFlips) -> Said:
         parts = [_("Read the picture column by column: no column changes sign at every step. The fastest, column "
                    "{column}, changes sign between {count} of the {steps} pairs of neighbouring rows ({share}).").format(
             column=fast, count=f, steps=view.steps, share=percent(f, view.steps))]
+    cases = []
     if last != fast:
         claims.append(Claim("last column", last))
         if view.layout == "tensor2tensor" and view.d % 2 == 1:
+            cases.append("last column zeros")
             parts.append(_("The last column, {column}, is all zeros: tensor2tensor fills the extra column of an odd d "
                            "with zeros.").format(column=last))
         else:
@@ -255,6 +257,7 @@ def reading_text(view: ColumnFlips) -> Said:
                        Claim("last column's lowest", view.lows[last]), Claim("last column's highest", view.highs[last])]
             span = dict(column=last, span=number(view.highs[last] - view.lows[last], ".3g"),
                         low=number(view.lows[last], ".6g"), high=number(view.highs[last], ".6g"))
+            cases.append("last column never changes sign" if f == 0 else "last column changes sign")
             if f == 0:
                 parts.append(_("The last column, {column}, never changes sign and moves within a range of {span} "
                                "over the whole table (from {low} to {high}).").format(**span))
@@ -265,8 +268,8 @@ def reading_text(view: ColumnFlips) -> Said:
                     count=f, steps=view.steps, share=percent(f, view.steps), **span))
     if view.frequencies == 1:
         parts.append(_("With a single frequency there is only one hand on the clock: add columns to get slower ones."))
-        return Said(" ".join(parts), claims)
-    return joined([Said(" ".join(parts), claims), _clock(view)])
+        return Said(" ".join(parts), claims, cases)
+    return joined([Said(" ".join(parts), claims, cases), _clock(view)])
 
 
 def _clock(view: ColumnFlips) -> Said:
@@ -341,7 +344,7 @@ def table_caption(view: TableView) -> Said:
                                 Reference(two_blocks, "two blocks of positions (the blocks sample once per block)")))
             text += " " + _("Every frequency takes at least two blocks ({twice} positions) to repeat, so the block "
                             "means follow each column without false stripes.").format(twice=number(two_blocks, ","))
-    return Said(text + " " + _("Lower n or d to see every entry."), claims)
+    return Said(text + " " + _("Lower n or d to see every entry."), claims, ("even blocks" if even else "uneven blocks",))
 
 
 def csv_limit_caption(view: TableView) -> Said | None:
@@ -383,7 +386,8 @@ def pairs_caption(view: TableView) -> Said:
     if view.d > 1 and view.layout != "interleaved":
         claims += [Claim("pairs", view.pairs), Claim("last sine column", view.pairs - 1),
                    Claim("last cosine column", 2 * view.pairs - 1)]
-    return Said(_pairs_text(view), claims)
+    one = ("d = 1, sine",) if view.layout == "interleaved" else ("d = 1, zero",)
+    return Said(_pairs_text(view), claims, one if view.d == 1 else ())
 
 
 def _pairs_text(view: TableView) -> str:
@@ -434,6 +438,7 @@ def gram_caption(view: TableView) -> Said:
 
 def offsets_caption(view: TableView) -> Said:
     """Where P[i]·P[i+δ] was measured, over which offsets, and how wide its band gets."""
+    case = "one row" if view.n == 1 else "all rows" if view.starts == view.n else "evenly spaced rows"
     if view.n == 1:
         rows = _("at the table's one row i")
     elif view.starts == view.n:
@@ -449,7 +454,7 @@ def offsets_caption(view: TableView) -> Said:
         claims.append(Claim("largest offset in the table", view.n - 1, "above",
                             Reference(view.max_offset, "the largest offset the chart draws")))
     return Said(_("P[i]·P[i+δ] measured {rows}, {offsets}: the line is the mean, the band spans the smallest to the "
-                  "largest value.").format(rows=rows, offsets=reach), claims)
+                  "largest value.").format(rows=rows, offsets=reach), claims, (case,))
 
 
 def offsets_text(view: TableView) -> Said:
@@ -463,10 +468,13 @@ def offsets_text(view: TableView) -> Said:
     band = (_("the band is {width} wide at its widest.").format(width=number(view.max_spread, ".2g")) if view.n > 1
             else _("with one row there is no other start to compare, so the band cannot show it."))
     widest = number(view.max_spread, ".2g")
+    cases = [("band measured" if view.n > 1 else "no other start")] if view.d == 1 or view.unpaired_sine else []
     if view.d == 1:
+        cases.insert(0, "d = 1, sine")
         parts = [_(r"With d = 1 there is no sine/cosine pair: the one column is the sine $\sin(i)$, and "
                    r"$\sin(i)\sin(i+\delta)$ does depend on i: {band}").format(band=band)]
     elif view.unpaired_sine:
+        cases.insert(0, "unpaired last sine")
         parts = [pairs, _(r"The unpaired last sine column of an odd d adds $\sin(i\omega)\sin((i+\delta)\omega)$, "
                           r"which does depend on i: {band}").format(band=band)]
     elif view.zero_column:
@@ -479,7 +487,7 @@ def offsets_text(view: TableView) -> Said:
     means = view.offset_means
     if len(means) == 1:
         parts.append(_("With one position only δ = 0 is measured."))
-        return Said(" ".join(parts), claims + [Claim("offsets measured", 1)])
+        return Said(" ".join(parts), claims + [Claim("offsets measured", 1)], cases)
     top = max(range(len(means)), key=lambda k: (means[k], -k))
     low = min(range(len(means)), key=lambda k: (means[k], k))
     parts.append(_("Over the offsets shown the mean is largest at δ = {top} ({top_value}) and smallest at δ = {low} "
@@ -489,7 +497,8 @@ def offsets_text(view: TableView) -> Said:
         Claim("offset of the largest mean", top), Claim("largest mean", means[top], "equal",
                                                         Reference(max(means), "the largest of the offsets' means")),
         Claim("offset of the smallest mean", low), Claim("smallest mean", means[low], "equal",
-                                                         Reference(min(means), "the smallest of the offsets' means"))])
+                                                         Reference(min(means), "the smallest of the offsets' means"))],
+                cases)
 
 
 def wavelengths_caption(view: TableView) -> Said:

@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lab.display import number
-from lab.i18n import _, ngettext
+from lab.i18n import ngettext
 from lab.views import encoding_heatmap as views
 
 # (n, d, base, start, layout): the page's corners, the sizes where a picture or the download
@@ -98,18 +98,14 @@ def check_table_caption(view: views.TableView) -> None:
         even = grid[0] * rows == view.n and grid[1] * cols == view.d
         assert caption.claim("positions per block").value == rows and caption.claim("columns per block").value == cols
         assert (caption.claim("pixel rows").value, caption.claim("pixel columns").value) == grid
-        # the module's message for the case: blocks that tile the table evenly, or up to that size, the last smaller
-        sizes = dict(rows=number(view.n, ","), columns=number(view.d, ","), count=number(view.n * view.d, ","),
-                     grid_rows=number(grid[0], ","), grid_columns=number(grid[1], ","),
-                     block_rows=ngettext("{count} position", "{count} positions", rows).format(count=number(rows, ",")),
-                     block_columns=ngettext("{count} column", "{count} columns", cols).format(count=number(cols, ",")))
-        assert caption.startswith((
-            _("{rows} × {columns} = {count} entries are more than a chart can show one by one: each pixel is the mean "
-              "of a block of {block_rows} × {block_columns} ({grid_rows} × {grid_columns} pixels).") if even else
-            _("{rows} × {columns} = {count} entries are more than a chart can show one by one: each pixel is the mean "
-              "of a block of up to {block_rows} × {block_columns} ({grid_rows} × {grid_columns} pixels; the last "
-              "blocks are smaller).")).format(**sizes))
-        assert caption.endswith(" " + _("Lower n or d to see every entry."))
+        # the case: blocks that tile the table evenly, or up to that size, the last smaller
+        assert caption.cases == (("even blocks",) if even else ("uneven blocks",))
+        # the sizes written: the table, the grid, and the block in positions and columns (their plural forms)
+        assert caption.startswith(f"{number(view.n, ',')} × {number(view.d, ',')} = {number(view.n * view.d, ',')} ")
+        assert f"{number(grid[0], ',')} × {number(grid[1], ',')}" in caption
+        block_rows = ngettext("{count} position", "{count} positions", rows).format(count=number(rows, ","))
+        block_columns = ngettext("{count} column", "{count} columns", cols).format(count=number(cols, ","))
+        assert f"{block_rows} × {block_columns}" in caption
         # the blocks named cover the whole table, and the picture has the pixels the caption counts
         assert grid[0] * rows >= view.n and grid[1] * cols >= view.d
         assert caption.claim("pixels drawn").value == grid[0] * grid[1]
@@ -174,10 +170,8 @@ def check_pairs_caption(view: views.TableView) -> None:
     P = table64(4, view.d, view.base, 0, view.layout)  # positions 0 to 3: sin 0 = 0, cos 0 = 1
     if view.d == 1:
         assert caption.claim("d").value == 1
-        # the module's message for the case: tensor2tensor's one column is zero, interleaved's is the sine
-        assert caption == (_("d = 1 in the tensor2tensor layout has no sine/cosine pair: its one column is zero.")
-                           if not P.any() else
-                           _("d = 1 holds one column: the sine of the fastest frequency, without its cosine."))
+        # the case: tensor2tensor's one column is zero, interleaved's is the sine
+        assert caption.cases == (("d = 1, zero",) if not P.any() else ("d = 1, sine",))
         return
     odd = [c.value for c in caption.claims if c.what == "last column"]
     assert odd == ([view.d - 1] if view.d % 2 else [])
@@ -237,7 +231,8 @@ def check_offsets_caption(view: views.TableView) -> None:
         assert not any(c.what == "starting rows" for c in caption.claims)
     else:
         assert caption.claim("starting rows").value == min(view.n, 64)
-        assert (_("at {count} evenly spaced starting rows i").format(count=64) in caption) == (view.n > 64)
+        assert caption.cases == (("evenly spaced rows",) if view.n > 64 else ("all rows",))
+        assert f"{min(view.n, 64)}" in caption  # the starting rows, counted
     top = min(view.n - 1, 512)
     assert view.max_offset == top and caption.claim("largest offset drawn").value == top
     beyond = [c.relation for c in caption.claims if c.what == "largest offset in the table"]
@@ -259,14 +254,11 @@ def check_offsets_text(view: views.TableView) -> None:
     widest = [c.value for c in text.claims if c.what == "widest band"]
     assert widest == ([] if view.d == 1 and view.n == 1 else [view.max_spread])
     if view.unpaired_sine:
-        # the module's message for the case: the sine alone (d = 1) or the unpaired last sine column makes the
-        # product depend on i, as wide as the band measured (or one row: no other start to compare)
-        band = (_("the band is {width} wide at its widest.").format(width=number(widest[0], ".2g")) if view.n > 1
-                else _("with one row there is no other start to compare, so the band cannot show it."))
-        assert (_(r"With d = 1 there is no sine/cosine pair: the one column is the sine $\sin(i)$, and "
-                  r"$\sin(i)\sin(i+\delta)$ does depend on i: {band}") if view.d == 1 else
-                _(r"The unpaired last sine column of an odd d adds $\sin(i\omega)\sin((i+\delta)\omega)$, "
-                  r"which does depend on i: {band}")).format(band=band) in text
+        # the case: the sine alone (d = 1) or the unpaired last sine column makes the product depend on i, as
+        # wide as the band measured (or one row: no other start to compare)
+        assert text.cases == ("d = 1, sine" if view.d == 1 else "unpaired last sine",
+                              "band measured" if view.n > 1 else "no other start")
+        assert view.n == 1 or f" {number(widest[0], '.2g')} " in text  # the band's width, written
         # d = 1 has no pair at all: the text says so, with d
         assert [c.value for c in text.claims if c.what == "d"] == ([1] if view.d == 1 else [])
         # without the unpaired column the band is a line: all of the width comes from it
@@ -365,13 +357,9 @@ def check_reading_text(setting) -> None:
         else:
             f = changes[last]
             assert text.claim("last column's sign changes").value == f
-            # the module's message for a column that never changes sign, with the range claimed
-            never = _("The last column, {column}, never changes sign and moves within a range of {span} over the whole "
-                      "table (from {low} to {high}).").format(
-                column=last, span=number(text.claim("last column's range").value, ".3g"),
-                low=number(text.claim("last column's lowest").value, ".6g"),
-                high=number(text.claim("last column's highest").value, ".6g"))
-            assert (never in text) == (f == 0)
+            # the case of a column that never changes sign, or does, with the range claimed and written
+            assert text.cases == (("last column never changes sign",) if f == 0 else ("last column changes sign",))
+            assert f" {last}, " in text and number(text.claim("last column's range").value, ".3g") in text
             lo, hi = P[:, last].min(), P[:, last].max()
             assert math.isclose(text.claim("last column's range").value, hi - lo, rel_tol=1e-5, abs_tol=1e-6)
             # the range's ends as written, with minus signs, not hyphens
