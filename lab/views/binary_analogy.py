@@ -147,7 +147,8 @@ def bits_caption(view: AnalogyView) -> Said:
     """What the heatmap of the binary codes shows (the numbers it states are the bits' names and values)."""
     text = (_("Binary code: bit 0 (left) flips at every position, bit b every 2^b positions. Blue = 0, red = 1.")
             if view.bits > 1 else _("Binary code: bit 0 (left) flips at every position. Blue = 0, red = 1."))
-    return Said(text + ("" if view.bits_exact else " " + _("Each pixel is a block mean.")), [Claim("bits", view.bits)])
+    return Said(text + ("" if view.bits_exact else " " + _("Each pixel is a block mean.")), [Claim("bits", view.bits)],
+                () if view.bits_exact else ("block means",))
 
 
 def table_caption(view: AnalogyView) -> Said:
@@ -263,7 +264,7 @@ def steps_sentence(view: AnalogyView) -> Said:
             "With {count} bits, binary tells at most 2^{count} = {codes} positions apart, and uses only {shape}; {d} "
             "real-valued columns tell {told} of the {n} positions here apart (counting distinct codes: {rule}).", bits)
     return Said(text + apart.format(count=bits, codes=view.code_count, shape=cube(bits), d=view.d, told=told, n=view.n,
-                                    rule=_distinct_rule()), claims)
+                                    rule=_distinct_rule()), claims, ("room left" if told == view.n else "codes shared",))
 
 
 def dial_sentence(view: AnalogyView) -> Said:
@@ -306,6 +307,7 @@ def _against_the_dials(view: AnalogyView) -> Said:
     numbers = dict(distance=number(view.stats.sinusoidal_min_from_first, ".3g"), position=view.closest_to_first,
                    dials=number(view.dial_min_from_first, ".3g"), dial_position=view.dial_closest_to_first,
                    tolerance=number(DISTINCT, "g"), d=view.d)
+    case = ("d = 2",) if view.d == 2 else ("odd d",) if view.d % 2 else ("even d",)
     if view.d == 2:
         text = _("The sinusoidal table of d = 2 is one sine/cosine pair of frequency 1, whatever the base: its "
                  "smallest distance to position 0 here is {distance} (position {position}), the dials' {dials} "
@@ -327,13 +329,13 @@ def _against_the_dials(view: AnalogyView) -> Said:
     if closest <= DISTINCT:
         return Said(text + " " + _("That is within the {tolerance} this page counts as one code: at this width, over "
                                    "these positions, the table comes back to its start too.").format(**numbers),
-                    base + [Claim("tolerance", DISTINCT), Claim(what, closest, "at most", one_code)])
+                    base + [Claim("tolerance", DISTINCT), Claim(what, closest, "at most", one_code)], case)
     claims = base + [Claim(what, closest, "above", one_code), Claim(what, closest, "above" if closest > dials else "at most",
                                                              the_dials)]
     if closest > dials:
-        return Said(text + " " + _("So it stays further from its starting point than the dials do."), claims)
+        return Said(text + " " + _("So it stays further from its starting point than the dials do."), claims, case)
     return Said(text + " " + _("Over these positions the dials stay further from their start than the table does, "
-                               "though neither comes back to it."), claims)
+                               "though neither comes back to it."), claims, case)
 
 
 @dataclass(frozen=True)
@@ -429,6 +431,7 @@ def ladders_sentence(view: Ladders) -> Said:
     longest = dict(longest=_positions(view.longest), column=view.d - 1)
     claims += [Claim("bits", view.bits), Claim("d", view.d), Claim("longest wavelength", view.longest), Claim("growth",
                view.growth), Claim("fast bits", fast), Claim("slow bits", slow), Claim("last column", view.d - 1)]
+    case = ("one pair",) if pairs == 1 else ("odd d",) if view.d % 2 else ("last pair",)
     if pairs == 1:
         text += _(", and no column is slower than the one pair's {longest} positions").format(**longest)
     elif view.d % 2:
@@ -440,10 +443,10 @@ def ladders_sentence(view: Ladders) -> Said:
     if slow:
         claims.append(Claim("the fastest unmatched slow bit's period", periods[min(slow)], "above", slowest))
         return Said(text + ngettext("; bit {bits} is slower than that.", "; bits {bits} are slower than that.",
-                                    len(slow)).format(bits=", ".join(map(str, slow))), claims)
+                                    len(slow)).format(bits=", ".join(map(str, slow))), claims, case)
     claims.append(Claim("the slowest bit's period", periods[-1], "below", slowest))
     return Said(text + (_("; every bit shown here is faster than that.") if view.bits > 1
-                        else _("; the bit is faster than that.")), claims)
+                        else _("; the bit is faster than that.")), claims, case)
 
 
 @dataclass(frozen=True)
@@ -509,6 +512,7 @@ def bit_match(n: int, bit: int, ladder: Ladders) -> BitMatch:
 def overlay_caption(match: BitMatch) -> Said:
     """The positions drawn, the bit's period, its closest pair and how far the two differ."""
     periods = number(match.periods_shown, ".3g")
+    case = ("every position",) if not match.cut else ("rest repeats",) if match.periods_shown >= 1 else ("part shown",)
     if not match.cut:
         shown = _("Positions 0 to {last}: {periods} of the bit's periods. ")
     elif match.periods_shown >= 1:
@@ -536,11 +540,12 @@ def overlay_caption(match: BitMatch) -> Said:
             "Bit {bit} stays 0 (−1 here) at every position shown: it first turns 1 at position {first}. The column "
             "takes {count} different value over these {window} positions.",
             "Bit {bit} stays 0 (−1 here) at every position shown: it first turns 1 at position {first}. The column "
-            "takes {count} different values over these {window} positions.", match.column_values).format(**values), claims)
+            "takes {count} different values over these {window} positions.", match.column_values).format(**values), claims,
+            case)
     return Said(text + ngettext(
         "The bit takes two values, −1 and +1; the column takes {count} different value over these {window} positions.",
         "The bit takes two values, −1 and +1; the column takes {count} different values over these {window} positions.",
-        match.column_values).format(**values), claims)
+        match.column_values).format(**values), claims, case)
 
 
 @shared(max_entries=48)

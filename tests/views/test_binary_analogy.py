@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import pekit
 from lab.display import number
-from lab.i18n import _, ngettext
+from lab.i18n import ngettext
 from lab.views.binary_analogy import (DISTINCT_HELP, _distinct_rule, analogy_view, bit_match, bits_caption, counting_caption, cube, dial_sentence,
                                       distinct_help, equal_width_sentence, ladders, ladders_sentence, metric_labels,
                                       overlay_caption, same_width, steps_sentence, table_caption)
@@ -117,8 +117,9 @@ def test_steps_sentence_states_the_smallest_and_largest_steps(n, bits, d, base):
     assert sentence.claim("positions told apart").value == distinct
     assert sentence.claim("d").value == d and sentence.claim("positions").value == n
     assert _distinct_rule() in sentence  # the rule the count follows (tested against RULE below)
-    # the closing sentence: the module's message for the case, every position told apart (room left between them)
-    # or not, in the plural form for the bits
+    # the closing sentence: the case, every position told apart (room left between them) or not
+    assert sentence.cases == (("room left",) if distinct == n else ("codes shared",))
+    # and its numbers, in the plural form for the bits (the message of the case, through ngettext)
     if distinct == n:
         apart = ngettext(
             "With {count} bit, binary tells at most 2^{count} = {codes} positions apart, and uses only {shape}; {d} "
@@ -188,23 +189,13 @@ def test_dial_sentence_lists_the_positions_that_return_to_zero(n, bits, d, base)
         against = [c for c in sentence.comparisons if c.reference.value != 1e-3][0]
         assert math.isclose(against.reference.value, dial_closest, rel_tol=1e-9, abs_tol=1e-12)
         assert against.relation == ("above" if closest > dial_closest else "at most")  # which stays further
-    # the module's message for the case: d = 2 is one pair of frequency 1 (the base lowers nothing there); an odd d
-    # ends on a sine alone
-    if d == 2:
-        table = _("The sinusoidal table of d = 2 is one sine/cosine pair of frequency 1, whatever the base: its "
-                  "smallest distance to position 0 here is {distance} (position {position}), the dials' {dials} "
-                  "(position {dial_position}).")
-    elif d % 2:
-        table = _("The sinusoidal table lowers its frequencies with the base and pairs each sine with a cosine (all but "
-                  "its last column, a sine alone): its smallest distance to position 0 here is {distance} (position "
-                  "{position}), the dials' {dials} (position {dial_position}).")
-    else:
-        table = _("The sinusoidal table lowers its frequencies with the base and pairs each sine with a cosine: its "
-                  "smallest distance to position 0 here is {distance} (position {position}), the dials' {dials} "
-                  "(position {dial_position}).")
-    assert table.format(distance=number(sentence.claim("the table's smallest distance from position 0").value, ".3g"),
-                        position=where, dials=number(sentence.claim("dials' distance").value, ".3g"),
-                        dial_position=dial_where) in sentence
+    # the case: d = 2 is one pair of frequency 1 (the base lowers nothing there); an odd d ends on a sine alone
+    assert sentence.cases == (("d = 2",) if d == 2 else ("odd d",) if d % 2 else ("even d",))
+    # the distances and positions written: the table's, then the dials'
+    distance = number(sentence.claim("the table's smallest distance from position 0").value, ".3g")
+    dials = number(sentence.claim("dials' distance").value, ".3g")
+    assert f" {distance} (" in sentence and f" {dials} (" in sentence
+    assert f" {where})" in sentence and f" {dial_where})" in sentence
     assert "above" not in sentence  # the chart is "the chart", not a comparison
 
 
@@ -249,20 +240,15 @@ def test_ladders_sentence_names_the_bits_without_a_partner(bits, d, base):
     if len(waves) > 1:
         growth_claims = [c for c in sentence.claims if c.what == "growth per pair"]
         assert math.isclose(growth_claims[0].reference.value, waves[1] / waves[0], rel_tol=1e-6)
-    # the longest wavelength as written (three digits below 100, as 2π ≈ 6.28 is written; whole ones above), in the
-    # module's message for the case: one pair, an odd d's last column (a sine alone), or the last pair
+    # the longest wavelength as written (three digits below 100, as 2π ≈ 6.28 is written; whole ones above), and the
+    # case: one pair, an odd d's last column (a sine alone, its column written), or the last pair
     if max(waves) < 100:
         longest = f"{max(waves):.3g}"
     else:
         longest = next(x for x in re.findall(r"\d[\d,]*", sentence) if abs(int(x.replace(",", "")) - max(waves)) <= 0.5)
-    if len(waves) == 1:
-        case = _(", and no column is slower than the one pair's {longest} positions").format(longest=longest)
-    elif d % 2 == 1:
-        case = _(", and no column is slower than the last one's {longest} positions (column {column}, a sine without "
-                 "its cosine)").format(longest=longest, column=d - 1)
-    else:
-        case = _(", and no column is slower than the last pair's {longest} positions").format(longest=longest)
-    assert case in sentence
+    assert f" {longest} " in sentence
+    assert sentence.cases == (("one pair",) if len(waves) == 1 else ("odd d",) if d % 2 == 1 else ("last pair",))
+    assert len(waves) == 1 or d % 2 == 0 or f" {d - 1}," in sentence  # the odd d's last column, named
     unmatched = [c for c in sentence.claims if c.what == "the slowest unmatched fast bit's period"]
     if fast:  # no true partner: the bits and their periods, as written
         assert f" {', '.join(map(str, fast))} (" in sentence and f" {', '.join(str(2 ** (b + 1)) for b in fast)})" in sentence
@@ -298,12 +284,11 @@ def test_overlay_caption_states_the_closest_pair(n, bits, d, base, pick):
     assert caption.claim("last position shown").value == window - 1 and caption.claim("window").value == window
     assert [c.value for c in caption.claims if c.what == "positions"] == ([n] if window < n else [])
     assert math.isclose(caption.claim("periods shown").value, window / period, rel_tol=1e-12)
-    # the module's message for the case: every position drawn, or the first of them with the rest repeating (a whole
-    # period drawn) or not
-    shown = (_("Positions 0 to {last}: {periods} of the bit's periods. ") if window == n else
-             _("Positions 0 to {last} of the {n}: {periods} of the bit's periods; the rest repeats. ") if window >= period
-             else _("Positions 0 to {last} of the {n}: {periods} of the bit's periods. "))
-    assert caption.startswith(shown.format(last=window - 1, n=n, periods=number(window / period, ".3g")))
+    # the case: every position drawn, or the first of them with the rest repeating (a whole period drawn) or not
+    assert caption.cases == (("every position",) if window == n else ("rest repeats",) if window >= period
+                             else ("part shown",))
+    assert f" {window - 1}" in caption and f" {number(window / period, '.3g')} " in caption  # the numbers written
+    assert window == n or f" {n}" in caption
     assert caption.claim("bit").value == bit and caption.claim("period").value == period
     assert match.pair == pair or math.isclose(abs(math.log(waves[match.pair] / period)),
                                               abs(math.log(waves[pair] / period)), rel_tol=1e-9)
@@ -379,7 +364,7 @@ def test_captions_and_labels_name_what_they_show(n, bits, d, base):
         flips = [i for i in range(1, n) if B[i, b] != B[i - 1, b]]
         assert flips == [i for i in range(1, n) if i % 2**b == 0]
     assert ("2^b" in caption) == (bits > 1)  # bit b's period, where there is more than bit 0
-    assert caption.endswith(" " + _("Each pixel is a block mean.")) == (not view.bits_exact)  # the module's message
+    assert caption.cases == (() if view.bits_exact else ("block means",))  # the case: block means drawn, or not
     text = table_caption(view)
     waves = wavelengths(d, base)
     assert text.holds()  # "slower from left to right": the whole row of wavelengths rises
