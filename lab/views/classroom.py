@@ -83,7 +83,7 @@ def answered_sentence(answered: int, connected: int) -> Said:
 def result_sentence(tally: Tally) -> Said:
     """The class's result once the answer is revealed."""
     if tally.answered == 0:
-        return Said(_("Nobody answered this question."), [Claim("answered", 0)])
+        return Said(_("Nobody answered this question."), [Claim("answered", 0)], ["nobody answered"])
     return Said(ngettext("{right} of {answered} answer was right ({share} %).",
                     "{right} of {answered} answers were right ({share} %).", tally.answered).format(
         right=number(tally.right, ","), answered=number(tally.answered, ","),
@@ -96,11 +96,12 @@ def verdict_sentence(mine: int | None, correct: int, options: Sequence[str]) -> 
     """What an attendee (or a learner alone) is told at the reveal: ``options`` in the reader's language (it
     states no number: the options are quoted)."""
     if mine is None:
-        return Said(_("You did not answer. The answer is “{answer}”.").format(answer=options[correct]))
+        return Said(_("You did not answer. The answer is “{answer}”.").format(answer=options[correct]),
+                    cases=["not answered"])
     if mine == correct:
-        return Said(_("You answered “{answer}”: right.").format(answer=options[mine]))
+        return Said(_("You answered “{answer}”: right.").format(answer=options[mine]), cases=["right"])
     return Said(_("You answered “{mine}”; the answer is “{answer}”.").format(mine=options[mine],
-                                                                             answer=options[correct]))
+                                                                             answer=options[correct]), cases=["wrong"])
 
 
 def options_markdown(options: Sequence[str], correct: int | None = None) -> Said:

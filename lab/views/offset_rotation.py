@@ -212,11 +212,13 @@ def circle_text(view: PairTurn) -> Said:
                   "at most", Reference(view.arrows.rounding, "float32 rounding of the drawn points' coordinates, "
                                                              "float64 rounding of the angles"))]
     many = view.count > 1
+    shown = "many positions" if many else "one position"
     point = (_("Each blue point is one position i, drawn at (sin iω_j, cos iω_j) for ω_{j} = {omega}. ") if many else
              _("The blue point is position i, drawn at (sin iω_j, cos iω_j) for ω_{j} = {omega}. ")).format(
         j=j, omega=number(view.omega, ".6g"))
     if view.delta == 0:
-        return Said(point + _("With δ = 0 every position stays where it is: the angle δ·ω_j is 0 for every pair."), same)
+        return Said(point + _("With δ = 0 every position stays where it is: the angle δ·ω_j is 0 for every pair."), same,
+                    (shown, "δ = 0"))
     turns, degrees = turn.turns, f"{number(turn.degrees, '.4g')}"
     if degrees == "360":  # the rest rounds up to a whole turn
         turns, degrees = turns + 1, "0"
@@ -238,7 +240,8 @@ def circle_text(view: PairTurn) -> Said:
     else:
         arrows = _("The orange arrow goes from i to i {step} and sweeps the angle δ·ω_{j} = {radians} rad ({sweep}).")
     step = f"{'−' if view.delta < 0 else '+'} {abs(view.delta)}"
-    return Said(point + arrows.format(step=step, j=j, radians=number(turn.radians, ".6g"), sweep=sweep), same)
+    return Said(point + arrows.format(step=step, j=j, radians=number(turn.radians, ".6g"), sweep=sweep), same,
+                (shown, "backwards" if backwards else "forwards"))
 
 
 def block_latex(view: PairTurn) -> Said:
@@ -275,6 +278,8 @@ def residuals_caption(view: RotationView) -> Said:
                   error=number(view.max_residual, ".1e"), bound=number(view.rounding, ".1e"))
     rounding = Reference(1.0, "each position's float32 rounding bound of T(δ)·P[i] − P[i+δ] (error over bound): T "
                               "and both rows rounded (measured against float64), two products, a sum and a subtraction")
+    cases = ("many positions" if view.count > 1 else "one position",
+             "within round-off" if view.within else "beyond round-off")
     if view.count > 1 and view.within:
         text = _("The same matrix T({delta}) moves the rows of P at the {count} positions shown ({first} to {last}) "
                  "by δ = {delta}: the largest error is {error}, within float32 round-off (rounding alone can give up "
@@ -293,7 +298,7 @@ def residuals_caption(view: RotationView) -> Said:
     return Said(text.format(**fields), [
         Claim("largest error over its position's rounding bound", view.excess, "at most" if view.within else "above",
               rounding),
-        Claim("largest error", view.max_residual), Claim("largest rounding bound", view.rounding)])
+        Claim("largest error", view.max_residual), Claim("largest rounding bound", view.rounding)], cases)
 
 
 def angles_text(view: RotationView) -> Said:
@@ -301,7 +306,7 @@ def angles_text(view: RotationView) -> Said:
     barely move is claimed at its boundary pairs against a full turn or a hundredth of one."""
     angles, k = view.pair_angles, len(view.pair_angles)
     if view.delta == 0:
-        return Said(_("With δ = 0 no pair turns: every angle is 0."), [Claim("angles", angles)])
+        return Said(_("With δ = 0 no pair turns: every angle is 0."), [Claim("angles", angles)], ["δ = 0"])
 
     def turned(a: float) -> str:
         whole = abs(a) / (2 * math.pi)
@@ -357,10 +362,12 @@ def angles_text(view: RotationView) -> Said:
             "{count} of the {total} pairs ({span}) turns less than a hundredth of a turn: it barely moves.",
             "{count} of the {total} pairs ({span}) turn less than a hundredth of a turn: they barely move.",
             still).format(count=still, total=k, span=span(k - still, k - 1))
+    cases = []
     if 0 < over < k:
         text += " " + _("Fast pairs tell small offsets apart and slow pairs large ones, which is what lets attention "
                         "tell near from far.")
-    return Said(text, claims)
+        cases.append("near from far")
+    return Said(text, claims, cases)
 
 
 def sine_only_text(view: SineOnly) -> Said:

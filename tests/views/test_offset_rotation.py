@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 import pekit
 from lab.display import number
-from lab.i18n import _
 from lab.views import offset_rotation as views
 from pekit import rotation, seeded
 from tests.bilingual import digit_runs
@@ -155,27 +154,14 @@ def test_circle_text_states_the_pair_s_frequency_and_turn(setting):
     assert 0 <= turn.degrees < 360
     text = views.circle_text(view)
     assert m(f"for ω_{pair} = {number(view.omega, '.6g')}. ") in text
+    # the case: many points and arrows or one; nothing turns, or the arrows turn forwards or back (the angle's sign)
+    shown = "many positions" if count > 1 else "one position"
     if delta == 0:
-        assert text.endswith(_("With δ = 0 every position stays where it is: the angle δ·ω_j is 0 for every pair."))
+        assert text.cases == (shown, "δ = 0")
         return
     step = f"i − {-delta}" if delta < 0 else f"i + {delta}"  # never "i + -5"
     assert step in text
-    # the module's messages for the case: many points and arrows or one, turning forwards or back (the angle's
-    # sign); each arrow message ends after the angle swept, in degrees
-    point = (_("Each blue point is one position i, drawn at (sin iω_j, cos iω_j) for ω_{j} = {omega}. ") if count > 1
-             else _("The blue point is position i, drawn at (sin iω_j, cos iω_j) for ω_{j} = {omega}. "))
-    arrows = {(True, False): _("Every orange arrow goes from i to i {step}, and every arrow sweeps the same angle "
-                               "δ·ω_{j} = {radians} rad ({sweep}), wherever it starts."),
-              (True, True): _("Every orange arrow goes from i to i {step}, and every arrow sweeps the same angle "
-                              "δ·ω_{j} = {radians} rad (−{sweep}, the other way), wherever it starts."),
-              (False, False): _("The orange arrow goes from i to i {step} and sweeps the angle δ·ω_{j} = {radians} rad "
-                                "({sweep})."),
-              (False, True): _("The orange arrow goes from i to i {step} and sweeps the angle δ·ω_{j} = {radians} rad "
-                               "(−{sweep}, the other way).")}[(count > 1, angle < 0)]
-    assert text.startswith(point.format(j=pair, omega=number(view.omega, ".6g")))
-    before, after = arrows.format(step=step.removeprefix("i "), j=pair, radians=m(number(angle, ".6g")),
-                                  sweep="{sweep}").split("{sweep}")
-    assert before in text and text.endswith(after)
+    assert text.cases == (shown, "backwards" if angle < 0 else "forwards")
     radians = m(f"{number(angle, '.6g')}")
     assert number(angle, ".6g") == m(radians) and number(view.omega, ".6g") == m(f"{number(view.omega, '.6g')}")
     assert f"δ·ω_{pair} = {radians} rad (" in text and "-" not in text  # a minus sign, never a hyphen
@@ -292,21 +278,14 @@ def test_rotation_sentences_state_their_numbers(setting):
     assert text.claim("largest error").value == view.max_residual and text.claim("largest rounding bound").value == view.rounding
     assert f"T({minus})" in text and m(number(view.max_residual, '.1e')) in text and m(number(view.rounding, '.1e')) in text
     assert not digit_runs(f"{count} {first} {first + count - 1}" if count > 1 else str(first)) - digit_runs(text), rows
-    # the module's message for the case (on every setting of the page the error is within round-off)
-    fields = dict(delta=minus, count=count, first=first, last=first + count - 1, error=m(number(view.max_residual, ".1e")),
-                  bound=m(number(view.rounding, ".1e")))
-    assert text == (_("The same matrix T({delta}) moves the rows of P at the {count} positions shown ({first} to {last}) "
-                      "by δ = {delta}: the largest error is {error}, within float32 round-off (rounding alone can give "
-                      "up to {bound} at these positions), at every i, so one T serves every position.") if count > 1 else
-                    _("The same matrix T({delta}) moves the rows of P at the one position shown ({first}) by "
-                      "δ = {delta}: the largest error is {error}, within float32 round-off (rounding alone can give up "
-                      "to {bound} here).")).format(**fields)
+    # the case said (on every setting of the page the error is within round-off)
+    assert text.cases == ("many positions" if count > 1 else "one position", "within round-off")
     assert not re.search(r"\de[−-]", text)
     # the angles, from δ·ω_j
     angles = delta * omegas(d, base)
     text = views.angles_text(view)
     if delta == 0:
-        assert text == "With δ = 0 no pair turns: every angle is 0."
+        assert text.cases == ("δ = 0",) and text.claim("angles").value == tuple(angles)
         return
     said = [read(v) for v in re.findall(rf"{NUMBER} rad", text)]
     assert math.isclose(said[0], angles[0], rel_tol=5e-4) and math.isclose(said[-1], angles[-1], rel_tol=5e-4)
@@ -354,8 +333,7 @@ def test_rotation_sentences_state_their_numbers(setting):
     else:
         assert found is None and "barely" not in text
     # the closing reading holds only where fast pairs have wrapped and slow ones have not
-    assert (_("Fast pairs tell small offsets apart and slow pairs large ones, which is what lets attention tell near "
-              "from far.") in text) == (0 < len(over) < k)
+    assert ("near from far" in text.cases) == (0 < len(over) < k)
 
 
 @settings(max_examples=10, deadline=None)
@@ -476,6 +454,7 @@ def test_an_error_above_the_rounding_of_its_setting_is_not_called_round_off():
     worse = replace(view, max_residual=5e-6, excess=5e-6 / view.rounding)
     text = views.residuals_caption(worse)
     assert text.claim("largest error over its position's rounding bound").relation == "above" and text.holds()
+    assert text.cases == ("many positions", "beyond round-off")
 
 
 def test_a_map_that_is_not_constant_in_exact_arithmetic_is_not_called_rope():
