@@ -215,6 +215,7 @@ def cost_sentence(view: TheoryView) -> Said:
               Claim("length n", n), Claim("CNN", costs["CNN"]), Claim("RNN", costs["RNN"])]
     if k > 4:
         limit = (k - 4) * d / 2
+        case = "CNN: below the limit" if limit > 1 else "CNN: limit under 1"
         if limit > 1:
             cnn_note = _("It costs less than the CNN exactly while n < (k − 4)·d/2 = {limit}.")
         else:
@@ -228,10 +229,11 @@ def cost_sentence(view: TheoryView) -> Said:
                          Reference(limit, "(k − 4)·d/2, where 2n²d + 4nd² = knd²"))]
     else:
         cnn_note = _("With k = {k} it never costs less than the CNN either (k·n·d² ≤ 4·n·d²).").format(k=k)
+        case = "CNN: k ≤ 4"
         claims.append(Claim("k", k))
         claims.append(Claim("self-attention against the CNN", attention, "above",
                             Reference(costs["CNN"], "the CNN's " + counted)))
-    return Said(" ".join([whole, rnn_note, cnn_note]), claims)
+    return Said(" ".join([whole, rnn_note, cnn_note]), claims, cases=(case,))
 
 
 @dataclass(frozen=True)

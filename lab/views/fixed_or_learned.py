@@ -321,6 +321,7 @@ def components_statement(view: Components) -> Said:
                 claims.append(Claim(f"PC{first + 1}, PC{second + 1}: phase gap's distance from 90°",
                                     abs(c.phase_gap(first, second) - 90.0), "at most",
                                     Reference(off, f"PC{a + 1} and PC{b + 1}'s distance from 90°")))
+    cases = ("one component",) if k == 1 else ("no pair",) if not pairs else ()
     if k == 1:
         said.insert(0, _("With one component shown there is no pair to look for"))
     elif not pairs:
@@ -338,7 +339,7 @@ def components_statement(view: Components) -> Said:
             count=found, k=k, low=low, high=high)
         claims.append(Claim("pairs like a sine and its cosine", len(pairs), _against(len(pairs), found),
                             Reference(found, CONTROL_HOW)))
-    return Said(text, claims)
+    return Said(text, claims, cases)
 
 
 def same_period(c: pretrained.PositionComponents, i: int, j: int) -> bool:

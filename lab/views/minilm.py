@@ -414,12 +414,14 @@ def order_statement(numbers: OrderNumbers) -> Said:
     identical words compares the copies of a word with each other. The claims: each change
     against round-off, and the learned model's against the same shuffle with the positions zeroed."""
     learned_max, zero_max = max(numbers.gap_learned), max(numbers.gap_zero)
+    cases = ("learned: changes" if learned_max >= ROUND_OFF else "learned: round-off", "zeroed: changes"
+             if zero_max >= ROUND_OFF else "zeroed: round-off" if zero_max else "zeroed: exactly the same")
     layers = _numbers([number(g, ".2f") for g in numbers.gap_learned])
     if numbers.identity:
         return Said(_("The shuffle leaves every word in its slot (the text has one word: nothing to move): with the "
                       "learned positions the weights differ by at most {learned}, with them zeroed by at most "
                       "{zero}.").format(learned=number(learned_max, ".1e"), zero=number(zero_max, ".1e")),
-                    _order_claims(numbers))
+                    _order_claims(numbers), cases=("one word",))
     if numbers.same_pieces:
         start = _("This shuffle only swaps identical words: the shuffled pieces are the pieces as typed, so the model "
                   "gives them the same weights. Following each word to its new slot therefore compares each copy of "
@@ -438,7 +440,7 @@ def order_statement(numbers: OrderNumbers) -> Said:
                      _("With the positions zeroed, the largest difference is still {gap}, more than round-off.").format(
                          gap=number(zero_max, ".2g")))
         return Said(f"{start} {learned_text} {zero_text} " + _("Press Shuffle again for an order that moves the words."),
-                    _order_claims(numbers))
+                    _order_claims(numbers), cases=("identical words", *cases))
     zero_text = (_("With the positions zeroed, the largest change is {gap}: each word gets the same weights and "
                    "output vector (largest difference {hidden}) wherever it stands.").format(
                      gap=_round_off(zero_max), hidden=number(numbers.hidden_zero, ".1e"))
@@ -446,13 +448,12 @@ def order_statement(numbers: OrderNumbers) -> Said:
                  _("With the positions zeroed, the largest change is still {gap}, more than round-off.").format(
                      gap=number(zero_max, ".2g")))
     learned_text = (_("With the learned positions, following each word to its new place, the weights change by up to "
-                      "{gap}, the last layer's outputs by up to {hidden}: the model reads "
-                      "the order.").format(
+                      "{gap}, the last layer's outputs by up to {hidden}: the model reads the order.").format(
                         gap=number(learned_max, ".2f"), hidden=number(numbers.hidden_learned, ".2f"))
                     if learned_max >= ROUND_OFF else
                     _("With the learned positions the weights change by at most {gap}: this text gives the model "
                       "nothing to reorder.").format(gap=number(learned_max, ".1e")))
-    return Said(f"{learned_text} {zero_text}", _order_claims(numbers))
+    return Said(f"{learned_text} {zero_text}", _order_claims(numbers), cases=("words moved", *cases))
 
 
 def positions_statement(numbers: PositionNumbers) -> Said:

@@ -118,7 +118,7 @@ def direction_lesson(task: str, kind: str, results: dict[str, Result], bound: fl
             if alibi.by_position:
                 text += _(" ALiBi gets {tokens} of the tokens right; by position (0 to {last}): {shares}.").format(
                     tokens=_pct(tok), last=len(alibi.by_position) - 1, shares=_by_position(alibi.by_position))
-            said.append(text)
+            said.append(Said(text, cases=("not in the way",)))
             if demo is not None:
                 said.append(_(
                     "Where direction matters: trained on {task} ({length} tokens, d = {dim}, {layers}, "
@@ -131,11 +131,12 @@ def direction_lesson(task: str, kind: str, results: dict[str, Result], bound: fl
                     bound=_pct(demo.bound), against=_against(demo.token_accuracy, demo.bound),
                     mirror=_pct(demo.mirror)))
         else:
-            said.append(_(
+            said.append(Said(_(
                 "Such a model can expect at most {bound} of the {task} tokens right on these examples (an input and "
                 "its mirror image are equally likely, and where their right answers differ it gets one of the two at "
                 "best); ALiBi gets {tokens}, {against}.").format(
-                bound=_pct(bound), task=_task(task), tokens=_pct(tok), against=_against(tok, bound)))
+                bound=_pct(bound), task=_task(task), tokens=_pct(tok), against=_against(tok, bound),
+            ), cases=("mirror bound",)))
         return said
     text = _("In the decoder every key lies behind its query, so ALiBi's −m·(i−j) does say which way a key is; with "
              "it the decoder gets {tokens} of the tokens and {sequences} of the sequences right.").format(

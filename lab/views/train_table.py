@@ -118,9 +118,10 @@ def lesson(task: str, kind: str, results: dict[str, Result], ceiling: float) -> 
                             Reference(other, as_shown, TENTH if other == shown(seq) else 0.0)))
     if "none" in best:
         said.append(Said(_("No scheme with positions gets more of the sequences right than none ({share}).").format(
-            share=_pct(seq)), beaten))
+            share=_pct(seq)), beaten, cases=("none best",)))
     elif len(results) == 1:
-        said.append(Said(_("{name} gets {share} of the sequences right.").format(name=_scheme(top), share=_pct(seq))))
+        said.append(Said(_("{name} gets {share} of the sequences right.").format(name=_scheme(top), share=_pct(seq)),
+                         cases=("only scheme",)))
     elif none is not None and _pct(seq) == _pct(none.seq_accuracy):  # the best only by tokens
         tokens = Reference(none.token_accuracy, "the tokens the model without positions gets right")
         said.append(Said(ngettext(
@@ -130,14 +131,15 @@ def lesson(task: str, kind: str, results: dict[str, Result], ceiling: float) -> 
             "tokens right: {tokens} against {none}.", len(best)).format(
             share=_pct(seq), names=_names(best), tokens=_pct(results[top].token_accuracy),
             none=_pct(none.token_accuracy)), beaten + [Claim("the most tokens right", results[top].token_accuracy,
-                                                             "above", tokens)]))
+                                                             "above", tokens)], cases=("best by tokens",)))
     elif none is not None:
         said.append(Said(_("With {names} positions it gets {share} of the sequences right, against {none} without."
-                           ).format(names=_names(best, "or"), share=_pct(seq), none=_pct(none.seq_accuracy)), beaten))
+                           ).format(names=_names(best, "or"), share=_pct(seq), none=_pct(none.seq_accuracy)), beaten,
+                         cases=("beats none",)))
     else:
         said.append(Said(ngettext("The best here is {names}: {share} of the sequences right.",
                                   "The best here are {names}: {share} of the sequences right.", len(best)).format(
-            names=_names(best), share=_pct(seq)), beaten))
+            names=_names(best), share=_pct(seq)), beaten, cases=("best among positions",)))
     return said
 
 

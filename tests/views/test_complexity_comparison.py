@@ -150,14 +150,15 @@ def test_cost_sentence_ranks_the_layers_as_the_table_counts_them(n, d, k):
     brute_less_than_cnn = [m for m in (1, 2, 3, n, max(1, (k - 4) * d // 2), max(1, (k - 4) * d // 2 + 1))
                            if 2 * m * m * d + 4 * m * d * d < k * m * d * d]
     if k <= 4:
+        assert sentence.cases == ("CNN: k ≤ 4",)
         assert sentence.claim("k").value == k and not brute_less_than_cnn
         assert costs["Self-attention"] > costs["CNN"]
     else:
         limit = (k - 4) * d / 2
         assert sentence.claim("(k − 4)·d/2").value == limit
-        never = _("It would cost less than the CNN only while n < (k − 4)·d/2 = {limit}, which no length n ≥ 1 "
-                  "is.").format(limit=number(limit, ",g"))
-        assert (never in sentence) == (not brute_less_than_cnn)
+        # the case: less than the CNN below the limit, or a limit no length n ≥ 1 is under; the limit written
+        assert sentence.cases == (("CNN: below the limit",) if brute_less_than_cnn else ("CNN: limit under 1",))
+        assert number(limit, ",g") in sentence
         for m in (1, max(1, math.ceil(limit) - 1), math.ceil(limit), n):
             assert (2 * m * m * d + 4 * m * d * d < k * m * d * d) == (m < limit)
         assert sentence.claim("self-attention against the CNN").relation == (  # less than, as much as, more than

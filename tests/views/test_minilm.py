@@ -13,7 +13,6 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lab.display import number
-from lab.i18n import _
 from lab.views import minilm as mini
 from lab.views import minilm_lookups as lookups
 from pekit.text import MAX_CHARS
@@ -369,34 +368,35 @@ def test_order_and_positions_statements_state_the_gaps(text, seed):
     layers = ", ".join(f"{g:.2f}" for g in order.gap_learned)
     if identity:
         assert len({w for w in encoded.word_ids if w is not None}) == 1 and learned == 0 and zero == 0
-        # one word, nothing to move: the module's message for the case, both differences 0
-        assert said == _("The shuffle leaves every word in its slot (the text has one word: nothing to move): with the "
-                         "learned positions the weights differ by at most {learned}, with them zeroed by at most "
-                         "{zero}.").format(learned="0", zero="0")
+        # one word, nothing to move: the case, and both differences written 0 (the only numbers)
+        assert said.cases == ("one word",) and re.findall(r"\d+(?:[.,]\d+)?", said) == ["0", "0"]
     elif same:
         # the shuffled text is the text as typed: its weights are those typed, compared at other slots
         assert np.array_equal(shuffled["learned"], typed["learned"])
         assert learned == pytest.approx(copies["learned"], abs=1e-6) and zero == pytest.approx(copies["zero"], abs=1e-6)
-        assert said.startswith(_("This shuffle only swaps identical words: the shuffled pieces are the pieces as "
-                                 "typed, so the model gives them the same weights. Following each word to its new slot "
-                                 "therefore compares each copy of a word with the copy whose slot it took."))
+        assert said.cases[0] == "identical words" and "words moved" not in said.cases
         assert "the model reads the order" not in said and "new place" not in said
         if learned >= mini.ROUND_OFF:
             assert f"{max(order.gap_learned):.2f}" in said and f"{layers})" in said
         assert (" 0: exactly the same." in said) == (zero == 0)
     elif learned >= mini.ROUND_OFF:
-        assert _("With the learned positions, following each word to its new place, the weights change by up to "
-                 "{gap}, the last layer's outputs by up to {hidden}: the model reads the order.").format(
-            gap=f"{max(order.gap_learned):.2f}", hidden=f"{order.hidden_learned:.2f}") in said  # each layer's: in the table
+        assert said.cases[:2] == ("words moved", "learned: changes")  # "the model reads the order"
+        # the largest change and the last layer's, in that order (each layer's: in the table)
+        assert said.index(f"{max(order.gap_learned):.2f}") < said.index(f"{order.hidden_learned:.2f}", said.index(
+            f"{max(order.gap_learned):.2f}") + 1)
         # "the model reads the order": the learned change above its control (checked below) and round-off
         assert said.claim("learned positions: largest weight change").relation == "at least"
-        assert not said.startswith("This shuffle only swaps")
+        assert "identical words" not in said.cases
     else:  # "nothing to reorder": the learned change below round-off, and not compared with its control
+        assert said.cases[:2] == ("words moved", "learned: round-off")
         assert said.claim("learned positions: largest weight change").relation == "below"
         assert "learned positions: largest weight change, against the control" not in {c.what for c in said.claims}
-    round_off = _("{gap}: float round-off").format(  # the module's words for a gap within round-off, not 0
-        gap=number(said.claim("positions zeroed: largest weight change").value, ".1e"))
-    assert (round_off in said) == (0 < zero < mini.ROUND_OFF)
+    # the case for the change with the positions zeroed: within round-off (its number written), exactly 0, or more
+    zeroed = "zeroed: changes" if zero >= mini.ROUND_OFF else "zeroed: round-off" if zero else "zeroed: exactly the same"
+    assert (zeroed in said.cases) != identity and [c for c in said.cases if c.startswith("zeroed:")] == [zeroed] * (
+        not identity)
+    if zeroed == "zeroed: round-off" and not identity:
+        assert number(said.claim("positions zeroed: largest weight change").value, ".1e") in said
     # the claims: each change against round-off, the learned model's against its control (the same
     # shuffle with the positions zeroed), with the gaps recomputed here
     assert said.holds()
