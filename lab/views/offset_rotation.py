@@ -316,7 +316,7 @@ def angles_text(view: RotationView) -> Said:
     delta = number(view.delta, "d")
     if k == 1:
         return Said(_("d = {d} has one pair: at δ = {delta} it turns {angle}.").format(
-            d=view.d, delta=delta, angle=turned(angles[0])), [Claim("angle", angles[0])])
+            d=view.d, delta=delta, angle=turned(angles[0])), [Claim("angle", angles[0])], ["one pair"])
     turn = 2 * math.pi
     sizes = tuple(abs(a) for a in angles)  # |δ·ω_j|, pair 0 first
     full = Reference(turn, "one full turn, 2π rad")
@@ -362,7 +362,9 @@ def angles_text(view: RotationView) -> Said:
             "{count} of the {total} pairs ({span}) turns less than a hundredth of a turn: it barely moves.",
             "{count} of the {total} pairs ({span}) turn less than a hundredth of a turn: they barely move.",
             still).format(count=still, total=k, span=span(k - still, k - 1))
-    cases = []
+    cases = ["all wrap" if over == k else "none wraps" if over == 0 else "some wrap"]
+    if still:
+        cases.append("all barely move" if still == k else "some barely move")
     if 0 < over < k:
         text += " " + _("Fast pairs tell small offsets apart and slow pairs large ones, which is what lets attention "
                         "tell near from far.")

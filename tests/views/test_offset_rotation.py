@@ -294,7 +294,7 @@ def test_rotation_sentences_state_their_numbers(setting):
         assert (f"{number(whole, '.3g')} of a full turn" if whole < 1 else f"{number(whole, '.3g')} full turns") in text
     assert "e-" not in text and "-" not in text.replace("−", "")  # numbers with minus signs, powers written out
     if d == 2:
-        assert text.startswith(f"d = 2 has one pair: at δ = {minus} it turns")
+        assert text.cases == ("one pair",) and text.index(minus) < text.index(" rad")  # δ written before the turn
         return
     k = d // 2
     turns = np.abs(angles) / (2 * math.pi)  # (k,)
@@ -311,27 +311,31 @@ def test_rotation_sentences_state_their_numbers(setting):
     assert math.isclose(read(factor.replace(",", "")), turns[0] / turns[-1], rel_tol=5e-3)
     over = [j for j in range(k) if turns[j] > 1]  # pairs that wrap around, by a loop
     still = [j for j in range(k) if turns[j] < 0.01]  # pairs that turn less than a hundredth of a turn
+    assert text.cases[0] == ("all wrap" if len(over) == k else "none wraps" if not over else "some wrap")
     if len(over) == k:
-        assert f"All {k} pairs turn more than a full turn" in text
+        assert str(k) in digit_runs(text)
+        assert text.claim(f"turn of pair {k - 1}, the last that wraps").relation == "above"
     elif not over:
         assert str(k) in digit_runs(text)
         assert not any(c.what.endswith("the last that wraps") for c in text.claims)  # none wraps: pair 0 does not
         assert text.claim("turn of pair 0, the first that does not wrap").relation == "at most"
     else:
         span = "j = 0" if len(over) == 1 else f"j = 0 to {len(over) - 1}"
-        assert f"{len(over)} of the {k} pairs ({span}) turn" in text and over == list(range(len(over)))
+        assert f"({span})" in text and str(len(over)) in digit_runs(text) and over == list(range(len(over)))
         rest = f"j = {len(over)}" if len(over) == k - 1 else f"j = {len(over)} to {k - 1}"
         assert f"({rest})" in text and str(k - len(over)) in digit_runs(text)
         assert text.claim(f"turn of pair {len(over) - 1}, the last that wraps").relation == "above"
         assert text.claim(f"turn of pair {len(over)}, the first that does not wrap").relation == "at most"
-    found = re.search(r" (All|\d+) of the (\d+) pairs(?: \(j = (\d+)(?: to (\d+))?\))? turns? less than a hundredth", text)
     if still:
-        assert found[1] == ("All" if len(still) == k else str(len(still))) and int(found[2]) == k
+        assert text.cases[1] == ("all barely move" if len(still) == k else "some barely move")
+        assert text.claim(f"turn of pair {k - len(still)}, the first that barely moves").relation == "below"
         if len(still) < k:
-            assert int(found[3]) == still[0] and still == list(range(still[0], k))
-        assert ("it barely moves." if len(still) == 1 else "they barely move.") in text
+            assert str(len(still)) in digit_runs(text) and still == list(range(still[0], k))
+            span = f"j = {still[0]}" if len(still) == 1 else f"j = {still[0]} to {k - 1}"
+            assert f"({span})" in text
     else:
-        assert found is None and "barely" not in text
+        assert not any("barely" in case for case in text.cases)
+        assert not any(c.what.endswith("the first that barely moves") for c in text.claims)
     # the closing reading holds only where fast pairs have wrapped and slow ones have not
     assert ("near from far" in text.cases) == (0 < len(over) < k)
 
